@@ -1,0 +1,47 @@
+// swift-tools-version: 6.0
+// Waymark — a Swift geospatial engine: viewport fitting, annotation clustering,
+// OpenStreetMap road graphs and driving directions, GeoJSON, and the `waymark` CLI.
+//
+// No package dependencies: the toolchain (stdlib, Foundation, Dispatch, Swift Testing)
+// and system C libraries only. Module DAG (bottom to top) is drawn in README.md.
+import PackageDescription
+
+let package = Package(
+    name: "Waymark",
+    products: [
+        .library(name: "Waymark", targets: ["Waymark"]),
+        .library(name: "WaymarkGeo", targets: ["WaymarkGeo"]),
+        .library(name: "WaymarkGeoJSON", targets: ["WaymarkGeoJSON"]),
+        .library(name: "WaymarkAnnotations", targets: ["WaymarkAnnotations"]),
+        .executable(name: "waymark", targets: ["WaymarkCLI"]),
+    ],
+    targets: [
+        // MARK: - C libraries
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+
+        // MARK: - Engine
+        .target(name: "WaymarkGeo"),
+        .target(name: "WaymarkGeoJSON", dependencies: ["WaymarkGeo"]),
+        .target(name: "WaymarkAnnotations", dependencies: ["WaymarkGeo", "WaymarkGeoJSON"]),
+        .target(name: "Waymark", dependencies: ["WaymarkGeo", "WaymarkGeoJSON", "WaymarkAnnotations"]),
+
+        // MARK: - Command line
+        .executableTarget(name: "WaymarkCLI", dependencies: ["Waymark"]),
+
+        // MARK: - Tools (not products: sample-data generator and benchmarks)
+        .executableTarget(name: "sample-town", dependencies: ["WaymarkGeo"], path: "Tools/SampleTown"),
+        .executableTarget(name: "waymark-bench", dependencies: ["Waymark"], path: "Tools/Bench"),
+
+        // MARK: - Tests
+        .testTarget(name: "WaymarkGeoTests", dependencies: ["WaymarkGeo"]),
+        .testTarget(name: "WaymarkGeoJSONTests", dependencies: ["WaymarkGeoJSON"]),
+        .testTarget(name: "WaymarkAnnotationsTests", dependencies: ["WaymarkAnnotations"]),
+        .testTarget(name: "CLibXML2Tests", dependencies: ["CLibXML2"]),
+        .testTarget(name: "CLITests", dependencies: ["WaymarkCLI", "sample-town", "WaymarkGeoJSON"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,7 @@
+// The facade an app imports: `import Waymark` brings in every engine module.
+@_exported import WaymarkGeo
+@_exported import WaymarkGeoJSON
+@_exported import WaymarkAnnotations
+
+/// The engine's version, as `waymark --version` prints it.
+public let waymarkVersion = "0.1.0"

@@ -1,0 +1,180 @@
+/// Writes JSON text into a byte buffer. Numbers use the shortest text that reads back to the same
+/// `Double` (integers without a fraction); non-finite numbers, which JSON cannot express, are
+/// written as `null`. Strings are escaped per RFC 8259 (control characters, quote, backslash).
+public struct JSONWriter: Sendable {
+    /// The bytes written so far (UTF-8).
+    public private(set) var bytes: [UInt8] = []
+    /// Indentation per nesting level in spaces; 0 writes compact JSON on one line.
+    public var indent: Int
+
+    public init(indent: Int = 0) {
+        self.indent = indent
+    }
+
+    /// The text written so far.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    // MARK: - Values
+
+    /// Writes any JSON value (objects in their member order).
+    public mutating func write(_ value: JSONValue, level: Int = 0) {
+        switch value {
+        case .null: writeRaw("null")
+        case let .bool(b): writeRaw(b ? "true" : "false")
+        case let .number(n): writeNumber(n)
+        case let .string(s): writeString(s)
+        case let .array(items):
+            let inline = items.allSatisfy { if case .number = $0 { return true } else { return false } }
+            beginArray()
+            for (i, item) in items.enumerated() {
+                if i > 0 { writeByte(UInt8(ascii: ",")) }
+                if !inline { newline(level + 1) }
+                write(item, level: level + 1)
+            }
+            if !inline && !items.isEmpty { newline(level) }
+            endArray()
+        case let .object(object):
+            writeObject(object, level: level)
+        }
+    }
+
+    /// Writes an object's members in order.
+    public mutating func writeObject(_ object: JSONObject, level: Int) {
+        writeByte(UInt8(ascii: "{"))
+        var first = true
+        for (key, value) in object {
+            if !first { writeByte(UInt8(ascii: ",")) }
+            first = false
+            newline(level + 1)
+            writeKey(key)
+            write(value, level: level + 1)
+        }
+        if !object.isEmpty { newline(level) }
+        writeByte(UInt8(ascii: "}"))
+    }
+
+    /// Writes a string with JSON escapes.
+    public mutating func writeString(_ string: String) {
+        writeByte(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): writeRaw("\\\"")
+            case UInt8(ascii: "\\"): writeRaw("\\\\")
+            case 0x0A: writeRaw("\\n")
+            case 0x0D: writeRaw("\\r")
+            case 0x09: writeRaw("\\t")
+            case 0x00..<0x20:
+                writeRaw("\\u00")
+                writeByte(hexDigit(byte >> 4))
+                writeByte(hexDigit(byte & 0xF))
+            default: writeByte(byte)
+            }
+        }
+        writeByte(UInt8(ascii: "\""))
+    }
+
+    /// Writes a number in its shortest round-trip form; integral values up to 2^53 without a fraction.
+    public mutating func writeNumber(_ value: Double) {
+        guard value.isFinite else { return writeRaw("null") }
+        if value == value.rounded(.towardZero) && value.magnitude < 9_007_199_254_740_992 {
+            writeInteger(Int64(value))
+        } else {
+            writeRaw(value.description)
+        }
+    }
+
+    /// Writes a number rounded to `decimals` decimal places (half away from zero), without trailing
+    /// zeros: 7.5 rather than 7.500000, 0 rather than -0.000000. Values whose scaled magnitude
+    /// exceeds 2^53 fall back to ``writeNumber(_:)``.
+    public mutating func writeNumber(_ value: Double, decimals: Int) {
+        guard value.isFinite else { return writeRaw("null") }
+        let factor = JSONWriter.powersOfTen[min(max(decimals, 0), 15)]
+        let scaledDouble = (value * factor).rounded()
+        guard scaledDouble.magnitude < 9_007_199_254_740_992 else { return writeNumber(value) }
+        var scaled = Int64(scaledDouble)
+        if scaled == 0 { return writeByte(UInt8(ascii: "0")) }
+        if scaled < 0 {
+            writeByte(UInt8(ascii: "-"))
+            scaled = -scaled
+        }
+        let divisor = Int64(factor)
+        writeInteger(scaled / divisor)
+        var fraction = scaled % divisor
+        guard fraction != 0 else { return }
+        var width = decimals
+        while fraction % 10 == 0 {
+            fraction /= 10
+            width -= 1
+        }
+        writeByte(UInt8(ascii: "."))
+        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
+        var i = width - 1
+        while fraction > 0 {
+            digits[i] = UInt8(ascii: "0") + UInt8(fraction % 10)
+            fraction /= 10
+            i -= 1
+        }
+        bytes.append(contentsOf: digits)
+    }
+
+    // MARK: - Structure (for writers that stream their own shapes)
+
+    public mutating func beginArray() { writeByte(UInt8(ascii: "[")) }
+    public mutating func endArray() { writeByte(UInt8(ascii: "]")) }
+
+    /// Writes `"key":` (with a space after the colon when indenting).
+    public mutating func writeKey(_ key: String) {
+        writeString(key)
+        writeByte(UInt8(ascii: ":"))
+        if indent > 0 { writeByte(UInt8(ascii: " ")) }
+    }
+
+    /// A line break and indentation for `level`, when indenting.
+    public mutating func newline(_ level: Int) {
+        guard indent > 0 else { return }
+        writeByte(0x0A)
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * indent))
+    }
+
+    public mutating func writeRaw(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    @inline(__always)
+    public mutating func writeByte(_ byte: UInt8) { bytes.append(byte) }
+
+    private mutating func writeInteger(_ value: Int64) {
+        if value < 0 {
+            writeByte(UInt8(ascii: "-"))
+            // Int64.min cannot reach here: callers keep |value| < 2^53.
+            return writeInteger(-value)
+        }
+        if value < 10 { return writeByte(UInt8(ascii: "0") + UInt8(value)) }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var v = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while v > 0 {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+                count += 1
+            }
+            bytes.append(contentsOf: buffer[(20 - count)...])
+        }
+    }
+
+    private func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    }
+
+    private static let powersOfTen: [Double] = (0...15).map { n in (0..<n).reduce(1.0) { acc, _ in acc * 10 } }
+}
+
+extension JSONValue {
+    /// The value as JSON text.
+    public func jsonText(indent: Int = 0) -> String {
+        var writer = JSONWriter(indent: indent)
+        writer.write(self)
+        return writer.text
+    }
+}
