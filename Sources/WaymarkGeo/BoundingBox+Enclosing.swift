@@ -32,7 +32,9 @@ extension BoundingBox {
         guard !coordinates.isEmpty else { return nil }
         var minLat = Double.infinity, maxLat = -Double.infinity
         var minLon = Double.infinity, maxLon = -Double.infinity
-        var minShifted = Double.infinity, maxShifted = -Double.infinity
+        // For the 0…360 framing: the smallest non-negative and the largest negative longitude.
+        // Kept as input values (no +360 arithmetic) so the box edges are exactly input longitudes.
+        var minNonNegative = Double.infinity, maxNegative = -Double.infinity
         var invalid = 0
         for c in coordinates {
             let lat = c.latitude, lon = c.longitude
@@ -42,20 +44,22 @@ extension BoundingBox {
             maxLat = Swift.max(maxLat, lat)
             minLon = Swift.min(minLon, lon)
             maxLon = Swift.max(maxLon, lon)
-            let shifted = lon < 0 ? lon + 360 : lon
-            minShifted = Swift.min(minShifted, shifted)
-            maxShifted = Swift.max(maxShifted, shifted)
+            let nonNegative = lon >= 0
+            minNonNegative = Swift.min(minNonNegative, nonNegative ? lon : .infinity)
+            maxNegative = Swift.max(maxNegative, nonNegative ? -.infinity : lon)
         }
         if invalid != 0 { throw firstInvalid(in: coordinates) }
 
         let direct = maxLon - minLon
-        let shifted = maxShifted - minShifted
+        // Both signs present: the 0…360 framing runs from the smallest non-negative longitude east
+        // across 180° to the largest negative one. Otherwise it equals the direct framing.
+        let bothSigns = minLon < 0 && maxLon >= 0
+        let shifted = bothSigns ? maxNegative + 360 - minNonNegative : direct
         if direct <= 180 || shifted <= 180 {
             if direct <= shifted {
                 return BoundingBox(west: minLon, south: minLat, east: maxLon, north: maxLat)
             }
-            return BoundingBox(west: minShifted > 180 ? minShifted - 360 : minShifted, south: minLat,
-                               east: maxShifted > 180 ? maxShifted - 360 : maxShifted, north: maxLat)
+            return BoundingBox(west: minNonNegative, south: minLat, east: maxNegative, north: maxLat)
         }
         let (west, east) = widestGapComplement(coordinates)
         return BoundingBox(west: west, south: minLat, east: east, north: maxLat)
@@ -84,32 +88,30 @@ extension BoundingBox {
     }
 
     /// The longitude range left after removing the widest empty gap between the coordinates'
-    /// longitudes, found with fixed-size bins. Returns (west, east) in -180…180.
+    /// longitudes, found with fixed-size bins. Returns (west, east): the input longitudes that end
+    /// and start the gap, so no rounding is introduced.
     private static func widestGapComplement(_ coordinates: UnsafeBufferPointer<Coordinate>) -> (Double, Double) {
         let binCount = 4096
         let binWidth = 360.0 / Double(binCount)
         var low = [Double](repeating: .infinity, count: binCount)
         var high = [Double](repeating: -.infinity, count: binCount)
         for c in coordinates {
-            let lon = c.longitude + 180 // 0…360
-            let bin = Swift.min(binCount - 1, Int(lon / binWidth))
+            let lon = c.longitude
+            let bin = Swift.min(binCount - 1, Int((lon + 180) / binWidth))
             low[bin] = Swift.min(low[bin], lon)
             high[bin] = Swift.max(high[bin], lon)
         }
         let occupied = (0..<binCount).filter { low[$0] <= high[$0] }
-        // Gap that wraps from the last occupied bin round to the first.
-        var gapStart = high[occupied.last!], gapEnd = low[occupied.first!] + 360
-        var widest = gapEnd - gapStart
+        // Start with the gap that wraps from the last occupied bin round to the first.
+        var gapFrom = occupied.last!, gapTo = occupied.first!
+        var widest = low[gapTo] + 360 - high[gapFrom]
         for (a, b) in zip(occupied, occupied.dropFirst()) where low[b] - high[a] > widest {
             widest = low[b] - high[a]
-            gapStart = high[a]
-            gapEnd = low[b]
+            gapFrom = a
+            gapTo = b
         }
         if widest <= 0 { return (-180, 180) }
         // The box starts where the gap ends and ends where the gap starts.
-        var west = gapEnd - 180, east = gapStart - 180
-        if west > 180 { west -= 360 }
-        if east > 180 { east -= 360 }
-        return (west, east)
+        return (low[gapTo], high[gapFrom])
     }
 }

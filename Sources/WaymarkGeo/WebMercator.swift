@@ -56,8 +56,9 @@ public struct MapRect: Sendable, Hashable {
 /// Latitudes are clamped to ±``maximumLatitude`` (85.05112878°), where the square world ends
 /// (the latitude whose Mercator y equals ±π); the poles themselves are at infinity.
 public struct WebMercator: Sendable, Hashable {
-    /// Latitude limit in degrees: atan(sinh(π)), the edge of the square Web Mercator world.
-    public static let maximumLatitude = 85.05112878
+    /// Latitude limit in degrees, atan(sinh(π)) ≈ 85.05112878°: the edge of the square Web
+    /// Mercator world.
+    public static let maximumLatitude = atan(sinh(Double.pi)) * 180 / .pi
 
     /// World width and height in points at zoom 0.
     public let worldSize: Double

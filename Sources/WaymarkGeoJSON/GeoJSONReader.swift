@@ -131,6 +131,7 @@ private struct Decoder {
 
     func geometry(_ node: LocatedJSON, path: String) throws(GeoJSONError) -> Geometry {
         let type = try typeName(node, path)
+        _ = try bbox(node, path: path) // checked, not kept: geometries carry no bbox here
         if type == "GeometryCollection" {
             guard let member = node.member("geometries") else { throw fail(node, path, "GeometryCollection is missing \"geometries\"") }
             guard case let .array(items) = member.kind else { throw fail(member, join(path, "geometries"), "\"geometries\" must be an array") }

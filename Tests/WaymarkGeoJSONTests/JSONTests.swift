@@ -1,0 +1,59 @@
+import Testing
+@testable import WaymarkGeoJSON
+
+@Suite struct JSONTests {
+    @Test func parsesValuesAndKeepsMemberOrder() throws {
+        let value = try JSONValue(parsing: #"{"b": [1, -2.5, 3e2, 0.1], "a": {"x": null, "y": true}, "s": "q\"\\\/\n\u00e9\ud83d\ude00"}"#)
+        let object = try #require(value.objectValue)
+        #expect(object.keys == ["b", "a", "s"])
+        #expect(value["b"] == [1, -2.5, 300, 0.1])
+        #expect(value["a"]?["y"] == true)
+        #expect(value["a"]?["x"] == .null)
+        #expect(value["s"] == .string("q\"\\/\né😀"))
+        #expect(value.jsonText() == #"{"b":[1,-2.5,300,0.1],"a":{"x":null,"y":true},"s":"q\"\\/\né😀"}"#)
+    }
+
+    @Test func numbersAreCorrectlyRounded() throws {
+        for text in ["0.1", "1.7976931348623157e308", "5e-324", "123456789012345678901234567890", "-0.000001", "41.14961", "2.2250738585072014e-308"] {
+            #expect(try JSONValue(parsing: text) == .number(Double(text)!), "\(text)")
+        }
+        // Shortest round-trip output.
+        for v in [0.1, 1e21, 41.14961, -8.611039, 1.5e-7] {
+            #expect(Double(JSONValue.number(v).jsonText()) == v)
+        }
+        #expect(JSONValue.number(.nan).jsonText() == "null")
+    }
+
+    @Test func syntaxErrorsNameLineAndColumn() {
+        func failure(_ text: String) -> JSONSyntaxError? {
+            do { _ = try JSONValue(parsing: text); return nil } catch { return error }
+        }
+        #expect(failure("{\n  \"a\": 1,\n  \"b\": tru\n}")?.location == SourceLocation(line: 3, column: 8))
+        #expect(failure("[1, 2,]")?.location == SourceLocation(line: 1, column: 7))
+        #expect(failure("[01]")?.message == "invalid number: leading zero")
+        #expect(failure("\"abc")?.message == "unterminated string")
+        #expect(failure("{\"a\" 1}")?.message.contains("expected ':'") == true)
+        #expect(failure("[1] x")?.message.contains("after the JSON value") == true)
+        #expect(failure("\"\u{01}\"")?.message.contains("control character") == true)
+        #expect(failure("1e999")?.message.contains("too large") == true)
+        #expect(failure("")?.message.contains("end of input") == true)
+        #expect(failure(String(repeating: "[", count: 10_000))?.message.contains("nesting deeper") == true)
+        #expect(failure("\"\\ud800\"")?.message.contains("surrogate") == true)
+    }
+
+    @Test func fixedDecimals() {
+        func text(_ v: Double, _ d: Int) -> String {
+            var w = JSONWriter()
+            w.writeNumber(v, decimals: d)
+            return w.text
+        }
+        #expect(text(7.5, 6) == "7.5")
+        #expect(text(-8.6110394, 6) == "-8.611039")
+        #expect(text(41.1496105, 6) == "41.149611")
+        #expect(text(-0.0000001, 6) == "0")
+        #expect(text(180, 6) == "180")
+        #expect(text(0.000001, 6) == "0.000001")
+        #expect(text(-12.0000504, 5) == "-12.00005")
+        #expect(text(1.23456789, 2) == "1.23")
+    }
+}
