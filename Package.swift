@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "WaymarkGeo", targets: ["WaymarkGeo"]),
         .library(name: "WaymarkGeoJSON", targets: ["WaymarkGeoJSON"]),
         .library(name: "WaymarkAnnotations", targets: ["WaymarkAnnotations"]),
+        .library(name: "WaymarkSupport", targets: ["WaymarkSupport"]),
         .executable(name: "waymark", targets: ["WaymarkCLI"]),
     ],
     targets: [
@@ -24,10 +25,11 @@ let package = Package(
         ),
 
         // MARK: - Engine
+        .target(name: "WaymarkSupport"),
         .target(name: "WaymarkGeo"),
         .target(name: "WaymarkGeoJSON", dependencies: ["WaymarkGeo"]),
         .target(name: "WaymarkAnnotations", dependencies: ["WaymarkGeo", "WaymarkGeoJSON"]),
-        .target(name: "Waymark", dependencies: ["WaymarkGeo", "WaymarkGeoJSON", "WaymarkAnnotations"]),
+        .target(name: "Waymark", dependencies: ["WaymarkSupport", "WaymarkGeo", "WaymarkGeoJSON", "WaymarkAnnotations"]),
 
         // MARK: - Command line
         .executableTarget(name: "WaymarkCLI", dependencies: ["Waymark"]),
@@ -41,6 +43,7 @@ let package = Package(
         .testTarget(name: "WaymarkGeoJSONTests", dependencies: ["WaymarkGeoJSON"]),
         .testTarget(name: "WaymarkAnnotationsTests", dependencies: ["WaymarkAnnotations"]),
         .testTarget(name: "CLibXML2Tests", dependencies: ["CLibXML2"]),
+        .testTarget(name: "WaymarkSupportTests", dependencies: ["WaymarkSupport"]),
         .testTarget(name: "CLITests", dependencies: ["WaymarkCLI", "sample-town", "WaymarkGeoJSON"]),
     ],
     swiftLanguageModes: [.v6]

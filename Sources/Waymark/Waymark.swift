@@ -1,4 +1,5 @@
 // The facade an app imports: `import Waymark` brings in every engine module.
+@_exported import WaymarkSupport
 @_exported import WaymarkGeo
 @_exported import WaymarkGeoJSON
 @_exported import WaymarkAnnotations

@@ -1,4 +1,5 @@
 import Foundation
+import Waymark
 
 /// What went wrong on the command line, and how `waymark` exits for it.
 enum CLIError: Error {
@@ -16,6 +17,8 @@ struct OptionSpec {
     var value: String?
     var help: String
     var repeatable = false
+    /// A one-letter alias, e.g. `o` for `-o`.
+    var short: Character? = nil
 }
 
 /// A subcommand's interface: how help describes it and what it accepts.
@@ -38,7 +41,9 @@ struct CommandSpec {
     var help: String {
         var lines = ["\(summary)", "", "Usage: \(usageLine)", "", "Options:"]
         let all = options + [OptionSpec(name: "help", value: nil, help: "Show this help.")]
-        let labels = all.map { o in "  --\(o.name)" + (o.value.map { " \($0)" } ?? "") }
+        let labels = all.map { o in
+            "  " + (o.short.map { "-\($0), " } ?? "") + "--\(o.name)" + (o.value.map { " \($0)" } ?? "")
+        }
         let width = (labels.map(\.count).max() ?? 0) + 2
         for (label, option) in zip(labels, all) {
             lines.append(label.padding(toLength: width, withPad: " ", startingAt: 0) + option.help)
@@ -79,10 +84,16 @@ struct ParsedArguments {
                 helpRequested = true
                 continue
             }
-            guard token.hasPrefix("--") else {
-                throw .usage("unknown option '\(token)' (options are spelled --name)")
+            var body = token.dropFirst(2)
+            if !token.hasPrefix("--") {
+                // A short alias: -o FILE or -oFILE.
+                let letter = token[token.index(after: token.startIndex)]
+                guard let option = spec.options.first(where: { $0.short == letter }) else {
+                    throw .usage("unknown option '\(token)'")
+                }
+                let rest = token.dropFirst(2)
+                body = Substring(option.name + (rest.isEmpty ? "" : "=" + rest))
             }
-            let body = token.dropFirst(2)
             let name: String, inlineValue: String?
             if let eq = body.firstIndex(of: "=") {
                 name = String(body[..<eq])
@@ -169,6 +180,16 @@ enum Output {
 
     static func write(_ bytes: [UInt8]) {
         FileHandle.standardOutput.write(Data(bytes))
+    }
+
+    /// Writes to standard output, or atomically to `path` when one is given.
+    static func emit(_ bytes: [UInt8], to path: String?) throws(CLIError) {
+        guard let path, path != "-" else { return write(bytes) }
+        do {
+            try AtomicFile.write(bytes, to: path)
+        } catch {
+            throw .failure("\(error)")
+        }
     }
 
     static func error(_ text: String) {

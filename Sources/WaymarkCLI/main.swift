@@ -6,6 +6,7 @@ import Waymark
 
 let commands: [(spec: CommandSpec, run: (ParsedArguments) throws(CLIError) -> Void)] = [
     (FitCommand.spec, FitCommand.run),
+    (AnnotationsCommand.spec, AnnotationsCommand.run),
 ]
 
 let generalHelp = """
@@ -14,11 +15,11 @@ waymark \(waymarkVersion) — a Swift geospatial engine: viewport fitting, GeoJS
 Usage: waymark <command> [arguments] [options]
 
 Commands:
-\(commands.map { "  " + $0.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
+\(commands.map { "  " + $0.spec.name.padding(toLength: 13, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
 
 Options:
-  --help      Show this help; 'waymark <command> --help' shows a command's.
-  --version   Print the version.
+  --help       Show this help; 'waymark <command> --help' shows a command's.
+  --version    Print the version.
 
 Exit status: 0 success, 1 failure, 64 usage error.
 

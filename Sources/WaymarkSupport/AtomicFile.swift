@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a file could not be written.
+public struct FileWriteError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    /// The system call that failed (`open`, `write`, `fsync`, `rename`).
+    public var operation: String
+    /// The system's message for the error (strerror).
+    public var reason: String
+
+    public var description: String { "cannot write \(path): \(operation) failed: \(reason)" }
+}
+
+/// Writes files so that readers see either the old content or the whole new content, never a
+/// part: the bytes go to a temporary file in the same directory, which is flushed to disk
+/// (`fsync`) and then renamed over the destination (`rename` is atomic on POSIX file systems).
+/// On any failure the temporary file is removed and the destination is untouched.
+public enum AtomicFile {
+    public static func write(_ bytes: [UInt8], to path: String) throws(FileWriteError) {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure(path, "open") }
+        var written = 0
+        let result: FileWriteError? = bytes.withUnsafeBytes { buffer -> FileWriteError? in
+            while written < buffer.count {
+                let n = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return failure(path, "write")
+                }
+                written += n
+            }
+            return nil
+        }
+        if let result {
+            close(fd)
+            unlink(temporary)
+            throw result
+        }
+        if fsync(fd) != 0 {
+            let error = failure(path, "fsync")
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        close(fd)
+        if rename(temporary, path) != 0 {
+            let error = failure(path, "rename")
+            unlink(temporary)
+            throw error
+        }
+        // Make the rename itself durable.
+        let directoryFD = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            _ = fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+
+    /// Writes UTF-8 text atomically.
+    public static func write(_ text: String, to path: String) throws(FileWriteError) {
+        try write(Array(text.utf8), to: path)
+    }
+
+    private static func failure(_ path: String, _ operation: String) -> FileWriteError {
+        FileWriteError(path: path, operation: operation, reason: String(cString: strerror(errno)))
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+import WaymarkGeoJSON
+
+/// End-to-end: the built `waymark` binary, its output and exit codes.
+@Suite struct CLITests {
+    @Test func versionAndHelp() throws {
+        let version = try Run.waymark("--version")
+        #expect(version.status == 0 && version.stdout == "waymark 0.1.0\n")
+        let help = try Run.waymark("--help")
+        #expect(help.status == 0 && help.stdout.contains("fit") && help.stdout.contains("annotations"))
+        let fitHelp = try Run.waymark("fit", "--help")
+        #expect(fitHelp.status == 0 && fitHelp.stdout.contains("--viewport WIDTHxHEIGHT"))
+        #expect(try Run.waymark("help", "fit").stdout == fitHelp.stdout)
+        let bare = try Run.waymark()
+        #expect(bare.status == 64 && bare.stderr.contains("Usage: waymark"))
+    }
+
+    @Test func fitsTheSamplePlaces() throws {
+        let result = try Run.waymark("fit", Run.data("places.geojson"), "--viewport", "390x844", "--padding", "40", "--format", "json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try JSONValue(parsing: result.stdout)
+        #expect(json.objectValue?.keys == ["center", "zoom", "snappedZoom", "span", "bbox"])
+        let zoom = try #require(json["zoom"]?.numberValue)
+        #expect(zoom > 12 && zoom < 15)
+        let bbox = try #require(numbers(json["bbox"]?.arrayValue))
+        // Every place is inside the visible box.
+        let places = try JSONValue(parsing: String(contentsOfFile: Run.data("places.geojson"), encoding: .utf8))
+        let features = try #require(places["features"]?.arrayValue)
+        #expect(features.count == 32)
+        for feature in features {
+            let c = try #require(numbers(feature["geometry"]?["coordinates"]?.arrayValue))
+            #expect(c[0] >= bbox[0] && c[0] <= bbox[2] && c[1] >= bbox[1] && c[1] <= bbox[3])
+        }
+        // --opt=value reads the same as --opt value.
+        let equals = try Run.waymark("fit", Run.data("places.geojson"), "--viewport=390x844", "--padding=40", "--format=json")
+        #expect(equals.stdout == result.stdout)
+        let text = try Run.waymark("fit", Run.data("places.geojson"), "--viewport", "390x844")
+        #expect(text.status == 0 && text.stdout.hasPrefix("center    52.3"))
+    }
+
+    @Test func fitsAcrossTheAntimeridianFromStandardInput() throws {
+        let csv = "latitude,longitude,title,subtitle\n-16.5,179.5,Labasa,Fiji\n-17.7,-179.9,Lakeba,\"Lau, Fiji\"\n"
+        let result = try Run.waymark("fit", "-", "--viewport", "400x400", "--padding", "10,20,30,40", "--format", "json", stdin: csv)
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try JSONValue(parsing: result.stdout)
+        let longitude = try #require(json["center"]?["longitude"]?.numberValue)
+        #expect(longitude > 179 || longitude < -179)
+        let bbox = try #require(numbers(json["bbox"]?.arrayValue))
+        #expect(bbox[0] > bbox[2]) // crosses 180°
+    }
+
+    @Test func valuesStartingWithAMinusSignAreValues() throws {
+        // "-1" is read as the value of --min-zoom (then rejected for its range), not as an option.
+        let result = try Run.waymark("fit", Run.data("places.geojson"), "--viewport", "390x844", "--min-zoom", "-1")
+        #expect(result.status == 64)
+        #expect(result.stderr == "waymark fit: error: --min-zoom must be within 0…30, not -1 (see 'waymark fit --help')\n")
+    }
+
+    @Test func usageErrorsExit64() throws {
+        let cases: [([String], String)] = [
+            (["fit", Run.data("places.geojson")], "--viewport WIDTHxHEIGHT is required"),
+            (["fit", Run.data("places.geojson"), "--viewport", "390"], "--viewport must be WIDTHxHEIGHT"),
+            (["fit", Run.data("places.geojson"), "--viewport", "390x844", "--bogus"], "unknown option '--bogus'"),
+            (["fit", Run.data("places.geojson"), "--viewport", "390x844", "--padding", "200"], "padding leaves no room"),
+            (["fit", Run.data("places.geojson"), "--viewport", "390x844", "--format", "xml"], "--format must be one of text, json"),
+            (["fit", Run.data("places.geojson"), "--viewport"], "--viewport needs a value"),
+            (["fit", "--viewport", "390x844"], "missing <annotations file>"),
+            (["fit", "a", "b", "--viewport", "390x844"], "unexpected argument 'b'"),
+            (["frobnicate"], "unknown command 'frobnicate'"),
+        ]
+        for (arguments, message) in cases {
+            let result = try Run.product("waymark", arguments)
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+
+    @Test func badFilesExit1WithTheLine() throws {
+        let dir = try Run.temporaryDirectory()
+        let files: [(String, String, String)] = [
+            ("broken.geojson", "{\"type\": \"FeatureCollection\",\n \"features\": [1,]}", "broken.geojson:2:17: unexpected ']', expected a value"),
+            ("range.csv", "latitude,longitude\n1,2\n91,2\n", "range.csv:3:1: latitude 91.0 is out of range"),
+            ("nan.csv", "latitude,longitude\nnan,2\n", "nan.csv:2:1: latitude nan is not a finite number"),
+            ("short.csv", "latitude,longitude,title\n1,2\n", "short.csv:2: expected 3 fields like the header, found 2"),
+            ("empty.geojson", "{\"type\": \"FeatureCollection\", \"features\": []}", "nothing to fit: no coordinates"),
+        ]
+        for (name, content, message) in files {
+            let path = dir + "/" + name
+            try content.write(toFile: path, atomically: true, encoding: .utf8)
+            let result = try Run.waymark("fit", path, "--viewport", "100x100")
+            #expect(result.status == 1, "\(name)")
+            #expect(result.stderr.contains(message), "\(name): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+        let missing = try Run.waymark("fit", dir + "/nope.csv", "--viewport", "100x100")
+        #expect(missing.status == 1 && missing.stderr.contains("nope.csv: no such file"))
+    }
+
+    @Test func exportsAnnotationsAsValidGeoJSON() throws {
+        let dir = try Run.temporaryDirectory()
+        let csv = dir + "/pins.csv"
+        try "latitude,longitude,title,subtitle,phone\n52.3,-2.59,Mill,\"Old, very\",0123\n-16.5,179.5,Labasa,,\n-17.7,-179.9,Lakeba,,\n"
+            .write(toFile: csv, atomically: true, encoding: .utf8)
+        let out = dir + "/pins.geojson"
+        let result = try Run.waymark("annotations", csv, "-o", out)
+        #expect(result.status == 0, "\(result.stderr)")
+        let written = try String(contentsOfFile: out, encoding: .utf8)
+        let collection = try GeoJSONReader.readFeatureCollection(Array(written.utf8))
+        #expect(collection.features.count == 3)
+        #expect(collection.features[0].properties?["subtitle"] == "Old, very")
+        #expect(collection.features[0].properties?["phone"] == "0123")
+        #expect(written.hasPrefix(#"{"type":"FeatureCollection","bbox":[179.5,-17.7,-2.59,52.3],"#))
+        // The sample places round-trip through the command unchanged in content.
+        let places = try Run.waymark("annotations", Run.data("places.geojson"))
+        #expect(try GeoJSONReader.readFeatureCollection(Array(places.stdout.utf8)).features.count == 32)
+        try places.stdout.write(toFile: dir + "/places.geojson", atomically: true, encoding: .utf8)
+        // A route-like line across the antimeridian, written by the library.
+        let line = Feature(geometry: .lineString([.init(latitude: -16.5, longitude: 179.5), .init(latitude: -17.7, longitude: -179.9)]))
+        try GeoJSONWriter().string(.featureCollection(FeatureCollection(features: [line])))
+            .write(toFile: dir + "/line.geojson", atomically: true, encoding: .utf8)
+        try Validator.check([out, dir + "/places.geojson", dir + "/line.geojson", Run.data("places.geojson")])
+    }
+}
+
+/// The numbers of a JSON array, or nil when it is not an array of numbers.
+func numbers(_ value: [JSONValue]?) -> [Double]? {
+    guard let value else { return nil }
+    let result = value.compactMap(\.numberValue)
+    return result.count == value.count ? result : nil
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// Runs the built executables of this package and captures what they print.
+enum Run {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The folder holding the built products (`waymark`, `sample-town`).
+    static let productsDirectory: URL = {
+        let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+            + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("waymark").path) }
+            ?? Bundle.main.bundleURL
+    }()
+
+    /// The package root (where Data/ and Tools/ are).
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func data(_ name: String) -> String { packageRoot.appendingPathComponent("Data/\(name)").path }
+
+    /// Runs a product with arguments (and optional standard input) in the package root.
+    static func product(_ name: String, _ arguments: [String], stdin: String? = nil) throws -> Result {
+        try process(productsDirectory.appendingPathComponent(name).path, arguments, stdin: stdin)
+    }
+
+    static func waymark(_ arguments: String..., stdin: String? = nil) throws -> Result {
+        try product("waymark", arguments, stdin: stdin)
+    }
+
+    static func process(_ executable: String, _ arguments: [String], stdin: String? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        // Read both pipes concurrently so neither can fill up and block the child.
+        nonisolated(unsafe) var errData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus,
+                      stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    static func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "waymark-tests-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}
+
+/// Checks GeoJSON files with the outside validator (Tools/validate_geojson.py, geojson-validator
+/// from PyPI). CI installs it and sets WAYMARK_REQUIRE_VALIDATOR=1, so there a missing validator
+/// fails; elsewhere the check is skipped with a message.
+enum Validator {
+    static var isRequired: Bool { ProcessInfo.processInfo.environment["WAYMARK_REQUIRE_VALIDATOR"] == "1" }
+
+    static func check(_ paths: [String]) throws {
+        let script = Run.packageRoot.appendingPathComponent("Tools/validate_geojson.py").path
+        let result = try Run.process("/usr/bin/env", ["python3", script] + paths)
+        if result.status == 2 && !isRequired {
+            print("skipping GeoJSON validation: \(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+            return
+        }
+        #expect(result.status == 0, "validator: \(result.stdout) \(result.stderr)")
+    }
+}
