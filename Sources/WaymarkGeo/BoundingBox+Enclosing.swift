@@ -17,52 +17,85 @@ extension BoundingBox {
     /// The smallest box that contains every coordinate, with the shortest longitude range:
     /// points at 170°E and 170°W give a 20°-wide box across the antimeridian, not 340°.
     ///
-    /// One pass over the coordinates tracks the latitude range and the longitude range in two
-    /// framings, -180…180 and 0…360. Any gap between longitudes wider than 180° contains 0° or
-    /// 180°, so when either framing yields a span ≤ 180° that span is the smallest possible. Only
-    /// when both exceed 180° (the points spread over more than half the globe) a second pass
-    /// buckets longitudes into 4,096 fixed bins (64 KiB, independent of the input size) to find
-    /// the widest empty gap; the result is then exact unless every gap is narrower than a bin
-    /// (0.088°), when the box covers at least 359.9°.
+    /// One pass tracks the latitude and longitude extremes, and the smallest non-negative and largest
+    /// negative longitude, which bound the range that runs the other way round, across 180°. If the
+    /// plain range spans at most 180° it is the answer: the gap it leaves is at least 180° wide, so
+    /// no other gap is wider. Otherwise, since any gap wider than 180° contains 0° or 180°, the
+    /// range across 180° is the answer if it spans at most 180°. Only when both exceed 180° (points
+    /// over more than half the globe in both framings) a second pass buckets
+    /// longitudes into 4,096 fixed bins (64 KiB, independent of the input size) to find the widest
+    /// empty gap; exact unless every gap is narrower than a bin (0.088°), when the box covers at
+    /// least 359.9° anyway. Edges are always input longitudes, never rounded.
     ///
     /// - Returns: `nil` for an empty input.
     /// - Throws: ``InvalidCoordinate`` naming the first NaN, infinite or out-of-range coordinate.
-    /// - Complexity: O(n) time, O(1) extra memory.
+    /// - Complexity: O(n) time (one pass unless the points spread over more than half the globe's
+    ///   longitudes both ways round), O(1) extra memory.
     public static func enclosing(_ coordinates: UnsafeBufferPointer<Coordinate>) throws(InvalidCoordinate) -> BoundingBox? {
         guard !coordinates.isEmpty else { return nil }
-        var minLat = Double.infinity, maxLat = -Double.infinity
-        var minLon = Double.infinity, maxLon = -Double.infinity
-        // For the 0…360 framing: the smallest non-negative and the largest negative longitude.
-        // Kept as input values (no +360 arithmetic) so the box edges are exactly input longitudes.
-        var minNonNegative = Double.infinity, maxNegative = -Double.infinity
-        var invalid = 0
-        for c in coordinates {
-            let lat = c.latitude, lon = c.longitude
-            // Counted, not branched on: NaN fails both comparisons, so it is caught here too.
-            invalid &+= (lat.magnitude <= 90 ? 0 : 1) | (lon.magnitude <= 180 ? 0 : 1)
-            minLat = Swift.min(minLat, lat)
-            maxLat = Swift.max(maxLat, lat)
-            minLon = Swift.min(minLon, lon)
-            maxLon = Swift.max(maxLon, lon)
-            let nonNegative = lon >= 0
-            minNonNegative = Swift.min(minNonNegative, nonNegative ? lon : .infinity)
-            maxNegative = Swift.max(maxNegative, nonNegative ? -.infinity : lon)
+        // Two accumulators over alternate coordinates: their min/max chains are independent, so the
+        // CPU overlaps them instead of waiting on one chain's latency per coordinate.
+        var even = Extremes(), odd = Extremes()
+        var i = 0
+        let pairs = coordinates.count & ~1
+        while i < pairs {
+            even.add(coordinates[i])
+            odd.add(coordinates[i + 1])
+            i += 2
         }
-        if invalid != 0 { throw firstInvalid(in: coordinates) }
-
-        let direct = maxLon - minLon
-        // Both signs present: the 0…360 framing runs from the smallest non-negative longitude east
-        // across 180° to the largest negative one. Otherwise it equals the direct framing.
-        let bothSigns = minLon < 0 && maxLon >= 0
-        let shifted = bothSigns ? maxNegative + 360 - minNonNegative : direct
-        if direct <= 180 || shifted <= 180 {
-            if direct <= shifted {
-                return BoundingBox(west: minLon, south: minLat, east: maxLon, north: maxLat)
-            }
-            return BoundingBox(west: minNonNegative, south: minLat, east: maxNegative, north: maxLat)
+        if i < coordinates.count { even.add(coordinates[i]) }
+        let e = even.merged(with: odd)
+        // Out-of-range values show in the extremes; NaN never wins a comparison but poisons the
+        // sum (and ±infinity is out of range, or makes the sum NaN).
+        guard e.checksum.isFinite, e.minLat >= -90, e.maxLat <= 90, e.minLon >= -180, e.maxLon <= 180 else {
+            throw firstInvalid(in: coordinates)
+        }
+        if e.maxLon - e.minLon <= 180 {
+            return BoundingBox(west: e.minLon, south: e.minLat, east: e.maxLon, north: e.maxLat)
+        }
+        // A span over 180° needs longitudes of both signs, so both of these are input values.
+        let minNonNegative = Double(bitPattern: e.minNonNegativeBits)
+        let maxNegative = Double(bitPattern: e.maxNegativeFlippedBits ^ Extremes.signBit)
+        if maxNegative + 360 - minNonNegative <= 180 {
+            return BoundingBox(west: minNonNegative, south: e.minLat, east: maxNegative, north: e.maxLat)
         }
         let (west, east) = widestGapComplement(coordinates)
-        return BoundingBox(west: west, south: minLat, east: east, north: maxLat)
+        return BoundingBox(west: west, south: e.minLat, east: east, north: e.maxLat)
+    }
+
+    /// Running extremes of one pass.
+    private struct Extremes {
+        var minLat = Double.infinity, maxLat = -Double.infinity
+        var minLon = Double.infinity, maxLon = -Double.infinity
+        /// Σ (latitude + longitude): NaN or infinite if any input is.
+        var checksum = 0.0
+        /// The ends of the range that runs east across 180°, found without branches from bit
+        /// patterns: non-negative doubles order like their bits as unsigned integers, and every
+        /// negative one has the sign bit set, so the smallest bit pattern is the smallest
+        /// non-negative longitude; with the sign bit flipped, the smallest is the negative longitude
+        /// nearest zero (the largest negative). Exact: the edges stay input values.
+        var minNonNegativeBits = UInt64.max, maxNegativeFlippedBits = UInt64.max
+        static let signBit: UInt64 = 1 << 63
+
+        @inline(__always)
+        mutating func add(_ c: Coordinate) {
+            minLat = Swift.min(minLat, c.latitude)
+            maxLat = Swift.max(maxLat, c.latitude)
+            minLon = Swift.min(minLon, c.longitude)
+            maxLon = Swift.max(maxLon, c.longitude)
+            checksum += c.latitude + c.longitude
+            let bits = (c.longitude + 0).bitPattern // + 0 turns -0 into +0
+            minNonNegativeBits = Swift.min(minNonNegativeBits, bits)
+            maxNegativeFlippedBits = Swift.min(maxNegativeFlippedBits, bits ^ Extremes.signBit)
+        }
+
+        func merged(with other: Extremes) -> Extremes {
+            Extremes(minLat: Swift.min(minLat, other.minLat), maxLat: Swift.max(maxLat, other.maxLat),
+                     minLon: Swift.min(minLon, other.minLon), maxLon: Swift.max(maxLon, other.maxLon),
+                     checksum: checksum + other.checksum,
+                     minNonNegativeBits: Swift.min(minNonNegativeBits, other.minNonNegativeBits),
+                     maxNegativeFlippedBits: Swift.min(maxNegativeFlippedBits, other.maxNegativeFlippedBits))
+        }
     }
 
     /// ``enclosing(_:)`` over an array.
@@ -92,12 +125,12 @@ extension BoundingBox {
     /// and start the gap, so no rounding is introduced.
     private static func widestGapComplement(_ coordinates: UnsafeBufferPointer<Coordinate>) -> (Double, Double) {
         let binCount = 4096
-        let binWidth = 360.0 / Double(binCount)
+        let binsPerDegree = Double(binCount) / 360
         var low = [Double](repeating: .infinity, count: binCount)
         var high = [Double](repeating: -.infinity, count: binCount)
         for c in coordinates {
             let lon = c.longitude
-            let bin = Swift.min(binCount - 1, Int((lon + 180) / binWidth))
+            let bin = Swift.min(binCount - 1, Int((lon + 180) * binsPerDegree))
             low[bin] = Swift.min(low[bin], lon)
             high[bin] = Swift.max(high[bin], lon)
         }

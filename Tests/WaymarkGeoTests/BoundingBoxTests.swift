@@ -54,6 +54,10 @@ import Testing
         let wide = try #require(try box([-10, 10, 170, -170, -90]))
         #expect(wide.west == 170 && wide.east == 10)
         #expect(wide.longitudeSpan == 200)
+        // Negative zero counts as zero, not as a negative longitude.
+        #expect(try box([-0.0, 170, -170])?.longitudeSpan == 190)
+        #expect(try box([-0.0, 100, -100])?.longitudeSpan == 200)
+        #expect(try box([-179, 179, 178.5]) == BoundingBox(west: 178.5, south: 0, east: -179, north: 0))
         #expect(throws: InvalidCoordinate(index: 2, reason: .outOfRange(component: .latitude, value: 91))) {
             try box([1, 2, 3], lats: [0, 0, 91])
         }

@@ -1,1 +1,116 @@
-print("x")
+// waymark-bench: speed checks for Waymark, run in release mode side by side with baselines
+// measured in the same process and run.
+//
+//   swift run -c release waymark-bench fit [--sizes 1000000,10000000] [--runs 15]
+//
+// `fit`: viewport fitting over N coordinates against a bare min/max loop over the same array
+// (the floor any fit has to pay: it reads every coordinate once). Prints a Markdown table with
+// medians, nanoseconds per coordinate, the ratio fit / bare loop, and how much the resident set
+// grew while fitting (it should not grow with N: the fit allocates nothing proportional to N).
+
+import Foundation
+import Waymark
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func uniform(_ low: Double, _ high: Double) -> Double {
+        low + (high - low) * Double(next() >> 11) / Double(1 << 53)
+    }
+}
+
+/// The baseline: one pass, four running extremes, nothing else.
+@inline(never)
+func bareMinMax(_ coordinates: UnsafeBufferPointer<Coordinate>) -> (Double, Double, Double, Double) {
+    var minLat = Double.infinity, maxLat = -Double.infinity, minLon = Double.infinity, maxLon = -Double.infinity
+    for c in coordinates {
+        minLat = min(minLat, c.latitude)
+        maxLat = max(maxLat, c.latitude)
+        minLon = min(minLon, c.longitude)
+        maxLon = max(maxLon, c.longitude)
+    }
+    return (minLat, maxLat, minLon, maxLon)
+}
+
+func seconds(_ body: () -> Void) -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+/// Resident set size now, in KiB (from /proc/self/statm).
+func residentKiB() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) / 1024 : 0
+}
+
+nonisolated(unsafe) var sink = 0.0
+
+func benchFit(sizes: [Int], runs: Int) {
+    print("| coordinates | spread | bare min/max loop (median) | fitViewport (median) | ns/coord bare / fit | ratio fit ÷ bare | RSS growth while fitting |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
+    let options = ViewportOptions(width: 390, height: 844, padding: EdgePadding(all: 40), zoomSnap: 1)
+    for size in sizes {
+        for spread in ["city (0.2°)", "Pacific (20°, across 180°)", "world (all longitudes)"] {
+            var rng = SplitMix64(state: 42)
+            let coordinates: [Coordinate] = (0..<size).map { _ in
+                switch spread.prefix(4) {
+                case "city": return Coordinate(latitude: 41.15 + rng.uniform(-0.1, 0.1), longitude: -8.61 + rng.uniform(-0.1, 0.1))
+                case "Paci": return Coordinate(latitude: rng.uniform(-25, -5), longitude: normalizedLongitude(rng.uniform(170, 190)))
+                default: return Coordinate(latitude: rng.uniform(-80, 80), longitude: rng.uniform(-180, 180))
+                }
+            }
+            var bare: [Double] = [], fit: [Double] = []
+            var growth = 0
+            coordinates.withUnsafeBufferPointer { buffer in
+                // Warm up both (page in the array, fill caches and branch predictors).
+                sink += bareMinMax(buffer).0
+                sink += (try? fitViewport(buffer, options: options))?.zoom ?? 0
+                let before = residentKiB()
+                for _ in 0..<runs {
+                    // Alternate so drift in machine speed hits both alike.
+                    bare.append(seconds { sink += bareMinMax(buffer).1 })
+                    fit.append(seconds { sink += (try! fitViewport(buffer, options: options)).zoom })
+                }
+                growth = residentKiB() - before
+            }
+            let b = median(bare), f = median(fit)
+            let perB = b / Double(size) * 1e9, perF = f / Double(size) * 1e9
+            print("| \(size.formatted()) | \(spread) | \(String(format: "%.2f", b * 1e3)) ms | \(String(format: "%.2f", f * 1e3)) ms | \(String(format: "%.3f", perB)) / \(String(format: "%.3f", perF)) | \(String(format: "%.2f", f / b))× | \(growth) KiB |")
+        }
+    }
+}
+
+// MARK: - Command line
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String) -> String? {
+    guard let i = arguments.firstIndex(of: "--\(name)"), i + 1 < arguments.count else { return nil }
+    return arguments[i + 1]
+}
+switch arguments.first {
+case "fit":
+    let sizes = (option("sizes") ?? "1000000,10000000").split(separator: ",").compactMap { Int($0) }
+    let runs = Int(option("runs") ?? "15") ?? 15
+    benchFit(sizes: sizes, runs: runs)
+default:
+    FileHandle.standardError.write(Data("usage: waymark-bench fit [--sizes N,N] [--runs R]\n".utf8))
+    exit(64)
+}
+if sink == 42 { print("") } // keep results observable
