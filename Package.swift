@@ -39,9 +39,9 @@ let package = Package(
         .executableTarget(name: "waymark-bench", dependencies: ["Waymark"], path: "Tools/Bench"),
 
         // MARK: - Tests
-        .testTarget(name: "WaymarkGeoTests", dependencies: ["WaymarkGeo"]),
+        .testTarget(name: "WaymarkGeoTests", dependencies: ["WaymarkGeo", "WaymarkSupport"]),
         .testTarget(name: "WaymarkGeoJSONTests", dependencies: ["WaymarkGeoJSON"]),
-        .testTarget(name: "WaymarkAnnotationsTests", dependencies: ["WaymarkAnnotations"]),
+        .testTarget(name: "WaymarkAnnotationsTests", dependencies: ["WaymarkAnnotations", "WaymarkSupport"]),
         .testTarget(name: "CLibXML2Tests", dependencies: ["CLibXML2"]),
         .testTarget(name: "WaymarkSupportTests", dependencies: ["WaymarkSupport"]),
         .testTarget(name: "CLITests", dependencies: ["WaymarkCLI", "sample-town", "WaymarkGeoJSON"]),

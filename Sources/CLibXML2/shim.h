@@ -2,6 +2,16 @@
 // only one Swift file in it makes libxml2 calls.
 #ifndef WAYMARK_CLIBXML2_SHIM_H
 #define WAYMARK_CLIBXML2_SHIM_H
+
+#include <libxml/xmlversion.h>
+// Debian's libxml2 is built with ICU, so <libxml/encoding.h> includes the system's
+// <unicode/ucnv.h>. Swift 6.3.0/6.3.1 on Linux bundle a newer ICU inside Foundation
+// (_FoundationICU), and any Swift module importing both sees two different `UErrorCode`
+// enums and fails to build (swiftlang/swift-foundation-icu#93, fixed in Swift 6.3.2).
+// The ICU part of libxml2's API is two trailing pointer fields of xmlCharEncodingHandler,
+// a struct Waymark never allocates or reads, so hiding it changes nothing we use.
+#undef LIBXML_ICU_ENABLED
+
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/SAX2.h>

@@ -105,30 +105,19 @@ public enum ViewportError: Error, Sendable, Equatable, CustomStringConvertible {
 /// - Throws: ``ViewportError`` for an empty input, an invalid coordinate (with its index), a
 ///   non-positive or non-finite viewport, an inverted zoom range, or padding that leaves no room.
 public func fitViewport(_ coordinates: UnsafeBufferPointer<Coordinate>, options: ViewportOptions) throws(ViewportError) -> ViewportFit {
-    try validate(options)
-    let box: BoundingBox
+    let enclosing: BoundingBox?
     do {
-        guard let enclosing = try BoundingBox.enclosing(coordinates) else { throw ViewportError.noCoordinates }
-        box = enclosing
-    } catch let error as InvalidCoordinate {
-        throw .invalidCoordinate(error)
-    } catch let error as ViewportError {
-        throw error
+        enclosing = try BoundingBox.enclosing(coordinates)
     } catch {
-        preconditionFailure("unreachable: \(error)")
+        throw .invalidCoordinate(error)
     }
-    return fitViewport(box: box, options: options)
+    guard let box = enclosing else { throw .noCoordinates }
+    return try fitViewport(box: box, options: options)
 }
 
 /// ``fitViewport(_:options:)`` over an array.
 public func fitViewport(_ coordinates: [Coordinate], options: ViewportOptions) throws(ViewportError) -> ViewportFit {
-    do {
-        return try coordinates.withUnsafeBufferPointer { try fitViewport($0, options: options) }
-    } catch let error as ViewportError {
-        throw error
-    } catch {
-        preconditionFailure("unreachable: \(error)")
-    }
+    try coordinates.withUnsafeBufferPointer { (buffer) throws(ViewportError) in try fitViewport(buffer, options: options) }
 }
 
 /// ``fitViewport(_:options:)`` for annotations.
@@ -137,8 +126,10 @@ public func fitViewport(_ annotations: [Annotation], options: ViewportOptions) t
 }
 
 /// Fits an already known box (west > east crossing 180°) into the viewport.
-/// The options must be valid (see ``fitViewport(_:options:)``).
-public func fitViewport(box: BoundingBox, options: ViewportOptions) -> ViewportFit {
+/// - Throws: ``ViewportError`` for a non-positive or non-finite viewport, an inverted zoom range,
+///   or padding that leaves no room.
+public func fitViewport(box: BoundingBox, options: ViewportOptions) throws(ViewportError) -> ViewportFit {
+    try validate(options)
     let projection = options.projection
     let content = projection.rect(for: box)
     let padding = options.padding

@@ -100,13 +100,7 @@ extension BoundingBox {
 
     /// ``enclosing(_:)`` over an array.
     public static func enclosing(_ coordinates: [Coordinate]) throws(InvalidCoordinate) -> BoundingBox? {
-        do {
-            return try coordinates.withUnsafeBufferPointer { try enclosing($0) }
-        } catch let error as InvalidCoordinate {
-            throw error
-        } catch {
-            preconditionFailure("unreachable: \(error)")
-        }
+        try coordinates.withUnsafeBufferPointer { (buffer) throws(InvalidCoordinate) in try enclosing(buffer) }
     }
 
     private static func firstInvalid(in coordinates: UnsafeBufferPointer<Coordinate>) -> InvalidCoordinate {

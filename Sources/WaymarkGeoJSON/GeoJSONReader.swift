@@ -32,15 +32,9 @@ public enum GeoJSONReader {
         } catch {
             throw GeoJSONError(location: error.location, featureIndex: nil, path: "", message: error.message)
         }
-        do {
-            return try bytes.withUnsafeBufferPointer { buffer in
-                var decoder = Decoder(bytes: buffer)
-                return try decoder.object(root, path: "")
-            }
-        } catch let error as GeoJSONError {
-            throw error
-        } catch {
-            preconditionFailure("unreachable: \(error)")
+        return try bytes.withUnsafeBufferPointer { (buffer) throws(GeoJSONError) in
+            var decoder = Decoder(bytes: buffer)
+            return try decoder.object(root, path: "")
         }
     }
 

@@ -105,13 +105,7 @@ struct JSONParser {
     }
 
     static func parse(_ data: [UInt8]) throws(JSONSyntaxError) -> LocatedJSON {
-        do {
-            return try data.withUnsafeBufferPointer { try parse($0) }
-        } catch let error as JSONSyntaxError {
-            throw error
-        } catch {
-            preconditionFailure("unreachable: \(error)")
-        }
+        try data.withUnsafeBufferPointer { (buffer) throws(JSONSyntaxError) in try parse(buffer) }
     }
 
     // MARK: - Values

@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
+private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
 import Darwin
+private let systemWrite = Darwin.write
 #endif
 
 /// Why a file could not be written.
@@ -31,7 +33,7 @@ public enum AtomicFile {
         var written = 0
         let result: FileWriteError? = bytes.withUnsafeBytes { buffer -> FileWriteError? in
             while written < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+                let n = systemWrite(fd, buffer.baseAddress! + written, buffer.count - written)
                 if n < 0 {
                     if errno == EINTR { continue }
                     return failure(path, "write")

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 import WaymarkGeo
+import WaymarkSupport
 @testable import WaymarkAnnotations
 
 /// Reference numbers were worked out independently (Python) from Leaflet's `getBoundsZoom` and
@@ -66,7 +67,7 @@ import WaymarkGeo
     }
 
     @Test func everyPointIsVisible() throws {
-        var rng = SystemRandomNumberGeneratorSeeded(seed: 3)
+        var rng = SplitMix64(seed: 3)
         for _ in 0..<300 {
             let center = c(rng.uniform(-60, 60), rng.uniform(-180, 180))
             let spread = rng.uniform(0.001, 40)
@@ -124,20 +125,5 @@ import WaymarkGeo
         #expect(json["center"]?.objectValue?.keys == ["latitude", "longitude"])
         #expect(json["span"]?.objectValue?.keys == ["latitudeDelta", "longitudeDelta"])
         #expect(json["bbox"]?.arrayValue?.count == 4)
-    }
-}
-
-struct SystemRandomNumberGeneratorSeeded: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform(_ low: Double, _ high: Double) -> Double {
-        low + (high - low) * Double(next() >> 11) / Double(1 << 53)
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import WaymarkGeo
+import WaymarkSupport
 
 @Suite struct BoundingBoxTests {
     let acrossDateLine = BoundingBox(west: 170, south: -10, east: -170, north: 10)
@@ -88,21 +89,5 @@ import Testing
             if widestGap > 360.0 / 4096 { #expect(abs(box.longitudeSpan - expected) < 1e-9, "trial \(trial)") }
             for c in coordinates { #expect(box.contains(c), "trial \(trial): \(c) outside \(box)") }
         }
-    }
-}
-
-/// A small deterministic generator for property tests (SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform(_ low: Double, _ high: Double) -> Double {
-        low + (high - low) * Double(next() >> 11) / Double(1 << 53)
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import WaymarkGeo
+import WaymarkSupport
 
 @Suite struct PolylineTests {
     // Google's documented example.

@@ -15,20 +15,6 @@ import Waymark
 import Glibc
 #endif
 
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform(_ low: Double, _ high: Double) -> Double {
-        low + (high - low) * Double(next() >> 11) / Double(1 << 53)
-    }
-}
-
 /// The baseline: one pass, four running extremes, nothing else.
 @inline(never)
 func bareMinMax(_ coordinates: UnsafeBufferPointer<Coordinate>) -> (Double, Double, Double, Double) {
@@ -68,7 +54,7 @@ func benchFit(sizes: [Int], runs: Int) {
     let options = ViewportOptions(width: 390, height: 844, padding: EdgePadding(all: 40), zoomSnap: 1)
     for size in sizes {
         for spread in ["city (0.2°)", "Pacific (20°, across 180°)", "world (all longitudes)"] {
-            var rng = SplitMix64(state: 42)
+            var rng = SplitMix64(seed: 42)
             let coordinates: [Coordinate] = (0..<size).map { _ in
                 switch spread.prefix(4) {
                 case "city": return Coordinate(latitude: 41.15 + rng.uniform(-0.1, 0.1), longitude: -8.61 + rng.uniform(-0.1, 0.1))
