@@ -73,8 +73,9 @@ public enum AnnotationReader {
     /// `title` and `subtitle` must be strings (or null) when present.
     public static func readGeoJSON(_ bytes: [UInt8], file: String = "<input>") throws(AnnotationFileError) -> [Annotation] {
         let collection: FeatureCollection
+        var locations: [SourceLocation] = []
         do {
-            collection = try GeoJSONReader.readFeatureCollection(bytes)
+            collection = try GeoJSONReader.readFeatureCollection(bytes, featureLocations: &locations)
         } catch {
             throw AnnotationFileError(file: file, line: error.location.line, column: error.location.column,
                                       featureIndex: error.featureIndex,
@@ -83,9 +84,12 @@ public enum AnnotationReader {
         var annotations: [Annotation] = []
         annotations.reserveCapacity(collection.features.count)
         for (i, feature) in collection.features.enumerated() {
+            func failure(_ message: String) -> AnnotationFileError {
+                AnnotationFileError(file: file, line: locations[i].line, column: locations[i].column, featureIndex: i, message: message)
+            }
             guard case let .point(coordinate) = feature.geometry else {
                 let found = feature.geometry.map { "a \($0.typeName)" } ?? "no geometry"
-                throw AnnotationFileError(file: file, featureIndex: i, message: "an annotation must be a Point feature, found \(found)")
+                throw failure("an annotation must be a Point feature, found \(found)")
             }
             var properties = feature.properties ?? [:]
             var annotation = Annotation(coordinate: coordinate, id: feature.id)
@@ -96,8 +100,7 @@ public enum AnnotationReader {
                 case let .string(s): text = s
                 case .null: text = nil
                 default:
-                    throw AnnotationFileError(file: file, featureIndex: i,
-                                              message: "property \"\(key)\" must be a string, found \(value.typeDescription)")
+                    throw failure("property \"\(key)\" must be a string, found \(value.typeDescription)")
                 }
                 if key == "title" { annotation.title = text } else { annotation.subtitle = text }
                 properties[key] = nil

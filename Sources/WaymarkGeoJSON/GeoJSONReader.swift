@@ -26,13 +26,20 @@ public enum GeoJSONReader {
     /// Reads a GeoJSON document.
     /// - Throws: ``GeoJSONError`` naming line, column, feature index and member path.
     public static func read(_ bytes: [UInt8]) throws(GeoJSONError) -> GeoJSONObject {
-        let root: LocatedJSON
+        let root = try parseRoot(bytes)
+        return try decode(root, bytes)
+    }
+
+    private static func parseRoot(_ bytes: [UInt8]) throws(GeoJSONError) -> LocatedJSON {
         do {
-            root = try JSONParser.parse(bytes)
+            return try JSONParser.parse(bytes)
         } catch {
             throw GeoJSONError(location: error.location, featureIndex: nil, path: "", message: error.message)
         }
-        return try bytes.withUnsafeBufferPointer { (buffer) throws(GeoJSONError) in
+    }
+
+    private static func decode(_ root: LocatedJSON, _ bytes: [UInt8]) throws(GeoJSONError) -> GeoJSONObject {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(GeoJSONError) in
             var decoder = Decoder(bytes: buffer)
             return try decoder.object(root, path: "")
         }
@@ -45,7 +52,19 @@ public enum GeoJSONReader {
 
     /// Reads a document that must be a FeatureCollection (a lone Feature is wrapped in one).
     public static func readFeatureCollection(_ bytes: [UInt8]) throws(GeoJSONError) -> FeatureCollection {
-        switch try read(bytes) {
+        var locations: [SourceLocation] = []
+        return try readFeatureCollection(bytes, featureLocations: &locations)
+    }
+
+    /// Reads a FeatureCollection (or a lone Feature) and where each feature starts, so that checks
+    /// made later (by the caller) can name the line of a feature.
+    public static func readFeatureCollection(_ bytes: [UInt8], featureLocations: inout [SourceLocation]) throws(GeoJSONError) -> FeatureCollection {
+        let root = try parseRoot(bytes)
+        let object = try decode(root, bytes)
+        let starts: [Int]
+        if case let .array(items)? = root.member("features")?.kind { starts = items.map(\.offset) } else { starts = [root.offset] }
+        featureLocations = bytes.withUnsafeBufferPointer { buffer in starts.map { SourceLocation(offset: $0, in: buffer) } }
+        switch object {
         case let .featureCollection(collection): return collection
         case let .feature(feature): return FeatureCollection(features: [feature])
         case .geometry:
