@@ -105,6 +105,7 @@ public enum ViewportError: Error, Sendable, Equatable, CustomStringConvertible {
 /// - Throws: ``ViewportError`` for an empty input, an invalid coordinate (with its index), a
 ///   non-positive or non-finite viewport, an inverted zoom range, or padding that leaves no room.
 public func fitViewport(_ coordinates: UnsafeBufferPointer<Coordinate>, options: ViewportOptions) throws(ViewportError) -> ViewportFit {
+    try validate(options) // before the O(n) pass: a bad viewport fails fast
     let enclosing: BoundingBox?
     do {
         enclosing = try BoundingBox.enclosing(coordinates)
