@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "WaymarkGeoJSON", targets: ["WaymarkGeoJSON"]),
         .library(name: "WaymarkAnnotations", targets: ["WaymarkAnnotations"]),
         .library(name: "WaymarkSupport", targets: ["WaymarkSupport"]),
+        .library(name: "WaymarkGraph", targets: ["WaymarkGraph"]),
+        .library(name: "WaymarkOSM", targets: ["WaymarkOSM"]),
         .executable(name: "waymark", targets: ["WaymarkCLI"]),
     ],
     targets: [
@@ -23,13 +25,21 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
 
         // MARK: - Engine
         .target(name: "WaymarkSupport"),
         .target(name: "WaymarkGeo"),
         .target(name: "WaymarkGeoJSON", dependencies: ["WaymarkGeo"]),
         .target(name: "WaymarkAnnotations", dependencies: ["WaymarkGeo", "WaymarkGeoJSON"]),
-        .target(name: "Waymark", dependencies: ["WaymarkSupport", "WaymarkGeo", "WaymarkGeoJSON", "WaymarkAnnotations"]),
+        .target(name: "WaymarkGraph", dependencies: ["WaymarkSupport", "WaymarkGeo"]),
+        .target(name: "WaymarkOSM", dependencies: ["CLibXML2", "CZlib", "WaymarkGraph", "WaymarkGeo"]),
+        .target(name: "Waymark", dependencies: ["WaymarkSupport", "WaymarkGeo", "WaymarkGeoJSON", "WaymarkAnnotations",
+                                                "WaymarkGraph", "WaymarkOSM"]),
 
         // MARK: - Command line
         .executableTarget(name: "WaymarkCLI", dependencies: ["Waymark"]),
@@ -44,6 +54,8 @@ let package = Package(
         .testTarget(name: "WaymarkAnnotationsTests", dependencies: ["WaymarkAnnotations", "WaymarkSupport"]),
         .testTarget(name: "CLibXML2Tests", dependencies: ["CLibXML2"]),
         .testTarget(name: "WaymarkSupportTests", dependencies: ["WaymarkSupport"]),
+        .testTarget(name: "WaymarkGraphTests", dependencies: ["WaymarkGraph", "WaymarkSupport"]),
+        .testTarget(name: "WaymarkOSMTests", dependencies: ["WaymarkOSM", "WaymarkGraph"]),
         .testTarget(name: "CLITests", dependencies: ["WaymarkCLI", "sample-town", "WaymarkGeoJSON"]),
     ],
     swiftLanguageModes: [.v6]

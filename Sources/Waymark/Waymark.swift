@@ -3,6 +3,8 @@
 @_exported import WaymarkGeo
 @_exported import WaymarkGeoJSON
 @_exported import WaymarkAnnotations
+@_exported import WaymarkGraph
+@_exported import WaymarkOSM
 
 /// The engine's version, as `waymark --version` prints it.
 public let waymarkVersion = "0.1.0"

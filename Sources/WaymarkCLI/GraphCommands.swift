@@ -1,0 +1,112 @@
+import Foundation
+import Waymark
+
+/// `waymark build`: OSM XML → graph file.
+enum BuildCommand {
+    static let spec = CommandSpec(
+        name: "build",
+        summary: "Build a car road graph from OpenStreetMap XML (.osm or .osm.gz) into a graph file.",
+        positionals: ["<input.osm|.osm.gz>"],
+        options: [
+            OptionSpec(name: "output", value: "FILE", help: "The graph file to write (atomically), e.g. map.wmg (required).", short: "o"),
+            OptionSpec(name: "quiet", value: nil, help: "No progress and no report."),
+        ],
+        discussion: """
+        Prints the build report (elements read, routable ways, graph size, what was dropped and why,
+        the largest strongly connected component). Progress goes to standard error: a bar on a
+        terminal, an occasional line otherwise.
+        """
+    )
+
+    static func run(_ args: ParsedArguments) throws(CLIError) {
+        let input = try args.requirePositionals(["<input.osm|.osm.gz>"])[0]
+        guard let output = args.value("output") else { throw .usage("-o FILE is required (where to write the graph)") }
+        let quiet = args.flag("quiet")
+        let meter = quiet ? nil : ProgressMeter(label: (input as NSString).lastPathComponent)
+        var progress: OSMGraphLoader.Progress?
+        if let meter {
+            progress = { bytes, total, elements in meter.update(bytes: bytes, total: total, elements: elements) }
+        }
+        let graph: RoadGraph
+        do {
+            graph = try OSMGraphLoader.build(path: input, progress: progress)
+        } catch {
+            meter?.finish()
+            throw .failure("\(error)")
+        }
+        meter?.finish()
+        do {
+            try GraphFile.write(graph, to: output)
+        } catch {
+            throw .failure("\(error)")
+        }
+        if !quiet { Output.write(graph.report.text) }
+    }
+}
+
+/// `waymark inspect`: what is in a graph file.
+enum InspectCommand {
+    static let spec = CommandSpec(
+        name: "inspect",
+        summary: "Show a graph file's build report; export its edges as CSV or GeoJSON.",
+        positionals: ["<map.wmg>"],
+        options: [
+            OptionSpec(name: "edges", value: "FILE.csv", help: "Write every directed edge: from,to,from_lat,from_lon,to_lat,to_lon,length_m,duration_s,name,highway."),
+            OptionSpec(name: "geojson", value: "FILE", help: "Write every directed edge as a GeoJSON LineString with its properties."),
+        ]
+    )
+
+    static func run(_ args: ParsedArguments) throws(CLIError) {
+        let path = try args.requirePositionals(["<map.wmg>"])[0]
+        let graph: RoadGraph
+        do {
+            graph = try GraphFile.read(path: path)
+        } catch {
+            throw .failure("\(error)")
+        }
+        if let csv = args.value("edges") { try Output.emit(graph.edgesCSV(), to: csv) }
+        if let geojson = args.value("geojson") {
+            try Output.emit(GeoJSONWriter(precision: 7).data(.featureCollection(graph.edgesFeatureCollection())), to: geojson)
+        }
+        if args.value("edges") != "-" && args.value("geojson") != "-" { Output.write(graph.report.text) }
+    }
+}
+
+/// Build progress on standard error: a redrawn bar on a terminal, a plain line every ten percent
+/// otherwise.
+final class ProgressMeter: @unchecked Sendable {
+    private let label: String
+    private let isTerminal = isatty(STDERR_FILENO) == 1
+    private let start = DispatchTime.now().uptimeNanoseconds
+    private var lastDecile = -1
+    private var drewBar = false
+    private let lock = NSLock()
+
+    init(label: String) {
+        self.label = label
+    }
+
+    func update(bytes: Int, total: Int, elements: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        let fraction = total > 0 ? min(1, Double(bytes) / Double(total)) : 0
+        let seconds = max(1e-9, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        let rate = Double(elements) / seconds
+        let mb = { (b: Int) in String(format: "%.1f MB", Double(b) / 1e6) }
+        if isTerminal {
+            let width = 30, filled = Int(fraction * Double(width))
+            let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
+            FileHandle.standardError.write(Data(String(format: "\r%@ [%@] %3.0f%%  %@ / %@  %.1fk elements/s ", label, bar, fraction * 100, mb(bytes), mb(total), rate / 1000).utf8))
+            drewBar = true
+        } else {
+            let decile = Int(fraction * 10)
+            guard decile > lastDecile else { return }
+            lastDecile = decile
+            Output.error(String(format: "%@: %3.0f%% (%@ of %@, %.1fk elements/s)", label, fraction * 100, mb(bytes), mb(total), rate / 1000))
+        }
+    }
+
+    func finish() {
+        if drewBar { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}

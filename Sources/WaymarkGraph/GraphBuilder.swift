@@ -1,0 +1,321 @@
+import WaymarkGeo
+
+/// Builds a ``RoadGraph`` from ways whose tags the profile has already judged. Knows nothing of
+/// XML: the OSM reader (or a test) feeds it nodes, ways and restrictions with dense node indices.
+public struct GraphBuilder {
+    /// A way as the builder needs it: its node indices (``missing`` where the file lacks the node),
+    /// the profile's rule, and its OSM id.
+    public struct Way {
+        public var nodes: [UInt32]
+        public var rule: WayRule
+        public var id: Int64
+
+        public init(nodes: [UInt32], rule: WayRule, id: Int64) {
+            self.nodes = nodes
+            self.rule = rule
+            self.id = id
+        }
+    }
+
+    /// A restriction relation: from way, via node (index), to way.
+    public struct Restriction {
+        public var fromWay: Int64
+        public var via: UInt32
+        public var toWay: Int64
+        public var kind: RestrictionKind
+
+        public init(fromWay: Int64, via: UInt32, toWay: Int64, kind: RestrictionKind) {
+            self.fromWay = fromWay
+            self.via = via
+            self.toWay = toWay
+            self.kind = kind
+        }
+    }
+
+    /// Marks a node reference the input file does not define.
+    public static let missing = UInt32.max
+
+    public var profile: CarProfile
+    /// Coordinates of the input nodes, indexed by node index (fixed point, 10⁻⁷°).
+    public var latitudes: [Int32] = []
+    public var longitudes: [Int32] = []
+    /// Node rules by node index, only for nodes that have one (barriers, traffic signals).
+    public var nodeRules: [UInt32: NodeRule] = [:]
+    public var ways: [Way] = []
+    public var restrictions: [Restriction] = []
+    /// Restriction relations read but not expressible (via way, missing members, …), counted in the report.
+    public var unusableRestrictions = 0
+    /// Carried into the report.
+    public var report = BuildReport()
+
+    public init(profile: CarProfile = CarProfile()) {
+        self.profile = profile
+    }
+
+    // MARK: - Build
+
+    private struct PendingEdge {
+        var source: UInt32, target: UInt32, segment: UInt32, length: Float, duration: Float
+    }
+
+    /// Builds the graph. Consumes nothing; can be called once per input.
+    public func build() -> RoadGraph {
+        var graph = RoadGraph()
+        var report = self.report
+        report.routableWays = ways.count
+
+        // 1. Which input nodes become vertices: used more than once, way ends, next to a gap.
+        let inputCount = latitudes.count
+        var uses = [UInt8](repeating: 0, count: inputCount)
+        for way in ways {
+            for (i, node) in way.nodes.enumerated() where node != GraphBuilder.missing {
+                let isEnd = i == 0 || i == way.nodes.count - 1
+                    || way.nodes[i - 1] == GraphBuilder.missing || way.nodes[i + 1] == GraphBuilder.missing
+                uses[Int(node)] = isEnd ? 2 : min(2, uses[Int(node)] &+ 1)
+            }
+        }
+        var blocked = [Bool](repeating: false, count: inputCount)
+        var signals = [Bool](repeating: false, count: inputCount)
+        for (node, rule) in nodeRules where Int(node) < inputCount {
+            blocked[Int(node)] = rule.blocks
+            signals[Int(node)] = rule.trafficSignals
+        }
+
+        var vertexOf = [UInt32](repeating: RoadGraph.invalid, count: inputCount)
+        func newVertex(_ node: UInt32) -> UInt32 {
+            let id = UInt32(graph.latitudes.count)
+            graph.latitudes.append(latitudes[Int(node)])
+            graph.longitudes.append(longitudes[Int(node)])
+            graph.nodeFlags.append(signals[Int(node)] ? RoadGraph.trafficSignalsFlag : 0)
+            return id
+        }
+        func sharedVertex(_ node: UInt32) -> UInt32 {
+            if vertexOf[Int(node)] == RoadGraph.invalid { vertexOf[Int(node)] = newVertex(node) }
+            return vertexOf[Int(node)]
+        }
+
+        // 2. Walk every way, cutting it into segments between vertices.
+        var stringIndex: [String: UInt32] = ["": 0]
+        func intern(_ s: String) -> UInt32 {
+            if let i = stringIndex[s] { return i }
+            let i = UInt32(graph.strings.count)
+            graph.strings.append(s)
+            stringIndex[s] = i
+            return i
+        }
+        var pending: [PendingEdge] = []
+        var segmentEnds: [(UInt32, UInt32)] = []
+        var segmentsOfWay: [Int64: [UInt32]] = [:]
+        var shapeLat: [Int32] = [], shapeLon: [Int32] = []
+
+        for way in ways {
+            let nodes = way.nodes
+            // Total length over present stretches, to share a ferry's duration out by length.
+            var totalLength = 0.0
+            var lostStretches = 0
+            for (a, b) in zip(nodes, nodes.dropFirst()) {
+                if a == GraphBuilder.missing || b == GraphBuilder.missing { lostStretches += 1; continue }
+                totalLength += distance(a, b)
+            }
+            if lostStretches > 0 {
+                report.droppedSegmentsMissingNodes += lostStretches
+                report.waysWithMissingNodes += 1
+            }
+            let name = intern(way.rule.name), ref = intern(way.rule.ref)
+            var start: UInt32? = nil            // vertex where the current piece started
+            var length = 0.0
+            var previous: UInt32 = GraphBuilder.missing
+            var interiorSignals = 0
+            var shape: [(Int32, Int32)] = []
+
+            func finishPiece(at end: UInt32) {
+                guard let from = start else { return }
+                if from == end && shape.isEmpty || length == 0 {
+                    report.droppedDegenerateSegments += 1
+                    return
+                }
+                let segment = UInt32(segmentEnds.count)
+                segmentEnds.append((from, end))
+                segmentsOfWay[way.id, default: []].append(segment)
+                graph.segmentName.append(name)
+                graph.segmentRef.append(ref)
+                graph.segmentHighway.append(way.rule.highway.rawValue)
+                graph.segmentFlags.append(way.rule.flags.rawValue)
+                graph.segmentWayID.append(way.id)
+                for (lat, lon) in shape {
+                    shapeLat.append(lat)
+                    shapeLon.append(lon)
+                }
+                graph.shapeStart.append(UInt32(shapeLat.count))
+                let signalDelay = Double(interiorSignals) * profile.trafficSignalDelay
+                func duration(_ speed: Double) -> Float {
+                    if let total = way.rule.duration, totalLength > 0 { return Float(total * length / totalLength) }
+                    return Float(length / (speed / 3.6) + signalDelay)
+                }
+                if way.rule.forwardSpeed > 0 {
+                    pending.append(PendingEdge(source: from, target: end, segment: segment << 1,
+                                               length: Float(length), duration: duration(way.rule.forwardSpeed)))
+                }
+                if way.rule.backwardSpeed > 0 {
+                    pending.append(PendingEdge(source: end, target: from, segment: segment << 1 | 1,
+                                               length: Float(length), duration: duration(way.rule.backwardSpeed)))
+                }
+            }
+            func begin(_ vertex: UInt32) {
+                start = vertex
+                length = 0
+                interiorSignals = 0
+                shape.removeAll(keepingCapacity: true)
+            }
+
+            for node in nodes {
+                if node == GraphBuilder.missing {
+                    start = nil // the stretch into and out of a missing node is lost
+                    previous = node
+                    continue
+                }
+                if previous != GraphBuilder.missing && previous == node { continue } // repeated reference
+                if start != nil, previous != GraphBuilder.missing { length += distance(previous, node) }
+                if blocked[Int(node)] {
+                    // A barrier: the piece ends at a vertex of its own and the next piece starts at
+                    // another, so nothing passes through here.
+                    let end = newVertex(node)
+                    finishPiece(at: end)
+                    begin(newVertex(node))
+                    report.barrierCuts += 1
+                } else if uses[Int(node)] >= 2 || start == nil {
+                    let vertex = sharedVertex(node)
+                    finishPiece(at: vertex)
+                    begin(vertex)
+                } else {
+                    shape.append((latitudes[Int(node)], longitudes[Int(node)]))
+                    if signals[Int(node)] { interiorSignals += 1 }
+                }
+                previous = node
+            }
+        }
+        graph.shapeLatitudes = shapeLat
+        graph.shapeLongitudes = shapeLon
+
+        // 3. Rows: counting sort of the edges by source, then by target for the reverse rows.
+        let nodeCount = graph.latitudes.count
+        var first = [UInt32](repeating: 0, count: nodeCount + 1)
+        for e in pending { first[Int(e.source) + 1] += 1 }
+        for v in 0..<nodeCount { first[v + 1] += first[v] }
+        var cursor = first
+        let edgeCount = pending.count
+        graph.edgeTarget = [UInt32](repeating: 0, count: edgeCount)
+        graph.edgeSegment = [UInt32](repeating: 0, count: edgeCount)
+        graph.edgeLength = [Float](repeating: 0, count: edgeCount)
+        graph.edgeDuration = [Float](repeating: 0, count: edgeCount)
+        for e in pending {
+            let slot = Int(cursor[Int(e.source)])
+            cursor[Int(e.source)] += 1
+            graph.edgeTarget[slot] = e.target
+            graph.edgeSegment[slot] = e.segment
+            graph.edgeLength[slot] = e.length
+            graph.edgeDuration[slot] = e.duration
+        }
+        graph.firstEdge = first
+
+        var firstIn = [UInt32](repeating: 0, count: nodeCount + 1)
+        for t in graph.edgeTarget { firstIn[Int(t) + 1] += 1 }
+        for v in 0..<nodeCount { firstIn[v + 1] += firstIn[v] }
+        var inCursor = firstIn
+        graph.incomingEdge = [UInt32](repeating: 0, count: edgeCount)
+        graph.incomingSource = [UInt32](repeating: 0, count: edgeCount)
+        for source in 0..<nodeCount {
+            for e in Int(first[source])..<Int(first[source + 1]) {
+                let t = Int(graph.edgeTarget[e])
+                let slot = Int(inCursor[t])
+                inCursor[t] += 1
+                graph.incomingEdge[slot] = UInt32(e)
+                graph.incomingSource[slot] = UInt32(source)
+            }
+        }
+        graph.firstIncoming = firstIn
+
+        // 4. Restrictions: the from and to ways' segments that end at the via vertex.
+        report.restrictionsRead = restrictions.count + unusableRestrictions
+        var resolved: [(via: UInt32, from: UInt32, to: UInt32, kind: UInt8)] = []
+        for r in restrictions {
+            guard Int(r.via) < inputCount, !blocked[Int(r.via)], vertexOf[Int(r.via)] != RoadGraph.invalid else { continue }
+            let via = vertexOf[Int(r.via)]
+            func touching(_ way: Int64) -> UInt32? {
+                let candidates = (segmentsOfWay[way] ?? []).filter { segmentEnds[Int($0)].0 == via || segmentEnds[Int($0)].1 == via }
+                return candidates.count == 1 ? candidates[0] : nil
+            }
+            guard let from = touching(r.fromWay), let to = touching(r.toWay) else { continue }
+            resolved.append((via, from, to, r.kind.rawValue))
+            graph.nodeFlags[Int(via)] |= RoadGraph.restrictionViaFlag
+        }
+        resolved.sort { ($0.via, $0.from, $0.to) < ($1.via, $1.from, $1.to) }
+        graph.restrictionVia = resolved.map(\.via)
+        graph.restrictionFrom = resolved.map(\.from)
+        graph.restrictionTo = resolved.map(\.to)
+        graph.restrictionKind = resolved.map(\.kind)
+        report.restrictionsKept = resolved.count
+        report.restrictionsDropped = report.restrictionsRead - resolved.count
+
+        report.graphNodes = nodeCount
+        report.graphEdges = edgeCount
+        report.segments = segmentEnds.count
+        report.largestComponentNodes = graph.largestStronglyConnectedComponent()
+        graph.report = report
+        return graph
+    }
+
+    private func distance(_ a: UInt32, _ b: UInt32) -> Double {
+        let ca = Coordinate(latitude: FixedPoint.decode(latitudes[Int(a)]), longitude: FixedPoint.decode(longitudes[Int(a)]))
+        let cb = Coordinate(latitude: FixedPoint.decode(latitudes[Int(b)]), longitude: FixedPoint.decode(longitudes[Int(b)]))
+        return ca.distance(to: cb)
+    }
+}
+
+extension RoadGraph {
+    /// Size of the largest strongly connected component (iterative Tarjan, O(V + E)).
+    public func largestStronglyConnectedComponent() -> Int {
+        let n = nodeCount
+        guard n > 0 else { return 0 }
+        let unvisited = UInt32.max
+        var index = [UInt32](repeating: unvisited, count: n)
+        var low = [UInt32](repeating: 0, count: n)
+        var onStack = [Bool](repeating: false, count: n)
+        var stack: [UInt32] = []
+        var callStack: [(node: UInt32, next: Int)] = []
+        var counter: UInt32 = 0
+        var largest = 0
+        for root in 0..<n where index[root] == unvisited {
+            callStack.append((UInt32(root), Int(firstEdge[root])))
+            index[root] = counter; low[root] = counter; counter += 1
+            stack.append(UInt32(root)); onStack[root] = true
+            while let (v, next) = callStack.last {
+                let end = Int(firstEdge[Int(v) + 1])
+                if next < end {
+                    callStack[callStack.count - 1].next = next + 1
+                    let w = Int(edgeTarget[next])
+                    if index[w] == unvisited {
+                        index[w] = counter; low[w] = counter; counter += 1
+                        stack.append(UInt32(w)); onStack[w] = true
+                        callStack.append((UInt32(w), Int(firstEdge[w])))
+                    } else if onStack[w] {
+                        low[Int(v)] = min(low[Int(v)], index[w])
+                    }
+                    continue
+                }
+                callStack.removeLast()
+                if let parent = callStack.last { low[Int(parent.node)] = min(low[Int(parent.node)], low[Int(v)]) }
+                if low[Int(v)] == index[Int(v)] {
+                    var size = 0
+                    while let w = stack.popLast() {
+                        onStack[Int(w)] = false
+                        size += 1
+                        if w == v { break }
+                    }
+                    largest = max(largest, size)
+                }
+            }
+        }
+        return largest
+    }
+}

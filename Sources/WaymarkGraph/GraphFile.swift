@@ -1,0 +1,265 @@
+import Foundation
+import WaymarkSupport
+
+/// Why a graph file could not be read.
+public enum GraphFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notFound(String)
+    case unreadable(String, String)
+    case notAGraphFile(String)
+    case unsupportedVersion(String, found: UInt32, supported: UInt32)
+    case truncated(String, expected: Int, actual: Int)
+    case corrupt(String, String)
+
+    public var description: String {
+        switch self {
+        case let .notFound(path): return "\(path): no such file"
+        case let .unreadable(path, reason): return "\(path): cannot be read: \(reason)"
+        case let .notAGraphFile(path): return "\(path): not a Waymark graph file (build one with 'waymark build')"
+        case let .unsupportedVersion(path, found, supported):
+            return "\(path): graph file version \(found), this waymark reads version \(supported) (rebuild it with 'waymark build')"
+        case let .truncated(path, expected, actual):
+            return "\(path): truncated graph file (\(actual) of \(expected) bytes; rebuild it with 'waymark build')"
+        case let .corrupt(path, reason): return "\(path): corrupt graph file: \(reason) (rebuild it with 'waymark build')"
+        }
+    }
+}
+
+/// The `.wmg` graph file: a little-endian binary image of a ``RoadGraph``.
+///
+/// ```
+/// header (32 bytes)  "WAYMARKG" · version UInt32 · section count UInt32 · file length UInt64 · checksum UInt64
+/// section table      count × (tag UInt32 · element size UInt32 · offset UInt64 · byte length UInt64)
+/// sections           each array's raw elements, 8-byte aligned
+/// ```
+/// The checksum covers every byte after the header. Loading checks magic, version, length, checksum
+/// and every section's size against the others, so a truncated, corrupt or foreign file is an error,
+/// never a crash or a wrong graph.
+public enum GraphFile {
+    public static let magic: [UInt8] = Array("WAYMARKG".utf8)
+    public static let version: UInt32 = 1
+    static let headerSize = 32
+    static let tableEntrySize = 24
+
+    // MARK: - Writing
+
+    /// The file's bytes.
+    public static func encode(_ graph: RoadGraph) -> [UInt8] {
+        var strings: [UInt8] = [], stringOffsets: [UInt32] = [0]
+        for s in graph.strings {
+            strings.append(contentsOf: s.utf8)
+            stringOffsets.append(UInt32(strings.count))
+        }
+        let sections: [(String, [UInt8])] = [
+            ("NLAT", raw(graph.latitudes)), ("NLON", raw(graph.longitudes)), ("NFLG", raw(graph.nodeFlags)),
+            ("EFST", raw(graph.firstEdge)), ("ETGT", raw(graph.edgeTarget)), ("ESEG", raw(graph.edgeSegment)),
+            ("ELEN", raw(graph.edgeLength)), ("EDUR", raw(graph.edgeDuration)),
+            ("IFST", raw(graph.firstIncoming)), ("IEDG", raw(graph.incomingEdge)), ("ISRC", raw(graph.incomingSource)),
+            ("SSHP", raw(graph.shapeStart)), ("SLAT", raw(graph.shapeLatitudes)), ("SLON", raw(graph.shapeLongitudes)),
+            ("SNAM", raw(graph.segmentName)), ("SREF", raw(graph.segmentRef)), ("SHWY", raw(graph.segmentHighway)),
+            ("SFLG", raw(graph.segmentFlags)), ("SWAY", raw(graph.segmentWayID)),
+            ("STRO", raw(stringOffsets)), ("STRB", strings),
+            ("RVIA", raw(graph.restrictionVia)), ("RFRM", raw(graph.restrictionFrom)), ("RTO_", raw(graph.restrictionTo)),
+            ("RKND", raw(graph.restrictionKind)), ("REPT", raw(graph.report.fields.map(\.1))),
+        ]
+        var out = [UInt8](repeating: 0, count: headerSize + sections.count * tableEntrySize)
+        var table: [(UInt32, UInt64, UInt64)] = []
+        for (tag, bytes) in sections {
+            while out.count % 8 != 0 { out.append(0) }
+            table.append((fourCC(tag), UInt64(out.count), UInt64(bytes.count)))
+            out.append(contentsOf: bytes)
+        }
+        while out.count % 8 != 0 { out.append(0) }
+        out.replaceSubrange(0..<8, with: magic)
+        put(version, at: 8, in: &out)
+        put(UInt32(sections.count), at: 12, in: &out)
+        put(UInt64(out.count), at: 16, in: &out)
+        for (i, entry) in table.enumerated() {
+            let base = headerSize + i * tableEntrySize
+            put(entry.0, at: base, in: &out)
+            put(UInt64(entry.1), at: base + 8, in: &out)
+            put(entry.2, at: base + 16, in: &out)
+        }
+        put(checksum(out, from: headerSize), at: 24, in: &out)
+        return out
+    }
+
+    /// Writes the graph atomically (temporary file, fsync, rename).
+    public static func write(_ graph: RoadGraph, to path: String) throws(FileWriteError) {
+        try AtomicFile.write(encode(graph), to: path)
+    }
+
+    // MARK: - Reading
+
+    /// Reads and checks a graph file.
+    public static func read(path: String) throws(GraphFileError) -> RoadGraph {
+        guard FileManager.default.fileExists(atPath: path) else { throw .notFound(path) }
+        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path, "permission denied or not a file") }
+        return try decode(data, path: path)
+    }
+
+    /// Decodes and checks a graph file's bytes (`path` is for messages).
+    public static func decode(_ data: Data, path: String) throws(GraphFileError) -> RoadGraph {
+        let result: Result<RoadGraph, GraphFileError> = data.withUnsafeBytes { buffer in
+            do throws(GraphFileError) {
+                return .success(try decode(buffer, path: path))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws(GraphFileError) -> RoadGraph {
+        guard bytes.count >= 8, Array(bytes[0..<8]) == magic else {
+            if bytes.count < 8, Array(bytes) == Array(magic.prefix(bytes.count)) {
+                throw .truncated(path, expected: headerSize, actual: bytes.count)
+            }
+            throw .notAGraphFile(path)
+        }
+        guard bytes.count >= headerSize else { throw .truncated(path, expected: headerSize, actual: bytes.count) }
+        let found: UInt32 = get(bytes, 8)
+        guard found == version else { throw .unsupportedVersion(path, found: found, supported: version) }
+        let sectionCount = Int(get(bytes, 12) as UInt32)
+        let length = Int(clamping: get(bytes, 16) as UInt64)
+        guard bytes.count >= length else { throw .truncated(path, expected: length, actual: bytes.count) }
+        guard bytes.count == length else { throw .corrupt(path, "\(bytes.count - length) unexpected bytes after the end") }
+        guard checksum(bytes, from: headerSize) == get(bytes, 24) else { throw .corrupt(path, "checksum mismatch") }
+        guard headerSize + sectionCount * tableEntrySize <= length else { throw .corrupt(path, "section table out of bounds") }
+
+        var sections: [UInt32: UnsafeRawBufferPointer] = [:]
+        for i in 0..<sectionCount {
+            let base = headerSize + i * tableEntrySize
+            let tag: UInt32 = get(bytes, base)
+            let offset = Int(clamping: get(bytes, base + 8) as UInt64), size = Int(clamping: get(bytes, base + 16) as UInt64)
+            guard offset >= 0, size >= 0, offset <= length, size <= length - offset else {
+                throw .corrupt(path, "section \(name(tag)) out of bounds")
+            }
+            sections[tag] = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + size)])
+        }
+        func array<T>(_ tag: String, _: T.Type) throws(GraphFileError) -> [T] {
+            guard let raw = sections[fourCC(tag)] else { throw .corrupt(path, "section \(tag) missing") }
+            guard raw.count % MemoryLayout<T>.stride == 0 else { throw .corrupt(path, "section \(tag) has a partial element") }
+            let count = raw.count / MemoryLayout<T>.stride
+            return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+                if count > 0 { UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw) }
+                initialized = count
+            }
+        }
+
+        var g = RoadGraph()
+        g.latitudes = try array("NLAT", Int32.self)
+        g.longitudes = try array("NLON", Int32.self)
+        g.nodeFlags = try array("NFLG", UInt8.self)
+        g.firstEdge = try array("EFST", UInt32.self)
+        g.edgeTarget = try array("ETGT", UInt32.self)
+        g.edgeSegment = try array("ESEG", UInt32.self)
+        g.edgeLength = try array("ELEN", Float.self)
+        g.edgeDuration = try array("EDUR", Float.self)
+        g.firstIncoming = try array("IFST", UInt32.self)
+        g.incomingEdge = try array("IEDG", UInt32.self)
+        g.incomingSource = try array("ISRC", UInt32.self)
+        g.shapeStart = try array("SSHP", UInt32.self)
+        g.shapeLatitudes = try array("SLAT", Int32.self)
+        g.shapeLongitudes = try array("SLON", Int32.self)
+        g.segmentName = try array("SNAM", UInt32.self)
+        g.segmentRef = try array("SREF", UInt32.self)
+        g.segmentHighway = try array("SHWY", UInt8.self)
+        g.segmentFlags = try array("SFLG", UInt8.self)
+        g.segmentWayID = try array("SWAY", Int64.self)
+        let stringOffsets = try array("STRO", UInt32.self)
+        let stringBytes = try array("STRB", UInt8.self)
+        g.restrictionVia = try array("RVIA", UInt32.self)
+        g.restrictionFrom = try array("RFRM", UInt32.self)
+        g.restrictionTo = try array("RTO_", UInt32.self)
+        g.restrictionKind = try array("RKND", UInt8.self)
+        g.report = BuildReport(fields: try array("REPT", Double.self))
+
+        guard stringOffsets.first == 0, zip(stringOffsets, stringOffsets.dropFirst()).allSatisfy({ $0 <= $1 }),
+              Int(stringOffsets.last ?? 0) == stringBytes.count
+        else { throw .corrupt(path, "string table") }
+        g.strings = zip(stringOffsets, stringOffsets.dropFirst()).map {
+            String(decoding: stringBytes[Int($0)..<Int($1)], as: UTF8.self)
+        }
+        try validate(g, path: path)
+        return g
+    }
+
+    /// Checks that every array agrees with the others and every index is in range, so code that
+    /// trusts the graph cannot index out of bounds.
+    static func validate(_ g: RoadGraph, path: String) throws(GraphFileError) {
+        let n = g.latitudes.count, m = g.edgeTarget.count, s = g.segmentName.count
+        func check(_ ok: Bool, _ what: String) throws(GraphFileError) { if !ok { throw .corrupt(path, what) } }
+        try check(g.longitudes.count == n && g.nodeFlags.count == n, "vertex arrays differ in length")
+        try check(g.firstEdge.count == n + 1 && g.firstEdge.first == 0 && Int(g.firstEdge.last!) == m, "edge rows")
+        try check(zip(g.firstEdge, g.firstEdge.dropFirst()).allSatisfy { $0 <= $1 }, "edge rows not monotonic")
+        try check(g.edgeSegment.count == m && g.edgeLength.count == m && g.edgeDuration.count == m, "edge arrays differ in length")
+        try check(g.edgeTarget.allSatisfy { Int($0) < n }, "edge target out of range")
+        try check(g.edgeSegment.allSatisfy { Int($0 >> 1) < s }, "edge segment out of range")
+        try check(g.firstIncoming.count == n + 1 && g.firstIncoming.first == 0 && Int(g.firstIncoming.last!) == m, "incoming rows")
+        try check(zip(g.firstIncoming, g.firstIncoming.dropFirst()).allSatisfy { $0 <= $1 }, "incoming rows not monotonic")
+        try check(g.incomingEdge.count == m && g.incomingSource.count == m, "incoming arrays differ in length")
+        try check(g.incomingEdge.allSatisfy { Int($0) < m } && g.incomingSource.allSatisfy { Int($0) < n }, "incoming index out of range")
+        try check(g.shapeStart.count == s + 1 && g.shapeStart.first == 0 && Int(g.shapeStart.last!) == g.shapeLatitudes.count
+                  && g.shapeLongitudes.count == g.shapeLatitudes.count, "segment shapes")
+        try check(zip(g.shapeStart, g.shapeStart.dropFirst()).allSatisfy { $0 <= $1 }, "segment shapes not monotonic")
+        try check(g.segmentRef.count == s && g.segmentHighway.count == s && g.segmentFlags.count == s && g.segmentWayID.count == s,
+                  "segment arrays differ in length")
+        try check(g.segmentName.allSatisfy { Int($0) < g.strings.count } && g.segmentRef.allSatisfy { Int($0) < g.strings.count },
+                  "string index out of range")
+        let r = g.restrictionVia.count
+        try check(g.restrictionFrom.count == r && g.restrictionTo.count == r && g.restrictionKind.count == r, "restriction arrays")
+        try check(g.restrictionVia.allSatisfy { Int($0) < n } && g.restrictionFrom.allSatisfy { Int($0) < s }
+                  && g.restrictionTo.allSatisfy { Int($0) < s }, "restriction index out of range")
+    }
+
+    // MARK: - Bytes
+
+    static func raw<T>(_ array: [T]) -> [UInt8] {
+        array.withUnsafeBytes { Array($0) }
+    }
+
+    static func fourCC(_ tag: String) -> UInt32 {
+        tag.utf8.prefix(4).enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+    }
+
+    static func name(_ tag: UInt32) -> String {
+        String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: tag >> (8 * $0)) }, as: UTF8.self)
+    }
+
+    static func put<T: FixedWidthInteger>(_ value: T, at offset: Int, in bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<(offset + $0.count), with: $0) }
+    }
+
+    static func get<T: FixedWidthInteger>(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> T {
+        T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+
+    /// A fast 64-bit checksum over `bytes[start...]`: four interleaved multiply-xorshift lanes over
+    /// 8-byte words, then the tail. Catches truncation, bit flips and overwritten ranges; not a
+    /// cryptographic hash.
+    static func checksum(_ bytes: UnsafeRawBufferPointer, from start: Int) -> UInt64 {
+        let k: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var lanes: (UInt64, UInt64, UInt64, UInt64) = (1, 2, 3, 4)
+        var i = start
+        let end = bytes.count
+        while i + 32 <= end {
+            lanes.0 = (lanes.0 ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* k
+            lanes.1 = (lanes.1 ^ bytes.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)) &* k
+            lanes.2 = (lanes.2 ^ bytes.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self)) &* k
+            lanes.3 = (lanes.3 ^ bytes.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)) &* k
+            lanes.0 ^= lanes.0 >> 29; lanes.1 ^= lanes.1 >> 29; lanes.2 ^= lanes.2 >> 29; lanes.3 ^= lanes.3 >> 29
+            i += 32
+        }
+        var h = lanes.0 &+ (lanes.1 &* 3) &+ (lanes.2 &* 5) &+ (lanes.3 &* 7) &+ UInt64(end - start)
+        while i < end {
+            h = (h ^ UInt64(bytes[i])) &* k
+            h ^= h >> 31
+            i += 1
+        }
+        return h
+    }
+
+    static func checksum(_ bytes: [UInt8], from start: Int) -> UInt64 {
+        bytes.withUnsafeBytes { checksum($0, from: start) }
+    }
+}

@@ -1,0 +1,180 @@
+import WaymarkGeo
+
+/// Coordinates stored as integers of 10⁻⁷ degree (about 1.1 cm at the equator), the precision of
+/// OpenStreetMap itself. Int32 holds ±214.7°, enough for longitudes.
+public enum FixedPoint {
+    public static let scale = 10_000_000.0
+
+    @inlinable public static func encode(_ degrees: Double) -> Int32 { Int32((degrees * scale).rounded()) }
+    @inlinable public static func decode(_ value: Int32) -> Double { Double(value) / scale }
+}
+
+/// A compact, immutable car road graph with dense 32-bit ids.
+///
+/// - Vertices (`0..<nodeCount`): junctions, way ends and cut points, with fixed-point coordinates.
+/// - Directed edges (`0..<edgeCount`), in compressed sparse rows by source: the edges leaving `v`
+///   are `firstEdge[v]..<firstEdge[v + 1]`. Each has a target, a length (m), a travel time (s) and
+///   the undirected *segment* (way piece) it runs along, forwards or backwards.
+/// - The reverse rows list, for every vertex, the edges arriving at it (for backward search).
+/// - Segments carry the shape between their end vertices, the road's name and ref (string table),
+///   its class, its flags and the OSM way id.
+/// - Turn restrictions are in graph terms: at a via vertex, from one segment to another.
+public struct RoadGraph: Sendable, Equatable {
+    public static let invalid = UInt32.max
+
+    // MARK: Vertices
+    public internal(set) var latitudes: [Int32] = []
+    public internal(set) var longitudes: [Int32] = []
+    /// Bit 0: traffic signals at this vertex. Bit 1: a turn restriction has this vertex as via.
+    public internal(set) var nodeFlags: [UInt8] = []
+
+    // MARK: Edges (forward rows)
+    public internal(set) var firstEdge: [UInt32] = [0]
+    public internal(set) var edgeTarget: [UInt32] = []
+    /// Segment index << 1, plus 1 when the edge runs against the segment's stored direction.
+    public internal(set) var edgeSegment: [UInt32] = []
+    public internal(set) var edgeLength: [Float] = []
+    public internal(set) var edgeDuration: [Float] = []
+
+    // MARK: Reverse rows
+    public internal(set) var firstIncoming: [UInt32] = [0]
+    /// For each incoming slot: the edge (index into the forward arrays) and its source vertex.
+    public internal(set) var incomingEdge: [UInt32] = []
+    public internal(set) var incomingSource: [UInt32] = []
+
+    // MARK: Segments
+    /// Shape points strictly between a segment's end vertices: `shapeStart[s]..<shapeStart[s + 1]`.
+    public internal(set) var shapeStart: [UInt32] = [0]
+    public internal(set) var shapeLatitudes: [Int32] = []
+    public internal(set) var shapeLongitudes: [Int32] = []
+    public internal(set) var segmentName: [UInt32] = []
+    public internal(set) var segmentRef: [UInt32] = []
+    public internal(set) var segmentHighway: [UInt8] = []
+    public internal(set) var segmentFlags: [UInt8] = []
+    public internal(set) var segmentWayID: [Int64] = []
+    /// The strings names and refs point into; index 0 is the empty string.
+    public internal(set) var strings: [String] = [""]
+
+    // MARK: Turn restrictions, sorted by via vertex
+    public internal(set) var restrictionVia: [UInt32] = []
+    public internal(set) var restrictionFrom: [UInt32] = []
+    public internal(set) var restrictionTo: [UInt32] = []
+    public internal(set) var restrictionKind: [UInt8] = []
+
+    /// How the graph was built (the OSM reader fills in input counts and timing).
+    public var report = BuildReport()
+
+    public init() {}
+
+    public static let trafficSignalsFlag: UInt8 = 1 << 0
+    public static let restrictionViaFlag: UInt8 = 1 << 1
+
+    // MARK: - Reading
+
+    public var nodeCount: Int { latitudes.count }
+    public var edgeCount: Int { edgeTarget.count }
+    public var segmentCount: Int { segmentName.count }
+
+    public func coordinate(of node: UInt32) -> Coordinate {
+        Coordinate(latitude: FixedPoint.decode(latitudes[Int(node)]), longitude: FixedPoint.decode(longitudes[Int(node)]))
+    }
+
+    /// The edges leaving `node`.
+    @inlinable
+    public func edges(from node: UInt32) -> Range<Int> { Int(firstEdge[Int(node)])..<Int(firstEdge[Int(node) + 1]) }
+
+    /// The incoming slots of `node` (index `incomingEdge` / `incomingSource` with them).
+    @inlinable
+    public func incoming(to node: UInt32) -> Range<Int> { Int(firstIncoming[Int(node)])..<Int(firstIncoming[Int(node) + 1]) }
+
+    /// The source vertex of an edge (binary search over the rows).
+    public func source(of edge: Int) -> UInt32 {
+        var low = 0, high = nodeCount
+        while high - low > 1 {
+            let mid = (low + high) / 2
+            if Int(firstEdge[mid]) <= edge { low = mid } else { high = mid }
+        }
+        return UInt32(low)
+    }
+
+    public func segment(of edge: Int) -> Int { Int(edgeSegment[edge] >> 1) }
+    public func isReversed(_ edge: Int) -> Bool { edgeSegment[edge] & 1 == 1 }
+    public func name(of edge: Int) -> String { strings[Int(segmentName[segment(of: edge)])] }
+    public func ref(of edge: Int) -> String { strings[Int(segmentRef[segment(of: edge)])] }
+    public func highway(of edge: Int) -> HighwayClass { HighwayClass(rawValue: segmentHighway[segment(of: edge)]) ?? .service }
+    public func flags(of edge: Int) -> EdgeFlags { EdgeFlags(rawValue: segmentFlags[segment(of: edge)]) }
+
+    /// The edge's full geometry from its source to its target vertex.
+    public func geometry(of edge: Int) -> [Coordinate] {
+        let s = segment(of: edge)
+        var points = (Int(shapeStart[s])..<Int(shapeStart[s + 1])).map {
+            Coordinate(latitude: FixedPoint.decode(shapeLatitudes[$0]), longitude: FixedPoint.decode(shapeLongitudes[$0]))
+        }
+        if isReversed(edge) { points.reverse() }
+        return [coordinate(of: source(of: edge))] + points + [coordinate(of: edgeTarget[edge])]
+    }
+}
+
+/// What happened while building a graph: counts a user can check against the input.
+public struct BuildReport: Sendable, Equatable {
+    public var osmNodes = 0
+    public var osmWays = 0
+    public var osmRelations = 0
+    public var routableWays = 0
+    public var graphNodes = 0
+    public var graphEdges = 0
+    public var segments = 0
+    /// Node-to-node stretches of routable ways lost because a node they reference is not in the file.
+    public var droppedSegmentsMissingNodes = 0
+    /// Routable ways that lost at least one stretch to a missing node.
+    public var waysWithMissingNodes = 0
+    /// Stretches that start and end at the same point (repeated node references, closed pieces).
+    public var droppedDegenerateSegments = 0
+    /// Vertices created by cutting ways at barriers cars cannot pass.
+    public var barrierCuts = 0
+    public var restrictionsRead = 0
+    public var restrictionsKept = 0
+    /// Restrictions that could not be expressed on the graph (via a way, a way not routable, a way
+    /// that does not start or end at the via node, a node missing from the file).
+    public var restrictionsDropped = 0
+    /// Vertices in the largest strongly connected component.
+    public var largestComponentNodes = 0
+    /// Input size in bytes (as read, compressed or not) and build time in seconds.
+    public var inputBytes = 0
+    public var buildSeconds = 0.0
+
+    public init() {}
+
+    /// The report's fields in a fixed order, with names (for printing and the graph file).
+    public var fields: [(String, Double)] {
+        [("osm_nodes", Double(osmNodes)), ("osm_ways", Double(osmWays)), ("osm_relations", Double(osmRelations)),
+         ("routable_ways", Double(routableWays)), ("graph_nodes", Double(graphNodes)), ("graph_edges", Double(graphEdges)),
+         ("segments", Double(segments)), ("dropped_segments_missing_nodes", Double(droppedSegmentsMissingNodes)),
+         ("ways_with_missing_nodes", Double(waysWithMissingNodes)), ("dropped_degenerate_segments", Double(droppedDegenerateSegments)),
+         ("barrier_cuts", Double(barrierCuts)), ("restrictions_read", Double(restrictionsRead)),
+         ("restrictions_kept", Double(restrictionsKept)), ("restrictions_dropped", Double(restrictionsDropped)),
+         ("largest_component_nodes", Double(largestComponentNodes)), ("input_bytes", Double(inputBytes)),
+         ("build_seconds", buildSeconds)]
+    }
+
+    init(fields values: [Double]) {
+        var r = BuildReport()
+        func v(_ i: Int) -> Int { i < values.count ? Int(values[i]) : 0 }
+        r.osmNodes = v(0); r.osmWays = v(1); r.osmRelations = v(2); r.routableWays = v(3)
+        r.graphNodes = v(4); r.graphEdges = v(5); r.segments = v(6); r.droppedSegmentsMissingNodes = v(7)
+        r.waysWithMissingNodes = v(8); r.droppedDegenerateSegments = v(9); r.barrierCuts = v(10)
+        r.restrictionsRead = v(11); r.restrictionsKept = v(12); r.restrictionsDropped = v(13)
+        r.largestComponentNodes = v(14); r.inputBytes = v(15); r.buildSeconds = values.count > 16 ? values[16] : 0
+        self = r
+    }
+
+    /// The report as aligned lines.
+    public var text: String {
+        let pairs = fields
+        let width = pairs.map(\.0.count).max() ?? 0
+        return pairs.map { name, value in
+            let shown = name == "build_seconds" ? String(format: "%.3f", value) : String(Int(value))
+            return name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + shown
+        }.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import WaymarkGeo
+import WaymarkGraph
+
+/// Reads an OpenStreetMap XML file (`.osm` or `.osm.gz`) in one streaming pass and builds the car
+/// road graph.
+///
+/// Nodes are kept as three flat arrays (id, latitude, longitude: 16 bytes each) because a way may
+/// use any of them; ways and restriction relations are judged by the profile as they arrive and
+/// only routable ones are kept. After the pass, nodes are sorted by id if the file did not have
+/// them sorted, way references are resolved by binary search (a reference to a node not in the
+/// file loses only the stretches next to it), and ``GraphBuilder`` makes the graph.
+public enum OSMGraphLoader {
+    /// Progress while reading: bytes of the file read so far, its size, and elements seen.
+    public typealias Progress = @Sendable (_ bytesRead: Int, _ fileSize: Int, _ elements: Int) -> Void
+
+    /// Builds the graph of the file at `path`.
+    public static func build(path: String, profile: CarProfile = CarProfile(), progress: Progress? = nil) throws(OSMReadError) -> RoadGraph {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let input = try GzipInput(path: path)
+        let collector = Collector(profile: profile)
+        let decoder = OSMElementDecoder(sink: collector, wantedKeys: CarProfile.wayKeys.union(CarProfile.nodeKeys).union(Collector.relationKeys))
+        if let progress {
+            input.progress = { read, size in progress(read, size, decoder.nodeCount + decoder.wayCount + decoder.relationCount) }
+        }
+        try LibXML2Parser.parse(input, into: decoder)
+        var builder = collector.makeBuilder()
+        builder.report.osmNodes = decoder.nodeCount
+        builder.report.osmWays = decoder.wayCount
+        builder.report.osmRelations = decoder.relationCount
+        builder.report.inputBytes = input.fileSize
+        input.close()
+        var graph = builder.build()
+        graph.report.buildSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return graph
+    }
+
+    /// Builds the graph of OSM XML text (for tests and small inputs).
+    public static func build(xml: String, profile: CarProfile = CarProfile()) throws(OSMReadError) -> RoadGraph {
+        let path = NSTemporaryDirectory() + "waymark-\(UUID().uuidString).osm"
+        guard FileManager.default.createFile(atPath: path, contents: Data(xml.utf8)) else {
+            throw .cannotOpen(path: "<xml>", reason: "could not write a temporary file")
+        }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            return try build(path: path, profile: profile)
+        } catch {
+            throw error.renamingPath(path, to: "<xml>")
+        }
+    }
+}
+
+extension OSMReadError {
+    func renamingPath(_ old: String, to new: String) -> OSMReadError {
+        switch self {
+        case let .cannotOpen(path, reason): return .cannotOpen(path: path == old ? new : path, reason: reason)
+        case let .read(path, reason): return .read(path: path == old ? new : path, reason: reason)
+        case let .xml(function, path, line, message): return .xml(function: function, path: path == old ? new : path, line: line, message: message)
+        case let .invalidAttribute(path, line, element, attribute, value):
+            return .invalidAttribute(path: path == old ? new : path, line: line, element: element, attribute: attribute, value: value)
+        }
+    }
+}
+
+/// Collects what the graph needs while the file streams past.
+private final class Collector: OSMElementSink {
+    static let relationKeys: Set<String> = ["type", "restriction", "restriction:motorcar", "restriction:motor_vehicle", "except"]
+
+    let profile: CarProfile
+    var nodeIDs: [Int64] = [], nodeLatitudes: [Int32] = [], nodeLongitudes: [Int32] = []
+    var nodesSorted = true
+    var nodeRules: [Int64: NodeRule] = [:]
+    var wayRefs: [Int64] = [], wayRefStart: [Int] = [0]
+    var wayRules: [WayRule] = [], wayIDs: [Int64] = []
+    var restrictions: [(from: Int64, via: Int64, to: Int64, kind: RestrictionKind)] = []
+    var unusableRestrictions = 0
+
+    init(profile: CarProfile) {
+        self.profile = profile
+    }
+
+    func node(id: Int64, latitude: Int32, longitude: Int32, tags: [String: String]) {
+        if let last = nodeIDs.last, id <= last { nodesSorted = false }
+        nodeIDs.append(id)
+        nodeLatitudes.append(latitude)
+        nodeLongitudes.append(longitude)
+        if !tags.isEmpty {
+            let rule = profile.node(tags)
+            if rule.blocks || rule.trafficSignals { nodeRules[id] = rule }
+        }
+    }
+
+    func way(id: Int64, nodes: [Int64], tags: [String: String]) {
+        guard nodes.count >= 2, let rule = profile.way(tags) else { return }
+        wayRefs.append(contentsOf: nodes)
+        wayRefStart.append(wayRefs.count)
+        wayRules.append(rule)
+        wayIDs.append(id)
+    }
+
+    func relation(id: Int64, members: [OSMMember], tags: [String: String]) {
+        guard let kind = profile.restriction(tags) else { return }
+        let from = members.filter { $0.role == "from" }, via = members.filter { $0.role == "via" }, to = members.filter { $0.role == "to" }
+        guard from.count == 1, to.count == 1, via.count == 1, from[0].kind == .way, to[0].kind == .way, via[0].kind == .node else {
+            unusableRestrictions += 1 // via ways, missing or repeated members
+            return
+        }
+        restrictions.append((from[0].ref, via[0].ref, to[0].ref, kind))
+    }
+
+    func makeBuilder() -> GraphBuilder {
+        if !nodesSorted {
+            let order = nodeIDs.indices.sorted { nodeIDs[$0] < nodeIDs[$1] }
+            nodeIDs = order.map { nodeIDs[$0] }
+            nodeLatitudes = order.map { nodeLatitudes[$0] }
+            nodeLongitudes = order.map { nodeLongitudes[$0] }
+        }
+        var builder = GraphBuilder(profile: profile)
+        builder.latitudes = nodeLatitudes
+        builder.longitudes = nodeLongitudes
+        let ids = nodeIDs
+        func index(of id: Int64) -> UInt32 {
+            var low = 0, high = ids.count
+            while low < high {
+                let mid = (low + high) / 2
+                if ids[mid] < id { low = mid + 1 } else { high = mid }
+            }
+            return low < ids.count && ids[low] == id ? UInt32(low) : GraphBuilder.missing
+        }
+        for (id, rule) in nodeRules {
+            let i = index(of: id)
+            if i != GraphBuilder.missing { builder.nodeRules[i] = rule }
+        }
+        builder.ways.reserveCapacity(wayRules.count)
+        for w in wayRules.indices {
+            let refs = wayRefs[wayRefStart[w]..<wayRefStart[w + 1]].map(index(of:))
+            builder.ways.append(GraphBuilder.Way(nodes: refs, rule: wayRules[w], id: wayIDs[w]))
+        }
+        for r in restrictions {
+            let via = index(of: r.via)
+            if via == GraphBuilder.missing {
+                unusableRestrictions += 1
+                continue
+            }
+            builder.restrictions.append(GraphBuilder.Restriction(fromWay: r.from, via: via, toWay: r.to, kind: r.kind))
+        }
+        builder.unusableRestrictions = unusableRestrictions
+        return builder
+    }
+}

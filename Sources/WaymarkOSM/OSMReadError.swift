@@ -1,0 +1,23 @@
+/// Why an OSM file could not be read.
+public enum OSMReadError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file could not be opened (missing, unreadable).
+    case cannotOpen(path: String, reason: String)
+    /// Reading (or inflating) failed part-way.
+    case read(path: String, reason: String)
+    /// libxml2 reported an error: the function, the file, the line and libxml2's message.
+    case xml(function: String, path: String, line: Int, message: String)
+    /// An element's attribute is missing or not valid (e.g. `lat="abc"`, `lat="95"`).
+    case invalidAttribute(path: String, line: Int, element: String, attribute: String, value: String)
+
+    public var description: String {
+        switch self {
+        case let .cannotOpen(path, reason): return "\(path): cannot open: \(reason)"
+        case let .read(path, reason): return "\(path): read failed: \(reason)"
+        case let .xml(function, path, line, message): return "\(path):\(line): malformed XML (\(function)): \(message)"
+        case let .invalidAttribute(path, line, element, attribute, value):
+            return value.isEmpty
+                ? "\(path):\(line): <\(element)> is missing its \(attribute) attribute"
+                : "\(path):\(line): <\(element)> has an invalid \(attribute)=\"\(value)\""
+        }
+    }
+}

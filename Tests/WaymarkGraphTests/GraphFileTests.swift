@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import WaymarkGraph
+
+/// A small graph built by hand: a square A-B-C-D with a oneway diagonal A→C and a restriction.
+func squareGraph() -> RoadGraph {
+    var b = GraphBuilder()
+    let points: [(Double, Double)] = [(52.0, 13.0), (52.0, 13.001), (52.001, 13.001), (52.001, 13.0), (52.0005, 13.0005)]
+    b.latitudes = points.map { FixedPoint.encode($0.0) }
+    b.longitudes = points.map { FixedPoint.encode($0.1) }
+    let street = CarProfile().way(["highway": "residential", "name": "Ring, the"])!
+    let oneway = CarProfile().way(["highway": "residential", "oneway": "yes", "name": "Diagonal"])!
+    b.ways = [GraphBuilder.Way(nodes: [0, 1, 2], rule: street, id: 10),
+              GraphBuilder.Way(nodes: [2, 3, 0], rule: street, id: 11),
+              GraphBuilder.Way(nodes: [0, 4, 2], rule: oneway, id: 12)]
+    b.restrictions = [GraphBuilder.Restriction(fromWay: 12, via: 2, toWay: 10, kind: .prohibitive)]
+    return b.build()
+}
+
+@Suite struct GraphBuilderTests {
+    @Test func buildsRowsBothWays() throws {
+        let g = squareGraph()
+        // Vertices: 0 and 2 (junctions and ends); 1, 3, 4 are shape points.
+        #expect(g.nodeCount == 2)
+        #expect(g.segmentCount == 3)
+        #expect(g.edgeCount == 5) // two two-way segments, one oneway
+        #expect(g.report.largestComponentNodes == 2)
+        for v in 0..<UInt32(g.nodeCount) {
+            for e in g.edges(from: v) {
+                #expect(g.source(of: e) == v)
+                // Each edge appears once among its target's incoming slots, with the right source.
+                let slots = g.incoming(to: g.edgeTarget[e]).filter { Int(g.incomingEdge[$0]) == e }
+                #expect(slots.count == 1 && g.incomingSource[slots[0]] == v)
+                let shape = g.geometry(of: e)
+                #expect(shape.count == 3 && shape.first == g.coordinate(of: v) && shape.last == g.coordinate(of: g.edgeTarget[e]))
+                #expect(g.edgeLength[e] > 100 && g.edgeLength[e] < 250)
+                #expect(abs(Double(g.edgeDuration[e]) - Double(g.edgeLength[e]) / (25 / 3.6)) < 1e-3)
+            }
+        }
+        #expect(g.restrictionVia.count == 1 && g.nodeFlags[Int(g.restrictionVia[0])] & RoadGraph.restrictionViaFlag != 0)
+        #expect(g.strings.contains("Ring, the"))
+    }
+
+    @Test func missingNodesLoseOnlyTheirStretches() {
+        var b = GraphBuilder()
+        b.latitudes = [0, 100, 200, 300].map { Int32($0) }
+        b.longitudes = [0, 0, 0, 0]
+        let rule = CarProfile().way(["highway": "residential"])!
+        b.ways = [GraphBuilder.Way(nodes: [0, 1, GraphBuilder.missing, 2, 3], rule: rule, id: 1)]
+        let g = b.build()
+        #expect(g.report.droppedSegmentsMissingNodes == 2)
+        #expect(g.report.waysWithMissingNodes == 1)
+        #expect(g.segmentCount == 2)
+        #expect(g.edgeCount == 4)
+    }
+}
+
+@Suite struct GraphFileTests {
+    let directory: String = {
+        let path = NSTemporaryDirectory() + "waymark-graph-\(UUID().uuidString)"
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }()
+
+    @Test func roundTrips() throws {
+        let g = squareGraph()
+        let path = directory + "/square.wmg"
+        try GraphFile.write(g, to: path)
+        #expect(try GraphFile.read(path: path) == g)
+    }
+
+    @Test func rejectsTruncatedCorruptAndForeignFiles() throws {
+        let bytes = GraphFile.encode(squareGraph())
+        func decode(_ b: [UInt8]) -> GraphFileError? {
+            do { _ = try GraphFile.decode(Data(b), path: "g.wmg"); return nil } catch { return error }
+        }
+        #expect(decode(bytes) == nil)
+        // Truncated anywhere: header, table, data.
+        for cut in [4, 20, 100, bytes.count / 2, bytes.count - 1] {
+            guard case .truncated? = decode(Array(bytes.prefix(cut))) else { Issue.record("cut at \(cut): \(String(describing: decode(Array(bytes.prefix(cut)))))"); continue }
+        }
+        // A flipped bit anywhere after the header.
+        for position in [40, bytes.count / 3, bytes.count - 9] {
+            var corrupt = bytes
+            corrupt[position] ^= 0x10
+            #expect(decode(corrupt) == .corrupt("g.wmg", "checksum mismatch"), "bit at \(position)")
+        }
+        var newer = bytes
+        newer[8] = 9
+        #expect(decode(newer) == .unsupportedVersion("g.wmg", found: 9, supported: 1))
+        #expect(decode(Array("<?xml version=\"1.0\"?><osm/>".utf8)) == .notAGraphFile("g.wmg"))
+        #expect(decode([]) == .truncated("g.wmg", expected: 32, actual: 0))
+        #expect(decode(bytes + [0, 0, 0, 0, 0, 0, 0, 0]) == .corrupt("g.wmg", "8 unexpected bytes after the end"))
+        #expect(throws: GraphFileError.notFound(directory + "/none.wmg")) { try GraphFile.read(path: directory + "/none.wmg") }
+        // Descriptions say what to do.
+        #expect(GraphFileError.corrupt("g.wmg", "checksum mismatch").description.contains("rebuild it with 'waymark build'"))
+    }
+
+    @Test func checksumStillCatchesAConsistentLookingEdit() throws {
+        // An edge target pointing past the vertices, with the checksum recomputed: caught by validation.
+        var g = squareGraph()
+        g.edgeTarget[0] = 99
+        let bytes = GraphFile.encode(g)
+        #expect(throws: GraphFileError.corrupt("g.wmg", "edge target out of range")) { try GraphFile.decode(Data(bytes), path: "g.wmg") }
+    }
+}
