@@ -66,7 +66,7 @@ enum InspectCommand {
         }
         if let csv = args.value("edges") { try Output.emit(graph.edgesCSV(), to: csv) }
         if let geojson = args.value("geojson") {
-            try Output.emit(GeoJSONWriter(precision: 7).data(.featureCollection(graph.edgesFeatureCollection())), to: geojson)
+            try Output.emit(GeoJSONWriter().data(.featureCollection(graph.edgesFeatureCollection())), to: geojson)
         }
         if args.value("edges") != "-" && args.value("geojson") != "-" { Output.write(graph.report.text) }
     }

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import WaymarkGeoJSON
+
+/// End-to-end: `waymark build` and `waymark inspect` on the sample town.
+@Suite struct GraphCLITests {
+    @Test func buildsAndInspectsTheSampleTown() throws {
+        let dir = try Run.temporaryDirectory()
+        let map = dir + "/town.wmg"
+        let build = try Run.waymark("build", Run.data("sample-town.osm"), "-o", map)
+        #expect(build.status == 0, "\(build.stderr)")
+        #expect(build.stdout.contains("routable_ways                   55"))
+        #expect(build.stdout.contains("graph_nodes                     117"))
+        // Not a terminal: progress, if any, is plain lines; with --quiet nothing at all.
+        let quiet = try Run.waymark("build", Run.data("sample-town.osm"), "-o", map, "--quiet")
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty)
+
+        let csv = dir + "/edges.csv", geojson = dir + "/edges.geojson"
+        let inspect = try Run.waymark("inspect", map, "--edges", csv, "--geojson", geojson)
+        #expect(inspect.status == 0, "\(inspect.stderr)")
+        // The same report as the build printed (it is stored in the graph file).
+        func withoutTiming(_ text: String) -> [Substring] { text.split(separator: "\n").filter { !$0.hasPrefix("build_seconds") } }
+        #expect(withoutTiming(inspect.stdout) == withoutTiming(build.stdout))
+        #expect(withoutTiming(inspect.stdout).count == 16)
+        let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first == "from,to,from_lat,from_lon,to_lat,to_lon,length_m,duration_s,name,highway")
+        #expect(lines.count == 316) // header + 315 directed edges
+        #expect(lines.contains { $0.hasSuffix(",Avel Ferry,ferry") })
+        let collection = try GeoJSONReader.readFeatureCollection(Array(try Data(contentsOf: URL(fileURLWithPath: geojson))))
+        #expect(collection.features.count == 315)
+        try Validator.check([geojson])
+    }
+
+    @Test func badInputsExitWithAClearMessage() throws {
+        let dir = try Run.temporaryDirectory()
+        let broken = dir + "/broken.osm"
+        try "<osm>\n<node id=\"1\" lat=\"1\" lon=\"1\">\n</osm>\n".write(toFile: broken, atomically: true, encoding: .utf8)
+        let malformed = try Run.waymark("build", broken, "-o", dir + "/x.wmg")
+        #expect(malformed.status == 1)
+        #expect(malformed.stderr.contains("broken.osm:3: malformed XML (xmlParseDocument)"), "\(malformed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/x.wmg"), "nothing written on failure")
+
+        let missing = try Run.waymark("build", dir + "/none.osm.gz", "-o", dir + "/x.wmg")
+        #expect(missing.status == 1 && missing.stderr.contains("none.osm.gz: cannot open: No such file or directory"))
+        let noOutput = try Run.waymark("build", Run.data("sample-town.osm"))
+        #expect(noOutput.status == 64 && noOutput.stderr.contains("-o FILE is required"))
+
+        // A graph file cut short, and one with a flipped byte.
+        let map = dir + "/town.wmg"
+        #expect(try Run.waymark("build", Run.data("sample-town.osm"), "-o", map, "--quiet").status == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: map))
+        try bytes.prefix(bytes.count - 100).write(to: URL(fileURLWithPath: dir + "/short.wmg"))
+        let short = try Run.waymark("inspect", dir + "/short.wmg")
+        #expect(short.status == 1 && short.stderr.contains("truncated graph file"), "\(short.stderr)")
+        var flipped = bytes
+        flipped[bytes.count / 2] ^= 0xFF
+        try flipped.write(to: URL(fileURLWithPath: dir + "/flipped.wmg"))
+        let corrupt = try Run.waymark("inspect", dir + "/flipped.wmg")
+        #expect(corrupt.status == 1 && corrupt.stderr.contains("corrupt graph file: checksum mismatch"), "\(corrupt.stderr)")
+        let notGraph = try Run.waymark("inspect", Run.data("places.geojson"))
+        #expect(notGraph.status == 1 && notGraph.stderr.contains("not a Waymark graph file"))
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+import WaymarkGraph
+@testable import WaymarkOSM
+
+/// Small hand-written OSM files, one profile rule each.
+///
+/// The base map is a row of nodes 1–5 along a parallel, 100 m apart (at latitude 52), plus node 6
+/// north of node 3. Tests add ways and tags.
+enum Snippet {
+    static func node(_ id: Int, _ lat: Double, _ lon: Double, _ tags: [String: String] = [:]) -> String {
+        let t = tags.sorted { $0.key < $1.key }.map { "<tag k=\"\($0.key)\" v=\"\($0.value)\"/>" }.joined()
+        return t.isEmpty ? "<node id=\"\(id)\" lat=\"\(lat)\" lon=\"\(lon)\"/>" : "<node id=\"\(id)\" lat=\"\(lat)\" lon=\"\(lon)\">\(t)</node>"
+    }
+
+    static func way(_ id: Int, _ nodes: [Int], _ tags: [String: String]) -> String {
+        let nds = nodes.map { "<nd ref=\"\($0)\"/>" }.joined()
+        let t = tags.sorted { $0.key < $1.key }.map { "<tag k=\"\($0.key)\" v=\"\($0.value)\"/>" }.joined()
+        return "<way id=\"\(id)\">\(nds)\(t)</way>"
+    }
+
+    static let baseNodes = (1...5).map { node($0, 52.0, 13.0 + Double($0 - 1) * 0.00146) } + [node(6, 52.0009, 13.00292)]
+
+    static func osm(_ elements: [String], nodes: [String] = baseNodes) -> String {
+        "<?xml version=\"1.0\"?>\n<osm version=\"0.6\">\n<bounds minlat=\"0\" minlon=\"0\" maxlat=\"1\" maxlon=\"1\"/>\n"
+            + (nodes + elements).joined(separator: "\n") + "\n</osm>\n"
+    }
+
+    static func build(_ elements: [String], nodes: [String] = baseNodes) throws -> RoadGraph {
+        try OSMGraphLoader.build(xml: osm(elements, nodes: nodes))
+    }
+}
+
+extension RoadGraph {
+    /// Directed edges as (from, to) coordinate pairs rounded to 5 decimals of longitude, for readable checks.
+    var arcs: Set<String> {
+        var result: Set<String> = []
+        for v in 0..<UInt32(nodeCount) {
+            for e in edges(from: v) {
+                let a = coordinate(of: v).longitude, b = coordinate(of: edgeTarget[e]).longitude
+                result.insert(String(format: "%.5f>%.5f", a, b))
+            }
+        }
+        return result
+    }
+}
+
+@Suite struct OSMSnippetTests {
+    @Test func twoWayStreetSplitsAtSharedNodes() throws {
+        let g = try Snippet.build([Snippet.way(1, [1, 2, 3, 4, 5], ["highway": "residential", "name": "Long Street"]),
+                                   Snippet.way(2, [3, 6], ["highway": "residential"])])
+        // Vertices: 1, 3 (shared), 5, 6. Segments 1–3, 3–5, 3–6, each both ways.
+        #expect(g.nodeCount == 4 && g.segmentCount == 3 && g.edgeCount == 6)
+        #expect(g.report.osmNodes == 6 && g.report.osmWays == 2 && g.report.routableWays == 2)
+        let e = try #require((0..<g.edgeCount).first { g.name(of: $0) == "Long Street" })
+        #expect(abs(Double(g.edgeLength[e]) - 200) < 2) // two 100 m stretches
+        #expect(g.geometry(of: e).count == 3)
+    }
+
+    @Test func onewayAndReversedOneway() throws {
+        let forward = try Snippet.build([Snippet.way(1, [1, 2, 3], ["highway": "residential", "oneway": "yes"])])
+        #expect(forward.arcs == ["13.00000>13.00292"])
+        let backward = try Snippet.build([Snippet.way(1, [1, 2, 3], ["highway": "residential", "oneway": "-1"])])
+        #expect(backward.arcs == ["13.00292>13.00000"])
+        let implied = try Snippet.build([Snippet.way(1, [1, 2, 3], ["highway": "motorway"])])
+        #expect(implied.arcs == ["13.00000>13.00292"])
+        #expect(implied.flags(of: 0).contains(.oneway))
+    }
+
+    @Test func privateRoadIsLeftOut() throws {
+        let g = try Snippet.build([Snippet.way(1, [1, 2, 3], ["highway": "residential"]),
+                                   Snippet.way(2, [3, 4, 5], ["highway": "service", "access": "private"])])
+        #expect(g.report.routableWays == 1)
+        #expect(g.arcs == ["13.00000>13.00292", "13.00292>13.00000"])
+    }
+
+    @Test func gateCutsTheWayAndOpenGateDoesNot() throws {
+        let gate = Snippet.baseNodes.enumerated().map { i, n in i == 2 ? Snippet.node(3, 52.0, 13.00292, ["barrier": "gate"]) : n }
+        let g = try Snippet.build([Snippet.way(1, [1, 2, 3, 4, 5], ["highway": "unclassified"])], nodes: gate)
+        // Two pieces that meet at the gate only by coordinate: 1–gate and gate–5, disconnected.
+        #expect(g.report.barrierCuts == 1)
+        #expect(g.nodeCount == 4 && g.edgeCount == 4)
+        #expect(g.report.largestComponentNodes == 2)
+        let open = Snippet.baseNodes.enumerated().map { i, n in i == 2 ? Snippet.node(3, 52.0, 13.00292, ["barrier": "gate", "access": "yes"]) : n }
+        let o = try Snippet.build([Snippet.way(1, [1, 2, 3, 4, 5], ["highway": "unclassified"])], nodes: open)
+        #expect(o.report.barrierCuts == 0 && o.report.largestComponentNodes == 2 && o.nodeCount == 2)
+        let grid = Snippet.baseNodes.enumerated().map { i, n in i == 2 ? Snippet.node(3, 52.0, 13.00292, ["barrier": "cattle_grid"]) : n }
+        #expect(try Snippet.build([Snippet.way(1, [1, 2, 3, 4, 5], ["highway": "unclassified"])], nodes: grid).report.barrierCuts == 0)
+    }
+
+    @Test func ferryWithDuration() throws {
+        let g = try Snippet.build([Snippet.way(1, [1, 2], ["highway": "residential"]),
+                                   Snippet.way(2, [2, 3, 4], ["route": "ferry", "motorcar": "yes", "duration": "00:10"]),
+                                   Snippet.way(3, [4, 5], ["highway": "residential"]),
+                                   Snippet.way(4, [1, 6], ["route": "ferry", "foot": "yes"])])
+        #expect(g.report.routableWays == 3)
+        let ferry = (0..<g.edgeCount).filter { g.flags(of: $0).contains(.ferry) }
+        #expect(ferry.count == 2)
+        for e in ferry { #expect(abs(Double(g.edgeDuration[e]) - 600) < 1e-3) }
+        #expect(g.highway(of: ferry[0]) == .ferry)
+    }
+
+    @Test func maxspeedVariantsSetDurations() throws {
+        let g = try Snippet.build([
+            Snippet.way(1, [1, 2], ["highway": "primary", "maxspeed": "50"]),
+            Snippet.way(2, [2, 3], ["highway": "primary", "maxspeed": "30 mph"]),
+            Snippet.way(3, [3, 4], ["highway": "primary", "maxspeed": "DE:urban"]),
+            Snippet.way(4, [4, 5], ["highway": "primary", "maxspeed:forward": "100", "maxspeed:backward": "50"]),
+        ])
+        func speed(_ fromLon: Double, _ toLon: Double) throws -> Double {
+            for v in 0..<UInt32(g.nodeCount) where abs(g.coordinate(of: v).longitude - fromLon) < 1e-6 {
+                for e in g.edges(from: v) where abs(g.coordinate(of: g.edgeTarget[e]).longitude - toLon) < 1e-6 {
+                    return Double(g.edgeLength[e]) / Double(g.edgeDuration[e]) * 3.6
+                }
+            }
+            throw CocoaError(.featureUnsupported)
+        }
+        #expect(abs(try speed(13.0, 13.00146) - 40) < 1e-3)
+        #expect(abs(try speed(13.00146, 13.00292) - 30 * 1.609344 * 0.8) < 1e-3)
+        #expect(abs(try speed(13.00292, 13.00438) - 40) < 1e-3)
+        #expect(abs(try speed(13.00438, 13.00584) - 80) < 1e-3)
+        #expect(abs(try speed(13.00584, 13.00438) - 40) < 1e-3)
+    }
+
+    @Test func restrictionRelationIsKept() throws {
+        let g = try Snippet.build([
+            Snippet.way(1, [1, 2, 3], ["highway": "residential"]),
+            Snippet.way(2, [3, 4, 5], ["highway": "residential"]),
+            Snippet.way(3, [3, 6], ["highway": "residential"]),
+            "<relation id=\"9\"><member type=\"way\" ref=\"1\" role=\"from\"/><member type=\"node\" ref=\"3\" role=\"via\"/><member type=\"way\" ref=\"3\" role=\"to\"/><tag k=\"type\" v=\"restriction\"/><tag k=\"restriction\" v=\"no_left_turn\"/></relation>",
+            "<relation id=\"10\"><member type=\"way\" ref=\"1\" role=\"from\"/><member type=\"way\" ref=\"2\" role=\"via\"/><member type=\"way\" ref=\"3\" role=\"to\"/><tag k=\"type\" v=\"restriction\"/><tag k=\"restriction\" v=\"no_u_turn\"/></relation>",
+            "<relation id=\"11\"><member type=\"way\" ref=\"1\" role=\"from\"/><member type=\"node\" ref=\"3\" role=\"via\"/><member type=\"way\" ref=\"2\" role=\"to\"/><tag k=\"type\" v=\"restriction\"/><tag k=\"restriction:hgv\" v=\"no_straight_on\"/></relation>",
+        ])
+        #expect(g.report.osmRelations == 3)
+        #expect(g.report.restrictionsRead == 2) // the hgv-only one is not for cars
+        #expect(g.report.restrictionsKept == 1 && g.report.restrictionsDropped == 1)
+        #expect(g.restrictionKind == [RestrictionKind.prohibitive.rawValue])
+        let via = g.restrictionVia[0]
+        #expect(abs(g.coordinate(of: via).longitude - 13.00292) < 1e-9)
+        #expect(g.segmentWayID[Int(g.restrictionFrom[0])] == 1 && g.segmentWayID[Int(g.restrictionTo[0])] == 3)
+    }
+
+    @Test func missingNodeReferenceLosesOnlyItsStretches() throws {
+        let g = try Snippet.build([Snippet.way(1, [1, 2, 99, 4, 5], ["highway": "residential"])])
+        #expect(g.report.droppedSegmentsMissingNodes == 2)
+        #expect(g.report.waysWithMissingNodes == 1)
+        #expect(g.segmentCount == 2 && g.edgeCount == 4)
+    }
+
+    @Test func unsortedNodeIDsAndLargeIDs() throws {
+        let nodes = [Snippet.node(9_000_000_000_1, 52.0, 13.0), Snippet.node(5, 52.0, 13.001), Snippet.node(-3, 52.0, 13.002)]
+        let g = try Snippet.build([Snippet.way(1, [9_000_000_000_1, 5, -3], ["highway": "residential"])], nodes: nodes)
+        #expect(g.nodeCount == 2 && g.edgeCount == 2 && g.report.droppedSegmentsMissingNodes == 0)
+        #expect(abs(Double(g.edgeLength[0]) - 136.6) < 1)
+    }
+
+    @Test func malformedXMLNamesTheLine() {
+        let broken = "<?xml version=\"1.0\"?>\n<osm>\n<node id=\"1\" lat=\"1\" lon=\"1\">\n<tag k=\"a\" v=\"b\">\n</node>\n</osm>\n"
+        do {
+            _ = try OSMGraphLoader.build(xml: broken)
+            Issue.record("accepted malformed XML")
+        } catch {
+            guard case let .xml(function, path, line, message) = error else { Issue.record("\(error)"); return }
+            #expect(function == "xmlParseDocument" && path == "<xml>" && line == 5)
+            #expect(message.contains("mismatch"), "\(message)")
+            #expect(error.description.hasPrefix("<xml>:5: malformed XML (xmlParseDocument):"))
+        }
+    }
+
+    @Test func badCoordinatesAreErrors() {
+        #expect(throws: OSMReadError.invalidAttribute(path: "<xml>", line: 5, element: "node", attribute: "lat", value: "95.0")) {
+            try Snippet.build([], nodes: [Snippet.node(1, 52, 13), Snippet.node(2, 95, 13)])
+        }
+        #expect(throws: OSMReadError.invalidAttribute(path: "<xml>", line: 5, element: "node", attribute: "lon", value: "abc")) {
+            try Snippet.build([], nodes: [Snippet.node(1, 52, 13), "<node id=\"2\" lat=\"1\" lon=\"abc\"/>"])
+        }
+        #expect(throws: OSMReadError.invalidAttribute(path: "<xml>", line: 5, element: "node", attribute: "lat", value: "")) {
+            try Snippet.build([], nodes: [Snippet.node(1, 52, 13), "<node id=\"2\" lon=\"1\"/>"])
+        }
+        #expect(throws: OSMReadError.cannotOpen(path: "/nonexistent/x.osm", reason: "No such file or directory")) {
+            try OSMGraphLoader.build(path: "/nonexistent/x.osm")
+        }
+    }
+
+    @Test func gzipInputReadsLikePlain() throws {
+        let xml = Snippet.osm([Snippet.way(1, [1, 2, 3, 4, 5], ["highway": "residential"])])
+        let directory = NSTemporaryDirectory() + "waymark-gz-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let plain = directory + "/map.osm"
+        try xml.write(toFile: plain, atomically: true, encoding: .utf8)
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        gzip.arguments = ["gzip", "-k", plain]
+        try gzip.run()
+        gzip.waitUntilExit()
+        var a = try OSMGraphLoader.build(path: plain), b = try OSMGraphLoader.build(path: plain + ".gz")
+        a.report.buildSeconds = 0; b.report.buildSeconds = 0
+        a.report.inputBytes = 0; b.report.inputBytes = 0
+        #expect(a == b)
+        // A truncated .gz is a read error, not a silent partial map.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: plain + ".gz"))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: directory + "/cut.osm.gz"))
+        #expect(throws: OSMReadError.self) { try OSMGraphLoader.build(path: directory + "/cut.osm.gz") }
+    }
+
+    @Test func parsesFixedPointExactly() {
+        func fixed(_ s: String) -> Int32? { Array(s.utf8).withUnsafeBufferPointer { parseFixed($0) } }
+        #expect(fixed("52.5146732") == 525_146_732)
+        #expect(fixed("-8.6110394") == -86_110_394)
+        #expect(fixed("13.4") == 134_000_000)
+        #expect(fixed("1.23456785") == 12_345_679)
+        #expect(fixed("-180") == -1_800_000_000)
+        #expect(fixed(".5") == 5_000_000)
+        #expect(fixed("") == nil && fixed("-") == nil && fixed("1e5") == nil && fixed("12345") == nil && fixed("1.2.3") == nil)
+    }
+}

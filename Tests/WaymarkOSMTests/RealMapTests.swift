@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import WaymarkGeo
+import WaymarkGraph
+@testable import WaymarkOSM
+
+private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+private let sharedOSM = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data/osm").path
+
+/// The shared extracts present beside the project (none on a fresh clone).
+private let sharedExtracts: [String] = {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: sharedOSM)) ?? []
+    return names.filter { $0.hasSuffix(".osm.gz") }.sorted()
+}()
+
+@Suite struct SampleTownGraphTests {
+    let graph = try! OSMGraphLoader.build(path: packageRoot.appendingPathComponent("Data/sample-town.osm").path)
+
+    @Test func exactCounts() {
+        let r = graph.report
+        #expect(r.osmNodes == 2529 && r.osmWays == 369 && r.osmRelations == 3)
+        // 64 highway ways, less 9 a car may not use (footways, steps, cycleway, track, construction,
+        // proposed, the pedestrian block and square) and the private Manor Drive, plus the ferry.
+        #expect(r.routableWays == 55)
+        #expect(r.graphNodes == 117 && r.graphEdges == 315 && r.segments == 175)
+        #expect(r.barrierCuts == 2) // the gate on Mill Lane, the bollard on Bell Lane; not the cattle grid
+        #expect(r.restrictionsRead == 3 && r.restrictionsKept == 3)
+        #expect(r.droppedSegmentsMissingNodes == 0 && r.droppedDegenerateSegments == 0)
+        // Outside the largest component: Mill Lane beyond the gate (2 vertices) and the M47 stub: each
+        // carriageway's two ends and its two slip-road junctions, which this small map can reach or
+        // leave but not both (8).
+        #expect(r.largestComponentNodes == 107)
+    }
+
+    @Test func featuresCameThrough() throws {
+        let names = Set((0..<graph.edgeCount).map { graph.name(of: $0) })
+        #expect(names.isSuperset(of: ["High Street", "London Road", "Avel Circus", "Ashby Road", "Avel Ferry", "Castle Street"]))
+        #expect(!names.contains("Manor Drive") && !names.contains("Riverside Walk"))
+        let classes = Set((0..<graph.edgeCount).map { graph.highway(of: $0) })
+        #expect(classes.isSuperset(of: [.motorway, .motorwayLink, .primary, .secondary, .residential, .livingStreet, .service, .ferry]))
+        // Castle Street (oneway=-1, drawn west to east) is driven westwards only.
+        for e in 0..<graph.edgeCount where graph.name(of: e) == "Castle Street" {
+            let shape = graph.geometry(of: e)
+            #expect(shape.last!.longitude < shape.first!.longitude)
+        }
+        // The M47 carriageways are one-way; the southbound one has no oneway tag.
+        for e in (0..<graph.edgeCount) where graph.ref(of: e) == "M47" {
+            #expect(graph.flags(of: e).contains(.oneway))
+        }
+        // The ferry takes its five minutes.
+        let ferry = (0..<graph.edgeCount).filter { graph.flags(of: $0).contains(.ferry) }
+        #expect(ferry.count == 2 && ferry.allSatisfy { abs(graph.edgeDuration[$0] - 300) < 1e-3 })
+        // 30 mph High Street: 0.8 × 48.28 km/h.
+        let high = try #require((0..<graph.edgeCount).first { graph.name(of: $0) == "High Street" && !graph.flags(of: $0).contains(.oneway) })
+        #expect(abs(Double(graph.edgeLength[high]) / Double(graph.edgeDuration[high]) * 3.6 - 30 * 1.609344 * 0.8) < 0.5)
+    }
+
+    @Test func fileRoundTrip() throws {
+        let bytes = GraphFile.encode(graph)
+        #expect(try GraphFile.decode(Data(bytes), path: "town.wmg") == graph)
+    }
+}
+
+/// Every shared extract builds, its graph is sane and survives the file round trip. Skipped (with
+/// a message) when ../shared/data/osm is absent, as on a fresh clone.
+@Suite struct SharedExtractTests {
+    @Test(arguments: sharedExtracts.isEmpty ? ["(none)"] : sharedExtracts)
+    func builds(_ name: String) throws {
+        guard name != "(none)" else {
+            print("skipping shared extracts: \(sharedOSM) is absent")
+            return
+        }
+        let graph = try OSMGraphLoader.build(path: sharedOSM + "/" + name)
+        let r = graph.report
+        #expect(r.osmNodes > 1000 && r.routableWays > 0 && r.graphNodes > 0 && r.graphEdges > 0, "\(name): \(r.text)")
+        #expect(r.largestComponentNodes > 0 && r.largestComponentNodes <= r.graphNodes)
+        #expect(try GraphFile.decode(Data(GraphFile.encode(graph)), path: name) == graph)
+        // Spot-check geometry: every edge's length is at least the straight line between its ends.
+        for e in stride(from: 0, to: graph.edgeCount, by: max(1, graph.edgeCount / 500)) {
+            let straight = graph.coordinate(of: graph.source(of: e)).distance(to: graph.coordinate(of: graph.edgeTarget[e]))
+            #expect(Double(graph.edgeLength[e]) >= straight * 0.999 - 0.01, "\(name) edge \(e)")
+        }
+    }
+}
