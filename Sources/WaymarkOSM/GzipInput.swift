@@ -1,18 +1,45 @@
 import CZlib
 import Foundation
 
-/// Reads a file through zlib's gz* functions: gzip-compressed (`.osm.gz`) or plain, transparently.
-/// Reports progress in bytes of the file itself (compressed bytes for .gz).
-final class GzipInput {
+/// Reads a file through zlib's gz* functions, gzip-compressed (`.osm.gz`) or plain alike, on a
+/// thread of its own: it inflates into a small pool of reusable buffers while the parser consumes
+/// the previous ones, so inflation and parsing overlap on two cores. Memory stays bounded
+/// (``chunkCount`` × ``chunkSize``) whatever the file size.
+///
+/// Threading: the producer thread alone calls gzread/gzoffset; the consumer (the parser) alone
+/// reads `current`; everything else is guarded by `condition`.
+final class GzipInput: @unchecked Sendable {
     let path: String
     let fileSize: Int
-    private var file: gzFile?
-    /// Called about every `progressInterval` bytes of output with (file bytes read, file size).
-    var progress: ((Int, Int) -> Void)?
-    private let progressInterval = 1 << 22
-    private var nextProgress = 1 << 22
+    static let chunkSize = 1 << 18
+    static let chunkCount = 8
+
+    private struct Chunk {
+        var buffer: UnsafeMutableRawBufferPointer
+        var count: Int
+        /// Bytes of the file consumed once this chunk was produced.
+        var fileOffset: Int
+    }
+
+    private let file: gzFile
+    private let condition = NSCondition()
+    private var filled: [Chunk] = []
+    private var filledHead = 0
+    private var free: [UnsafeMutableRawBufferPointer] = []
+    private var allBuffers: [UnsafeMutableRawBufferPointer] = []
+    private var finished = false
+    private var cancelled = false
+    private var producerRunning = false
+    private var failureMessage: String?
+
+    // Consumer side.
+    private var current: Chunk?
+    private var position = 0
+    private(set) var fileBytesRead = 0
     private(set) var uncompressedBytes = 0
-    private(set) var failure: String?
+    /// Called about every 4 MiB of output with (file bytes read, file size), on the consumer thread.
+    var progress: ((Int, Int) -> Void)?
+    private var nextProgress = 1 << 22
 
     init(path: String) throws(OSMReadError) {
         self.path = path
@@ -25,32 +52,115 @@ final class GzipInput {
         }
         gzbuffer(handle, 1 << 17)
         file = handle
+        for _ in 0..<GzipInput.chunkCount {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: GzipInput.chunkSize, alignment: 16)
+            allBuffers.append(buffer)
+            free.append(buffer)
+        }
+        producerRunning = true
+        let thread = Thread { [self] in produce() }
+        thread.name = "waymark-inflate"
+        thread.start()
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        gzclose(file)
+        for buffer in allBuffers { buffer.deallocate() }
+    }
 
-    /// Fills `buffer` with up to `count` bytes; returns the number read, 0 at the end, -1 on error.
-    func read(into buffer: UnsafeMutablePointer<CChar>, count: Int32) -> Int32 {
-        guard let file else { return -1 }
-        let n = gzread(file, buffer, UInt32(count))
-        if n < 0 {
-            var code: Int32 = 0
-            failure = gzerror(file, &code).map { String(cString: $0) } ?? "gzread failed"
-            return -1
+    /// An error from inflating, once the consumer has reached it.
+    var failure: String? {
+        condition.lock()
+        defer { condition.unlock() }
+        return failureMessage
+    }
+
+    // MARK: - Producer
+
+    private func produce() {
+        while true {
+            condition.lock()
+            while free.isEmpty && !cancelled { condition.wait() }
+            if cancelled { break }
+            let buffer = free.removeLast()
+            condition.unlock()
+
+            let n = gzread(file, buffer.baseAddress, UInt32(buffer.count))
+            let offset = Int(gzoffset(file))
+
+            condition.lock()
+            if n <= 0 {
+                if n < 0 {
+                    var code: Int32 = 0
+                    failureMessage = gzerror(file, &code).map { String(cString: $0) } ?? "gzread failed"
+                }
+                free.append(buffer)
+                finished = true
+                condition.broadcast()
+                break
+            }
+            filled.append(Chunk(buffer: buffer, count: Int(n), fileOffset: offset))
+            condition.broadcast()
+            condition.unlock()
         }
-        uncompressedBytes += Int(n)
+        producerRunning = false
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    // MARK: - Consumer
+
+    /// Fills `destination` with up to `count` bytes; returns the number read, 0 at the end, -1 on error.
+    func read(into destination: UnsafeMutablePointer<CChar>, count: Int32) -> Int32 {
+        if current == nil || position == current!.count {
+            guard let next = nextChunk() else {
+                condition.lock()
+                defer { condition.unlock() }
+                return failureMessage == nil ? 0 : -1
+            }
+            current = next
+            position = 0
+            fileBytesRead = next.fileOffset
+        }
+        let chunk = current!
+        let n = min(Int(count), chunk.count - position)
+        UnsafeMutableRawPointer(destination).copyMemory(from: chunk.buffer.baseAddress! + position, byteCount: n)
+        position += n
+        uncompressedBytes += n
         if let progress, uncompressedBytes >= nextProgress {
-            nextProgress += progressInterval
-            progress(Int(gzoffset(file)), fileSize)
+            nextProgress += 1 << 22
+            progress(fileBytesRead, fileSize)
         }
-        return n
+        return Int32(n)
     }
 
-    /// Bytes of the file consumed so far.
-    var fileBytesRead: Int { file.map { Int(gzoffset($0)) } ?? fileSize }
+    /// Hands the finished chunk back and waits for the next; nil at the end (or on error).
+    private func nextChunk() -> Chunk? {
+        condition.lock()
+        defer { condition.unlock() }
+        if let done = current {
+            free.append(done.buffer)
+            current = nil
+            condition.broadcast()
+        }
+        while filledHead == filled.count && !finished { condition.wait() }
+        guard filledHead < filled.count else { return nil }
+        let chunk = filled[filledHead]
+        filledHead += 1
+        if filledHead > 64 {
+            filled.removeFirst(filledHead)
+            filledHead = 0
+        }
+        return chunk
+    }
 
+    /// Stops the producer and waits for it to leave the file alone.
     func close() {
-        if let file { gzclose(file) }
-        file = nil
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        while producerRunning { condition.wait() }
+        condition.unlock()
     }
 }

@@ -14,8 +14,6 @@ enum LibXML2Parser {
         var parser: xmlParserCtxtPtr?
         var error: (line: Int, message: String)?
         var attributeLine = 0
-        /// Per-element scratch for attribute byte ranges.
-        var attributes: [OSMElementDecoder.Attribute] = []
 
         init(decoder: OSMElementDecoder, input: GzipInput) {
             self.decoder = decoder
@@ -64,14 +62,7 @@ enum LibXML2Parser {
         handler.startElementNs = { ctx, localname, _, _, _, _, attributeCount, _, attributes in
             guard let ctx, let localname else { return }
             let context = Unmanaged<Context>.fromOpaque(ctx).takeUnretainedValue()
-            context.attributes.removeAll(keepingCapacity: true)
-            if let attributes {
-                for i in 0..<Int(attributeCount) {
-                    guard let name = attributes[5 * i], let start = attributes[5 * i + 3], let end = attributes[5 * i + 4] else { continue }
-                    context.attributes.append((bytes(name), UnsafeBufferPointer(start: start, count: end - start)))
-                }
-            }
-            context.decoder.start(bytes(localname), attributes: context.attributes)
+            context.decoder.start(bytes(localname), attributes: SAXAttributes(base: attributes, count: Int(attributeCount)))
             if context.decoder.failure != nil, let parser = context.parser {
                 context.attributeLine = Int(xmlSAX2GetLineNumber(parser))
                 xmlStopParser(parser)
@@ -91,6 +82,29 @@ enum LibXML2Parser {
         return handler
     }
 
+}
+
+/// libxml2's attribute array for one element (five pointers per attribute: local name, prefix,
+/// URI, value start, value end) read in place, without copying.
+private struct SAXAttributes: Sequence, IteratorProtocol {
+    let base: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    let count: Int
+    var index = 0
+
+    init(base: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, count: Int) {
+        self.base = base
+        self.count = base == nil ? 0 : count
+    }
+
+    mutating func next() -> OSMElementDecoder.Attribute? {
+        while index < count {
+            let entry = base! + 5 * index
+            index += 1
+            guard let name = entry[0], let start = entry[3], let end = entry[4] else { continue }
+            return (bytes(name), UnsafeBufferPointer(start: start, count: end - start))
+        }
+        return nil
+    }
 }
 
 /// A NUL-terminated libxml2 string as a byte range.

@@ -45,7 +45,7 @@ final class OSMElementDecoder {
     /// An attribute as the parser delivers it: name and value byte ranges (not NUL-terminated).
     typealias Attribute = (name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>)
 
-    func start(_ name: UnsafeBufferPointer<UInt8>, attributes: some Sequence<Attribute>) {
+    func start<Attributes: Sequence<Attribute>>(_ name: UnsafeBufferPointer<UInt8>, attributes: Attributes) {
         switch name.count {
         case 2 where name[0] == UInt8(ascii: "n") && name[1] == UInt8(ascii: "d"):
             guard current == .way else { return }
@@ -137,7 +137,7 @@ final class OSMElementDecoder {
         members.removeAll(keepingCapacity: true)
     }
 
-    private func readID(_ attributes: some Sequence<Attribute>, element: String) {
+    private func readID<Attributes: Sequence<Attribute>>(_ attributes: Attributes, element: String) {
         for a in attributes where equals(a.name, "id") {
             guard let v = parseInteger(a.value) else { return fail(element, "id", a.value) }
             id = v
