@@ -3,10 +3,13 @@
 //
 //   swift run -c release waymark-bench fit [--sizes 1000000,10000000] [--runs 15]
 //
+//   swift run -c release waymark-bench load ../shared/data/osm/*.osm.gz [--runs 5]
+//
 // `fit`: viewport fitting over N coordinates against a bare min/max loop over the same array
 // (the floor any fit has to pay: it reads every coordinate once). Prints a Markdown table with
 // medians, nanoseconds per coordinate, the ratio fit / bare loop, and how much the resident set
 // grew while fitting (it should not grow with N: the fit allocates nothing proportional to N).
+// `load`: graph file load time against the time to build the graph from XML (target ≤ 1/10).
 
 import Foundation
 import Waymark
@@ -83,6 +86,30 @@ func benchFit(sizes: [Int], runs: Int) {
     }
 }
 
+/// Build each file once (in process, as `waymark build` does), write its graph file, then load it
+/// `runs` times; report build time, median load time and their ratio.
+func benchLoad(files: [String], runs: Int) {
+    print("| file | build (s) | graph file (MB) | load, median of \(runs) (s) | load ÷ build |")
+    print("|---|---:|---:|---:|---:|")
+    for file in files {
+        let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension.replacingOccurrences(of: ".osm", with: "")
+        let path = NSTemporaryDirectory() + "waymark-bench-\(name).wmg"
+        var graph: RoadGraph?
+        let build = seconds { graph = try? OSMGraphLoader.build(path: file) }
+        guard let graph else {
+            print("| \(name) | failed | | | |")
+            continue
+        }
+        try? GraphFile.write(graph, to: path)
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        var loads: [Double] = []
+        for _ in 0..<runs { loads.append(seconds { sink += Double((try? GraphFile.read(path: path))?.nodeCount ?? 0) }) }
+        try? FileManager.default.removeItem(atPath: path)
+        let load = median(loads)
+        print("| \(name) | \(String(format: "%.3f", build)) | \(String(format: "%.2f", Double(size) / 1e6)) | \(String(format: "%.4f", load)) | 1/\(String(format: "%.0f", build / load)) |")
+    }
+}
+
 // MARK: - Command line
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -95,8 +122,11 @@ case "fit":
     let sizes = (option("sizes") ?? "1000000,10000000").split(separator: ",").compactMap { Int($0) }
     let runs = Int(option("runs") ?? "15") ?? 15
     benchFit(sizes: sizes, runs: runs)
+case "load":
+    let files = Array(arguments.dropFirst()).filter { $0.hasSuffix(".osm") || $0.hasSuffix(".osm.gz") }
+    benchLoad(files: files, runs: Int(option("runs") ?? "5") ?? 5)
 default:
-    FileHandle.standardError.write(Data("usage: waymark-bench fit [--sizes N,N] [--runs R]\n".utf8))
+    FileHandle.standardError.write(Data("usage: waymark-bench fit [--sizes N,N] [--runs R] | load FILE.osm.gz... [--runs R]\n".utf8))
     exit(64)
 }
 if sink == 42 { print("") } // keep results observable
