@@ -7,7 +7,8 @@ import Foundation
 /// (``chunkCount`` × ``chunkSize``) whatever the file size.
 ///
 /// Threading: the producer thread alone calls gzread/gzoffset; the consumer (the parser) alone
-/// reads `current`; everything else is guarded by `condition`.
+/// reads `current`; everything else is guarded by `condition`. The producer holds the input alive
+/// until it finishes, so an owner that stops reading early must call ``close()``.
 final class GzipInput: @unchecked Sendable {
     let path: String
     let fileSize: Int

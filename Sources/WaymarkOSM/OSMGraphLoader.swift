@@ -16,8 +16,14 @@ public enum OSMGraphLoader {
 
     /// Builds the graph of the file at `path`.
     public static func build(path: String, profile: CarProfile = CarProfile(), progress: Progress? = nil) throws(OSMReadError) -> RoadGraph {
+        try build(input: try GzipInput(path: path), profile: profile, progress: progress)
+    }
+
+    /// Builds from an open input and closes it on every path, errors included (its inflating
+    /// thread holds it alive until then).
+    static func build(input: GzipInput, profile: CarProfile, progress: Progress?) throws(OSMReadError) -> RoadGraph {
+        defer { input.close() }
         let start = DispatchTime.now().uptimeNanoseconds
-        let input = try GzipInput(path: path)
         let collector = Collector(profile: profile)
         let decoder = OSMElementDecoder(sink: collector, wantedKeys: CarProfile.wayKeys.union(CarProfile.nodeKeys).union(Collector.relationKeys))
         if let progress {
@@ -29,7 +35,6 @@ public enum OSMGraphLoader {
         builder.report.osmWays = decoder.wayCount
         builder.report.osmRelations = decoder.relationCount
         builder.report.inputBytes = input.fileSize
-        input.close()
         var graph = builder.build()
         graph.report.buildSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return graph

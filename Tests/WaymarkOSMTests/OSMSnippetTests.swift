@@ -214,3 +214,44 @@ extension RoadGraph {
         #expect(fixed("") == nil && fixed("-") == nil && fixed("1e5") == nil && fixed("12345") == nil && fixed("1.2.3") == nil)
     }
 }
+
+@Suite struct GzipInputTests {
+    /// A parse that fails early leaves no inflating thread behind: the input is released.
+    @Test func failedParseReleasesTheInput() throws {
+        let directory = NSTemporaryDirectory() + "waymark-gzin-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Big enough to fill every buffer of the pool before the parser gives up on line 3.
+        let path = directory + "/bad.osm"
+        let filler = String(repeating: "<!-- padding padding padding padding padding padding padding -->\n", count: 60_000)
+        try ("<osm>\n<node id=\"1\" lat=\"1\" lon=\"1\"/>\n<node id=\"2\" lat=\"x\" lon=\"1\"/>\n" + filler + "</osm>\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        weak var released: GzipInput?
+        do {
+            let input = try GzipInput(path: path)
+            released = input
+            defer { input.close() }
+            let decoder = OSMElementDecoder(sink: NullSink(), wantedKeys: [])
+            #expect(throws: OSMReadError.self) { try LibXML2Parser.parse(input, into: decoder) }
+        }
+        // The thread lets go of its closure just after close() returns: allow it a moment.
+        for _ in 0..<100 where released != nil { usleep(10_000) }
+        #expect(released == nil)
+        // The loader closes its input on the error path, so nothing is left holding it.
+        weak var loaderInput: GzipInput?
+        do {
+            let input = try GzipInput(path: path)
+            loaderInput = input
+            #expect(throws: OSMReadError.invalidAttribute(path: path, line: 3, element: "node", attribute: "lat", value: "x")) {
+                try OSMGraphLoader.build(input: input, profile: CarProfile(), progress: nil)
+            }
+        }
+        for _ in 0..<100 where loaderInput != nil { usleep(10_000) }
+        #expect(loaderInput == nil, "the loader left its input (and inflating thread) behind")
+    }
+}
+
+private final class NullSink: OSMElementSink {
+    func node(id: Int64, latitude: Int32, longitude: Int32, tags: [String: String]) {}
+    func way(id: Int64, nodes: [Int64], tags: [String: String]) {}
+    func relation(id: Int64, members: [OSMMember], tags: [String: String]) {}
+}
