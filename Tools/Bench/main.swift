@@ -4,6 +4,8 @@
 //   swift run -c release waymark-bench fit [--sizes 1000000,10000000] [--runs 15]
 //
 //   swift run -c release waymark-bench load ../shared/data/osm/*.osm.gz [--runs 5]
+//   swift run -c release waymark-bench cluster bench-results/work/points_100000.f64 … [--runs 3]
+//       [--reference ../shared/bench/results/peers_cluster_js.json]
 //
 // `fit`: viewport fitting over N coordinates against a bare min/max loop over the same array
 // (the floor any fit has to pay: it reads every coordinate once). Prints a Markdown table with
@@ -110,6 +112,56 @@ func benchLoad(files: [String], runs: Int) {
     }
 }
 
+/// Cluster index build and world queries over the peers' point files (`cluster_points.py`, seed 42),
+/// with per-zoom cluster counts checked against supercluster's own (from its results JSON).
+func benchCluster(files: [String], runs: Int, reference: String?) {
+    var referenceCounts: [Int: [Int]] = [:]
+    if let reference, let data = FileManager.default.contents(atPath: reference),
+       let json = try? JSONValue(parsing: Array(data)), let sets = json["datasets"]?.objectValue {
+        for (_, set) in sets {
+            if let n = set["points"]?.numberValue, let counts = set["clusters_per_zoom"]?.arrayValue {
+                referenceCounts[Int(n)] = counts.compactMap { $0.numberValue.map(Int.init) }
+            }
+        }
+    }
+    print("| points | build, median (s) | clusters(world, z) for z = 0…16, median (s) | index arrays (MB) | process peak RSS (MB) | counts per zoom = supercluster's |")
+    print("|---:|---:|---:|---:|---:|---|")
+    for file in files {
+        guard let data = FileManager.default.contents(atPath: file) else { print("| \(file) | unreadable | | | |"); continue }
+        let values: [Double] = data.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
+        let coordinates = stride(from: 0, to: values.count - 1, by: 2).map { Coordinate(latitude: values[$0 + 1], longitude: values[$0]) }
+        var builds: [Double] = [], sweeps: [Double] = []
+        var counts: [Int] = []
+        var indexBytes = 0
+        for _ in 0..<runs {
+            var index: ClusterIndex?
+            builds.append(seconds { index = try? ClusterIndex(coordinates: coordinates) })
+            guard let index else { break }
+            indexBytes = index.memoryBytes
+            var zoomCounts: [Int] = []
+            sweeps.append(seconds {
+                for z in 0...16 { zoomCounts.append(index.clusters(west: -180, south: -90, east: 180, north: 90, zoom: Double(z)).count) }
+            })
+            counts = zoomCounts
+        }
+        let match: String
+        if let expected = referenceCounts[coordinates.count] {
+            match = expected == counts ? "yes, all 17 zooms" : "NO: \(counts) vs \(expected)"
+        } else {
+            match = "no reference"
+        }
+        print("| \(coordinates.count.formatted()) | \(String(format: "%.3f", median(builds))) | \(String(format: "%.3f", median(sweeps))) | \(String(format: "%.0f", Double(indexBytes) / 1e6)) | \(peakRSSMB()) | \(match) |")
+    }
+}
+
+/// Peak resident set size of this process so far, in MB (VmHWM).
+func peakRSSMB() -> String {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+          let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return "?" }
+    return String(format: "%.0f", kb / 1024)
+}
+
 // MARK: - Command line
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -122,6 +174,9 @@ case "fit":
     let sizes = (option("sizes") ?? "1000000,10000000").split(separator: ",").compactMap { Int($0) }
     let runs = Int(option("runs") ?? "15") ?? 15
     benchFit(sizes: sizes, runs: runs)
+case "cluster":
+    let files = Array(arguments.dropFirst()).filter { $0.hasSuffix(".f64") }
+    benchCluster(files: files, runs: Int(option("runs") ?? "3") ?? 3, reference: option("reference"))
 case "load":
     let files = Array(arguments.dropFirst()).filter { $0.hasSuffix(".osm") || $0.hasSuffix(".osm.gz") }
     benchLoad(files: files, runs: Int(option("runs") ?? "5") ?? 5)

@@ -1,0 +1,499 @@
+import Foundation
+import WaymarkGeo
+import WaymarkGeoJSON
+
+/// Options of a ``ClusterIndex``; names, meanings and defaults as Mapbox supercluster 8.
+public struct ClusterOptions: Sendable, Hashable {
+    /// Lowest zoom at which clusters are generated.
+    public var minZoom = 0
+    /// Highest zoom at which points are clustered (0…30); above it every point stands alone.
+    public var maxZoom = 16
+    /// Fewest points that form a cluster.
+    public var minPoints = 2
+    /// Cluster radius in pixels of a tile `extent` pixels wide.
+    public var radius = 40.0
+    /// Tile extent in pixels (the radius is relative to it).
+    public var extent = 512.0
+    /// KD-tree leaf size (affects speed only).
+    public var nodeSize = 64
+
+    public init(minZoom: Int = 0, maxZoom: Int = 16, minPoints: Int = 2, radius: Double = 40, extent: Double = 512, nodeSize: Int = 64) {
+        self.minZoom = minZoom
+        self.maxZoom = maxZoom
+        self.minPoints = minPoints
+        self.radius = radius
+        self.extent = extent
+        self.nodeSize = nodeSize
+    }
+}
+
+/// Aggregated cluster properties (supercluster's `map` and `reduce` options): `map` turns a
+/// point's properties into the values to aggregate, `reduce` folds another member's mapped values
+/// into the cluster's (e.g. a sum or a maximum). They are carried up the hierarchy.
+public struct ClusterAggregation: Sendable {
+    public var map: @Sendable (JSONObject) -> JSONObject
+    public var reduce: @Sendable (inout JSONObject, JSONObject) -> Void
+
+    public init(map: @escaping @Sendable (JSONObject) -> JSONObject = { $0 },
+                reduce: @escaping @Sendable (inout JSONObject, JSONObject) -> Void) {
+        self.map = map
+        self.reduce = reduce
+    }
+}
+
+/// A cluster as a query returns it.
+public struct Cluster: Sendable, Equatable {
+    /// The id (supercluster's `cluster_id`): `(origin index << 5) + (zoom + 1) + point count`.
+    public var id: Int
+    /// The count-weighted centroid of its members.
+    public var coordinate: Coordinate
+    public var pointCount: Int
+    /// Aggregated properties (empty without a ``ClusterAggregation``).
+    public var properties: JSONObject
+
+    /// supercluster's `point_count_abbreviated`: the count below 1,000, then "1.2k", "34k".
+    public var abbreviatedCount: JSONValue {
+        if pointCount >= 10_000 { return .string("\(Int(jsRound(Double(pointCount) / 1000)))k") }
+        if pointCount >= 1_000 { return .string(JSONValue.number(jsRound(Double(pointCount) / 100) / 10).jsonText() + "k") }
+        return .number(Double(pointCount))
+    }
+
+    /// supercluster's cluster properties: the aggregated ones, then `cluster`, `cluster_id`,
+    /// `point_count`, `point_count_abbreviated`.
+    public var geoJSONProperties: JSONObject {
+        var p = properties
+        p["cluster"] = true
+        p["cluster_id"] = .number(Double(id))
+        p["point_count"] = .number(Double(pointCount))
+        p["point_count_abbreviated"] = abbreviatedCount
+        return p
+    }
+}
+
+/// JavaScript's `Math.round` (halves up), which the abbreviation uses.
+private func jsRound(_ x: Double) -> Double { (x + 0.5).rounded(.down) }
+
+/// What queries return: an input point (by its index in the input) or a cluster.
+public enum ClusterItem: Sendable, Equatable {
+    case point(Int)
+    case cluster(Cluster)
+}
+
+/// Why a cluster query failed.
+public enum ClusterError: Error, Sendable, Equatable, CustomStringConvertible {
+    case unknownCluster(Int)
+    case invalidOptions(String)
+    case invalidCoordinate(InvalidCoordinate)
+
+    public var description: String {
+        switch self {
+        case let .unknownCluster(id): return "no cluster with id \(id)"
+        case let .invalidOptions(text): return text
+        case let .invalidCoordinate(error): return "\(error)"
+        }
+    }
+}
+
+/// A hierarchical point cluster index, per integer zoom — the algorithm of Mapbox supercluster 8.
+///
+/// From `maxZoom` down to `minZoom`, each level's points and clusters are indexed in a KD-tree over
+/// Web Mercator [0, 1]² and every item not yet taken gathers the untaken items within
+/// `radius / (extent · 2^zoom)`; when they hold at least `minPoints` points they become one cluster
+/// at their count-weighted centroid. For the same points in the same order and the same options
+/// the clusters, counts, positions and ids equal supercluster's.
+///
+/// With clustering identifiers (MapKit's `clusteringIdentifier`) each identifier's annotations form
+/// their own hierarchy and never merge with others'; annotations without one never cluster. Ids are
+/// then offset per identifier to stay unique (a single group keeps supercluster's ids).
+///
+/// Hot data is kept in flat arrays per level (struct of arrays), not objects.
+public final class ClusterIndex: Sendable {
+    public let options: ClusterOptions
+    /// Number of input points.
+    public let count: Int
+    private let groups: [Group]
+
+    /// Builds the index.
+    /// - Parameters:
+    ///   - coordinates: the points, validated (NaN or out of range is an error naming its index).
+    ///   - properties: each point's properties (needed with `aggregation`; may be empty otherwise).
+    ///   - clusteringIdentifiers: per point, its identifier; nil for all in one hierarchy.
+    /// - Complexity: O(n log n) per zoom level.
+    public init(coordinates: [Coordinate], properties: [JSONObject] = [], options: ClusterOptions = ClusterOptions(),
+                aggregation: ClusterAggregation? = nil, clusteringIdentifiers: [String?]? = nil) throws(ClusterError) {
+        guard options.minZoom >= 0, options.maxZoom <= 30, options.minZoom <= options.maxZoom else {
+            throw .invalidOptions("zoom range must be within 0…30 with min ≤ max, not \(options.minZoom)…\(options.maxZoom)")
+        }
+        guard coordinates.count < 1 << 25 else {
+            throw .invalidOptions("at most \(1 << 25) points per index (cluster ids must fit 32 bits), not \(coordinates.count)")
+        }
+        guard options.radius > 0, options.radius.isFinite, options.extent > 0, options.extent.isFinite, options.minPoints >= 1 else {
+            throw .invalidOptions("radius and extent must be positive and min-points at least 1")
+        }
+        for (i, c) in coordinates.enumerated() where !c.isValid {
+            do { _ = try Coordinate(validatingLatitude: c.latitude, longitude: c.longitude) } catch {
+                throw .invalidCoordinate(InvalidCoordinate(index: i, reason: error))
+            }
+        }
+        self.options = options
+        self.count = coordinates.count
+
+        // Partition by identifier, keeping input order inside each group.
+        var members: [[Int]] = []
+        var groupNever: [Bool] = []
+        if let identifiers = clusteringIdentifiers {
+            var slot: [String: Int] = [:]
+            var loners: [Int] = []
+            for (i, identifier) in identifiers.enumerated() where i < coordinates.count {
+                guard let identifier else { loners.append(i); continue }
+                if let s = slot[identifier] { members[s].append(i) } else {
+                    slot[identifier] = members.count
+                    members.append([i])
+                    groupNever.append(false)
+                }
+            }
+            if coordinates.count > identifiers.count { loners.append(contentsOf: identifiers.count..<coordinates.count) }
+            if !loners.isEmpty {
+                members.append(loners)
+                groupNever.append(true)
+            }
+        } else {
+            members = [Array(0..<coordinates.count)]
+            groupNever = [false]
+        }
+        var built: [Group] = []
+        var base = 0
+        for (g, indices) in members.enumerated() {
+            var groupOptions = options
+            if groupNever[g] { groupOptions.minPoints = Int.max }
+            let group = Group(indices: indices, coordinates: coordinates, properties: properties,
+                              options: groupOptions, aggregation: aggregation, idBase: base)
+            base += group.idSpan
+            built.append(group)
+        }
+        groups = built
+    }
+
+    /// Bytes held by the index's arrays (levels, KD-trees, aggregated properties not counted):
+    /// comparable with a JavaScript heap measured after garbage collection.
+    public var memoryBytes: Int {
+        groups.reduce(0) { total, group in
+            total + group.levels.reduce(0) { sum, l in
+                sum + l.x.capacity * 8 + l.y.capacity * 8 + l.id.capacity * 4 + l.parent.capacity * 4
+                    + l.numPoints.capacity * 4 + l.property.capacity * 4 + l.tree.count * 12
+            } + group.indices.capacity * 8
+        }
+    }
+
+    // MARK: - Queries
+
+    /// Clusters and points in a box at a zoom (fractional zooms are floored, clamped to the index's
+    /// range). Longitudes are wrapped; a box crossing the antimeridian is queried as its two halves
+    /// (east first); a box 360° wide or more is the whole world.
+    public func clusters(west: Double, south: Double, east: Double, north: Double, zoom: Double) -> [ClusterItem] {
+        var minLng = ((west + 180).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) - 180
+        let minLat = max(-90, min(90, south))
+        var maxLng = east == 180 ? 180 : ((east + 180).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) - 180
+        let maxLat = max(-90, min(90, north))
+        if east - west >= 360 {
+            minLng = -180
+            maxLng = 180
+        } else if minLng > maxLng {
+            return clusters(west: minLng, south: minLat, east: 180, north: maxLat, zoom: zoom)
+                + clusters(west: -180, south: minLat, east: maxLng, north: maxLat, zoom: zoom)
+        }
+        let z = limitZoom(zoom)
+        return groups.flatMap { $0.range(level: z, minX: projectX(minLng), minY: projectY(maxLat), maxX: projectX(maxLng), maxY: projectY(minLat)) }
+    }
+
+    /// The items one zoom level below a cluster that it was made of.
+    public func children(of clusterID: Int) throws(ClusterError) -> [ClusterItem] {
+        try group(of: clusterID).children(of: clusterID)
+    }
+
+    /// The input points inside a cluster (indices into the input), depth first, paginated.
+    public func leaves(of clusterID: Int, limit: Int = 10, offset: Int = 0) throws(ClusterError) -> [Int] {
+        let group = try group(of: clusterID)
+        var result: [Int] = []
+        _ = try group.appendLeaves(&result, clusterID, limit: max(1, limit), offset: max(0, offset), skipped: 0)
+        return result
+    }
+
+    /// The zoom at which a cluster splits into more than one item.
+    public func expansionZoom(of clusterID: Int) throws(ClusterError) -> Int {
+        let group = try group(of: clusterID)
+        var id = clusterID
+        var zoom = try group.originZoom(of: id) - 1
+        while zoom <= options.maxZoom {
+            let children = try group.children(of: id)
+            zoom += 1
+            guard children.count == 1, case let .cluster(only) = children[0] else { break }
+            id = only.id
+        }
+        return zoom
+    }
+
+    private func group(of clusterID: Int) throws(ClusterError) -> Group {
+        guard let g = groups.first(where: { clusterID >= $0.idBase && clusterID < $0.idBase + $0.idSpan }) else {
+            throw .unknownCluster(clusterID)
+        }
+        return g
+    }
+
+    private func limitZoom(_ z: Double) -> Int {
+        guard z.isFinite else { return z > 0 ? options.maxZoom + 1 : options.minZoom }
+        return max(options.minZoom, min(Int(z.rounded(.down)), options.maxZoom + 1))
+    }
+}
+
+// MARK: - Projection (supercluster's, operation for operation)
+
+@inline(__always) func projectX(_ lng: Double) -> Double { lng / 360 + 0.5 }
+
+@inline(__always) func projectY(_ lat: Double) -> Double {
+    let s = sin(lat * Double.pi / 180)
+    let y = 0.5 - 0.25 * log((1 + s) / (1 - s)) / Double.pi
+    return y < 0 ? 0 : y > 1 ? 1 : y
+}
+
+@inline(__always) func unprojectX(_ x: Double) -> Double { (x - 0.5) * 360 }
+
+@inline(__always) func unprojectY(_ y: Double) -> Double {
+    let y2 = (180 - y * 360) * Double.pi / 180
+    return 360 * atan(exp(y2)) / Double.pi - 90
+}
+
+// MARK: - One hierarchy
+
+/// The hierarchy of one clustering identifier (or of all points).
+private final class Group: Sendable {
+    /// One zoom level's items, struct of arrays (supercluster's strided `data`).
+    struct Level {
+        var x: [Double] = [], y: [Double] = []
+        /// The last zoom the item was processed at (`UInt8.max` = not yet); needed while building
+        /// only, and emptied once the level has been clustered.
+        var zoom: [UInt8] = []
+        /// Input index (local to the group) for points, cluster id (local) for clusters.
+        var id: [Int32] = []
+        var parent: [Int32] = []
+        var numPoints: [Int32] = []
+        /// Index into `clusterProperties`, -1 when none; empty when the index aggregates nothing.
+        var property: [Int32] = []
+
+        func propertyIndex(_ k: Int) -> Int { property.isEmpty ? -1 : Int(property[k]) }
+        var tree = KDTree(x: [], y: [], nodeSize: 64)
+
+        var count: Int { x.count }
+
+    }
+
+    let indices: [Int]
+    let options: ClusterOptions
+    let idBase: Int
+    /// Ids used by this group: every local id is below this.
+    let idSpan: Int
+    /// levels[z] for z in minZoom...maxZoom+1 (index = zoom).
+    let levels: [Level]
+    let clusterProperties: [JSONObject]
+
+    init(indices: [Int], coordinates: [Coordinate], properties: [JSONObject], options: ClusterOptions,
+         aggregation: ClusterAggregation?, idBase: Int) {
+        self.indices = indices
+        self.options = options
+        self.idBase = idBase
+        let n = indices.count
+        idSpan = ((max(n, 1) + 1) << 5) + n + 32
+
+        var top = Level()
+        top.x.reserveCapacity(n); top.y.reserveCapacity(n)
+        for (local, global) in indices.enumerated() {
+            let c = coordinates[global]
+            top.x.append(Double(Float(projectX(c.longitude))))
+            top.y.append(Double(Float(projectY(c.latitude))))
+            top.zoom.append(UInt8.max)
+            top.id.append(Int32(local))
+            top.parent.append(-1)
+            top.numPoints.append(1)
+            if aggregation != nil { top.property.append(-1) }
+        }
+        top.tree = KDTree(x: top.x, y: top.y, nodeSize: options.nodeSize)
+
+        var levels = [Level](repeating: Level(), count: options.maxZoom + 2)
+        var props: [JSONObject] = []
+        var current = top
+        let workspace = NeighborWorkspace(capacity: n, parts: ProcessInfo.processInfo.activeProcessorCount)
+        for z in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
+            var next = Group.cluster(&current, zoom: z, pointCount: n, options: options, workspace: workspace,
+                                     aggregation: aggregation, pointProperties: { local in
+                                         let global = indices[local]
+                                         return global < properties.count ? properties[global] : [:]
+                                     }, clusterProperties: &props)
+            next.tree = KDTree(x: next.x, y: next.y, nodeSize: options.nodeSize)
+            current.zoom = []
+            levels[z + 1] = current
+            current = next
+        }
+        current.zoom = []
+        levels[options.minZoom] = current
+        self.levels = levels
+        clusterProperties = props
+    }
+
+    /// One round of greedy clustering at `zoom` over the items of the level above.
+    private static func cluster(_ data: inout Level, zoom: Int, pointCount n: Int, options: ClusterOptions,
+                                workspace: NeighborWorkspace, aggregation: ClusterAggregation?,
+                                pointProperties: (Int) -> JSONObject, clusterProperties: inout [JSONObject]) -> Level {
+        let r = options.radius / (options.extent * pow(2, Double(zoom)))
+        let z = UInt8(zoom)
+        var next = Level()
+        next.x.reserveCapacity(data.count); next.y.reserveCapacity(data.count); next.zoom.reserveCapacity(data.count)
+        next.id.reserveCapacity(data.count); next.parent.reserveCapacity(data.count)
+        next.numPoints.reserveCapacity(data.count)
+        let aggregates = aggregation != nil
+        if aggregates { next.property.reserveCapacity(data.count) }
+        // Every item's neighbour list first (kd order, both cores), then the greedy pass in data
+        // order, which alone decides what merges — exactly as querying inside the pass would.
+        data.tree.allWithin(radius: r, x: data.x, y: data.y, workspace: workspace)
+        // The zoom and parent columns are written while the level is read: work on their storage
+        // directly (no uniqueness or bounds checks per access in this loop).
+        var zooms = data.zoom, parents = data.parent
+        data.zoom = []; data.parent = []
+        defer { data.zoom = zooms; data.parent = parents }
+        let xs = data.x, ys = data.y, counts = data.numPoints, idColumn = data.id, propertyColumn = data.property
+        zooms.withUnsafeMutableBufferPointer { zoomOf in
+        parents.withUnsafeMutableBufferPointer { parentOf in
+        xs.withUnsafeBufferPointer { xOf in
+        ys.withUnsafeBufferPointer { yOf in
+        counts.withUnsafeBufferPointer { countOf in
+        idColumn.withUnsafeBufferPointer { idOf in
+        propertyColumn.withUnsafeBufferPointer { propertyOf in
+        workspace.withLists { lists in
+        /// Copies item `k` into the next level unchanged (it stays unclustered at this zoom).
+        func carry(_ k: Int) {
+            next.x.append(xOf[k]); next.y.append(yOf[k]); next.zoom.append(zoomOf[k]); next.id.append(idOf[k])
+            next.parent.append(parentOf[k]); next.numPoints.append(countOf[k])
+            if aggregates { next.property.append(propertyOf[k]) }
+        }
+        for i in 0..<xOf.count {
+            if zoomOf[i] <= z { continue }
+            zoomOf[i] = z
+            let x = xOf[i], y = yOf[i]
+            let found = Int(workspace.length[i]), from = Int(workspace.start[i])
+            let neighbors = UnsafeBufferPointer(rebasing: lists[Int(workspace.part[i])][from..<(from + found)])
+            let originCount = Int(countOf[i])
+            var numPoints = originCount
+            for j in 0..<found {
+                let k = Int(neighbors[j])
+                if zoomOf[k] > z { numPoints += Int(countOf[k]) }
+            }
+
+            if numPoints > originCount && numPoints >= options.minPoints {
+                var wx = x * Double(originCount), wy = y * Double(originCount)
+                let id = Int32((i << 5) + (zoom + 1) + n)
+                var aggregated: JSONObject?
+                var propertyIndex: Int32 = -1
+                for j in 0..<found {
+                    let k = Int(neighbors[j])
+                    if zoomOf[k] <= z { continue }
+                    zoomOf[k] = z
+                    let count = Double(countOf[k])
+                    wx += xOf[k] * count
+                    wy += yOf[k] * count
+                    parentOf[k] = id
+                    if let aggregation {
+                        if aggregated == nil {
+                            aggregated = mapped(data, i, aggregation, pointProperties, clusterProperties)
+                            propertyIndex = Int32(clusterProperties.count)
+                        }
+                        aggregation.reduce(&aggregated!, mapped(data, k, aggregation, pointProperties, clusterProperties))
+                    }
+                }
+                if let aggregated { clusterProperties.append(aggregated) }
+                parentOf[i] = id
+                next.x.append(wx / Double(numPoints)); next.y.append(wy / Double(numPoints))
+                next.zoom.append(UInt8.max); next.id.append(id); next.parent.append(-1)
+                next.numPoints.append(Int32(numPoints))
+                if aggregates { next.property.append(propertyIndex) }
+            } else {
+                carry(i)
+                if numPoints > 1 {
+                    for j in 0..<found {
+                        let k = Int(neighbors[j])
+                        guard zoomOf[k] > z else { continue }
+                        zoomOf[k] = z
+                        carry(k)
+                    }
+                }
+            }
+        }
+        } } } } } } } }
+        return next
+    }
+
+    /// The properties an item contributes to a reduction: a cluster's aggregate, or a point's mapped properties.
+    private static func mapped(_ data: Level, _ i: Int, _ aggregation: ClusterAggregation, _ pointProperties: (Int) -> JSONObject,
+                               _ clusterProperties: [JSONObject]) -> JSONObject {
+        if data.numPoints[i] > 1 {
+            let p = data.propertyIndex(i)
+            return p >= 0 ? clusterProperties[p] : [:]
+        }
+        return aggregation.map(pointProperties(Int(data.id[i])))
+    }
+
+    // MARK: Queries
+
+    func item(_ level: Level, _ k: Int) -> ClusterItem {
+        if level.numPoints[k] > 1 {
+            let p = level.propertyIndex(k)
+            return .cluster(Cluster(id: Int(level.id[k]) + idBase,
+                                    coordinate: Coordinate(latitude: unprojectY(level.y[k]), longitude: unprojectX(level.x[k])),
+                                    pointCount: Int(level.numPoints[k]), properties: p >= 0 ? clusterProperties[p] : [:]))
+        }
+        return .point(indices[Int(level.id[k])])
+    }
+
+    func range(level z: Int, minX: Double, minY: Double, maxX: Double, maxY: Double) -> [ClusterItem] {
+        let level = levels[z]
+        return level.tree.range(minX: minX, minY: minY, maxX: maxX, maxY: maxY).map { item(level, $0) }
+    }
+
+    func originZoom(of clusterID: Int) throws(ClusterError) -> Int {
+        let local = clusterID - idBase - indices.count
+        guard local >= 0 else { throw .unknownCluster(clusterID) }
+        return local % 32
+    }
+
+    func children(of clusterID: Int) throws(ClusterError) -> [ClusterItem] {
+        let local = clusterID - idBase
+        let offset = local - indices.count
+        guard offset >= 0 else { throw .unknownCluster(clusterID) }
+        let originID = offset >> 5, originZoom = offset % 32
+        guard originZoom >= options.minZoom + 1, originZoom <= options.maxZoom + 1 else { throw .unknownCluster(clusterID) }
+        let level = levels[originZoom]
+        guard originID < level.count else { throw .unknownCluster(clusterID) }
+        let r = options.radius / (options.extent * pow(2, Double(originZoom - 1)))
+        let scratch = KDTree.Scratch(capacity: level.count)
+        let found = level.tree.within(level.x[originID], level.y[originID], r, into: scratch)
+        let children = (0..<found).map { Int(scratch.results[$0]) }.filter { Int(level.parent[$0]) == local }.map { item(level, $0) }
+        guard !children.isEmpty else { throw .unknownCluster(clusterID) }
+        return children
+    }
+
+    func appendLeaves(_ result: inout [Int], _ clusterID: Int, limit: Int, offset: Int, skipped start: Int) throws(ClusterError) -> Int {
+        var skipped = start
+        for child in try children(of: clusterID) {
+            switch child {
+            case let .cluster(c):
+                if skipped + c.pointCount <= offset {
+                    skipped += c.pointCount
+                } else {
+                    skipped = try appendLeaves(&result, c.id, limit: limit, offset: offset, skipped: skipped)
+                }
+            case let .point(index):
+                if skipped < offset { skipped += 1 } else { result.append(index) }
+            }
+            if result.count == limit { break }
+        }
+        return skipped
+    }
+}

@@ -1,0 +1,308 @@
+import Dispatch
+import Foundation
+
+/// Buffers for computing every item's neighbour list, allocated once per index build and reused
+/// for each level (allocating them per level made the kernel zero fresh pages every time).
+/// Item i's list is `lists[part[i]][start[i] ..< start[i] + length[i]]`.
+final class NeighborWorkspace: @unchecked Sendable {
+    let capacity: Int
+    let parts: Int
+    let start: UnsafeMutablePointer<Int32>
+    let length: UnsafeMutablePointer<Int32>
+    let part: UnsafeMutablePointer<UInt8>
+    let scratch: [KDTree.Scratch]
+    /// One growing list per part; each part's thread alone touches its slot while computing.
+    private var lists: [[Int32]]
+    private let lock = NSLock()
+
+    init(capacity: Int, parts: Int) {
+        self.capacity = max(capacity, 1)
+        self.parts = max(1, min(parts, 8))
+        start = .allocate(capacity: self.capacity)
+        length = .allocate(capacity: self.capacity)
+        part = .allocate(capacity: self.capacity)
+        scratch = (0..<self.parts).map { _ in KDTree.Scratch(capacity: capacity) }
+        lists = Array(repeating: [], count: self.parts)
+    }
+
+    deinit {
+        start.deallocate()
+        length.deallocate()
+        part.deallocate()
+    }
+
+    func takeList(_ p: Int) -> [Int32] {
+        lock.lock()
+        defer { lock.unlock() }
+        var list = lists[p]
+        lists[p] = []
+        list.removeAll(keepingCapacity: true)
+        return list
+    }
+
+    func putList(_ list: [Int32], _ p: Int) {
+        lock.lock()
+        lists[p] = list
+        lock.unlock()
+    }
+
+    /// Calls `body` with every part's list storage.
+    func withLists<R>(_ body: ([UnsafeBufferPointer<Int32>]) -> R) -> R {
+        func nest(_ i: Int, _ acc: [UnsafeBufferPointer<Int32>]) -> R {
+            if i == lists.count { return body(acc) }
+            return lists[i].withUnsafeBufferPointer { nest(i + 1, acc + [$0]) }
+        }
+        return nest(0, [])
+    }
+}
+
+/// A static 2-D index over points, the same algorithm as KDBush 4 (used by supercluster 8): items
+/// are kd-sorted in place with Floyd–Rivest selection around each node's middle, leaves of up to
+/// `nodeSize` items are scanned linearly, and queries walk the implicit tree with an explicit
+/// stack. Coordinates are stored as `Float` (as supercluster stores them, in a `Float32Array`),
+/// distances computed in `Double`.
+///
+/// The order in which queries return items is the traversal order, which supercluster's cluster
+/// ids depend on; this implementation keeps it exactly.
+struct KDTree: Sendable {
+    let nodeSize: Int
+    /// Item index per kd-sorted slot.
+    private(set) var ids: [UInt32]
+    /// x, y per kd-sorted slot.
+    private(set) var coords: [Float]
+
+    /// Indexes points `(x[i], y[i])`; item `i` is reported as `i`.
+    init(x: [Double], y: [Double], nodeSize: Int) {
+        precondition(x.count == y.count)
+        self.nodeSize = min(max(nodeSize, 2), 65535)
+        let n = x.count
+        ids = (0..<n).map { UInt32($0) }
+        coords = [Float](repeating: 0, count: 2 * n)
+        for i in 0..<n {
+            coords[2 * i] = Float(x[i])
+            coords[2 * i + 1] = Float(y[i])
+        }
+        if n > 0 {
+            ids.withUnsafeMutableBufferPointer { ids in
+                coords.withUnsafeMutableBufferPointer { coords in
+                    KDTree.parallelSort(ids, coords, self.nodeSize, 0, n - 1, 0, depth: 2)
+                }
+            }
+        }
+    }
+
+    var count: Int { ids.count }
+
+    /// The item stored in kd-sorted slot `slot` (iterating slots visits items in spatial order).
+    @inline(__always)
+    func item(inSlot slot: Int) -> Int { Int(ids[slot]) }
+
+    /// Neighbour lists for every item at once. The lists are computed in kd order (neighbouring
+    /// queries touch the same nodes, so the tree stays in cache), split over the workspace's
+    /// threads; item i's query point is `(x[i], y[i])`. Each list equals what
+    /// ``within(_:_:_:into:)`` returns for that item, in the same order.
+    func allWithin(radius r: Double, x: [Double], y: [Double], workspace: NeighborWorkspace) {
+        let n = ids.count
+        precondition(workspace.capacity >= n && x.count == n && y.count == n)
+        let parts = workspace.parts
+        x.withUnsafeBufferPointer { xs in
+        y.withUnsafeBufferPointer { ys in
+            nonisolated(unsafe) let xs = xs, ys = ys
+            // Each item sits in exactly one slot, so each part writes its own items' entries and
+            // its own list: no element is written by two threads.
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                let lower = n * part / parts, upper = n * (part + 1) / parts
+                let scratch = workspace.scratch[part]
+                var list = workspace.takeList(part)
+                for slot in lower..<upper {
+                    let item = Int(ids[slot])
+                    let found = within(xs[item], ys[item], r, into: scratch)
+                    workspace.start[item] = Int32(list.count)
+                    workspace.length[item] = Int32(found)
+                    workspace.part[item] = UInt8(part)
+                    list.append(contentsOf: UnsafeBufferPointer(start: scratch.results, count: found))
+                }
+                workspace.putList(list, part)
+            }
+        } }
+    }
+
+    // MARK: - Queries
+
+    /// Scratch space for ``within(_:_:_:into:)``: a result buffer as large as the tree and a
+    /// traversal stack (its depth is bounded by the tree's height), allocated once per build.
+    final class Scratch {
+        let results: UnsafeMutablePointer<Int32>
+        let stack: UnsafeMutablePointer<Int>
+        let capacity: Int
+        static let stackCapacity = 3 * 2 * 64
+
+        init(capacity: Int) {
+            self.capacity = max(capacity, 1)
+            results = .allocate(capacity: self.capacity)
+            stack = .allocate(capacity: Scratch.stackCapacity)
+        }
+
+        deinit {
+            results.deallocate()
+            stack.deallocate()
+        }
+    }
+
+    /// Items with Euclidean distance to (qx, qy) ≤ r, in traversal order, written to
+    /// `scratch.results`; returns how many. `scratch.capacity` must be at least ``count``.
+    func within(_ qx: Double, _ qy: Double, _ r: Double, into scratch: Scratch) -> Int {
+        guard !ids.isEmpty else { return 0 }
+        precondition(scratch.capacity >= ids.count)
+        let r2 = r * r
+        let stack = scratch.stack, results = scratch.results
+        var top = 0, found = 0
+        stack[0] = 0; stack[1] = ids.count - 1; stack[2] = 0
+        top = 3
+        ids.withUnsafeBufferPointer { ids in
+            coords.withUnsafeBufferPointer { coords in
+                while top > 0 {
+                    let axis = stack[top - 1], right = stack[top - 2], left = stack[top - 3]
+                    top -= 3
+                    if right - left <= nodeSize {
+                        var i = left
+                        while i <= right {
+                            if KDTree.squaredDistance(coords, i, qx, qy) <= r2 {
+                                results[found] = Int32(bitPattern: ids[i])
+                                found += 1
+                            }
+                            i += 1
+                        }
+                        continue
+                    }
+                    let m = (left + right) >> 1
+                    let x = Double(coords[2 * m]), y = Double(coords[2 * m + 1])
+                    if KDTree.squaredDistance(coords, m, qx, qy) <= r2 {
+                        results[found] = Int32(bitPattern: ids[m])
+                        found += 1
+                    }
+                    if axis == 0 ? qx - r <= x : qy - r <= y {
+                        stack[top] = left; stack[top + 1] = m - 1; stack[top + 2] = 1 - axis
+                        top += 3
+                    }
+                    if axis == 0 ? qx + r >= x : qy + r >= y {
+                        stack[top] = m + 1; stack[top + 1] = right; stack[top + 2] = 1 - axis
+                        top += 3
+                    }
+                }
+            }
+        }
+        return found
+    }
+
+    /// Items inside the box (edges included), in traversal order.
+    func range(minX: Double, minY: Double, maxX: Double, maxY: Double) -> [Int] {
+        var result: [Int] = []
+        guard !ids.isEmpty else { return result }
+        var stack = [0, ids.count - 1, 0]
+        func inside(_ i: Int) -> Bool {
+            let x = Double(coords[2 * i]), y = Double(coords[2 * i + 1])
+            return x >= minX && x <= maxX && y >= minY && y <= maxY
+        }
+        while let axis = stack.popLast() {
+            let right = stack.removeLast(), left = stack.removeLast()
+            if right - left <= nodeSize {
+                if left <= right {
+                    for i in left...right where inside(i) { result.append(Int(ids[i])) }
+                }
+                continue
+            }
+            let m = (left + right) >> 1
+            let x = Double(coords[2 * m]), y = Double(coords[2 * m + 1])
+            if inside(m) { result.append(Int(ids[m])) }
+            if axis == 0 ? minX <= x : minY <= y {
+                stack.append(left); stack.append(m - 1); stack.append(1 - axis)
+            }
+            if axis == 0 ? maxX >= x : maxY >= y {
+                stack.append(m + 1); stack.append(right); stack.append(1 - axis)
+            }
+        }
+        return result
+    }
+
+    @inline(__always)
+    private static func squaredDistance(_ coords: UnsafeBufferPointer<Float>, _ i: Int, _ qx: Double, _ qy: Double) -> Double {
+        let dx = Double(coords[2 * i]) - qx, dy = Double(coords[2 * i + 1]) - qy
+        return dx * dx + dy * dy
+    }
+
+    // MARK: - Building
+
+    /// The same sort, with the two halves below the top `depth` levels handed to separate
+    /// threads: they cover disjoint slot ranges, so the result is exactly the sequential one.
+    private static func parallelSort(_ ids: UnsafeMutableBufferPointer<UInt32>, _ coords: UnsafeMutableBufferPointer<Float>,
+                                     _ nodeSize: Int, _ left: Int, _ right: Int, _ axis: Int, depth: Int) {
+        if depth == 0 || right - left < 50_000 { return sort(ids, coords, nodeSize, left, right, axis) }
+        if right - left <= nodeSize { return }
+        let m = (left + right) >> 1
+        select(ids, coords, m, left, right, axis)
+        nonisolated(unsafe) let ids = ids, coords = coords
+        DispatchQueue.concurrentPerform(iterations: 2) { half in
+            if half == 0 {
+                parallelSort(ids, coords, nodeSize, left, m - 1, 1 - axis, depth: depth - 1)
+            } else {
+                parallelSort(ids, coords, nodeSize, m + 1, right, 1 - axis, depth: depth - 1)
+            }
+        }
+    }
+
+    private static func sort(_ ids: UnsafeMutableBufferPointer<UInt32>, _ coords: UnsafeMutableBufferPointer<Float>,
+                             _ nodeSize: Int, _ left: Int, _ right: Int, _ axis: Int) {
+        if right - left <= nodeSize { return }
+        let m = (left + right) >> 1
+        select(ids, coords, m, left, right, axis)
+        sort(ids, coords, nodeSize, left, m - 1, 1 - axis)
+        sort(ids, coords, nodeSize, m + 1, right, 1 - axis)
+    }
+
+    /// Floyd–Rivest selection: afterwards slots left..<k hold values ≤ the k-th on `axis`, slots
+    /// k+1...right values ≥ it. The sampling bounds use the same formula as KDBush, so the
+    /// arrangement (not just the partition) matches.
+    private static func select(_ ids: UnsafeMutableBufferPointer<UInt32>, _ coords: UnsafeMutableBufferPointer<Float>,
+                               _ k: Int, _ leftStart: Int, _ rightStart: Int, _ axis: Int) {
+        var left = leftStart, right = rightStart
+        while right > left {
+            if right - left > 600 {
+                let n = Double(right - left + 1)
+                let m = Double(k - left + 1)
+                let z = log(n)
+                let s = 0.5 * exp(2 * z / 3)
+                let sd = 0.5 * (z * s * (n - s) / n).squareRoot() * (m - n / 2 < 0 ? -1 : 1)
+                let newLeft = max(left, Int((Double(k) - m * s / n + sd).rounded(.down)))
+                let newRight = min(right, Int((Double(k) + (n - m) * s / n + sd).rounded(.down)))
+                select(ids, coords, k, newLeft, newRight, axis)
+            }
+            let t = coords[2 * k + axis]
+            var i = left, j = right
+            swapItem(ids, coords, left, k)
+            if coords[2 * right + axis] > t { swapItem(ids, coords, left, right) }
+            while i < j {
+                swapItem(ids, coords, i, j)
+                i += 1
+                j -= 1
+                while coords[2 * i + axis] < t { i += 1 }
+                while coords[2 * j + axis] > t { j -= 1 }
+            }
+            if coords[2 * left + axis] == t {
+                swapItem(ids, coords, left, j)
+            } else {
+                j += 1
+                swapItem(ids, coords, j, right)
+            }
+            if j <= k { left = j + 1 }
+            if k <= j { right = j - 1 }
+        }
+    }
+
+    @inline(__always)
+    private static func swapItem(_ ids: UnsafeMutableBufferPointer<UInt32>, _ coords: UnsafeMutableBufferPointer<Float>, _ i: Int, _ j: Int) {
+        ids.swapAt(i, j)
+        coords.swapAt(2 * i, 2 * j)
+        coords.swapAt(2 * i + 1, 2 * j + 1)
+    }
+}
