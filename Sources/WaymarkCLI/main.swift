@@ -7,6 +7,7 @@ import Waymark
 let commands: [(spec: CommandSpec, run: (ParsedArguments) throws(CLIError) -> Void)] = [
     (FitCommand.spec, FitCommand.run),
     (AnnotationsCommand.spec, AnnotationsCommand.run),
+    (ClusterCommand.spec, ClusterCommand.run),
     (BuildCommand.spec, BuildCommand.run),
     (InspectCommand.spec, InspectCommand.run),
 ]

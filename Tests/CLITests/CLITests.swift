@@ -131,3 +131,52 @@ func numbers(_ value: [JSONValue]?) -> [Double]? {
     let result = value.compactMap(\.numberValue)
     return result.count == value.count ? result : nil
 }
+
+/// End-to-end: `waymark cluster` on the sample places.
+@Suite struct ClusterCLITests {
+    @Test func clustersTheSamplePlaces() throws {
+        let dir = try Run.temporaryDirectory()
+        let out = dir + "/clusters.geojson"
+        let result = try Run.waymark("cluster", Run.data("places.geojson"), "--zoom", "13", "-o", out)
+        #expect(result.status == 0, "\(result.stderr)")
+        let collection = try GeoJSONReader.readFeatureCollection(Array(try Data(contentsOf: URL(fileURLWithPath: out))))
+        var total = 0
+        var clusterID: Int?
+        for feature in collection.features {
+            if feature.properties?["cluster"] == true {
+                let count = Int(try #require(feature.properties?["point_count"]?.numberValue))
+                total += count
+                #expect(feature.properties?["cluster_id"]?.numberValue == (feature.id.flatMap { if case let .number(n) = $0 { n } else { nil } }))
+                #expect(feature.properties?["point_count_abbreviated"]?.numberValue == Double(count))
+                clusterID = Int(try #require(feature.properties?["cluster_id"]?.numberValue))
+            } else {
+                total += 1
+                #expect(feature.properties?["title"]?.stringValue != nil)
+            }
+        }
+        #expect(total == 32)
+        try Validator.check([out])
+        let id = try #require(clusterID)
+
+        let leaves = try Run.waymark("cluster", Run.data("places.geojson"), "--leaves", String(id), "--limit", "0")
+        #expect(leaves.status == 0)
+        let expansion = try Run.waymark("cluster", Run.data("places.geojson"), "--expansion-zoom", String(id))
+        #expect(expansion.status == 0 && Int(expansion.stdout.trimmingCharacters(in: .whitespacesAndNewlines))! > 13)
+        let text = try Run.waymark("cluster", Run.data("places.geojson"), "--zoom", "13", "--format", "text")
+        #expect(text.stdout.hasPrefix("\(collection.features.count) items:"))
+        // A box across the antimeridian parses (and holds nothing of Avelbury).
+        let across = try Run.waymark("cluster", Run.data("places.geojson"), "--zoom", "3", "--bbox", "170,-10,-170,10", "--format", "text")
+        #expect(across.status == 0 && across.stdout.hasPrefix("0 items"))
+    }
+
+    @Test func badRequestsAreClear() throws {
+        let unknown = try Run.waymark("cluster", Run.data("places.geojson"), "--children", "5")
+        #expect(unknown.status == 1 && unknown.stderr.contains("no cluster with id 5"))
+        let noZoom = try Run.waymark("cluster", Run.data("places.geojson"))
+        #expect(noZoom.status == 64 && noZoom.stderr.contains("--zoom Z is required"))
+        let badBox = try Run.waymark("cluster", Run.data("places.geojson"), "--zoom", "3", "--bbox", "1,2,3")
+        #expect(badBox.status == 64 && badBox.stderr.contains("--bbox must be WEST,SOUTH,EAST,NORTH"))
+        let two = try Run.waymark("cluster", Run.data("places.geojson"), "--children", "40", "--leaves", "40")
+        #expect(two.status == 64)
+    }
+}
