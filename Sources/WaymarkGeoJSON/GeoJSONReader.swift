@@ -63,7 +63,8 @@ public enum GeoJSONReader {
         let object = try decode(root, bytes)
         let starts: [Int]
         if case let .array(items)? = root.member("features")?.kind { starts = items.map(\.offset) } else { starts = [root.offset] }
-        featureLocations = bytes.withUnsafeBufferPointer { buffer in starts.map { SourceLocation(offset: $0, in: buffer) } }
+        // Features appear in document order, so one pass finds every line.
+        featureLocations = bytes.withUnsafeBufferPointer { SourceLocation.locations(ofAscending: starts, in: $0) }
         switch object {
         case let .featureCollection(collection): return collection
         case let .feature(feature): return FeatureCollection(features: [feature])

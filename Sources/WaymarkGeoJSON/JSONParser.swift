@@ -21,6 +21,26 @@ public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(line):\(column)" }
+
+    /// The locations of many ascending offsets in one pass over the bytes (O(size + count)).
+    public static func locations(ofAscending offsets: [Int], in bytes: UnsafeBufferPointer<UInt8>) -> [SourceLocation] {
+        var result: [SourceLocation] = []
+        result.reserveCapacity(offsets.count)
+        var line = 1, lineStart = 0, position = 0
+        for offset in offsets {
+            let target = min(offset, bytes.count)
+            precondition(target >= position, "offsets must ascend")
+            while position < target {
+                if bytes[position] == UInt8(ascii: "\n") {
+                    line += 1
+                    lineStart = position + 1
+                }
+                position += 1
+            }
+            result.append(SourceLocation(line: line, column: offset - lineStart + 1))
+        }
+        return result
+    }
 }
 
 /// A JSON syntax error with where it happened.
