@@ -57,3 +57,16 @@ import Testing
         #expect(text(1.23456789, 2) == "1.23")
     }
 }
+
+@Suite struct SourceLocationTests {
+    @Test func onePassAgreesWithSingleLookups() {
+        let text = "{\n  \"a\": [1,\n 2],\r\n\n\"b\": \"x\"}\nlast"
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBufferPointer { buffer in
+            let offsets = Array(0...bytes.count)
+            let many = SourceLocation.locations(ofAscending: offsets, in: buffer)
+            #expect(many == offsets.map { SourceLocation(offset: $0, in: buffer) })
+            #expect(many[bytes.count] == SourceLocation(line: 6, column: 5))
+        }
+    }
+}
