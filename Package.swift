@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "WaymarkSupport", targets: ["WaymarkSupport"]),
         .library(name: "WaymarkGraph", targets: ["WaymarkGraph"]),
         .library(name: "WaymarkOSM", targets: ["WaymarkOSM"]),
+        .library(name: "WaymarkRouting", targets: ["WaymarkRouting"]),
         .executable(name: "waymark", targets: ["WaymarkCLI"]),
     ],
     targets: [
@@ -38,8 +39,9 @@ let package = Package(
         .target(name: "WaymarkAnnotations", dependencies: ["WaymarkGeo", "WaymarkGeoJSON"]),
         .target(name: "WaymarkGraph", dependencies: ["WaymarkSupport", "WaymarkGeo"]),
         .target(name: "WaymarkOSM", dependencies: ["CLibXML2", "CZlib", "WaymarkGraph", "WaymarkGeo"]),
+        .target(name: "WaymarkRouting", dependencies: ["WaymarkGraph", "WaymarkGeo"]),
         .target(name: "Waymark", dependencies: ["WaymarkSupport", "WaymarkGeo", "WaymarkGeoJSON", "WaymarkAnnotations",
-                                                "WaymarkGraph", "WaymarkOSM"]),
+                                                "WaymarkGraph", "WaymarkOSM", "WaymarkRouting"]),
 
         // MARK: - Command line
         .executableTarget(name: "WaymarkCLI", dependencies: ["Waymark"]),
@@ -56,6 +58,7 @@ let package = Package(
         .testTarget(name: "WaymarkSupportTests", dependencies: ["WaymarkSupport"]),
         .testTarget(name: "WaymarkGraphTests", dependencies: ["WaymarkGraph", "WaymarkSupport"]),
         .testTarget(name: "WaymarkOSMTests", dependencies: ["WaymarkOSM", "WaymarkGraph"]),
+        .testTarget(name: "WaymarkRoutingTests", dependencies: ["WaymarkRouting", "WaymarkGraph", "WaymarkOSM", "WaymarkSupport"]),
         .testTarget(name: "CLITests", dependencies: ["WaymarkCLI", "sample-town", "WaymarkGeoJSON"]),
     ],
     swiftLanguageModes: [.v6]

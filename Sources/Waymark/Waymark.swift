@@ -5,6 +5,7 @@
 @_exported import WaymarkAnnotations
 @_exported import WaymarkGraph
 @_exported import WaymarkOSM
+@_exported import WaymarkRouting
 
 /// The engine's version, as `waymark --version` prints it.
 public let waymarkVersion = "0.1.0"

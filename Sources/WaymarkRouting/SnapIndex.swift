@@ -1,0 +1,163 @@
+import Foundation
+import WaymarkGeo
+import WaymarkGraph
+
+/// Where a coordinate lands on the road network: a point on a segment's geometry.
+public struct Snap: Sendable, Equatable {
+    /// The segment (way piece) snapped to.
+    public var segment: Int
+    /// Metres from the segment's stored start vertex along its shape to the snapped point.
+    public var offset: Double
+    /// The segment's length in metres.
+    public var length: Double
+    /// The snapped point.
+    public var coordinate: Coordinate
+    /// Metres from the input coordinate to the snapped point.
+    public var distance: Double
+}
+
+/// A uniform grid over every segment's shape pieces, for snapping coordinates to the nearest
+/// point on a road (perpendicular projection onto the geometry, not the nearest node).
+/// Built once per graph; immutable and `Sendable`.
+public struct SnapIndex: Sendable {
+    /// Grid cell size in metres.
+    public static let cellSize = 200.0
+
+    private let graph: RoadGraph
+    /// Per segment: its stored start and end vertices and its shape (start, interior, end).
+    let segmentStart: [UInt32], segmentEnd: [UInt32]
+    /// The directed edges running along each segment: forward (stored direction) and backward,
+    /// `-1` when that direction is not driveable.
+    let forwardEdge: [Int32], backwardEdge: [Int32]
+    /// Pieces: (segment, index of the piece's first point in the segment's shape).
+    private let pieceSegment: [UInt32], pieceIndex: [UInt32]
+    /// Grid cells in CSR form: sorted cell keys, and the pieces of cell k at
+    /// `cellPieces[cellStart[k]..<cellStart[k + 1]]`.
+    private let cellKeys: [Int64], cellStart: [UInt32], cellPieces: [UInt32]
+    /// Local planar frame (equirectangular around the graph's middle latitude).
+    private let metresPerDegreeLon: Double, metresPerDegreeLat: Double
+
+    public init(graph: RoadGraph) {
+        self.graph = graph
+        let segments = graph.segmentCount
+        var start = [UInt32](repeating: RoadGraph.invalid, count: segments), end = start
+        var forward = [Int32](repeating: -1, count: segments), backward = forward
+        for v in 0..<UInt32(graph.nodeCount) {
+            for e in graph.edges(from: v) {
+                let s = graph.segment(of: e)
+                if graph.isReversed(e) {
+                    backward[s] = Int32(e)
+                    start[s] = graph.edgeTarget[e]; end[s] = v
+                } else {
+                    forward[s] = Int32(e)
+                    start[s] = v; end[s] = graph.edgeTarget[e]
+                }
+            }
+        }
+        segmentStart = start; segmentEnd = end; forwardEdge = forward; backwardEdge = backward
+
+        var sumLat = 0.0
+        for lat in graph.latitudes { sumLat += FixedPoint.decode(lat) }
+        let midLat = graph.nodeCount > 0 ? sumLat / Double(graph.nodeCount) : 0
+        metresPerDegreeLat = Coordinate.earthRadius * .pi / 180
+        metresPerDegreeLon = metresPerDegreeLat * cos(midLat * .pi / 180)
+
+        var entries: [(key: Int64, piece: UInt32)] = []
+        var segmentsOfPiece: [UInt32] = [], indexOfPiece: [UInt32] = []
+        let lonScale = metresPerDegreeLon, latScale = metresPerDegreeLat
+        func cell(_ c: Coordinate) -> (Int64, Int64) {
+            (Int64((c.longitude * lonScale / SnapIndex.cellSize).rounded(.down)), Int64((c.latitude * latScale / SnapIndex.cellSize).rounded(.down)))
+        }
+        for s in 0..<segments where start[s] != RoadGraph.invalid {
+            let shape = SnapIndex.shape(graph, s, start[s], end[s])
+            for i in 0..<(shape.count - 1) {
+                let piece = UInt32(segmentsOfPiece.count)
+                segmentsOfPiece.append(UInt32(s))
+                indexOfPiece.append(UInt32(i))
+                let (ax, ay) = cell(shape[i]), (bx, by) = cell(shape[i + 1])
+                for x in min(ax, bx)...max(ax, bx) {
+                    for y in min(ay, by)...max(ay, by) { entries.append((SnapIndex.key(x, y), piece)) }
+                }
+            }
+        }
+        entries.sort { ($0.key, $0.piece) < ($1.key, $1.piece) }
+        var keys: [Int64] = [], starts: [UInt32] = []
+        for (i, entry) in entries.enumerated() where keys.last != entry.key {
+            keys.append(entry.key)
+            starts.append(UInt32(i))
+        }
+        starts.append(UInt32(entries.count))
+        cellKeys = keys; cellStart = starts; cellPieces = entries.map(\.piece)
+        pieceSegment = segmentsOfPiece; pieceIndex = indexOfPiece
+    }
+
+    private static func key(_ x: Int64, _ y: Int64) -> Int64 { (x << 32) ^ (y & 0xFFFF_FFFF) }
+
+    /// A segment's full shape in its stored direction.
+    static func shape(_ graph: RoadGraph, _ s: Int, _ start: UInt32, _ end: UInt32) -> [Coordinate] {
+        var points = [graph.coordinate(of: start)]
+        for i in Int(graph.shapeStart[s])..<Int(graph.shapeStart[s + 1]) {
+            points.append(Coordinate(latitude: FixedPoint.decode(graph.shapeLatitudes[i]), longitude: FixedPoint.decode(graph.shapeLongitudes[i])))
+        }
+        points.append(graph.coordinate(of: end))
+        return points
+    }
+
+    /// The nearest point on any segment within `maxDistance` metres, or nil.
+    public func nearest(to c: Coordinate, maxDistance: Double) -> Snap? {
+        let cx = c.longitude * metresPerDegreeLon, cy = c.latitude * metresPerDegreeLat
+        let reach = Int64((maxDistance / SnapIndex.cellSize).rounded(.up))
+        let x0 = Int64((cx / SnapIndex.cellSize).rounded(.down)), y0 = Int64((cy / SnapIndex.cellSize).rounded(.down))
+        var best: (distance: Double, piece: Int, t: Double)?
+        var seen = Set<UInt32>()
+        for x in (x0 - reach)...(x0 + reach) {
+            for y in (y0 - reach)...(y0 + reach) {
+                guard let k = binarySearch(SnapIndex.key(x, y)) else { continue }
+                for slot in Int(cellStart[k])..<Int(cellStart[k + 1]) {
+                    let piece = cellPieces[slot]
+                    guard seen.insert(piece).inserted else { continue }
+                    let (a, b) = endpoints(Int(piece))
+                    let ax = a.longitude * metresPerDegreeLon - cx, ay = a.latitude * metresPerDegreeLat - cy
+                    let bx = b.longitude * metresPerDegreeLon - cx, by = b.latitude * metresPerDegreeLat - cy
+                    let dx = bx - ax, dy = by - ay
+                    let t = dx == 0 && dy == 0 ? 0 : max(0, min(1, -(ax * dx + ay * dy) / (dx * dx + dy * dy)))
+                    let d = hypot(ax + t * dx, ay + t * dy)
+                    if best == nil || d < best!.distance { best = (d, Int(piece), t) }
+                }
+            }
+        }
+        guard let best, best.distance <= maxDistance else { return nil }
+        let s = Int(pieceSegment[best.piece]), i = Int(pieceIndex[best.piece])
+        let shape = SnapIndex.shape(graph, s, segmentStart[s], segmentEnd[s])
+        var offset = 0.0
+        for j in 0..<i { offset += shape[j].distance(to: shape[j + 1]) }
+        let a = shape[i], b = shape[i + 1]
+        let point = Coordinate(latitude: a.latitude + best.t * (b.latitude - a.latitude),
+                               longitude: a.longitude + best.t * (b.longitude - a.longitude))
+        offset += a.distance(to: point)
+        var length = 0.0
+        for j in 0..<(shape.count - 1) { length += shape[j].distance(to: shape[j + 1]) }
+        return Snap(segment: s, offset: min(offset, length), length: length, coordinate: point, distance: c.distance(to: point))
+    }
+
+    private func endpoints(_ piece: Int) -> (Coordinate, Coordinate) {
+        let s = Int(pieceSegment[piece]), i = Int(pieceIndex[piece])
+        let interior = Int(graph.shapeStart[s + 1]) - Int(graph.shapeStart[s])
+        func point(_ j: Int) -> Coordinate {
+            if j == 0 { return graph.coordinate(of: segmentStart[s]) }
+            if j == interior + 1 { return graph.coordinate(of: segmentEnd[s]) }
+            let k = Int(graph.shapeStart[s]) + j - 1
+            return Coordinate(latitude: FixedPoint.decode(graph.shapeLatitudes[k]), longitude: FixedPoint.decode(graph.shapeLongitudes[k]))
+        }
+        return (point(i), point(i + 1))
+    }
+
+    private func binarySearch(_ key: Int64) -> Int? {
+        var low = 0, high = cellKeys.count
+        while low < high {
+            let mid = (low + high) / 2
+            if cellKeys[mid] < key { low = mid + 1 } else { high = mid }
+        }
+        return low < cellKeys.count && cellKeys[low] == key ? low : nil
+    }
+}

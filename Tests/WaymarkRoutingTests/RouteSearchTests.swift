@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+import WaymarkGeo
+import WaymarkGraph
+import WaymarkOSM
+import WaymarkSupport
+@testable import WaymarkRouting
+
+/// A random road graph: nodes scattered over ~2 km, two-node and three-node ways between random
+/// nodes (some oneway), and random restrictions at vertices where two ways meet. Fixed seed.
+func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70, restrictions: Int = 12) -> RoadGraph {
+    var rng = SplitMix64(seed: seed)
+    var b = GraphBuilder()
+    for _ in 0..<nodes {
+        b.latitudes.append(FixedPoint.encode(52 + rng.uniform(0, 0.02)))
+        b.longitudes.append(FixedPoint.encode(13 + rng.uniform(0, 0.03)))
+    }
+    let profile = CarProfile()
+    var ends: [UInt32: [Int64]] = [:]
+    for w in 0..<ways {
+        let a = UInt32(rng.next() % UInt64(nodes)), c = UInt32(rng.next() % UInt64(nodes))
+        guard a != c else { continue }
+        var tags = ["highway": ["residential", "primary", "service", "tertiary"][Int(rng.next() % 4)]]
+        switch rng.next() % 5 {
+        case 0: tags["oneway"] = "yes"
+        case 1: tags["oneway"] = "-1"
+        default: break
+        }
+        var refs = [a, c]
+        if rng.next() % 3 == 0 { refs.insert(UInt32(rng.next() % UInt64(nodes)), at: 1) }
+        if refs[1] == refs[0] || refs[1] == refs.last! { refs = [a, c] }
+        b.ways.append(GraphBuilder.Way(nodes: refs, rule: profile.way(tags)!, id: Int64(w)))
+        ends[a, default: []].append(Int64(w))
+        ends[c, default: []].append(Int64(w))
+    }
+    let shared = ends.filter { $0.value.count >= 2 }.sorted { $0.key < $1.key }
+    for _ in 0..<restrictions where !shared.isEmpty {
+        let (via, ways) = shared[Int(rng.next() % UInt64(shared.count))]
+        let from = ways[Int(rng.next() % UInt64(ways.count))], to = ways[Int(rng.next() % UInt64(ways.count))]
+        b.restrictions.append(GraphBuilder.Restriction(fromWay: from, via: via, toWay: to,
+                                                       kind: rng.next() % 3 == 0 ? .mandatory : .prohibitive))
+    }
+    return b.build()
+}
+
+/// An independent oracle: Bellman–Ford over edge states with the same rules (partial first and
+/// last edges, U-turn penalty, signal delays, restrictions), written separately from RouteSearch.
+func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ costs: TurnCosts) -> Double? {
+    func points(_ snap: Snap) -> [(Int, Double)] {
+        let f = snap.length > 0 ? snap.offset / snap.length : 0
+        var p: [(Int, Double)] = []
+        if index.forwardEdge[snap.segment] >= 0 { p.append((Int(index.forwardEdge[snap.segment]), f)) }
+        if index.backwardEdge[snap.segment] >= 0 { p.append((Int(index.backwardEdge[snap.segment]), 1 - f)) }
+        return p
+    }
+    func allowed(_ v: UInt32, _ a: Int, _ b: Int) -> Bool {
+        let rules = g.restrictionVia.indices.filter { g.restrictionVia[$0] == v && Int(g.restrictionFrom[$0]) == a }
+        if rules.contains(where: { g.restrictionKind[$0] == RestrictionKind.prohibitive.rawValue && Int(g.restrictionTo[$0]) == b }) { return false }
+        let only = rules.filter { g.restrictionKind[$0] == RestrictionKind.mandatory.rawValue }
+        return only.isEmpty || only.contains { Int(g.restrictionTo[$0]) == b }
+    }
+    var cost = [Double](repeating: .infinity, count: g.edgeCount)
+    let starts = points(from), goals = points(to)
+    var best = Double.infinity
+    for (e, f) in starts {
+        cost[e] = min(cost[e], Double(g.edgeDuration[e]) * (1 - f))
+        for (ge, gf) in goals where ge == e && gf >= f { best = min(best, Double(g.edgeDuration[e]) * (gf - f)) }
+    }
+    var changed = true
+    while changed {
+        changed = false
+        for e in 0..<g.edgeCount where cost[e].isFinite {
+            let v = g.edgeTarget[e]
+            var base = cost[e]
+            if g.nodeFlags[Int(v)] & RoadGraph.trafficSignalsFlag != 0 { base += costs.trafficSignalDelay }
+            for f in g.edges(from: v) {
+                guard allowed(v, g.segment(of: e), g.segment(of: f)) else { continue }
+                var c = base
+                if g.segment(of: f) == g.segment(of: e) && g.isReversed(f) != g.isReversed(e) { c += costs.uTurnPenalty }
+                for (ge, gf) in goals where ge == f { best = min(best, c + Double(g.edgeDuration[f]) * gf) }
+                if c + Double(g.edgeDuration[f]) < cost[f] - 1e-12 {
+                    cost[f] = c + Double(g.edgeDuration[f])
+                    changed = true
+                }
+            }
+        }
+    }
+    return best.isFinite ? best : nil
+}
+
+@Suite struct RouteSearchTests {
+    /// Property: A* equals Dijkstra equals the oracle, on random graphs with oneways and
+    /// restrictions (fixed seeds); paths are connected and obey the restrictions.
+    @Test(arguments: 1...25) func aStarIsExact(seed: Int) throws {
+        let g = randomGraph(seed: UInt64(seed))
+        guard g.edgeCount > 0 else { return }
+        let index = SnapIndex(graph: g)
+        let search = RouteSearch(graph: g, snapIndex: index)
+        var rng = SplitMix64(seed: UInt64(1000 + seed))
+        for _ in 0..<15 {
+            let a = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
+            let b = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
+            guard let from = index.nearest(to: a, maxDistance: 5000), let to = index.nearest(to: b, maxDistance: 5000) else { continue }
+            let fast = search.route(from: from, to: to)
+            let plain = search.route(from: from, to: to, heuristic: false)
+            let expected = oracle(g, index, from, to, search.costs)
+            #expect((fast == nil) == (expected == nil) && (plain == nil) == (expected == nil), "seed \(seed)")
+            guard let fast, let plain, let expected else { continue }
+            #expect(abs(fast.duration - expected) <= 1e-9 * max(1, expected), "seed \(seed): A* \(fast.duration) vs \(expected)")
+            #expect(abs(plain.duration - expected) <= 1e-9 * max(1, expected), "seed \(seed): Dijkstra \(plain.duration) vs \(expected)")
+            for (e, f) in zip(fast.edges, fast.edges.dropFirst()) {
+                #expect(g.edgeTarget[e] == g.source(of: f), "disconnected path")
+            }
+        }
+    }
+
+    @Test func snapsOntoGeometryNotNodes() throws {
+        let g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
+        let index = SnapIndex(graph: g)
+        // A point 20 m north of the middle of a long High Street stretch snaps onto the street.
+        let highStreet = try #require((0..<g.edgeCount).first { g.name(of: $0) == "High Street" && g.edgeLength[$0] > 300 })
+        let shape = g.geometry(of: highStreet)
+        let middle = shape[shape.count / 2]
+        let query = Coordinate(latitude: middle.latitude + 20 / 111_195, longitude: middle.longitude)
+        let snap = try #require(index.nearest(to: query, maxDistance: 1000))
+        #expect(g.strings[Int(g.segmentName[snap.segment])] == "High Street")
+        #expect(abs(snap.distance - 20) < 2)
+        #expect(index.nearest(to: Coordinate(latitude: 52.5, longitude: -2.2), maxDistance: 1000) == nil) // kilometres away
+    }
+
+    @Test func routesAcrossTheSampleTown() throws {
+        let g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
+        let index = SnapIndex(graph: g)
+        let search = RouteSearch(graph: g, snapIndex: index)
+        // Town hall (old town) to the leisure centre (east bank estate).
+        let from = try #require(index.nearest(to: Coordinate(latitude: 52.309427, longitude: -2.598781), maxDistance: 1000))
+        let to = try #require(index.nearest(to: Coordinate(latitude: 52.3127, longitude: -2.5783), maxDistance: 1000))
+        let route = try #require(search.route(from: from, to: to))
+        #expect(route.distance > 1500 && route.distance < 4000)
+        #expect(route.duration > 60 && route.duration < 900)
+        let names = Set(route.edges.map { g.name(of: $0) })
+        #expect(names.contains("Avel Bridge") || names.contains("High Street"))
+        let dijkstra = try #require(search.route(from: from, to: to, heuristic: false))
+        #expect(abs(route.duration - dijkstra.duration) < 1e-9 * route.duration)
+        #expect(search.settled > 0)
+        // The same point: a zero-length route.
+        let here = try #require(search.route(from: from, to: from))
+        #expect(here.duration == 0 && here.distance == 0)
+        // Beyond the gate on Mill Lane: unreachable.
+        let mill = try #require(index.nearest(to: Coordinate(latitude: 52.3091, longitude: -2.6135), maxDistance: 100))
+        #expect(search.route(from: from, to: mill) == nil)
+    }
+}
+
+func packageRoot() -> String {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+}
