@@ -275,9 +275,17 @@ public struct GraphBuilder {
 extension RoadGraph {
     /// Size of the largest strongly connected component (iterative Tarjan, O(V + E)).
     public func largestStronglyConnectedComponent() -> Int {
+        stronglyConnectedComponents().largestSize
+    }
+
+    /// Strongly connected components (iterative Tarjan, O(V + E)): each vertex's component number,
+    /// the number of the largest, and its size.
+    public func stronglyConnectedComponents() -> (component: [UInt32], largest: UInt32, largestSize: Int) {
         let n = nodeCount
-        guard n > 0 else { return 0 }
+        guard n > 0 else { return ([], 0, 0) }
         let unvisited = UInt32.max
+        var component = [UInt32](repeating: 0, count: n)
+        var components: UInt32 = 0, largestComponent: UInt32 = 0
         var index = [UInt32](repeating: unvisited, count: n)
         var low = [UInt32](repeating: 0, count: n)
         var onStack = [Bool](repeating: false, count: n)
@@ -309,13 +317,18 @@ extension RoadGraph {
                     var size = 0
                     while let w = stack.popLast() {
                         onStack[Int(w)] = false
+                        component[Int(w)] = components
                         size += 1
                         if w == v { break }
                     }
-                    largest = max(largest, size)
+                    if size > largest {
+                        largest = size
+                        largestComponent = components
+                    }
+                    components += 1
                 }
             }
         }
-        return largest
+        return (component, largestComponent, largest)
     }
 }

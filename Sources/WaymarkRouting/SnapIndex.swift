@@ -29,6 +29,8 @@ public struct SnapIndex: Sendable {
     /// The directed edges running along each segment: forward (stored direction) and backward,
     /// `-1` when that direction is not driveable.
     let forwardEdge: [Int32], backwardEdge: [Int32]
+    /// Whether both ends of the segment are in the graph's largest strongly connected component.
+    let segmentInMainComponent: [Bool]
     /// Pieces: (segment, index of the piece's first point in the segment's shape).
     private let pieceSegment: [UInt32], pieceIndex: [UInt32]
     /// Grid cells in CSR form: sorted cell keys, and the pieces of cell k at
@@ -55,6 +57,11 @@ public struct SnapIndex: Sendable {
             }
         }
         segmentStart = start; segmentEnd = end; forwardEdge = forward; backwardEdge = backward
+        let components = graph.stronglyConnectedComponents()
+        segmentInMainComponent = (0..<segments).map { s in
+            start[s] != RoadGraph.invalid && components.component[Int(start[s])] == components.largest
+                && components.component[Int(end[s])] == components.largest
+        }
 
         var sumLat = 0.0
         for lat in graph.latitudes { sumLat += FixedPoint.decode(lat) }
@@ -103,8 +110,16 @@ public struct SnapIndex: Sendable {
         return points
     }
 
-    /// The nearest point on any segment within `maxDistance` metres, or nil.
+    /// The nearest point on a road within `maxDistance` metres, or nil. Like OSRM, a road in the
+    /// network's largest strongly connected component is preferred: the nearest road is taken only
+    /// when it is in that component or no road of it lies within `maxDistance` (a stub cut off by a
+    /// gate or a one-way trap would give no route).
     public func nearest(to c: Coordinate, maxDistance: Double) -> Snap? {
+        nearest(to: c, maxDistance: maxDistance, mainComponentOnly: true) ?? nearest(to: c, maxDistance: maxDistance, mainComponentOnly: false)
+    }
+
+    /// The nearest point on any road (or only on roads of the largest component) within `maxDistance`.
+    public func nearest(to c: Coordinate, maxDistance: Double, mainComponentOnly: Bool) -> Snap? {
         let cx = c.longitude * metresPerDegreeLon, cy = c.latitude * metresPerDegreeLat
         let reach = Int64((maxDistance / SnapIndex.cellSize).rounded(.up))
         let x0 = Int64((cx / SnapIndex.cellSize).rounded(.down)), y0 = Int64((cy / SnapIndex.cellSize).rounded(.down))
@@ -116,6 +131,7 @@ public struct SnapIndex: Sendable {
                 for slot in Int(cellStart[k])..<Int(cellStart[k + 1]) {
                     let piece = cellPieces[slot]
                     guard seen.insert(piece).inserted else { continue }
+                    if mainComponentOnly && !segmentInMainComponent[Int(pieceSegment[Int(piece)])] { continue }
                     let (a, b) = endpoints(Int(piece))
                     let ax = a.longitude * metresPerDegreeLon - cx, ay = a.latitude * metresPerDegreeLat - cy
                     let bx = b.longitude * metresPerDegreeLon - cx, by = b.latitude * metresPerDegreeLat - cy

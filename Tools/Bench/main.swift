@@ -162,6 +162,51 @@ func peakRSSMB() -> String {
     return String(format: "%.0f", kb / 1024)
 }
 
+/// Route queries over the shared origin/destination pairs: per query (snap both ends + search)
+/// p50/p95, settled states against plain Dijkstra on the same pairs, and a cost check.
+func benchRoute(map: String, pairsFile: String) {
+    let graph: RoadGraph
+    let prepare = seconds { }
+    do {
+        graph = map.hasSuffix(".wmg") ? try GraphFile.read(path: map) : try OSMGraphLoader.build(path: map)
+    } catch {
+        print("cannot load \(map): \(error)")
+        return
+    }
+    var index: SnapIndex?
+    let indexTime = seconds { index = SnapIndex(graph: graph) }
+    let search = RouteSearch(graph: graph, snapIndex: index!)
+    guard let data = FileManager.default.contents(atPath: pairsFile), let json = try? JSONValue(parsing: Array(data)),
+          let pairs = json["pairs"]?.arrayValue else { print("cannot read \(pairsFile)"); return }
+    var times: [Double] = [], settledA: [Int] = [], settledD: [Int] = [], mismatches = 0, failed = 0
+    for pair in pairs {
+        guard let fl = pair["from"]?["lat"]?.numberValue, let fo = pair["from"]?["lon"]?.numberValue,
+              let tl = pair["to"]?["lat"]?.numberValue, let to = pair["to"]?["lon"]?.numberValue else { continue }
+        var route: RoutePath?
+        let t = seconds {
+            if let a = index!.nearest(to: Coordinate(latitude: fl, longitude: fo), maxDistance: 1000),
+               let b = index!.nearest(to: Coordinate(latitude: tl, longitude: to), maxDistance: 1000) {
+                route = search.route(from: a, to: b)
+            }
+        }
+        guard let route else { failed += 1; continue }
+        times.append(t)
+        settledA.append(search.settled)
+        let a = index!.nearest(to: Coordinate(latitude: fl, longitude: fo), maxDistance: 1000)!
+        let b = index!.nearest(to: Coordinate(latitude: tl, longitude: to), maxDistance: 1000)!
+        if let plain = search.route(from: a, to: b, heuristic: false) {
+            settledD.append(search.settled)
+            if abs(plain.duration - route.duration) > 1e-9 * max(1, route.duration) { mismatches += 1 }
+        }
+    }
+    let sorted = times.sorted()
+    func pct(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1e3 }
+    let mean = { (xs: [Int]) in xs.isEmpty ? 0 : Double(xs.reduce(0, +)) / Double(xs.count) }
+    print("| map | pairs routed | p50 (ms) | p95 (ms) | settled A* / Dijkstra (mean) | cost ≠ Dijkstra | snap index (s) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| \((map as NSString).lastPathComponent) | \(times.count) of \(pairs.count) | \(String(format: "%.3f", pct(0.5))) | \(String(format: "%.3f", pct(0.95))) | \(String(format: "%.0f / %.0f (1/%.1f)", mean(settledA), mean(settledD), mean(settledD) / max(1, mean(settledA)))) | \(mismatches) | \(String(format: "%.3f", indexTime + prepare)) |")
+}
+
 // MARK: - Command line
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -177,6 +222,12 @@ case "fit":
 case "cluster":
     let files = Array(arguments.dropFirst()).filter { $0.hasSuffix(".f64") }
     benchCluster(files: files, runs: Int(option("runs") ?? "3") ?? 3, reference: option("reference"))
+case "route":
+    guard arguments.count > 1, let pairs = option("pairs") else {
+        FileHandle.standardError.write(Data("usage: waymark-bench route MAP(.osm.gz|.wmg) --pairs od_pairs.json\n".utf8))
+        exit(64)
+    }
+    benchRoute(map: arguments[1], pairsFile: pairs)
 case "load":
     let files = Array(arguments.dropFirst()).filter { $0.hasSuffix(".osm") || $0.hasSuffix(".osm.gz") }
     benchLoad(files: files, runs: Int(option("runs") ?? "5") ?? 5)
