@@ -97,8 +97,8 @@ public struct RoadGraph: Sendable, Equatable {
         return UInt32(low)
     }
 
-    public func segment(of edge: Int) -> Int { Int(edgeSegment[edge] >> 1) }
-    public func isReversed(_ edge: Int) -> Bool { edgeSegment[edge] & 1 == 1 }
+    @inlinable public func segment(of edge: Int) -> Int { Int(edgeSegment[edge] >> 1) }
+    @inlinable public func isReversed(_ edge: Int) -> Bool { edgeSegment[edge] & 1 == 1 }
     public func name(of edge: Int) -> String { strings[Int(segmentName[segment(of: edge)])] }
     public func ref(of edge: Int) -> String { strings[Int(segmentRef[segment(of: edge)])] }
     public func highway(of edge: Int) -> HighwayClass { HighwayClass(rawValue: segmentHighway[segment(of: edge)]) ?? .service }

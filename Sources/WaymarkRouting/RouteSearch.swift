@@ -44,16 +44,26 @@ public final class RouteSearch {
     private let segmentLength: [Double]
     private let snapIndex: SnapIndex
 
-    private var cost: [Double]
-    private var parent: [Int32]
-    private var stamp: [UInt32]
+    // Scratch, allocated once per searcher (raw storage: no exclusivity or bounds checks in the
+    // search loop). Labels are valid only where their stamp equals the current generation.
+    /// Per-vertex heuristic cache for the current query.
+    private let vertexBound: UnsafeMutablePointer<Double>
+    private let vertexStamp: UnsafeMutablePointer<UInt32>
+    private let cost: UnsafeMutablePointer<Double>
+    private let parent: UnsafeMutablePointer<Int32>
+    private let stamp: UnsafeMutablePointer<UInt32>
     private var generation: UInt32 = 0
-    private var heap = MinHeap()
+    private var heapStorage: UnsafeMutablePointer<MinHeap.Entry>
+    private var heapCapacity: Int
     /// States taken off the heap in the last query (for measuring search effort).
     public private(set) var settled = 0
 
-    public init(graph: RoadGraph, snapIndex: SnapIndex, costs: TurnCosts = TurnCosts()) {
+    /// Landmarks for the ALT lower bound (nil: great-circle distance only).
+    public let landmarks: Landmarks?
+
+    public init(graph: RoadGraph, snapIndex: SnapIndex, landmarks: Landmarks? = nil, costs: TurnCosts = TurnCosts()) {
         self.graph = graph
+        self.landmarks = landmarks
         self.snapIndex = snapIndex
         self.costs = costs
         var fastest = 1.0
@@ -64,9 +74,28 @@ public final class RouteSearch {
         var lengths = [Double](repeating: 0, count: graph.segmentCount)
         for e in 0..<graph.edgeCount { lengths[graph.segment(of: e)] = Double(graph.edgeLength[e]) }
         segmentLength = lengths
-        cost = [Double](repeating: .infinity, count: graph.edgeCount)
-        parent = [Int32](repeating: -1, count: graph.edgeCount)
-        stamp = [UInt32](repeating: 0, count: graph.edgeCount)
+        let n = max(1, graph.nodeCount), m = max(1, graph.edgeCount)
+        let initialHeap = MinHeap(capacity: 4096)
+        heapStorage = initialHeap.storage
+        heapCapacity = initialHeap.capacity
+        vertexBound = .allocate(capacity: n)
+        vertexStamp = .allocate(capacity: n)
+        vertexStamp.initialize(repeating: 0, count: n)
+        cost = .allocate(capacity: m)
+        cost.initialize(repeating: .infinity, count: m)
+        parent = .allocate(capacity: m)
+        parent.initialize(repeating: -1, count: m)
+        stamp = .allocate(capacity: m)
+        stamp.initialize(repeating: 0, count: m)
+    }
+
+    deinit {
+        heapStorage.deallocate()
+        vertexBound.deallocate()
+        vertexStamp.deallocate()
+        cost.deallocate()
+        parent.deallocate()
+        stamp.deallocate()
     }
 
     /// A position on a directed edge: metres from its source.
@@ -100,17 +129,42 @@ public final class RouteSearch {
     public func route(from origin: Snap, to destination: Snap, heuristic: Bool = true) -> RoutePath? {
         generation &+= 1
         if generation == 0 {
-            for i in stamp.indices { stamp[i] = 0 }
+            stamp.update(repeating: 0, count: max(1, graph.edgeCount))
+            vertexStamp.update(repeating: 0, count: max(1, graph.nodeCount))
             generation = 1
         }
-        heap.removeAll()
-        settled = 0
+        var heap = MinHeap(storage: heapStorage, capacity: heapCapacity)
+        defer {
+            heapStorage = heap.storage
+            heapCapacity = heap.capacity
+        }
+        var settledCount = 0
+        defer { settled = settledCount }
         let goalCoordinate = destination.coordinate
+        let starts = edgePoints(origin), goals = edgePoints(destination)
+        // Reaching the goal point means reaching the source of one of its edges first.
+        let goalSources = goals.map { graph.source(of: $0.edge) }
+        let landmarks = heuristic ? self.landmarks : nil
+        // All landmarks: choosing only the best few per query (usual for ALT) weakened the bound
+        // more than it saved here (measured on the shared Porto pairs).
+        let active = landmarks.map { Array(0..<$0.count) } ?? []
+        let generation = self.generation
         func h(_ e: Int) -> Double {
-            heuristic ? graph.coordinate(of: graph.edgeTarget[e]).distance(to: goalCoordinate) / maximumSpeed : 0
+            guard heuristic else { return 0 }
+            let v = graph.edgeTarget[e]
+            if vertexStamp[Int(v)] == generation { return vertexBound[Int(v)] }
+            var bound: Double
+            if let landmarks {
+                bound = .infinity
+                for t in goalSources { bound = min(bound, landmarks.lowerBound(from: v, to: t, using: active)) }
+            } else {
+                bound = graph.coordinate(of: v).distance(to: goalCoordinate) / maximumSpeed
+            }
+            vertexStamp[Int(v)] = generation
+            vertexBound[Int(v)] = bound
+            return bound
         }
 
-        let starts = edgePoints(origin), goals = edgePoints(destination)
         var best = Double.infinity
         var bestEdge = -1, bestGoalOffset = 0.0, bestDirect: EdgePoint?
 
@@ -127,16 +181,17 @@ public final class RouteSearch {
         }
         for s in starts {
             let c = part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge])).duration
-            relax(s.edge, c, parent: -1, h: h(s.edge))
+            relax(s.edge, c, parent: -1, h: h(s.edge), heap: &heap)
         }
 
-        var goalByEdge: [Int: Double] = [:]
-        for g in goals { goalByEdge[g.edge] = g.offset }
+        // At most two goal edges (the two directions of the goal's segment).
+        let goalEdge0 = goals.count > 0 ? goals[0].edge : -1, goalOffset0 = goals.count > 0 ? goals[0].offset : 0
+        let goalEdge1 = goals.count > 1 ? goals[1].edge : -1, goalOffset1 = goals.count > 1 ? goals[1].offset : 0
 
         while let (key, e) = heap.pop() {
             guard stamp[e] == generation, key == cost[e] + h(e) else { continue }
             if key >= best { break }
-            settled += 1
+            settledCount += 1
             let v = graph.edgeTarget[e]
             var base = cost[e]
             if graph.nodeFlags[Int(v)] & RoadGraph.trafficSignalsFlag != 0 { base += costs.trafficSignalDelay }
@@ -147,7 +202,8 @@ public final class RouteSearch {
                 let toSegment = graph.segment(of: f)
                 if toSegment == fromSegment && graph.isReversed(f) != graph.isReversed(e) { c += costs.uTurnPenalty }
                 if restricted && !allowed(via: v, from: fromSegment, to: toSegment) { continue }
-                if let goalOffset = goalByEdge[f] {
+                if f == goalEdge0 || f == goalEdge1 {
+                    let goalOffset = f == goalEdge0 ? goalOffset0 : goalOffset1
                     let total = c + part(f, from: 0, to: goalOffset).duration
                     if total < best {
                         best = total
@@ -157,7 +213,7 @@ public final class RouteSearch {
                         goalLastEdge = f
                     }
                 }
-                relax(f, c + Double(graph.edgeDuration[f]), parent: e, h: h(f))
+                relax(f, c + Double(graph.edgeDuration[f]), parent: e, h: h(f), heap: &heap)
             }
         }
         guard best.isFinite else { return nil }
@@ -184,8 +240,9 @@ public final class RouteSearch {
     private var goalLastEdge = -1
 
     @inline(__always)
-    private func relax(_ e: Int, _ c: Double, parent p: Int, h: Double) {
+    private func relax(_ e: Int, _ c: Double, parent p: Int, h: Double, heap: inout MinHeap) {
         if stamp[e] == generation && cost[e] <= c { return }
+        if h == .infinity { return } // the goal cannot be reached from here
         stamp[e] = generation
         cost[e] = c
         parent[e] = Int32(p)
@@ -217,48 +274,76 @@ public final class RouteSearch {
     }
 }
 
-/// A binary min-heap of (key, edge) with lazy deletion (stale entries are skipped on pop).
+/// A 4-ary min-heap of (key, item) with lazy deletion (stale entries are skipped on pop), over
+/// storage its owner keeps between queries. Used as a local value inside a query, so no dynamic
+/// exclusivity checks; the storage grows by doubling when full.
 struct MinHeap {
-    private var keys: [Double] = []
-    private var items: [Int] = []
-
-    mutating func removeAll() {
-        keys.removeAll(keepingCapacity: true)
-        items.removeAll(keepingCapacity: true)
+    struct Entry {
+        var key: Double
+        var item: Int
     }
 
+    private(set) var storage: UnsafeMutablePointer<Entry>
+    private(set) var capacity: Int
+    private var count = 0
+
+    init(capacity: Int = 1024) {
+        self.capacity = max(16, capacity)
+        storage = .allocate(capacity: self.capacity)
+    }
+
+    /// A heap over existing storage (emptied).
+    init(storage: UnsafeMutablePointer<Entry>, capacity: Int) {
+        self.storage = storage
+        self.capacity = capacity
+    }
+
+    func deallocate() { storage.deallocate() }
+
+    mutating func removeAll() { count = 0 }
+
     mutating func push(_ key: Double, _ item: Int) {
-        keys.append(key)
-        items.append(item)
-        var i = keys.count - 1
+        if count == capacity {
+            let bigger = UnsafeMutablePointer<Entry>.allocate(capacity: capacity * 2)
+            bigger.moveInitialize(from: storage, count: count)
+            storage.deallocate()
+            storage = bigger
+            capacity *= 2
+        }
+        var i = count
+        count += 1
         while i > 0 {
-            let p = (i - 1) / 2
-            if keys[p] <= keys[i] { break }
-            keys.swapAt(p, i)
-            items.swapAt(p, i)
+            let p = (i - 1) >> 2
+            if storage[p].key <= key { break }
+            storage[i] = storage[p]
             i = p
         }
+        storage[i] = Entry(key: key, item: item)
     }
 
     mutating func pop() -> (Double, Int)? {
-        guard let key = keys.first, let item = items.first else { return nil }
-        let lastKey = keys.removeLast(), lastItem = items.removeLast()
-        if !keys.isEmpty {
-            keys[0] = lastKey
-            items[0] = lastItem
+        guard count > 0 else { return nil }
+        let top = storage[0]
+        count -= 1
+        if count > 0 {
+            let last = storage[count]
             var i = 0
-            let n = keys.count
             while true {
-                let l = 2 * i + 1, r = l + 1
-                var m = i
-                if l < n && keys[l] < keys[m] { m = l }
-                if r < n && keys[r] < keys[m] { m = r }
-                if m == i { break }
-                keys.swapAt(m, i)
-                items.swapAt(m, i)
+                let first = 4 * i + 1
+                if first >= count { break }
+                var m = first
+                let end = min(first + 4, count)
+                var c = first + 1
+                while c < end {
+                    if storage[c].key < storage[m].key { m = c }
+                    c += 1
+                }
+                if storage[m].key >= last.key { break }
+                storage[i] = storage[m]
                 i = m
             }
+            storage[i] = last
         }
-        return (key, item)
+        return (top.key, top.item)
     }
 }

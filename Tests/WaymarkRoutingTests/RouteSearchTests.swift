@@ -96,6 +96,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         guard g.edgeCount > 0 else { return }
         let index = SnapIndex(graph: g)
         let search = RouteSearch(graph: g, snapIndex: index)
+        let alt = RouteSearch(graph: g, snapIndex: index, landmarks: Landmarks(graph: g, count: 4))
         var rng = SplitMix64(seed: UInt64(1000 + seed))
         for _ in 0..<15 {
             let a = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
@@ -103,9 +104,11 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
             guard let from = index.nearest(to: a, maxDistance: 5000), let to = index.nearest(to: b, maxDistance: 5000) else { continue }
             let fast = search.route(from: from, to: to)
             let plain = search.route(from: from, to: to, heuristic: false)
+            let landmarked = alt.route(from: from, to: to)
             let expected = oracle(g, index, from, to, search.costs)
-            #expect((fast == nil) == (expected == nil) && (plain == nil) == (expected == nil), "seed \(seed)")
-            guard let fast, let plain, let expected else { continue }
+            #expect((fast == nil) == (expected == nil) && (plain == nil) == (expected == nil) && (landmarked == nil) == (expected == nil), "seed \(seed)")
+            guard let fast, let plain, let landmarked, let expected else { continue }
+            #expect(abs(landmarked.duration - expected) <= 1e-9 * max(1, expected), "seed \(seed): ALT \(landmarked.duration) vs \(expected)")
             #expect(abs(fast.duration - expected) <= 1e-9 * max(1, expected), "seed \(seed): A* \(fast.duration) vs \(expected)")
             #expect(abs(plain.duration - expected) <= 1e-9 * max(1, expected), "seed \(seed): Dijkstra \(plain.duration) vs \(expected)")
             for (e, f) in zip(fast.edges, fast.edges.dropFirst()) {
@@ -131,18 +134,19 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
     @Test func routesAcrossTheSampleTown() throws {
         let g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
         let index = SnapIndex(graph: g)
-        let search = RouteSearch(graph: g, snapIndex: index)
+        let search = RouteSearch(graph: g, snapIndex: index, landmarks: Landmarks(graph: g))
         // Town hall (old town) to the leisure centre (east bank estate).
         let from = try #require(index.nearest(to: Coordinate(latitude: 52.309427, longitude: -2.598781), maxDistance: 1000))
         let to = try #require(index.nearest(to: Coordinate(latitude: 52.3127, longitude: -2.5783), maxDistance: 1000))
         let route = try #require(search.route(from: from, to: to))
+        let settledWithLandmarks = search.settled
         #expect(route.distance > 1500 && route.distance < 4000)
         #expect(route.duration > 60 && route.duration < 900)
         let names = Set(route.edges.map { g.name(of: $0) })
         #expect(names.contains("Avel Bridge") || names.contains("High Street"))
         let dijkstra = try #require(search.route(from: from, to: to, heuristic: false))
         #expect(abs(route.duration - dijkstra.duration) < 1e-9 * route.duration)
-        #expect(search.settled > 0)
+        #expect(settledWithLandmarks > 0 && settledWithLandmarks < search.settled) // search.settled: the Dijkstra run
         // The same point: a zero-length route.
         let here = try #require(search.route(from: from, to: from))
         #expect(here.duration == 0 && here.distance == 0)

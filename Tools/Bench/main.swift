@@ -174,8 +174,10 @@ func benchRoute(map: String, pairsFile: String) {
         return
     }
     var index: SnapIndex?
+    var landmarks: Landmarks?
     let indexTime = seconds { index = SnapIndex(graph: graph) }
-    let search = RouteSearch(graph: graph, snapIndex: index!)
+    let landmarkTime = seconds { landmarks = Landmarks(graph: graph) }
+    let search = RouteSearch(graph: graph, snapIndex: index!, landmarks: landmarks)
     guard let data = FileManager.default.contents(atPath: pairsFile), let json = try? JSONValue(parsing: Array(data)),
           let pairs = json["pairs"]?.arrayValue else { print("cannot read \(pairsFile)"); return }
     var times: [Double] = [], settledA: [Int] = [], settledD: [Int] = [], mismatches = 0, failed = 0
@@ -202,8 +204,8 @@ func benchRoute(map: String, pairsFile: String) {
     let sorted = times.sorted()
     func pct(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1e3 }
     let mean = { (xs: [Int]) in xs.isEmpty ? 0 : Double(xs.reduce(0, +)) / Double(xs.count) }
-    print("| map | pairs routed | p50 (ms) | p95 (ms) | settled A* / Dijkstra (mean) | cost ≠ Dijkstra | snap index (s) |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| map | pairs routed | p50 (ms) | p95 (ms) | settled A* / Dijkstra (mean) | cost ≠ Dijkstra | snap index (s) | 16 landmarks (s) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     print("| \((map as NSString).lastPathComponent) | \(times.count) of \(pairs.count) | \(String(format: "%.3f", pct(0.5))) | \(String(format: "%.3f", pct(0.95))) | \(String(format: "%.0f / %.0f (1/%.1f)", mean(settledA), mean(settledD), mean(settledD) / max(1, mean(settledA)))) | \(mismatches) | \(String(format: "%.3f", indexTime + prepare)) |")
 }
 
