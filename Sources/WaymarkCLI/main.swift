@@ -8,6 +8,7 @@ let commands: [(spec: CommandSpec, run: (ParsedArguments) throws(CLIError) -> Vo
     (FitCommand.spec, FitCommand.run),
     (AnnotationsCommand.spec, AnnotationsCommand.run),
     (ClusterCommand.spec, ClusterCommand.run),
+    (RouteCommand.spec, RouteCommand.run),
     (BuildCommand.spec, BuildCommand.run),
     (InspectCommand.spec, InspectCommand.run),
 ]
