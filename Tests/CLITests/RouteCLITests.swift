@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import WaymarkGeo
+import WaymarkGeoJSON
+
+/// End-to-end: `waymark route` on the sample town, all formats and the failures.
+@Suite struct RouteCLITests {
+    let from = "52.3025,-2.6040", to = "52.3160,-2.5450" // old town's south-west corner → beyond the motorway
+
+    @Test func textDirectionsAreReadable() throws {
+        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("1. Head north on Tanners Row") == true, "\(result.stdout)")
+        #expect(lines.contains { $0.contains("At the roundabout, take the 2nd exit onto Ashby Road (B4221)") }, "\(result.stdout)")
+        #expect(lines.contains { $0.contains("You have arrived at your destination") })
+        #expect(lines.last?.hasPrefix("Total: 4.") == true)
+    }
+
+    @Test func osrmJSONShape() throws {
+        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--via", "52.3168,-2.5846", "--format", "json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try JSONValue(parsing: result.stdout)
+        #expect(json["code"] == "Ok")
+        let route = try #require(json["routes"]?.arrayValue?.first)
+        #expect(route["geometry"]?["type"] == "LineString")
+        let legs = try #require(route["legs"]?.arrayValue)
+        #expect(legs.count == 2)
+        let legSum = legs.compactMap { $0["distance"]?.numberValue }.reduce(0, +)
+        #expect(abs(legSum - (route["distance"]?.numberValue ?? 0)) < 1)
+        for leg in legs {
+            let steps = try #require(leg["steps"]?.arrayValue)
+            #expect(steps.first?["maneuver"]?["type"] == "depart" && steps.last?["maneuver"]?["type"] == "arrive")
+            for step in steps {
+                #expect(step["mode"] == "driving")
+                #expect(step["maneuver"]?["location"]?.arrayValue?.count == 2)
+                #expect(step["maneuver"]?["bearing_after"]?.numberValue != nil)
+            }
+        }
+        #expect(json["waypoints"]?.arrayValue?.count == 3)
+    }
+
+    @Test func geoJSONAndPolyline() throws {
+        let dir = try Run.temporaryDirectory()
+        let out = dir + "/route.geojson"
+        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "geojson", "-o", out)
+        #expect(result.status == 0, "\(result.stderr)")
+        let collection = try GeoJSONReader.readFeatureCollection(Array(try Data(contentsOf: URL(fileURLWithPath: out))))
+        #expect(collection.features.first?.properties?["kind"] == "route")
+        #expect(collection.features.contains { $0.properties?["instruction"]?.stringValue?.hasPrefix("At the roundabout") == true })
+        try Validator.check([out])
+        let polyline = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "polyline", "--precision", "6")
+        let points = try Polyline.decode(polyline.stdout.trimmingCharacters(in: .whitespacesAndNewlines), precision: 6)
+        guard case let .lineString(line)? = collection.features.first?.geometry else { Issue.record("no line"); return }
+        #expect(points.count == line.count)
+    }
+
+    @Test func aGraphFileRoutesLikeTheOSMFile() throws {
+        let dir = try Run.temporaryDirectory()
+        #expect(try Run.waymark("build", Run.data("sample-town.osm"), "-o", dir + "/town.wmg", "--quiet").status == 0)
+        let fromGraph = try Run.waymark("route", dir + "/town.wmg", "--from", from, "--to", to)
+        let fromXML = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to)
+        #expect(fromGraph.status == 0 && fromGraph.stdout == fromXML.stdout)
+    }
+
+    @Test func failuresAreClear() throws {
+        // In the fields far from any road.
+        let sea = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", "52.40,-2.40", "--format", "json")
+        #expect(sea.status == 1)
+        #expect(try JSONValue(parsing: sea.stdout)["code"] == "NoSegment")
+        #expect(sea.stderr.contains("no road within 1000 m of 52.400000,-2.400000"))
+        // Beyond the gate on Mill Lane, with no other road in snapping reach: reachable by no car.
+        let mill = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", "52.3091,-2.6135", "--max-snap", "250", "--format", "json")
+        let millCode = try JSONValue(parsing: mill.stdout)["code"]
+        #expect(mill.status == 1 && millCode == "NoRoute")
+        // The same point: a zero-length route, not an error.
+        let same = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", from)
+        #expect(same.status == 0 && same.stdout.contains("Total: 0 m"))
+        // Bad input.
+        let bad = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "95,2", "--to", to)
+        #expect(bad.status == 64 && bad.stderr.contains("latitude 95.0 is out of range"))
+        let missing = try Run.waymark("route", "/nonexistent.wmg", "--from", from, "--to", to)
+        #expect(missing.status == 1 && missing.stderr.contains("no such file"))
+        let dir = try Run.temporaryDirectory()
+        try Data("WAYMARKG garbage".utf8).write(to: URL(fileURLWithPath: dir + "/bad.wmg"))
+        let corrupt = try Run.waymark("route", dir + "/bad.wmg", "--from", from, "--to", to)
+        #expect(corrupt.status == 1 && corrupt.stderr.contains("graph file"))
+    }
+
+    @Test func batchWritesOneRoutePerLine() throws {
+        let dir = try Run.temporaryDirectory()
+        try "from_lat,from_lon,to_lat,to_lon\n\(from),\(to)\n52.3095,-2.5988,52.3127,-2.5783\n52.3025,-2.6040,52.40,-2.40\n"
+            .write(toFile: dir + "/pairs.csv", atomically: true, encoding: .utf8)
+        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--batch", dir + "/pairs.csv")
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(try JSONValue(parsing: String(lines[0]))["code"] == "Ok")
+        #expect(try JSONValue(parsing: String(lines[2]))["code"] == "NoSegment")
+        #expect(result.stderr.contains("queries 3 (1 failed), p50"))
+    }
+}
