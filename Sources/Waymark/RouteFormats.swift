@@ -28,7 +28,7 @@ extension Route {
                 if let exit = step.maneuver.exit { maneuver["exit"] = .number(Double(exit)) }
                 maneuver["instruction"] = .string(step.instruction)
                 return ["name": .string(step.name), "ref": .string(step.ref), "distance": r1(step.distance), "duration": r1(step.duration),
-                        "geometry": lineString(step.geometry, decimals), "mode": "driving", "maneuver": .object(maneuver)]
+                        "geometry": lineString(step.geometry, decimals), "mode": .string(step.mode), "maneuver": .object(maneuver)]
             }
             legs.append(["distance": r1(leg.distance), "duration": r1(leg.duration), "summary": .string(leg.summary), "steps": .array(steps)])
         }

@@ -26,6 +26,8 @@ public struct RouteStep: Sendable, Equatable {
     public var maneuver: Maneuver
     /// A sentence a driver can follow ("Turn left onto Castle Street").
     public var instruction: String
+    /// "driving", or "ferry" on a ferry.
+    public var mode: String = "driving"
 }
 
 /// The part of a route between two consecutive waypoints.
@@ -134,6 +136,9 @@ public final class Router {
             let end = i == path.edges.count - 1 ? path.endOffset : length
             pieces.append(Piece(edge: e, from: start, to: max(start, end)))
         }
+        // Pieces under a metre (a waypoint snapped onto a vertex) would make empty steps.
+        let kept = pieces.filter { $0.to - $0.from >= 1 }
+        if !kept.isEmpty { pieces = kept }
         // Group pieces into steps: a new step starts where the road (name and ref) changes, where
         // a roundabout is entered, or at a sharp turn on the same road.
         var groups: [[Piece]] = []
@@ -171,7 +176,8 @@ public final class Router {
                 maneuver = classify(from: previous, to: first, location: location, before: before, after: after, group: group)
             }
             var step = RouteStep(name: graph.name(of: nameEdge), ref: graph.ref(of: nameEdge), distance: distance, duration: duration,
-                                 geometry: geometry, maneuver: maneuver, instruction: "")
+                                 geometry: geometry, maneuver: maneuver, instruction: "",
+                                 mode: graph.flags(of: first).contains(.ferry) ? "ferry" : "driving")
             step.instruction = instruction(step)
             steps.append(step)
         }
@@ -317,6 +323,9 @@ public final class Router {
         let road = step.name.isEmpty ? step.ref : (step.ref.isEmpty ? step.name : "\(step.name) (\(step.ref))")
         let onto = road.isEmpty ? "" : " onto \(road)"
         let m = step.maneuver
+        if step.mode == "ferry" && m.type != "arrive" {
+            return m.type == "depart" ? "Board the ferry\(road.isEmpty ? "" : " (\(road))")" : "Take the ferry\(road.isEmpty ? "" : " (\(road))")"
+        }
         switch m.type {
         case "depart":
             return "Head \(cardinal(m.bearingAfter))" + (road.isEmpty ? "" : " on \(road)")

@@ -32,7 +32,7 @@ import WaymarkGeoJSON
             let steps = try #require(leg["steps"]?.arrayValue)
             #expect(steps.first?["maneuver"]?["type"] == "depart" && steps.last?["maneuver"]?["type"] == "arrive")
             for step in steps {
-                #expect(step["mode"] == "driving")
+                #expect(step["mode"] == "driving" || step["mode"] == "ferry")
                 #expect(step["maneuver"]?["location"]?.arrayValue?.count == 2)
                 #expect(step["maneuver"]?["bearing_after"]?.numberValue != nil)
             }
