@@ -104,6 +104,24 @@ public struct RoadGraph: Sendable, Equatable {
     public func highway(of edge: Int) -> HighwayClass { HighwayClass(rawValue: segmentHighway[segment(of: edge)]) ?? .service }
     public func flags(of edge: Int) -> EdgeFlags { EdgeFlags(rawValue: segmentFlags[segment(of: edge)]) }
 
+    /// The second point of the edge's geometry (first after its source), without building the whole shape.
+    public func secondPoint(of edge: Int) -> Coordinate {
+        let s = segment(of: edge)
+        let lower = Int(shapeStart[s]), upper = Int(shapeStart[s + 1])
+        guard lower < upper else { return coordinate(of: edgeTarget[edge]) }
+        let i = isReversed(edge) ? upper - 1 : lower
+        return Coordinate(latitude: FixedPoint.decode(shapeLatitudes[i]), longitude: FixedPoint.decode(shapeLongitudes[i]))
+    }
+
+    /// The last point of the edge's geometry before its target vertex.
+    public func penultimatePoint(of edge: Int) -> Coordinate {
+        let s = segment(of: edge)
+        let lower = Int(shapeStart[s]), upper = Int(shapeStart[s + 1])
+        guard lower < upper else { return coordinate(of: source(of: edge)) }
+        let i = isReversed(edge) ? lower : upper - 1
+        return Coordinate(latitude: FixedPoint.decode(shapeLatitudes[i]), longitude: FixedPoint.decode(shapeLongitudes[i]))
+    }
+
     /// The edge's full geometry from its source to its target vertex.
     public func geometry(of edge: Int) -> [Coordinate] {
         let s = segment(of: edge)

@@ -172,7 +172,7 @@ public final class Router {
                 maneuver = Maneuver(type: "depart", modifier: nil, location: location, bearingBefore: 0, bearingAfter: after, exit: nil)
             } else {
                 let previous = groups[g - 1].last!.edge
-                let before = bearing(endOf: groups[g - 1])
+                let before = Int(tailBearing(previous).rounded()) % 360
                 maneuver = classify(from: previous, to: first, location: location, before: before, after: after, group: group)
             }
             var step = RouteStep(name: graph.name(of: nameEdge), ref: graph.ref(of: nameEdge), distance: distance, duration: duration,
@@ -250,14 +250,13 @@ public final class Router {
         return Int(a.direction(to: b).rounded()) % 360
     }
 
-    private func bearing(endOf group: [Piece]) -> Int { bearing(endOfGeometry: cut(group)) }
+    /// Direction in which an edge arrives at its target / leaves its source, degrees from north.
+    private func tailBearing(_ e: Int) -> Double { graph.penultimatePoint(of: e).direction(to: graph.coordinate(of: graph.edgeTarget[e])) }
+    private func headBearing(_ e: Int) -> Double { graph.coordinate(of: graph.source(of: e)).direction(to: graph.secondPoint(of: e)) }
 
     /// Signed turn angle in degrees from one edge into the next (positive = right).
     private func turnAngle(_ e: Int, _ f: Int) -> Double {
-        let a = graph.geometry(of: e), b = graph.geometry(of: f)
-        guard a.count >= 2, b.count >= 2 else { return 0 }
-        let before = a[a.count - 2].direction(to: a[a.count - 1]), after = b[0].direction(to: b[1])
-        var d = after - before
+        var d = headBearing(f) - tailBearing(e)
         while d > 180 { d -= 360 }
         while d <= -180 { d += 360 }
         return d

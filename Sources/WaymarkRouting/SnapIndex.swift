@@ -124,23 +124,32 @@ public struct SnapIndex: Sendable {
         let reach = Int64((maxDistance / SnapIndex.cellSize).rounded(.up))
         let x0 = Int64((cx / SnapIndex.cellSize).rounded(.down)), y0 = Int64((cy / SnapIndex.cellSize).rounded(.down))
         var best: (distance: Double, piece: Int, t: Double)?
-        var seen = Set<UInt32>()
-        for x in (x0 - reach)...(x0 + reach) {
-            for y in (y0 - reach)...(y0 + reach) {
-                guard let k = binarySearch(SnapIndex.key(x, y)) else { continue }
-                for slot in Int(cellStart[k])..<Int(cellStart[k + 1]) {
-                    let piece = cellPieces[slot]
-                    guard seen.insert(piece).inserted else { continue }
-                    if mainComponentOnly && !segmentInMainComponent[Int(pieceSegment[Int(piece)])] { continue }
-                    let (a, b) = endpoints(Int(piece))
-                    let ax = a.longitude * metresPerDegreeLon - cx, ay = a.latitude * metresPerDegreeLat - cy
-                    let bx = b.longitude * metresPerDegreeLon - cx, by = b.latitude * metresPerDegreeLat - cy
-                    let dx = bx - ax, dy = by - ay
-                    let t = dx == 0 && dy == 0 ? 0 : max(0, min(1, -(ax * dx + ay * dy) / (dx * dx + dy * dy)))
-                    let d = hypot(ax + t * dx, ay + t * dy)
-                    if best == nil || d < best!.distance { best = (d, Int(piece), t) }
-                }
+        func visit(_ x: Int64, _ y: Int64) {
+            guard let k = binarySearch(SnapIndex.key(x, y)) else { return }
+            // A piece spanning several cells is measured once per cell: cheaper than remembering it.
+            for slot in Int(cellStart[k])..<Int(cellStart[k + 1]) {
+                let piece = Int(cellPieces[slot])
+                if mainComponentOnly && !segmentInMainComponent[Int(pieceSegment[piece])] { continue }
+                let (a, b) = endpoints(piece)
+                let ax = a.longitude * metresPerDegreeLon - cx, ay = a.latitude * metresPerDegreeLat - cy
+                let bx = b.longitude * metresPerDegreeLon - cx, by = b.latitude * metresPerDegreeLat - cy
+                let dx = bx - ax, dy = by - ay
+                let t = dx == 0 && dy == 0 ? 0 : max(0, min(1, -(ax * dx + ay * dy) / (dx * dx + dy * dy)))
+                let ex = ax + t * dx, ey = ay + t * dy
+                let d = (ex * ex + ey * ey).squareRoot()
+                if best == nil || d < best!.distance { best = (d, piece, t) }
             }
+        }
+        // Rings of cells outwards from the query's cell; once the best match is nearer than the
+        // next ring can be, stop.
+        for r in 0...reach {
+            if r == 0 {
+                visit(x0, y0)
+            } else {
+                for x in (x0 - r)...(x0 + r) { visit(x, y0 - r); visit(x, y0 + r) }
+                for y in (y0 - r + 1)...(y0 + r - 1) { visit(x0 - r, y); visit(x0 + r, y) }
+            }
+            if let best, best.distance <= Double(r) * SnapIndex.cellSize { break }
         }
         guard let best, best.distance <= maxDistance else { return nil }
         let s = Int(pieceSegment[best.piece]), i = Int(pieceIndex[best.piece])

@@ -162,51 +162,62 @@ func peakRSSMB() -> String {
     return String(format: "%.0f", kb / 1024)
 }
 
-/// Route queries over the shared origin/destination pairs: per query (snap both ends + search)
-/// p50/p95, settled states against plain Dijkstra on the same pairs, and a cost check.
-func benchRoute(map: String, pairsFile: String) {
+/// Route queries over the shared origin/destination pairs: per query p50/p95 of the whole
+/// `Router.route` (snap both ends, ALT search, geometry, steps; serialisation excluded) and of the
+/// search alone, settled states against plain Dijkstra, a cost check against Dijkstra, and, given
+/// OSRM's results for the same pairs, the median ratio of durations and distances to OSRM's.
+func benchRoute(map: String, pairsFile: String, osrm: String?) {
     let graph: RoadGraph
-    let prepare = seconds { }
     do {
         graph = map.hasSuffix(".wmg") ? try GraphFile.read(path: map) : try OSMGraphLoader.build(path: map)
     } catch {
         print("cannot load \(map): \(error)")
         return
     }
-    var index: SnapIndex?
-    var landmarks: Landmarks?
+    var index: SnapIndex?, landmarks: Landmarks?
     let indexTime = seconds { index = SnapIndex(graph: graph) }
     let landmarkTime = seconds { landmarks = Landmarks(graph: graph) }
-    let search = RouteSearch(graph: graph, snapIndex: index!, landmarks: landmarks)
+    let router = Router(graph: graph, snapIndex: index!, landmarks: landmarks)
+    let search = router.search
     guard let data = FileManager.default.contents(atPath: pairsFile), let json = try? JSONValue(parsing: Array(data)),
           let pairs = json["pairs"]?.arrayValue else { print("cannot read \(pairsFile)"); return }
-    var times: [Double] = [], settledA: [Int] = [], settledD: [Int] = [], mismatches = 0, failed = 0
-    for pair in pairs {
+    var osrmPairs: [JSONValue] = []
+    if let osrm, let d = FileManager.default.contents(atPath: osrm), let j = try? JSONValue(parsing: Array(d)) {
+        osrmPairs = j["per_pair"]?.arrayValue ?? []
+    }
+    var full: [Double] = [], searchOnly: [Double] = [], settledA: [Int] = [], settledD: [Int] = []
+    var durationRatios: [Double] = [], distanceRatios: [Double] = []
+    var mismatches = 0, failed = 0
+    for (i, pair) in pairs.enumerated() {
         guard let fl = pair["from"]?["lat"]?.numberValue, let fo = pair["from"]?["lon"]?.numberValue,
               let tl = pair["to"]?["lat"]?.numberValue, let to = pair["to"]?["lon"]?.numberValue else { continue }
-        var route: RoutePath?
-        let t = seconds {
-            if let a = index!.nearest(to: Coordinate(latitude: fl, longitude: fo), maxDistance: 1000),
-               let b = index!.nearest(to: Coordinate(latitude: tl, longitude: to), maxDistance: 1000) {
-                route = search.route(from: a, to: b)
-            }
-        }
+        let a = Coordinate(latitude: fl, longitude: fo), b = Coordinate(latitude: tl, longitude: to)
+        var route: Route?
+        let t = seconds { route = try? router.route([a, b]) }
         guard let route else { failed += 1; continue }
-        times.append(t)
+        full.append(t)
+        let sa = route.waypoints[0], sb = route.waypoints[1]
+        var path: RoutePath?
+        searchOnly.append(seconds { path = search.route(from: sa, to: sb) })
         settledA.append(search.settled)
-        let a = index!.nearest(to: Coordinate(latitude: fl, longitude: fo), maxDistance: 1000)!
-        let b = index!.nearest(to: Coordinate(latitude: tl, longitude: to), maxDistance: 1000)!
-        if let plain = search.route(from: a, to: b, heuristic: false) {
+        if let plain = search.route(from: sa, to: sb, heuristic: false) {
             settledD.append(search.settled)
-            if abs(plain.duration - route.duration) > 1e-9 * max(1, route.duration) { mismatches += 1 }
+            if abs(plain.duration - (path?.duration ?? -1)) > 1e-9 * max(1, plain.duration) { mismatches += 1 }
+        }
+        if i < osrmPairs.count, let d = osrmPairs[i]["ch"]?["duration_s"]?.numberValue, let m = osrmPairs[i]["ch"]?["distance_m"]?.numberValue, d > 0, m > 0 {
+            durationRatios.append(route.duration / d)
+            distanceRatios.append(route.distance / m)
         }
     }
-    let sorted = times.sorted()
-    func pct(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1e3 }
+    func pct(_ xs: [Double], _ p: Double) -> Double {
+        let s = xs.sorted()
+        return s.isEmpty ? 0 : s[min(s.count - 1, Int(Double(s.count) * p))]
+    }
     let mean = { (xs: [Int]) in xs.isEmpty ? 0 : Double(xs.reduce(0, +)) / Double(xs.count) }
-    print("| map | pairs routed | p50 (ms) | p95 (ms) | settled A* / Dijkstra (mean) | cost ≠ Dijkstra | snap index (s) | 16 landmarks (s) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    print("| \((map as NSString).lastPathComponent) | \(times.count) of \(pairs.count) | \(String(format: "%.3f", pct(0.5))) | \(String(format: "%.3f", pct(0.95))) | \(String(format: "%.0f / %.0f (1/%.1f)", mean(settledA), mean(settledD), mean(settledD) / max(1, mean(settledA)))) | \(mismatches) | \(String(format: "%.3f", indexTime + prepare)) |")
+    print("| map | routed | route p50 / p95 (ms) | search only p50 / p95 (ms) | settled ALT / Dijkstra | cost ≠ Dijkstra | duration ÷ OSRM (median) | distance ÷ OSRM (median) | prep: snap index + 16 landmarks (s) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| \((map as NSString).lastPathComponent) | \(full.count) of \(pairs.count) | \(String(format: "%.3f / %.3f", pct(full, 0.5) * 1e3, pct(full, 0.95) * 1e3)) | \(String(format: "%.3f / %.3f", pct(searchOnly, 0.5) * 1e3, pct(searchOnly, 0.95) * 1e3)) | \(String(format: "%.0f / %.0f (1/%.1f)", mean(settledA), mean(settledD), mean(settledD) / max(1, mean(settledA)))) | \(mismatches) | \(durationRatios.isEmpty ? "–" : String(format: "%.2f", pct(durationRatios, 0.5))) | \(distanceRatios.isEmpty ? "–" : String(format: "%.2f", pct(distanceRatios, 0.5))) | \(String(format: "%.2f + %.2f", indexTime, landmarkTime)) |")
+    _ = failed
 }
 
 // MARK: - Command line
@@ -226,10 +237,10 @@ case "cluster":
     benchCluster(files: files, runs: Int(option("runs") ?? "3") ?? 3, reference: option("reference"))
 case "route":
     guard arguments.count > 1, let pairs = option("pairs") else {
-        FileHandle.standardError.write(Data("usage: waymark-bench route MAP(.osm.gz|.wmg) --pairs od_pairs.json\n".utf8))
+        FileHandle.standardError.write(Data("usage: waymark-bench route MAP(.osm.gz|.wmg) --pairs od_pairs.json [--osrm osrm_results.json]\n".utf8))
         exit(64)
     }
-    benchRoute(map: arguments[1], pairsFile: pairs)
+    benchRoute(map: arguments[1], pairsFile: pairs, osrm: option("osrm"))
 case "load":
     let files = Array(arguments.dropFirst()).filter { $0.hasSuffix(".osm") || $0.hasSuffix(".osm.gz") }
     benchLoad(files: files, runs: Int(option("runs") ?? "5") ?? 5)
