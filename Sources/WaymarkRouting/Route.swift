@@ -136,9 +136,10 @@ public final class Router {
             let end = i == path.edges.count - 1 ? path.endOffset : length
             pieces.append(Piece(edge: e, from: start, to: max(start, end)))
         }
-        // Pieces under a metre (a waypoint snapped onto a vertex) would make empty steps.
-        let kept = pieces.filter { $0.to - $0.from >= 1 }
-        if !kept.isEmpty { pieces = kept }
+        // A first or last piece under a metre (a waypoint snapped onto a vertex) would make an
+        // empty step; short pieces inside the route are real road and stay.
+        if pieces.count > 1, let last = pieces.last, last.to - last.from < 1 { pieces.removeLast() }
+        if pieces.count > 1, let first = pieces.first, first.to - first.from < 1 { pieces.removeFirst() }
         // Group pieces into steps: a new step starts where the road (name and ref) changes, where
         // a roundabout is entered, or at a sharp turn on the same road.
         var groups: [[Piece]] = []

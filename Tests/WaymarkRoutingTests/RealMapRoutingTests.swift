@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+import WaymarkGeo
+import WaymarkGraph
+import WaymarkOSM
+import WaymarkSupport
+@testable import WaymarkRouting
+
+private let sharedOSM = URL(fileURLWithPath: packageRoot()).deletingLastPathComponent().appendingPathComponent("shared/data/osm").path
+private let extracts: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: sharedOSM)) ?? []).filter { $0.hasSuffix(".osm.gz") }.sorted()
+
+/// On every shared extract (skipped when absent), ALT equals plain Dijkstra for random pairs of
+/// points in the main network, and full routes assemble with connected steps.
+@Suite struct RealMapRoutingTests {
+    @Test(arguments: extracts.isEmpty ? ["(none)"] : extracts)
+    func altIsOptimal(_ name: String) throws {
+        guard name != "(none)" else {
+            print("skipping real-map routing: \(sharedOSM) is absent")
+            return
+        }
+        let graph = try OSMGraphLoader.build(path: sharedOSM + "/" + name)
+        let router = Router(graph: graph, landmarks: Landmarks(graph: graph, count: 8))
+        let components = graph.stronglyConnectedComponents()
+        let main = (0..<graph.nodeCount).filter { components.component[$0] == components.largest }
+        guard main.count > 1 else { return }
+        var rng = SplitMix64(seed: 11)
+        for _ in 0..<6 {
+            let a = graph.coordinate(of: UInt32(main[Int(rng.next() % UInt64(main.count))]))
+            let b = graph.coordinate(of: UInt32(main[Int(rng.next() % UInt64(main.count))]))
+            let route = try router.route([a, b])
+            let plain = try #require(router.search.route(from: route.waypoints[0], to: route.waypoints[1], heuristic: false))
+            #expect(abs(route.duration - plain.duration) <= 1e-9 * max(1, plain.duration), "\(name)")
+            let steps = route.legs[0].steps
+            #expect(steps.first?.maneuver.type == "depart" && steps.last?.maneuver.type == "arrive")
+            #expect(abs(steps.reduce(0) { $0 + $1.distance } - route.distance) < 1)
+            for (s, t) in zip(steps, steps.dropFirst()) {
+                #expect(s.geometry.last!.distance(to: t.geometry.first!) < 0.5, "\(name): steps do not join")
+            }
+        }
+    }
+}
