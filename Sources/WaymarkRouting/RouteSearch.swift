@@ -167,6 +167,7 @@ public final class RouteSearch {
 
         var best = Double.infinity
         var bestEdge = -1, bestGoalOffset = 0.0, bestDirect: EdgePoint?
+        var goalLastEdge = -1
 
         // Along a single edge from start to goal, without reaching a vertex.
         for s in starts {
@@ -236,8 +237,6 @@ public final class RouteSearch {
         distance += part(goalLastEdge, from: 0, to: bestGoalOffset).distance
         return RoutePath(duration: best, distance: distance, edges: edges, startOffset: startOffset, endOffset: bestGoalOffset)
     }
-
-    private var goalLastEdge = -1
 
     @inline(__always)
     private func relax(_ e: Int, _ c: Double, parent p: Int, h: Double, heap: inout MinHeap) {
