@@ -1,16 +1,75 @@
+import Foundation
 import WaymarkGeo
 import WaymarkGraph
 
-/// Costs the search adds beyond the edges' travel times.
+/// Costs the search adds beyond the edges' travel times, after OSRM's car profile.
 public struct TurnCosts: Sendable, Hashable {
     /// Seconds for turning back onto the road just travelled (OSRM uses 20).
     public var uTurnPenalty: Double = 20
     /// Seconds for passing a vertex with traffic signals.
     public var trafficSignalDelay: Double
+    /// Scale of the turn penalty in seconds (OSRM: 7.5): a sharp turn costs nearly this much.
+    public var turnPenalty: Double = 7.5
+    /// How much cheaper turns towards the kerb side are (OSRM: 1.075).
+    public var turnBias: Double = 1.075
+    /// Traffic keeps left (Britain, Japan, …): left turns are the cheap ones.
+    public var leftHandTraffic = false
 
-    public init(uTurnPenalty: Double = 20, trafficSignalDelay: Double = CarProfile().trafficSignalDelay) {
+    public init(uTurnPenalty: Double = 20, trafficSignalDelay: Double = CarProfile().trafficSignalDelay,
+                turnPenalty: Double = 7.5, leftHandTraffic: Bool = false) {
         self.uTurnPenalty = uTurnPenalty
         self.trafficSignalDelay = trafficSignalDelay
+        self.turnPenalty = turnPenalty
+        self.leftHandTraffic = leftHandTraffic
+    }
+
+    /// Seconds for turning by `angle` degrees (positive = right) at a junction: OSRM's sigmoid,
+    /// near 0 for going straight, about 2 s for a right and 5.4 s for a left turn at 90° in
+    /// right-hand traffic (mirrored in left-hand traffic).
+    @inline(__always)
+    public func turn(_ angle: Double) -> Double {
+        let bias = leftHandTraffic ? 1 / turnBias : turnBias
+        let x: Double
+        if angle >= 0 {
+            x = (13 / bias) * angle / 180 - 6.5 * bias
+        } else {
+            x = (13 * bias) * -angle / 180 - 6.5 / bias
+        }
+        return turnPenalty / (1 + exp(-x))
+    }
+}
+
+/// Per-graph tables for turn costs: each edge's bearing as it leaves its source and as it reaches
+/// its target, and how many roads meet at each vertex (turn costs apply where three or more do).
+public struct TurnGeometry: Sendable {
+    let headBearing: [Float]
+    let tailBearing: [Float]
+    let roads: [UInt8]
+
+    public init(graph: RoadGraph) {
+        var head = [Float](repeating: 0, count: graph.edgeCount), tail = head
+        var segmentsAt = [Set<Int>](repeating: [], count: graph.nodeCount)
+        for v in 0..<UInt32(graph.nodeCount) {
+            let from = graph.coordinate(of: v)
+            for e in graph.edges(from: v) {
+                let target = graph.edgeTarget[e]
+                head[e] = Float(from.direction(to: graph.secondPoint(of: e)))
+                tail[e] = Float(graph.penultimatePoint(of: e).direction(to: graph.coordinate(of: target)))
+                segmentsAt[Int(v)].insert(graph.segment(of: e))
+                segmentsAt[Int(target)].insert(graph.segment(of: e))
+            }
+        }
+        headBearing = head
+        tailBearing = tail
+        roads = segmentsAt.map { UInt8(min(255, $0.count)) }
+    }
+
+    /// Signed angle in degrees (positive = right) from edge `e` into edge `f`.
+    @inline(__always)
+    public func angle(_ e: Int, _ f: Int) -> Double {
+        var d = Double(headBearing[f] - tailBearing[e])
+        if d > 180 { d -= 360 } else if d <= -180 { d += 360 }
+        return d
     }
 }
 
@@ -60,10 +119,34 @@ public final class RouteSearch {
 
     /// Landmarks for the ALT lower bound (nil: great-circle distance only).
     public let landmarks: Landmarks?
+    public let turns: TurnGeometry
+    /// Turn cost (turn penalty by angle at junctions, plus the U-turn penalty) of every transition
+    /// e → f, f leaving e's target: `transitionCost[transitionStart[e] + (f − firstEdge[target(e)])]`.
+    private let transitionStart: [UInt32]
+    private let transitionCost: [Float]
 
-    public init(graph: RoadGraph, snapIndex: SnapIndex, landmarks: Landmarks? = nil, costs: TurnCosts = TurnCosts()) {
+    public init(graph: RoadGraph, snapIndex: SnapIndex, landmarks: Landmarks? = nil, costs: TurnCosts = TurnCosts(),
+                turns: TurnGeometry? = nil) {
         self.graph = graph
         self.landmarks = landmarks
+        let turnTables = turns ?? TurnGeometry(graph: graph)
+        self.turns = turnTables
+        var starts = [UInt32](repeating: 0, count: graph.edgeCount + 1)
+        var transitions: [Float] = []
+        for e in 0..<graph.edgeCount {
+            starts[e] = UInt32(transitions.count)
+            let v = graph.edgeTarget[e]
+            let junction = turnTables.roads[Int(v)] > 2
+            for f in graph.edges(from: v) {
+                let uTurn = graph.segment(of: f) == graph.segment(of: e) && graph.isReversed(f) != graph.isReversed(e)
+                var c = uTurn ? costs.uTurnPenalty : 0
+                if junction || uTurn { c += costs.turn(turnTables.angle(e, f)) }
+                transitions.append(Float(c))
+            }
+        }
+        starts[graph.edgeCount] = UInt32(transitions.count)
+        transitionStart = starts
+        transitionCost = transitions
         self.snapIndex = snapIndex
         self.costs = costs
         var fastest = 1.0
@@ -198,10 +281,11 @@ public final class RouteSearch {
             if graph.nodeFlags[Int(v)] & RoadGraph.trafficSignalsFlag != 0 { base += costs.trafficSignalDelay }
             let restricted = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
             let fromSegment = graph.segment(of: e)
-            for f in graph.edges(from: v) {
-                var c = base
+            let outgoing = graph.edges(from: v)
+            let transitions = Int(transitionStart[e]) - outgoing.lowerBound
+            for f in outgoing {
+                let c = base + Double(transitionCost[transitions + f])
                 let toSegment = graph.segment(of: f)
-                if toSegment == fromSegment && graph.isReversed(f) != graph.isReversed(e) { c += costs.uTurnPenalty }
                 if restricted && !allowed(via: v, from: fromSegment, to: toSegment) { continue }
                 if f == goalEdge0 || f == goalEdge1 {
                     let goalOffset = f == goalEdge0 ? goalOffset0 : goalOffset1
