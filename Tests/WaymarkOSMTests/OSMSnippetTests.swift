@@ -255,3 +255,40 @@ private final class NullSink: OSMElementSink {
     func way(id: Int64, nodes: [Int64], tags: [String: String]) {}
     func relation(id: Int64, members: [OSMMember], tags: [String: String]) {}
 }
+
+/// Damaged input never crashes the reader: cut the sample town at random places, splice in
+/// garbage bytes, and every build either succeeds or throws an OSMReadError (fixed seed).
+@Suite struct DamagedInputTests {
+    @Test func truncatedAndGarbledFilesFailCleanly() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let original = try Data(contentsOf: root.appendingPathComponent("Data/sample-town.osm"))
+        var state: UInt64 = 99
+        func next() -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33)
+        }
+        let directory = NSTemporaryDirectory() + "waymark-damaged-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var failures = 0
+        for trial in 0..<24 {
+            var bytes = [UInt8](original)
+            if trial % 2 == 0 {
+                bytes = Array(bytes.prefix(next() % bytes.count))            // cut short
+            } else {
+                let at = next() % bytes.count
+                let junk = (0..<(1 + next() % 40)).map { _ in UInt8(next() % 256) }
+                bytes.replaceSubrange(at..<min(bytes.count, at + junk.count), with: junk)
+            }
+            let path = directory + "/damaged-\(trial).osm"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            do {
+                let graph = try OSMGraphLoader.build(path: path)
+                #expect(graph.nodeCount <= 2529)
+            } catch {
+                failures += 1
+                #expect(!error.description.isEmpty)
+            }
+        }
+        #expect(failures >= 12, "most damaged files must be rejected, \(failures) were")
+    }
+}
