@@ -30,6 +30,55 @@ public enum GeoJSONReader {
         return try decode(root, bytes)
     }
 
+    /// The common case, without a tree of the whole document: a FeatureCollection whose features
+    /// are decoded one by one as the parser reaches them. Nil (the caller then takes the full path,
+    /// with its exact errors) for any other document or any error.
+    private static func streamFeatureCollection(_ bytes: [UInt8], featureLocations: inout [SourceLocation]) throws(GeoJSONError) -> FeatureCollection? {
+        var features: [Feature] = [], offsets: [Int] = []
+        var typeNode: LocatedJSON?, bboxNode: LocatedJSON?
+        var sawFeatures = false
+        let outcome: Result<Void, Error> = bytes.withUnsafeBufferPointer { buffer in
+            Result {
+                var decoder = Decoder(bytes: buffer)
+                try JSONParser.streamObject(buffer) { key, p in
+                    guard key == "features", p.atArray else {
+                        let node = try p.value()
+                        if key == "type" { typeNode = node } else if key == "bbox" { bboxNode = node }
+                        return
+                    }
+                    sawFeatures = true
+                    var i = 0
+                    try p.elements { p in
+                        let node = try p.value()
+                        offsets.append(node.offset)
+                        decoder.featureIndex = i
+                        let path = "features[\(i)]"
+                        let type = try decoder.typeName(node, path)
+                        guard type == "Feature" else { throw decoder.fail(node, path, "expected a Feature, found type \"\(type)\"") }
+                        features.append(try decoder.feature(node, path: path))
+                        i += 1
+                    }
+                }
+            }
+        }
+        let isCollection: Bool = {
+            if case .string("FeatureCollection")? = typeNode?.kind { return true }
+            return false
+        }()
+        // On any error the full path reads the document again and reports what it always has
+        // (a syntax error anywhere comes before a feature's own error).
+        if case .failure = outcome { return nil }
+        guard isCollection, sawFeatures else { return nil }
+        var collection = FeatureCollection(features: features)
+        if let bboxNode {
+            collection.bbox = try bytes.withUnsafeBufferPointer { (buffer) throws(GeoJSONError) in
+                try Decoder(bytes: buffer).bbox(LocatedJSON(offset: bboxNode.offset, kind: .object([("bbox", bboxNode)])), path: "")
+            }
+        }
+        featureLocations = bytes.withUnsafeBufferPointer { SourceLocation.locations(ofAscending: offsets, in: $0) }
+        return collection
+    }
+
     private static func parseRoot(_ bytes: [UInt8]) throws(GeoJSONError) -> LocatedJSON {
         do {
             return try JSONParser.parse(bytes)
@@ -59,6 +108,7 @@ public enum GeoJSONReader {
     /// Reads a FeatureCollection (or a lone Feature) and where each feature starts, so that checks
     /// made later (by the caller) can name the line of a feature.
     public static func readFeatureCollection(_ bytes: [UInt8], featureLocations: inout [SourceLocation]) throws(GeoJSONError) -> FeatureCollection {
+        if let streamed = try streamFeatureCollection(bytes, featureLocations: &featureLocations) { return streamed }
         let root = try parseRoot(bytes)
         let object = try decode(root, bytes)
         let starts: [Int]

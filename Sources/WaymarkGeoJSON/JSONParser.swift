@@ -401,6 +401,78 @@ struct JSONParser {
     }
 }
 
+// MARK: - Streaming
+
+extension JSONParser {
+    /// Streams a document whose root is an object: `member(key, &parser)` is called for each
+    /// member and must read its value, with ``value()`` or ``elements(_:)``. Lets a reader decode a
+    /// huge array element by element instead of holding the whole document's tree.
+    static func streamObject(_ bytes: UnsafeBufferPointer<UInt8>, member: (String, inout JSONParser) throws -> Void) throws {
+        var p = JSONParser(bytes: bytes)
+        if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { p.index = 3 }
+        p.skipWhitespace()
+        guard p.peek() == UInt8(ascii: "{") else { throw p.error("expected an object") }
+        p.index += 1
+        p.depth += 1
+        p.skipWhitespace()
+        if p.peek() == UInt8(ascii: "}") {
+            p.index += 1
+        } else {
+            members: while true {
+                p.skipWhitespace()
+                guard p.peek() == UInt8(ascii: "\"") else { throw p.error("unexpected \(p.describeCurrent()), expected a member name in quotes") }
+                let key = try p.parseString()
+                p.skipWhitespace()
+                guard p.peek() == UInt8(ascii: ":") else { throw p.error("unexpected \(p.describeCurrent()), expected ':' after member name") }
+                p.index += 1
+                p.skipWhitespace()
+                try member(key, &p)
+                p.skipWhitespace()
+                switch p.peek() {
+                case UInt8(ascii: ","): p.index += 1
+                case UInt8(ascii: "}"):
+                    p.index += 1
+                    break members
+                default: throw p.error("unexpected \(p.describeCurrent()), expected ',' or '}' in object")
+                }
+            }
+        }
+        p.skipWhitespace()
+        if p.index < bytes.count { throw p.error("unexpected \(p.describeCurrent()) after the JSON value") }
+    }
+
+    /// Reads the value at the current position.
+    mutating func value() throws(JSONSyntaxError) -> LocatedJSON { try parseValue() }
+
+    /// Whether an array starts at the current position.
+    var atArray: Bool { peek() == UInt8(ascii: "[") }
+
+    /// Reads an array, calling `body(&parser)` for each element; `body` must read the element.
+    mutating func elements(_ body: (inout JSONParser) throws -> Void) throws {
+        try enterNesting()
+        index += 1
+        skipWhitespace()
+        if peek() == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            try body(&self)
+            skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                depth -= 1
+                return
+            default: throw error("unexpected \(describeCurrent()), expected ',' or ']' in array")
+            }
+        }
+    }
+}
+
 extension JSONValue {
     /// Parses a JSON text.
     /// - Throws: ``JSONSyntaxError`` with the line and column of the first error.
