@@ -176,7 +176,8 @@ func benchRoute(map: String, pairsFile: String, osrm: String?) {
     }
     var index: SnapIndex?, landmarks: Landmarks?
     let indexTime = seconds { index = SnapIndex(graph: graph) }
-    let landmarkTime = seconds { landmarks = Landmarks(graph: graph) }
+    let landmarkCount = Int(ProcessInfo.processInfo.environment["WAYMARK_LANDMARKS"] ?? "") ?? 32
+    let landmarkTime = seconds { landmarks = Landmarks(graph: graph, count: landmarkCount) }
     let router = Router(graph: graph, snapIndex: index!, landmarks: landmarks)
     let search = router.search
     guard let data = FileManager.default.contents(atPath: pairsFile), let json = try? JSONValue(parsing: Array(data)),
