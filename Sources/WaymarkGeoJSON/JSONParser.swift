@@ -114,14 +114,24 @@ struct JSONParser {
 
     /// Parses one JSON text (a value with optional surrounding white space).
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> LocatedJSON {
-        var parser = JSONParser(bytes: bytes)
-        // A UTF-8 byte order mark is tolerated (RFC 8259 §8.1 allows ignoring it).
-        if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { parser.index = 3 }
-        parser.skipWhitespace()
+        var parser = JSONParser(atStartOf: bytes)
         let value = try parser.parseValue()
-        parser.skipWhitespace()
-        if parser.index < bytes.count { throw parser.error("unexpected \(parser.describeCurrent()) after the JSON value") }
+        try parser.expectEnd()
         return value
+    }
+
+    /// A parser at the first value: past a UTF-8 byte order mark (RFC 8259 §8.1 allows ignoring
+    /// it) and leading white space.
+    private init(atStartOf bytes: UnsafeBufferPointer<UInt8>) {
+        self.init(bytes: bytes)
+        if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { index = 3 }
+        skipWhitespace()
+    }
+
+    /// Only white space may follow the root value.
+    private mutating func expectEnd() throws(JSONSyntaxError) {
+        skipWhitespace()
+        if index < bytes.count { throw error("unexpected \(describeCurrent()) after the JSON value") }
     }
 
     static func parse(_ data: [UInt8]) throws(JSONSyntaxError) -> LocatedJSON {
@@ -148,14 +158,38 @@ struct JSONParser {
     }
 
     private mutating func parseObject() throws(JSONSyntaxError) -> LocatedJSON.Kind {
+        var members: [(key: String, value: LocatedJSON)] = []
+        try syntax { p in try p.forEachMember { key, p in members.append((key, try p.parseValue())) } }
+        return .object(members)
+    }
+
+    private mutating func parseArray() throws(JSONSyntaxError) -> LocatedJSON.Kind {
+        var items: [LocatedJSON] = []
+        try syntax { p in try p.elements { p in items.append(try p.parseValue()) } }
+        return .array(items)
+    }
+
+    /// Runs a loop whose bodies throw only syntax errors, keeping the typed error.
+    private mutating func syntax(_ loop: (inout JSONParser) throws -> Void) throws(JSONSyntaxError) {
+        do {
+            try loop(&self)
+        } catch let error as JSONSyntaxError {
+            throw error
+        } catch {
+            preconditionFailure("unreachable: \(error)")
+        }
+    }
+
+    /// Reads an object (at its `{`), calling `body(key, &parser)` for each member; `body` must read
+    /// the member's value. The one member loop, for the tree parser and for streaming readers.
+    mutating func forEachMember(_ body: (String, inout JSONParser) throws -> Void) throws {
         try enterNesting()
         index += 1 // {
-        var members: [(key: String, value: LocatedJSON)] = []
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(members)
+            return
         }
         while true {
             skipWhitespace()
@@ -165,40 +199,15 @@ struct JSONParser {
             guard peek() == UInt8(ascii: ":") else { throw error("unexpected \(describeCurrent()), expected ':' after member name") }
             index += 1
             skipWhitespace()
-            members.append((key, try parseValue()))
+            try body(key, &self)
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "}"):
                 index += 1
                 depth -= 1
-                return .object(members)
+                return
             default: throw error("unexpected \(describeCurrent()), expected ',' or '}' in object")
-            }
-        }
-    }
-
-    private mutating func parseArray() throws(JSONSyntaxError) -> LocatedJSON.Kind {
-        try enterNesting()
-        index += 1 // [
-        var items: [LocatedJSON] = []
-        skipWhitespace()
-        if peek() == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return .array(items)
-        }
-        while true {
-            skipWhitespace()
-            items.append(try parseValue())
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"):
-                index += 1
-                depth -= 1
-                return .array(items)
-            default: throw error("unexpected \(describeCurrent()), expected ',' or ']' in array")
             }
         }
     }
@@ -408,37 +417,10 @@ extension JSONParser {
     /// member and must read its value, with ``value()`` or ``elements(_:)``. Lets a reader decode a
     /// huge array element by element instead of holding the whole document's tree.
     static func streamObject(_ bytes: UnsafeBufferPointer<UInt8>, member: (String, inout JSONParser) throws -> Void) throws {
-        var p = JSONParser(bytes: bytes)
-        if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { p.index = 3 }
-        p.skipWhitespace()
+        var p = JSONParser(atStartOf: bytes)
         guard p.peek() == UInt8(ascii: "{") else { throw p.error("expected an object") }
-        p.index += 1
-        p.depth += 1
-        p.skipWhitespace()
-        if p.peek() == UInt8(ascii: "}") {
-            p.index += 1
-        } else {
-            members: while true {
-                p.skipWhitespace()
-                guard p.peek() == UInt8(ascii: "\"") else { throw p.error("unexpected \(p.describeCurrent()), expected a member name in quotes") }
-                let key = try p.parseString()
-                p.skipWhitespace()
-                guard p.peek() == UInt8(ascii: ":") else { throw p.error("unexpected \(p.describeCurrent()), expected ':' after member name") }
-                p.index += 1
-                p.skipWhitespace()
-                try member(key, &p)
-                p.skipWhitespace()
-                switch p.peek() {
-                case UInt8(ascii: ","): p.index += 1
-                case UInt8(ascii: "}"):
-                    p.index += 1
-                    break members
-                default: throw p.error("unexpected \(p.describeCurrent()), expected ',' or '}' in object")
-                }
-            }
-        }
-        p.skipWhitespace()
-        if p.index < bytes.count { throw p.error("unexpected \(p.describeCurrent()) after the JSON value") }
+        try p.forEachMember(member)
+        try p.expectEnd()
     }
 
     /// Reads the value at the current position.
@@ -447,7 +429,8 @@ extension JSONParser {
     /// Whether an array starts at the current position.
     var atArray: Bool { peek() == UInt8(ascii: "[") }
 
-    /// Reads an array, calling `body(&parser)` for each element; `body` must read the element.
+    /// Reads an array (at its `[`), calling `body(&parser)` for each element; `body` must read the
+    /// element. The one element loop, for the tree parser and for streaming readers.
     mutating func elements(_ body: (inout JSONParser) throws -> Void) throws {
         try enterNesting()
         index += 1

@@ -173,7 +173,7 @@ public final class Router {
                 maneuver = Maneuver(type: "depart", modifier: nil, location: location, bearingBefore: 0, bearingAfter: after, exit: nil)
             } else {
                 let previous = groups[g - 1].last!.edge
-                let before = Int(tailBearing(previous).rounded()) % 360
+                let before = Int(search.turns.arrivalBearing(of: previous).rounded()) % 360
                 maneuver = classify(from: previous, to: first, location: location, before: before, after: after, group: group)
             }
             var step = RouteStep(name: graph.name(of: nameEdge), ref: graph.ref(of: nameEdge), distance: distance, duration: duration,
@@ -251,17 +251,9 @@ public final class Router {
         return Int(a.direction(to: b).rounded()) % 360
     }
 
-    /// Direction in which an edge arrives at its target / leaves its source, degrees from north.
-    private func tailBearing(_ e: Int) -> Double { graph.penultimatePoint(of: e).direction(to: graph.coordinate(of: graph.edgeTarget[e])) }
-    private func headBearing(_ e: Int) -> Double { graph.coordinate(of: graph.source(of: e)).direction(to: graph.secondPoint(of: e)) }
-
-    /// Signed turn angle in degrees from one edge into the next (positive = right).
-    private func turnAngle(_ e: Int, _ f: Int) -> Double {
-        var d = headBearing(f) - tailBearing(e)
-        while d > 180 { d -= 360 }
-        while d <= -180 { d += 360 }
-        return d
-    }
+    /// Signed turn angle in degrees from one edge into the next (positive = right), from the
+    /// bearings the search precomputed.
+    private func turnAngle(_ e: Int, _ f: Int) -> Double { search.turns.angle(e, f) }
 
     private func modifier(_ angle: Double) -> String {
         let a = abs(angle)

@@ -64,6 +64,10 @@ public struct TurnGeometry: Sendable {
         roads = segmentsAt.map { UInt8(min(255, $0.count)) }
     }
 
+    /// The direction in which edge `e` reaches its target, degrees clockwise from north.
+    @inline(__always)
+    public func arrivalBearing(of e: Int) -> Double { Double(tailBearing[e]) }
+
     /// Signed angle in degrees (positive = right) from edge `e` into edge `f`.
     @inline(__always)
     public func angle(_ e: Int, _ f: Int) -> Double {
