@@ -86,11 +86,22 @@ public final class Router {
     /// Maximum distance in metres from a waypoint to its road (default 1 km).
     public var maxSnapDistance = 1000.0
 
-    public init(graph: RoadGraph, snapIndex: SnapIndex? = nil, landmarks: Landmarks? = nil) {
+    /// Queries on the contraction hierarchy when one is given (the fast way), else ``search``.
+    public let hierarchySearch: HierarchySearch?
+
+    public init(graph: RoadGraph, snapIndex: SnapIndex? = nil, landmarks: Landmarks? = nil,
+                hierarchy: ContractionHierarchy? = nil) {
         self.graph = graph
         let index = snapIndex ?? SnapIndex(graph: graph)
         self.snapIndex = index
         search = RouteSearch(graph: graph, snapIndex: index, landmarks: landmarks)
+        hierarchySearch = hierarchy.map { HierarchySearch(graph: graph, hierarchy: $0, snapIndex: index) }
+    }
+
+    /// The fastest path between two snapped points (nil: unreachable).
+    public func path(from a: Snap, to b: Snap) -> RoutePath? {
+        if let hierarchySearch { return hierarchySearch.route(from: a, to: b) }
+        return search.route(from: a, to: b)
     }
 
     /// Snaps a waypoint, or fails with ``RouteError/noSegment(_:maxDistance:)``.
@@ -108,7 +119,7 @@ public final class Router {
         var legs: [RouteLeg] = []
         var geometry: [Coordinate] = []
         for (i, (a, b)) in zip(snaps, snaps.dropFirst()).enumerated() {
-            guard let path = search.route(from: a, to: b) else { throw .noRoute(from: waypoints[i], to: waypoints[i + 1]) }
+            guard let path = path(from: a, to: b) else { throw .noRoute(from: waypoints[i], to: waypoints[i + 1]) }
             let leg = assemble(path, from: a, to: b)
             legs.append(leg)
             let legGeometry = leg.steps.flatMap { step in step.geometry.count > 1 ? Array(step.geometry.dropLast()) : step.geometry }

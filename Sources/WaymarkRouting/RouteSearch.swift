@@ -104,7 +104,6 @@ public final class RouteSearch {
     public let costs: TurnCosts
     /// Metres per second of the fastest edge (for the heuristic).
     public let maximumSpeed: Double
-    private let segmentLength: [Double]
     private let snapIndex: SnapIndex
 
     // Scratch, allocated once per searcher (raw storage: no exclusivity or bounds checks in the
@@ -135,22 +134,9 @@ public final class RouteSearch {
         self.landmarks = landmarks
         let turnTables = turns ?? TurnGeometry(graph: graph)
         self.turns = turnTables
-        var starts = [UInt32](repeating: 0, count: graph.edgeCount + 1)
-        var transitions: [Float] = []
-        for e in 0..<graph.edgeCount {
-            starts[e] = UInt32(transitions.count)
-            let v = graph.edgeTarget[e]
-            let junction = turnTables.roads[Int(v)] > 2
-            for f in graph.edges(from: v) {
-                let uTurn = graph.segment(of: f) == graph.segment(of: e) && graph.isReversed(f) != graph.isReversed(e)
-                var c = uTurn ? costs.uTurnPenalty : 0
-                if junction || uTurn { c += costs.turn(turnTables.angle(e, f)) }
-                transitions.append(Float(c))
-            }
-        }
-        starts[graph.edgeCount] = UInt32(transitions.count)
-        transitionStart = starts
-        transitionCost = transitions
+        let table = TransitionTable(graph: graph, turns: turnTables, costs: costs)
+        transitionStart = table.start
+        transitionCost = table.cost
         self.snapIndex = snapIndex
         self.costs = costs
         var fastest = 1.0
@@ -158,9 +144,6 @@ public final class RouteSearch {
             fastest = max(fastest, Double(graph.edgeLength[e]) / Double(graph.edgeDuration[e]))
         }
         maximumSpeed = fastest
-        var lengths = [Double](repeating: 0, count: graph.segmentCount)
-        for e in 0..<graph.edgeCount { lengths[graph.segment(of: e)] = Double(graph.edgeLength[e]) }
-        segmentLength = lengths
         let n = max(1, graph.nodeCount), m = max(1, graph.edgeCount)
         let initialHeap = MinHeap(capacity: 4096)
         heapStorage = initialHeap.storage
@@ -185,31 +168,10 @@ public final class RouteSearch {
         stamp.deallocate()
     }
 
-    /// A position on a directed edge: metres from its source.
-    struct EdgePoint {
-        var edge: Int
-        var offset: Double
-    }
-
-    /// The directed edges a snapped point lies on, with its offset from each edge's source.
-    private func edgePoints(_ snap: Snap) -> [EdgePoint] {
-        var points: [EdgePoint] = []
-        let fraction = snap.length > 0 ? snap.offset / snap.length : 0
-        let length = segmentLength[snap.segment]
-        if snapIndex.forwardEdge[snap.segment] >= 0 {
-            points.append(EdgePoint(edge: Int(snapIndex.forwardEdge[snap.segment]), offset: fraction * length))
-        }
-        if snapIndex.backwardEdge[snap.segment] >= 0 {
-            points.append(EdgePoint(edge: Int(snapIndex.backwardEdge[snap.segment]), offset: (1 - fraction) * length))
-        }
-        return points
-    }
+    private func edgePoints(_ snap: Snap) -> [EdgePoint] { snapIndex.edgePoints(snap, graph: graph) }
 
     private func part(_ edge: Int, from a: Double, to b: Double) -> (duration: Double, distance: Double) {
-        let length = Double(graph.edgeLength[edge])
-        guard length > 0 else { return (0, 0) }
-        let share = max(0, min(1, (b - a) / length))
-        return (Double(graph.edgeDuration[edge]) * share, length * share)
+        graph.part(edge, from: a, to: b)
     }
 
     /// The fastest route from one snapped point to another, or nil when the goal is unreachable.
@@ -290,7 +252,7 @@ public final class RouteSearch {
             for f in outgoing {
                 let c = base + Double(transitionCost[transitions + f])
                 let toSegment = graph.segment(of: f)
-                if restricted && !allowed(via: v, from: fromSegment, to: toSegment) { continue }
+                if restricted && !graph.turnAllowed(via: v, from: fromSegment, to: toSegment) { continue }
                 if f == goalEdge0 || f == goalEdge1 {
                     let goalOffset = f == goalEdge0 ? goalOffset0 : goalOffset1
                     let total = c + part(f, from: 0, to: goalOffset).duration
@@ -335,30 +297,6 @@ public final class RouteSearch {
         parent[e] = Int32(p)
         heap.push(c + h, e)
     }
-
-    /// Whether turning at `via` from one segment onto another is allowed by the restrictions there.
-    private func allowed(via v: UInt32, from: Int, to: Int) -> Bool {
-        var low = 0, high = graph.restrictionVia.count
-        while low < high {
-            let mid = (low + high) / 2
-            if graph.restrictionVia[mid] < v { low = mid + 1 } else { high = mid }
-        }
-        var mandatory = false, mandatoryMatched = false
-        var i = low
-        while i < graph.restrictionVia.count && graph.restrictionVia[i] == v {
-            if Int(graph.restrictionFrom[i]) == from {
-                let target = Int(graph.restrictionTo[i])
-                if graph.restrictionKind[i] == RestrictionKind.prohibitive.rawValue {
-                    if target == to { return false }
-                } else {
-                    mandatory = true
-                    if target == to { mandatoryMatched = true }
-                }
-            }
-            i += 1
-        }
-        return !mandatory || mandatoryMatched
-    }
 }
 
 /// A 4-ary min-heap of (key, item) with lazy deletion (stale entries are skipped on pop), over
@@ -388,6 +326,11 @@ struct MinHeap {
     func deallocate() { storage.deallocate() }
 
     mutating func removeAll() { count = 0 }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The smallest key, without removing it.
+    var peekKey: Double? { count > 0 ? storage[0].key : nil }
 
     mutating func push(_ key: Double, _ item: Int) {
         if count == capacity {

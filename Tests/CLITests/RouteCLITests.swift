@@ -98,5 +98,11 @@ import WaymarkGeoJSON
         #expect(try JSONValue(parsing: String(lines[0]))["code"] == "Ok")
         #expect(try JSONValue(parsing: String(lines[2]))["code"] == "NoSegment")
         #expect(result.stderr.contains("queries 3 (1 failed), p50"))
+        #expect(result.stderr.contains("contraction hierarchy:"))
+        // Batch routes on the hierarchy; landmarks give the same routes (both searches are exact).
+        let alt = try Run.waymark("route", Run.data("sample-town.osm"), "--batch", dir + "/pairs.csv", "--search", "alt")
+        #expect(alt.status == 0 && alt.stdout == result.stdout)
+        let single = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "json", "--search", "ch")
+        #expect(single.status == 0 && single.stdout == String(lines[0]) + "\n")
     }
 }

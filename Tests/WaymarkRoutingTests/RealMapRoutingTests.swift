@@ -9,8 +9,9 @@ import WaymarkSupport
 private let sharedOSM = URL(fileURLWithPath: packageRoot()).deletingLastPathComponent().appendingPathComponent("shared/data/osm").path
 private let extracts: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: sharedOSM)) ?? []).filter { $0.hasSuffix(".osm.gz") }.sorted()
 
-/// On every shared extract (skipped when absent), ALT equals plain Dijkstra for random pairs of
-/// points in the main network, and full routes assemble with connected steps.
+/// On every shared extract (skipped when absent), ALT and the contraction hierarchy (on the
+/// smaller ones) equal plain Dijkstra for random pairs of points in the main network, and full
+/// routes assemble with connected steps.
 @Suite struct RealMapRoutingTests {
     @Test(arguments: extracts.isEmpty ? ["(none)"] : extracts)
     func altIsOptimal(_ name: String) throws {
@@ -20,6 +21,9 @@ private let extracts: [String] = ((try? FileManager.default.contentsOfDirectory(
         }
         let graph = try OSMGraphLoader.build(path: sharedOSM + "/" + name)
         let router = Router(graph: graph, landmarks: Landmarks(graph: graph, count: 8))
+        // The hierarchy too, where contracting it in a debug build takes seconds, not minutes.
+        let ch = graph.edgeCount <= 40_000
+            ? HierarchySearch(graph: graph, hierarchy: ContractionHierarchy(graph: graph), snapIndex: router.snapIndex) : nil
         let components = graph.stronglyConnectedComponents()
         let main = (0..<graph.nodeCount).filter { components.component[$0] == components.largest }
         guard main.count > 1 else { return }
@@ -30,6 +34,11 @@ private let extracts: [String] = ((try? FileManager.default.contentsOfDirectory(
             let route = try router.route([a, b])
             let plain = try #require(router.search.route(from: route.waypoints[0], to: route.waypoints[1], heuristic: false))
             #expect(abs(route.duration - plain.duration) <= 1e-9 * max(1, plain.duration), "\(name)")
+            if let ch {
+                let contracted = try #require(ch.route(from: route.waypoints[0], to: route.waypoints[1]))
+                #expect(abs(contracted.duration - plain.duration) <= 1e-9 * max(1, plain.duration), "\(name): CH")
+                #expect(abs(pathCost(graph, contracted, router.search.costs) - plain.duration) <= 1e-6 * max(1, plain.duration), "\(name): CH path")
+            }
             let steps = route.legs[0].steps
             #expect(steps.first?.maneuver.type == "depart" && steps.last?.maneuver.type == "arrive")
             #expect(abs(steps.reduce(0) { $0 + $1.distance } - route.distance) < 1)

@@ -113,6 +113,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         let index = SnapIndex(graph: g)
         let search = RouteSearch(graph: g, snapIndex: index)
         let alt = RouteSearch(graph: g, snapIndex: index, landmarks: Landmarks(graph: g, count: 4))
+        let ch = HierarchySearch(graph: g, hierarchy: ContractionHierarchy(graph: g), snapIndex: index)
         var rng = SplitMix64(seed: UInt64(1000 + seed))
         for _ in 0..<15 {
             let a = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
@@ -121,9 +122,18 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
             let fast = search.route(from: from, to: to)
             let plain = search.route(from: from, to: to, heuristic: false)
             let landmarked = alt.route(from: from, to: to)
+            let contracted = ch.route(from: from, to: to)
             let expected = oracle(g, index, from, to, search.costs)
             #expect((fast == nil) == (expected == nil) && (plain == nil) == (expected == nil) && (landmarked == nil) == (expected == nil), "seed \(seed)")
-            guard let fast, let plain, let landmarked, let expected else { continue }
+            #expect((contracted == nil) == (expected == nil), "seed \(seed): CH reachability")
+            guard let fast, let plain, let landmarked, let contracted, let expected else { continue }
+            #expect(abs(contracted.duration - plain.duration) <= 1e-9 * max(1, expected), "seed \(seed): CH \(contracted.duration) vs Dijkstra \(plain.duration)")
+            // The unpacked path is a real path: connected, allowed turns, and its cost adds up.
+            #expect(abs(pathCost(g, contracted, search.costs) - contracted.duration) <= 1e-6 * max(1, expected), "seed \(seed): CH path cost")
+            for (e, f) in zip(contracted.edges, contracted.edges.dropFirst()) {
+                #expect(g.edgeTarget[e] == g.source(of: f), "seed \(seed): CH path disconnected")
+                #expect(g.turnAllowed(via: g.edgeTarget[e], from: g.segment(of: e), to: g.segment(of: f)), "seed \(seed): CH path breaks a restriction")
+            }
             #expect(abs(landmarked.duration - plain.duration) <= 1e-9 * max(1, expected), "seed \(seed): ALT \(landmarked.duration) vs Dijkstra \(plain.duration)")
             #expect(abs(landmarked.duration - expected) <= 1e-4 * max(1, expected), "seed \(seed): ALT \(landmarked.duration) vs oracle \(expected)")
             // A* and Dijkstra share the search's tables: equal to 1e-9. The oracle computes turn
@@ -134,6 +144,34 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
                 #expect(g.edgeTarget[e] == g.source(of: f), "disconnected path")
             }
         }
+    }
+
+    /// One hierarchy, many threads: concurrent queries (one searcher each) give the sequential
+    /// answers.
+    @Test func concurrentHierarchyQueries() throws {
+        let g = randomGraph(seed: 7, nodes: 80, ways: 150)
+        let index = SnapIndex(graph: g)
+        let hierarchy = ContractionHierarchy(graph: g)
+        var rng = SplitMix64(seed: 99)
+        var queries: [(Snap, Snap)] = []
+        while queries.count < 64 {
+            let a = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
+            let b = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
+            if let from = index.nearest(to: a, maxDistance: 5000), let to = index.nearest(to: b, maxDistance: 5000) { queries.append((from, to)) }
+        }
+        let sequential = HierarchySearch(graph: g, hierarchy: hierarchy, snapIndex: index)
+        let expected = queries.map { sequential.route(from: $0.0, to: $0.1)?.duration ?? -1 }
+        let results = UnsafeMutableBufferPointer<Double>.allocate(capacity: queries.count)
+        defer { results.deallocate() }
+        nonisolated(unsafe) let out = results
+        let work = queries
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            let search = HierarchySearch(graph: g, hierarchy: hierarchy, snapIndex: index)
+            for i in stride(from: worker, to: work.count, by: 4) {
+                out[i] = search.route(from: work[i].0, to: work[i].1)?.duration ?? -1
+            }
+        }
+        #expect(Array(results) == expected)
     }
 
     @Test func snapsOntoGeometryNotNodes() throws {
@@ -166,13 +204,31 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         let dijkstra = try #require(search.route(from: from, to: to, heuristic: false))
         #expect(abs(route.duration - dijkstra.duration) < 1e-9 * route.duration)
         #expect(settledWithLandmarks > 0 && settledWithLandmarks < search.settled) // search.settled: the Dijkstra run
+        let ch = HierarchySearch(graph: g, hierarchy: ContractionHierarchy(graph: g), snapIndex: index)
+        let contracted = try #require(ch.route(from: from, to: to))
+        #expect(abs(contracted.duration - dijkstra.duration) < 1e-9 * route.duration)
+        #expect(ch.settled < search.settled)
+        #expect(ch.route(from: from, to: from)?.duration == 0)
         // The same point: a zero-length route.
         let here = try #require(search.route(from: from, to: from))
         #expect(here.duration == 0 && here.distance == 0)
         // Beyond the gate on Mill Lane: unreachable.
         let mill = try #require(index.nearest(to: Coordinate(latitude: 52.3091, longitude: -2.6135), maxDistance: 100))
         #expect(search.route(from: from, to: mill) == nil)
+        #expect(ch.route(from: from, to: mill) == nil)
     }
+}
+
+/// The cost of a path by the edge-based rules, summed edge by edge (independent of any search).
+func pathCost(_ g: RoadGraph, _ path: RoutePath, _ costs: TurnCosts) -> Double {
+    let table = TransitionTable(graph: g, turns: TurnGeometry(graph: g), costs: costs)
+    if path.edges.count == 1 { return g.part(path.edges[0], from: path.startOffset, to: path.endOffset).duration }
+    var total = g.part(path.edges[0], from: path.startOffset, to: Double(g.edgeLength[path.edges[0]])).duration
+    for (e, f) in zip(path.edges, path.edges.dropFirst()) {
+        total += g.turnWeight(e, f, table: table, signalDelay: costs.trafficSignalDelay) ?? .infinity
+        total += f == path.edges.last! ? g.part(f, from: 0, to: path.endOffset).duration : Double(g.edgeDuration[f])
+    }
+    return total
 }
 
 func packageRoot() -> String {

@@ -174,36 +174,55 @@ func benchRoute(map: String, pairsFile: String, osrm: String?) {
         print("cannot load \(map): \(error)")
         return
     }
-    var index: SnapIndex?, landmarks: Landmarks?
+    var index: SnapIndex?, landmarks: Landmarks?, hierarchy: ContractionHierarchy?
     let indexTime = seconds { index = SnapIndex(graph: graph) }
     let landmarkCount = Int(ProcessInfo.processInfo.environment["WAYMARK_LANDMARKS"] ?? "") ?? 32
     let landmarkTime = seconds { landmarks = Landmarks(graph: graph, count: landmarkCount) }
-    let router = Router(graph: graph, snapIndex: index!, landmarks: landmarks)
-    let search = router.search
+    let hierarchyTime = seconds { hierarchy = ContractionHierarchy(graph: graph) }
+    let altRouter = Router(graph: graph, snapIndex: index!, landmarks: landmarks)
+    let chRouter = Router(graph: graph, snapIndex: index!, hierarchy: hierarchy)
+    let search = altRouter.search, chSearch = chRouter.hierarchySearch!
     guard let data = FileManager.default.contents(atPath: pairsFile), let json = try? JSONValue(parsing: Array(data)),
           let pairs = json["pairs"]?.arrayValue else { print("cannot read \(pairsFile)"); return }
     var osrmPairs: [JSONValue] = []
     if let osrm, let d = FileManager.default.contents(atPath: osrm), let j = try? JSONValue(parsing: Array(d)) {
         osrmPairs = j["per_pair"]?.arrayValue ?? []
     }
-    var full: [Double] = [], searchOnly: [Double] = [], settledA: [Int] = [], settledD: [Int] = []
-    var durationRatios: [Double] = [], distanceRatios: [Double] = []
-    var mismatches = 0, failed = 0
-    for (i, pair) in pairs.enumerated() {
+    var coordinates: [(Coordinate, Coordinate)] = []
+    for pair in pairs {
         guard let fl = pair["from"]?["lat"]?.numberValue, let fo = pair["from"]?["lon"]?.numberValue,
               let tl = pair["to"]?["lat"]?.numberValue, let to = pair["to"]?["lon"]?.numberValue else { continue }
-        let a = Coordinate(latitude: fl, longitude: fo), b = Coordinate(latitude: tl, longitude: to)
+        coordinates.append((Coordinate(latitude: fl, longitude: fo), Coordinate(latitude: tl, longitude: to)))
+    }
+    // Whole Router.route per query (snapping, search, geometry, steps), CH then ALT, one pass each.
+    var chFull: [Double] = [], altFull: [Double] = []
+    var routes: [Route?] = []
+    for (a, b) in coordinates {
         var route: Route?
-        let t = seconds { route = try? router.route([a, b]) }
-        guard let route else { failed += 1; continue }
-        full.append(t)
+        let t = seconds { route = try? chRouter.route([a, b]) }
+        routes.append(route)
+        if route != nil { chFull.append(t) }
+    }
+    for (a, b) in coordinates {
+        var route: Route?
+        let t = seconds { route = try? altRouter.route([a, b]) }
+        if route != nil { altFull.append(t) }
+    }
+    var chOnly: [Double] = [], altOnly: [Double] = [], settledCH: [Int] = [], settledA: [Int] = [], settledD: [Int] = []
+    var durationRatios: [Double] = [], distanceRatios: [Double] = []
+    var mismatches = 0, altMismatches = 0
+    for (i, route) in routes.enumerated() {
+        guard let route else { continue }
         let sa = route.waypoints[0], sb = route.waypoints[1]
-        var path: RoutePath?
-        searchOnly.append(seconds { path = search.route(from: sa, to: sb) })
+        var chPath: RoutePath?, altPath: RoutePath?
+        chOnly.append(seconds { chPath = chSearch.route(from: sa, to: sb) })
+        settledCH.append(chSearch.settled)
+        altOnly.append(seconds { altPath = search.route(from: sa, to: sb) })
         settledA.append(search.settled)
         if let plain = search.route(from: sa, to: sb, heuristic: false) {
             settledD.append(search.settled)
-            if abs(plain.duration - (path?.duration ?? -1)) > 1e-9 * max(1, plain.duration) { mismatches += 1 }
+            if abs(plain.duration - (chPath?.duration ?? -1)) > 1e-9 * max(1, plain.duration) { mismatches += 1 }
+            if abs(plain.duration - (altPath?.duration ?? -1)) > 1e-9 * max(1, plain.duration) { altMismatches += 1 }
         }
         if i < osrmPairs.count, let d = osrmPairs[i]["ch"]?["duration_s"]?.numberValue, let m = osrmPairs[i]["ch"]?["distance_m"]?.numberValue, d > 0, m > 0 {
             durationRatios.append(route.duration / d)
@@ -214,11 +233,16 @@ func benchRoute(map: String, pairsFile: String, osrm: String?) {
         let s = xs.sorted()
         return s.isEmpty ? 0 : s[min(s.count - 1, Int(Double(s.count) * p))]
     }
+    func ms(_ xs: [Double]) -> String { String(format: "%.3f / %.3f", pct(xs, 0.5) * 1e3, pct(xs, 0.95) * 1e3) }
     let mean = { (xs: [Int]) in xs.isEmpty ? 0 : Double(xs.reduce(0, +)) / Double(xs.count) }
-    print("| map | routed | route p50 / p95 (ms) | search only p50 / p95 (ms) | settled ALT / Dijkstra | cost ≠ Dijkstra | duration ÷ OSRM (median) | distance ÷ OSRM (median) | prep: snap index + 16 landmarks (s) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    print("| \((map as NSString).lastPathComponent) | \(full.count) of \(pairs.count) | \(String(format: "%.3f / %.3f", pct(full, 0.5) * 1e3, pct(full, 0.95) * 1e3)) | \(String(format: "%.3f / %.3f", pct(searchOnly, 0.5) * 1e3, pct(searchOnly, 0.95) * 1e3)) | \(String(format: "%.0f / %.0f (1/%.1f)", mean(settledA), mean(settledD), mean(settledD) / max(1, mean(settledA)))) | \(mismatches) | \(durationRatios.isEmpty ? "–" : String(format: "%.2f", pct(durationRatios, 0.5))) | \(distanceRatios.isEmpty ? "–" : String(format: "%.2f", pct(distanceRatios, 0.5))) | \(String(format: "%.2f + %.2f", indexTime, landmarkTime)) |")
-    _ = failed
+    func settled(_ xs: [Int]) -> String { String(format: "%.0f (1/%.1f)", mean(xs), mean(settledD) / max(1, mean(xs))) }
+    print("| map | routed | search | route p50 / p95 (ms) | search only p50 / p95 (ms) | settled (÷ Dijkstra's) | cost ≠ Dijkstra | preparation (s) |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    let name = (map as NSString).lastPathComponent
+    print("| \(name) | \(chFull.count) of \(pairs.count) | CH | \(ms(chFull)) | \(ms(chOnly)) | \(settled(settledCH)) | \(mismatches) | \(String(format: "%.2f + %.2f", indexTime, hierarchyTime)) (snap index + hierarchy: \(hierarchy!.shortcutCount) shortcuts) |")
+    print("| \(name) | \(altFull.count) of \(pairs.count) | ALT | \(ms(altFull)) | \(ms(altOnly)) | \(settled(settledA)) | \(altMismatches) | \(String(format: "%.2f + %.2f", indexTime, landmarkTime)) (snap index + \(landmarkCount) landmarks) |")
+    print("| \(name) | | Dijkstra | | | \(String(format: "%.0f", mean(settledD))) | | |")
+    print("duration ÷ OSRM (median) \(durationRatios.isEmpty ? "–" : String(format: "%.3f", pct(durationRatios, 0.5))), distance ÷ OSRM (median) \(distanceRatios.isEmpty ? "–" : String(format: "%.3f", pct(distanceRatios, 0.5))); peak RSS \(peakRSSMB()) MB")
 }
 
 // MARK: - Command line
@@ -242,6 +266,12 @@ case "route":
         exit(64)
     }
     benchRoute(map: arguments[1], pairsFile: pairs, osrm: option("osrm"))
+case "prepare":
+    // Contraction hierarchy preparation alone (for profiling).
+    guard arguments.count > 1, let graph = try? GraphFile.read(path: arguments[1]) else { exit(64) }
+    var hierarchy: ContractionHierarchy?
+    let t = seconds { hierarchy = ContractionHierarchy(graph: graph) }
+    print(String(format: "%@: %.2f s, %d shortcuts, %d arcs; peak RSS %@ MB", arguments[1], t, hierarchy!.shortcutCount, hierarchy!.arcCount, peakRSSMB()))
 case "load":
     let files = Array(arguments.dropFirst()).filter { $0.hasSuffix(".osm") || $0.hasSuffix(".osm.gz") }
     benchLoad(files: files, runs: Int(option("runs") ?? "5") ?? 5)

@@ -1,0 +1,99 @@
+import WaymarkGraph
+
+/// The cost of every turn e → f (f leaving e's target), shared by the searches so they agree to
+/// the bit: the turn penalty by angle where three or more roads meet, plus the U-turn penalty.
+/// Entry for e → f: `cost[start[e] + (f − firstEdge[target(e)])]`.
+struct TransitionTable: Sendable {
+    let start: [UInt32]
+    let cost: [Float]
+
+    init(graph: RoadGraph, turns: TurnGeometry, costs: TurnCosts) {
+        var starts = [UInt32](repeating: 0, count: graph.edgeCount + 1)
+        var transitions: [Float] = []
+        transitions.reserveCapacity(graph.edgeCount * 3)
+        for e in 0..<graph.edgeCount {
+            starts[e] = UInt32(transitions.count)
+            let v = graph.edgeTarget[e]
+            let junction = turns.roads[Int(v)] > 2
+            for f in graph.edges(from: v) {
+                let uTurn = graph.segment(of: f) == graph.segment(of: e) && graph.isReversed(f) != graph.isReversed(e)
+                var c = uTurn ? costs.uTurnPenalty : 0
+                if junction || uTurn { c += costs.turn(turns.angle(e, f)) }
+                transitions.append(Float(c))
+            }
+        }
+        starts[graph.edgeCount] = UInt32(transitions.count)
+        start = starts
+        cost = transitions
+    }
+}
+
+extension RoadGraph {
+    /// Whether turning at `v` from one segment onto another is allowed by the restrictions there
+    /// (`no_*` forbids that turn; `only_*` from a segment forbids every other).
+    func turnAllowed(via v: UInt32, from: Int, to: Int) -> Bool {
+        var low = 0, high = restrictionVia.count
+        while low < high {
+            let mid = (low + high) / 2
+            if restrictionVia[mid] < v { low = mid + 1 } else { high = mid }
+        }
+        var mandatory = false, mandatoryMatched = false
+        var i = low
+        while i < restrictionVia.count && restrictionVia[i] == v {
+            if Int(restrictionFrom[i]) == from {
+                let target = Int(restrictionTo[i])
+                if restrictionKind[i] == RestrictionKind.prohibitive.rawValue {
+                    if target == to { return false }
+                } else {
+                    mandatory = true
+                    if target == to { mandatoryMatched = true }
+                }
+            }
+            i += 1
+        }
+        return !mandatory || mandatoryMatched
+    }
+
+    /// The cost of turning from e onto f at the vertex between them: the signal delay there plus
+    /// the turn cost; nil when a restriction forbids the turn. `f` must leave e's target.
+    @inline(__always)
+    func turnWeight(_ e: Int, _ f: Int, table: TransitionTable, signalDelay: Double) -> Double? {
+        let v = edgeTarget[e]
+        if nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0 && !turnAllowed(via: v, from: segment(of: e), to: segment(of: f)) {
+            return nil
+        }
+        var base = 0.0
+        if nodeFlags[Int(v)] & RoadGraph.trafficSignalsFlag != 0 { base += signalDelay }
+        return base + Double(table.cost[Int(table.start[e]) + f - Int(firstEdge[Int(v)])])
+    }
+}
+
+/// A position on a directed edge: metres from its source.
+struct EdgePoint {
+    var edge: Int
+    var offset: Double
+}
+
+extension SnapIndex {
+    /// The directed edges a snapped point lies on (one or two), with its offset from each edge's
+    /// source.
+    func edgePoints(_ snap: Snap, graph: RoadGraph) -> [EdgePoint] {
+        var points: [EdgePoint] = []
+        let fraction = snap.length > 0 ? snap.offset / snap.length : 0
+        let forward = Int(forwardEdge[snap.segment]), backward = Int(backwardEdge[snap.segment])
+        let length = Double(graph.edgeLength[forward >= 0 ? forward : max(0, backward)])
+        if forward >= 0 { points.append(EdgePoint(edge: forward, offset: fraction * length)) }
+        if backward >= 0 { points.append(EdgePoint(edge: backward, offset: (1 - fraction) * length)) }
+        return points
+    }
+}
+
+extension RoadGraph {
+    /// Travel time and length of edge `edge` between `a` and `b` metres from its source.
+    func part(_ edge: Int, from a: Double, to b: Double) -> (duration: Double, distance: Double) {
+        let length = Double(edgeLength[edge])
+        guard length > 0 else { return (0, 0) }
+        let share = max(0, min(1, (b - a) / length))
+        return (Double(edgeDuration[edge]) * share, length * share)
+    }
+}
