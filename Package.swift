@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "WaymarkGraph", targets: ["WaymarkGraph"]),
         .library(name: "WaymarkOSM", targets: ["WaymarkOSM"]),
         .library(name: "WaymarkRouting", targets: ["WaymarkRouting"]),
+        .library(name: "WaymarkRender", targets: ["WaymarkRender"]),
         .executable(name: "waymark", targets: ["WaymarkCLI"]),
     ],
     targets: [
@@ -36,12 +37,14 @@ let package = Package(
         .target(name: "WaymarkSupport"),
         .target(name: "WaymarkGeo"),
         .target(name: "WaymarkGeoJSON", dependencies: ["WaymarkGeo"]),
-        .target(name: "WaymarkAnnotations", dependencies: ["WaymarkGeo", "WaymarkGeoJSON"]),
+        .target(name: "WaymarkAnnotations", dependencies: ["WaymarkSupport", "WaymarkGeo", "WaymarkGeoJSON"]),
         .target(name: "WaymarkGraph", dependencies: ["WaymarkSupport", "WaymarkGeo"]),
         .target(name: "WaymarkOSM", dependencies: ["CLibXML2", "CZlib", "WaymarkGraph", "WaymarkGeo"]),
         .target(name: "WaymarkRouting", dependencies: ["WaymarkGraph", "WaymarkGeo"]),
+        .target(name: "WaymarkRender", dependencies: ["WaymarkGeo", "WaymarkGeoJSON", "WaymarkAnnotations", "WaymarkGraph",
+                                                      "WaymarkRouting"]),
         .target(name: "Waymark", dependencies: ["WaymarkSupport", "WaymarkGeo", "WaymarkGeoJSON", "WaymarkAnnotations",
-                                                "WaymarkGraph", "WaymarkOSM", "WaymarkRouting"]),
+                                                "WaymarkGraph", "WaymarkOSM", "WaymarkRouting", "WaymarkRender"]),
 
         // MARK: - Command line
         .executableTarget(name: "WaymarkCLI", dependencies: ["Waymark"]),
@@ -59,6 +62,7 @@ let package = Package(
         .testTarget(name: "WaymarkGraphTests", dependencies: ["WaymarkGraph", "WaymarkSupport"]),
         .testTarget(name: "WaymarkOSMTests", dependencies: ["WaymarkOSM", "WaymarkGraph"]),
         .testTarget(name: "WaymarkRoutingTests", dependencies: ["WaymarkRouting", "WaymarkGraph", "WaymarkOSM", "WaymarkSupport"]),
+        .testTarget(name: "WaymarkRenderTests", dependencies: ["WaymarkRender", "WaymarkOSM", "WaymarkAnnotations"]),
         .testTarget(name: "CLITests", dependencies: ["WaymarkCLI", "sample-town", "WaymarkGeoJSON"]),
     ],
     swiftLanguageModes: [.v6]

@@ -51,9 +51,10 @@ extension Route {
     /// A GeoJSON FeatureCollection: the route (LineString; distance, duration, summary), one Point
     /// per maneuver (instruction, type, modifier, step distance) and the waypoints.
     public var featureCollection: FeatureCollection {
-        var features = [Feature(geometry: .lineString(geometry),
-                                properties: ["kind": "route", "distance": r1(distance), "duration": r1(duration),
-                                             "summary": .string(legs.map(\.summary).joined(separator: "; "))])]
+        var routeProperties: JSONObject = ["kind": "route", "distance": r1(distance), "duration": r1(duration),
+                                           "summary": .string(legs.map(\.summary).joined(separator: "; "))]
+        if let destinationName { routeProperties["destination"] = .string(destinationName) }
+        var features = [Feature(geometry: .lineString(geometry), properties: routeProperties)]
         for (l, leg) in legs.enumerated() {
             for (i, step) in leg.steps.enumerated() {
                 var properties: JSONObject = ["kind": "maneuver", "leg": .number(Double(l)), "step": .number(Double(i)),
@@ -65,8 +66,9 @@ extension Route {
             }
         }
         for (i, (snap, name)) in zip(waypoints, waypointNames).enumerated() {
-            features.append(Feature(geometry: .point(snap.coordinate),
-                                    properties: ["kind": "waypoint", "index": .number(Double(i)), "name": .string(name), "distance": r1(snap.distance)]))
+            var properties: JSONObject = ["kind": "waypoint", "index": .number(Double(i)), "name": .string(name), "distance": r1(snap.distance)]
+            if i == waypoints.count - 1, let destinationName { properties["destination"] = .string(destinationName) }
+            features.append(Feature(geometry: .point(snap.coordinate), properties: properties))
         }
         return FeatureCollection(features: features, bbox: try? BoundingBox.enclosing(geometry))
     }

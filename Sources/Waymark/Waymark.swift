@@ -6,6 +6,7 @@
 @_exported import WaymarkGraph
 @_exported import WaymarkOSM
 @_exported import WaymarkRouting
+@_exported import WaymarkRender
 
 /// The engine's version, as `waymark --version` prints it.
 public let waymarkVersion = "0.1.0"

@@ -30,7 +30,7 @@ public struct AnnotationFileError: Error, Sendable, Equatable, CustomStringConve
 
 /// Reads annotations from GeoJSON (a FeatureCollection of Points, or a single Point Feature) or
 /// from CSV with a header naming `latitude` and `longitude` columns (and optionally `title`,
-/// `subtitle`; other columns become string properties).
+/// `subtitle`, and `id` for the feature id; other columns become string properties).
 public enum AnnotationReader {
     /// The file formats understood.
     public enum Format: Sendable {
@@ -126,6 +126,7 @@ public enum AnnotationReader {
                                       message: "header must name 'latitude' and 'longitude' columns (found: \(header.fields.joined(separator: ",")))")
         }
         let titleColumn = names.firstIndex(of: "title"), subtitleColumn = names.firstIndex(of: "subtitle")
+        let idColumn = names.firstIndex(of: "id")
         var annotations: [Annotation] = []
         while let record = try records.next(file: file) {
             guard record.fields.count == names.count else {
@@ -151,8 +152,9 @@ public enum AnnotationReader {
             var annotation = Annotation(coordinate: coordinate)
             if let titleColumn, !record.fields[titleColumn].isEmpty { annotation.title = record.fields[titleColumn] }
             if let subtitleColumn, !record.fields[subtitleColumn].isEmpty { annotation.subtitle = record.fields[subtitleColumn] }
+            if let idColumn, !record.fields[idColumn].isEmpty { annotation.id = .string(record.fields[idColumn]) }
             for (column, name) in header.fields.enumerated()
-            where ![latColumn, lonColumn, titleColumn, subtitleColumn].contains(column) {
+            where ![latColumn, lonColumn, titleColumn, subtitleColumn, idColumn].contains(column) {
                 annotation.properties[name] = .string(record.fields[column])
             }
             annotations.append(annotation)

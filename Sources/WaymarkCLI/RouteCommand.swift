@@ -10,6 +10,8 @@ enum RouteCommand {
         options: [
             OptionSpec(name: "from", value: "LAT,LON", help: "Start (required unless --batch)."),
             OptionSpec(name: "to", value: "LAT,LON", help: "Destination (required unless --batch)."),
+            OptionSpec(name: "to-poi", value: "ID", help: "Destination: the point of interest with this id in --pois (the callout's car button)."),
+            OptionSpec(name: "pois", value: "FILE", help: "Points of interest (GeoJSON or CSV) for --to-poi."),
             OptionSpec(name: "via", value: "LAT,LON", help: "A waypoint on the way; repeat for more, in order.", repeatable: true),
             OptionSpec(name: "format", value: "text|json|geojson|polyline", help: "Output format (default text)."),
             OptionSpec(name: "precision", value: "5|6", help: "Polyline precision (default 5); decimals of JSON coordinates are 6."),
@@ -39,8 +41,24 @@ enum RouteCommand {
             do { vias.append(try Coordinate(parsing: text)) } catch { throw .usage("--via: \(error)") }
         }
         let batch = args.value("batch")
-        let from = try coordinate("from"), to = try coordinate("to")
-        if batch == nil && (from == nil || to == nil) { throw .usage("--from LAT,LON and --to LAT,LON are required (or --batch PAIRS.csv)") }
+        let from = try coordinate("from")
+        var to = try coordinate("to")
+        // Directions to a pin: the destination is the point of interest, named on arrival.
+        var destinationName: String?
+        if let poi = args.value("to-poi") {
+            guard to == nil else { throw .usage("give --to or --to-poi, not both") }
+            guard let file = args.value("pois") else { throw .usage("--to-poi needs --pois FILE") }
+            let annotations: [Annotation]
+            do { annotations = try AnnotationReader.read(path: file) } catch { throw .failure("\(error)") }
+            guard let place = annotations.first(where: { $0.id?.description == poi }) else {
+                throw .failure("\(file): no point of interest with id \"\(poi)\"")
+            }
+            to = place.coordinate
+            destinationName = place.title ?? poi
+        } else if args.value("pois") != nil {
+            throw .usage("--pois is for --to-poi ID")
+        }
+        if batch == nil && (from == nil || to == nil) { throw .usage("--from LAT,LON and --to LAT,LON (or --to-poi ID) are required (or --batch PAIRS.csv)") }
 
         let graph: RoadGraph
         do {
@@ -69,9 +87,10 @@ enum RouteCommand {
 
         if let batch { return try runBatch(router, batch, output: args.value("output")) }
 
-        let route: Route
+        var route: Route
         do {
             route = try router.route([from!] + vias + [to!])
+            if let destinationName { route.arrive(at: destinationName) }
         } catch {
             if format == "json" { Output.write(error.osrmJSON.jsonText() + "\n") }
             throw .failure("\(error)")

@@ -11,6 +11,9 @@ let commands: [(spec: CommandSpec, run: (ParsedArguments) throws(CLIError) -> Vo
     (RouteCommand.spec, RouteCommand.run),
     (BuildCommand.spec, BuildCommand.run),
     (InspectCommand.spec, InspectCommand.run),
+    (CalloutCommand.spec, CalloutCommand.run),
+    (RenderCommand.spec, RenderCommand.run),
+    (PlaceCommand.spec, PlaceCommand.run),
 ]
 
 let generalHelp = """

@@ -47,6 +47,17 @@ public struct Route: Sendable, Equatable {
     public var legs: [RouteLeg]
     /// The snapped waypoints, in order.
     public var waypoints: [Snap]
+    /// What the route arrives at when it is a place rather than a coordinate (a point of interest's
+    /// title): the last step then says "You have arrived at …".
+    public var destinationName: String?
+
+    /// Names the destination: the final arrive step becomes "You have arrived at `name`".
+    public mutating func arrive(at name: String) {
+        destinationName = name
+        guard let leg = legs.indices.last, let step = legs[leg].steps.indices.last,
+              legs[leg].steps[step].maneuver.type == "arrive" else { return }
+        legs[leg].steps[step].instruction = "You have arrived at \(name)"
+    }
 }
 
 /// Why a route could not be computed.
@@ -127,7 +138,7 @@ public final class Router {
             geometry += geometry.isEmpty ? legGeometry : Array(legGeometry.dropFirst())
         }
         return Route(distance: legs.reduce(0) { $0 + $1.distance }, duration: legs.reduce(0) { $0 + $1.duration },
-                     geometry: geometry, legs: legs, waypoints: snaps)
+                     geometry: geometry, legs: legs, waypoints: snaps, destinationName: nil)
     }
 
     // MARK: - Assembly

@@ -30,6 +30,9 @@ public enum AtomicFile {
 
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw failure(path, "open") }
+        // Replacing a file keeps its permissions.
+        var existing = stat()
+        if stat(path, &existing) == 0 { _ = fchmod(fd, existing.st_mode & 0o7777) }
         var written = 0
         let result: FileWriteError? = bytes.withUnsafeBytes { buffer -> FileWriteError? in
             while written < buffer.count {
@@ -54,6 +57,11 @@ public enum AtomicFile {
             throw error
         }
         close(fd)
+        // Fault injection for the crash-safety tests: die the hard way between writing the new
+        // content and putting it in place.
+        if let point = getenv("WAYMARK_FAILPOINT"), String(cString: point) == "atomic-write-before-rename" {
+            kill(getpid(), SIGKILL)
+        }
         if rename(temporary, path) != 0 {
             let error = failure(path, "rename")
             unlink(temporary)

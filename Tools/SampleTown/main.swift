@@ -361,7 +361,13 @@ for (title, subtitle, x, y, tags) in places {
     let c = town.coordinate(x, y)
     func json(_ s: String) -> String { "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
     let kind = tags[0]
-    features.append("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(String(format: "%.6f", c.longitude)),\(String(format: "%.6f", c.latitude))]},"
+    // A stable id from the title: "St Mary's Church" → "st-marys-church".
+    var id = ""
+    for ch in title.lowercased() where ch != "'" {
+        if ch.isLetter || ch.isNumber { id.append(ch) } else if !id.isEmpty && !id.hasSuffix("-") { id.append("-") }
+    }
+    while id.hasSuffix("-") { id.removeLast() }
+    features.append("{\"type\":\"Feature\",\"id\":\(json(id)),\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(String(format: "%.6f", c.longitude)),\(String(format: "%.6f", c.latitude))]},"
         + "\"properties\":{\"title\":\(json(title)),\"subtitle\":\(json(subtitle)),\(json(kind.0)):\(json(kind.1))}}")
 }
 

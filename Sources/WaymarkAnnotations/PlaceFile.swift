@@ -1,0 +1,219 @@
+import WaymarkGeo
+import WaymarkGeoJSON
+import WaymarkSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a places file could not be read, changed or saved.
+public struct PlaceFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// A GeoJSON file of points of interest, opened for editing: what `waymark poi` works on, and what
+/// an app's "details" editor would save through.
+///
+/// Edits change only what they name. Everything else in the document survives a save: other
+/// properties and their order, feature ids, foreign members, feature order. Saving checks that
+/// the file on disk is still the one that was read (an edit made elsewhere in the meantime is an
+/// error, not silently overwritten) and replaces it atomically (temporary file, fsync, rename):
+/// a crash leaves the old file or the new one, never a mix.
+public struct PlaceFile: Sendable {
+    public let path: String
+    /// The annotations, in feature order (parallel to the features).
+    public private(set) var annotations: [Annotation]
+    /// The top-level object; its `features` member is kept in ``features``.
+    private var document: JSONObject
+    private var features: [JSONValue]
+    /// The bytes read, to detect a change on disk before replacing the file.
+    private let original: [UInt8]?
+
+    /// Opens an existing file; with `create`, a missing file is an empty collection (written on save).
+    public init(path: String, create: Bool = false) throws(PlaceFileError) {
+        self.path = path
+        guard let bytes = PlaceFile.read(path) else {
+            guard create else { throw PlaceFileError("\(path): no such file") }
+            annotations = []
+            document = ["type": "FeatureCollection", "features": .array([])]
+            features = []
+            original = nil
+            return
+        }
+        do {
+            annotations = try AnnotationReader.readGeoJSON(bytes, file: path)
+        } catch {
+            throw PlaceFileError("\(error)")
+        }
+        guard let root = try? JSONValue(parsing: bytes), let object = root.objectValue,
+              object["type"]?.stringValue == "FeatureCollection", let list = object["features"]?.arrayValue else {
+            throw PlaceFileError("\(path): points of interest must be a GeoJSON FeatureCollection")
+        }
+        document = object
+        features = list
+        original = bytes
+    }
+
+    private static func read(_ path: String) -> [UInt8]? {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, 65536, file) }
+            if n <= 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        return bytes
+    }
+
+    // MARK: - Finding
+
+    /// The index of the feature whose id is `id` (a string id, or a number id written the same way).
+    public func index(ofID id: String) -> Int? {
+        annotations.firstIndex { $0.id?.description == id }
+    }
+
+    private func require(_ id: String) throws(PlaceFileError) -> Int {
+        guard let i = index(ofID: id) else {
+            throw PlaceFileError("\(path): no point of interest with id \"\(id)\"")
+        }
+        return i
+    }
+
+    // MARK: - Changing
+
+    /// Changes a point of interest's title, subtitle or coordinate (nil: unchanged; an empty
+    /// title or subtitle removes it). Returns the annotation as it now is.
+    @discardableResult
+    public mutating func edit(id: String, title: String? = nil, subtitle: String? = nil,
+                              coordinate: Coordinate? = nil) throws(PlaceFileError) -> Annotation {
+        let i = try require(id)
+        guard var feature = features[i].objectValue else { throw PlaceFileError("\(path): feature \(i) is not an object") }
+        var properties = feature["properties"]?.objectValue ?? [:]
+        if let title {
+            properties["title"] = title.isEmpty ? nil : .string(title)
+            annotations[i].title = title.isEmpty ? nil : title
+        }
+        if let subtitle {
+            properties["subtitle"] = subtitle.isEmpty ? nil : .string(subtitle)
+            annotations[i].subtitle = subtitle.isEmpty ? nil : subtitle
+        }
+        if title != nil || subtitle != nil { feature["properties"] = .object(properties) }
+        if let coordinate {
+            var geometry = feature["geometry"]?.objectValue ?? ["type": "Point"]
+            geometry["coordinates"] = PlaceFile.position(coordinate)
+            feature["geometry"] = .object(geometry)
+            annotations[i].coordinate = coordinate
+        }
+        features[i] = .object(feature)
+        return annotations[i]
+    }
+
+    /// Adds a point of interest at the end. Without an id it gets one made from its title
+    /// (`the-swan`, `the-swan-2`, …). Returns the id.
+    @discardableResult
+    public mutating func add(_ annotation: Annotation) throws(PlaceFileError) -> String {
+        var annotation = annotation
+        let id: String
+        if let given = annotation.id?.description {
+            guard index(ofID: given) == nil else { throw PlaceFileError("\(path): id \"\(given)\" is already taken") }
+            id = given
+        } else {
+            id = uniqueID(from: annotation.title ?? "poi")
+            annotation.id = .string(id)
+        }
+        var feature: JSONObject = ["type": "Feature", "id": annotation.id.map(PlaceFile.json) ?? .string(id)]
+        feature["geometry"] = ["type": "Point", "coordinates": PlaceFile.position(annotation.coordinate)]
+        feature["properties"] = .object(annotation.feature.properties ?? [:])
+        features.append(.object(feature))
+        annotations.append(annotation)
+        return id
+    }
+
+    /// Removes a point of interest; returns it.
+    @discardableResult
+    public mutating func remove(id: String) throws(PlaceFileError) -> Annotation {
+        let i = try require(id)
+        features.remove(at: i)
+        return annotations.remove(at: i)
+    }
+
+    private func uniqueID(from title: String) -> String {
+        var slug = ""
+        for scalar in title.lowercased().unicodeScalars {
+            if scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
+                slug.unicodeScalars.append(scalar)
+            } else if !slug.isEmpty && !slug.hasSuffix("-") {
+                slug += "-"
+            }
+        }
+        while slug.hasSuffix("-") { slug.removeLast() }
+        if slug.isEmpty { slug = "poi" }
+        var candidate = slug, n = 2
+        while index(ofID: candidate) != nil {
+            candidate = "\(slug)-\(n)"
+            n += 1
+        }
+        return candidate
+    }
+
+    private static func position(_ c: Coordinate) -> JSONValue {
+        .array([.number(c.longitude), .number(c.latitude)])
+    }
+
+    private static func json(_ id: FeatureID) -> JSONValue {
+        switch id {
+        case let .string(s): return .string(s)
+        case let .number(n): return .number(n)
+        }
+    }
+
+    // MARK: - Saving
+
+    /// The document as written: the top-level members in their order, one feature per line.
+    public func encoded() -> [UInt8] {
+        var out = Array("{".utf8)
+        var first = true
+        for (key, value) in document {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            var writer = JSONWriter()
+            writer.writeString(key)
+            out += writer.bytes
+            out.append(UInt8(ascii: ":"))
+            if key == "features" {
+                out += Array("[\n".utf8)
+                for (i, feature) in features.enumerated() {
+                    var w = JSONWriter()
+                    w.write(feature)
+                    out += w.bytes
+                    out += Array((i + 1 < features.count ? ",\n" : "\n").utf8)
+                }
+                out.append(UInt8(ascii: "]"))
+            } else {
+                var w = JSONWriter()
+                w.write(value)
+                out += w.bytes
+            }
+        }
+        out += Array("}\n".utf8)
+        return out
+    }
+
+    /// Replaces the file with the edited document, if it has not changed on disk since it was read.
+    public func save() throws(PlaceFileError) {
+        let current = PlaceFile.read(path)
+        guard current == original else {
+            throw PlaceFileError("\(path) changed on disk since it was read; nothing written (run the command again)")
+        }
+        do {
+            try AtomicFile.write(encoded(), to: path)
+        } catch {
+            throw PlaceFileError("\(error)")
+        }
+    }
+}

@@ -1,0 +1,392 @@
+import WaymarkAnnotations
+import WaymarkGeo
+import WaymarkGraph
+import WaymarkRouting
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What goes on a map picture: the road network, a route, points of interest, one of them selected.
+public struct MapScene: Sendable {
+    public var graph: RoadGraph?
+    public var route: Route?
+    public var annotations: [Annotation]
+    /// Index into ``annotations`` of the one whose callout is shown.
+    public var selected: Int?
+
+    public init(graph: RoadGraph? = nil, route: Route? = nil, annotations: [Annotation] = [], selected: Int? = nil) {
+        self.graph = graph
+        self.route = route
+        self.annotations = annotations
+        self.selected = selected
+    }
+}
+
+/// Why a picture could not be drawn.
+public enum MapPictureError: Error, Sendable, Equatable, CustomStringConvertible {
+    case nothingToShow
+    case viewport(String)
+
+    public var description: String {
+        switch self {
+        case .nothingToShow: return "nothing to show: give a map with roads, a route or annotations"
+        case let .viewport(reason): return "cannot fit the viewport: \(reason)"
+        }
+    }
+}
+
+/// A map drawn as SVG, the way a map app shows it: roads by class (motorway to service, widths and
+/// colours after OpenStreetMap's standard style), the route on top with its start, end and
+/// maneuver points, annotation pins clustered at the shown zoom (a cluster shows its count), the
+/// selected annotation's callout, a scale bar and the OpenStreetMap attribution.
+///
+/// The viewport is the library's own ``fitViewport(_:options:)`` over the route and the
+/// annotations (the whole road network when there are neither), like MapKit's `showAnnotations`.
+public struct MapPicture: Sendable {
+    public var width: Double
+    public var height: Double
+    /// Space kept clear around the content, in points.
+    public var padding: Double
+
+    public init(width: Double = 800, height: Double = 600, padding: Double = 40) {
+        self.width = width
+        self.height = height
+        self.padding = padding
+    }
+
+    /// The viewport the picture shows for `scene`.
+    public func viewport(for scene: MapScene) throws(MapPictureError) -> ViewportFit {
+        var coordinates = scene.route?.geometry ?? []
+        coordinates += scene.annotations.map(\.coordinate)
+        if coordinates.isEmpty, let graph = scene.graph, graph.nodeCount > 0 {
+            coordinates = (0..<UInt32(graph.nodeCount)).map { graph.coordinate(of: $0) }
+        }
+        guard !coordinates.isEmpty else { throw .nothingToShow }
+        // Room above for the callout bubble and pin heads, and at the bottom for the scale bar.
+        let top = padding + (scene.selected != nil ? 110 : 36)
+        let options = ViewportOptions(width: width, height: height,
+                                      padding: EdgePadding(top: top, left: padding, bottom: padding + 20, right: padding),
+                                      minZoom: 0, maxZoom: 18)
+        do {
+            return try fitViewport(coordinates, options: options)
+        } catch {
+            throw .viewport("\(error)")
+        }
+    }
+
+    /// The picture as an SVG document.
+    public func svg(_ scene: MapScene) throws(MapPictureError) -> String {
+        let fit = try viewport(for: scene)
+        let zoom = fit.zoom
+        let scale = pow(2, zoom)
+        let mercator = WebMercator.tiles256
+        let centerX = mercator.x(longitude: fit.center.longitude) * scale
+        let centerY = mercator.y(latitude: fit.center.latitude) * scale
+        let world = mercator.worldSize * scale
+        func project(_ c: Coordinate) -> (Double, Double) {
+            var x = mercator.x(longitude: c.longitude) * scale - centerX
+            // The copy of the world nearest the centre (a view across 180°).
+            if x > world / 2 { x -= world } else if x < -world / 2 { x += world }
+            return (x + width / 2, mercator.y(latitude: c.latitude) * scale - centerY + height / 2)
+        }
+        var svg = SVGWriter()
+        svg.open("svg", ["xmlns": "http://www.w3.org/2000/svg", "width": fmt(width), "height": fmt(height),
+                         "viewBox": "0 0 \(fmt(width)) \(fmt(height))",
+                         "font-family": "DejaVu Sans, Helvetica, Arial, sans-serif"])
+        svg.element("title", text: "Map at zoom \(fmt(zoom)) centred on \(Callout.format(fit.center))")
+        svg.element("rect", ["width": "100%", "height": "100%", "fill": "#f2efe9"])
+
+        if let graph = scene.graph { drawRoads(graph, project: project, into: &svg) }
+        if let route = scene.route { drawRoute(route, project: project, into: &svg) }
+        drawPins(scene, zoom: zoom, visible: fit.visibleBox, project: project, into: &svg)
+        drawScaleBar(latitude: fit.center.latitude, zoom: zoom, into: &svg)
+        drawAttribution(into: &svg)
+        svg.close("svg")
+        return svg.text
+    }
+
+    // MARK: - Roads
+
+    /// Casing colour, fill colour, width in points, by class (OpenStreetMap Carto's palette).
+    static func style(_ highway: HighwayClass) -> (casing: String, fill: String, width: Double) {
+        switch highway {
+        case .motorway: return ("#dc2a67", "#e892a2", 7)
+        case .motorwayLink: return ("#dc2a67", "#e892a2", 4.5)
+        case .trunk: return ("#c84e2f", "#f9b29c", 6.5)
+        case .trunkLink: return ("#c84e2f", "#f9b29c", 4.5)
+        case .primary: return ("#a06b00", "#fcd6a4", 6)
+        case .primaryLink: return ("#a06b00", "#fcd6a4", 4.5)
+        case .secondary: return ("#707d05", "#f7fabf", 5.5)
+        case .secondaryLink: return ("#707d05", "#f7fabf", 4)
+        case .tertiary: return ("#8f8f8f", "#ffffff", 5)
+        case .tertiaryLink: return ("#8f8f8f", "#ffffff", 3.5)
+        case .unclassified, .residential: return ("#b0b0b0", "#ffffff", 4)
+        case .livingStreet: return ("#c0c0c0", "#ededed", 3.5)
+        case .service: return ("#c0c0c0", "#ffffff", 2.5)
+        case .ferry: return ("none", "#66a3d9", 1.5)
+        }
+    }
+
+    /// Drawing order: minor roads first, motorways on top.
+    static let drawingOrder: [HighwayClass] = [
+        .ferry, .service, .livingStreet, .residential, .unclassified, .tertiaryLink, .tertiary, .secondaryLink,
+        .secondary, .primaryLink, .primary, .trunkLink, .trunk, .motorwayLink, .motorway,
+    ]
+
+    private func drawRoads(_ graph: RoadGraph, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
+        var paths = [String](repeating: "", count: HighwayClass.allCases.count)
+        let margin = 20.0
+        // Each segment once, from whichever of its directed edges comes first (both ends included).
+        var drawn = [Bool](repeating: false, count: graph.segmentCount)
+        for v in 0..<UInt32(graph.nodeCount) {
+            for e in graph.edges(from: v) {
+                let s = graph.segment(of: e)
+                if drawn[s] { continue }
+                drawn[s] = true
+                let points = graph.geometry(of: e).map(project)
+                guard points.count >= 2 else { continue }
+                var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
+                for p in points { minX = min(minX, p.0); maxX = max(maxX, p.0); minY = min(minY, p.1); maxY = max(maxY, p.1) }
+                guard maxX >= -margin, minX <= width + margin, maxY >= -margin, minY <= height + margin else { continue }
+                let highway = Int(graph.segmentHighway[s])
+                guard highway < paths.count else { continue }
+                paths[highway] += SVGWriter.pathData(points)
+            }
+        }
+        for layer in ["casing", "fill"] {
+            svg.open("g", ["id": "roads-\(layer)", "fill": "none", "stroke-linecap": "round", "stroke-linejoin": "round"])
+            for highway in MapPicture.drawingOrder where !paths[Int(highway.rawValue)].isEmpty {
+                let style = MapPicture.style(highway)
+                if layer == "casing" {
+                    guard style.casing != "none" else { continue }
+                    svg.element("path", ["class": "road \(highway.tag)", "d": paths[Int(highway.rawValue)],
+                                         "stroke": style.casing, "stroke-width": fmt(style.width + 2)])
+                } else {
+                    var attributes = ["class": "road \(highway.tag)", "d": paths[Int(highway.rawValue)],
+                                      "stroke": style.fill, "stroke-width": fmt(style.width)]
+                    if highway == .ferry { attributes["stroke-dasharray"] = "6 4" }
+                    svg.element("path", attributes)
+                }
+            }
+            svg.close("g")
+        }
+    }
+
+    // MARK: - Route
+
+    private func drawRoute(_ route: Route, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
+        let points = route.geometry.map(project)
+        guard let first = points.first, let last = points.last else { return }
+        let d = SVGWriter.pathData(points)
+        svg.open("g", ["id": "route", "fill": "none", "stroke-linecap": "round", "stroke-linejoin": "round"])
+        svg.element("path", ["id": "route-casing", "d": d, "stroke": "#ffffff", "stroke-width": "10"])
+        svg.element("path", ["id": "route-line", "d": d, "stroke": "#1a73e8", "stroke-width": "6"])
+        for leg in route.legs {
+            for step in leg.steps where step.maneuver.type != "depart" && step.maneuver.type != "arrive" {
+                let p = project(step.maneuver.location)
+                svg.open("circle", ["class": "maneuver", "cx": fmt(p.0), "cy": fmt(p.1), "r": "4",
+                                    "fill": "#ffffff", "stroke": "#174ea6", "stroke-width": "2"])
+                svg.element("title", text: step.instruction)
+                svg.close("circle")
+            }
+        }
+        svg.element("circle", ["id": "route-start", "cx": fmt(first.0), "cy": fmt(first.1), "r": "8",
+                               "fill": "#34a853", "stroke": "#ffffff", "stroke-width": "3"])
+        svg.element("circle", ["id": "route-end", "cx": fmt(last.0), "cy": fmt(last.1), "r": "8",
+                               "fill": "#ea4335", "stroke": "#ffffff", "stroke-width": "3"])
+        svg.close("g")
+    }
+
+    // MARK: - Pins and clusters
+
+    private func drawPins(_ scene: MapScene, zoom: Double, visible: BoundingBox,
+                          project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
+        guard !scene.annotations.isEmpty else { return }
+        // Clustered like MapKit: everything but the selected annotation, which stays a pin.
+        let others = scene.annotations.indices.filter { $0 != scene.selected }
+        svg.open("g", ["id": "annotations"])
+        if !others.isEmpty, let index = try? ClusterIndex(annotations: others.map { scene.annotations[$0] }) {
+            // The visible box, widened a little so pins at the edge are not cut off.
+            let items = index.clusters(west: max(-180, visible.west - 1e-3), south: max(-90, visible.south - 1e-3),
+                                       east: min(180, visible.east + 1e-3), north: min(90, visible.north + 1e-3),
+                                       zoom: zoom.rounded(.down))
+            for item in items {
+                switch item {
+                case let .cluster(cluster):
+                    let p = project(cluster.coordinate)
+                    let r = cluster.pointCount < 10 ? 14.0 : cluster.pointCount < 100 ? 17 : 20
+                    svg.open("g", ["class": "cluster", "data-count": "\(cluster.pointCount)"])
+                    svg.element("circle", ["cx": fmt(p.0), "cy": fmt(p.1), "r": fmt(r + 4), "fill": "#e8453c", "fill-opacity": "0.3"])
+                    svg.element("circle", ["cx": fmt(p.0), "cy": fmt(p.1), "r": fmt(r), "fill": "#e8453c", "stroke": "#ffffff", "stroke-width": "2"])
+                    svg.element("text", ["x": fmt(p.0), "y": fmt(p.1 + 4.5), "text-anchor": "middle", "font-size": "13",
+                                         "font-weight": "bold", "fill": "#ffffff"], text: "\(cluster.pointCount)")
+                    svg.close("g")
+                case let .point(i):
+                    drawPin(scene.annotations[others[i]], selected: false, project: project, into: &svg)
+                }
+            }
+        }
+        if let selected = scene.selected, scene.annotations.indices.contains(selected) {
+            let annotation = scene.annotations[selected]
+            drawPin(annotation, selected: true, project: project, into: &svg)
+            drawCallout(Callout(annotation), at: project(annotation.coordinate), into: &svg)
+        }
+        svg.close("g")
+    }
+
+    /// A balloon marker whose tip is on the coordinate.
+    private func drawPin(_ annotation: Annotation, selected: Bool, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
+        let (x, y) = project(annotation.coordinate)
+        let s = selected ? 1.3 : 1.0
+        let head = 10 * s, tip = 28 * s
+        var attributes = ["class": selected ? "pin selected" : "pin"]
+        if let id = annotation.id { attributes["data-id"] = id.description }
+        svg.open("g", attributes)
+        if let title = annotation.title { svg.element("title", text: title) }
+        let d = "M\(fmt(x)) \(fmt(y))C\(fmt(x - head * 0.4)) \(fmt(y - tip * 0.45)) \(fmt(x - head)) \(fmt(y - tip * 0.55)) \(fmt(x - head)) \(fmt(y - tip + head))"
+            + "A\(fmt(head)) \(fmt(head)) 0 1 1 \(fmt(x + head)) \(fmt(y - tip + head))"
+            + "C\(fmt(x + head)) \(fmt(y - tip * 0.55)) \(fmt(x + head * 0.4)) \(fmt(y - tip * 0.45)) \(fmt(x)) \(fmt(y))Z"
+        svg.element("path", ["d": d, "fill": selected ? "#c5221f" : "#ea4335", "stroke": "#ffffff", "stroke-width": "1.5"])
+        svg.element("circle", ["cx": fmt(x), "cy": fmt(y - tip + head), "r": fmt(head * 0.4), "fill": "#ffffff"])
+        svg.close("g")
+    }
+
+    /// The callout bubble above a selected pin: title, subtitle, coordinate, the directions (car)
+    /// accessory on the left and the details (info) accessory on the right, pointing at the pin.
+    private func drawCallout(_ callout: Callout, at pin: (Double, Double), into svg: inout SVGWriter) {
+        let title = callout.title ?? "", subtitle = callout.subtitle ?? "", coordinate = callout.coordinateText
+        // Text widths estimated from terminal columns (about 0.6 em per column).
+        let textWidth = max(Double(TextWidth.of(title)) * 8.6, Double(TextWidth.of(subtitle)) * 7.2, Double(TextWidth.of(coordinate)) * 6.6)
+        let accessory = 36.0
+        let w = min(width - 16, textWidth + 2 * accessory + 40), h = 66.0
+        let tipY = pin.1 - 40
+        var left = pin.0 - w / 2
+        left = max(8, min(width - 8 - w, left))
+        let top = tipY - 10 - h
+        svg.open("g", ["id": "callout", "font-size": "13"])
+        let pointer = "M\(fmt(pin.0 - 10)) \(fmt(top + h))L\(fmt(pin.0)) \(fmt(tipY))L\(fmt(pin.0 + 10)) \(fmt(top + h))Z"
+        svg.element("rect", ["x": fmt(left + 1), "y": fmt(top + 2), "width": fmt(w), "height": fmt(h), "rx": "12", "fill": "#000000", "fill-opacity": "0.15"])
+        svg.element("rect", ["x": fmt(left), "y": fmt(top), "width": fmt(w), "height": fmt(h), "rx": "12", "fill": "#ffffff"])
+        svg.element("path", ["d": pointer, "fill": "#ffffff"])
+        // Left accessory: a blue button with a car.
+        let bx = left + 10, by = top + (h - accessory) / 2
+        svg.open("g", ["class": "accessory directions"])
+        svg.element("title", text: "Directions")
+        svg.element("rect", ["x": fmt(bx), "y": fmt(by), "width": fmt(accessory), "height": fmt(accessory), "rx": "8", "fill": "#1a73e8"])
+        let cx = bx + accessory / 2, cy = by + accessory / 2
+        svg.element("path", ["d": "M\(fmt(cx - 11)) \(fmt(cy + 4))L\(fmt(cx - 11)) \(fmt(cy - 1))L\(fmt(cx - 7)) \(fmt(cy - 2))L\(fmt(cx - 4)) \(fmt(cy - 8))L\(fmt(cx + 5)) \(fmt(cy - 8))L\(fmt(cx + 8)) \(fmt(cy - 2))L\(fmt(cx + 11)) \(fmt(cy - 1))L\(fmt(cx + 11)) \(fmt(cy + 4))Z",
+                             "fill": "#ffffff"])
+        svg.element("circle", ["cx": fmt(cx - 6), "cy": fmt(cy + 5), "r": "3", "fill": "#ffffff", "stroke": "#1a73e8", "stroke-width": "1.5"])
+        svg.element("circle", ["cx": fmt(cx + 6), "cy": fmt(cy + 5), "r": "3", "fill": "#ffffff", "stroke": "#1a73e8", "stroke-width": "1.5"])
+        svg.close("g")
+        // Right accessory: the info (details) button.
+        let ix = left + w - 10 - accessory / 2, iy = top + h / 2
+        svg.open("g", ["class": "accessory details"])
+        svg.element("title", text: "Details")
+        svg.element("circle", ["cx": fmt(ix), "cy": fmt(iy), "r": "11", "fill": "none", "stroke": "#1a73e8", "stroke-width": "2"])
+        svg.element("text", ["x": fmt(ix), "y": fmt(iy + 5), "text-anchor": "middle", "font-size": "15", "font-weight": "bold",
+                             "font-family": "Georgia, DejaVu Serif, serif", "fill": "#1a73e8"], text: "i")
+        svg.close("g")
+        let tx = bx + accessory + 12
+        svg.element("text", ["class": "title", "x": fmt(tx), "y": fmt(top + 22), "font-size": "15", "font-weight": "bold", "fill": "#202124"], text: title)
+        svg.element("text", ["class": "subtitle", "x": fmt(tx), "y": fmt(top + 40), "font-size": "12", "fill": "#5f6368"], text: subtitle)
+        svg.element("text", ["class": "coordinate", "x": fmt(tx), "y": fmt(top + 56), "font-size": "11", "fill": "#80868b"], text: coordinate)
+        svg.close("g")
+    }
+
+    // MARK: - Scale bar and attribution
+
+    /// The longest round distance (1, 2 or 5 × 10ⁿ metres) that fits in 120 points at the centre.
+    static func scaleBar(latitude: Double, zoom: Double) -> (metres: Double, points: Double, label: String) {
+        let metresPerPoint = cos(latitude * .pi / 180) * 2 * .pi * 6_378_137 / (256 * pow(2, zoom))
+        let maximum = 120 * metresPerPoint
+        var metres = 1.0
+        var magnitude = 1.0
+        while magnitude * 10 <= maximum { magnitude *= 10 }
+        for factor in [1.0, 2, 5] where magnitude * factor <= maximum { metres = magnitude * factor }
+        if metres < magnitude { metres = magnitude }
+        let label = metres >= 1000 ? "\(fmt(metres / 1000)) km" : "\(fmt(metres)) m"
+        return (metres, metres / metresPerPoint, label)
+    }
+
+    private func drawScaleBar(latitude: Double, zoom: Double, into svg: inout SVGWriter) {
+        let bar = MapPicture.scaleBar(latitude: latitude, zoom: zoom)
+        let x = 12.0, y = height - 14
+        svg.open("g", ["id": "scale-bar"])
+        svg.element("rect", ["x": fmt(x - 4), "y": fmt(y - 18), "width": fmt(bar.points + 8), "height": "24", "fill": "#ffffff", "fill-opacity": "0.75"])
+        svg.element("path", ["d": "M\(fmt(x)) \(fmt(y - 6))V\(fmt(y))H\(fmt(x + bar.points))V\(fmt(y - 6))", "fill": "none", "stroke": "#333333", "stroke-width": "2"])
+        svg.element("text", ["x": fmt(x + 3), "y": fmt(y - 6), "font-size": "11", "fill": "#333333"], text: bar.label)
+        svg.close("g")
+    }
+
+    private func drawAttribution(into svg: inout SVGWriter) {
+        let text = "© OpenStreetMap contributors"
+        let w = 176.0
+        svg.open("g", ["id": "attribution"])
+        svg.element("rect", ["x": fmt(width - w), "y": fmt(height - 18), "width": fmt(w), "height": "18", "fill": "#ffffff", "fill-opacity": "0.75"])
+        svg.element("text", ["x": fmt(width - 5), "y": fmt(height - 5), "text-anchor": "end", "font-size": "11", "fill": "#333333"], text: text)
+        svg.close("g")
+    }
+}
+
+/// A number for SVG: at most two decimals, no trailing zeros, no exponent.
+func fmt(_ v: Double) -> String {
+    let r = (v * 100).rounded() / 100
+    if r == r.rounded() && abs(r) < 1e15 { return String(Int(r)) }
+    var s = String(Int((abs(r) * 100).rounded()))
+    while s.count < 3 { s = "0" + s }
+    var text = String(s.dropLast(2)) + "." + String(s.suffix(2))
+    while text.hasSuffix("0") { text.removeLast() }
+    return (r < 0 ? "-" : "") + text
+}
+
+/// Writes SVG (XML) with escaped text and attributes, attributes in a fixed (sorted) order.
+struct SVGWriter {
+    private(set) var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    private var depth = 0
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for c in s.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "\u{0}"..."\u{8}", "\u{B}", "\u{C}", "\u{E}"..."\u{1F}": continue // not allowed in XML 1.0
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    private func tag(_ name: String, _ attributes: [String: String]) -> String {
+        var s = "<" + name
+        for key in attributes.keys.sorted() { s += " \(key)=\"\(SVGWriter.escape(attributes[key]!))\"" }
+        return s
+    }
+
+    mutating func open(_ name: String, _ attributes: [String: String] = [:]) {
+        text += String(repeating: " ", count: depth) + tag(name, attributes) + ">\n"
+        depth += 1
+    }
+
+    mutating func close(_ name: String) {
+        depth -= 1
+        text += String(repeating: " ", count: depth) + "</\(name)>\n"
+    }
+
+    mutating func element(_ name: String, _ attributes: [String: String] = [:], text content: String? = nil) {
+        text += String(repeating: " ", count: depth) + tag(name, attributes)
+        if let content { text += ">" + SVGWriter.escape(content) + "</\(name)>\n" } else { text += "/>\n" }
+    }
+
+    /// `M x y L x y …` for a polyline.
+    static func pathData(_ points: [(Double, Double)]) -> String {
+        var d = ""
+        for (i, p) in points.enumerated() { d += (i == 0 ? "M" : "L") + fmt(p.0) + " " + fmt(p.1) }
+        return d
+    }
+}
