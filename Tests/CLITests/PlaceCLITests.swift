@@ -1,0 +1,302 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Testing
+import WaymarkGeoJSON
+
+/// End to end through the built binary: `waymark callout`, `render`, `poi` and `route --to-poi`.
+@Suite struct CalloutCLITests {
+    @Test func calloutTextIsExact() throws {
+        let result = try Run.waymark("callout", Run.data("places.geojson"), "--id", "avelbury-town-hall")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == """
+        ╭──────────────────────────────────────────────╮
+        │     🚗      Avelbury Town Hall         (i)   │
+        │ Directions  Town hall · High Street  Details │
+        │             52.309427, -2.598781             │
+        ╰─────────────────────╲  ╱─────────────────────╯
+                               ╲╱
+
+        """)
+        let ascii = try Run.waymark("callout", Run.data("places.geojson"), "--index", "2", "--ascii")
+        #expect(ascii.stdout == """
+        +-------------------------------------------------------+
+        |    (>)      The Swan                            (i)   |
+        | Directions  Pub · High Street, by the bridge  Details |
+        |             52.309960, -2.592367                      |
+        +-------------------------\\  /--------------------------+
+                                   \\/
+
+        """)
+    }
+
+    @Test func calloutErrors() throws {
+        let unknown = try Run.waymark("callout", Run.data("places.geojson"), "--id", "nowhere")
+        #expect(unknown.status == 1 && unknown.stderr.contains("no annotation with id \"nowhere\""))
+        let neither = try Run.waymark("callout", Run.data("places.geojson"))
+        #expect(neither.status == 64 && neither.stderr.contains("--id ID or --index N"))
+        let outOfRange = try Run.waymark("callout", Run.data("places.geojson"), "--index", "99")
+        #expect(outOfRange.status == 1 && outOfRange.stderr.contains("no annotation at index 99"))
+        let badWidth = try Run.waymark("callout", Run.data("places.geojson"), "--index", "0", "--width", "wide")
+        #expect(badWidth.status == 64)
+    }
+
+    /// On a terminal (a pseudo-terminal from util-linux `script`) the title is bold; NO_COLOR turns
+    /// styling off.
+    @Test func stylingOnlyOnATerminal() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            print("skipping the terminal test: /usr/bin/script is absent")
+            return
+        }
+        let binary = Run.productsDirectory.appendingPathComponent("waymark").path
+        let command = "\(binary) callout \(Run.data("places.geojson")) --id the-swan"
+        let tty = try Run.process("/usr/bin/env", ["-u", "NO_COLOR", "/usr/bin/script", "-qc", command, "/dev/null"])
+        #expect(tty.stdout.contains("\u{1B}[1mThe Swan"), "\(tty.stdout)")
+        let noColor = try Run.process("/usr/bin/env", ["NO_COLOR=1", "/usr/bin/script", "-qc", command, "/dev/null"])
+        #expect(noColor.stdout.contains("The Swan") && !noColor.stdout.contains("\u{1B}["))
+    }
+}
+
+@Suite struct RenderCLITests {
+    /// Elements of an SVG document, parsed by an XML parser (so it is well-formed XML).
+    final class Elements: NSObject, XMLParserDelegate, @unchecked Sendable {
+        var all: [(name: String, attributes: [String: String])] = []
+        var texts: [String] = []
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) {
+            all.append((name, attributes))
+        }
+        func parser(_ parser: XMLParser, foundCharacters string: String) { texts.append(string) }
+        func with(id: String) -> [String: String]? { all.first { $0.attributes["id"] == id }?.attributes }
+        func classed(_ c: String) -> [[String: String]] {
+            all.filter { ($0.attributes["class"] ?? "").split(separator: " ").contains(Substring(c)) }.map(\.attributes)
+        }
+    }
+
+    static func parse(_ path: String) throws -> Elements {
+        let parser = try #require(XMLParser(contentsOf: URL(fileURLWithPath: path)))
+        let elements = Elements()
+        parser.delegate = elements
+        #expect(parser.parse(), "not well-formed XML: \(String(describing: parser.parserError))")
+        return elements
+    }
+
+    @Test func mapWithRouteClusteredPinsAndCallout() throws {
+        let dir = try Run.temporaryDirectory()
+        let result = try Run.waymark("render", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781",
+                                     "--to", "52.311680,-2.572561", "--annotations", Run.data("places.geojson"),
+                                     "--select", "the-swan", "--size", "800x600", "-o", dir + "/town.svg")
+        #expect(result.status == 0, "\(result.stderr)")
+        let svg = try Self.parse(dir + "/town.svg")
+        let root = try #require(svg.all.first)
+        #expect(root.name == "svg" && root.attributes["width"] == "800" && root.attributes["height"] == "600")
+        // The route: a line with many vertices, start and end markers, maneuver points.
+        let line = try #require(svg.with(id: "route-line"))
+        #expect((line["d"] ?? "").filter { $0 == "L" }.count > 10)
+        #expect(svg.with(id: "route-start") != nil && svg.with(id: "route-end") != nil)
+        #expect(!svg.classed("maneuver").isEmpty)
+        // Roads by class, each class with its own stroke.
+        let roads = svg.classed("road")
+        #expect(Set(roads.compactMap { $0["class"] }).isSuperset(of: ["road motorway", "road primary", "road residential"]))
+        // Every annotation is on the picture once: as a pin or inside a cluster's count.
+        let pins = svg.classed("pin"), clusters = svg.classed("cluster")
+        let clustered = clusters.compactMap { Int($0["data-count"] ?? "") }.reduce(0, +)
+        #expect(!clusters.isEmpty, "the town's pins cluster at the fitted zoom")
+        #expect(pins.count + clustered == 32)
+        #expect(svg.classed("selected").first?["data-id"] == "the-swan")
+        // The callout, the scale bar and the attribution.
+        #expect(svg.with(id: "callout") != nil && svg.texts.contains("The Swan") && svg.texts.contains("52.309960, -2.592367"))
+        #expect(svg.with(id: "scale-bar") != nil && svg.texts.contains { $0.hasSuffix(" m") || $0.hasSuffix(" km") })
+        #expect(svg.texts.contains("© OpenStreetMap contributors"))
+    }
+
+    @Test func renderErrors() throws {
+        let badSize = try Run.waymark("render", Run.data("sample-town.osm"), "--size", "huge")
+        #expect(badSize.status == 64)
+        let unknown = try Run.waymark("render", Run.data("sample-town.osm"), "--annotations", Run.data("places.geojson"), "--select", "nope")
+        #expect(unknown.status == 1 && unknown.stderr.contains("no annotation with id \"nope\""))
+        let halfRoute = try Run.waymark("render", Run.data("sample-town.osm"), "--from", "52.3094,-2.5987")
+        #expect(halfRoute.status == 64)
+        let sea = try Run.waymark("render", Run.data("sample-town.osm"), "--from", "52.3094,-2.5987", "--to", "10,10")
+        #expect(sea.status == 1 && sea.stderr.contains("no road within"))
+    }
+
+    /// The map alone (no route, no pins) frames the whole network.
+    @Test func wholeMap() throws {
+        let result = try Run.waymark("render", Run.data("sample-town.osm"))
+        #expect(result.status == 0 && result.stdout.hasPrefix("<?xml"))
+        #expect(result.stdout.contains("class=\"road motorway\"") && !result.stdout.contains("id=\"route-line\""))
+    }
+}
+
+@Suite struct PlaceCLITests {
+    /// A copy of the sample places with a foreign member and an extra property to keep.
+    func workingCopy() throws -> String {
+        let dir = try Run.temporaryDirectory()
+        var text = try String(contentsOfFile: Run.data("places.geojson"), encoding: .utf8)
+        text = text.replacingOccurrences(of: "{\"type\":\"FeatureCollection\",", with: "{\"type\":\"FeatureCollection\",\"name\":\"Avelbury\",")
+        text = text.replacingOccurrences(of: "\"id\":\"the-swan\",", with: "\"id\":\"the-swan\",\"source\":\"survey 2026\",")
+        try text.write(toFile: dir + "/places.geojson", atomically: true, encoding: .utf8)
+        return dir + "/places.geojson"
+    }
+
+    func features(_ path: String) throws -> [JSONValue] {
+        let root = try JSONValue(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        return root["features"]?.arrayValue ?? []
+    }
+
+    @Test func listAndShow() throws {
+        let list = try Run.waymark("poi", "list", Run.data("places.geojson"))
+        let lines = list.stdout.split(separator: "\n")
+        #expect(list.status == 0 && lines.count == 33)
+        #expect(lines[0].hasPrefix("ID") && lines[3].hasPrefix("the-swan") && lines[3].hasSuffix("52.309960, -2.592367"))
+        let show = try Run.waymark("poi", "show", Run.data("places.geojson"), "--id", "avelbury-town-hall")
+        let callout = try Run.waymark("callout", Run.data("places.geojson"), "--id", "avelbury-town-hall")
+        #expect(show.status == 0 && show.stdout == callout.stdout)
+    }
+
+    @Test func editKeepsEverythingElse() throws {
+        let path = try workingCopy()
+        let before = try features(path)
+        let result = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--title", "The Swan Inn", "--coordinate", "52.30997,-2.59240")
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = try features(path)
+        #expect(after.count == before.count)
+        for (i, (a, b)) in zip(before, after).enumerated() where a["id"] != "the-swan" {
+            #expect(a == b, "feature \(i) changed")
+        }
+        let swan = try #require(after.first { $0["id"] == "the-swan" })
+        #expect(swan["properties"]?["title"] == "The Swan Inn")
+        #expect(swan["properties"]?["subtitle"] == "Pub · High Street, by the bridge")
+        #expect(swan["properties"]?["amenity"] == "pub")
+        #expect(swan["source"] == "survey 2026")
+        #expect(swan["geometry"]?["coordinates"] == [-2.5924, 52.30997])
+        let root = try JSONValue(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        #expect(root["name"] == "Avelbury")
+        // Property order is kept: title, subtitle, amenity.
+        #expect(swan["properties"]?.objectValue?.keys == ["title", "subtitle", "amenity"])
+    }
+
+    @Test func addAndRemove() throws {
+        let path = try workingCopy()
+        let added = try Run.waymark("poi", "add", path, "--title", "The Swan", "--coordinate", "52.3101,-2.5931")
+        #expect(added.status == 0 && added.stdout == "the-swan-2\n", "\(added.stderr)")
+        var now = try features(path)
+        #expect(now.count == 33 && now.last?["id"] == "the-swan-2")
+        let removed = try Run.waymark("poi", "remove", path, "--id", "avelbury-library")
+        #expect(removed.status == 0)
+        now = try features(path)
+        #expect(now.count == 32 && !now.contains { $0["id"] == "avelbury-library" })
+        #expect(now.map { $0["id"]?.stringValue ?? "" }.first == "avelbury-town-hall")
+        let taken = try Run.waymark("poi", "add", path, "--id", "the-swan", "--title", "X", "--coordinate", "52.31,-2.59")
+        #expect(taken.status == 1 && taken.stderr.contains("already taken"))
+    }
+
+    @Test func badEditsWriteNothing() throws {
+        let path = try workingCopy()
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        let unknown = try Run.waymark("poi", "edit", path, "--id", "nope", "--title", "X")
+        #expect(unknown.status == 1 && unknown.stderr.contains("no point of interest with id \"nope\""))
+        let badCoordinate = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--coordinate", "95,10")
+        #expect(badCoordinate.status == 64 && badCoordinate.stderr.contains("latitude"))
+        let notTTY = try Run.waymark("poi", "edit", path, "--id", "the-swan")
+        #expect(notTTY.status == 64) // no fields and no terminal: nothing to ask
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+    }
+
+    @Test func interactiveEditorSaveAndCancel() throws {
+        let path = try workingCopy()
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        // Cancel: nothing written.
+        let cancel = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--interactive", stdin: "The Cygnet\n\n\nc\n")
+        #expect(cancel.status == 0 && cancel.stdout.contains("Cancelled: nothing written."))
+        #expect(cancel.stdout.contains("Title [The Swan]: ") && cancel.stdout.contains("The Cygnet"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+        // End of input cancels too.
+        let eof = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--interactive", stdin: "The Cygnet\n")
+        #expect(eof.status == 0 && eof.stdout.contains("Cancelled"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+        // Save: a bad coordinate is asked again; "-" clears the subtitle.
+        let save = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--interactive",
+                                   stdin: "The Cygnet\n-\n91,0\n52.30999,-2.59236\nsave\n")
+        #expect(save.status == 0 && save.stdout.contains("Saved"), "\(save.stdout)\(save.stderr)")
+        #expect(save.stdout.contains("try again"))
+        let swan = try #require(try features(path).first { $0["id"] == "the-swan" })
+        #expect(swan["properties"]?["title"] == "The Cygnet" && swan["properties"]?["subtitle"] == nil)
+        #expect(swan["geometry"]?["coordinates"] == [-2.59236, 52.30999])
+    }
+
+    /// The file changes on disk while the editor is open: saving is refused, the other change stays.
+    @Test func changedOnDiskIsAnError() throws {
+        let path = try workingCopy()
+        let process = Process()
+        process.executableURL = Run.productsDirectory.appendingPathComponent("waymark")
+        process.arguments = ["poi", "edit", path, "--id", "the-swan", "--interactive"]
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Wait for the first prompt: by then the file has been read.
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("Title [") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        let elsewhere = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "Avelbury Library", with: "Avelbury Free Library")
+        try elsewhere.write(toFile: path, atomically: true, encoding: .utf8)
+        input.fileHandleForWriting.write(Data("The Cygnet\n\n\ns\n".utf8))
+        try input.fileHandleForWriting.close()
+        _ = output.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1 && stderr.contains("changed on disk"), "\(stderr)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == elsewhere)
+    }
+
+    /// A crash between writing the new content and renaming it into place leaves the old file whole.
+    @Test func crashMidWriteKeepsTheOldFile() throws {
+        let path = try workingCopy()
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        let binary = Run.productsDirectory.appendingPathComponent("waymark").path
+        let crashed = try Run.process("/usr/bin/env", ["WAYMARK_FAILPOINT=atomic-write-before-rename", binary,
+                                                       "poi", "edit", path, "--id", "the-swan", "--title", "Half Written"])
+        #expect(crashed.status == 9) // killed (SIGKILL) before the rename
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+        // The next edit works normally.
+        let again = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--title", "Whole")
+        let now = try features(path)
+        #expect(again.status == 0 && now.contains { $0["properties"]?["title"] == "Whole" })
+    }
+}
+
+@Suite struct RouteToPOITests {
+    @Test func arrivesAtThePlace() throws {
+        let text = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781",
+                                   "--to-poi", "avel-leisure-centre", "--pois", Run.data("places.geojson"))
+        #expect(text.status == 0, "\(text.stderr)")
+        let lines = text.stdout.split(separator: "\n")
+        #expect(lines.dropLast().last?.hasSuffix("You have arrived at Avel Leisure Centre") == true, "\(text.stdout)")
+        let json = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781",
+                                   "--to-poi", "avel-leisure-centre", "--pois", Run.data("places.geojson"), "--format", "json")
+        let root = try JSONValue(parsing: json.stdout)
+        let steps = root["routes"]?.arrayValue?.first?["legs"]?.arrayValue?.first?["steps"]?.arrayValue ?? []
+        #expect(steps.last?["maneuver"]?["type"] == "arrive")
+        let geojson = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781",
+                                      "--to-poi", "avel-leisure-centre", "--pois", Run.data("places.geojson"), "--format", "geojson")
+        #expect(geojson.stdout.contains("\"destination\":\"Avel Leisure Centre\""))
+    }
+
+    @Test func errors() throws {
+        let unknown = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781",
+                                      "--to-poi", "nowhere", "--pois", Run.data("places.geojson"))
+        #expect(unknown.status == 1 && unknown.stderr.contains("no point of interest with id \"nowhere\""))
+        let both = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781", "--to", "52.31,-2.59",
+                                   "--to-poi", "the-swan", "--pois", Run.data("places.geojson"))
+        #expect(both.status == 64)
+        let noFile = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781", "--to-poi", "the-swan")
+        #expect(noFile.status == 64 && noFile.stderr.contains("--pois"))
+    }
+}

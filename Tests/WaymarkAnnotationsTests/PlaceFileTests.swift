@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import WaymarkGeo
+import WaymarkGeoJSON
+@testable import WaymarkAnnotations
+
+@Suite struct PlaceFileTests {
+    func file(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "places-\(UUID().uuidString).geojson"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    let sample = """
+    {"type":"FeatureCollection","features":[
+    {"type":"Feature","id":7,"geometry":{"type":"Point","coordinates":[2.294481,48.85837]},"properties":{"title":"Tour Eiffel","kind":"tower"}},
+    {"type":"Feature","id":"louvre","geometry":{"type":"Point","coordinates":[2.3376,48.8606]},"properties":{"subtitle":"Museum","title":"Louvre"}}
+    ]}
+    """
+
+    @Test func editsByStringOrNumberID() throws {
+        let path = try file(sample)
+        var places = try PlaceFile(path: path)
+        #expect(places.index(ofID: "7") == 0 && places.index(ofID: "louvre") == 1 && places.index(ofID: "8") == nil)
+        try places.edit(id: "7", subtitle: "Tower")
+        try places.edit(id: "louvre", title: "Musée du Louvre", coordinate: Coordinate(latitude: 48.8611, longitude: 2.3364))
+        try places.save()
+        let reread = try PlaceFile(path: path)
+        #expect(reread.annotations.map(\.title) == ["Tour Eiffel", "Musée du Louvre"])
+        #expect(reread.annotations[0].subtitle == "Tower" && reread.annotations[0].properties["kind"] == "tower")
+        #expect(reread.annotations[0].id == .number(7))
+        #expect(reread.annotations[1].coordinate == Coordinate(latitude: 48.8611, longitude: 2.3364))
+        // The Louvre's properties keep their order (subtitle before title).
+        let root = try JSONValue(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        #expect(root["features"]?.arrayValue?[1]["properties"]?.objectValue?.keys == ["subtitle", "title"])
+    }
+
+    @Test func unchangedSaveIsByteStableAfterTheFirst() throws {
+        let path = try file(sample)
+        try PlaceFile(path: path).save()
+        let once = try Data(contentsOf: URL(fileURLWithPath: path))
+        try PlaceFile(path: path).save()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == once)
+    }
+
+    @Test func refusesWhenChangedOnDisk() throws {
+        let path = try file(sample)
+        var places = try PlaceFile(path: path)
+        try places.edit(id: "7", title: "Eiffel")
+        try (sample + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: PlaceFileError.self) { try places.save() }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == sample + "\n")
+    }
+
+    @Test func addRemoveAndErrors() throws {
+        let path = try file(sample)
+        var places = try PlaceFile(path: path)
+        #expect(try places.add(Annotation(coordinate: Coordinate(latitude: 48.853, longitude: 2.3499), title: "Notre-Dame de Paris")) == "notre-dame-de-paris")
+        #expect(try places.add(Annotation(coordinate: Coordinate(latitude: 48.853, longitude: 2.3499), title: "Notre-Dame de Paris")) == "notre-dame-de-paris-2")
+        #expect(throws: PlaceFileError.self) { try places.add(Annotation(coordinate: Coordinate(latitude: 1, longitude: 1), id: .string("louvre"))) }
+        #expect(throws: PlaceFileError.self) { try places.remove(id: "nope") }
+        #expect(throws: PlaceFileError.self) { try places.edit(id: "nope", title: "x") }
+        try places.remove(id: "7")
+        try places.save()
+        #expect(try PlaceFile(path: path).annotations.compactMap(\.id?.description) == ["louvre", "notre-dame-de-paris", "notre-dame-de-paris-2"])
+        #expect(throws: PlaceFileError.self) { try PlaceFile(path: path + ".missing") }
+        var created = try PlaceFile(path: path + ".new", create: true)
+        try created.add(Annotation(coordinate: Coordinate(latitude: 0, longitude: 0), title: "Null Island"))
+        try created.save()
+        #expect(try PlaceFile(path: path + ".new").annotations.first?.title == "Null Island")
+        let broken = try file("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\"")
+        #expect(throws: PlaceFileError.self) { try PlaceFile(path: broken) }
+    }
+}
