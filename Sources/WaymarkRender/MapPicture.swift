@@ -101,6 +101,8 @@ public struct MapPicture: Sendable {
         if let graph = scene.graph { drawRoads(graph, project: project, into: &svg) }
         if let route = scene.route { drawRoute(route, project: project, into: &svg) }
         drawPins(scene, zoom: zoom, visible: fit.visibleBox, project: project, into: &svg)
+        if let route = scene.route { drawRouteEnds(route, project: project, into: &svg) }
+        drawSelected(scene, project: project, into: &svg)
         drawScaleBar(latitude: fit.center.latitude, zoom: zoom, into: &svg)
         drawAttribution(into: &svg)
         svg.close("svg")
@@ -178,7 +180,7 @@ public struct MapPicture: Sendable {
 
     private func drawRoute(_ route: Route, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
         let points = route.geometry.map(project)
-        guard let first = points.first, let last = points.last else { return }
+        guard points.count >= 2 else { return }
         let d = SVGWriter.pathData(points)
         svg.open("g", ["id": "route", "fill": "none", "stroke-linecap": "round", "stroke-linejoin": "round"])
         svg.element("path", ["id": "route-casing", "d": d, "stroke": "#ffffff", "stroke-width": "10"])
@@ -192,10 +194,17 @@ public struct MapPicture: Sendable {
                 svg.close("circle")
             }
         }
+        svg.close("g")
+    }
+
+    /// Start and end of the route, drawn above the pins (the callout stays on top of all).
+    private func drawRouteEnds(_ route: Route, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
+        guard let first = route.geometry.first.map(project), let last = route.geometry.last.map(project) else { return }
+        svg.open("g", ["id": "route-ends"])
         svg.element("circle", ["id": "route-start", "cx": fmt(first.0), "cy": fmt(first.1), "r": "8",
                                "fill": "#34a853", "stroke": "#ffffff", "stroke-width": "3"])
         svg.element("circle", ["id": "route-end", "cx": fmt(last.0), "cy": fmt(last.1), "r": "8",
-                               "fill": "#ea4335", "stroke": "#ffffff", "stroke-width": "3"])
+                               "fill": "#1a1a1a", "stroke": "#ffffff", "stroke-width": "3"])
         svg.close("g")
     }
 
@@ -228,11 +237,15 @@ public struct MapPicture: Sendable {
                 }
             }
         }
-        if let selected = scene.selected, scene.annotations.indices.contains(selected) {
-            let annotation = scene.annotations[selected]
-            drawPin(annotation, selected: true, project: project, into: &svg)
-            drawCallout(Callout(annotation), at: project(annotation.coordinate), into: &svg)
-        }
+        svg.close("g")
+    }
+
+    private func drawSelected(_ scene: MapScene, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
+        guard let selected = scene.selected, scene.annotations.indices.contains(selected) else { return }
+        let annotation = scene.annotations[selected]
+        svg.open("g", ["id": "selected-annotation"])
+        drawPin(annotation, selected: true, project: project, into: &svg)
+        drawCallout(Callout(annotation), at: project(annotation.coordinate), into: &svg)
         svg.close("g")
     }
 
