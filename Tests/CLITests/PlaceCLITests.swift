@@ -111,6 +111,25 @@ import WaymarkGeoJSON
         #expect(svg.texts.contains("© OpenStreetMap contributors"))
     }
 
+    /// With chromium installed (not needed for CI): the SVG renders in a real browser to a PNG of
+    /// the asked size.
+    @Test func rendersInChromium() throws {
+        guard ["/usr/bin/chromium", "/usr/bin/chromium-browser"].contains(where: FileManager.default.isExecutableFile(atPath:)) else {
+            print("skipping the browser check: chromium is not installed (apt-get install chromium)")
+            return
+        }
+        let dir = try Run.temporaryDirectory()
+        let render = try Run.waymark("render", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781", "--to", "52.311680,-2.572561",
+                                     "--annotations", Run.data("places.geojson"), "--size", "640x480", "-o", dir + "/town.svg")
+        #expect(render.status == 0)
+        let shot = try Run.process("/bin/bash", [Run.packageRoot.appendingPathComponent("Tools/screenshot.sh").path, dir + "/town.svg", dir + "/town.png"])
+        #expect(shot.status == 0, "\(shot.stderr)")
+        let png = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/town.png")))
+        #expect(png.count > 10_000 && Array(png[1..<4]) == Array("PNG".utf8))
+        func be32(_ at: Int) -> Int { png[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        #expect(be32(16) == 640 && be32(20) == 480) // IHDR width and height
+    }
+
     @Test func renderErrors() throws {
         let badSize = try Run.waymark("render", Run.data("sample-town.osm"), "--size", "huge")
         #expect(badSize.status == 64)
