@@ -60,14 +60,7 @@ enum RouteCommand {
         }
         if batch == nil && (from == nil || to == nil) { throw .usage("--from LAT,LON and --to LAT,LON (or --to-poi ID) are required (or --batch PAIRS.csv)") }
 
-        let graph: RoadGraph
-        do {
-            graph = path.hasSuffix(".wmg") ? try GraphFile.read(path: path) : try OSMGraphLoader.build(path: path)
-        } catch let error as GraphFileError {
-            throw .failure("\(error)")
-        } catch {
-            throw .failure("\(error)")
-        }
+        let graph = try loadGraph(path)
         // Both searches are exact; the hierarchy costs seconds to prepare on a city and then
         // answers in a fraction of a millisecond, so it pays off over many queries.
         let search = try args.choice("search", ["ch", "alt"], default: batch == nil ? "alt" : "ch")

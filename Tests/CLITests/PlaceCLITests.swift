@@ -246,6 +246,23 @@ import WaymarkGeoJSON
         #expect(swan["geometry"]?["coordinates"] == [-2.59236, 52.30999])
     }
 
+    /// On a terminal (a pseudo-terminal from util-linux `script`), `edit` without field options
+    /// opens the editor by itself.
+    @Test func editorOpensOnATerminal() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            print("skipping the terminal editor test: /usr/bin/script is absent")
+            return
+        }
+        let path = try workingCopy()
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        let binary = Run.productsDirectory.appendingPathComponent("waymark").path
+        let session = try Run.process("/usr/bin/script", ["-qc", "\(binary) poi edit \(path) --id the-swan", "/dev/null"],
+                                      stdin: "The Cygnet\n\n\nc\n")
+        #expect(session.stdout.contains("Title [The Swan]: ") && session.stdout.contains("Save or Cancel?"), "\(session.stdout)")
+        #expect(session.stdout.contains("Cancelled: nothing written."))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+    }
+
     /// The file changes on disk while the editor is open: saving is refused, the other change stays.
     @Test func changedOnDiskIsAnError() throws {
         let path = try workingCopy()
