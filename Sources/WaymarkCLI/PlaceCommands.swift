@@ -129,8 +129,21 @@ func routeWaypoints(_ args: ParsedArguments) throws(CLIError) -> [Coordinate]? {
 
 /// A road graph from a graph file or an OSM file.
 func loadGraph(_ path: String) throws(CLIError) -> RoadGraph {
+    try loadMap(path).graph
+}
+
+/// A road graph and, from a graph file built with `--hierarchy`, its checked contraction hierarchy.
+func loadMap(_ path: String) throws(CLIError) -> (graph: RoadGraph, hierarchy: ContractionHierarchy?) {
     do {
-        return path.hasSuffix(".wmg") ? try GraphFile.read(path: path) : try OSMGraphLoader.build(path: path)
+        guard path.hasSuffix(".wmg") else { return (try OSMGraphLoader.build(path: path), nil) }
+        let (graph, extra) = try GraphFile.readWithExtras(path: path)
+        do {
+            return (graph, try ContractionHierarchy(fileSections: extra, graph: graph))
+        } catch {
+            throw CLIError.failure("\(path): \(error)")
+        }
+    } catch let error as CLIError {
+        throw error
     } catch {
         throw .failure("\(error)")
     }

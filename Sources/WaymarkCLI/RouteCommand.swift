@@ -60,12 +60,15 @@ enum RouteCommand {
         }
         if batch == nil && (from == nil || to == nil) { throw .usage("--from LAT,LON and --to LAT,LON (or --to-poi ID) are required (or --batch PAIRS.csv)") }
 
-        let graph = try loadGraph(path)
+        let (graph, stored) = try loadMap(path)
         // Both searches are exact; the hierarchy costs seconds to prepare on a city and then
-        // answers in a fraction of a millisecond, so it pays off over many queries.
-        let search = try args.choice("search", ["ch", "alt"], default: batch == nil ? "alt" : "ch")
+        // answers in a fraction of a millisecond, so it pays off over many queries, or at once
+        // when the graph file already holds one ('waymark build --hierarchy').
+        let search = try args.choice("search", ["ch", "alt"], default: batch == nil && stored == nil ? "alt" : "ch")
         let router: Router
-        if search == "ch" {
+        if search == "ch", let stored {
+            router = Router(graph: graph, hierarchy: stored)
+        } else if search == "ch" {
             let start = DispatchTime.now().uptimeNanoseconds
             let hierarchy = ContractionHierarchy(graph: graph)
             if batch != nil {

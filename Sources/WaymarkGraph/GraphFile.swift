@@ -42,8 +42,10 @@ public enum GraphFile {
 
     // MARK: - Writing
 
-    /// The file's bytes.
-    public static func encode(_ graph: RoadGraph) -> [UInt8] {
+    /// The file's bytes. `extra` sections (four-character tags not used by the graph itself, e.g.
+    /// a routing hierarchy) are stored and checksummed with the graph; readers that do not know a
+    /// tag skip it.
+    public static func encode(_ graph: RoadGraph, extra: [(tag: String, bytes: [UInt8])] = []) -> [UInt8] {
         var strings: [UInt8] = [], stringOffsets: [UInt32] = [0]
         for s in graph.strings {
             strings.append(contentsOf: s.utf8)
@@ -60,7 +62,7 @@ public enum GraphFile {
             ("STRO", raw(stringOffsets)), ("STRB", strings),
             ("RVIA", raw(graph.restrictionVia)), ("RFRM", raw(graph.restrictionFrom)), ("RTO_", raw(graph.restrictionTo)),
             ("RKND", raw(graph.restrictionKind)), ("REPT", raw(graph.report.fields.map(\.1))),
-        ]
+        ] + extra.map { ($0.tag, $0.bytes) }
         var out = [UInt8](repeating: 0, count: headerSize + sections.count * tableEntrySize)
         var table: [(UInt32, UInt64, UInt64)] = []
         for (tag, bytes) in sections {
@@ -84,22 +86,37 @@ public enum GraphFile {
     }
 
     /// Writes the graph atomically (temporary file, fsync, rename).
-    public static func write(_ graph: RoadGraph, to path: String) throws(FileWriteError) {
-        try AtomicFile.write(encode(graph), to: path)
+    public static func write(_ graph: RoadGraph, to path: String, extra: [(tag: String, bytes: [UInt8])] = []) throws(FileWriteError) {
+        try AtomicFile.write(encode(graph, extra: extra), to: path)
     }
+
+    /// The four-character tags the graph itself uses.
+    static let graphTags: Set<String> = ["NLAT", "NLON", "NFLG", "EFST", "ETGT", "ESEG", "ELEN", "EDUR", "IFST", "IEDG", "ISRC",
+                                         "SSHP", "SLAT", "SLON", "SNAM", "SREF", "SHWY", "SFLG", "SWAY", "STRO", "STRB",
+                                         "RVIA", "RFRM", "RTO_", "RKND", "REPT"]
 
     // MARK: - Reading
 
     /// Reads and checks a graph file.
     public static func read(path: String) throws(GraphFileError) -> RoadGraph {
+        try readWithExtras(path: path).graph
+    }
+
+    /// Reads and checks a graph file, and returns its extra sections by tag (checksummed with the
+    /// rest; checking their content is up to whoever wrote them).
+    public static func readWithExtras(path: String) throws(GraphFileError) -> (graph: RoadGraph, extra: [String: [UInt8]]) {
         guard FileManager.default.fileExists(atPath: path) else { throw .notFound(path) }
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path, "permission denied or not a file") }
-        return try decode(data, path: path)
+        return try decodeWithExtras(data, path: path)
     }
 
     /// Decodes and checks a graph file's bytes (`path` is for messages).
     public static func decode(_ data: Data, path: String) throws(GraphFileError) -> RoadGraph {
-        let result: Result<RoadGraph, GraphFileError> = data.withUnsafeBytes { buffer in
+        try decodeWithExtras(data, path: path).graph
+    }
+
+    static func decodeWithExtras(_ data: Data, path: String) throws(GraphFileError) -> (graph: RoadGraph, extra: [String: [UInt8]]) {
+        let result: Result<(graph: RoadGraph, extra: [String: [UInt8]]), GraphFileError> = data.withUnsafeBytes { buffer in
             do throws(GraphFileError) {
                 return .success(try decode(buffer, path: path))
             } catch {
@@ -109,7 +126,7 @@ public enum GraphFile {
         return try result.get()
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws(GraphFileError) -> RoadGraph {
+    static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws(GraphFileError) -> (graph: RoadGraph, extra: [String: [UInt8]]) {
         guard bytes.count >= 8, Array(bytes[0..<8]) == magic else {
             if bytes.count < 8, Array(bytes) == Array(magic.prefix(bytes.count)) {
                 throw .truncated(path, expected: headerSize, actual: bytes.count)
@@ -181,7 +198,9 @@ public enum GraphFile {
             String(decoding: stringBytes[Int($0)..<Int($1)], as: UTF8.self)
         }
         try validate(g, path: path)
-        return g
+        var extra: [String: [UInt8]] = [:]
+        for (tag, raw) in sections where !graphTags.contains(name(tag)) { extra[name(tag)] = Array(raw) }
+        return (g, extra)
     }
 
     /// Checks that every array agrees with the others and every index is in range, so code that

@@ -37,6 +37,8 @@ public struct ContractionHierarchy: Sendable {
     /// Turn costs, for entering the goal edge part-way.
     let transitions: TransitionTable
     let signalDelay: Double
+    /// The turn costs it was contracted under.
+    public let costs: TurnCosts
 
     /// Contracts the edge-based graph of `graph` under the given turn costs.
     public init(graph: RoadGraph, costs: TurnCosts = TurnCosts(), turns: TurnGeometry? = nil) {
@@ -44,6 +46,7 @@ public struct ContractionHierarchy: Sendable {
         let table = TransitionTable(graph: graph, turns: turnTables, costs: costs)
         transitions = table
         signalDelay = costs.trafficSignalDelay
+        self.costs = costs
         var builder = HierarchyBuilder(nodeCount: graph.edgeCount)
         for e in 0..<graph.edgeCount {
             for f in graph.edges(from: graph.edgeTarget[e]) where f != e {
@@ -88,6 +91,21 @@ public struct ContractionHierarchy: Sendable {
         arcHead = builder.arcHead
         arcFirst = builder.arcFirst
         arcSecond = builder.arcSecond
+    }
+
+    /// A hierarchy from its parts (checked by the caller).
+    init(nodeCount: Int, shortcutCount: Int, costs: TurnCosts, transitions: TransitionTable,
+         upStart: [UInt32], upHead: [UInt32], upWeight: [Double], upArc: [UInt32],
+         downStart: [UInt32], downTail: [UInt32], downWeight: [Double], downArc: [UInt32],
+         arcTail: [UInt32], arcHead: [UInt32], arcFirst: [Int32], arcSecond: [Int32]) {
+        self.nodeCount = nodeCount
+        self.shortcutCount = shortcutCount
+        self.costs = costs
+        self.transitions = transitions
+        signalDelay = costs.trafficSignalDelay
+        self.upStart = upStart; self.upHead = upHead; self.upWeight = upWeight; self.upArc = upArc
+        self.downStart = downStart; self.downTail = downTail; self.downWeight = downWeight; self.downArc = downArc
+        self.arcTail = arcTail; self.arcHead = arcHead; self.arcFirst = arcFirst; self.arcSecond = arcSecond
     }
 
     /// Appends the nodes an arc stands for after its tail (its head last), unpacking shortcuts.
@@ -301,5 +319,93 @@ struct HierarchyBuilder {
             }
         }
         heap.deallocate()
+    }
+}
+
+// MARK: - Stored in the graph file
+
+/// Why a stored hierarchy cannot be used.
+public struct HierarchyFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var reason: String
+    public var description: String { "stored contraction hierarchy: \(reason) (rebuild with 'waymark build --hierarchy')" }
+}
+
+extension ContractionHierarchy {
+    /// The hierarchy as graph-file sections (see ``GraphFile/encode(_:extra:)``): the query graph,
+    /// the arcs for unpacking, and the turn-cost settings it was contracted under.
+    public var fileSections: [(tag: String, bytes: [UInt8])] {
+        func raw<T>(_ a: [T]) -> [UInt8] { a.withUnsafeBytes { Array($0) } }
+        let parameters = ContractionHierarchy.parameters(costs) + [Double(nodeCount), Double(shortcutCount)]
+        return [("HPRM", raw(parameters)),
+                ("HUPS", raw(upStart)), ("HUPH", raw(upHead)), ("HUPW", raw(upWeight)), ("HUPA", raw(upArc)),
+                ("HDNS", raw(downStart)), ("HDNT", raw(downTail)), ("HDNW", raw(downWeight)), ("HDNA", raw(downArc)),
+                ("HATL", raw(arcTail)), ("HAHD", raw(arcHead)), ("HAF1", raw(arcFirst)), ("HAF2", raw(arcSecond))]
+    }
+
+    static func parameters(_ c: TurnCosts) -> [Double] {
+        [c.uTurnPenalty, c.trafficSignalDelay, c.turnPenalty, c.turnBias, c.leftHandTraffic ? 1 : 0]
+    }
+
+    /// Whether graph-file sections hold a hierarchy.
+    public static func isStored(in sections: [String: [UInt8]]) -> Bool { sections["HPRM"] != nil }
+
+    /// The hierarchy stored in a graph file's sections, checked against the graph and the turn
+    /// costs: every index in range, shortcuts refer only to earlier arcs (so unpacking ends),
+    /// weights finite and not negative. Nothing stored: nil.
+    public init?(fileSections sections: [String: [UInt8]], graph: RoadGraph, costs: TurnCosts = TurnCosts(),
+                 turns: TurnGeometry? = nil) throws(HierarchyFileError) {
+        guard sections["HPRM"] != nil else { return nil }
+        func array<T>(_ tag: String, _: T.Type) throws(HierarchyFileError) -> [T] {
+            guard let raw = sections[tag] else { throw HierarchyFileError(reason: "section \(tag) missing") }
+            guard raw.count % MemoryLayout<T>.stride == 0 else { throw HierarchyFileError(reason: "section \(tag) has a partial element") }
+            let count = raw.count / MemoryLayout<T>.stride
+            return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+                raw.withUnsafeBytes { if count > 0 { UnsafeMutableRawBufferPointer(buffer).copyMemory(from: $0) } }
+                initialized = count
+            }
+        }
+        let parameters = try array("HPRM", Double.self)
+        func check(_ ok: Bool, _ what: String) throws(HierarchyFileError) { if !ok { throw HierarchyFileError(reason: what) } }
+        try check(parameters.count == 7, "parameters")
+        try check(Array(parameters.prefix(5)) == ContractionHierarchy.parameters(costs), "contracted under other turn costs")
+        let n = graph.edgeCount
+        try check(parameters[5] == Double(n), "built for another graph")
+        let upStart = try array("HUPS", UInt32.self), upHead = try array("HUPH", UInt32.self)
+        let upWeight = try array("HUPW", Double.self), upArc = try array("HUPA", UInt32.self)
+        let downStart = try array("HDNS", UInt32.self), downTail = try array("HDNT", UInt32.self)
+        let downWeight = try array("HDNW", Double.self), downArc = try array("HDNA", UInt32.self)
+        let arcTail = try array("HATL", UInt32.self), arcHead = try array("HAHD", UInt32.self)
+        let arcFirst = try array("HAF1", Int32.self), arcSecond = try array("HAF2", Int32.self)
+        let arcs = arcHead.count
+        try check(arcTail.count == arcs && arcFirst.count == arcs && arcSecond.count == arcs, "arc arrays differ in length")
+        try check(arcTail.allSatisfy { Int($0) < n } && arcHead.allSatisfy { Int($0) < n }, "arc end out of range")
+        for a in 0..<arcs {
+            let first = Int(arcFirst[a]), second = Int(arcSecond[a])
+            if first < 0 && second < 0 { continue }
+            try check(first >= 0 && first < a && second >= 0 && second < a, "shortcut \(a) does not refer to earlier arcs")
+            try check(arcTail[first] == arcTail[a] && arcHead[first] == arcTail[second] && arcHead[second] == arcHead[a],
+                      "shortcut \(a) does not join its parts")
+        }
+        for (start, ends, weights, ids, name) in [(upStart, upHead, upWeight, upArc, "upward"), (downStart, downTail, downWeight, downArc, "downward")] {
+            try check(start.count == n + 1 && start.first == 0 && Int(start.last!) == ends.count, "\(name) rows")
+            try check(zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }, "\(name) rows not monotonic")
+            try check(weights.count == ends.count && ids.count == ends.count, "\(name) arrays differ in length")
+            try check(ends.allSatisfy { Int($0) < n } && ids.allSatisfy { Int($0) < arcs }, "\(name) index out of range")
+            try check(weights.allSatisfy { $0.isFinite && $0 >= 0 }, "\(name) weight not finite")
+            // Each row's arcs really start (upward) or end (downward) at its node.
+            for v in 0..<n {
+                for i in Int(start[v])..<Int(start[v + 1]) {
+                    let a = Int(ids[i])
+                    let (here, there) = name == "upward" ? (arcTail[a], arcHead[a]) : (arcHead[a], arcTail[a])
+                    try check(Int(here) == v && there == ends[i], "\(name) arc \(i) does not match its row")
+                }
+            }
+        }
+        let turnTables = turns ?? TurnGeometry(graph: graph)
+        self.init(nodeCount: n, shortcutCount: Int(parameters[6]), costs: costs,
+                  transitions: TransitionTable(graph: graph, turns: turnTables, costs: costs),
+                  upStart: upStart, upHead: upHead, upWeight: upWeight, upArc: upArc,
+                  downStart: downStart, downTail: downTail, downWeight: downWeight, downArc: downArc,
+                  arcTail: arcTail, arcHead: arcHead, arcFirst: arcFirst, arcSecond: arcSecond)
     }
 }

@@ -104,5 +104,17 @@ import WaymarkGeoJSON
         #expect(alt.status == 0 && alt.stdout == result.stdout)
         let single = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "json", "--search", "ch")
         #expect(single.status == 0 && single.stdout == String(lines[0]) + "\n")
+        // A graph file with the hierarchy stored: the same routes, no contraction at query time.
+        let build = try Run.waymark("build", Run.data("sample-town.osm"), "-o", dir + "/town.wmg", "--hierarchy")
+        #expect(build.status == 0 && build.stdout.contains("contraction hierarchy: "), "\(build.stderr)")
+        let stored = try Run.waymark("route", dir + "/town.wmg", "--batch", dir + "/pairs.csv")
+        #expect(stored.status == 0 && stored.stdout == result.stdout && !stored.stderr.contains("contraction hierarchy:"))
+        let inspect = try Run.waymark("inspect", dir + "/town.wmg")
+        #expect(inspect.stdout.contains("contraction hierarchy: ") && inspect.stdout.contains(" shortcuts"))
+        // Without --hierarchy, inspect says there is none.
+        let plain = try Run.waymark("build", Run.data("sample-town.osm"), "-o", dir + "/plain.wmg")
+        #expect(plain.status == 0)
+        let none = try Run.waymark("inspect", dir + "/plain.wmg")
+        #expect(none.stdout.contains("contraction hierarchy: none"))
     }
 }

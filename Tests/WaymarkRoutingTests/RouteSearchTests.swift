@@ -174,6 +174,42 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         #expect(Array(results) == expected)
     }
 
+    /// A hierarchy stored in the graph file comes back equal, answers the same, and damage to it is
+    /// an error (not a wrong route or a crash).
+    @Test func storedHierarchyRoundTrips() throws {
+        let g = randomGraph(seed: 5, nodes: 60, ways: 110)
+        let fresh = ContractionHierarchy(graph: g)
+        let bytes = GraphFile.encode(g, extra: fresh.fileSections)
+        let path = NSTemporaryDirectory() + "ch-\(UUID().uuidString).wmg"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let (graph, extra) = try GraphFile.readWithExtras(path: path)
+        #expect(graph == g)
+        let stored = try #require(try ContractionHierarchy(fileSections: extra, graph: graph))
+        #expect(stored.arcCount == fresh.arcCount && stored.shortcutCount == fresh.shortcutCount)
+        let index = SnapIndex(graph: g)
+        let a = HierarchySearch(graph: g, hierarchy: fresh, snapIndex: index), b = HierarchySearch(graph: g, hierarchy: stored, snapIndex: index)
+        var rng = SplitMix64(seed: 3)
+        for _ in 0..<30 {
+            let p = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
+            let q = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
+            guard let from = index.nearest(to: p, maxDistance: 5000), let to = index.nearest(to: q, maxDistance: 5000) else { continue }
+            #expect(a.route(from: from, to: to) == b.route(from: from, to: to))
+        }
+        // No hierarchy stored: nil. Other turn costs, another graph, a shortcut pointing forward: errors.
+        #expect(try ContractionHierarchy(fileSections: [:], graph: g) == nil)
+        #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: extra, graph: g, costs: TurnCosts(uTurnPenalty: 5)) }
+        #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: extra, graph: randomGraph(seed: 6)) }
+        var forward = extra
+        var firsts = forward["HAF1"]!.withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) }
+        let shortcut = try #require(firsts.firstIndex { $0 >= 0 })
+        firsts[shortcut] = Int32(firsts.count - 1)
+        forward["HAF1"] = firsts.withUnsafeBytes { Array($0) }
+        #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: forward, graph: g) }
+        var truncated = extra
+        truncated["HUPW"] = Array(truncated["HUPW"]!.dropLast(3))
+        #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: truncated, graph: g) }
+    }
+
     @Test func snapsOntoGeometryNotNodes() throws {
         let g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
         let index = SnapIndex(graph: g)
