@@ -382,22 +382,26 @@ extension ContractionHierarchy {
         for a in 0..<arcs {
             let first = Int(arcFirst[a]), second = Int(arcSecond[a])
             if first < 0 && second < 0 { continue }
-            try check(first >= 0 && first < a && second >= 0 && second < a, "shortcut \(a) does not refer to earlier arcs")
-            try check(arcTail[first] == arcTail[a] && arcHead[first] == arcTail[second] && arcHead[second] == arcHead[a],
-                      "shortcut \(a) does not join its parts")
+            guard first >= 0 && first < a && second >= 0 && second < a else {
+                throw HierarchyFileError(reason: "shortcut \(a) does not refer to earlier arcs")
+            }
+            guard arcTail[first] == arcTail[a] && arcHead[first] == arcTail[second] && arcHead[second] == arcHead[a] else {
+                throw HierarchyFileError(reason: "shortcut \(a) does not join its parts")
+            }
         }
-        for (start, ends, weights, ids, name) in [(upStart, upHead, upWeight, upArc, "upward"), (downStart, downTail, downWeight, downArc, "downward")] {
+        for (start, ends, weights, ids, upward) in [(upStart, upHead, upWeight, upArc, true), (downStart, downTail, downWeight, downArc, false)] {
+            let name = upward ? "upward" : "downward"
             try check(start.count == n + 1 && start.first == 0 && Int(start.last!) == ends.count, "\(name) rows")
             try check(zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }, "\(name) rows not monotonic")
             try check(weights.count == ends.count && ids.count == ends.count, "\(name) arrays differ in length")
             try check(ends.allSatisfy { Int($0) < n } && ids.allSatisfy { Int($0) < arcs }, "\(name) index out of range")
             try check(weights.allSatisfy { $0.isFinite && $0 >= 0 }, "\(name) weight not finite")
             // Each row's arcs really start (upward) or end (downward) at its node.
+            let (near, far) = upward ? (arcTail, arcHead) : (arcHead, arcTail)
             for v in 0..<n {
                 for i in Int(start[v])..<Int(start[v + 1]) {
                     let a = Int(ids[i])
-                    let (here, there) = name == "upward" ? (arcTail[a], arcHead[a]) : (arcHead[a], arcTail[a])
-                    try check(Int(here) == v && there == ends[i], "\(name) arc \(i) does not match its row")
+                    if Int(near[a]) != v || far[a] != ends[i] { throw HierarchyFileError(reason: "\(name) arc \(i) does not match its row") }
                 }
             }
         }

@@ -230,7 +230,10 @@ public final class Router {
     private func cut(_ pieces: [Piece]) -> [Coordinate] {
         var points: [Coordinate] = []
         for p in pieces {
-            let part = slice(graph.geometry(of: p.edge), from: p.from, to: p.to)
+            let line = graph.geometry(of: p.edge)
+            // Whole edges (all but the first and last of a route) need no measuring.
+            let whole = p.from <= 0 && p.to >= Double(graph.edgeLength[p.edge])
+            let part = whole ? line : slice(line, from: p.from, to: p.to)
             points += points.isEmpty ? part : Array(part.dropFirst())
         }
         return points.count >= 2 ? points : points + points
