@@ -133,7 +133,6 @@ struct HierarchyBuilder {
     var upward: [[UInt32]]
     var downward: [[UInt32]]
     var contracted: [Bool]
-    var contractedNeighbours: [Int32]
     var depth: [Int32]
     var shortcuts = 0
     /// Witness searches settle at most this many nodes when estimating a priority, and when
@@ -156,7 +155,6 @@ struct HierarchyBuilder {
         upward = Array(repeating: [], count: n)
         downward = Array(repeating: [], count: n)
         contracted = Array(repeating: false, count: n)
-        contractedNeighbours = Array(repeating: 0, count: n)
         depth = Array(repeating: 0, count: n)
         distance = Array(repeating: .infinity, count: n)
         stamp = Array(repeating: 0, count: n)
@@ -307,7 +305,6 @@ struct HierarchyBuilder {
                 return x == last
             }
             for u in neighbours where !contracted[Int(u)] {
-                contractedNeighbours[Int(u)] += 1
                 depth[Int(u)] = max(depth[Int(u)], depth[v] + 1)
             }
             for u in neighbours where !contracted[Int(u)] {
