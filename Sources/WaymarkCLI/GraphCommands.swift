@@ -10,6 +10,7 @@ enum BuildCommand {
         options: [
             OptionSpec(name: "output", value: "FILE", help: "The graph file to write (atomically), e.g. map.wmg (required).", short: "o"),
             OptionSpec(name: "hierarchy", value: nil, help: "Also contract the graph (seconds on a city) and store the hierarchy: routes on the file are then answered in a fraction of a millisecond."),
+            OptionSpec(name: "driving-side", value: "right|left", help: "Which side traffic keeps to, stored in the file (default right; left for Britain, Japan, Australia, …)."),
             OptionSpec(name: "quiet", value: nil, help: "No progress and no report."),
         ],
         discussion: """
@@ -28,9 +29,11 @@ enum BuildCommand {
         if let meter {
             progress = { bytes, total, elements in meter.update(bytes: bytes, total: total, elements: elements) }
         }
-        let graph: RoadGraph
+        let side = try drivingSide(args) ?? .right
+        var graph: RoadGraph
         do {
             graph = try OSMGraphLoader.build(path: input, progress: progress)
+            graph.drivingSide = side
         } catch {
             meter?.finish()
             throw .failure("\(error)")
@@ -51,8 +54,13 @@ enum BuildCommand {
         } catch {
             throw .failure("\(error)")
         }
-        if !quiet { Output.write(graph.report.text + hierarchyLine) }
+        if !quiet { Output.write(summary(graph) + hierarchyLine) }
     }
+}
+
+/// The build report and the driving side, one `key value` line each.
+func summary(_ graph: RoadGraph) -> String {
+    graph.report.text + "driving_side".padding(toLength: 32, withPad: " ", startingAt: 0) + (graph.drivingSide == .left ? "left" : "right") + "\n"
 }
 
 /// `waymark inspect`: what is in a graph file.
@@ -85,7 +93,7 @@ enum InspectCommand {
         if args.value("edges") != "-" && args.value("geojson") != "-" {
             let hierarchyLine = hierarchy.map { "contraction hierarchy: \($0.shortcutCount) shortcuts, \($0.arcCount) arcs\n" }
                 ?? "contraction hierarchy: none (add one with 'waymark build --hierarchy')\n"
-            Output.write(graph.report.text + hierarchyLine)
+            Output.write(summary(graph) + hierarchyLine)
         }
     }
 }

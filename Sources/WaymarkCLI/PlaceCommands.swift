@@ -68,6 +68,7 @@ enum RenderCommand {
             OptionSpec(name: "annotations", value: "FILE", help: "Points of interest (GeoJSON or CSV), clustered at the shown zoom."),
             OptionSpec(name: "select", value: "ID", help: "Show this annotation's callout."),
             OptionSpec(name: "size", value: "WxH", help: "Picture size in points (default 800x600)."),
+            drivingSideOption,
             OptionSpec(name: "output", value: "FILE", help: "Write the SVG to FILE (atomically) instead of standard output.", short: "o"),
         ],
         discussion: "The viewport is fitted to the route and the annotations (the whole map when there are neither)."
@@ -93,7 +94,7 @@ enum RenderCommand {
             }
             selected = i
         }
-        let graph = try loadGraph(path)
+        let graph = try loadGraph(path, drivingSide: try drivingSide(args))
         var route: Route?
         if let waypoints {
             let router = Router(graph: graph, landmarks: Landmarks(graph: graph))
@@ -127,16 +128,38 @@ func routeWaypoints(_ args: ParsedArguments) throws(CLIError) -> [Coordinate]? {
     return points
 }
 
-/// A road graph from a graph file or an OSM file.
-func loadGraph(_ path: String) throws(CLIError) -> RoadGraph {
-    try loadMap(path).graph
+/// The `--driving-side` option's value, if given.
+func drivingSide(_ args: ParsedArguments) throws(CLIError) -> DrivingSide? {
+    guard args.value("driving-side") != nil else { return nil }
+    return try args.choice("driving-side", ["right", "left"], default: "right") == "left" ? .left : .right
 }
 
-/// A road graph and, from a graph file built with `--hierarchy`, its checked contraction hierarchy.
-func loadMap(_ path: String) throws(CLIError) -> (graph: RoadGraph, hierarchy: ContractionHierarchy?) {
+let drivingSideOption = OptionSpec(name: "driving-side", value: "right|left",
+                                   help: "Which side traffic keeps to (turns towards the kerb are cheaper); default: the graph file's, or right.")
+
+/// A road graph from a graph file or an OSM file.
+func loadGraph(_ path: String, drivingSide side: DrivingSide? = nil) throws(CLIError) -> RoadGraph {
+    try loadMap(path, drivingSide: side).graph
+}
+
+/// A road graph and, from a graph file built with `--hierarchy`, its checked contraction
+/// hierarchy. A driving side other than the file's replaces it, and then the stored hierarchy
+/// (contracted for the other side) is not used.
+func loadMap(_ path: String, drivingSide side: DrivingSide? = nil) throws(CLIError) -> (graph: RoadGraph, hierarchy: ContractionHierarchy?) {
     do {
-        guard path.hasSuffix(".wmg") else { return (try OSMGraphLoader.build(path: path), nil) }
-        let (graph, extra) = try GraphFile.readWithExtras(path: path)
+        guard path.hasSuffix(".wmg") else {
+            var graph = try OSMGraphLoader.build(path: path)
+            if let side { graph.drivingSide = side }
+            return (graph, nil)
+        }
+        var (graph, extra) = try GraphFile.readWithExtras(path: path)
+        if let side, side != graph.drivingSide {
+            graph.drivingSide = side
+            if ContractionHierarchy.isStored(in: extra) {
+                Output.error("\(path): its hierarchy was contracted for \(side == .left ? "right" : "left")-hand traffic; not using it")
+            }
+            return (graph, nil)
+        }
         do {
             return (graph, try ContractionHierarchy(fileSections: extra, graph: graph))
         } catch {

@@ -17,6 +17,7 @@ enum RouteCommand {
             OptionSpec(name: "precision", value: "5|6", help: "Polyline precision (default 5); decimals of JSON coordinates are 6."),
             OptionSpec(name: "max-snap", value: "METRES", help: "Farthest a point may be from a road (default 1000)."),
             OptionSpec(name: "batch", value: "PAIRS.csv", help: "Route every line from_lat,from_lon,to_lat,to_lon: one JSON route per line (NDJSON), timing on stderr."),
+            drivingSideOption,
             OptionSpec(name: "search", value: "ch|alt", help: "Contraction hierarchy (prepared once, then fastest per query; default with --batch) or landmarks (default for single routes)."),
             OptionSpec(name: "output", value: "FILE", help: "Write to FILE (atomically) instead of standard output.", short: "o"),
         ],
@@ -60,7 +61,7 @@ enum RouteCommand {
         }
         if batch == nil && (from == nil || to == nil) { throw .usage("--from LAT,LON and --to LAT,LON (or --to-poi ID) are required (or --batch PAIRS.csv)") }
 
-        let (graph, stored) = try loadMap(path)
+        let (graph, stored) = try loadMap(path, drivingSide: try drivingSide(args))
         // Both searches are exact; the hierarchy costs seconds to prepare on a city and then
         // answers in a fraction of a millisecond, so it pays off over many queries, or at once
         // when the graph file already holds one ('waymark build --hierarchy').

@@ -62,6 +62,7 @@ public enum GraphFile {
             ("STRO", raw(stringOffsets)), ("STRB", strings),
             ("RVIA", raw(graph.restrictionVia)), ("RFRM", raw(graph.restrictionFrom)), ("RTO_", raw(graph.restrictionTo)),
             ("RKND", raw(graph.restrictionKind)), ("REPT", raw(graph.report.fields.map(\.1))),
+            ("DSID", [graph.drivingSide.rawValue]),
         ] + extra.map { ($0.tag, $0.bytes) }
         var out = [UInt8](repeating: 0, count: headerSize + sections.count * tableEntrySize)
         var table: [(UInt32, UInt64, UInt64)] = []
@@ -93,7 +94,7 @@ public enum GraphFile {
     /// The four-character tags the graph itself uses.
     static let graphTags: Set<String> = ["NLAT", "NLON", "NFLG", "EFST", "ETGT", "ESEG", "ELEN", "EDUR", "IFST", "IEDG", "ISRC",
                                          "SSHP", "SLAT", "SLON", "SNAM", "SREF", "SHWY", "SFLG", "SWAY", "STRO", "STRB",
-                                         "RVIA", "RFRM", "RTO_", "RKND", "REPT"]
+                                         "RVIA", "RFRM", "RTO_", "RKND", "REPT", "DSID"]
 
     // MARK: - Reading
 
@@ -190,6 +191,12 @@ public enum GraphFile {
         g.restrictionTo = try array("RTO_", UInt32.self)
         g.restrictionKind = try array("RKND", UInt8.self)
         g.report = BuildReport(fields: try array("REPT", Double.self))
+        // Files written before the driving side was recorded are right-hand traffic.
+        if sections[fourCC("DSID")] != nil {
+            let side = try array("DSID", UInt8.self)
+            guard side.count == 1, let value = DrivingSide(rawValue: side[0]) else { throw .corrupt(path, "driving side") }
+            g.drivingSide = value
+        }
 
         guard stringOffsets.first == 0, zip(stringOffsets, stringOffsets.dropFirst()).allSatisfy({ $0 <= $1 }),
               Int(stringOffsets.last ?? 0) == stringBytes.count

@@ -63,6 +63,9 @@ public struct RoadGraph: Sendable, Equatable {
 
     /// How the graph was built (the OSM reader fills in input counts and timing).
     public var report = BuildReport()
+    /// Which side of the road traffic keeps to (turn costs favour turns towards the kerb). Not in
+    /// OpenStreetMap extracts: chosen when the graph is built (`waymark build --driving-side`).
+    public var drivingSide = DrivingSide.right
 
     public init() {}
 
@@ -131,6 +134,14 @@ public struct RoadGraph: Sendable, Equatable {
         if isReversed(edge) { points.reverse() }
         return [coordinate(of: source(of: edge))] + points + [coordinate(of: edgeTarget[edge])]
     }
+}
+
+/// The side of the road traffic keeps to.
+public enum DrivingSide: UInt8, Sendable, Equatable, CaseIterable {
+    /// Most of the world.
+    case right = 0
+    /// Britain, Ireland, Japan, Australia, India, South Africa, …
+    case left = 1
 }
 
 /// What happened while building a graph: counts a user can check against the input.

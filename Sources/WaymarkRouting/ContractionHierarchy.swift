@@ -40,8 +40,10 @@ public struct ContractionHierarchy: Sendable {
     /// The turn costs it was contracted under.
     public let costs: TurnCosts
 
-    /// Contracts the edge-based graph of `graph` under the given turn costs.
-    public init(graph: RoadGraph, costs: TurnCosts = TurnCosts(), turns: TurnGeometry? = nil) {
+    /// Contracts the edge-based graph of `graph` under the given turn costs (by default the
+    /// graph's own: its driving side).
+    public init(graph: RoadGraph, costs: TurnCosts? = nil, turns: TurnGeometry? = nil) {
+        let costs = costs ?? TurnCosts(for: graph)
         let turnTables = turns ?? TurnGeometry(graph: graph)
         let table = TransitionTable(graph: graph, turns: turnTables, costs: costs)
         transitions = table
@@ -349,8 +351,9 @@ extension ContractionHierarchy {
     /// The hierarchy stored in a graph file's sections, checked against the graph and the turn
     /// costs: every index in range, shortcuts refer only to earlier arcs (so unpacking ends),
     /// weights finite and not negative. Nothing stored: nil.
-    public init?(fileSections sections: [String: [UInt8]], graph: RoadGraph, costs: TurnCosts = TurnCosts(),
+    public init?(fileSections sections: [String: [UInt8]], graph: RoadGraph, costs: TurnCosts? = nil,
                  turns: TurnGeometry? = nil) throws(HierarchyFileError) {
+        let costs = costs ?? TurnCosts(for: graph)
         guard sections["HPRM"] != nil else { return nil }
         func array<T>(_ tag: String, _: T.Type) throws(HierarchyFileError) -> [T] {
             guard let raw = sections[tag] else { throw HierarchyFileError(reason: "section \(tag) missing") }

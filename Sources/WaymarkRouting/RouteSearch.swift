@@ -15,6 +15,11 @@ public struct TurnCosts: Sendable, Hashable {
     /// Traffic keeps left (Britain, Japan, …): left turns are the cheap ones.
     public var leftHandTraffic = false
 
+    /// The costs for a graph: right- or left-hand traffic as the graph records.
+    public init(for graph: RoadGraph) {
+        self.init(leftHandTraffic: graph.drivingSide == .left)
+    }
+
     public init(uTurnPenalty: Double = 20, trafficSignalDelay: Double = CarProfile().trafficSignalDelay,
                 turnPenalty: Double = 7.5, leftHandTraffic: Bool = false) {
         self.uTurnPenalty = uTurnPenalty
@@ -128,8 +133,9 @@ public final class RouteSearch {
     private let transitionStart: [UInt32]
     private let transitionCost: [Float]
 
-    public init(graph: RoadGraph, snapIndex: SnapIndex, landmarks: Landmarks? = nil, costs: TurnCosts = TurnCosts(),
+    public init(graph: RoadGraph, snapIndex: SnapIndex, landmarks: Landmarks? = nil, costs: TurnCosts? = nil,
                 turns: TurnGeometry? = nil) {
+        let costs = costs ?? TurnCosts(for: graph)
         self.graph = graph
         self.landmarks = landmarks
         let turnTables = turns ?? TurnGeometry(graph: graph)

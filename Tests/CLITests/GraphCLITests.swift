@@ -21,7 +21,8 @@ import WaymarkGeoJSON
         // The same report as the build printed (it is stored in the graph file).
         func withoutTiming(_ text: String) -> [Substring] { text.split(separator: "\n").filter { !$0.hasPrefix("build_seconds") } }
         #expect(withoutTiming(inspect.stdout) == withoutTiming(build.stdout) + ["contraction hierarchy: none (add one with 'waymark build --hierarchy')"])
-        #expect(withoutTiming(build.stdout).count == 16)
+        #expect(withoutTiming(build.stdout).count == 17)
+        #expect(build.stdout.contains("driving_side                    right"))
         let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
         #expect(lines.first == "from,to,from_lat,from_lon,to_lat,to_lon,length_m,duration_s,name,highway")
         #expect(lines.count == 316) // header + 315 directed edges

@@ -67,6 +67,13 @@ func squareGraph() -> RoadGraph {
         let path = directory + "/square.wmg"
         try GraphFile.write(g, to: path)
         #expect(try GraphFile.read(path: path) == g)
+        // The driving side is stored; extra sections come back as written.
+        var left = g
+        left.drivingSide = .left
+        try GraphFile.write(left, to: path, extra: [("XTRA", [1, 2, 3])])
+        let (read, extra) = try GraphFile.readWithExtras(path: path)
+        #expect(read == left && read.drivingSide == .left && extra == ["XTRA": [1, 2, 3]])
+        #expect(read != g)
     }
 
     @Test func rejectsTruncatedCorruptAndForeignFiles() throws {

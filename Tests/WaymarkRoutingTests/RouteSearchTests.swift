@@ -282,4 +282,27 @@ func packageRoot() -> String {
         let left = TurnCosts(leftHandTraffic: true)
         #expect(abs(left.turn(-90) - right.turn(90)) < 1e-12)
     }
+
+    /// A graph built for left-hand traffic routes with left turns cheap, exactly (CH == Dijkstra),
+    /// and a hierarchy contracted for one side is refused for the other.
+    @Test func drivingSideFollowsTheGraph() throws {
+        var g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
+        let index = SnapIndex(graph: g)
+        let from = try #require(index.nearest(to: Coordinate(latitude: 52.3127, longitude: -2.5783), maxDistance: 1000))
+        let to = try #require(index.nearest(to: Coordinate(latitude: 52.3053, longitude: -2.6010), maxDistance: 1000))
+        let rightHand = ContractionHierarchy(graph: g)
+        let rightCost = try #require(RouteSearch(graph: g, snapIndex: index).route(from: from, to: to, heuristic: false)).duration
+        g.drivingSide = .left
+        #expect(TurnCosts(for: g).leftHandTraffic)
+        let leftSearch = RouteSearch(graph: g, snapIndex: index)
+        let leftCost = try #require(leftSearch.route(from: from, to: to, heuristic: false)).duration
+        #expect(abs(leftCost - rightCost) > 1, "turn costs depend on the side: \(leftCost) vs \(rightCost)")
+        let leftHand = ContractionHierarchy(graph: g)
+        #expect(leftHand.costs.leftHandTraffic)
+        let contracted = try #require(HierarchySearch(graph: g, hierarchy: leftHand, snapIndex: index).route(from: from, to: to))
+        #expect(abs(contracted.duration - leftCost) <= 1e-9 * leftCost)
+        #expect(throws: HierarchyFileError.self) {
+            try ContractionHierarchy(fileSections: Dictionary(uniqueKeysWithValues: rightHand.fileSections.map { ($0.tag, $0.bytes) }), graph: g)
+        }
+    }
 }
