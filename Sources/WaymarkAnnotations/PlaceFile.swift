@@ -43,6 +43,9 @@ public struct PlaceFile: Sendable {
             original = nil
             return
         }
+        if AnnotationReader.Format(path: path) == .csv {
+            throw PlaceFileError("\(path): points of interest are edited in GeoJSON; convert with 'waymark annotations \(path) -o places.geojson'")
+        }
         do {
             annotations = try AnnotationReader.readGeoJSON(bytes, file: path)
         } catch {

@@ -70,5 +70,10 @@ import WaymarkGeoJSON
         #expect(try PlaceFile(path: path + ".new").annotations.first?.title == "Null Island")
         let broken = try file("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\"")
         #expect(throws: PlaceFileError.self) { try PlaceFile(path: broken) }
+        let csv = NSTemporaryDirectory() + "places-\(UUID().uuidString).csv"
+        try "title,latitude,longitude\nA,1,2\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        #expect(throws: PlaceFileError("\(csv): points of interest are edited in GeoJSON; convert with 'waymark annotations \(csv) -o places.geojson'")) {
+            try PlaceFile(path: csv)
+        }
     }
 }
