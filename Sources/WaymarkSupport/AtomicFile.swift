@@ -27,6 +27,7 @@ public enum AtomicFile {
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        removeAbandonedTemporaries(in: directory.isEmpty ? "/" : directory, of: name)
 
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw failure(path, "open") }
@@ -78,6 +79,26 @@ public enum AtomicFile {
     /// Writes UTF-8 text atomically.
     public static func write(_ text: String, to path: String) throws(FileWriteError) {
         try write(Array(text.utf8), to: path)
+    }
+
+    /// Deletes temporary files a crashed writer of the same file left behind: `.NAME.tmp-PID-…`
+    /// whose process no longer exists. (A live or reused PID keeps its file: never removes a
+    /// write in progress.)
+    static func removeAbandonedTemporaries(in directory: String, of name: String) {
+        guard let dir = opendir(directory) else { return }
+        defer { closedir(dir) }
+        let prefix = ".\(name).tmp-"
+        while let entry = readdir(dir) {
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard entryName.hasPrefix(prefix) else { continue }
+            let rest = entryName.dropFirst(prefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0 else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH {
+                unlink(directory + "/" + entryName)
+            }
+        }
     }
 
     private static func failure(_ path: String, _ operation: String) -> FileWriteError {

@@ -301,10 +301,16 @@ import WaymarkGeoJSON
                                                        "poi", "edit", path, "--id", "the-swan", "--title", "Half Written"])
         #expect(crashed.status == 9) // killed (SIGKILL) before the rename
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+        let directory = (path as NSString).deletingLastPathComponent
+        func leftovers() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(".places.geojson.tmp-") }
+        }
+        #expect(try leftovers().count == 1) // the crashed writer's temporary file
         // The next edit works normally.
         let again = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--title", "Whole")
         let now = try features(path)
         #expect(again.status == 0 && now.contains { $0["properties"]?["title"] == "Whole" })
+        #expect(try leftovers().isEmpty, "the next write removes what the crashed one left")
     }
 }
 
