@@ -53,20 +53,27 @@ public struct TurnGeometry: Sendable {
 
     public init(graph: RoadGraph) {
         var head = [Float](repeating: 0, count: graph.edgeCount), tail = head
-        var segmentsAt = [Set<Int>](repeating: [], count: graph.nodeCount)
+        var roadCount = [UInt8](repeating: 0, count: graph.nodeCount)
+        var segments: [Int] = []
         for v in 0..<UInt32(graph.nodeCount) {
             let from = graph.coordinate(of: v)
+            segments.removeAll(keepingCapacity: true)
             for e in graph.edges(from: v) {
                 let target = graph.edgeTarget[e]
                 head[e] = Float(from.direction(to: graph.secondPoint(of: e)))
                 tail[e] = Float(graph.penultimatePoint(of: e).direction(to: graph.coordinate(of: target)))
-                segmentsAt[Int(v)].insert(graph.segment(of: e))
-                segmentsAt[Int(target)].insert(graph.segment(of: e))
+                segments.append(graph.segment(of: e))
             }
+            for slot in graph.incoming(to: v) { segments.append(graph.segment(of: Int(graph.incomingEdge[slot]))) }
+            // Distinct segments meeting here (a two-way road is one, however many edges it has).
+            segments.sort()
+            var distinct = 0
+            for (i, s) in segments.enumerated() where i == 0 || s != segments[i - 1] { distinct += 1 }
+            roadCount[Int(v)] = UInt8(min(255, distinct))
         }
         headBearing = head
         tailBearing = tail
-        roads = segmentsAt.map { UInt8(min(255, $0.count)) }
+        roads = roadCount
     }
 
     /// The direction in which edge `e` reaches its target, degrees clockwise from north.
