@@ -125,6 +125,25 @@ public struct RoadGraph: Sendable, Equatable {
         return Coordinate(latitude: FixedPoint.decode(shapeLatitudes[i]), longitude: FixedPoint.decode(shapeLongitudes[i]))
     }
 
+    /// Appends the edge's geometry (as ``geometry(of:)``) to `points`, without its first point when
+    /// `skippingSource` (joining it to a line that already ends there), and without building
+    /// arrays on the way.
+    public func appendGeometry(of edge: Int, to points: inout [Coordinate], skippingSource: Bool) {
+        if !skippingSource { points.append(coordinate(of: source(of: edge))) }
+        let s = segment(of: edge)
+        let lower = Int(shapeStart[s]), upper = Int(shapeStart[s + 1])
+        func point(_ i: Int) -> Coordinate {
+            Coordinate(latitude: FixedPoint.decode(shapeLatitudes[i]), longitude: FixedPoint.decode(shapeLongitudes[i]))
+        }
+        if isReversed(edge) {
+            var i = upper - 1
+            while i >= lower { points.append(point(i)); i -= 1 }
+        } else {
+            for i in lower..<upper { points.append(point(i)) }
+        }
+        points.append(coordinate(of: edgeTarget[edge]))
+    }
+
     /// The edge's full geometry from its source to its target vertex.
     public func geometry(of edge: Int) -> [Coordinate] {
         let s = segment(of: edge)

@@ -112,7 +112,14 @@ public struct ContractionHierarchy: Sendable {
 
     /// Appends the nodes an arc stands for after its tail (its head last), unpacking shortcuts.
     func unpack(_ arc: Int, into nodes: inout [Int]) {
-        var stack = [arc]
+        var stack: [Int] = []
+        unpack(arc, into: &nodes, stack: &stack)
+    }
+
+    /// ``unpack(_:into:)`` with the caller's scratch stack (emptied on return).
+    func unpack(_ arc: Int, into nodes: inout [Int], stack: inout [Int]) {
+        stack.removeAll(keepingCapacity: true)
+        stack.append(arc)
         while let a = stack.popLast() {
             if arcFirst[a] < 0 {
                 nodes.append(Int(arcHead[a]))

@@ -23,6 +23,9 @@ public final class HierarchySearch {
     /// For a node the backward search started from: which goal point it leads into.
     private let backwardGoal: UnsafeMutablePointer<Int8>
     private var generation: UInt32 = 0
+    /// Scratch for unpacking shortcuts.
+    private var unpackStack: [Int] = []
+    private var arcs: [Int] = []
     private var forwardHeap = MinHeap(capacity: 1024)
     private var backwardHeap = MinHeap(capacity: 1024)
 
@@ -184,7 +187,7 @@ public final class HierarchySearch {
         }
 
         // Start … meet by the forward parents, meet … goal by the backward ones.
-        var arcs: [Int] = []
+        arcs.removeAll(keepingCapacity: true)
         var x = meet
         while forwardParent[x] >= 0 {
             let a = Int(forwardParent[x])
@@ -192,11 +195,12 @@ public final class HierarchySearch {
             x = Int(ch.arcTail[a])
         }
         var edges = [x]
-        for a in arcs.reversed() { ch.unpack(a, into: &edges) }
+        edges.reserveCapacity(256)
+        for a in arcs.reversed() { ch.unpack(a, into: &edges, stack: &unpackStack) }
         x = meet
         while backwardParent[x] >= 0 {
             let a = Int(backwardParent[x])
-            ch.unpack(a, into: &edges)
+            ch.unpack(a, into: &edges, stack: &unpackStack)
             x = Int(ch.arcHead[a])
         }
         let goal = goals[Int(backwardGoal[x])]

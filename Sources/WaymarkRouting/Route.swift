@@ -143,6 +143,9 @@ public final class Router {
 
     // MARK: - Assembly
 
+    /// Slip roads (a turn onto one is an on ramp, off a motorway onto one an off ramp).
+    static let links: Set<HighwayClass> = [.motorwayLink, .trunkLink, .primaryLink, .secondaryLink, .tertiaryLink]
+
     /// One driven piece: an edge from `from` to `to` metres along it.
     private struct Piece {
         var edge: Int
@@ -230,11 +233,14 @@ public final class Router {
     private func cut(_ pieces: [Piece]) -> [Coordinate] {
         var points: [Coordinate] = []
         for p in pieces {
-            let line = graph.geometry(of: p.edge)
-            // Whole edges (all but the first and last of a route) need no measuring.
-            let whole = p.from <= 0 && p.to >= Double(graph.edgeLength[p.edge])
-            let part = whole ? line : slice(line, from: p.from, to: p.to)
-            points += points.isEmpty ? part : Array(part.dropFirst())
+            // Whole edges (all but the first and last of a route) need no measuring: their points
+            // go straight from the graph into the line.
+            if p.from <= 0 && p.to >= Double(graph.edgeLength[p.edge]) {
+                graph.appendGeometry(of: p.edge, to: &points, skippingSource: !points.isEmpty)
+                continue
+            }
+            let part = slice(graph.geometry(of: p.edge), from: p.from, to: p.to)
+            points.append(contentsOf: points.isEmpty ? part[...] : part.dropFirst())
         }
         return points.count >= 2 ? points : points + points
     }
@@ -294,7 +300,7 @@ public final class Router {
         let angle = turnAngle(e, f)
         let from = graph.highway(of: e), to = graph.highway(of: f)
         var maneuver = Maneuver(type: "turn", modifier: modifier(angle), location: location, bearingBefore: before, bearingAfter: after, exit: nil)
-        let links: Set<HighwayClass> = [.motorwayLink, .trunkLink, .primaryLink, .secondaryLink, .tertiaryLink]
+        let links = Router.links
         if graph.flags(of: f).contains(.roundabout) {
             maneuver.type = "roundabout"
             maneuver.exit = roundaboutExit(group)
