@@ -216,7 +216,11 @@ public struct MapPicture: Sendable {
         // Clustered like MapKit: everything but the selected annotation, which stays a pin.
         let others = scene.annotations.indices.filter { $0 != scene.selected }
         svg.open("g", ["id": "annotations"])
-        if !others.isEmpty, let index = try? ClusterIndex(annotations: others.map { scene.annotations[$0] }) {
+        // supercluster's radius is in 1/512ths of a tile: 60 is 30 points on this 256-point tile
+        // map, about a pin's height, so pins that would overlap cluster instead (as MapKit does
+        // when annotation views collide).
+        if !others.isEmpty, let index = try? ClusterIndex(annotations: others.map { scene.annotations[$0] },
+                                                           options: ClusterOptions(maxZoom: 18, radius: 60)) {
             // The visible box, widened a little so pins at the edge are not cut off.
             let items = index.clusters(west: max(-180, visible.west - 1e-3), south: max(-90, visible.south - 1e-3),
                                        east: min(180, visible.east + 1e-3), north: min(90, visible.north + 1e-3),
