@@ -192,6 +192,19 @@ enum Output {
         }
     }
 
+    /// ``emit(_:to:)`` for output made of parts (written in order, never joined in memory).
+    static func emit(parts: [[UInt8]], to path: String?) throws(CLIError) {
+        guard let path, path != "-" else {
+            for part in parts { write(part) }
+            return
+        }
+        do {
+            try AtomicFile.write(parts: parts, to: path)
+        } catch {
+            throw .failure("\(error)")
+        }
+    }
+
     static func error(_ text: String) {
         FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }

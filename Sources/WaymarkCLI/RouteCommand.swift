@@ -17,6 +17,7 @@ enum RouteCommand {
             OptionSpec(name: "precision", value: "5|6", help: "Polyline precision (default 5); decimals of JSON coordinates are 6."),
             OptionSpec(name: "max-snap", value: "METRES", help: "Farthest a point may be from a road (default 1000)."),
             OptionSpec(name: "batch", value: "PAIRS.csv", help: "Route every line from_lat,from_lon,to_lat,to_lon: one JSON route per line (NDJSON), timing on stderr."),
+            OptionSpec(name: "threads", value: "N", help: "With --batch: route on N threads over the one loaded map (default 1); output stays in input order."),
             drivingSideOption,
             OptionSpec(name: "search", value: "ch|alt", help: "Contraction hierarchy (prepared once, then fastest per query; default with --batch) or landmarks (default for single routes)."),
             OptionSpec(name: "output", value: "FILE", help: "Write to FILE (atomically) instead of standard output.", short: "o"),
@@ -66,23 +67,32 @@ enum RouteCommand {
         // answers in a fraction of a millisecond, so it pays off over many queries, or at once
         // when the graph file already holds one ('waymark build --hierarchy').
         let search = try args.choice("search", ["ch", "alt"], default: batch == nil && stored == nil ? "alt" : "ch")
-        let router: Router
+        let threads = Int(try args.number("threads", default: 1, in: 1...64))
+        if threads > 1 && batch == nil { throw .usage("--threads is for --batch") }
+        // What every router shares (immutable, Sendable); each thread makes its own router.
+        let index = SnapIndex(graph: graph)
+        var hierarchy: ContractionHierarchy?, landmarks: Landmarks?
         if search == "ch", let stored {
-            router = Router(graph: graph, hierarchy: stored)
+            hierarchy = stored
         } else if search == "ch" {
             let start = DispatchTime.now().uptimeNanoseconds
-            let hierarchy = ContractionHierarchy(graph: graph)
+            hierarchy = ContractionHierarchy(graph: graph)
             if batch != nil {
-                Output.error(String(format: "contraction hierarchy: %d shortcuts in %.2f s", hierarchy.shortcutCount,
+                Output.error(String(format: "contraction hierarchy: %d shortcuts in %.2f s", hierarchy!.shortcutCount,
                                     Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9))
             }
-            router = Router(graph: graph, hierarchy: hierarchy)
         } else {
-            router = Router(graph: graph, landmarks: Landmarks(graph: graph))
+            landmarks = Landmarks(graph: graph)
         }
-        router.maxSnapDistance = maxSnap
+        let shared = (hierarchy, landmarks)
+        let makeRouter: @Sendable () -> Router = {
+            let router = Router(graph: graph, snapIndex: index, landmarks: shared.1, hierarchy: shared.0)
+            router.maxSnapDistance = maxSnap
+            return router
+        }
 
-        if let batch { return try runBatch(router, batch, output: args.value("output")) }
+        if let batch { return try runBatch(makeRouter, batch, output: args.value("output"), threads: threads) }
+        let router = makeRouter()
 
         var route: Route
         do {
@@ -102,39 +112,67 @@ enum RouteCommand {
         try Output.emit(bytes, to: args.value("output"))
     }
 
-    /// One route per CSV line as NDJSON, then p50/p95 of the per-query time (snapping, search,
-    /// steps; serialisation excluded) on standard error.
-    static func runBatch(_ router: Router, _ file: String, output: String?) throws(CLIError) {
+    /// One route per CSV line as NDJSON (in input order), then p50/p95 of the per-query time
+    /// (snapping, search, steps; serialisation excluded) on standard error. With several threads,
+    /// each routes every `threads`-th pair on its own router over the shared map.
+    static func runBatch(_ makeRouter: @escaping @Sendable () -> Router, _ file: String, output: String?, threads: Int) throws(CLIError) {
         guard let data = FileManager.default.contents(atPath: file) else { throw .failure("\(file): cannot be read") }
-        var out: [UInt8] = []
-        var times: [Double] = []
-        var failures = 0
+        // Read every line first: a malformed one stops the run before anything is routed.
+        var jobs: [(line: Int, values: [Double])] = []
         for (n, line) in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).enumerated() {
             let fields = line.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
             guard fields.count == 4, fields.allSatisfy({ $0 != nil }) else {
                 if n == 0 { continue } // a header
                 throw .failure("\(file):\(n + 1): expected from_lat,from_lon,to_lat,to_lon")
             }
-            let v = fields.map { $0! }
+            jobs.append((n + 1, fields.map { $0! }))
+        }
+        struct Result: Sendable {
+            /// The JSON line, newline included.
+            var line: [UInt8] = []
+            var milliseconds: Double?
+        }
+        @Sendable func line(_ json: JSONValue) -> [UInt8] { Array((json.jsonText() + "\n").utf8) }
+        @Sendable func route(_ job: (line: Int, values: [Double]), with router: Router) -> Result {
+            let v = job.values
             let start = DispatchTime.now().uptimeNanoseconds
-            let json: JSONValue
             do {
                 let a = try Coordinate(validatingLatitude: v[0], longitude: v[1]), b = try Coordinate(validatingLatitude: v[2], longitude: v[3])
                 let route = try router.route([a, b])
-                times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-                json = route.osrmJSON()
+                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                return Result(line: line(route.osrmJSON()), milliseconds: elapsed)
             } catch let error as RouteError {
-                failures += 1
-                json = error.osrmJSON
+                return Result(line: line(error.osrmJSON))
             } catch {
-                failures += 1
-                json = ["code": "InvalidInput", "message": .string("line \(n + 1): \(error)")]
+                return Result(line: line(["code": "InvalidInput", "message": .string("line \(job.line): \(error)")]))
             }
-            out.append(contentsOf: (json.jsonText() + "\n").utf8)
         }
-        try Output.emit(out, to: output)
+        let results = UnsafeMutableBufferPointer<Result>.allocate(capacity: jobs.count)
+        results.initialize(repeating: Result())
+        defer { results.deallocate() }
+        if threads == 1 {
+            let router = makeRouter()
+            for (i, job) in jobs.enumerated() { results[i] = route(job, with: router) }
+        } else {
+            nonisolated(unsafe) let slots = results
+            let work = jobs
+            DispatchQueue.concurrentPerform(iterations: threads) { worker in
+                let router = makeRouter()
+                for i in stride(from: worker, to: work.count, by: threads) { slots[i] = route(work[i], with: router) }
+            }
+        }
+        // One part per route, written in order: the output is never joined into one copy.
+        var parts: [[UInt8]] = []
+        parts.reserveCapacity(results.count)
+        var times: [Double] = []
+        for result in results {
+            parts.append(result.line)
+            if let t = result.milliseconds { times.append(t) }
+        }
+        try Output.emit(parts: parts, to: output)
+        let failures = jobs.count - times.count
         let sorted = times.sorted()
         func pct(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
-        Output.error(String(format: "queries %d (%d failed), p50 %.3f ms, p95 %.3f ms", times.count + failures, failures, pct(0.5), pct(0.95)))
+        Output.error(String(format: "queries %d (%d failed), p50 %.3f ms, p95 %.3f ms", jobs.count, failures, pct(0.5), pct(0.95)))
     }
 }

@@ -23,6 +23,11 @@ public struct FileWriteError: Error, Sendable, Equatable, CustomStringConvertibl
 /// On any failure the temporary file is removed and the destination is untouched.
 public enum AtomicFile {
     public static func write(_ bytes: [UInt8], to path: String) throws(FileWriteError) {
+        try write(parts: [bytes], to: path)
+    }
+
+    /// Writes the parts one after another, as one file (no concatenated copy in memory).
+    public static func write(parts: [[UInt8]], to path: String) throws(FileWriteError) {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -34,17 +39,20 @@ public enum AtomicFile {
         // Replacing a file keeps its permissions.
         var existing = stat()
         if stat(path, &existing) == 0 { _ = fchmod(fd, existing.st_mode & 0o7777) }
-        var written = 0
-        let result: FileWriteError? = bytes.withUnsafeBytes { buffer -> FileWriteError? in
-            while written < buffer.count {
-                let n = systemWrite(fd, buffer.baseAddress! + written, buffer.count - written)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return failure(path, "write")
+        var result: FileWriteError?
+        for bytes in parts where result == nil {
+            var written = 0
+            result = bytes.withUnsafeBytes { buffer -> FileWriteError? in
+                while written < buffer.count {
+                    let n = systemWrite(fd, buffer.baseAddress! + written, buffer.count - written)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        return failure(path, "write")
+                    }
+                    written += n
                 }
-                written += n
+                return nil
             }
-            return nil
         }
         if let result {
             close(fd)

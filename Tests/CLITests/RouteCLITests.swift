@@ -99,6 +99,11 @@ import WaymarkGeoJSON
         #expect(try JSONValue(parsing: String(lines[2]))["code"] == "NoSegment")
         #expect(result.stderr.contains("queries 3 (1 failed), p50"))
         #expect(result.stderr.contains("contraction hierarchy:"))
+        // Two threads over the one map: the same lines in the same order.
+        let threaded = try Run.waymark("route", Run.data("sample-town.osm"), "--batch", dir + "/pairs.csv", "--threads", "2")
+        #expect(threaded.status == 0 && threaded.stdout == result.stdout && threaded.stderr.contains("queries 3 (1 failed)"))
+        let notBatch = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--threads", "2")
+        #expect(notBatch.status == 64)
         // Batch routes on the hierarchy; landmarks give the same routes (both searches are exact).
         let alt = try Run.waymark("route", Run.data("sample-town.osm"), "--batch", dir + "/pairs.csv", "--search", "alt")
         #expect(alt.status == 0 && alt.stdout == result.stdout)
