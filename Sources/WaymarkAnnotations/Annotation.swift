@@ -32,6 +32,12 @@ public struct Annotation: Sendable, Equatable {
 }
 
 extension Array where Element == Annotation {
+    /// The position of the first annotation whose feature id is `id` (a string id, or a number id
+    /// written the way JSON writes it: `7`, `2.5`).
+    public func firstIndex(ofID id: String) -> Int? {
+        firstIndex { $0.id?.description == id }
+    }
+
     /// The annotations as a GeoJSON FeatureCollection of Points.
     public var featureCollection: FeatureCollection {
         FeatureCollection(features: map(\.feature))

@@ -1,11 +1,7 @@
+import Foundation
 import WaymarkGeo
 import WaymarkGeoJSON
 import WaymarkSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Why a places file could not be read, changed or saved.
 public struct PlaceFileError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -61,26 +57,18 @@ public struct PlaceFile: Sendable {
     }
 
     private static func read(_ path: String) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, 65536, file) }
-            if n <= 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-        }
-        return bytes
+        FileManager.default.contents(atPath: path).map { Array($0) }
     }
 
     // MARK: - Finding
 
     /// The index of the feature whose id is `id` (a string id, or a number id written the same way).
     public func index(ofID id: String) -> Int? {
-        annotations.firstIndex { $0.id?.description == id }
+        annotations.firstIndex(ofID: id)
     }
 
-    private func require(_ id: String) throws(PlaceFileError) -> Int {
+    /// ``index(ofID:)``, or an error naming the file and the id.
+    public func requireIndex(ofID id: String) throws(PlaceFileError) -> Int {
         guard let i = index(ofID: id) else {
             throw PlaceFileError("\(path): no point of interest with id \"\(id)\"")
         }
@@ -94,7 +82,7 @@ public struct PlaceFile: Sendable {
     @discardableResult
     public mutating func edit(id: String, title: String? = nil, subtitle: String? = nil,
                               coordinate: Coordinate? = nil) throws(PlaceFileError) -> Annotation {
-        let i = try require(id)
+        let i = try requireIndex(ofID: id)
         guard var feature = features[i].objectValue else { throw PlaceFileError("\(path): feature \(i) is not an object") }
         var properties = feature["properties"]?.objectValue ?? [:]
         if let title {
@@ -140,7 +128,7 @@ public struct PlaceFile: Sendable {
     /// Removes a point of interest; returns it.
     @discardableResult
     public mutating func remove(id: String) throws(PlaceFileError) -> Annotation {
-        let i = try require(id)
+        let i = try requireIndex(ofID: id)
         features.remove(at: i)
         return annotations.remove(at: i)
     }

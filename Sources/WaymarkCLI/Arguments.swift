@@ -147,6 +147,23 @@ struct ParsedArguments {
     }
 
     /// One of a fixed set of words.
+    /// A `LAT,LON` option (nil when absent); a bad one is a usage error naming the option.
+    func coordinate(_ name: String) throws(CLIError) -> Coordinate? {
+        guard let text = value(name) else { return nil }
+        return try Self.coordinate(text, name)
+    }
+
+    /// Every value of a repeatable `LAT,LON` option, in order.
+    func coordinates(_ name: String) throws(CLIError) -> [Coordinate] {
+        var result: [Coordinate] = []
+        for text in allValues(name) { result.append(try Self.coordinate(text, name)) }
+        return result
+    }
+
+    private static func coordinate(_ text: String, _ name: String) throws(CLIError) -> Coordinate {
+        do { return try Coordinate(parsing: text) } catch { throw .usage("--\(name): \(error)") }
+    }
+
     func choice(_ name: String, _ choices: [String], default fallback: String) throws(CLIError) -> String {
         guard let text = value(name) else { return fallback }
         guard choices.contains(text) else {

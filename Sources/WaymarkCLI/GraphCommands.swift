@@ -77,15 +77,7 @@ enum InspectCommand {
 
     static func run(_ args: ParsedArguments) throws(CLIError) {
         let path = try args.requirePositionals(["<map.wmg>"])[0]
-        let graph: RoadGraph, hierarchy: ContractionHierarchy?
-        do {
-            let (g, extra) = try GraphFile.readWithExtras(path: path)
-            (graph, hierarchy) = (g, try ContractionHierarchy(fileSections: extra, graph: g))
-        } catch let error as HierarchyFileError {
-            throw .failure("\(path): \(error)")
-        } catch {
-            throw .failure("\(error)")
-        }
+        let (graph, hierarchy) = try readGraphFile(path)
         if let csv = args.value("edges") { try Output.emit(graph.edgesCSV(), to: csv) }
         if let geojson = args.value("geojson") {
             try Output.emit(GeoJSONWriter().data(.featureCollection(graph.edgesFeatureCollection())), to: geojson)
@@ -135,4 +127,41 @@ final class ProgressMeter: @unchecked Sendable {
     func finish() {
         if drewBar { FileHandle.standardError.write(Data("\n".utf8)) }
     }
+}
+
+// MARK: - Loading maps (shared by route, render and inspect)
+
+/// The `--driving-side` option's value, if given.
+func drivingSide(_ args: ParsedArguments) throws(CLIError) -> DrivingSide? {
+    guard args.value("driving-side") != nil else { return nil }
+    return try args.choice("driving-side", ["right", "left"], default: "right") == "left" ? .left : .right
+}
+
+let drivingSideOption = OptionSpec(name: "driving-side", value: "right|left",
+                                   help: "Which side traffic keeps to (turns towards the kerb are cheaper); default: the graph file's, or right.")
+
+/// A graph file and its checked contraction hierarchy, if it stores one. A driving side other
+/// than the file's replaces it, and then the stored hierarchy (contracted for the other side) is
+/// set aside with a message.
+func readGraphFile(_ path: String, drivingSide side: DrivingSide? = nil) throws(CLIError) -> (graph: RoadGraph, hierarchy: ContractionHierarchy?) {
+    var graph: RoadGraph, extra: [String: [UInt8]]
+    do { (graph, extra) = try GraphFile.readWithExtras(path: path) } catch { throw .failure("\(error)") }
+    if let side, side != graph.drivingSide {
+        graph.drivingSide = side
+        if ContractionHierarchy.isStored(in: extra) {
+            Output.error("\(path): its hierarchy was contracted for \(side == .left ? "right" : "left")-hand traffic; not using it")
+        }
+        return (graph, nil)
+    }
+    do { return (graph, try ContractionHierarchy(fileSections: extra, graph: graph)) } catch { throw .failure("\(path): \(error)") }
+}
+
+/// A road graph from a graph file (with its hierarchy, see ``readGraphFile(_:drivingSide:)``) or
+/// built in memory from an OSM file.
+func loadMap(_ path: String, drivingSide side: DrivingSide? = nil) throws(CLIError) -> (graph: RoadGraph, hierarchy: ContractionHierarchy?) {
+    if path.hasSuffix(".wmg") { return try readGraphFile(path, drivingSide: side) }
+    var graph: RoadGraph
+    do { graph = try OSMGraphLoader.build(path: path) } catch { throw .failure("\(error)") }
+    if let side { graph.drivingSide = side }
+    return (graph, nil)
 }

@@ -14,16 +14,23 @@ enum Terminal {
     }
 }
 
+/// Annotations from a GeoJSON or CSV file.
+func readAnnotations(_ path: String) throws(CLIError) -> [Annotation] {
+    do { return try AnnotationReader.read(path: path) } catch { throw .failure("\(error)") }
+}
+
+/// The position of the annotation with feature id `id` in the annotations read from `path`.
+func annotationIndex(_ annotations: [Annotation], id: String, in path: String, noun: String = "annotation") throws(CLIError) -> Int {
+    guard let i = annotations.firstIndex(ofID: id) else { throw .failure("\(path): no \(noun) with id \"\(id)\"") }
+    return i
+}
+
 /// Reads annotations (GeoJSON or CSV) and picks one by `--id` or `--index`.
 func pickAnnotation(_ path: String, _ args: ParsedArguments) throws(CLIError) -> (annotations: [Annotation], index: Int) {
-    let annotations: [Annotation]
-    do { annotations = try AnnotationReader.read(path: path) } catch { throw .failure("\(error)") }
+    let annotations = try readAnnotations(path)
     switch (args.value("id"), args.value("index")) {
     case let (id?, nil):
-        guard let i = annotations.firstIndex(where: { $0.id?.description == id }) else {
-            throw .failure("\(path): no annotation with id \"\(id)\"")
-        }
-        return (annotations, i)
+        return (annotations, try annotationIndex(annotations, id: id, in: path))
     case let (nil, text?):
         guard let i = Int(text), i >= 0 else { throw .usage("--index must be a whole number ≥ 0, not '\(text)'") }
         guard i < annotations.count else { throw .failure("\(path): no annotation at index \(i) (it has \(annotations.count))") }
@@ -83,18 +90,13 @@ enum RenderCommand {
         }
         let waypoints = try routeWaypoints(args)
         var annotations: [Annotation] = []
-        if let file = args.value("annotations") {
-            do { annotations = try AnnotationReader.read(path: file) } catch { throw .failure("\(error)") }
-        }
+        if let file = args.value("annotations") { annotations = try readAnnotations(file) }
         var selected: Int?
         if let id = args.value("select") {
-            guard args.value("annotations") != nil else { throw .usage("--select needs --annotations") }
-            guard let i = annotations.firstIndex(where: { $0.id?.description == id }) else {
-                throw .failure("\(args.value("annotations")!): no annotation with id \"\(id)\"")
-            }
-            selected = i
+            guard let file = args.value("annotations") else { throw .usage("--select needs --annotations") }
+            selected = try annotationIndex(annotations, id: id, in: file)
         }
-        let graph = try loadGraph(path, drivingSide: try drivingSide(args))
+        let graph = try loadMap(path, drivingSide: try drivingSide(args)).graph
         var route: Route?
         if let waypoints {
             let router = Router(graph: graph, landmarks: Landmarks(graph: graph))
@@ -113,63 +115,13 @@ enum RenderCommand {
 
 /// `--from`, `--via`…, `--to` as waypoints (nil when neither end is given).
 func routeWaypoints(_ args: ParsedArguments) throws(CLIError) -> [Coordinate]? {
-    func coordinate(_ text: String, _ name: String) throws(CLIError) -> Coordinate {
-        do { return try Coordinate(parsing: text) } catch { throw .usage("--\(name): \(error)") }
-    }
-    let from = args.value("from"), to = args.value("to")
+    let from = try args.coordinate("from"), vias = try args.coordinates("via"), to = try args.coordinate("to")
     if from == nil && to == nil {
-        if !args.allValues("via").isEmpty { throw .usage("--via needs --from and --to") }
+        if !vias.isEmpty { throw .usage("--via needs --from and --to") }
         return nil
     }
     guard let from, let to else { throw .usage("give both --from LAT,LON and --to LAT,LON") }
-    var points = [try coordinate(from, "from")]
-    for via in args.allValues("via") { points.append(try coordinate(via, "via")) }
-    points.append(try coordinate(to, "to"))
-    return points
-}
-
-/// The `--driving-side` option's value, if given.
-func drivingSide(_ args: ParsedArguments) throws(CLIError) -> DrivingSide? {
-    guard args.value("driving-side") != nil else { return nil }
-    return try args.choice("driving-side", ["right", "left"], default: "right") == "left" ? .left : .right
-}
-
-let drivingSideOption = OptionSpec(name: "driving-side", value: "right|left",
-                                   help: "Which side traffic keeps to (turns towards the kerb are cheaper); default: the graph file's, or right.")
-
-/// A road graph from a graph file or an OSM file.
-func loadGraph(_ path: String, drivingSide side: DrivingSide? = nil) throws(CLIError) -> RoadGraph {
-    try loadMap(path, drivingSide: side).graph
-}
-
-/// A road graph and, from a graph file built with `--hierarchy`, its checked contraction
-/// hierarchy. A driving side other than the file's replaces it, and then the stored hierarchy
-/// (contracted for the other side) is not used.
-func loadMap(_ path: String, drivingSide side: DrivingSide? = nil) throws(CLIError) -> (graph: RoadGraph, hierarchy: ContractionHierarchy?) {
-    do {
-        guard path.hasSuffix(".wmg") else {
-            var graph = try OSMGraphLoader.build(path: path)
-            if let side { graph.drivingSide = side }
-            return (graph, nil)
-        }
-        var (graph, extra) = try GraphFile.readWithExtras(path: path)
-        if let side, side != graph.drivingSide {
-            graph.drivingSide = side
-            if ContractionHierarchy.isStored(in: extra) {
-                Output.error("\(path): its hierarchy was contracted for \(side == .left ? "right" : "left")-hand traffic; not using it")
-            }
-            return (graph, nil)
-        }
-        do {
-            return (graph, try ContractionHierarchy(fileSections: extra, graph: graph))
-        } catch {
-            throw CLIError.failure("\(path): \(error)")
-        }
-    } catch let error as CLIError {
-        throw error
-    } catch {
-        throw .failure("\(error)")
-    }
+    return [from] + vias + [to]
 }
 
 /// `waymark poi`: list, show, add, edit and remove points of interest in a GeoJSON file.
@@ -198,10 +150,6 @@ enum PlaceCommand {
     static func run(_ args: ParsedArguments) throws(CLIError) {
         let positionals = try args.requirePositionals(["<list|show|add|edit|remove>", "<places.geojson>"])
         let (action, path) = (positionals[0], positionals[1])
-        func coordinate() throws(CLIError) -> Coordinate? {
-            guard let text = args.value("coordinate") else { return nil }
-            do { return try Coordinate(parsing: text) } catch { throw .usage("--coordinate: \(error)") }
-        }
         func requireID() throws(CLIError) -> String {
             guard let id = args.value("id") else { throw .usage("\(action) needs --id ID") }
             return id
@@ -228,10 +176,11 @@ enum PlaceCommand {
         case "show":
             let file = try open()
             let id = try requireID()
-            guard let i = file.index(ofID: id) else { throw .failure("\(path): no point of interest with id \"\(id)\"") }
+            let i: Int
+            do { i = try file.requireIndex(ofID: id) } catch { throw .failure("\(error)") }
             Output.write(Callout(file.annotations[i]).render(try Terminal.calloutStyle(args)))
         case "add":
-            guard let title = args.value("title"), let c = try coordinate() else {
+            guard let title = args.value("title"), let c = try args.coordinate("coordinate") else {
                 throw .usage("add needs --title TEXT and --coordinate LAT,LON")
             }
             var file = try open(create: true)
@@ -244,7 +193,7 @@ enum PlaceCommand {
         case "edit":
             let id = try requireID()
             var file = try open()
-            let title = args.value("title"), subtitle = args.value("subtitle"), c = try coordinate()
+            let title = args.value("title"), subtitle = args.value("subtitle"), c = try args.coordinate("coordinate")
             if title == nil && subtitle == nil && c == nil {
                 guard Terminal.stdinIsTTY || args.flag("interactive") else {
                     throw .usage("give --title, --subtitle or --coordinate (or run on a terminal for the editor)")
@@ -266,7 +215,8 @@ enum PlaceCommand {
     /// The details editor: the callout, a prompt per field (Enter keeps the value, "-" clears a
     /// subtitle), a preview, then Save or Cancel. End of input cancels.
     static func interactiveEdit(_ file: inout PlaceFile, id: String, style: CalloutStyle) throws(CLIError) {
-        guard let i = file.index(ofID: id) else { throw .failure("\(file.path): no point of interest with id \"\(id)\"") }
+        let i: Int
+        do { i = try file.requireIndex(ofID: id) } catch { throw .failure("\(error)") }
         let current = file.annotations[i]
         Output.write(Callout(current).render(style))
         func ask(_ prompt: String) -> String? {

@@ -34,27 +34,17 @@ enum RouteCommand {
         let format = try args.choice("format", ["text", "json", "geojson", "polyline"], default: "text")
         let precision = Int(try args.number("precision", default: 5, in: 5...6))
         let maxSnap = try args.number("max-snap", default: 1000, in: 1...100_000)
-        func coordinate(_ name: String) throws(CLIError) -> Coordinate? {
-            guard let text = args.value(name) else { return nil }
-            do { return try Coordinate(parsing: text) } catch { throw .usage("--\(name): \(error)") }
-        }
-        var vias: [Coordinate] = []
-        for text in args.allValues("via") {
-            do { vias.append(try Coordinate(parsing: text)) } catch { throw .usage("--via: \(error)") }
-        }
+        let vias = try args.coordinates("via")
         let batch = args.value("batch")
-        let from = try coordinate("from")
-        var to = try coordinate("to")
+        let from = try args.coordinate("from")
+        var to = try args.coordinate("to")
         // Directions to a pin: the destination is the point of interest, named on arrival.
         var destinationName: String?
         if let poi = args.value("to-poi") {
             guard to == nil else { throw .usage("give --to or --to-poi, not both") }
             guard let file = args.value("pois") else { throw .usage("--to-poi needs --pois FILE") }
-            let annotations: [Annotation]
-            do { annotations = try AnnotationReader.read(path: file) } catch { throw .failure("\(error)") }
-            guard let place = annotations.first(where: { $0.id?.description == poi }) else {
-                throw .failure("\(file): no point of interest with id \"\(poi)\"")
-            }
+            let annotations = try readAnnotations(file)
+            let place = annotations[try annotationIndex(annotations, id: poi, in: file, noun: "point of interest")]
             to = place.coordinate
             destinationName = place.title ?? poi
         } else if args.value("pois") != nil {

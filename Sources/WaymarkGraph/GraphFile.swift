@@ -154,14 +154,10 @@ public enum GraphFile {
             }
             sections[tag] = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + size)])
         }
-        func array<T>(_ tag: String, _: T.Type) throws(GraphFileError) -> [T] {
+        func array<T: BitwiseCopyable>(_ tag: String, _: T.Type) throws(GraphFileError) -> [T] {
             guard let raw = sections[fourCC(tag)] else { throw .corrupt(path, "section \(tag) missing") }
-            guard raw.count % MemoryLayout<T>.stride == 0 else { throw .corrupt(path, "section \(tag) has a partial element") }
-            let count = raw.count / MemoryLayout<T>.stride
-            return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-                if count > 0 { UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw) }
-                initialized = count
-            }
+            guard let values = values(raw, as: T.self) else { throw .corrupt(path, "section \(tag) has a partial element") }
+            return values
         }
 
         var g = RoadGraph()
@@ -240,8 +236,23 @@ public enum GraphFile {
 
     // MARK: - Bytes
 
-    static func raw<T>(_ array: [T]) -> [UInt8] {
+    /// An array of plain values as section bytes (for ``encode(_:extra:)``'s extra sections).
+    public static func raw<T: BitwiseCopyable>(_ array: [T]) -> [UInt8] {
         array.withUnsafeBytes { Array($0) }
+    }
+
+    /// Section bytes as values; nil when they are not a whole number of values.
+    public static func values<T: BitwiseCopyable>(_ bytes: [UInt8], as type: T.Type) -> [T]? {
+        bytes.withUnsafeBytes { values($0, as: type) }
+    }
+
+    static func values<T: BitwiseCopyable>(_ raw: UnsafeRawBufferPointer, as _: T.Type) -> [T]? {
+        guard raw.count % MemoryLayout<T>.stride == 0 else { return nil }
+        let count = raw.count / MemoryLayout<T>.stride
+        return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if count > 0 { UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw) }
+            initialized = count
+        }
     }
 
     static func fourCC(_ tag: String) -> UInt32 {

@@ -39,6 +39,8 @@ public struct ContractionHierarchy: Sendable {
     let signalDelay: Double
     /// The turn costs it was contracted under.
     public let costs: TurnCosts
+    /// The graph's turn geometry the costs came from (routers on this hierarchy reuse it).
+    public let turns: TurnGeometry
 
     /// Contracts the edge-based graph of `graph` under the given turn costs (by default the
     /// graph's own: its driving side).
@@ -49,6 +51,7 @@ public struct ContractionHierarchy: Sendable {
         transitions = table
         signalDelay = costs.trafficSignalDelay
         self.costs = costs
+        self.turns = turnTables
         var builder = HierarchyBuilder(nodeCount: graph.edgeCount)
         for e in 0..<graph.edgeCount {
             for f in graph.edges(from: graph.edgeTarget[e]) where f != e {
@@ -96,13 +99,14 @@ public struct ContractionHierarchy: Sendable {
     }
 
     /// A hierarchy from its parts (checked by the caller).
-    init(nodeCount: Int, shortcutCount: Int, costs: TurnCosts, transitions: TransitionTable,
+    init(nodeCount: Int, shortcutCount: Int, costs: TurnCosts, turns: TurnGeometry, transitions: TransitionTable,
          upStart: [UInt32], upHead: [UInt32], upWeight: [Double], upArc: [UInt32],
          downStart: [UInt32], downTail: [UInt32], downWeight: [Double], downArc: [UInt32],
          arcTail: [UInt32], arcHead: [UInt32], arcFirst: [Int32], arcSecond: [Int32]) {
         self.nodeCount = nodeCount
         self.shortcutCount = shortcutCount
         self.costs = costs
+        self.turns = turns
         self.transitions = transitions
         signalDelay = costs.trafficSignalDelay
         self.upStart = upStart; self.upHead = upHead; self.upWeight = upWeight; self.upArc = upArc
@@ -110,13 +114,8 @@ public struct ContractionHierarchy: Sendable {
         self.arcTail = arcTail; self.arcHead = arcHead; self.arcFirst = arcFirst; self.arcSecond = arcSecond
     }
 
-    /// Appends the nodes an arc stands for after its tail (its head last), unpacking shortcuts.
-    func unpack(_ arc: Int, into nodes: inout [Int]) {
-        var stack: [Int] = []
-        unpack(arc, into: &nodes, stack: &stack)
-    }
-
-    /// ``unpack(_:into:)`` with the caller's scratch stack (emptied on return).
+    /// Appends the nodes an arc stands for after its tail (its head last), unpacking shortcuts;
+    /// `stack` is the caller's scratch (left empty).
     func unpack(_ arc: Int, into nodes: inout [Int], stack: inout [Int]) {
         stack.removeAll(keepingCapacity: true)
         stack.append(arc)
@@ -340,12 +339,14 @@ extension ContractionHierarchy {
     /// The hierarchy as graph-file sections (see ``GraphFile/encode(_:extra:)``): the query graph,
     /// the arcs for unpacking, and the turn-cost settings it was contracted under.
     public var fileSections: [(tag: String, bytes: [UInt8])] {
-        func raw<T>(_ a: [T]) -> [UInt8] { a.withUnsafeBytes { Array($0) } }
         let parameters = ContractionHierarchy.parameters(costs) + [Double(nodeCount), Double(shortcutCount)]
-        return [("HPRM", raw(parameters)),
-                ("HUPS", raw(upStart)), ("HUPH", raw(upHead)), ("HUPW", raw(upWeight)), ("HUPA", raw(upArc)),
-                ("HDNS", raw(downStart)), ("HDNT", raw(downTail)), ("HDNW", raw(downWeight)), ("HDNA", raw(downArc)),
-                ("HATL", raw(arcTail)), ("HAHD", raw(arcHead)), ("HAF1", raw(arcFirst)), ("HAF2", raw(arcSecond))]
+        return [("HPRM", GraphFile.raw(parameters)),
+                ("HUPS", GraphFile.raw(upStart)), ("HUPH", GraphFile.raw(upHead)),
+                ("HUPW", GraphFile.raw(upWeight)), ("HUPA", GraphFile.raw(upArc)),
+                ("HDNS", GraphFile.raw(downStart)), ("HDNT", GraphFile.raw(downTail)),
+                ("HDNW", GraphFile.raw(downWeight)), ("HDNA", GraphFile.raw(downArc)),
+                ("HATL", GraphFile.raw(arcTail)), ("HAHD", GraphFile.raw(arcHead)),
+                ("HAF1", GraphFile.raw(arcFirst)), ("HAF2", GraphFile.raw(arcSecond))]
     }
 
     static func parameters(_ c: TurnCosts) -> [Double] {
@@ -362,14 +363,10 @@ extension ContractionHierarchy {
                  turns: TurnGeometry? = nil) throws(HierarchyFileError) {
         let costs = costs ?? TurnCosts(for: graph)
         guard sections["HPRM"] != nil else { return nil }
-        func array<T>(_ tag: String, _: T.Type) throws(HierarchyFileError) -> [T] {
+        func array<T: BitwiseCopyable>(_ tag: String, _: T.Type) throws(HierarchyFileError) -> [T] {
             guard let raw = sections[tag] else { throw HierarchyFileError(reason: "section \(tag) missing") }
-            guard raw.count % MemoryLayout<T>.stride == 0 else { throw HierarchyFileError(reason: "section \(tag) has a partial element") }
-            let count = raw.count / MemoryLayout<T>.stride
-            return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-                raw.withUnsafeBytes { if count > 0 { UnsafeMutableRawBufferPointer(buffer).copyMemory(from: $0) } }
-                initialized = count
-            }
+            guard let values = GraphFile.values(raw, as: T.self) else { throw HierarchyFileError(reason: "section \(tag) has a partial element") }
+            return values
         }
         let parameters = try array("HPRM", Double.self)
         func check(_ ok: Bool, _ what: String) throws(HierarchyFileError) { if !ok { throw HierarchyFileError(reason: what) } }
@@ -413,7 +410,7 @@ extension ContractionHierarchy {
             }
         }
         let turnTables = turns ?? TurnGeometry(graph: graph)
-        self.init(nodeCount: n, shortcutCount: Int(parameters[6]), costs: costs,
+        self.init(nodeCount: n, shortcutCount: Int(parameters[6]), costs: costs, turns: turnTables,
                   transitions: TransitionTable(graph: graph, turns: turnTables, costs: costs),
                   upStart: upStart, upHead: upHead, upWeight: upWeight, upArc: upArc,
                   downStart: downStart, downTail: downTail, downWeight: downWeight, downArc: downArc,

@@ -181,9 +181,7 @@ public final class HierarchySearch {
         settled = settledCount
         guard best.isFinite else { return nil }
         if let direct {
-            let p = graph.part(direct.edge, from: direct.from, to: direct.to)
-            return RoutePath(duration: p.duration, distance: p.distance, edges: [direct.edge],
-                             startOffset: direct.from, endOffset: direct.to)
+            return RoutePath(graph: graph, edges: [direct.edge], startOffset: direct.from, endOffset: direct.to, duration: best)
         }
 
         // Start … meet by the forward parents, meet … goal by the backward ones.
@@ -206,9 +204,6 @@ public final class HierarchySearch {
         let goal = goals[Int(backwardGoal[x])]
         edges.append(goal.edge)
         let startOffset = starts.first { $0.edge == edges[0] }!.offset
-        var distance = graph.part(edges[0], from: startOffset, to: Double(graph.edgeLength[edges[0]])).distance
-        for middle in edges.dropFirst().dropLast() { distance += Double(graph.edgeLength[middle]) }
-        distance += graph.part(goal.edge, from: 0, to: goal.offset).distance
-        return RoutePath(duration: best, distance: distance, edges: edges, startOffset: startOffset, endOffset: goal.offset)
+        return RoutePath(graph: graph, edges: edges, startOffset: startOffset, endOffset: goal.offset, duration: best)
     }
 }

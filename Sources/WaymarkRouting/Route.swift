@@ -105,7 +105,7 @@ public final class Router {
         self.graph = graph
         let index = snapIndex ?? SnapIndex(graph: graph)
         self.snapIndex = index
-        search = RouteSearch(graph: graph, snapIndex: index, landmarks: landmarks)
+        search = RouteSearch(graph: graph, snapIndex: index, landmarks: landmarks, turns: hierarchy?.turns)
         hierarchySearch = hierarchy.map { HierarchySearch(graph: graph, hierarchy: $0, snapIndex: index) }
     }
 

@@ -103,6 +103,22 @@ public struct RoutePath: Sendable, Equatable {
     public var endOffset: Double
 }
 
+extension RoutePath {
+    /// A path found by a search: the edges driven (the first from `startOffset`, the last up to
+    /// `endOffset`; one edge: between the two) and its cost; the length is summed here.
+    init(graph: RoadGraph, edges: [Int], startOffset: Double, endOffset: Double, duration: Double) {
+        let distance: Double
+        if edges.count == 1 {
+            distance = graph.part(edges[0], from: startOffset, to: endOffset).distance
+        } else {
+            var sum = graph.part(edges[0], from: startOffset, to: Double(graph.edgeLength[edges[0]])).distance
+            for middle in edges.dropFirst().dropLast() { sum += Double(graph.edgeLength[middle]) }
+            distance = sum + graph.part(edges[edges.count - 1], from: 0, to: endOffset).distance
+        }
+        self.init(duration: duration, distance: distance, edges: edges, startOffset: startOffset, endOffset: endOffset)
+    }
+}
+
 /// Exact fastest-route search on a ``RoadGraph``: edge-based (a state is "just drove edge e"), so
 /// turn restrictions (`no_*`, `only_*`) and a U-turn penalty are exact; A* with the admissible
 /// heuristic great-circle distance ÷ the graph's fastest edge speed, or plain Dijkstra
@@ -283,9 +299,7 @@ public final class RouteSearch {
         guard best.isFinite else { return nil }
 
         if let direct = bestDirect {
-            let p = part(direct.edge, from: direct.offset, to: bestGoalOffset)
-            return RoutePath(duration: p.duration, distance: p.distance, edges: [direct.edge],
-                             startOffset: direct.offset, endOffset: bestGoalOffset)
+            return RoutePath(graph: graph, edges: [direct.edge], startOffset: direct.offset, endOffset: bestGoalOffset, duration: best)
         }
         var edges = [goalLastEdge]
         var e = bestEdge
@@ -295,10 +309,7 @@ public final class RouteSearch {
         }
         edges.reverse()
         let startOffset = starts.first { $0.edge == edges[0] }!.offset
-        var distance = part(edges[0], from: startOffset, to: Double(graph.edgeLength[edges[0]])).distance
-        for middle in edges.dropFirst().dropLast() { distance += Double(graph.edgeLength[middle]) }
-        distance += part(goalLastEdge, from: 0, to: bestGoalOffset).distance
-        return RoutePath(duration: best, distance: distance, edges: edges, startOffset: startOffset, endOffset: bestGoalOffset)
+        return RoutePath(graph: graph, edges: edges, startOffset: startOffset, endOffset: bestGoalOffset, duration: best)
     }
 
     @inline(__always)
@@ -339,8 +350,6 @@ struct MinHeap {
     func deallocate() { storage.deallocate() }
 
     mutating func removeAll() { count = 0 }
-
-    var isEmpty: Bool { count == 0 }
 
     /// The smallest key, without removing it.
     var peekKey: Double? { count > 0 ? storage[0].key : nil }
