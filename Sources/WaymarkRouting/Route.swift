@@ -133,7 +133,9 @@ public final class Router {
             guard let path = path(from: a, to: b) else { throw .noRoute(from: waypoints[i], to: waypoints[i + 1]) }
             let leg = assemble(path, from: a, to: b)
             legs.append(leg)
-            let legGeometry = leg.steps.flatMap { step in step.geometry.count > 1 ? Array(step.geometry.dropLast()) : step.geometry }
+            // Each step's line without its last point (the next step starts there), then the end;
+            // the closing arrive step is only that end point, so it adds nothing of its own.
+            let legGeometry = leg.steps.dropLast().flatMap { step in step.geometry.count > 1 ? Array(step.geometry.dropLast()) : step.geometry }
                 + [leg.steps.last?.geometry.last ?? b.coordinate]
             geometry += geometry.isEmpty ? legGeometry : Array(legGeometry.dropFirst())
         }
@@ -258,7 +260,11 @@ public final class Router {
             }
             if e >= a && s <= b {
                 if result.isEmpty { result.append(at(max(a, s))) }
-                result.append(at(min(b, e)))
+                // A cut beside a shape point (a waypoint snapped onto it, its offset measured a few
+                // centimetres differently) would give two points closer than the output's 6
+                // decimals tell apart: keep the first.
+                let point = at(min(b, e))
+                if result.last.map({ $0.distance(to: point) >= 0.1 }) ?? true { result.append(point) }
             }
             travelled = e
         }

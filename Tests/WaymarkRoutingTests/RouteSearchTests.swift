@@ -210,6 +210,22 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: truncated, graph: g) }
     }
 
+    /// Route lines have no doubled points: not where a waypoint snapped beside a shape point,
+    /// not where legs meet, not at the end (the arrive step adds none).
+    @Test func routeGeometryHasNoDoubledPoints() throws {
+        let g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
+        let router = Router(graph: g, hierarchy: ContractionHierarchy(graph: g))
+        let townHall = Coordinate(latitude: 52.309427, longitude: -2.598781) // snaps onto a High Street shape point
+        let fuel = Coordinate(latitude: 52.311680, longitude: -2.572561), leisure = Coordinate(latitude: 52.3127, longitude: -2.5783)
+        for waypoints in [[townHall, fuel], [townHall, leisure, fuel], [fuel, townHall]] {
+            let route = try router.route(waypoints)
+            for (p, q) in zip(route.geometry, route.geometry.dropFirst()) {
+                #expect(p.distance(to: q) >= 0.1, "doubled point \(p) in a route through \(waypoints.count) waypoints")
+            }
+        }
+        #expect(try router.route([townHall, townHall]).geometry.count == 2) // a zero-length route is still a line
+    }
+
     @Test func snapsOntoGeometryNotNodes() throws {
         let g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
         let index = SnapIndex(graph: g)
