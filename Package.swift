@@ -63,6 +63,7 @@ let package = Package(
         .testTarget(name: "WaymarkOSMTests", dependencies: ["WaymarkOSM", "WaymarkGraph"]),
         .testTarget(name: "WaymarkRoutingTests", dependencies: ["WaymarkRouting", "WaymarkGraph", "WaymarkOSM", "WaymarkSupport"]),
         .testTarget(name: "WaymarkRenderTests", dependencies: ["WaymarkRender", "WaymarkOSM", "WaymarkAnnotations"]),
+        .testTarget(name: "WaymarkTests", dependencies: ["Waymark"]),
         .testTarget(name: "CLITests", dependencies: ["WaymarkCLI", "sample-town", "WaymarkGeoJSON"]),
     ],
     swiftLanguageModes: [.v6]

@@ -21,14 +21,14 @@ extension Route {
         var legs: [JSONValue] = []
         for leg in self.legs {
             let steps: [JSONValue] = leg.steps.map { step in
-                var maneuver: JSONObject = ["type": .string(step.maneuver.type), "location": rounded(step.maneuver.location, decimals),
+                var maneuver: JSONObject = ["type": .string(step.maneuver.type.rawValue), "location": rounded(step.maneuver.location, decimals),
                                             "bearing_before": .number(Double(step.maneuver.bearingBefore)),
                                             "bearing_after": .number(Double(step.maneuver.bearingAfter))]
-                if let modifier = step.maneuver.modifier { maneuver["modifier"] = .string(modifier) }
+                if let modifier = step.maneuver.modifier { maneuver["modifier"] = .string(modifier.rawValue) }
                 if let exit = step.maneuver.exit { maneuver["exit"] = .number(Double(exit)) }
                 maneuver["instruction"] = .string(step.instruction)
                 return ["name": .string(step.name), "ref": .string(step.ref), "distance": r1(step.distance), "duration": r1(step.duration),
-                        "geometry": lineString(step.geometry, decimals), "mode": .string(step.mode), "maneuver": .object(maneuver)]
+                        "geometry": lineString(step.geometry, decimals), "mode": .string(step.mode.rawValue), "maneuver": .object(maneuver)]
             }
             legs.append(["distance": r1(leg.distance), "duration": r1(leg.duration), "summary": .string(leg.summary), "steps": .array(steps)])
         }
@@ -58,9 +58,9 @@ extension Route {
         for (l, leg) in legs.enumerated() {
             for (i, step) in leg.steps.enumerated() {
                 var properties: JSONObject = ["kind": "maneuver", "leg": .number(Double(l)), "step": .number(Double(i)),
-                                              "instruction": .string(step.instruction), "type": .string(step.maneuver.type),
+                                              "instruction": .string(step.instruction), "type": .string(step.maneuver.type.rawValue),
                                               "distance": r1(step.distance), "duration": r1(step.duration)]
-                if let modifier = step.maneuver.modifier { properties["modifier"] = .string(modifier) }
+                if let modifier = step.maneuver.modifier { properties["modifier"] = .string(modifier.rawValue) }
                 if let exit = step.maneuver.exit { properties["exit"] = .number(Double(exit)) }
                 features.append(Feature(geometry: .point(step.maneuver.location), properties: properties))
             }
@@ -80,7 +80,7 @@ extension Route {
         for (l, leg) in legs.enumerated() {
             if legs.count > 1 { lines.append("Leg \(l + 1): \(Route.distanceText(leg.distance)), \(Route.durationText(leg.duration)) — \(leg.summary)") }
             for step in leg.steps {
-                let suffix = step.maneuver.type == "arrive" ? "" : " — \(Route.distanceText(step.distance))"
+                let suffix = step.maneuver.type == .arrive ? "" : " — \(Route.distanceText(step.distance))"
                 lines.append("\(n). \(step.instruction)\(suffix)")
                 n += 1
             }

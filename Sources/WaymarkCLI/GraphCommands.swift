@@ -39,18 +39,18 @@ enum BuildCommand {
             throw .failure("\(error)")
         }
         meter?.finish()
-        var extra: [(tag: String, bytes: [UInt8])] = []
+        let map = RoadMap(graph: graph, method: args.flag("hierarchy") ? .hierarchy : .automatic)
         var hierarchyLine = ""
         if args.flag("hierarchy") {
             if !quiet { Output.error("contracting \(graph.edgeCount) directed edges…") }
-            let start = DispatchTime.now().uptimeNanoseconds
-            let hierarchy = ContractionHierarchy(graph: graph)
-            extra = hierarchy.fileSections
-            hierarchyLine = String(format: "contraction hierarchy: %d shortcuts, %d arcs, %.2f s\n", hierarchy.shortcutCount,
-                                   hierarchy.arcCount, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            let preparation = map.prepare()
+            if let hierarchy = map.hierarchy {
+                hierarchyLine = String(format: "contraction hierarchy: %d shortcuts, %d arcs, %.2f s\n", hierarchy.shortcutCount,
+                                       hierarchy.arcCount, preparation.searchSeconds)
+            }
         }
         do {
-            try GraphFile.write(graph, to: output, extra: extra)
+            try map.write(to: output)
         } catch {
             throw .failure("\(error)")
         }
@@ -77,7 +77,9 @@ enum InspectCommand {
 
     static func run(_ args: ParsedArguments) throws(CLIError) {
         let path = try args.requirePositionals(["<map.wmg>"])[0]
-        let (graph, hierarchy) = try readGraphFile(path)
+        let map: RoadMap
+        do { map = try RoadMap(graphFile: path) } catch { throw .failure("\(error)") }
+        let graph = map.graph, hierarchy = map.hierarchy
         if let csv = args.value("edges") { try Output.emit(graph.edgesCSV(), to: csv) }
         if let geojson = args.value("geojson") {
             try Output.emit(GeoJSONWriter().data(.featureCollection(graph.edgesFeatureCollection())), to: geojson)
@@ -140,28 +142,17 @@ func drivingSide(_ args: ParsedArguments) throws(CLIError) -> DrivingSide? {
 let drivingSideOption = OptionSpec(name: "driving-side", value: "right|left",
                                    help: "Which side traffic keeps to (turns towards the kerb are cheaper); default: the graph file's, or right.")
 
-/// A graph file and its checked contraction hierarchy, if it stores one. A driving side other
-/// than the file's replaces it, and then the stored hierarchy (contracted for the other side) is
-/// set aside with a message.
-func readGraphFile(_ path: String, drivingSide side: DrivingSide? = nil) throws(CLIError) -> (graph: RoadGraph, hierarchy: ContractionHierarchy?) {
-    var graph: RoadGraph, extra: [String: [UInt8]]
-    do { (graph, extra) = try GraphFile.readWithExtras(path: path) } catch { throw .failure("\(error)") }
-    if let side, side != graph.drivingSide {
-        graph.drivingSide = side
-        if ContractionHierarchy.isStored(in: extra) {
-            Output.error("\(path): its hierarchy was contracted for \(side == .left ? "right" : "left")-hand traffic; not using it")
-        }
-        return (graph, nil)
+/// The map at `path` (a graph file, or OSM XML built in memory), with the `--driving-side`
+/// option applied; says on standard error when that sets the file's hierarchy aside.
+func openMap(_ path: String, _ args: ParsedArguments, method: RoadMap.SearchMethod = .automatic,
+             maxSnapDistance: Double = 1000) throws(CLIError) -> RoadMap {
+    let map: RoadMap
+    do {
+        map = try RoadMap(contentsOf: URL(fileURLWithPath: path), drivingSide: try drivingSide(args), method: method,
+                          maxSnapDistance: maxSnapDistance)
+    } catch {
+        throw .failure("\(error)")
     }
-    do { return (graph, try ContractionHierarchy(fileSections: extra, graph: graph)) } catch { throw .failure("\(path): \(error)") }
-}
-
-/// A road graph from a graph file (with its hierarchy, see ``readGraphFile(_:drivingSide:)``) or
-/// built in memory from an OSM file.
-func loadMap(_ path: String, drivingSide side: DrivingSide? = nil) throws(CLIError) -> (graph: RoadGraph, hierarchy: ContractionHierarchy?) {
-    if path.hasSuffix(".wmg") { return try readGraphFile(path, drivingSide: side) }
-    var graph: RoadGraph
-    do { graph = try OSMGraphLoader.build(path: path) } catch { throw .failure("\(error)") }
-    if let side { graph.drivingSide = side }
-    return (graph, nil)
+    if let note = map.setAsideHierarchy { Output.error(note) }
+    return map
 }

@@ -96,16 +96,15 @@ enum RenderCommand {
             guard let file = args.value("annotations") else { throw .usage("--select needs --annotations") }
             selected = try annotationIndex(annotations, id: id, in: file)
         }
-        let graph = try loadMap(path, drivingSide: try drivingSide(args)).graph
+        let map = try openMap(path, args)
         var route: Route?
         if let waypoints {
-            let router = Router(graph: graph, landmarks: Landmarks(graph: graph))
-            do { route = try router.route(waypoints) } catch { throw .failure("\(error)") }
+            do { route = try map.route(waypoints) } catch { throw .failure("\(error)") }
         }
         let picture = MapPicture(width: parts[0], height: parts[1])
         let svg: String
         do {
-            svg = try picture.svg(MapScene(graph: graph, route: route, annotations: annotations, selected: selected))
+            svg = try picture.svg(MapScene(graph: map.graph, route: route, annotations: annotations, selected: selected))
         } catch {
             throw .failure("\(error)")
         }

@@ -52,41 +52,18 @@ enum RouteCommand {
         }
         if batch == nil && (from == nil || to == nil) { throw .usage("--from LAT,LON and --to LAT,LON (or --to-poi ID) are required (or --batch PAIRS.csv)") }
 
-        let (graph, stored) = try loadMap(path, drivingSide: try drivingSide(args))
-        // Both searches are exact; the hierarchy costs seconds to prepare on a city and then
-        // answers in a fraction of a millisecond, so it pays off over many queries, or at once
-        // when the graph file already holds one ('waymark build --hierarchy').
-        let search = try args.choice("search", ["ch", "alt"], default: batch == nil && stored == nil ? "alt" : "ch")
         let threads = Int(try args.number("threads", default: 1, in: 1...64))
         if threads > 1 && batch == nil { throw .usage("--threads is for --batch") }
-        // What every router shares (immutable, Sendable); each thread makes its own router.
-        let index = SnapIndex(graph: graph)
-        var hierarchy: ContractionHierarchy?, landmarks: Landmarks?
-        if search == "ch", let stored {
-            hierarchy = stored
-        } else if search == "ch" {
-            let start = DispatchTime.now().uptimeNanoseconds
-            hierarchy = ContractionHierarchy(graph: graph)
-            if batch != nil {
-                Output.error(String(format: "contraction hierarchy: %d shortcuts in %.2f s", hierarchy!.shortcutCount,
-                                    Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9))
-            }
-        } else {
-            landmarks = Landmarks(graph: graph)
-        }
-        let shared = (hierarchy, landmarks)
-        let makeRouter: @Sendable () -> Router = {
-            let router = Router(graph: graph, snapIndex: index, landmarks: shared.1, hierarchy: shared.0)
-            router.maxSnapDistance = maxSnap
-            return router
-        }
-
-        if let batch { return try runBatch(makeRouter, batch, output: args.value("output"), threads: threads) }
-        let router = makeRouter()
+        // Both searches are exact; the hierarchy costs seconds to prepare on a city and then
+        // answers in a fraction of a millisecond, so a batch asks for it.
+        var method: RoadMap.SearchMethod = batch == nil ? .automatic : .hierarchy
+        if args.value("search") != nil { method = try args.choice("search", ["ch", "alt"], default: "ch") == "ch" ? .hierarchy : .landmarks }
+        let map = try openMap(path, args, method: method, maxSnapDistance: maxSnap)
+        if let batch { return try runBatch(map, batch, output: args.value("output"), threads: threads) }
 
         var route: Route
         do {
-            route = try router.route([from!] + vias + [to!])
+            route = try map.route(from: from!, to: to!, via: vias)
             if let destinationName { route.arrive(at: destinationName) }
         } catch {
             if format == "json" { Output.write(error.osrmJSON.jsonText() + "\n") }
@@ -103,9 +80,8 @@ enum RouteCommand {
     }
 
     /// One route per CSV line as NDJSON (in input order), then p50/p95 of the per-query time
-    /// (snapping, search, steps; serialisation excluded) on standard error. With several threads,
-    /// each routes every `threads`-th pair on its own router over the shared map.
-    static func runBatch(_ makeRouter: @escaping @Sendable () -> Router, _ file: String, output: String?, threads: Int) throws(CLIError) {
+    /// (snapping, search, steps; serialisation excluded) on standard error.
+    static func runBatch(_ map: RoadMap, _ file: String, output: String?, threads: Int) throws(CLIError) {
         guard let data = FileManager.default.contents(atPath: file) else { throw .failure("\(file): cannot be read") }
         // Read every line first: a malformed one stops the run before anything is routed.
         var jobs: [(line: Int, values: [Double])] = []
@@ -117,52 +93,32 @@ enum RouteCommand {
             }
             jobs.append((n + 1, fields.map { $0! }))
         }
-        struct Result: Sendable {
-            /// The JSON line, newline included.
-            var line: [UInt8] = []
-            var milliseconds: Double?
-        }
         @Sendable func line(_ json: JSONValue) -> [UInt8] { Array((json.jsonText() + "\n").utf8) }
-        @Sendable func route(_ job: (line: Int, values: [Double]), with router: Router) -> Result {
+        // A line whose numbers are no coordinates gets its error record here; the rest are routed.
+        var parts: [[UInt8]?] = [], queries: [[Coordinate]] = []
+        for job in jobs {
             let v = job.values
-            let start = DispatchTime.now().uptimeNanoseconds
             do {
-                let a = try Coordinate(validatingLatitude: v[0], longitude: v[1]), b = try Coordinate(validatingLatitude: v[2], longitude: v[3])
-                let route = try router.route([a, b])
-                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-                return Result(line: line(route.osrmJSON()), milliseconds: elapsed)
-            } catch let error as RouteError {
-                return Result(line: line(error.osrmJSON))
+                queries.append([try Coordinate(validatingLatitude: v[0], longitude: v[1]), try Coordinate(validatingLatitude: v[2], longitude: v[3])])
+                parts.append(nil)
             } catch {
-                return Result(line: line(["code": "InvalidInput", "message": .string("line \(job.line): \(error)")]))
+                parts.append(line(["code": "InvalidInput", "message": .string("line \(job.line): \(error)")]))
             }
         }
-        let results = UnsafeMutableBufferPointer<Result>.allocate(capacity: jobs.count)
-        results.initialize(repeating: Result())
-        defer { results.deallocate() }
-        if threads == 1 {
-            let router = makeRouter()
-            for (i, job) in jobs.enumerated() { results[i] = route(job, with: router) }
-        } else {
-            nonisolated(unsafe) let slots = results
-            let work = jobs
-            DispatchQueue.concurrentPerform(iterations: threads) { worker in
-                let router = makeRouter()
-                for i in stride(from: worker, to: work.count, by: threads) { slots[i] = route(work[i], with: router) }
+        let preparation = map.prepare()
+        if preparation.contracted, let hierarchy = map.hierarchy {
+            Output.error(String(format: "contraction hierarchy: %d shortcuts in %.2f s", hierarchy.shortcutCount, preparation.searchSeconds))
+        }
+        let batch = map.routes(queries, threads: threads) { result in
+            switch result {
+            case let .success(route): line(route.osrmJSON())
+            case let .failure(error): line(error.osrmJSON)
             }
         }
         // One part per route, written in order: the output is never joined into one copy.
-        var parts: [[UInt8]] = []
-        parts.reserveCapacity(results.count)
-        var times: [Double] = []
-        for result in results {
-            parts.append(result.line)
-            if let t = result.milliseconds { times.append(t) }
-        }
-        try Output.emit(parts: parts, to: output)
-        let failures = jobs.count - times.count
-        let sorted = times.sorted()
-        func pct(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
-        Output.error(String(format: "queries %d (%d failed), p50 %.3f ms, p95 %.3f ms", jobs.count, failures, pct(0.5), pct(0.95)))
+        var routed = batch.results.makeIterator()
+        try Output.emit(parts: parts.map { $0 ?? routed.next()! }, to: output)
+        Output.error(String(format: "queries %d (%d failed), p50 %.3f ms, p95 %.3f ms", jobs.count, jobs.count - batch.times.count,
+                            batch.times.p50Milliseconds, batch.times.p95Milliseconds))
     }
 }

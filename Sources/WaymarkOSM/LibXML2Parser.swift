@@ -1,4 +1,5 @@
 import CLibXML2
+import Foundation
 
 // Every libxml2 call Waymark makes is in this file. The parser streams: libxml2's SAX2 interface
 // calls back per element start and end with attribute values as byte ranges into its buffer,
@@ -118,5 +119,3 @@ private let readCallback: xmlInputReadCallback = { context, buffer, length in
 }
 
 private let closeCallback: xmlInputCloseCallback = { _ in 0 }
-
-import Foundation

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import WaymarkGraph
 
 /// Receives OpenStreetMap elements as the reader completes them. Coordinates are fixed point
@@ -237,9 +242,3 @@ struct KeySet {
         return nil
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

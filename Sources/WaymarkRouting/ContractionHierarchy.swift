@@ -19,16 +19,10 @@ public struct ContractionHierarchy: Sendable {
     /// Shortcuts added by contraction.
     public let shortcutCount: Int
 
-    /// Upward arcs out of each node (to higher-ranked nodes): CSR.
-    let upStart: [UInt32]
-    let upHead: [UInt32]
-    let upWeight: [Double]
-    let upArc: [UInt32]
-    /// Arcs into each node from higher-ranked nodes, stored at the lower node: CSR.
-    let downStart: [UInt32]
-    let downTail: [UInt32]
-    let downWeight: [Double]
-    let downArc: [UInt32]
+    /// Arcs out of each node to higher-ranked nodes (the forward search climbs these), and arcs
+    /// into each node from higher-ranked nodes, stored at the lower node (the backward search).
+    let up: ArcRows
+    let down: ArcRows
     /// Every arc, for unpacking: its ends and, for a shortcut, the two arcs it replaces.
     let arcTail: [UInt32]
     let arcHead: [UInt32]
@@ -64,34 +58,8 @@ public struct ContractionHierarchy: Sendable {
         shortcutCount = builder.shortcuts
 
         // Every arc kept is stored once, at its lower-ranked end.
-        let n = nodeCount
-        var upCount = [UInt32](repeating: 0, count: n + 1), downCount = upCount
-        for (v, arcs) in builder.upward.enumerated() { upCount[v + 1] = UInt32(arcs.count) }
-        for (v, arcs) in builder.downward.enumerated() { downCount[v + 1] = UInt32(arcs.count) }
-        for v in 0..<n {
-            upCount[v + 1] += upCount[v]
-            downCount[v + 1] += downCount[v]
-        }
-        var upHead: [UInt32] = [], upWeight: [Double] = [], upArc: [UInt32] = []
-        var downTail: [UInt32] = [], downWeight: [Double] = [], downArc: [UInt32] = []
-        upHead.reserveCapacity(Int(upCount[n])); upWeight.reserveCapacity(Int(upCount[n])); upArc.reserveCapacity(Int(upCount[n]))
-        downTail.reserveCapacity(Int(downCount[n])); downWeight.reserveCapacity(Int(downCount[n])); downArc.reserveCapacity(Int(downCount[n]))
-        for v in 0..<n {
-            for a in builder.upward[v] {
-                upHead.append(builder.arcHead[Int(a)]); upWeight.append(builder.arcWeight[Int(a)]); upArc.append(a)
-            }
-            for a in builder.downward[v] {
-                downTail.append(builder.arcTail[Int(a)]); downWeight.append(builder.arcWeight[Int(a)]); downArc.append(a)
-            }
-        }
-        upStart = upCount
-        downStart = downCount
-        self.upHead = upHead
-        self.upWeight = upWeight
-        self.upArc = upArc
-        self.downTail = downTail
-        self.downWeight = downWeight
-        self.downArc = downArc
+        up = ArcRows(builder.upward, end: builder.arcHead, weight: builder.arcWeight)
+        down = ArcRows(builder.downward, end: builder.arcTail, weight: builder.arcWeight)
         arcTail = builder.arcTail
         arcHead = builder.arcHead
         arcFirst = builder.arcFirst
@@ -100,17 +68,15 @@ public struct ContractionHierarchy: Sendable {
 
     /// A hierarchy from its parts (checked by the caller).
     init(nodeCount: Int, shortcutCount: Int, costs: TurnCosts, turns: TurnGeometry, transitions: TransitionTable,
-         upStart: [UInt32], upHead: [UInt32], upWeight: [Double], upArc: [UInt32],
-         downStart: [UInt32], downTail: [UInt32], downWeight: [Double], downArc: [UInt32],
-         arcTail: [UInt32], arcHead: [UInt32], arcFirst: [Int32], arcSecond: [Int32]) {
+         up: ArcRows, down: ArcRows, arcTail: [UInt32], arcHead: [UInt32], arcFirst: [Int32], arcSecond: [Int32]) {
         self.nodeCount = nodeCount
         self.shortcutCount = shortcutCount
         self.costs = costs
         self.turns = turns
         self.transitions = transitions
         signalDelay = costs.trafficSignalDelay
-        self.upStart = upStart; self.upHead = upHead; self.upWeight = upWeight; self.upArc = upArc
-        self.downStart = downStart; self.downTail = downTail; self.downWeight = downWeight; self.downArc = downArc
+        self.up = up
+        self.down = down
         self.arcTail = arcTail; self.arcHead = arcHead; self.arcFirst = arcFirst; self.arcSecond = arcSecond
     }
 
@@ -125,6 +91,59 @@ public struct ContractionHierarchy: Sendable {
             } else {
                 stack.append(Int(arcSecond[a]))
                 stack.append(Int(arcFirst[a]))
+            }
+        }
+    }
+}
+
+/// One direction of the query graph in CSR form: the arcs of node v are `start[v]..<start[v + 1]`,
+/// each with the node at its other end, its weight (seconds) and its id (for unpacking).
+struct ArcRows: Sendable {
+    let start: [UInt32]
+    let end: [UInt32]
+    let weight: [Double]
+    let arc: [UInt32]
+
+    init(start: [UInt32], end: [UInt32], weight: [Double], arc: [UInt32]) {
+        self.start = start
+        self.end = end
+        self.weight = weight
+        self.arc = arc
+    }
+
+    /// Rows from per-node lists of arc ids; `end` and `weight` are per arc id.
+    init(_ rows: [[UInt32]], end arcEnd: [UInt32], weight arcWeight: [Double]) {
+        var start = [UInt32](repeating: 0, count: rows.count + 1)
+        for (v, arcs) in rows.enumerated() { start[v + 1] = start[v] + UInt32(arcs.count) }
+        let total = Int(start[rows.count])
+        var end: [UInt32] = [], weight: [Double] = [], arc: [UInt32] = []
+        end.reserveCapacity(total); weight.reserveCapacity(total); arc.reserveCapacity(total)
+        for arcs in rows {
+            for a in arcs {
+                end.append(arcEnd[Int(a)]); weight.append(arcWeight[Int(a)]); arc.append(a)
+            }
+        }
+        self.init(start: start, end: end, weight: weight, arc: arc)
+    }
+
+    /// The rows as raw buffers, for a search loop (no bounds checks in release builds).
+    struct Buffers {
+        let start: UnsafeBufferPointer<UInt32>
+        let end: UnsafeBufferPointer<UInt32>
+        let weight: UnsafeBufferPointer<Double>
+        let arc: UnsafeBufferPointer<UInt32>
+
+        /// Positions of node v's arcs.
+        @inline(__always)
+        func arcs(of v: Int) -> Range<Int> { Int(start[v])..<Int(start[v + 1]) }
+    }
+
+    func withBuffers<R>(_ body: (Buffers) -> R) -> R {
+        start.withUnsafeBufferPointer { start in
+            end.withUnsafeBufferPointer { end in
+                weight.withUnsafeBufferPointer { weight in
+                    arc.withUnsafeBufferPointer { arc in body(Buffers(start: start, end: end, weight: weight, arc: arc)) }
+                }
             }
         }
     }
@@ -341,10 +360,10 @@ extension ContractionHierarchy {
     public var fileSections: [(tag: String, bytes: [UInt8])] {
         let parameters = ContractionHierarchy.parameters(costs) + [Double(nodeCount), Double(shortcutCount)]
         return [("HPRM", GraphFile.raw(parameters)),
-                ("HUPS", GraphFile.raw(upStart)), ("HUPH", GraphFile.raw(upHead)),
-                ("HUPW", GraphFile.raw(upWeight)), ("HUPA", GraphFile.raw(upArc)),
-                ("HDNS", GraphFile.raw(downStart)), ("HDNT", GraphFile.raw(downTail)),
-                ("HDNW", GraphFile.raw(downWeight)), ("HDNA", GraphFile.raw(downArc)),
+                ("HUPS", GraphFile.raw(up.start)), ("HUPH", GraphFile.raw(up.end)),
+                ("HUPW", GraphFile.raw(up.weight)), ("HUPA", GraphFile.raw(up.arc)),
+                ("HDNS", GraphFile.raw(down.start)), ("HDNT", GraphFile.raw(down.end)),
+                ("HDNW", GraphFile.raw(down.weight)), ("HDNA", GraphFile.raw(down.arc)),
                 ("HATL", GraphFile.raw(arcTail)), ("HAHD", GraphFile.raw(arcHead)),
                 ("HAF1", GraphFile.raw(arcFirst)), ("HAF2", GraphFile.raw(arcSecond))]
     }
@@ -374,10 +393,10 @@ extension ContractionHierarchy {
         try check(Array(parameters.prefix(5)) == ContractionHierarchy.parameters(costs), "contracted under other turn costs")
         let n = graph.edgeCount
         try check(parameters[5] == Double(n), "built for another graph")
-        let upStart = try array("HUPS", UInt32.self), upHead = try array("HUPH", UInt32.self)
-        let upWeight = try array("HUPW", Double.self), upArc = try array("HUPA", UInt32.self)
-        let downStart = try array("HDNS", UInt32.self), downTail = try array("HDNT", UInt32.self)
-        let downWeight = try array("HDNW", Double.self), downArc = try array("HDNA", UInt32.self)
+        let up = ArcRows(start: try array("HUPS", UInt32.self), end: try array("HUPH", UInt32.self),
+                         weight: try array("HUPW", Double.self), arc: try array("HUPA", UInt32.self))
+        let down = ArcRows(start: try array("HDNS", UInt32.self), end: try array("HDNT", UInt32.self),
+                           weight: try array("HDNW", Double.self), arc: try array("HDNA", UInt32.self))
         let arcTail = try array("HATL", UInt32.self), arcHead = try array("HAHD", UInt32.self)
         let arcFirst = try array("HAF1", Int32.self), arcSecond = try array("HAF2", Int32.self)
         let arcs = arcHead.count
@@ -393,8 +412,9 @@ extension ContractionHierarchy {
                 throw HierarchyFileError(reason: "shortcut \(a) does not join its parts")
             }
         }
-        for (start, ends, weights, ids, upward) in [(upStart, upHead, upWeight, upArc, true), (downStart, downTail, downWeight, downArc, false)] {
+        for (rows, upward) in [(up, true), (down, false)] {
             let name = upward ? "upward" : "downward"
+            let (start, ends, weights, ids) = (rows.start, rows.end, rows.weight, rows.arc)
             try check(start.count == n + 1 && start.first == 0 && Int(start.last!) == ends.count, "\(name) rows")
             try check(zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }, "\(name) rows not monotonic")
             try check(weights.count == ends.count && ids.count == ends.count, "\(name) arrays differ in length")
@@ -412,8 +432,6 @@ extension ContractionHierarchy {
         let turnTables = turns ?? TurnGeometry(graph: graph)
         self.init(nodeCount: n, shortcutCount: Int(parameters[6]), costs: costs, turns: turnTables,
                   transitions: TransitionTable(graph: graph, turns: turnTables, costs: costs),
-                  upStart: upStart, upHead: upHead, upWeight: upWeight, upArc: upArc,
-                  downStart: downStart, downTail: downTail, downWeight: downWeight, downArc: downArc,
-                  arcTail: arcTail, arcHead: arcHead, arcFirst: arcFirst, arcSecond: arcSecond)
+                  up: up, down: down, arcTail: arcTail, arcHead: arcHead, arcFirst: arcFirst, arcSecond: arcSecond)
     }
 }

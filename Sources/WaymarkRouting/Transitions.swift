@@ -1,5 +1,50 @@
 import WaymarkGraph
 
+/// Per-graph tables for turn costs: each edge's bearing as it leaves its source and as it reaches
+/// its target, and how many roads meet at each vertex (turn costs apply where three or more do).
+public struct TurnGeometry: Sendable {
+    let headBearing: [Float]
+    let tailBearing: [Float]
+    let roads: [UInt8]
+
+    public init(graph: RoadGraph) {
+        var head = [Float](repeating: 0, count: graph.edgeCount), tail = head
+        var roadCount = [UInt8](repeating: 0, count: graph.nodeCount)
+        var segments: [Int] = []
+        for v in 0..<UInt32(graph.nodeCount) {
+            let from = graph.coordinate(of: v)
+            segments.removeAll(keepingCapacity: true)
+            for e in graph.edges(from: v) {
+                let target = graph.edgeTarget[e]
+                head[e] = Float(from.direction(to: graph.secondPoint(of: e)))
+                tail[e] = Float(graph.penultimatePoint(of: e).direction(to: graph.coordinate(of: target)))
+                segments.append(graph.segment(of: e))
+            }
+            for slot in graph.incoming(to: v) { segments.append(graph.segment(of: Int(graph.incomingEdge[slot]))) }
+            // Distinct segments meeting here (a two-way road is one, however many edges it has).
+            segments.sort()
+            var distinct = 0
+            for (i, s) in segments.enumerated() where i == 0 || s != segments[i - 1] { distinct += 1 }
+            roadCount[Int(v)] = UInt8(min(255, distinct))
+        }
+        headBearing = head
+        tailBearing = tail
+        roads = roadCount
+    }
+
+    /// The direction in which edge `e` reaches its target, degrees clockwise from north.
+    @inline(__always)
+    public func arrivalBearing(of e: Int) -> Double { Double(tailBearing[e]) }
+
+    /// Signed angle in degrees (positive = right) from edge `e` into edge `f`.
+    @inline(__always)
+    public func angle(_ e: Int, _ f: Int) -> Double {
+        var d = Double(headBearing[f] - tailBearing[e])
+        if d > 180 { d -= 360 } else if d <= -180 { d += 360 }
+        return d
+    }
+}
+
 /// The cost of every turn e → f (f leaving e's target), shared by the searches so they agree to
 /// the bit: the turn penalty by angle where three or more roads meet, plus the U-turn penalty.
 /// Entry for e → f: `cost[start[e] + (f − firstEdge[target(e)])]`.

@@ -44,11 +44,8 @@ import WaymarkGeoJSON
 
     /// On a terminal (a pseudo-terminal from util-linux `script`) the title is bold; NO_COLOR turns
     /// styling off.
-    @Test func stylingOnlyOnATerminal() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
-            print("skipping the terminal test: /usr/bin/script is absent")
-            return
-        }
+    @Test(.enabled(if: hasScript, "util-linux script (a pseudo-terminal) is not installed"))
+    func stylingOnlyOnATerminal() throws {
         let binary = Run.productsDirectory.appendingPathComponent("waymark").path
         let command = "\(binary) callout \(Run.data("places.geojson")) --id the-swan"
         let tty = try Run.process("/usr/bin/env", ["-u", "NO_COLOR", "/usr/bin/script", "-qc", command, "/dev/null"])
@@ -113,11 +110,9 @@ import WaymarkGeoJSON
 
     /// With chromium installed (not needed for CI): the SVG renders in a real browser to a PNG of
     /// the asked size.
-    @Test func rendersInChromium() throws {
-        guard ["/usr/bin/chromium", "/usr/bin/chromium-browser"].contains(where: FileManager.default.isExecutableFile(atPath:)) else {
-            print("skipping the browser check: chromium is not installed (apt-get install chromium)")
-            return
-        }
+    @Test(.enabled(if: ["/usr/bin/chromium", "/usr/bin/chromium-browser"].contains(where: FileManager.default.isExecutableFile(atPath:)),
+                   "chromium is not installed (apt-get install chromium)"))
+    func rendersInChromium() throws {
         let dir = try Run.temporaryDirectory()
         let render = try Run.waymark("render", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781", "--to", "52.311680,-2.572561",
                                      "--annotations", Run.data("places.geojson"), "--size", "640x480", "-o", dir + "/town.svg")
@@ -248,11 +243,8 @@ import WaymarkGeoJSON
 
     /// On a terminal (a pseudo-terminal from util-linux `script`), `edit` without field options
     /// opens the editor by itself.
-    @Test func editorOpensOnATerminal() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
-            print("skipping the terminal editor test: /usr/bin/script is absent")
-            return
-        }
+    @Test(.enabled(if: hasScript, "util-linux script (a pseudo-terminal) is not installed"))
+    func editorOpensOnATerminal() throws {
         let path = try workingCopy()
         let original = try Data(contentsOf: URL(fileURLWithPath: path))
         let binary = Run.productsDirectory.appendingPathComponent("waymark").path
@@ -342,3 +334,6 @@ import WaymarkGeoJSON
         #expect(noFile.status == 64 && noFile.stderr.contains("--pois"))
     }
 }
+
+/// util-linux `script`, which runs a command on a pseudo-terminal.
+private let hasScript = FileManager.default.isExecutableFile(atPath: "/usr/bin/script")

@@ -162,31 +162,44 @@ import WaymarkSupport
     /// (numpy seed 42, as ../shared/bench/peers/cluster_points.py makes them), recorded by the peers'
     /// benchmark. Greedy clustering depends on traversal order, so equal counts at all 17 zooms
     /// mean the same algorithm. Skipped when the shared results or numpy are absent.
-    @Test func matchesSuperclusterCounts() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let shared = root.deletingLastPathComponent().appendingPathComponent("shared/bench")
-        let results = shared.appendingPathComponent("results/peers_cluster_js.json").path
-        guard let data = FileManager.default.contents(atPath: results),
-              let expected = try JSONValue(parsing: Array(data))["datasets"]?["uniform_100000"]?["clusters_per_zoom"]?.arrayValue?.compactMap(\.numberValue)
-        else {
-            print("skipping supercluster comparison: \(results) is absent")
-            return
-        }
+    @Test(.enabled(if: SuperclusterReference.counts != nil, "supercluster's recorded counts (../shared/bench/results) are absent"),
+          .enabled(if: SuperclusterReference.hasNumpy, "numpy, which makes the points, is not installed"))
+    func matchesSuperclusterCounts() throws {
+        let expected = try #require(SuperclusterReference.counts)
         let out = NSTemporaryDirectory() + "waymark-cluster-\(UUID().uuidString)"
-        let generate = Process()
-        generate.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        generate.arguments = ["python3", shared.appendingPathComponent("peers/cluster_points.py").path, "--out", out, "--sizes", "100000"]
-        generate.standardOutput = FileHandle.nullDevice
-        generate.standardError = FileHandle.nullDevice
-        try generate.run()
-        generate.waitUntilExit()
-        guard generate.terminationStatus == 0, let raw = FileManager.default.contents(atPath: out + "/work/points_100000.f64") else {
-            print("skipping supercluster comparison: could not generate the points (numpy missing?)")
-            return
-        }
+        let status = try SuperclusterReference.python([SuperclusterReference.shared.appendingPathComponent("peers/cluster_points.py").path,
+                                                       "--out", out, "--sizes", "100000"])
+        let raw = try #require(status == 0 ? FileManager.default.contents(atPath: out + "/work/points_100000.f64") : nil)
         let values: [Double] = raw.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
         let points = stride(from: 0, to: values.count, by: 2).map { c(values[$0 + 1], values[$0]) }
         let index = try ClusterIndex(coordinates: points)
         #expect((0...16).map { Double(world(index, $0).count) } == expected)
+    }
+}
+
+/// supercluster's own per-zoom counts, recorded by the shared peers' benchmark, and what it takes
+/// to make the same points.
+private enum SuperclusterReference {
+    static let shared = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/bench")
+
+    static let counts: [Double]? = {
+        guard let data = FileManager.default.contents(atPath: shared.appendingPathComponent("results/peers_cluster_js.json").path),
+              let json = try? JSONValue(parsing: Array(data)) else { return nil }
+        return json["datasets"]?["uniform_100000"]?["clusters_per_zoom"]?.arrayValue?.compactMap(\.numberValue)
+    }()
+
+    static let hasNumpy: Bool = (try? python(["-c", "import numpy"])) == 0
+
+    /// Runs python3 with `arguments`, output discarded; its exit status.
+    static func python(_ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
     }
 }

@@ -110,10 +110,12 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
     @Test(arguments: 1...25) func aStarIsExact(seed: Int) throws {
         let g = randomGraph(seed: UInt64(seed))
         guard g.edgeCount > 0 else { return }
+        // One map with both: A* by great-circle distance, ALT, and the hierarchy over shared tables.
+        let map = RoadMap(graph: g, hierarchy: ContractionHierarchy(graph: g), landmarks: Landmarks(graph: g, count: 4))
         let index = SnapIndex(graph: g)
-        let search = RouteSearch(graph: g, snapIndex: index)
-        let alt = RouteSearch(graph: g, snapIndex: index, landmarks: Landmarks(graph: g, count: 4))
-        let ch = HierarchySearch(graph: g, hierarchy: ContractionHierarchy(graph: g), snapIndex: index)
+        let search = RouteSearch(map: map, landmarks: false)
+        let alt = RouteSearch(map: map)
+        let ch = HierarchySearch(map: map)
         var rng = SplitMix64(seed: UInt64(1000 + seed))
         for _ in 0..<15 {
             let a = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
@@ -159,14 +161,15 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
             let b = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
             if let from = index.nearest(to: a, maxDistance: 5000), let to = index.nearest(to: b, maxDistance: 5000) { queries.append((from, to)) }
         }
-        let sequential = HierarchySearch(graph: g, hierarchy: hierarchy, snapIndex: index)
+        let map = RoadMap(graph: g, hierarchy: hierarchy)
+        let sequential = HierarchySearch(map: map)
         let expected = queries.map { sequential.route(from: $0.0, to: $0.1)?.duration ?? -1 }
         let results = UnsafeMutableBufferPointer<Double>.allocate(capacity: queries.count)
         defer { results.deallocate() }
         nonisolated(unsafe) let out = results
         let work = queries
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
-            let search = HierarchySearch(graph: g, hierarchy: hierarchy, snapIndex: index)
+            let search = HierarchySearch(map: map)
             for i in stride(from: worker, to: work.count, by: 4) {
                 out[i] = search.route(from: work[i].0, to: work[i].1)?.duration ?? -1
             }
@@ -187,7 +190,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         let stored = try #require(try ContractionHierarchy(fileSections: extra, graph: graph))
         #expect(stored.arcCount == fresh.arcCount && stored.shortcutCount == fresh.shortcutCount)
         let index = SnapIndex(graph: g)
-        let a = HierarchySearch(graph: g, hierarchy: fresh, snapIndex: index), b = HierarchySearch(graph: g, hierarchy: stored, snapIndex: index)
+        let a = HierarchySearch(map: RoadMap(graph: g, hierarchy: fresh)), b = HierarchySearch(map: RoadMap(graph: g, hierarchy: stored))
         var rng = SplitMix64(seed: 3)
         for _ in 0..<30 {
             let p = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
@@ -214,7 +217,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
     /// not where legs meet, not at the end (the arrive step adds none).
     @Test func routeGeometryHasNoDoubledPoints() throws {
         let g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
-        let router = Router(graph: g, hierarchy: ContractionHierarchy(graph: g))
+        let router = RoadMap(graph: g, hierarchy: ContractionHierarchy(graph: g)).makeRouter()
         let townHall = Coordinate(latitude: 52.309427, longitude: -2.598781) // snaps onto a High Street shape point
         let fuel = Coordinate(latitude: 52.311680, longitude: -2.572561), leisure = Coordinate(latitude: 52.3127, longitude: -2.5783)
         for waypoints in [[townHall, fuel], [townHall, leisure, fuel], [fuel, townHall]] {
@@ -243,7 +246,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
     @Test func routesAcrossTheSampleTown() throws {
         let g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
         let index = SnapIndex(graph: g)
-        let search = RouteSearch(graph: g, snapIndex: index, landmarks: Landmarks(graph: g))
+        let search = RouteSearch(map: RoadMap(graph: g, method: .landmarks))
         // Town hall (old town) to the leisure centre (east bank estate).
         let from = try #require(index.nearest(to: Coordinate(latitude: 52.309427, longitude: -2.598781), maxDistance: 1000))
         let to = try #require(index.nearest(to: Coordinate(latitude: 52.3127, longitude: -2.5783), maxDistance: 1000))
@@ -256,7 +259,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         let dijkstra = try #require(search.route(from: from, to: to, heuristic: false))
         #expect(abs(route.duration - dijkstra.duration) < 1e-9 * route.duration)
         #expect(settledWithLandmarks > 0 && settledWithLandmarks < search.settled) // search.settled: the Dijkstra run
-        let ch = HierarchySearch(graph: g, hierarchy: ContractionHierarchy(graph: g), snapIndex: index)
+        let ch = HierarchySearch(map: RoadMap(graph: g, method: .hierarchy))
         let contracted = try #require(ch.route(from: from, to: to))
         #expect(abs(contracted.duration - dijkstra.duration) < 1e-9 * route.duration)
         #expect(ch.settled < search.settled)
@@ -307,15 +310,15 @@ func packageRoot() -> String {
         let from = try #require(index.nearest(to: Coordinate(latitude: 52.3127, longitude: -2.5783), maxDistance: 1000))
         let to = try #require(index.nearest(to: Coordinate(latitude: 52.3053, longitude: -2.6010), maxDistance: 1000))
         let rightHand = ContractionHierarchy(graph: g)
-        let rightCost = try #require(RouteSearch(graph: g, snapIndex: index).route(from: from, to: to, heuristic: false)).duration
+        let rightCost = try #require(RouteSearch(map: RoadMap(graph: g, hierarchy: rightHand)).route(from: from, to: to, heuristic: false)).duration
         g.drivingSide = .left
         #expect(TurnCosts(for: g).leftHandTraffic)
-        let leftSearch = RouteSearch(graph: g, snapIndex: index)
+        let leftSearch = RouteSearch(map: RoadMap(graph: g, method: .landmarks))
         let leftCost = try #require(leftSearch.route(from: from, to: to, heuristic: false)).duration
         #expect(abs(leftCost - rightCost) > 1, "turn costs depend on the side: \(leftCost) vs \(rightCost)")
         let leftHand = ContractionHierarchy(graph: g)
         #expect(leftHand.costs.leftHandTraffic)
-        let contracted = try #require(HierarchySearch(graph: g, hierarchy: leftHand, snapIndex: index).route(from: from, to: to))
+        let contracted = try #require(HierarchySearch(map: RoadMap(graph: g, hierarchy: leftHand)).route(from: from, to: to))
         #expect(abs(contracted.duration - leftCost) <= 1e-9 * leftCost)
         #expect(throws: HierarchyFileError.self) {
             try ContractionHierarchy(fileSections: Dictionary(uniqueKeysWithValues: rightHand.fileSections.map { ($0.tag, $0.bytes) }), graph: g)

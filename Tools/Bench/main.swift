@@ -169,19 +169,23 @@ func peakRSSMB() -> String {
 func benchRoute(map: String, pairsFile: String, osrm: String?) {
     let graph: RoadGraph
     do {
-        graph = map.hasSuffix(".wmg") ? try GraphFile.read(path: map) : try OSMGraphLoader.build(path: map)
+        graph = try RoadMap(contentsOf: URL(fileURLWithPath: map)).graph
     } catch {
         print("cannot load \(map): \(error)")
         return
     }
-    var index: SnapIndex?, landmarks: Landmarks?, hierarchy: ContractionHierarchy?
-    let indexTime = seconds { index = SnapIndex(graph: graph) }
+    // Two maps over the one graph: one routing on a hierarchy contracted here, one on landmarks.
+    let chMap = RoadMap(graph: graph, method: .hierarchy)
+    let chPreparation = chMap.prepare()
     let landmarkCount = Int(ProcessInfo.processInfo.environment["WAYMARK_LANDMARKS"] ?? "") ?? 32
+    var landmarks: Landmarks?
     let landmarkTime = seconds { landmarks = Landmarks(graph: graph, count: landmarkCount) }
-    let hierarchyTime = seconds { hierarchy = ContractionHierarchy(graph: graph) }
-    let altRouter = Router(graph: graph, snapIndex: index!, landmarks: landmarks)
-    let chRouter = Router(graph: graph, snapIndex: index!, hierarchy: hierarchy)
-    let search = altRouter.search, chSearch = chRouter.hierarchySearch!
+    let altMap = RoadMap(graph: graph, landmarks: landmarks, method: .landmarks)
+    altMap.prepare()
+    let indexTime = chPreparation.indexSeconds, hierarchyTime = chPreparation.searchSeconds
+    let altRouter = altMap.makeRouter(), chRouter = chMap.makeRouter()
+    let search = RouteSearch(map: altMap), chSearch = HierarchySearch(map: chMap)
+    let hierarchy = chMap.hierarchy
     guard let data = FileManager.default.contents(atPath: pairsFile), let json = try? JSONValue(parsing: Array(data)),
           let pairs = json["pairs"]?.arrayValue else { print("cannot read \(pairsFile)"); return }
     var osrmPairs: [JSONValue] = []
@@ -239,8 +243,8 @@ func benchRoute(map: String, pairsFile: String, osrm: String?) {
     print("| map | routed | search | route p50 / p95 (ms) | search only p50 / p95 (ms) | settled (÷ Dijkstra's) | cost ≠ Dijkstra | preparation (s) |")
     print("|---|---:|---|---:|---:|---:|---:|---:|")
     let name = (map as NSString).lastPathComponent
-    print("| \(name) | \(chFull.count) of \(pairs.count) | CH | \(ms(chFull)) | \(ms(chOnly)) | \(settled(settledCH)) | \(mismatches) | \(String(format: "%.2f + %.2f", indexTime, hierarchyTime)) (snap index + hierarchy: \(hierarchy!.shortcutCount) shortcuts) |")
-    print("| \(name) | \(altFull.count) of \(pairs.count) | ALT | \(ms(altFull)) | \(ms(altOnly)) | \(settled(settledA)) | \(altMismatches) | \(String(format: "%.2f + %.2f", indexTime, landmarkTime)) (snap index + \(landmarkCount) landmarks) |")
+    print("| \(name) | \(chFull.count) of \(pairs.count) | CH | \(ms(chFull)) | \(ms(chOnly)) | \(settled(settledCH)) | \(mismatches) | \(String(format: "%.2f + %.2f", indexTime, hierarchyTime)) (snap index and turn tables + hierarchy: \(hierarchy!.shortcutCount) shortcuts) |")
+    print("| \(name) | \(altFull.count) of \(pairs.count) | ALT | \(ms(altFull)) | \(ms(altOnly)) | \(settled(settledA)) | \(altMismatches) | \(String(format: "%.2f + %.2f", indexTime, landmarkTime)) (snap index and turn tables + \(landmarkCount) landmarks) |")
     print("| \(name) | | Dijkstra | | | \(String(format: "%.0f", mean(settledD))) | | |")
     print("duration ÷ OSRM (median) \(durationRatios.isEmpty ? "–" : String(format: "%.3f", pct(durationRatios, 0.5))), distance ÷ OSRM (median) \(distanceRatios.isEmpty ? "–" : String(format: "%.3f", pct(distanceRatios, 0.5))); peak RSS \(peakRSSMB()) MB")
 }
@@ -269,9 +273,9 @@ case "route":
 case "prepare":
     // Contraction hierarchy preparation alone (for profiling).
     guard arguments.count > 1, let graph = try? GraphFile.read(path: arguments[1]) else { exit(64) }
-    var hierarchy: ContractionHierarchy?
-    let t = seconds { hierarchy = ContractionHierarchy(graph: graph) }
-    print(String(format: "%@: %.2f s, %d shortcuts, %d arcs; peak RSS %@ MB", arguments[1], t, hierarchy!.shortcutCount, hierarchy!.arcCount, peakRSSMB()))
+    let map = RoadMap(graph: graph, method: .hierarchy)
+    let t = map.prepare().searchSeconds, hierarchy = map.hierarchy!
+    print(String(format: "%@: %.2f s, %d shortcuts, %d arcs; peak RSS %@ MB", arguments[1], t, hierarchy.shortcutCount, hierarchy.arcCount, peakRSSMB()))
 case "load":
     let files = Array(arguments.dropFirst()).filter { $0.hasSuffix(".osm") || $0.hasSuffix(".osm.gz") }
     benchLoad(files: files, runs: Int(option("runs") ?? "5") ?? 5)

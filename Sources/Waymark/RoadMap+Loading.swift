@@ -1,0 +1,31 @@
+import Foundation
+import WaymarkGraph
+import WaymarkOSM
+import WaymarkRouting
+
+extension RoadMap {
+    /// A map from a file: a graph file from `waymark build` (`.wmg`, with its stored hierarchy),
+    /// or OpenStreetMap XML (`.osm`, `.osm.gz`), built into a car road graph in memory first.
+    ///
+    /// - Parameters:
+    ///   - drivingSide: which side traffic keeps to; default: the graph file's, or right for OSM
+    ///     XML. Overriding a graph file's side sets its stored hierarchy aside (see
+    ///     ``RoadMap/setAsideHierarchy``).
+    ///   - method: how routes are searched (see ``RoadMap/SearchMethod``).
+    ///   - maxSnapDistance: how far a waypoint may be from its road, in metres.
+    public convenience init(contentsOf url: URL, drivingSide: DrivingSide? = nil, method: SearchMethod = .automatic,
+                            maxSnapDistance: Double = 1000) throws(RoadMapError) {
+        let path = url.path
+        if path.hasSuffix(".wmg") {
+            try self.init(graphFile: path, drivingSide: drivingSide, method: method, maxSnapDistance: maxSnapDistance)
+            return
+        }
+        if path.hasSuffix(".pbf") {
+            throw RoadMapError("\(path): OSM PBF is not read yet; convert it to XML first (osmium cat \(url.lastPathComponent) -o map.osm.gz)")
+        }
+        var graph: RoadGraph
+        do { graph = try OSMGraphLoader.build(path: path) } catch { throw RoadMapError("\(error)") }
+        if let drivingSide { graph.drivingSide = drivingSide }
+        self.init(graph: graph, method: method, maxSnapDistance: maxSnapDistance)
+    }
+}

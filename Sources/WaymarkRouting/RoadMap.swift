@@ -1,0 +1,267 @@
+import Foundation
+import WaymarkGeo
+import WaymarkGraph
+
+/// A loaded road map that answers many routing queries: the one entry point for apps and servers.
+///
+/// ```swift
+/// let map = try RoadMap(contentsOf: url)                 // .wmg, or .osm/.osm.gz built in memory
+/// let route = try map.route(from: a, to: b, via: [])     // thread-safe; many at once
+/// let json = route.osrmJSON()
+/// ```
+///
+/// A map owns what every query shares — the graph, the snap index, the turn geometry and turn-cost
+/// table, and the landmarks or contraction hierarchy the search runs on — prepared once, at the
+/// first query or by ``prepare()``, and never changed after. Each query runs on a ``Router``, which
+/// owns only its search's scratch: ``route(from:to:via:)`` takes one from a pool, so any number of
+/// threads may call it at once; callers that manage their own threads make one router per thread
+/// with ``makeRouter()``.
+public final class RoadMap: @unchecked Sendable {
+    /// How routes are searched. Both searches are exact and return the same costs.
+    public enum SearchMethod: String, Sendable, CaseIterable {
+        /// The map's stored contraction hierarchy when it has one, otherwise ALT: A* with
+        /// landmarks, which take well under a second to prepare on a city. The choice for a few
+        /// queries.
+        case automatic
+        /// A contraction hierarchy: the stored one, or one contracted at preparation (seconds on a
+        /// city, then a fraction of a millisecond per route). The choice for many queries.
+        case hierarchy
+        /// ALT, even when the map stores a hierarchy.
+        case landmarks
+    }
+
+    /// What preparing the map did, and how long it took.
+    public struct Preparation: Sendable {
+        /// The search routes run on.
+        public var search: SearchMethod
+        /// Whether the hierarchy was contracted during preparation (rather than read with the graph).
+        public var contracted: Bool
+        /// Seconds spent building the snap index and turn tables.
+        public var indexSeconds: Double
+        /// Seconds spent computing landmarks or contracting the hierarchy (0 for a stored one).
+        public var searchSeconds: Double
+    }
+
+    public let graph: RoadGraph
+    public let method: SearchMethod
+    /// How far a waypoint may be from its road, in metres.
+    public let maxSnapDistance: Double
+    /// Why a contraction hierarchy stored with the graph is not used (it was contracted for the
+    /// other driving side), or nil.
+    public let setAsideHierarchy: String?
+
+    private let storedHierarchy: ContractionHierarchy?
+    private let givenLandmarks: Landmarks?
+    private let costs: TurnCosts?
+    private let lock = NSLock()
+    /// Guarded by `lock`.
+    private var prepared: (data: RoutingData, preparation: Preparation)?
+    private var idleRouters: [Router] = []
+
+    /// A map over a graph already in memory. `hierarchy` (contracted for this graph and its
+    /// driving side) and `landmarks` are used as given; what `method` needs beyond them is
+    /// prepared at the first query. `costs` replaces the graph's own turn costs.
+    public init(graph: RoadGraph, hierarchy: ContractionHierarchy? = nil, landmarks: Landmarks? = nil,
+                method: SearchMethod = .automatic, costs: TurnCosts? = nil, maxSnapDistance: Double = 1000) {
+        precondition(hierarchy.map { $0.nodeCount == graph.edgeCount } ?? true, "the hierarchy was built for another graph")
+        precondition(hierarchy.map { $0.costs == (costs ?? TurnCosts(for: graph)) } ?? true,
+                     "the hierarchy was contracted under other turn costs")
+        self.graph = graph
+        self.storedHierarchy = hierarchy
+        self.givenLandmarks = landmarks
+        self.method = method
+        self.costs = costs
+        self.maxSnapDistance = maxSnapDistance
+        setAsideHierarchy = nil
+    }
+
+    /// A map from a graph file (`waymark build`), with the contraction hierarchy it stores, if
+    /// any. A `drivingSide` other than the file's replaces it; a stored hierarchy (contracted for
+    /// the other side) is then set aside, and ``setAsideHierarchy`` says so.
+    public init(graphFile path: String, drivingSide: DrivingSide? = nil, method: SearchMethod = .automatic,
+                maxSnapDistance: Double = 1000) throws(RoadMapError) {
+        var graph: RoadGraph, sections: [String: [UInt8]]
+        do { (graph, sections) = try GraphFile.readWithExtras(path: path) } catch { throw RoadMapError("\(error)") }
+        var hierarchy: ContractionHierarchy?, setAside: String?
+        if let drivingSide, drivingSide != graph.drivingSide {
+            graph.drivingSide = drivingSide
+            if ContractionHierarchy.isStored(in: sections) {
+                setAside = "\(path): its hierarchy was contracted for \(drivingSide == .left ? "right" : "left")-hand traffic; not using it"
+            }
+        } else {
+            do { hierarchy = try ContractionHierarchy(fileSections: sections, graph: graph) } catch { throw RoadMapError("\(path): \(error)") }
+        }
+        self.graph = graph
+        storedHierarchy = hierarchy
+        givenLandmarks = nil
+        self.method = method
+        costs = nil
+        self.maxSnapDistance = maxSnapDistance
+        setAsideHierarchy = setAside
+    }
+
+    /// The contraction hierarchy the map holds — read with the graph, or contracted by
+    /// ``prepare()`` — whether or not ``method`` routes on it. Asking does not prepare anything.
+    public var hierarchy: ContractionHierarchy? {
+        lock.withLock { prepared?.data.hierarchy ?? storedHierarchy }
+    }
+
+    /// Prepares the map for queries now rather than at the first one: the snap index, the turn
+    /// tables, and the landmarks or hierarchy ``method`` calls for. Later calls return at once.
+    @discardableResult
+    public func prepare() -> Preparation { data().preparation }
+
+    /// The shared data, prepared once.
+    func data() -> (data: RoutingData, preparation: Preparation) {
+        lock.withLock {
+            if let prepared { return prepared }
+            let made = RoutingData.prepare(graph: graph, method: method, stored: storedHierarchy, landmarks: givenLandmarks, costs: costs)
+            prepared = made
+            return made
+        }
+    }
+
+    /// A router of its own, for a caller that runs queries on threads it manages: one per thread.
+    public func makeRouter() -> Router { Router(map: self, data: data().data) }
+
+    /// The nearest point on a road within `maxDistance` metres (default: the map's
+    /// ``maxSnapDistance``), preferring the main network; nil when there is none.
+    public func nearest(_ coordinate: Coordinate, maxDistance: Double? = nil) -> Snap? {
+        data().data.snapIndex.nearest(to: coordinate, maxDistance: maxDistance ?? maxSnapDistance)
+    }
+
+    /// The fastest route from `origin` through `via`, in order, to `destination`. Thread-safe.
+    public func route(from origin: Coordinate, to destination: Coordinate, via: [Coordinate] = []) throws(RouteError) -> Route {
+        try route([origin] + via + [destination])
+    }
+
+    /// The fastest route through the waypoints in order (two or more). Thread-safe.
+    public func route(_ waypoints: [Coordinate]) throws(RouteError) -> Route {
+        let router = lock.withLock { idleRouters.popLast() } ?? makeRouter()
+        defer { lock.withLock { idleRouters.append(router) } }
+        return try router.route(waypoints)
+    }
+
+    /// Routes every query (each a list of waypoints) on `threads` threads, a router each, over
+    /// this one map; `transform` turns each outcome into what the caller keeps (on the thread that
+    /// routed it). Results come in input order; the times are of the routing alone.
+    public func routes<T: Sendable>(_ queries: [[Coordinate]], threads: Int = 1,
+                                    _ transform: @escaping @Sendable (Result<Route, RouteError>) -> T) -> RouteBatch<T> {
+        let threads = max(1, min(threads, queries.count))
+        let data = data().data
+        let results = UnsafeMutableBufferPointer<(value: T, milliseconds: Double?)?>.allocate(capacity: queries.count)
+        results.initialize(repeating: nil)
+        defer {
+            results.deinitialize()
+            results.deallocate()
+        }
+        nonisolated(unsafe) let slots = results
+        DispatchQueue.concurrentPerform(iterations: threads) { worker in
+            let router = Router(map: self, data: data)
+            for i in stride(from: worker, to: queries.count, by: threads) {
+                let start = DispatchTime.now().uptimeNanoseconds
+                let outcome = Result { () throws(RouteError) in try router.route(queries[i]) }
+                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                if case .success = outcome { slots[i] = (transform(outcome), elapsed) } else { slots[i] = (transform(outcome), nil) }
+            }
+        }
+        let done = results.map { $0! }
+        return RouteBatch(results: done.map(\.value), times: QueryTimes(milliseconds: done.compactMap(\.milliseconds)))
+    }
+
+    /// ``routes(_:threads:_:)`` keeping each route or error as it is.
+    public func routes(_ queries: [[Coordinate]], threads: Int = 1) -> RouteBatch<Result<Route, RouteError>> {
+        routes(queries, threads: threads) { $0 }
+    }
+
+    /// Writes the graph to a graph file atomically, with the hierarchy the map holds (stored, or
+    /// contracted by ``prepare()``), so that routes on the file need no preparation.
+    public func write(to path: String) throws {
+        try GraphFile.write(graph, to: path, extra: hierarchy?.fileSections ?? [])
+    }
+}
+
+/// The results of ``RoadMap/routes(_:threads:_:)``, in input order, and the query times.
+public struct RouteBatch<T: Sendable>: Sendable {
+    public var results: [T]
+    /// Times of the queries that found a route.
+    public var times: QueryTimes
+}
+
+/// How long queries took: the count and percentiles, in milliseconds.
+public struct QueryTimes: Sendable, Equatable {
+    public var count: Int
+    public var p50Milliseconds: Double
+    public var p95Milliseconds: Double
+
+    public init(milliseconds: [Double]) {
+        let sorted = milliseconds.sorted()
+        func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+        count = sorted.count
+        p50Milliseconds = percentile(0.5)
+        p95Milliseconds = percentile(0.95)
+    }
+}
+
+/// Why a map could not be loaded; the description names the file and the reason.
+public struct RoadMapError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// What every search on one map shares (OSRM's data facade): immutable, built once per map.
+final class RoutingData: Sendable {
+    let graph: RoadGraph
+    let snapIndex: SnapIndex
+    let costs: TurnCosts
+    let turns: TurnGeometry
+    let transitions: TransitionTable
+    /// Metres per second of the fastest edge (A*'s great-circle bound).
+    let maximumSpeed: Double
+    let landmarks: Landmarks?
+    let hierarchy: ContractionHierarchy?
+
+    private init(graph: RoadGraph, snapIndex: SnapIndex, costs: TurnCosts, turns: TurnGeometry, transitions: TransitionTable,
+                 landmarks: Landmarks?, hierarchy: ContractionHierarchy?) {
+        self.graph = graph
+        self.snapIndex = snapIndex
+        self.costs = costs
+        self.turns = turns
+        self.transitions = transitions
+        self.landmarks = landmarks
+        self.hierarchy = hierarchy
+        var fastest = 1.0
+        for e in 0..<graph.edgeCount where graph.edgeDuration[e] > 0 {
+            fastest = max(fastest, Double(graph.edgeLength[e]) / Double(graph.edgeDuration[e]))
+        }
+        maximumSpeed = fastest
+    }
+
+    /// Builds what `method` needs: the stored hierarchy (its turn tables serve every search) or a
+    /// contracted one, or landmarks.
+    static func prepare(graph: RoadGraph, method: RoadMap.SearchMethod, stored: ContractionHierarchy?, landmarks givenLandmarks: Landmarks?,
+                        costs givenCosts: TurnCosts?) -> (data: RoutingData, preparation: RoadMap.Preparation) {
+        let clock = DispatchTime.now().uptimeNanoseconds
+        func since(_ t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
+        let costs = givenCosts ?? TurnCosts(for: graph)
+        let index = SnapIndex(graph: graph)
+        let useHierarchy = method == .hierarchy || (method == .automatic && stored != nil)
+        var hierarchy = method == .landmarks ? nil : stored
+        let turns = hierarchy?.turns ?? TurnGeometry(graph: graph)
+        let indexSeconds = since(clock)
+        let searchClock = DispatchTime.now().uptimeNanoseconds
+        var landmarks = givenLandmarks
+        if useHierarchy && hierarchy == nil {
+            hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns)
+        } else if !useHierarchy && landmarks == nil {
+            landmarks = Landmarks(graph: graph)
+        }
+        let transitions = hierarchy?.transitions ?? TransitionTable(graph: graph, turns: turns, costs: costs)
+        let data = RoutingData(graph: graph, snapIndex: index, costs: costs, turns: turns, transitions: transitions,
+                               landmarks: landmarks, hierarchy: hierarchy)
+        let preparation = RoadMap.Preparation(search: useHierarchy ? .hierarchy : .landmarks,
+                                              contracted: useHierarchy && stored == nil,
+                                              indexSeconds: indexSeconds, searchSeconds: since(searchClock))
+        return (data, preparation)
+    }
+}

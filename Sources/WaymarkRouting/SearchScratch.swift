@@ -1,0 +1,148 @@
+// Per-query scratch of the searches, kept by each searcher between queries (OSRM keeps the same
+// apart from the map's shared data, as its search-engine heaps beside its data facade). A
+// searcher owns its scratch and frees it in its deinit; the map's data is shared by all.
+
+/// Labels of one search over a fixed range of indices (vertices, or directed edges). A label
+/// counts only where its stamp is the current query's generation, so a new query starts in O(1)
+/// and touches only what it visits.
+///
+/// Raw storage, so search loops pay no exclusivity or bounds checks (bounds are asserted in debug
+/// builds). A copy shares the storage: searchers take a local copy for the loop. The owner calls
+/// ``deallocate()`` once.
+struct StampedArray<Label: BitwiseCopyable> {
+    /// The label first, the stamp after it: a 12-byte label and its stamp share 16 bytes.
+    private struct Slot {
+        var label: Label
+        var stamp: UInt32
+    }
+
+    let count: Int
+    private let slots: UnsafeMutablePointer<Slot>
+    /// The current query's stamp (never 0: 0 marks a slot never written). Set only by ``clear()``
+    /// (and by tests, to reach the wrap-around).
+    var generation: UInt32 = 1
+
+    /// Storage for `count` labels, none set; `placeholder` fills slots that were never written.
+    init(count: Int, placeholder: Label) {
+        self.count = count
+        slots = .allocate(capacity: max(1, count))
+        slots.initialize(repeating: Slot(label: placeholder, stamp: 0), count: max(1, count))
+    }
+
+    func deallocate() { slots.deallocate() }
+
+    /// Forgets every label: the next query starts empty.
+    mutating func clear() {
+        generation &+= 1
+        if generation == 0 { // wrapped round: stamps written 2³² queries ago would look current
+            for i in 0..<max(1, count) { slots[i].stamp = 0 }
+            generation = 1
+        }
+    }
+
+    /// Whether index `i` has a label in this query.
+    @inline(__always)
+    func contains(_ i: Int) -> Bool {
+        assert(i >= 0 && i < count, "index \(i) out of 0..<\(count)")
+        return slots[i].stamp == generation
+    }
+
+    /// The label at `i`; read only where ``contains(_:)`` says there is one. Setting stamps it.
+    @inline(__always)
+    subscript(i: Int) -> Label {
+        get {
+            assert(i >= 0 && i < count && slots[i].stamp == generation, "no label at \(i) in this query")
+            return slots[i].label
+        }
+        nonmutating set {
+            assert(i >= 0 && i < count, "index \(i) out of 0..<\(count)")
+            slots[i] = Slot(label: newValue, stamp: generation)
+        }
+    }
+}
+
+/// A search's label of a node: the best cost found so far (seconds) and the arc or edge it was
+/// reached by (negative at a node the search started from).
+struct SearchLabel {
+    var cost: Double
+    var parent: Int32
+
+    static let none = SearchLabel(cost: .infinity, parent: -1)
+}
+
+/// A 4-ary min-heap of (key, item) with lazy deletion (stale entries are skipped on pop), over
+/// storage its owner keeps between queries. Used as a local value inside a query, so no dynamic
+/// exclusivity checks; the storage grows by doubling when full.
+struct MinHeap {
+    struct Entry {
+        var key: Double
+        var item: Int
+    }
+
+    private(set) var storage: UnsafeMutablePointer<Entry>
+    private(set) var capacity: Int
+    private var count = 0
+
+    init(capacity: Int = 1024) {
+        self.capacity = max(16, capacity)
+        storage = .allocate(capacity: self.capacity)
+    }
+
+    /// A heap over existing storage (emptied).
+    init(storage: UnsafeMutablePointer<Entry>, capacity: Int) {
+        self.storage = storage
+        self.capacity = capacity
+    }
+
+    func deallocate() { storage.deallocate() }
+
+    mutating func removeAll() { count = 0 }
+
+    /// The smallest key, without removing it.
+    var peekKey: Double? { count > 0 ? storage[0].key : nil }
+
+    mutating func push(_ key: Double, _ item: Int) {
+        if count == capacity {
+            let bigger = UnsafeMutablePointer<Entry>.allocate(capacity: capacity * 2)
+            bigger.moveInitialize(from: storage, count: count)
+            storage.deallocate()
+            storage = bigger
+            capacity *= 2
+        }
+        var i = count
+        count += 1
+        while i > 0 {
+            let p = (i - 1) >> 2
+            if storage[p].key <= key { break }
+            storage[i] = storage[p]
+            i = p
+        }
+        storage[i] = Entry(key: key, item: item)
+    }
+
+    mutating func pop() -> (Double, Int)? {
+        guard count > 0 else { return nil }
+        let top = storage[0]
+        count -= 1
+        if count > 0 {
+            let last = storage[count]
+            var i = 0
+            while true {
+                let first = 4 * i + 1
+                if first >= count { break }
+                var m = first
+                let end = min(first + 4, count)
+                var c = first + 1
+                while c < end {
+                    if storage[c].key < storage[m].key { m = c }
+                    c += 1
+                }
+                if storage[m].key >= last.key { break }
+                storage[i] = storage[m]
+                i = m
+            }
+            storage[i] = last
+        }
+        return (top.key, top.item)
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+import WaymarkGeo
+import WaymarkGraph
+import WaymarkOSM
+import WaymarkSupport
+@testable import WaymarkRouting
+
+/// Random waypoints over the random graphs' area (fixed seed).
+private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
+    var rng = SplitMix64(seed: seed)
+    return (0..<count).map { _ in Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03)) }
+}
+
+@Suite struct RoadMapTests {
+    /// The search each method picks, what preparing costs, and that asking for the hierarchy
+    /// prepares nothing.
+    @Test func methodRules() throws {
+        let g = randomGraph(seed: 21, nodes: 60, ways: 110)
+        let automatic = RoadMap(graph: g)
+        #expect(automatic.hierarchy == nil)
+        let a = automatic.prepare()
+        #expect(a.search == .landmarks && !a.contracted)
+        #expect(automatic.hierarchy == nil)
+
+        let contracting = RoadMap(graph: g, method: .hierarchy)
+        #expect(contracting.hierarchy == nil) // not prepared yet
+        let c = contracting.prepare()
+        #expect(c.search == .hierarchy && c.contracted)
+        let contracted = try #require(contracting.hierarchy)
+        #expect(contracting.prepare().contracted) // the same preparation, not a second one
+        #expect(contracting.hierarchy?.arcCount == contracted.arcCount)
+
+        let stored = RoadMap(graph: g, hierarchy: contracted)
+        let s = stored.prepare()
+        #expect(s.search == .hierarchy && !s.contracted && s.searchSeconds < c.searchSeconds)
+        let aside = RoadMap(graph: g, hierarchy: contracted, method: .landmarks)
+        #expect(aside.prepare().search == .landmarks)
+        #expect(aside.hierarchy != nil) // still held (for writing or inspecting), not routed on
+    }
+
+    /// Every method gives the same costs through the whole router, and the routes are real.
+    @Test(arguments: [21, 22, 23]) func methodsAgree(seed: Int) throws {
+        let g = randomGraph(seed: UInt64(seed), nodes: 60, ways: 110)
+        let maps = RoadMap.SearchMethod.allCases.map { RoadMap(graph: g, method: $0, maxSnapDistance: 5000) }
+        let points = randomCoordinates(40, seed: UInt64(seed))
+        for (a, b) in zip(points, points.dropFirst()) {
+            let outcomes = maps.map { map in Result { () throws(RouteError) in try map.route(from: a, to: b) } }
+            let durations = outcomes.map { (try? $0.get())?.duration }
+            #expect(durations.allSatisfy { ($0 == nil) == (durations[0] == nil) }, "seed \(seed): reachability differs")
+            if let d = durations[0] {
+                for other in durations { #expect(abs(other! - d) <= 1e-9 * max(1, d), "seed \(seed): \(durations)") }
+            }
+        }
+    }
+
+    /// `route` is safe from many threads at once (routers lent from a pool), and `routes` gives
+    /// the sequential answers in input order on any number of threads, failures included.
+    @Test func concurrentQueriesMatchSequential() throws {
+        let g = randomGraph(seed: 7, nodes: 80, ways: 150)
+        let map = RoadMap(graph: g, method: .hierarchy, maxSnapDistance: 5000)
+        let points = randomCoordinates(65, seed: 99)
+        var queries = zip(points, points.dropFirst()).map { [$0, $1] }
+        queries.append([Coordinate(latitude: 53, longitude: 13), points[0]]) // far from any road: NoSegment
+        queries.append([points[0], points[1], points[2]]) // with a via point
+        let expected = queries.map { q in Result { () throws(RouteError) in try map.route(q) } }
+        #expect(expected.contains { if case .failure(.noSegment) = $0 { true } else { false } })
+
+        let results = UnsafeMutableBufferPointer<Result<Route, RouteError>?>.allocate(capacity: queries.count)
+        results.initialize(repeating: nil)
+        defer { results.deallocate() }
+        nonisolated(unsafe) let out = results
+        let work = queries
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for i in stride(from: worker, to: work.count, by: 4) {
+                out[i] = Result { () throws(RouteError) in try map.route(work[i]) }
+            }
+        }
+        #expect(results.map { $0! } == expected)
+
+        for threads in [1, 2, 3] {
+            let batch = map.routes(queries, threads: threads)
+            #expect(batch.results == expected, "\(threads) threads")
+            #expect(batch.times.count == expected.filter { (try? $0.get()) != nil }.count)
+            #expect(batch.times.p50Milliseconds <= batch.times.p95Milliseconds)
+        }
+        let transformed = map.routes(queries, threads: 2) { result in (try? result.get())?.distance ?? -1 }
+        #expect(transformed.results == expected.map { (try? $0.get())?.distance ?? -1 })
+        #expect(map.routes([], threads: 4).results.isEmpty)
+    }
+
+    @Test func nearestAndSnapLimit() throws {
+        let g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
+        let map = RoadMap(graph: g, maxSnapDistance: 50)
+        let townHall = Coordinate(latitude: 52.309427, longitude: -2.598781)
+        let snap = try #require(map.nearest(townHall))
+        #expect(snap.distance < 50)
+        // 200 m off the network: beyond the map's limit, within an explicit one.
+        let field = Coordinate(latitude: 52.3020, longitude: -2.6175)
+        if let near = map.nearest(field, maxDistance: 5000), near.distance > 50 {
+            #expect(map.nearest(field) == nil)
+            #expect(throws: RouteError.self) { try map.route(from: field, to: townHall) }
+        }
+    }
+
+    /// A graph file's hierarchy is used, written back, and set aside (with a reason) when the
+    /// caller asks for the other driving side; routes then follow that side.
+    @Test func graphFilesAndDrivingSide() throws {
+        var g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
+        g.drivingSide = .left
+        let built = RoadMap(graph: g, method: .hierarchy)
+        built.prepare()
+        let path = NSTemporaryDirectory() + "roadmap-\(UUID().uuidString).wmg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try built.write(to: path)
+
+        let loaded = try RoadMap(graphFile: path)
+        #expect(loaded.graph == g && loaded.setAsideHierarchy == nil)
+        #expect(loaded.hierarchy?.arcCount == built.hierarchy?.arcCount)
+        #expect(loaded.prepare().search == .hierarchy && !loaded.prepare().contracted)
+        let from = Coordinate(latitude: 52.3127, longitude: -2.5783), to = Coordinate(latitude: 52.3053, longitude: -2.6010)
+        let left = try loaded.route(from: from, to: to)
+        #expect(try built.route(from: from, to: to) == left)
+
+        let same = try RoadMap(graphFile: path, drivingSide: .left)
+        #expect(same.setAsideHierarchy == nil && same.hierarchy != nil)
+        let other = try RoadMap(graphFile: path, drivingSide: .right)
+        #expect(other.setAsideHierarchy?.contains("contracted for left-hand traffic") == true)
+        #expect(other.hierarchy == nil && other.graph.drivingSide == .right)
+        #expect(other.prepare().search == .landmarks)
+        let right = try other.route(from: from, to: to)
+        #expect(abs(right.duration - left.duration) > 1, "turn costs follow the side: \(right.duration) vs \(left.duration)")
+        #expect(throws: RoadMapError.self) { try RoadMap(graphFile: path + ".missing") }
+    }
+}
+
+@Suite struct StampedArrayTests {
+    @Test func labelsLastOneQuery() {
+        var labels = StampedArray<SearchLabel>(count: 10, placeholder: .none)
+        defer { labels.deallocate() }
+        #expect(!(0..<10).contains { labels.contains($0) })
+        labels[3] = SearchLabel(cost: 2.5, parent: 7)
+        let copy = labels // shares the storage
+        #expect(copy.contains(3) && copy[3].cost == 2.5 && copy[3].parent == 7 && !copy.contains(4))
+        labels.clear()
+        #expect(!labels.contains(3))
+        labels[4] = SearchLabel(cost: 1, parent: -1)
+        #expect(labels.contains(4) && !labels.contains(3))
+    }
+
+    /// After 2³² queries the stamps start again from 1 and old ones are wiped, so a label from
+    /// long ago never reads as current.
+    @Test func generationWrapsRound() {
+        var labels = StampedArray<Double>(count: 4, placeholder: 0)
+        defer { labels.deallocate() }
+        labels[0] = 5 // stamped 1
+        labels.generation = UInt32.max
+        labels[1] = 6
+        labels.clear() // wraps: every stamp wiped, generation 1 again
+        #expect(labels.generation == 1)
+        #expect(!labels.contains(0) && !labels.contains(1))
+    }
+}
