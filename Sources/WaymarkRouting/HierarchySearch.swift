@@ -26,7 +26,7 @@ public final class HierarchySearch {
         var labels: StampedArray<SearchLabel>
         var heap = MinHeap(capacity: 1024)
 
-        init(count: Int) { labels = StampedArray(count: count, placeholder: .none) }
+        init(count: Int) { labels = StampedArray(count: count) }
 
         mutating func clear() {
             labels.clear()

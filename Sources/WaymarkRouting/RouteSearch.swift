@@ -63,8 +63,8 @@ public final class RouteSearch {
     init(data: RoutingData, landmarks: Bool = true) {
         self.data = data
         self.landmarks = landmarks ? data.landmarks : nil
-        labels = StampedArray(count: data.graph.edgeCount, placeholder: .none)
-        bounds = StampedArray(count: data.graph.nodeCount, placeholder: 0)
+        labels = StampedArray(count: data.graph.edgeCount)
+        bounds = StampedArray(count: data.graph.nodeCount)
     }
 
     deinit {

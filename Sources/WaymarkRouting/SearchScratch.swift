@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // Per-query scratch of the searches, kept by each searcher between queries (OSRM keeps the same
 // apart from the map's shared data, as its search-engine heaps beside its data facade). A
 // searcher owns its scratch and frees it in its deinit; the map's data is shared by all.
@@ -22,14 +28,16 @@ struct StampedArray<Label: BitwiseCopyable> {
     /// (and by tests, to reach the wrap-around).
     var generation: UInt32 = 1
 
-    /// Storage for `count` labels, none set; `placeholder` fills slots that were never written.
-    init(count: Int, placeholder: Label) {
+    /// Storage for `count` labels, none set. The storage is zeroed memory (`calloc`), which the
+    /// system hands out lazily, so a searcher pays only for the pages its queries visit; a zero
+    /// stamp marks a slot never written.
+    init(count: Int) {
         self.count = count
-        slots = .allocate(capacity: max(1, count))
-        slots.initialize(repeating: Slot(label: placeholder, stamp: 0), count: max(1, count))
+        guard let raw = calloc(max(1, count), MemoryLayout<Slot>.stride) else { fatalError("out of memory for \(count) search labels") }
+        slots = raw.bindMemory(to: Slot.self, capacity: max(1, count))
     }
 
-    func deallocate() { slots.deallocate() }
+    func deallocate() { free(slots) }
 
     /// Forgets every label: the next query starts empty.
     mutating func clear() {
@@ -67,7 +75,6 @@ struct SearchLabel {
     var cost: Double
     var parent: Int32
 
-    static let none = SearchLabel(cost: .infinity, parent: -1)
 }
 
 /// A 4-ary min-heap of (key, item) with lazy deletion (stale entries are skipped on pop), over

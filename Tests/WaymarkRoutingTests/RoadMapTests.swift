@@ -136,7 +136,7 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
 
 @Suite struct StampedArrayTests {
     @Test func labelsLastOneQuery() {
-        var labels = StampedArray<SearchLabel>(count: 10, placeholder: .none)
+        var labels = StampedArray<SearchLabel>(count: 10)
         defer { labels.deallocate() }
         #expect(!(0..<10).contains { labels.contains($0) })
         labels[3] = SearchLabel(cost: 2.5, parent: 7)
@@ -151,7 +151,7 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
     /// After 2³² queries the stamps start again from 1 and old ones are wiped, so a label from
     /// long ago never reads as current.
     @Test func generationWrapsRound() {
-        var labels = StampedArray<Double>(count: 4, placeholder: 0)
+        var labels = StampedArray<Double>(count: 4)
         defer { labels.deallocate() }
         labels[0] = 5 // stamped 1
         labels.generation = UInt32.max
