@@ -8,7 +8,7 @@ import WaymarkGraph
 /// the same cost. The searcher owns its per-query scratch (labels and a heap per direction) and
 /// shares the map's hierarchy; one searcher per thread.
 public final class HierarchySearch {
-    public var graph: RoadGraph { data.graph }
+    public let graph: RoadGraph
     public let hierarchy: ContractionHierarchy
     /// States taken off the heaps in the last query (both directions).
     public private(set) var settled = 0
@@ -80,6 +80,7 @@ public final class HierarchySearch {
 
     init(data: RoutingData) {
         self.data = data
+        graph = data.graph
         hierarchy = data.hierarchy!
         forward = Direction(count: data.graph.edgeCount)
         backward = Direction(count: data.graph.edgeCount)
@@ -100,7 +101,7 @@ public final class HierarchySearch {
             self.forward = forward
             self.backward = backward
         }
-        let graph = data.graph, ch = hierarchy
+        let ch = hierarchy
         let starts = data.snapIndex.edgePoints(origin, graph: graph), goals = data.snapIndex.edgePoints(destination, graph: graph)
 
         var best = Double.infinity

@@ -41,7 +41,7 @@ extension RoutePath {
 /// The searcher owns its per-query scratch (edge labels, bounds cache, heap), kept between
 /// queries; the graph, snap index and turn tables are the map's, shared. One searcher per thread.
 public final class RouteSearch {
-    public var graph: RoadGraph { data.graph }
+    public let graph: RoadGraph
     public var costs: TurnCosts { data.costs }
     /// States taken off the heap in the last query (for measuring search effort).
     public private(set) var settled = 0
@@ -62,6 +62,7 @@ public final class RouteSearch {
 
     init(data: RoutingData, landmarks: Bool = true) {
         self.data = data
+        graph = data.graph
         self.landmarks = landmarks ? data.landmarks : nil
         labels = StampedArray(count: data.graph.edgeCount)
         bounds = StampedArray(count: data.graph.nodeCount)
@@ -78,7 +79,7 @@ public final class RouteSearch {
         labels.clear()
         bounds.clear()
         // Local copies for the loop (the storage is shared); the heap's may grow, so it goes back.
-        let labels = self.labels, bounds = self.bounds, graph = data.graph
+        let labels = self.labels, bounds = self.bounds
         var heap = self.heap
         heap.removeAll()
         defer { self.heap = heap }

@@ -9,7 +9,7 @@ import WaymarkGraph
 /// (``RoadMap/makeRouter()``), or let ``RoadMap/route(from:to:via:)`` lend one.
 public final class Router {
     public let map: RoadMap
-    public var graph: RoadGraph { data.graph }
+    public let graph: RoadGraph
     /// Maximum distance in metres from a waypoint to its road (default: the map's).
     public var maxSnapDistance: Double
     let data: RoutingData
@@ -23,6 +23,7 @@ public final class Router {
     init(map: RoadMap, data: RoutingData) {
         self.map = map
         self.data = data
+        graph = data.graph
         maxSnapDistance = map.maxSnapDistance
         engine = data.hierarchy != nil ? .hierarchy(HierarchySearch(data: data)) : .landmarks(RouteSearch(data: data))
     }

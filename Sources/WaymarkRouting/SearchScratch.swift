@@ -12,38 +12,39 @@ import Darwin
 /// counts only where its stamp is the current query's generation, so a new query starts in O(1)
 /// and touches only what it visits.
 ///
-/// Raw storage, so search loops pay no exclusivity or bounds checks (bounds are asserted in debug
-/// builds). A copy shares the storage: searchers take a local copy for the loop. The owner calls
-/// ``deallocate()`` once.
+/// Stamps and labels are separate arrays: most probes in a search ask only whether a node is
+/// labelled (stall and meeting checks), and sixteen stamps share a cache line. The stamps are
+/// zeroed memory (`calloc`), which the system hands out lazily, so a searcher pays only for the
+/// pages its queries visit; a zero stamp marks a slot never written, and a label is read only
+/// where its stamp is current. Raw storage, so search loops pay no exclusivity or bounds checks
+/// (bounds are asserted in debug builds). A copy shares the storage: searchers take a local copy
+/// for the loop. The owner calls ``deallocate()`` once.
 struct StampedArray<Label: BitwiseCopyable> {
-    /// The label first, the stamp after it: a 12-byte label and its stamp share 16 bytes.
-    private struct Slot {
-        var label: Label
-        var stamp: UInt32
-    }
-
     let count: Int
-    private let slots: UnsafeMutablePointer<Slot>
-    /// The current query's stamp (never 0: 0 marks a slot never written). Set only by ``clear()``
-    /// (and by tests, to reach the wrap-around).
+    private let stamps: UnsafeMutablePointer<UInt32>
+    private let labels: UnsafeMutablePointer<Label>
+    /// The current query's stamp (never 0). Set only by ``clear()`` (and by tests, to reach the
+    /// wrap-around).
     var generation: UInt32 = 1
 
-    /// Storage for `count` labels, none set. The storage is zeroed memory (`calloc`), which the
-    /// system hands out lazily, so a searcher pays only for the pages its queries visit; a zero
-    /// stamp marks a slot never written.
+    /// Storage for `count` labels, none set.
     init(count: Int) {
         self.count = count
-        guard let raw = calloc(max(1, count), MemoryLayout<Slot>.stride) else { fatalError("out of memory for \(count) search labels") }
-        slots = raw.bindMemory(to: Slot.self, capacity: max(1, count))
+        guard let raw = calloc(max(1, count), MemoryLayout<UInt32>.stride) else { fatalError("out of memory for \(count) search labels") }
+        stamps = raw.bindMemory(to: UInt32.self, capacity: max(1, count))
+        labels = .allocate(capacity: max(1, count))
     }
 
-    func deallocate() { free(slots) }
+    func deallocate() {
+        free(stamps)
+        labels.deallocate()
+    }
 
     /// Forgets every label: the next query starts empty.
     mutating func clear() {
         generation &+= 1
         if generation == 0 { // wrapped round: stamps written 2³² queries ago would look current
-            for i in 0..<max(1, count) { slots[i].stamp = 0 }
+            stamps.update(repeating: 0, count: max(1, count))
             generation = 1
         }
     }
@@ -52,19 +53,20 @@ struct StampedArray<Label: BitwiseCopyable> {
     @inline(__always)
     func contains(_ i: Int) -> Bool {
         assert(i >= 0 && i < count, "index \(i) out of 0..<\(count)")
-        return slots[i].stamp == generation
+        return stamps[i] == generation
     }
 
     /// The label at `i`; read only where ``contains(_:)`` says there is one. Setting stamps it.
     @inline(__always)
     subscript(i: Int) -> Label {
         get {
-            assert(i >= 0 && i < count && slots[i].stamp == generation, "no label at \(i) in this query")
-            return slots[i].label
+            assert(i >= 0 && i < count && stamps[i] == generation, "no label at \(i) in this query")
+            return labels[i]
         }
         nonmutating set {
             assert(i >= 0 && i < count, "index \(i) out of 0..<\(count)")
-            slots[i] = Slot(label: newValue, stamp: generation)
+            stamps[i] = generation
+            labels[i] = newValue
         }
     }
 }
@@ -108,14 +110,9 @@ struct MinHeap {
     /// The smallest key, without removing it.
     var peekKey: Double? { count > 0 ? storage[0].key : nil }
 
+    @inline(__always)
     mutating func push(_ key: Double, _ item: Int) {
-        if count == capacity {
-            let bigger = UnsafeMutablePointer<Entry>.allocate(capacity: capacity * 2)
-            bigger.moveInitialize(from: storage, count: count)
-            storage.deallocate()
-            storage = bigger
-            capacity *= 2
-        }
+        if count == capacity { grow() }
         var i = count
         count += 1
         while i > 0 {
@@ -127,6 +124,17 @@ struct MinHeap {
         storage[i] = Entry(key: key, item: item)
     }
 
+    /// Doubles the storage (rare: kept out of line so `push` stays small enough to inline).
+    @inline(never)
+    private mutating func grow() {
+        let bigger = UnsafeMutablePointer<Entry>.allocate(capacity: capacity * 2)
+        bigger.moveInitialize(from: storage, count: count)
+        storage.deallocate()
+        storage = bigger
+        capacity *= 2
+    }
+
+    @inline(__always)
     mutating func pop() -> (Double, Int)? {
         guard count > 0 else { return nil }
         let top = storage[0]
