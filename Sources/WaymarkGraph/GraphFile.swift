@@ -42,36 +42,63 @@ public enum GraphFile {
 
     // MARK: - Writing
 
+    /// One section to write: a four-character tag and its bytes, copied straight from the values
+    /// into the file when it is written (no copy of its own in between).
+    public struct Section {
+        public let tag: String
+        public let byteCount: Int
+        fileprivate let append: (inout [UInt8]) -> Void
+
+        /// The section holding `values` as stored in memory (little-endian on every platform we run).
+        public init<T: BitwiseCopyable>(_ tag: String, _ values: [T]) {
+            self.tag = tag
+            byteCount = values.count * MemoryLayout<T>.stride
+            append = { out in values.withUnsafeBytes { out.append(contentsOf: $0) } }
+        }
+
+        /// The section's bytes (for reading back in tests and tools).
+        public var bytes: [UInt8] {
+            var out: [UInt8] = []
+            out.reserveCapacity(byteCount)
+            append(&out)
+            return out
+        }
+    }
+
     /// The file's bytes. `extra` sections (four-character tags not used by the graph itself, e.g.
     /// a routing hierarchy) are stored and checksummed with the graph; readers that do not know a
-    /// tag skip it.
-    public static func encode(_ graph: RoadGraph, extra: [(tag: String, bytes: [UInt8])] = []) -> [UInt8] {
+    /// tag skip it. Each section is copied once, into an output reserved at the file's size.
+    public static func encode(_ graph: RoadGraph, extra: [Section] = []) -> [UInt8] {
         var strings: [UInt8] = [], stringOffsets: [UInt32] = [0]
         for s in graph.strings {
             strings.append(contentsOf: s.utf8)
             stringOffsets.append(UInt32(strings.count))
         }
-        let sections: [(String, [UInt8])] = [
-            ("NLAT", raw(graph.latitudes)), ("NLON", raw(graph.longitudes)), ("NFLG", raw(graph.nodeFlags)),
-            ("EFST", raw(graph.firstEdge)), ("ETGT", raw(graph.edgeTarget)), ("ESEG", raw(graph.edgeSegment)),
-            ("ELEN", raw(graph.edgeLength)), ("EDUR", raw(graph.edgeDuration)),
-            ("IFST", raw(graph.firstIncoming)), ("IEDG", raw(graph.incomingEdge)), ("ISRC", raw(graph.incomingSource)),
-            ("SSHP", raw(graph.shapeStart)), ("SLAT", raw(graph.shapeLatitudes)), ("SLON", raw(graph.shapeLongitudes)),
-            ("SNAM", raw(graph.segmentName)), ("SREF", raw(graph.segmentRef)), ("SHWY", raw(graph.segmentHighway)),
-            ("SFLG", raw(graph.segmentFlags)), ("SWAY", raw(graph.segmentWayID)),
-            ("STRO", raw(stringOffsets)), ("STRB", strings),
-            ("RVIA", raw(graph.restrictionVia)), ("RFRM", raw(graph.restrictionFrom)), ("RTO_", raw(graph.restrictionTo)),
-            ("RKND", raw(graph.restrictionKind)), ("REPT", raw(graph.report.fields.map(\.1))),
-            ("DSID", [graph.drivingSide.rawValue]),
-        ] + extra.map { ($0.tag, $0.bytes) }
+        let sections: [Section] = [
+            Section("NLAT", graph.latitudes), Section("NLON", graph.longitudes), Section("NFLG", graph.nodeFlags),
+            Section("EFST", graph.firstEdge), Section("ETGT", graph.edgeTarget), Section("ESEG", graph.edgeSegment),
+            Section("ELEN", graph.edgeLength), Section("EDUR", graph.edgeDuration),
+            Section("IFST", graph.firstIncoming), Section("IEDG", graph.incomingEdge), Section("ISRC", graph.incomingSource),
+            Section("SSHP", graph.shapeStart), Section("SLAT", graph.shapeLatitudes), Section("SLON", graph.shapeLongitudes),
+            Section("SNAM", graph.segmentName), Section("SREF", graph.segmentRef), Section("SHWY", graph.segmentHighway),
+            Section("SFLG", graph.segmentFlags), Section("SWAY", graph.segmentWayID),
+            Section("STRO", stringOffsets), Section("STRB", strings),
+            Section("RVIA", graph.restrictionVia), Section("RFRM", graph.restrictionFrom), Section("RTO_", graph.restrictionTo),
+            Section("RKND", graph.restrictionKind), Section("REPT", graph.report.fields.map(\.1)),
+            Section("DSID", [graph.drivingSide.rawValue]),
+        ] + extra
+        func padded(_ n: Int) -> Int { (n + 7) / 8 * 8 }
+        let total = padded(headerSize + sections.count * tableEntrySize) + sections.reduce(0) { $0 + padded($1.byteCount) }
         var out = [UInt8](repeating: 0, count: headerSize + sections.count * tableEntrySize)
+        out.reserveCapacity(total)
         var table: [(UInt32, UInt64, UInt64)] = []
-        for (tag, bytes) in sections {
+        for section in sections {
             while out.count % 8 != 0 { out.append(0) }
-            table.append((fourCC(tag), UInt64(out.count), UInt64(bytes.count)))
-            out.append(contentsOf: bytes)
+            table.append((fourCC(section.tag), UInt64(out.count), UInt64(section.byteCount)))
+            section.append(&out)
         }
         while out.count % 8 != 0 { out.append(0) }
+        assert(out.count == total)
         out.replaceSubrange(0..<8, with: magic)
         put(version, at: 8, in: &out)
         put(UInt32(sections.count), at: 12, in: &out)
@@ -87,7 +114,7 @@ public enum GraphFile {
     }
 
     /// Writes the graph atomically (temporary file, fsync, rename).
-    public static func write(_ graph: RoadGraph, to path: String, extra: [(tag: String, bytes: [UInt8])] = []) throws(FileWriteError) {
+    public static func write(_ graph: RoadGraph, to path: String, extra: [Section] = []) throws(FileWriteError) {
         try AtomicFile.write(encode(graph, extra: extra), to: path)
     }
 
@@ -235,11 +262,6 @@ public enum GraphFile {
     }
 
     // MARK: - Bytes
-
-    /// An array of plain values as section bytes (for ``encode(_:extra:)``'s extra sections).
-    public static func raw<T: BitwiseCopyable>(_ array: [T]) -> [UInt8] {
-        array.withUnsafeBytes { Array($0) }
-    }
 
     /// Section bytes as values; nil when they are not a whole number of values.
     public static func values<T: BitwiseCopyable>(_ bytes: [UInt8], as type: T.Type) -> [T]? {

@@ -357,15 +357,12 @@ public struct HierarchyFileError: Error, Sendable, Equatable, CustomStringConver
 extension ContractionHierarchy {
     /// The hierarchy as graph-file sections (see ``GraphFile/encode(_:extra:)``): the query graph,
     /// the arcs for unpacking, and the turn-cost settings it was contracted under.
-    public var fileSections: [(tag: String, bytes: [UInt8])] {
+    public var fileSections: [GraphFile.Section] {
         let parameters = ContractionHierarchy.parameters(costs) + [Double(nodeCount), Double(shortcutCount)]
-        return [("HPRM", GraphFile.raw(parameters)),
-                ("HUPS", GraphFile.raw(up.start)), ("HUPH", GraphFile.raw(up.end)),
-                ("HUPW", GraphFile.raw(up.weight)), ("HUPA", GraphFile.raw(up.arc)),
-                ("HDNS", GraphFile.raw(down.start)), ("HDNT", GraphFile.raw(down.end)),
-                ("HDNW", GraphFile.raw(down.weight)), ("HDNA", GraphFile.raw(down.arc)),
-                ("HATL", GraphFile.raw(arcTail)), ("HAHD", GraphFile.raw(arcHead)),
-                ("HAF1", GraphFile.raw(arcFirst)), ("HAF2", GraphFile.raw(arcSecond))]
+        return [.init("HPRM", parameters),
+                .init("HUPS", up.start), .init("HUPH", up.end), .init("HUPW", up.weight), .init("HUPA", up.arc),
+                .init("HDNS", down.start), .init("HDNT", down.end), .init("HDNW", down.weight), .init("HDNA", down.arc),
+                .init("HATL", arcTail), .init("HAHD", arcHead), .init("HAF1", arcFirst), .init("HAF2", arcSecond)]
     }
 
     static func parameters(_ c: TurnCosts) -> [Double] {

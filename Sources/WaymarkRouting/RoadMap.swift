@@ -36,9 +36,10 @@ public final class RoadMap: @unchecked Sendable {
         public var search: SearchMethod
         /// Whether the hierarchy was contracted during preparation (rather than read with the graph).
         public var contracted: Bool
-        /// Seconds spent building the snap index and turn tables.
+        /// Seconds spent on the snap index and the turn geometry.
         public var indexSeconds: Double
-        /// Seconds spent computing landmarks or contracting the hierarchy (0 for a stored one).
+        /// Seconds spent on the search structure: landmarks, or contracting the hierarchy (next
+        /// to nothing for a stored one), and the turn-cost table.
         public var searchSeconds: Double
     }
 
@@ -241,15 +242,16 @@ final class RoutingData: Sendable {
     /// contracted one, or landmarks.
     static func prepare(graph: RoadGraph, method: RoadMap.SearchMethod, stored: ContractionHierarchy?, landmarks givenLandmarks: Landmarks?,
                         costs givenCosts: TurnCosts?) -> (data: RoutingData, preparation: RoadMap.Preparation) {
-        let clock = DispatchTime.now().uptimeNanoseconds
         func since(_ t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
         let costs = givenCosts ?? TurnCosts(for: graph)
-        let index = SnapIndex(graph: graph)
         let useHierarchy = method == .hierarchy || (method == .automatic && stored != nil)
         var hierarchy = method == .landmarks ? nil : stored
+        var clock = DispatchTime.now().uptimeNanoseconds
         let turns = hierarchy?.turns ?? TurnGeometry(graph: graph)
-        let indexSeconds = since(clock)
-        let searchClock = DispatchTime.now().uptimeNanoseconds
+        var indexSeconds = since(clock)
+        // The search structure first, the snap index after it: contraction's peak memory then
+        // does not hold the index too.
+        clock = DispatchTime.now().uptimeNanoseconds
         var landmarks = givenLandmarks
         if useHierarchy && hierarchy == nil {
             hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns)
@@ -257,11 +259,15 @@ final class RoutingData: Sendable {
             landmarks = Landmarks(graph: graph)
         }
         let transitions = hierarchy?.transitions ?? TransitionTable(graph: graph, turns: turns, costs: costs)
+        let searchSeconds = since(clock)
+        clock = DispatchTime.now().uptimeNanoseconds
+        let index = SnapIndex(graph: graph)
+        indexSeconds += since(clock)
         let data = RoutingData(graph: graph, snapIndex: index, costs: costs, turns: turns, transitions: transitions,
                                landmarks: landmarks, hierarchy: hierarchy)
         let preparation = RoadMap.Preparation(search: useHierarchy ? .hierarchy : .landmarks,
                                               contracted: useHierarchy && stored == nil,
-                                              indexSeconds: indexSeconds, searchSeconds: since(searchClock))
+                                              indexSeconds: indexSeconds, searchSeconds: searchSeconds)
         return (data, preparation)
     }
 }

@@ -70,7 +70,7 @@ func squareGraph() -> RoadGraph {
         // The driving side is stored; extra sections come back as written.
         var left = g
         left.drivingSide = .left
-        try GraphFile.write(left, to: path, extra: [("XTRA", [1, 2, 3])])
+        try GraphFile.write(left, to: path, extra: [GraphFile.Section("XTRA", [UInt8(1), 2, 3])])
         let (read, extra) = try GraphFile.readWithExtras(path: path)
         #expect(read == left && read.drivingSide == .left && extra == ["XTRA": [1, 2, 3]])
         #expect(read != g)
