@@ -163,7 +163,8 @@ public final class RoadMap: @unchecked Sendable {
                 let start = DispatchTime.now().uptimeNanoseconds
                 let outcome = Result { () throws(RouteError) in try router.route(queries[i]) }
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-                if case .success = outcome { slots[i] = (transform(outcome), elapsed) } else { slots[i] = (transform(outcome), nil) }
+                let time: Double? = if case .success = outcome { elapsed } else { nil }
+                slots[i] = (transform(outcome), time)
             }
         }
         let done = results.map { $0! }
