@@ -30,10 +30,11 @@ extension Route {
                 return ["name": .string(step.name), "ref": .string(step.ref), "distance": r1(step.distance), "duration": r1(step.duration),
                         "geometry": lineString(step.geometry, decimals), "mode": .string(step.mode.rawValue), "maneuver": .object(maneuver)]
             }
-            legs.append(["distance": r1(leg.distance), "duration": r1(leg.duration), "summary": .string(leg.summary), "steps": .array(steps)])
+            legs.append(["distance": r1(leg.distance), "duration": r1(leg.duration), "weight": r1(leg.weight), "summary": .string(leg.summary),
+                         "steps": .array(steps)])
         }
         let route: JSONValue = ["distance": r1(distance), "duration": r1(duration), "geometry": lineString(geometry, decimals),
-                                "legs": .array(legs), "weight_name": "duration", "weight": r1(duration)]
+                                "legs": .array(legs), "weight_name": "routability", "weight": r1(weight)]
         let names = waypointNames
         let waypoints: [JSONValue] = zip(self.waypoints, names).map { snap, name in
             ["name": .string(name), "location": rounded(snap.coordinate, decimals), "distance": r1(snap.distance)]

@@ -4,6 +4,11 @@ import Foundation
 public enum HighwayClass: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case motorway, motorwayLink, trunk, trunkLink, primary, primaryLink, secondary, secondaryLink
     case tertiary, tertiaryLink, unclassified, residential, livingStreet, service, ferry
+    /// Seasonal roads (`highway=winter_road`, `highway=ice_road`).
+    case winterRoad, iceRoad
+    /// Any other `highway` value a car may use because an access tag allows it (`track`,
+    /// `footway`, `runway`, … with `access=yes`).
+    case other
 
     /// The OSM `highway` value (or `ferry` for `route=ferry`).
     public var tag: String {
@@ -23,6 +28,9 @@ public enum HighwayClass: UInt8, Sendable, CaseIterable, CustomStringConvertible
         case .livingStreet: "living_street"
         case .service: "service"
         case .ferry: "ferry"
+        case .winterRoad: "winter_road"
+        case .iceRoad: "ice_road"
+        case .other: "other"
         }
     }
 
@@ -43,8 +51,16 @@ public struct EdgeFlags: OptionSet, Sendable, Hashable {
     public static let roundabout = EdgeFlags(rawValue: 1 << 1)
     public static let ferry = EdgeFlags(rawValue: 1 << 2)
     public static let toll = EdgeFlags(rawValue: 1 << 3)
-    /// Access is restricted (destination traffic only, parking aisles): allowed, but not for through traffic.
-    public static let restrictedAccess = EdgeFlags(rawValue: 1 << 4)
+    /// Access along the way's node order is restricted (`private`, `destination`, `delivery`, …):
+    /// a route may start or end there, but entering it from an unrestricted road costs OSRM's
+    /// `max_turn_weight`, so no route passes through.
+    public static let restrictedForward = EdgeFlags(rawValue: 1 << 4)
+    /// The same against the way's node order.
+    public static let restrictedBackward = EdgeFlags(rawValue: 1 << 5)
+    /// Waypoints do not snap here (ferries, private service roads), as OSRM's `is_startpoint`.
+    public static let notStartpoint = EdgeFlags(rawValue: 1 << 6)
+    /// Both directions restricted.
+    public static let restrictedAccess: EdgeFlags = [.restrictedForward, .restrictedBackward]
 }
 
 /// What the car profile makes of a way: nil from ``CarProfile/way(_:)`` means "not for cars".
@@ -54,7 +70,13 @@ public struct WayRule: Sendable, Equatable {
     public var forwardSpeed: Double
     /// Speed in km/h against the way's node order; 0 means that direction is not allowed.
     public var backwardSpeed: Double
-    /// For ferries with a `duration` tag: the crossing time in seconds (spread over the way by length).
+    /// How much less a route wants this way than its speed says, per direction (OSRM's rate
+    /// penalties, 0 < p ≤ 1: service roads, narrow roads, side roads, alternating oneways): the
+    /// routing weight is the travel time ÷ p, the travel time itself is unchanged.
+    public var forwardPenalty: Double = 1
+    public var backwardPenalty: Double = 1
+    /// For ferries and movable bridges with a `duration` tag: the crossing time in seconds (spread
+    /// over the way by length).
     public var duration: Double?
     public var flags: EdgeFlags
     public var name: String
@@ -65,13 +87,19 @@ public struct WayRule: Sendable, Equatable {
 public struct NodeRule: Sendable, Equatable {
     /// A barrier a car cannot pass (the way is cut at this node).
     public var blocks = false
-    /// A traffic light: the router adds ``CarProfile/trafficSignalDelay`` when passing it.
+    /// A traffic light: passing it costs ``CarProfile/trafficSignalDelay``.
     public var trafficSignals = false
+    /// Seconds for passing a barrier that opens (a gate: OSRM's `barrier_penalties`).
+    public var barrierDelay = 0.0
 
-    public init(blocks: Bool = false, trafficSignals: Bool = false) {
+    public init(blocks: Bool = false, trafficSignals: Bool = false, barrierDelay: Double = 0) {
         self.blocks = blocks
         self.trafficSignals = trafficSignals
+        self.barrierDelay = barrierDelay
     }
+
+    /// Whether the node matters to the graph at all.
+    public var isEmpty: Bool { !blocks && !trafficSignals && barrierDelay == 0 }
 }
 
 /// A turn restriction's kind.
@@ -82,184 +110,386 @@ public enum RestrictionKind: UInt8, Sendable {
     case mandatory
 }
 
-/// The car profile: tables and small pure functions over OSM tags, after OSRM's `car.lua`.
-/// The graph and the search never read tags; everything they need is decided here.
+
+/// The vehicle a profile routes: its size decides which ways it fits (OSRM's car defaults).
+public struct Vehicle: Sendable, Equatable {
+    /// Metres (2.0: slightly above the tallest SUVs).
+    public var height = 2.0
+    /// Metres.
+    public var width = 1.9
+    /// Metres.
+    public var length = 4.8
+    /// Kilograms.
+    public var weight = 2000.0
+
+    public init(height: Double = 2.0, width: Double = 1.9, length: Double = 4.8, weight: Double = 2000) {
+        self.height = height
+        self.width = width
+        self.length = length
+        self.weight = weight
+    }
+}
+
+/// The car profile: tables and small pure functions over OSM tags, following OSRM's
+/// `profiles/car.lua` and the helpers it uses (`lib/access.lua`, `lib/way_handlers.lua`,
+/// `lib/measure.lua`, `lib/tags.lua`, `lib/maxspeed.lua`), handler for handler and table for
+/// table. The graph and the search never read tags; everything they need is decided here.
 ///
-/// Rules, where OSRM's profile and this one may differ, stated plainly:
-/// - **Speed**: with a `maxspeed`, 0.8 × maxspeed (traffic averages below the limit, as OSRM's
-///   `speed_reduction`); without, the highway class's default (``defaultSpeeds``; service roads
-///   tagged as parking aisles, driveways or alleys 5 km/h). `maxspeed=none` counts as 140 km/h,
-///   `walk` as 7 km/h, zone values (`DE:urban`, `GB:nsl_single`, …) come from ``maxspeedZones``.
-///   The result is capped to 1…112 km/h (0.8 × 140), so a bogus limit cannot make a road absurdly fast.
-///   `maxspeed:forward` / `maxspeed:backward` override it per direction.
-/// - **Oneway**: `yes`/`1`/`true` forward only, `-1`/`reverse` backward only, `no`/`false`/`0` both,
-///   `reversible` and `alternating` not routable; `highway=motorway`, `motorway_link` and
-///   `junction=roundabout`/`circular` imply oneway unless `oneway=no`.
-/// - **Access**: the first of `motorcar`, `motor_vehicle`, `vehicle`, `access` that is present
-///   decides. ``blockingAccess`` values block; ``restrictedAccess`` values allow but flag the edge.
-/// - **Barriers** on nodes block unless the node's own access tags allow cars or the barrier type is
-///   in ``passableBarriers``. (OSRM's profile lets gates pass by default; Waymark does not.)
-/// - **Ferries** (`route=ferry`) are routed only when the access hierarchy explicitly allows cars
-///   (most ferries without such tags carry people only), at their `duration` when tagged, else at
-///   ``ferrySpeed``.
-/// - `area=yes`, `impassable=yes` ways are not routed. Surfaces and track types are not yet used.
+/// Where Waymark differs, on purpose (README, "Car profile"): the driving side is one setting for
+/// the whole map rather than OSRM's per-way `driving_side` and country table; stop signs and give-way
+/// signs cost nothing yet; lanes, destinations and exits are read by the guidance, not here.
 public struct CarProfile: Sendable {
-    /// Default speed in km/h for each routable class, used when a way has no `maxspeed`.
-    public var defaultSpeeds: [HighwayClass: Double] = [
-        .motorway: 90, .motorwayLink: 45, .trunk: 85, .trunkLink: 40, .primary: 65, .primaryLink: 30,
-        .secondary: 55, .secondaryLink: 25, .tertiary: 40, .tertiaryLink: 20, .unclassified: 25,
-        .residential: 25, .livingStreet: 10, .service: 15,
+    public var vehicle = Vehicle()
+
+    /// km/h by `highway` value (OSRM's `speeds.highway`).
+    public var speeds: [String: Double] = [
+        "motorway": 90, "motorway_link": 45, "trunk": 85, "trunk_link": 40, "primary": 65, "primary_link": 30,
+        "secondary": 55, "secondary_link": 25, "tertiary": 40, "tertiary_link": 20, "unclassified": 25,
+        "residential": 25, "living_street": 10, "service": 15, "winter_road": 20, "ice_road": 15,
     ]
-    /// Speed in km/h of service roads by their `service` value.
-    public var serviceSpeeds: [String: Double] = ["parking_aisle": 5, "parking": 5, "driveway": 5, "alley": 5, "drive-through": 5, "drive-thru": 5]
-    /// `service` values that are not for driving through at all.
-    public var forbiddenServices: Set<String> = ["emergency_access"]
-    /// Zone `maxspeed` values in km/h (keys lower-cased).
-    public var maxspeedZones: [String: Double] = [
-        "at:urban": 50, "at:rural": 100, "at:trunk": 100, "at:motorway": 130,
-        "be:urban": 50, "be-vlg:rural": 70, "be-wal:rural": 90, "be:motorway": 120,
-        "ch:urban": 50, "ch:rural": 80, "ch:trunk": 100, "ch:motorway": 120,
-        "cz:urban": 50, "cz:rural": 90, "cz:trunk": 110, "cz:motorway": 130,
-        "de:living_street": 7, "de:urban": 50, "de:rural": 100, "de:trunk": 130, "de:motorway": 130,
-        "dk:urban": 50, "dk:rural": 80, "dk:motorway": 130,
-        "es:urban": 50, "es:rural": 90, "es:trunk": 100, "es:motorway": 120,
-        "fr:urban": 50, "fr:rural": 80, "fr:trunk": 110, "fr:motorway": 130,
-        "gb:nsl_single": 96.56064, "gb:nsl_dual": 112.65408, "gb:motorway": 112.65408,
-        "uk:nsl_single": 96.56064, "uk:nsl_dual": 112.65408, "uk:motorway": 112.65408,
-        "it:urban": 50, "it:rural": 90, "it:trunk": 110, "it:motorway": 130,
-        "nl:urban": 50, "nl:rural": 80, "nl:trunk": 100, "nl:motorway": 130,
-        "no:urban": 50, "no:rural": 80, "no:motorway": 110,
-        "pl:urban": 50, "pl:rural": 90, "pl:trunk": 100, "pl:motorway": 140,
-        "pt:urban": 50, "pt:rural": 90, "pt:trunk": 100, "pt:motorway": 120,
-        "ro:urban": 50, "ro:rural": 90, "ro:trunk": 100, "ro:motorway": 130,
-        "ru:living_street": 20, "ru:urban": 60, "ru:rural": 90, "ru:motorway": 110,
-        "za:urban": 60, "za:rural": 100,
-        "none": 140, "walk": 7, "signals": 0,
+    /// km/h for a way of another class that an access tag opens to cars.
+    public var defaultSpeed = 10.0
+    /// km/h by `route` value: ferries and car trains.
+    public var routeSpeeds: [String: Double] = ["ferry": 5, "shuttle_train": 10]
+    /// km/h by `bridge` value (movable bridges).
+    public var bridgeSpeeds: [String: Double] = ["movable": 5]
+    /// Speed caps in km/h by `surface`, `tracktype` and `smoothness` (0: impassable).
+    public var surfaceSpeeds: [String: Double] = [
+        "cement": 80, "compacted": 80, "fine_gravel": 80, "paving_stones": 60, "metal": 60, "bricks": 60,
+        "grass": 40, "wood": 40, "sett": 40, "grass_paver": 40, "gravel": 40, "unpaved": 40, "ground": 40, "dirt": 40,
+        "pebblestone": 40, "tartan": 40, "cobblestone": 30, "clay": 30, "earth": 20, "stone": 20, "rocky": 20, "sand": 20,
+        "laterite": 15, "mud": 10, "ice": 20, "snow": 30,
     ]
-    /// Factor from a posted limit to the speed actually used.
+    public var tracktypeSpeeds: [String: Double] = ["grade1": 60, "grade2": 40, "grade3": 30, "grade4": 25, "grade5": 20]
+    public var smoothnessSpeeds: [String: Double] = [
+        "intermediate": 80, "bad": 40, "very_bad": 20, "horrible": 10, "very_horrible": 5, "impassable": 0,
+    ]
+    /// Implicit limits by zone kind, for `XX:urban` and the like not in ``maxspeedTable``.
+    public var maxspeedDefaults: [String: Double] = ["urban": 50, "rural": 90, "trunk": 110, "motorway": 130]
+    /// Implicit limits that differ from ``maxspeedDefaults`` (keys lower-cased; 0: no limit known).
+    public var maxspeedTable: [String: Double] = [
+        "at:rural": 100, "at:trunk": 100, "ar:urban": 40, "ar:rural": 110, "be:motorway": 120, "be-bru:rural": 70,
+        "be-bru:urban": 30, "be-vlg:rural": 70, "bg:motorway": 140, "by:urban": 60, "by:motorway": 110, "ca-on:rural": 80,
+        "ch:rural": 80, "ch:trunk": 100, "ch:motorway": 120, "de:living_street": 7, "de:rural": 100, "de:motorway": 0,
+        "dk:rural": 80, "es:trunk": 90, "fr:rural": 80, "gb:nsl_single": 60 * 1.609, "gb:nsl_dual": 70 * 1.609,
+        "gb:motorway": 70 * 1.609, "lv:living_street": 20, "nl:rural": 80, "nl:trunk": 100, "no:rural": 80,
+        "no:motorway": 110, "ph:urban": 40, "ph:rural": 80, "ph:motorway": 100, "pl:rural": 100, "pl:expressway": 120,
+        "pl:motorway": 140, "ro:trunk": 100, "ru:living_street": 20, "ru:urban": 60, "ru:motorway": 110,
+        "uk:nsl_single": 60 * 1.609, "uk:nsl_dual": 70 * 1.609, "uk:motorway": 70 * 1.609, "za:urban": 60, "za:rural": 100,
+        "none": 140,
+    ]
+    /// Factor from a posted limit to the speed used (traffic averages below the limit).
     public var speedReduction = 0.8
-    /// Highest speed any way gets, km/h (0.8 × 140).
-    public var maximumSpeed = 112.0
-    /// Ferry speed in km/h when the ferry has no `duration`.
-    public var ferrySpeed = 5.0
-    /// Delay in seconds for passing a traffic light (used by the router).
+    /// Weight penalties (rate factors) by `service` value.
+    public var servicePenalties: [String: Double] = [
+        "alley": 0.5, "parking": 0.5, "parking_aisle": 0.5, "driveway": 0.5, "drive-through": 0.5, "drive-thru": 0.5,
+    ]
+    public var sideRoadPenalty = 0.8
+    public var laneMarkingsPenalty = 0.75
+    public var priorityPenalty = 0.7
+    public var alternatingPenalty = 0.4
+    /// Seconds for passing a barrier that opens, by `barrier` value.
+    public var barrierPenalties: [String: Double] = ["gate": 60, "lift_gate": 60]
+    /// Seconds for passing a traffic light.
     public var trafficSignalDelay = 2.0
-    /// Access values that forbid cars.
-    public var blockingAccess: Set<String> = ["no", "private", "agricultural", "forestry", "delivery", "emergency", "psv", "customers", "military"]
-    /// Access values that allow cars explicitly.
-    public var allowingAccess: Set<String> = ["yes", "permissive", "designated", "motorcar", "motor_vehicle", "vehicle"]
-    /// Access values that allow cars for local traffic only.
-    public var restrictedAccess: Set<String> = ["destination"]
-    /// Node barriers a car passes.
-    public var passableBarriers: Set<String> = ["cattle_grid", "toll_booth", "border_control", "entrance", "no", "sally_port", "height_restrictor", "arch"]
+
+    public var accessWhitelist: Set<String> = ["yes", "motorcar", "motor_vehicle", "vehicle", "permissive", "designated", "hov"]
+    public var accessBlacklist: Set<String> = [
+        "no", "agricultural", "forestry", "emergency", "psv", "taxi", "share_taxi", "minibus", "bus", "foot",
+        "emergency_vehicle", "restricted", "military", "official", "customers", "private", "delivery", "destination",
+        "permit", "residents",
+    ]
+    /// Access values that allow local traffic only (routable, no through traffic), on
+    /// ``restrictedHighways``.
+    public var restrictedAccess: Set<String> = ["private", "delivery", "destination", "customers", "permit", "residents", "unknown"]
+    public var restrictedHighways: Set<String> = [
+        "motorway", "motorway_link", "trunk", "trunk_link", "primary", "primary_link", "secondary", "secondary_link",
+        "tertiary", "tertiary_link", "residential", "living_street", "unclassified", "service", "winter_road", "ice_road",
+    ]
+    /// Access values that keep waypoints off a service road.
+    public var serviceAccessBlacklist: Set<String> = ["private"]
     /// The access hierarchy, most specific first.
     public var accessHierarchy = ["motorcar", "motor_vehicle", "vehicle", "access"]
+    /// The modes whose `oneway:*` and `restriction:*` tags apply, most specific first.
+    public var restrictionModes = ["motorcar", "motor_vehicle", "vehicle"]
+    public var forbiddenServices: Set<String> = ["emergency_access"]
+    /// `highway` values never routed.
+    public var avoidedHighways: Set<String> = ["area", "reversible", "impassable", "hov_lanes", "steps", "construction", "proposed"]
+    /// `construction` values that do not close a road.
+    public var constructionWhitelist: Set<String> = ["no", "widening", "minor"]
+    /// Node barriers a car passes.
+    public var barrierWhitelist: Set<String> = ["cattle_grid", "border_control", "toll_booth", "sally_port", "no", "entrance",
+                                                "height_restrictor", "arch"]
 
     public init() {}
 
+    public init(vehicle: Vehicle) {
+        self.vehicle = vehicle
+    }
+
     /// The OSM tag keys the profile reads on ways (a reader may skip every other tag).
-    public static let wayKeys: Set<String> = [
-        "highway", "route", "oneway", "junction", "maxspeed", "maxspeed:forward", "maxspeed:backward",
-        "motorcar", "motor_vehicle", "vehicle", "access", "area", "impassable", "duration", "name", "ref",
-        "toll", "service",
-    ]
+    public static let wayKeys: Set<String> = {
+        var keys: Set<String> = [
+            "highway", "route", "bridge", "railway", "area", "construction", "proposed", "oneway", "impassable", "status",
+            "junction", "narrow", "duration", "service", "hov", "surface", "tracktype", "smoothness", "width", "lanes",
+            "lane_markings", "side_road", "priority", "toll", "name", "ref", "is_sidepath:of:name", "street:name", "footway",
+            "cycleway", "is_sidepath",
+        ]
+        let directional = ["maxheight:physical", "maxheight", "maxwidth:physical", "maxwidth", "width", "est_width", "maxlength",
+                           "maxweightrating", "maxweight", "motorcar", "motor_vehicle", "vehicle", "access", "hov:lanes",
+                           "maxspeed:advisory", "maxspeed", "source:maxspeed", "maxspeed:type"]
+        for key in directional { keys.formUnion([key, key + ":forward", key + ":backward"]) }
+        for mode in ["motorcar", "motor_vehicle", "vehicle"] { keys.insert("oneway:" + mode) }
+        return keys
+    }()
     /// The OSM tag keys the profile reads on nodes.
-    public static let nodeKeys: Set<String> = ["barrier", "highway", "motorcar", "motor_vehicle", "vehicle", "access"]
+    public static let nodeKeys: Set<String> = ["barrier", "highway", "motorcar", "motor_vehicle", "vehicle", "access", "maxheight",
+                                               "bollard", "kerb", "sensory"]
+
+    // MARK: - Access
+
+    /// Of a `;` list, the value that allows most (allowed > local traffic only > forbidden >
+    /// unknown; the first of equals), as OSRM's `resolve_access`.
+    public func resolveAccess(_ value: String?) -> String? {
+        guard let value, value.contains(";") else { return value }
+        var best: String?, bestRank = -1
+        for part in value.split(separator: ";") {
+            let item = part.trimmingCharacters(in: .whitespaces)
+            let rank = accessWhitelist.contains(item) ? 3 : restrictedAccess.contains(item) ? 2 : accessBlacklist.contains(item) ? 1 : 0
+            if rank > bestRank {
+                best = item
+                bestRank = rank
+            }
+        }
+        return best ?? value
+    }
+
+    /// The forward and backward values of the first of `keys` that has any: `key:forward`,
+    /// `key:backward`, then `key` for a direction still without one (OSRM's
+    /// `get_forward_backward_by_set`).
+    static func forwardBackward(_ tags: [String: String], _ keys: [String]) -> (forward: String?, backward: String?) {
+        var forward: String?, backward: String?
+        for key in keys {
+            forward = forward ?? tags[key + ":forward"]
+            backward = backward ?? tags[key + ":backward"]
+            if forward == nil || backward == nil {
+                let common = tags[key]
+                forward = forward ?? common
+                backward = backward ?? common
+            }
+            if forward != nil && backward != nil { break }
+        }
+        return (forward, backward)
+    }
 
     // MARK: - Ways
 
     /// The rule for a way with these tags, or nil when cars cannot use it.
     public func way(_ tags: [String: String]) -> WayRule? {
-        if tags["area"] == "yes" || tags["impassable"] == "yes" { return nil }
-        let access = accessValue(tags)
-        if let access, blockingAccess.contains(access) { return nil }
-        let oneway = tags["oneway"]
-        if oneway == "reversible" || oneway == "alternating" { return nil }
+        let highway = tags["highway"].flatMap { $0.isEmpty ? nil : $0 }
+        let route = tags["route"].flatMap { $0.isEmpty ? nil : $0 }
+        guard highway != nil || route != nil else { return nil }
 
-        var flags: EdgeFlags = []
-        if let access, restrictedAccess.contains(access) { flags.insert(.restrictedAccess) }
-        if tags["toll"] == "yes" { flags.insert(.toll) }
-        let name = tags["name"] ?? "", ref = tags["ref"] ?? ""
+        // Blocked and avoided ways.
+        if tags["area"] == "yes" || highway == "steps" { return nil }
+        if highway == "construction" || tags["railway"] == "construction" { return nil }
+        if let construction = tags["construction"], !constructionWhitelist.contains(construction) { return nil }
+        if tags["proposed"] != nil && (highway == nil || highway == "proposed") { return nil }
+        if tags["oneway"] == "reversible" || tags["impassable"] == "yes" || tags["status"] == "impassable" { return nil }
+        if let highway, avoidedHighways.contains(highway) { return nil }
 
-        if tags["route"] == "ferry" {
-            guard let access, allowingAccess.contains(access) || restrictedAccess.contains(access) else { return nil }
-            flags.insert(.ferry)
-            return WayRule(highway: .ferry, forwardSpeed: ferrySpeed, backwardSpeed: ferrySpeed,
-                           duration: tags["duration"].flatMap(CarProfile.parseDuration), flags: flags, name: name, ref: ref)
+        var forward = true, backward = true
+        // The vehicle's size against physical and legal limits, per direction.
+        func limit(_ keys: [String], _ parse: (String) -> Double?, below: Double) {
+            let (f, b) = CarProfile.forwardBackward(tags, keys)
+            func fits(_ value: String?) -> Bool {
+                guard let value, let limit = parse(value) else { return true }
+                return limit >= below
+            }
+            if !fits(f) { forward = false }
+            if !fits(b) { backward = false }
         }
-        guard let highwayTag = tags["highway"], let highway = HighwayClass(tag: highwayTag), highway != .ferry else { return nil }
-        var speed = defaultSpeeds[highway] ?? 10
-        if highway == .service, let service = tags["service"] {
-            if forbiddenServices.contains(service) { return nil }
-            if let serviceSpeed = serviceSpeeds[service] {
-                speed = serviceSpeed
-                if service == "parking_aisle" { flags.insert(.restrictedAccess) }
+        limit(["maxheight:physical", "maxheight"], TagValues.height, below: vehicle.height)
+        let (widthForward, widthBackward) = CarProfile.forwardBackward(tags, ["maxwidth:physical", "maxwidth", "width", "est_width"])
+        for (value, isForward) in [(widthForward, true), (widthBackward, false)] {
+            let narrow = value == "narrow" || tags["narrow"] == "yes"
+            let tooNarrow = narrow && vehicle.width > 2.2 || !narrow && value.flatMap(TagValues.metres).map { $0 <= vehicle.width } == true
+            if tooNarrow { if isForward { forward = false } else { backward = false } }
+        }
+        limit(["maxlength"], TagValues.metres, below: vehicle.length)
+        limit(["maxweightrating", "maxweight"], TagValues.kilograms, below: vehicle.weight)
+
+        // Access, per direction; local-traffic-only values on public road classes are
+        // restricted, not forbidden.
+        let (accessTagForward, accessTagBackward) = CarProfile.forwardBackward(tags, accessHierarchy)
+        let accessForward = resolveAccess(accessTagForward), accessBackward = resolveAccess(accessTagBackward)
+        var restrictedForward = false, restrictedBackward = false
+        if let highway, restrictedHighways.contains(highway) {
+            restrictedForward = accessForward.map(restrictedAccess.contains) ?? false
+            restrictedBackward = accessBackward.map(restrictedAccess.contains) ?? false
+        }
+        if let accessForward, accessBlacklist.contains(accessForward), !restrictedForward { forward = false }
+        if let accessBackward, accessBlacklist.contains(accessBackward), !restrictedBackward { backward = false }
+        guard forward || backward else { return nil }
+
+        // Oneways: `oneway:motorcar` > `oneway:motor_vehicle` > `oneway:vehicle` > `oneway`.
+        let oneway = restrictionModes.lazy.compactMap { tags["oneway:" + $0] }.first ?? tags["oneway"]
+        let junction = tags["junction"]
+        var forwardOneway = false, reverseOneway = false
+        if oneway == "-1" {
+            reverseOneway = true
+            forward = false
+        } else if oneway == "yes" || oneway == "1" || oneway == "true" {
+            forwardOneway = true
+            backward = false
+        } else if (highway == "motorway" || junction == "roundabout" || junction == "circular") && oneway != "no" {
+            forwardOneway = true
+            backward = false
+        }
+
+        // Ferries and car trains, movable bridges.
+        var forwardSpeed = -1.0, backwardSpeed = -1.0, duration: Double?
+        var ferry = false
+        if let route, let speed = routeSpeeds[route], speed > 0 {
+            if let d = tags["duration"].flatMap(TagValues.duration) { duration = max(d, 1) }
+            ferry = true
+            forwardSpeed = speed
+            backwardSpeed = speed
+        }
+        if let bridge = tags["bridge"], let speed = bridgeSpeeds[bridge], speed > 0 {
+            ferry = false
+            if let d = tags["duration"].flatMap(TagValues.duration) {
+                duration = max(d, 1)
+            } else {
+                forwardSpeed = speed
+                backwardSpeed = speed
             }
         }
-        if let limit = tags["maxspeed"].flatMap(maxspeed) { speed = limit * speedReduction }
-        speed = clamp(speed)
-        var forward = speed, backward = speed
-        if let limit = tags["maxspeed:forward"].flatMap(maxspeed) { forward = clamp(limit * speedReduction) }
-        if let limit = tags["maxspeed:backward"].flatMap(maxspeed) { backward = clamp(limit * speedReduction) }
 
-        let junction = tags["junction"]
+        let service = tags["service"]
+        if let service, forbiddenServices.contains(service) { return nil }
+
+        // High-occupancy lanes: all lanes (or the road) for HOV only count as restricted.
+        if tags["hov"] == "designated" {
+            restrictedForward = true
+            restrictedBackward = true
+        }
+        let hovForward = tags["hov:lanes:forward"] ?? (reverseOneway ? nil : tags["hov:lanes"])
+        let hovBackward = tags["hov:lanes:backward"] ?? (forwardOneway ? nil : tags["hov:lanes"])
+        func allDesignated(_ lanes: String?) -> Bool {
+            guard let lanes else { return false }
+            return lanes.split(separator: "|", omittingEmptySubsequences: false).allSatisfy { $0 == "designated" }
+        }
+        if allDesignated(hovForward) { restrictedForward = true }
+        if allDesignated(hovBackward) { restrictedBackward = true }
+
+        // Speed by class, or the default speed on another class that access opens.
+        if forwardSpeed == -1 {
+            if let highway, let speed = speeds[highway] {
+                forwardSpeed = speed
+                backwardSpeed = speed
+            } else {
+                func opened(_ access: String?) -> Bool { access.map { accessWhitelist.contains($0) || !accessBlacklist.contains($0) } ?? false }
+                if opened(accessForward) { forwardSpeed = defaultSpeed } else if accessForward == nil && accessBackward != nil { forward = false }
+                if opened(accessBackward) { backwardSpeed = defaultSpeed } else if accessBackward == nil && accessForward != nil { backward = false }
+            }
+            if forwardSpeed == -1 && backwardSpeed == -1 && (duration ?? 0) <= 0 { return nil }
+        }
+
+        // Posted limits: 0.8 × the limit, per direction.
+        let (limitForward, limitBackward) = CarProfile.forwardBackward(tags, ["maxspeed:advisory", "maxspeed", "source:maxspeed", "maxspeed:type"])
+        if let limit = limitForward.map(maxspeed), limit > 0 { forwardSpeed = limit * speedReduction }
+        if let limit = limitBackward.map(maxspeed), limit > 0 { backwardSpeed = limit * speedReduction }
+
+        // Surface, track type and smoothness cap the speed.
+        for (value, table) in [(tags["surface"], surfaceSpeeds), (tags["tracktype"], tracktypeSpeeds), (tags["smoothness"], smoothnessSpeeds)] {
+            if let value, let cap = table[value] {
+                forwardSpeed = min(cap, forwardSpeed)
+                backwardSpeed = min(cap, backwardSpeed)
+            }
+        }
+
+        // Rate penalties: the routing weight of a slow-to-use road, its travel time unchanged.
+        let bidirectional = forward && backward
+        var widthPenalty = 1.0
+        if tags["lane_markings"] == "no" && bidirectional { widthPenalty = laneMarkingsPenalty }
+        if let width = tags["width"].flatMap(TagValues.metres), bidirectional {
+            if width <= 3 { widthPenalty = 0.5 } else if width < 4 { widthPenalty = 0.6 } else if width < 5 { widthPenalty = 0.75 } else if width < 6 { widthPenalty = 0.8 }
+        }
+        if let lanes = tags["lanes"].flatMap({ TagValues.leadingInteger(Substring($0)) }), lanes <= 1, bidirectional { widthPenalty = 0.5 }
+        let common = min(service.flatMap { servicePenalties[$0] } ?? 1, widthPenalty, oneway == "alternating" ? alternatingPenalty : 1,
+                         tags["side_road"] == "yes" || tags["side_road"] == "rotary" ? sideRoadPenalty : 1)
+        let priority = tags["priority"]
+        let forwardPenalty = min(common, priority == "backward" ? priorityPenalty : 1)
+        let backwardPenalty = min(common, priority == "forward" ? priorityPenalty : 1)
+
+        // A direction is driven when allowed and it has a speed (or the crossing a duration).
+        let timed = (duration ?? 0) > 0
+        let forwardDriven = forward && (forwardSpeed > 0 || timed), backwardDriven = backward && (backwardSpeed > 0 || timed)
+        guard forwardDriven || backwardDriven else { return nil }
+
+        var flags: EdgeFlags = []
+        if !forwardDriven || !backwardDriven { flags.insert(.oneway) }
         if junction == "roundabout" || junction == "circular" { flags.insert(.roundabout) }
-        switch oneway {
-        case "yes", "1", "true":
-            backward = 0
-        case "-1", "reverse":
-            forward = 0
-        case "no", "false", "0":
-            break
-        default:
-            if highway == .motorway || highway == .motorwayLink || flags.contains(.roundabout) { backward = 0 }
-        }
-        if forward == 0 || backward == 0 { flags.insert(.oneway) }
-        return WayRule(highway: highway, forwardSpeed: forward, backwardSpeed: backward, duration: nil,
-                       flags: flags, name: name, ref: ref)
+        if ferry { flags.insert([.ferry, .notStartpoint]) }
+        if tags["toll"] == "yes" { flags.insert(.toll) }
+        if restrictedForward { flags.insert(.restrictedForward) }
+        if restrictedBackward { flags.insert(.restrictedBackward) }
+        if highway == "service", let accessForward, serviceAccessBlacklist.contains(accessForward) { flags.insert(.notStartpoint) }
+
+        let highwayClass: HighwayClass = ferry ? .ferry : highway.flatMap(HighwayClass.init(tag:)).flatMap { $0 == .ferry ? nil : $0 } ?? .other
+        return WayRule(highway: highwayClass,
+                       forwardSpeed: forwardDriven ? max(forwardSpeed, timed ? 1 : forwardSpeed) : 0,
+                       backwardSpeed: backwardDriven ? max(backwardSpeed, timed ? 1 : backwardSpeed) : 0,
+                       forwardPenalty: forwardPenalty, backwardPenalty: backwardPenalty,
+                       duration: timed ? duration : nil, flags: flags, name: name(tags), ref: tags["ref"].map { TagValues.canonicalList($0) } ?? "")
     }
 
-    /// The first access value in the hierarchy that is present.
-    public func accessValue(_ tags: [String: String]) -> String? {
-        for key in accessHierarchy {
-            if let value = tags[key] { return value }
-        }
-        return nil
+    /// The name used in directions: `name`; for an unnamed sidewalk or side path, the street it
+    /// runs beside.
+    func name(_ tags: [String: String]) -> String {
+        if let name = tags["name"] { return name }
+        guard let beside = tags["is_sidepath:of:name"] ?? tags["street:name"],
+              ["footway", "cycleway", "path"].contains(tags["highway"] ?? ""),
+              tags["footway"] == "sidewalk" || tags["cycleway"] == "sidepath" || tags["is_sidepath"] == "yes" else { return "" }
+        return beside
     }
 
-    /// A posted speed limit in km/h: `50`, `30 mph`, `50 km/h`, `10 knots`, `none`, `walk`, zone
-    /// values like `DE:urban`. Nil for values it cannot read (`signals`, `variable`, garbage).
-    /// Of several values separated by `;` the lowest counts.
-    public func maxspeed(_ value: String) -> Double? {
-        if value.contains(";") {
-            return value.split(separator: ";").compactMap { maxspeed(String($0)) }.min()
+    /// A posted speed limit in km/h as OSRM reads `maxspeed`: the leading number (× 1.609 with
+    /// `mph`), else a zone value (`DE:urban`, `GB:nsl_single`, `none`) from ``maxspeedTable`` or
+    /// ``maxspeedDefaults``; 0 when unknown (`signals`, `variable`, `walk`, garbage).
+    public func maxspeed(_ value: String) -> Double {
+        if let speed = TagValues.speed(value) { return speed }
+        let text = value.lowercased()
+        if let zone = maxspeedTable[text] { return zone }
+        // Two letters, a colon, letters: the zone kind after the colon.
+        let chars = Array(text)
+        for i in 0..<max(0, chars.count - 3) where chars[i].isLetter && chars[i + 1].isLetter && chars[i + 2] == ":" && chars[i + 3].isLetter {
+            let kind = String(chars[(i + 3)...].prefix { $0.isLetter })
+            return maxspeedDefaults[kind] ?? 0
         }
-        let text = value.trimmingCharacters(in: .whitespaces).lowercased()
-        if let zone = maxspeedZones[text] { return zone > 0 ? zone : nil }
-        var digits = Substring(text)
-        while let last = digits.last, !last.isNumber && last != "." { digits = digits.dropLast() }
-        let numberPart = digits.prefix { $0.isNumber || $0 == "." }
-        guard !numberPart.isEmpty, let number = Double(numberPart), number > 0 else { return nil }
-        let unit = text.dropFirst(numberPart.count).trimmingCharacters(in: .whitespaces)
-        switch unit {
-        case "", "km/h", "kmh", "kph": return number
-        case "mph", "mp/h": return number * 1.609344
-        case "knots": return number * 1.852
-        default: return nil
-        }
+        return 0
     }
-
-    private func clamp(_ speed: Double) -> Double { min(maximumSpeed, max(1, speed)) }
 
     // MARK: - Nodes
 
-    /// The rule for a node with these tags.
+    /// The rule for a node with these tags: access tags decide where present (a forbidding value
+    /// blocks, a local-traffic value does not); otherwise the barrier does — whitelisted ones,
+    /// rising bollards, lowered or flush kerbs, kerbs at crossings and audible (virtual) fences
+    /// pass, gates pass at a penalty, a height restrictor lower than the vehicle blocks, the rest block.
     public func node(_ tags: [String: String]) -> NodeRule {
         var rule = NodeRule(trafficSignals: tags["highway"] == "traffic_signals")
-        if let access = accessValue(tags) {
-            rule.blocks = blockingAccess.contains(access)
+        if let access = resolveAccess(accessHierarchy.lazy.compactMap { tags[$0] }.first) {
+            rule.blocks = accessBlacklist.contains(access) && !restrictedAccess.contains(access)
         } else if let barrier = tags["barrier"] {
-            rule.blocks = !passableBarriers.contains(barrier)
+            let tooLow = barrier == "height_restrictor" && (tags["maxheight"].flatMap(TagValues.height).map { $0 < vehicle.height } ?? false)
+            let kerb = tags["kerb"]
+            let passes = barrierWhitelist.contains(barrier) || tags["bollard"] == "rising" || kerb == "lowered" || kerb == "flush"
+                || (barrier == "kerb" && tags["highway"] == "crossing")
+                || (barrier == "fence" && (tags["sensory"] == "audible" || tags["sensory"] == "audio"))
+            let penalty = barrierPenalties[barrier]
+            rule.blocks = !passes && penalty == nil || tooLow
+            rule.barrierDelay = penalty ?? 0
         }
         return rule
     }
@@ -267,46 +497,25 @@ public struct CarProfile: Sendable {
     // MARK: - Relations
 
     /// The kind of a restriction relation for cars, or nil when it is not one or does not apply to
-    /// cars (`except=motorcar`, a `restriction:<other vehicle>` only, unknown values).
+    /// cars: `except` naming a car mode, a `restriction:<other vehicle>` only, `no_*_on_red`, or a
+    /// value that is neither `no_*` nor `only_*`. (`restriction:conditional` is not read.)
     public func restriction(_ tags: [String: String]) -> RestrictionKind? {
         guard tags["type"] == "restriction" else { return nil }
-        if let except = tags["except"], except.split(separator: ";").contains(where: { ["motorcar", "motor_vehicle", "vehicle"].contains($0.trimmingCharacters(in: .whitespaces)) }) {
+        if let except = tags["except"], except.split(separator: ";").contains(where: { restrictionModes.contains($0.trimmingCharacters(in: .whitespaces)) }) {
             return nil
         }
-        guard let value = tags["restriction:motorcar"] ?? tags["restriction:motor_vehicle"] ?? tags["restriction"] else { return nil }
-        if value.hasPrefix("no_") { return .prohibitive }
-        if value.hasPrefix("only_") { return .mandatory }
-        return nil
-    }
-
-    /// Parses a duration: `HH:MM`, `HH:MM:SS`, plain minutes (`45`), or ISO 8601 (`PT1H30M`). Seconds.
-    public static func parseDuration(_ text: String) -> Double? {
-        let t = text.trimmingCharacters(in: .whitespaces)
-        if t.hasPrefix("PT") || t.hasPrefix("pt") {
-            var total = 0.0, number = ""
-            for ch in t.dropFirst(2) {
-                if ch.isNumber || ch == "." { number.append(ch); continue }
-                guard let value = Double(number) else { return nil }
-                switch ch {
-                case "H", "h": total += value * 3600
-                case "M", "m": total += value * 60
-                case "S", "s": total += value
-                default: return nil
-                }
-                number = ""
+        let values = (["restriction"] + restrictionModes.map { "restriction:" + $0 }).compactMap { tags[$0] }
+        guard !values.isEmpty else { return nil }
+        var kind: RestrictionKind?
+        for value in values {
+            if value.hasPrefix("only_") {
+                kind = .mandatory
+            } else if value.hasPrefix("no_") && !value.hasSuffix("_on_red") {
+                kind = .prohibitive
+            } else {
+                return nil
             }
-            return number.isEmpty && total > 0 ? total : nil
         }
-        let parts = t.split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
-        guard !parts.isEmpty, parts.allSatisfy({ $0 != nil && $0! >= 0 }) else { return nil }
-        let v = parts.map { $0! }
-        let seconds: Double
-        switch v.count {
-        case 1: seconds = v[0] * 60
-        case 2: seconds = v[0] * 3600 + v[1] * 60
-        case 3: seconds = v[0] * 3600 + v[1] * 60 + v[2]
-        default: return nil
-        }
-        return seconds > 0 ? seconds : nil
+        return kind
     }
 }

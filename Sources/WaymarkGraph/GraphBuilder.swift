@@ -55,7 +55,7 @@ public struct GraphBuilder {
     // MARK: - Build
 
     private struct PendingEdge {
-        var source: UInt32, target: UInt32, segment: UInt32, length: Float, duration: Float
+        var source: UInt32, target: UInt32, segment: UInt32, length: Float, duration: Float, weight: Float
     }
 
     /// Builds the graph. Consumes nothing; can be called once per input.
@@ -75,10 +75,15 @@ public struct GraphBuilder {
             }
         }
         var blocked = [Bool](repeating: false, count: inputCount)
-        var signals = [Bool](repeating: false, count: inputCount)
+        /// Vertex flags of each input node (signals, gate), and the seconds passing it costs.
+        var flags = [UInt8](repeating: 0, count: inputCount)
+        var delay: [UInt32: Double] = [:]
         for (node, rule) in nodeRules where Int(node) < inputCount {
             blocked[Int(node)] = rule.blocks
-            signals[Int(node)] = rule.trafficSignals
+            if rule.trafficSignals { flags[Int(node)] |= RoadGraph.trafficSignalsFlag }
+            if rule.barrierDelay > 0 { flags[Int(node)] |= RoadGraph.gateFlag }
+            let seconds = (rule.trafficSignals ? profile.trafficSignalDelay : 0) + rule.barrierDelay
+            if seconds > 0 { delay[node] = seconds }
         }
 
         var vertexOf = [UInt32](repeating: RoadGraph.invalid, count: inputCount)
@@ -86,7 +91,7 @@ public struct GraphBuilder {
             let id = UInt32(graph.latitudes.count)
             graph.latitudes.append(latitudes[Int(node)])
             graph.longitudes.append(longitudes[Int(node)])
-            graph.nodeFlags.append(signals[Int(node)] ? RoadGraph.trafficSignalsFlag : 0)
+            graph.nodeFlags.append(flags[Int(node)])
             return id
         }
         func sharedVertex(_ node: UInt32) -> UInt32 {
@@ -125,7 +130,8 @@ public struct GraphBuilder {
             var start: UInt32? = nil            // vertex where the current piece started
             var length = 0.0
             var previous: UInt32 = GraphBuilder.missing
-            var interiorSignals = 0
+            /// Seconds of signals and gates passed inside the current piece.
+            var interiorDelay = 0.0
             var shape: [(Int32, Int32)] = []
 
             func finishPiece(at end: UInt32) {
@@ -147,24 +153,25 @@ public struct GraphBuilder {
                     shapeLon.append(lon)
                 }
                 graph.shapeStart.append(UInt32(shapeLat.count))
-                let signalDelay = Double(interiorSignals) * profile.trafficSignalDelay
-                func duration(_ speed: Double) -> Float {
-                    if let total = way.rule.duration, totalLength > 0 { return Float(total * length / totalLength) }
-                    return Float(length / (speed / 3.6) + signalDelay)
+                // Travel time from the speed (or a ferry's share of its duration), plus what the
+                // signals and gates inside cost; the weight divides the travel part by the penalty.
+                func edge(_ source: UInt32, _ target: UInt32, _ segment: UInt32, speed: Double, penalty: Double) -> PendingEdge {
+                    let travel: Double
+                    if let total = way.rule.duration, totalLength > 0 { travel = total * length / totalLength } else { travel = length / (speed / 3.6) }
+                    return PendingEdge(source: source, target: target, segment: segment, length: Float(length),
+                                       duration: Float(travel + interiorDelay), weight: Float(travel / penalty + interiorDelay))
                 }
                 if way.rule.forwardSpeed > 0 {
-                    pending.append(PendingEdge(source: from, target: end, segment: segment << 1,
-                                               length: Float(length), duration: duration(way.rule.forwardSpeed)))
+                    pending.append(edge(from, end, segment << 1, speed: way.rule.forwardSpeed, penalty: way.rule.forwardPenalty))
                 }
                 if way.rule.backwardSpeed > 0 {
-                    pending.append(PendingEdge(source: end, target: from, segment: segment << 1 | 1,
-                                               length: Float(length), duration: duration(way.rule.backwardSpeed)))
+                    pending.append(edge(end, from, segment << 1 | 1, speed: way.rule.backwardSpeed, penalty: way.rule.backwardPenalty))
                 }
             }
             func begin(_ vertex: UInt32) {
                 start = vertex
                 length = 0
-                interiorSignals = 0
+                interiorDelay = 0
                 shape.removeAll(keepingCapacity: true)
             }
 
@@ -189,7 +196,7 @@ public struct GraphBuilder {
                     begin(vertex)
                 } else {
                     shape.append((latitudes[Int(node)], longitudes[Int(node)]))
-                    if signals[Int(node)] { interiorSignals += 1 }
+                    interiorDelay += delay[node] ?? 0
                 }
                 previous = node
             }
@@ -208,6 +215,7 @@ public struct GraphBuilder {
         graph.edgeSegment = [UInt32](repeating: 0, count: edgeCount)
         graph.edgeLength = [Float](repeating: 0, count: edgeCount)
         graph.edgeDuration = [Float](repeating: 0, count: edgeCount)
+        graph.edgeWeight = [Float](repeating: 0, count: edgeCount)
         for e in pending {
             let slot = Int(cursor[Int(e.source)])
             cursor[Int(e.source)] += 1
@@ -215,6 +223,7 @@ public struct GraphBuilder {
             graph.edgeSegment[slot] = e.segment
             graph.edgeLength[slot] = e.length
             graph.edgeDuration[slot] = e.duration
+            graph.edgeWeight[slot] = e.weight
         }
         graph.firstEdge = first
 

@@ -77,7 +77,7 @@ public enum GraphFile {
         let sections: [Section] = [
             Section("NLAT", graph.latitudes), Section("NLON", graph.longitudes), Section("NFLG", graph.nodeFlags),
             Section("EFST", graph.firstEdge), Section("ETGT", graph.edgeTarget), Section("ESEG", graph.edgeSegment),
-            Section("ELEN", graph.edgeLength), Section("EDUR", graph.edgeDuration),
+            Section("ELEN", graph.edgeLength), Section("EDUR", graph.edgeDuration), Section("EWGT", graph.edgeWeight),
             Section("IFST", graph.firstIncoming), Section("IEDG", graph.incomingEdge), Section("ISRC", graph.incomingSource),
             Section("SSHP", graph.shapeStart), Section("SLAT", graph.shapeLatitudes), Section("SLON", graph.shapeLongitudes),
             Section("SNAM", graph.segmentName), Section("SREF", graph.segmentRef), Section("SHWY", graph.segmentHighway),
@@ -119,7 +119,7 @@ public enum GraphFile {
     }
 
     /// The four-character tags the graph itself uses.
-    static let graphTags: Set<String> = ["NLAT", "NLON", "NFLG", "EFST", "ETGT", "ESEG", "ELEN", "EDUR", "IFST", "IEDG", "ISRC",
+    static let graphTags: Set<String> = ["NLAT", "NLON", "NFLG", "EFST", "ETGT", "ESEG", "ELEN", "EDUR", "EWGT", "IFST", "IEDG", "ISRC",
                                          "SSHP", "SLAT", "SLON", "SNAM", "SREF", "SHWY", "SFLG", "SWAY", "STRO", "STRB",
                                          "RVIA", "RFRM", "RTO_", "RKND", "REPT", "DSID"]
 
@@ -196,6 +196,8 @@ public enum GraphFile {
         g.edgeSegment = try array("ESEG", UInt32.self)
         g.edgeLength = try array("ELEN", Float.self)
         g.edgeDuration = try array("EDUR", Float.self)
+        // Files written before weights were stored route by travel time alone.
+        g.edgeWeight = sections[fourCC("EWGT")] != nil ? try array("EWGT", Float.self) : g.edgeDuration
         g.firstIncoming = try array("IFST", UInt32.self)
         g.incomingEdge = try array("IEDG", UInt32.self)
         g.incomingSource = try array("ISRC", UInt32.self)
@@ -241,7 +243,8 @@ public enum GraphFile {
         try check(g.longitudes.count == n && g.nodeFlags.count == n, "vertex arrays differ in length")
         try check(g.firstEdge.count == n + 1 && g.firstEdge.first == 0 && Int(g.firstEdge.last!) == m, "edge rows")
         try check(zip(g.firstEdge, g.firstEdge.dropFirst()).allSatisfy { $0 <= $1 }, "edge rows not monotonic")
-        try check(g.edgeSegment.count == m && g.edgeLength.count == m && g.edgeDuration.count == m, "edge arrays differ in length")
+        try check(g.edgeSegment.count == m && g.edgeLength.count == m && g.edgeDuration.count == m
+                  && g.edgeWeight.count == m, "edge arrays differ in length")
         try check(g.edgeTarget.allSatisfy { Int($0) < n }, "edge target out of range")
         try check(g.edgeSegment.allSatisfy { Int($0 >> 1) < s }, "edge segment out of range")
         try check(g.firstIncoming.count == n + 1 && g.firstIncoming.first == 0 && Int(g.firstIncoming.last!) == m, "incoming rows")

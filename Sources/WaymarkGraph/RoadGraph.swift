@@ -26,6 +26,7 @@ public struct RoadGraph: Sendable, Equatable {
     public internal(set) var latitudes: [Int32] = []
     public internal(set) var longitudes: [Int32] = []
     /// Bit 0: traffic signals at this vertex. Bit 1: a turn restriction has this vertex as via.
+    /// Bit 2: a gate (passable at a delay).
     public internal(set) var nodeFlags: [UInt8] = []
 
     // MARK: Edges (forward rows)
@@ -34,7 +35,12 @@ public struct RoadGraph: Sendable, Equatable {
     /// Segment index << 1, plus 1 when the edge runs against the segment's stored direction.
     public internal(set) var edgeSegment: [UInt32] = []
     public internal(set) var edgeLength: [Float] = []
+    /// Travel time in seconds (signals and gates passed inside the edge included).
     public internal(set) var edgeDuration: [Float] = []
+    /// Routing weight in seconds: the travel time divided by the way's rate penalty (OSRM's
+    /// "routability": service roads, narrow roads and side roads weigh more than they take).
+    /// What the searches minimise; equal to the duration where no penalty applies.
+    public internal(set) var edgeWeight: [Float] = []
 
     // MARK: Reverse rows
     public internal(set) var firstIncoming: [UInt32] = [0]
@@ -71,6 +77,7 @@ public struct RoadGraph: Sendable, Equatable {
 
     public static let trafficSignalsFlag: UInt8 = 1 << 0
     public static let restrictionViaFlag: UInt8 = 1 << 1
+    public static let gateFlag: UInt8 = 1 << 2
 
     // MARK: - Reading
 

@@ -1,6 +1,8 @@
 import Foundation
 
-/// Costs the search adds beyond the edges' travel times, after OSRM's car profile.
+/// What turning costs, after OSRM's car profile (`process_turn`): time for the turn by its angle, a
+/// U-turn, the signals or gate at the junction; and the routing weight of entering a road with
+/// restricted access from one without, which keeps through traffic out.
 public struct TurnCosts: Sendable, Hashable {
     /// Seconds for turning back onto the road just travelled (OSRM uses 20).
     public var uTurnPenalty: Double = 20
@@ -12,6 +14,11 @@ public struct TurnCosts: Sendable, Hashable {
     public var turnBias: Double = 1.075
     /// Traffic keeps left (Britain, Japan, …): left turns are the cheap ones.
     public var leftHandTraffic = false
+    /// Seconds for passing a gate at a junction (OSRM's `barrier_penalties`).
+    public var gateDelay: Double = CarProfile().barrierPenalties["gate"] ?? 60
+    /// The weight, in seconds, of turning from a road without access restrictions onto one with
+    /// them (OSRM's `max_turn_weight`: the largest turn weight it stores, 32767 × 0.1 s).
+    public var restrictedEntryWeight = 3276.7
 
     /// The costs for a graph: right- or left-hand traffic as the graph records.
     public init(for graph: RoadGraph) {

@@ -69,7 +69,7 @@ extension OSMReadError {
 
 /// Collects what the graph needs while the file streams past.
 private final class Collector: OSMElementSink {
-    static let relationKeys: Set<String> = ["type", "restriction", "restriction:motorcar", "restriction:motor_vehicle", "except"]
+    static let relationKeys: Set<String> = ["type", "restriction", "restriction:motorcar", "restriction:motor_vehicle", "restriction:vehicle", "except"]
 
     let profile: CarProfile
     var nodeIDs: [Int64] = [], nodeLatitudes: [Int32] = [], nodeLongitudes: [Int32] = []
@@ -91,7 +91,7 @@ private final class Collector: OSMElementSink {
         nodeLongitudes.append(longitude)
         if !tags.isEmpty {
             let rule = profile.node(tags)
-            if rule.blocks || rule.trafficSignals { nodeRules[id] = rule }
+            if !rule.isEmpty { nodeRules[id] = rule }
         }
     }
 

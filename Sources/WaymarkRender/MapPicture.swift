@@ -127,13 +127,15 @@ public struct MapPicture: Sendable {
         case .unclassified, .residential: return ("#b0b0b0", "#ffffff", 4)
         case .livingStreet: return ("#c0c0c0", "#ededed", 3.5)
         case .service: return ("#c0c0c0", "#ffffff", 2.5)
+        case .winterRoad, .iceRoad: return ("#8f8f8f", "#e6f2ff", 3.5)
+        case .other: return ("#b08000", "#f2e4c4", 2)
         case .ferry: return ("none", "#66a3d9", 1.5)
         }
     }
 
     /// Drawing order: minor roads first, motorways on top.
     static let drawingOrder: [HighwayClass] = [
-        .ferry, .service, .livingStreet, .residential, .unclassified, .tertiaryLink, .tertiary, .secondaryLink,
+        .ferry, .other, .service, .iceRoad, .winterRoad, .livingStreet, .residential, .unclassified, .tertiaryLink, .tertiary, .secondaryLink,
         .secondary, .primaryLink, .primary, .trunkLink, .trunk, .motorwayLink, .motorway,
     ]
 

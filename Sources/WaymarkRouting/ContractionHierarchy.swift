@@ -30,7 +30,6 @@ public struct ContractionHierarchy: Sendable {
     let arcSecond: [Int32]
     /// Turn costs, for entering the goal edge part-way.
     let transitions: TransitionTable
-    let signalDelay: Double
     /// The turn costs it was contracted under.
     public let costs: TurnCosts
     /// The graph's turn geometry the costs came from (routers on this hierarchy reuse it).
@@ -43,14 +42,13 @@ public struct ContractionHierarchy: Sendable {
         let turnTables = turns ?? TurnGeometry(graph: graph)
         let table = TransitionTable(graph: graph, turns: turnTables, costs: costs)
         transitions = table
-        signalDelay = costs.trafficSignalDelay
         self.costs = costs
         self.turns = turnTables
         var builder = HierarchyBuilder(nodeCount: graph.edgeCount)
         for e in 0..<graph.edgeCount {
             for f in graph.edges(from: graph.edgeTarget[e]) where f != e {
-                guard let turn = graph.turnWeight(e, f, table: table, signalDelay: costs.trafficSignalDelay) else { continue }
-                builder.addOriginal(UInt32(e), UInt32(f), turn + Double(graph.edgeDuration[f]))
+                guard let turn = graph.turnWeight(e, f, table: table) else { continue }
+                builder.addOriginal(UInt32(e), UInt32(f), turn + Double(graph.edgeWeight[f]))
             }
         }
         builder.contractAll()
@@ -74,7 +72,6 @@ public struct ContractionHierarchy: Sendable {
         self.costs = costs
         self.turns = turns
         self.transitions = transitions
-        signalDelay = costs.trafficSignalDelay
         self.up = up
         self.down = down
         self.arcTail = arcTail; self.arcHead = arcHead; self.arcFirst = arcFirst; self.arcSecond = arcSecond
@@ -365,8 +362,11 @@ extension ContractionHierarchy {
                 .init("HATL", arcTail), .init("HAHD", arcHead), .init("HAF1", arcFirst), .init("HAF2", arcSecond)]
     }
 
+    /// The weights the hierarchy was contracted under: the metric's version (2: routing weights
+    /// with restricted-entry turns; hierarchies of version 1 are refused and must be rebuilt) and
+    /// the turn costs.
     static func parameters(_ c: TurnCosts) -> [Double] {
-        [c.uTurnPenalty, c.trafficSignalDelay, c.turnPenalty, c.turnBias, c.leftHandTraffic ? 1 : 0]
+        [2, c.uTurnPenalty, c.trafficSignalDelay, c.turnPenalty, c.turnBias, c.leftHandTraffic ? 1 : 0, c.gateDelay, c.restrictedEntryWeight]
     }
 
     /// Whether graph-file sections hold a hierarchy.
@@ -386,10 +386,11 @@ extension ContractionHierarchy {
         }
         let parameters = try array("HPRM", Double.self)
         func check(_ ok: Bool, _ what: String) throws(HierarchyFileError) { if !ok { throw HierarchyFileError(reason: what) } }
-        try check(parameters.count == 7, "parameters")
-        try check(Array(parameters.prefix(5)) == ContractionHierarchy.parameters(costs), "contracted under other turn costs")
+        let expected = ContractionHierarchy.parameters(costs)
+        try check(parameters.count == expected.count + 2 && parameters[0] == expected[0], "contracted under an older weight metric")
+        try check(Array(parameters.prefix(expected.count)) == expected, "contracted under other turn costs")
         let n = graph.edgeCount
-        try check(parameters[5] == Double(n), "built for another graph")
+        try check(parameters[expected.count] == Double(n), "built for another graph")
         let up = ArcRows(start: try array("HUPS", UInt32.self), end: try array("HUPH", UInt32.self),
                          weight: try array("HUPW", Double.self), arc: try array("HUPA", UInt32.self))
         let down = ArcRows(start: try array("HDNS", UInt32.self), end: try array("HDNT", UInt32.self),
@@ -427,7 +428,7 @@ extension ContractionHierarchy {
             }
         }
         let turnTables = turns ?? TurnGeometry(graph: graph)
-        self.init(nodeCount: n, shortcutCount: Int(parameters[6]), costs: costs, turns: turnTables,
+        self.init(nodeCount: n, shortcutCount: Int(parameters[expected.count + 1]), costs: costs, turns: turnTables,
                   transitions: TransitionTable(graph: graph, turns: turnTables, costs: costs),
                   up: up, down: down, arcTail: arcTail, arcHead: arcHead, arcFirst: arcFirst, arcSecond: arcSecond)
     }

@@ -108,7 +108,7 @@ public final class HierarchySearch {
         var direct: (edge: Int, from: Double, to: Double)?
         for s in starts {
             for g in goals where g.edge == s.edge && g.offset >= s.offset {
-                let d = graph.part(s.edge, from: s.offset, to: g.offset).duration
+                let d = graph.part(s.edge, from: s.offset, to: g.offset).weight
                 if d < best {
                     best = d
                     direct = (s.edge, s.offset, g.offset)
@@ -116,13 +116,13 @@ public final class HierarchySearch {
             }
         }
         for s in starts {
-            forward.relax(s.edge, graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge])).duration, parent: -1)
+            forward.relax(s.edge, graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge])).weight, parent: -1)
         }
         for (i, g) in goals.enumerated() {
-            let partial = graph.part(g.edge, from: 0, to: g.offset).duration
+            let partial = graph.part(g.edge, from: 0, to: g.offset).weight
             for slot in graph.incoming(to: graph.source(of: g.edge)) {
                 let e = Int(graph.incomingEdge[slot])
-                guard let turn = graph.turnWeight(e, g.edge, table: ch.transitions, signalDelay: ch.signalDelay) else { continue }
+                guard let turn = graph.turnWeight(e, g.edge, table: ch.transitions) else { continue }
                 backward.relax(e, turn + partial, parent: Int32(-1 - i))
             }
         }
@@ -145,7 +145,7 @@ public final class HierarchySearch {
         guard best.isFinite else { return nil }
         // A meeting found is cheaper than any direct way along one edge (it had to beat it).
         if meet < 0, let direct {
-            return RoutePath(graph: graph, edges: [direct.edge], startOffset: direct.from, endOffset: direct.to, duration: best)
+            return RoutePath(data: data, edges: [direct.edge], startOffset: direct.from, endOffset: direct.to, weight: best)
         }
 
         // Start … meet by the forward parents, meet … goal by the backward ones.
@@ -168,6 +168,6 @@ public final class HierarchySearch {
         let goal = goals[Int(-1 - backward.labels[x].parent)]
         edges.append(goal.edge)
         let startOffset = starts.first { $0.edge == edges[0] }!.offset
-        return RoutePath(graph: graph, edges: edges, startOffset: startOffset, endOffset: goal.offset, duration: best)
+        return RoutePath(data: data, edges: edges, startOffset: startOffset, endOffset: goal.offset, weight: best)
     }
 }

@@ -103,13 +103,13 @@ public struct Landmarks: Sendable {
             if reverse {
                 for slot in graph.incoming(to: UInt32(v)) {
                     let u = Int(graph.incomingSource[slot])
-                    let nd = d + Double(graph.edgeDuration[Int(graph.incomingEdge[slot])])
+                    let nd = d + Double(graph.edgeWeight[Int(graph.incomingEdge[slot])])
                     if nd < dist[u] { dist[u] = nd; heap.push(nd, u) }
                 }
             } else {
                 for e in graph.edges(from: UInt32(v)) {
                     let w = Int(graph.edgeTarget[e])
-                    let nd = d + Double(graph.edgeDuration[e])
+                    let nd = d + Double(graph.edgeWeight[e])
                     if nd < dist[w] { dist[w] = nd; heap.push(nd, w) }
                 }
             }

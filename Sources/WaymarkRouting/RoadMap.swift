@@ -218,7 +218,7 @@ final class RoutingData: Sendable {
     let costs: TurnCosts
     let turns: TurnGeometry
     let transitions: TransitionTable
-    /// Metres per second of the fastest edge (A*'s great-circle bound).
+    /// Metres per unit of weight of the "fastest" edge by weight (A*'s great-circle bound).
     let maximumSpeed: Double
     let landmarks: Landmarks?
     let hierarchy: ContractionHierarchy?
@@ -233,8 +233,8 @@ final class RoutingData: Sendable {
         self.landmarks = landmarks
         self.hierarchy = hierarchy
         var fastest = 1.0
-        for e in 0..<graph.edgeCount where graph.edgeDuration[e] > 0 {
-            fastest = max(fastest, Double(graph.edgeLength[e]) / Double(graph.edgeDuration[e]))
+        for e in 0..<graph.edgeCount where graph.edgeWeight[e] > 0 {
+            fastest = max(fastest, Double(graph.edgeLength[e]) / Double(graph.edgeWeight[e]))
         }
         maximumSpeed = fastest
     }

@@ -84,6 +84,8 @@ public struct RouteLeg: Sendable, Equatable {
     public var distance: Double
     /// Seconds, turn costs included.
     public var duration: Double
+    /// The routing weight the search minimised (OSRM's "routability"), in seconds.
+    public var weight: Double
     /// The names of the two longest roads of the leg.
     public var summary: String
     public var steps: [RouteStep]
@@ -95,6 +97,8 @@ public struct Route: Sendable, Equatable {
     public var distance: Double
     /// Seconds, turn costs included.
     public var duration: Double
+    /// The routing weight the search minimised (OSRM's "routability"), in seconds.
+    public var weight: Double
     public var geometry: [Coordinate]
     public var legs: [RouteLeg]
     /// The snapped waypoints, in order.

@@ -2,9 +2,12 @@ import Foundation
 import WaymarkGeo
 import WaymarkGraph
 
-/// The fastest way between two snapped points.
+/// The best way between two snapped points: the least routing weight.
 public struct RoutePath: Sendable, Equatable {
-    /// Travel time in seconds (edges, partial edges at both ends, turn costs).
+    /// The routing weight in seconds the search minimised (travel time with OSRM's routability
+    /// penalties, turn costs, restricted-entry turns).
+    public var weight: Double
+    /// Travel time in seconds (edges, partial edges at both ends, turns, signals and gates).
     public var duration: Double
     /// Length in metres.
     public var distance: Double
@@ -18,17 +21,27 @@ public struct RoutePath: Sendable, Equatable {
 
 extension RoutePath {
     /// A path found by a search: the edges driven (the first from `startOffset`, the last up to
-    /// `endOffset`; one edge: between the two) and its cost; the length is summed here.
-    init(graph: RoadGraph, edges: [Int], startOffset: Double, endOffset: Double, duration: Double) {
-        let distance: Double
+    /// `endOffset`; one edge: between the two) and its weight; length and travel time are summed
+    /// here, edge by edge and turn by turn.
+    init(data: RoutingData, edges: [Int], startOffset: Double, endOffset: Double, weight: Double) {
+        let graph = data.graph
+        var distance = 0.0, duration = 0.0
         if edges.count == 1 {
-            distance = graph.part(edges[0], from: startOffset, to: endOffset).distance
+            (_, duration, distance) = graph.part(edges[0], from: startOffset, to: endOffset)
         } else {
-            var sum = graph.part(edges[0], from: startOffset, to: Double(graph.edgeLength[edges[0]])).distance
-            for middle in edges.dropFirst().dropLast() { sum += Double(graph.edgeLength[middle]) }
-            distance = sum + graph.part(edges[edges.count - 1], from: 0, to: endOffset).distance
+            (_, duration, distance) = graph.part(edges[0], from: startOffset, to: Double(graph.edgeLength[edges[0]]))
+            for i in 1..<edges.count {
+                duration += TransitionTable.duration(edges[i - 1], edges[i], graph, data.turns, data.costs)
+                if i < edges.count - 1 {
+                    distance += Double(graph.edgeLength[edges[i]])
+                    duration += Double(graph.edgeDuration[edges[i]])
+                }
+            }
+            let last = graph.part(edges[edges.count - 1], from: 0, to: endOffset)
+            distance += last.distance
+            duration += last.duration
         }
-        self.init(duration: duration, distance: distance, edges: edges, startOffset: startOffset, endOffset: endOffset)
+        self.init(weight: weight, duration: duration, distance: distance, edges: edges, startOffset: startOffset, endOffset: endOffset)
     }
 }
 
@@ -122,7 +135,7 @@ public final class RouteSearch {
         // Along a single edge from start to goal, without reaching a vertex.
         for s in starts {
             for g in goals where g.edge == s.edge && g.offset >= s.offset {
-                let d = graph.part(s.edge, from: s.offset, to: g.offset).duration
+                let d = graph.part(s.edge, from: s.offset, to: g.offset).weight
                 if d < best {
                     best = d
                     bestDirect = EdgePoint(edge: s.edge, offset: s.offset)
@@ -131,7 +144,7 @@ public final class RouteSearch {
             }
         }
         for s in starts {
-            let c = graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge])).duration
+            let c = graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge])).weight
             relax(s.edge, c, parent: -1, h: h(s.edge))
         }
 
@@ -139,7 +152,6 @@ public final class RouteSearch {
         let goalEdge0 = goals.count > 0 ? goals[0].edge : -1, goalOffset0 = goals.count > 0 ? goals[0].offset : 0
         let goalEdge1 = goals.count > 1 ? goals[1].edge : -1, goalOffset1 = goals.count > 1 ? goals[1].offset : 0
         let transitionStart = data.transitions.start, transitionCost = data.transitions.cost
-        let signalDelay = data.costs.trafficSignalDelay
 
         while let (key, e) = heap.pop() {
             let cost = labels[e].cost
@@ -147,8 +159,7 @@ public final class RouteSearch {
             if key >= best { break }
             settledCount += 1
             let v = graph.edgeTarget[e]
-            var base = cost
-            if graph.nodeFlags[Int(v)] & RoadGraph.trafficSignalsFlag != 0 { base += signalDelay }
+            let base = cost
             let restricted = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
             let fromSegment = graph.segment(of: e)
             let outgoing = graph.edges(from: v)
@@ -158,7 +169,7 @@ public final class RouteSearch {
                 if restricted && !graph.turnAllowed(via: v, from: fromSegment, to: graph.segment(of: f)) { continue }
                 if f == goalEdge0 || f == goalEdge1 {
                     let goalOffset = f == goalEdge0 ? goalOffset0 : goalOffset1
-                    let total = c + graph.part(f, from: 0, to: goalOffset).duration
+                    let total = c + graph.part(f, from: 0, to: goalOffset).weight
                     if total < best {
                         best = total
                         bestEdge = e
@@ -167,13 +178,13 @@ public final class RouteSearch {
                         goalLastEdge = f
                     }
                 }
-                relax(f, c + Double(graph.edgeDuration[f]), parent: e, h: h(f))
+                relax(f, c + Double(graph.edgeWeight[f]), parent: e, h: h(f))
             }
         }
         guard best.isFinite else { return nil }
 
         if let direct = bestDirect {
-            return RoutePath(graph: graph, edges: [direct.edge], startOffset: direct.offset, endOffset: bestGoalOffset, duration: best)
+            return RoutePath(data: data, edges: [direct.edge], startOffset: direct.offset, endOffset: bestGoalOffset, weight: best)
         }
         var edges = [goalLastEdge]
         var e = bestEdge
@@ -183,6 +194,6 @@ public final class RouteSearch {
         }
         edges.reverse()
         let startOffset = starts.first { $0.edge == edges[0] }!.offset
-        return RoutePath(graph: graph, edges: edges, startOffset: startOffset, endOffset: bestGoalOffset, duration: best)
+        return RoutePath(data: data, edges: edges, startOffset: startOffset, endOffset: bestGoalOffset, weight: best)
     }
 }

@@ -69,6 +69,7 @@ public final class Router {
             geometry += geometry.isEmpty ? legGeometry : Array(legGeometry.dropFirst())
         }
         return Route(distance: legs.reduce(0) { $0 + $1.distance }, duration: legs.reduce(0) { $0 + $1.duration },
+                     weight: legs.reduce(0) { $0 + $1.weight },
                      geometry: geometry, legs: legs, waypoints: snaps, destinationName: nil)
     }
 
@@ -152,7 +153,7 @@ public final class Router {
         let top = lengthByName.sorted { $0.value > $1.value }.prefix(2).map(\.key)
         let summary = steps.map(\.name).reduce(into: [String]()) { acc, n in if top.contains(n) && !acc.contains(n) { acc.append(n) } }
             .joined(separator: ", ")
-        return RouteLeg(distance: steps.reduce(0) { $0 + $1.distance }, duration: path.duration, summary: summary, steps: steps)
+        return RouteLeg(distance: steps.reduce(0) { $0 + $1.distance }, duration: path.duration, weight: path.weight, summary: summary, steps: steps)
     }
 
     private func share(_ p: Piece) -> Double {

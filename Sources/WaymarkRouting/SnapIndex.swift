@@ -75,7 +75,8 @@ public struct SnapIndex: Sendable {
         func cell(_ c: Coordinate) -> (Int64, Int64) {
             (Int64((c.longitude * lonScale / SnapIndex.cellSize).rounded(.down)), Int64((c.latitude * latScale / SnapIndex.cellSize).rounded(.down)))
         }
-        for s in 0..<segments where start[s] != RoadGraph.invalid {
+        // Waypoints never snap onto ferries or private service roads (OSRM's `is_startpoint`).
+        for s in 0..<segments where start[s] != RoadGraph.invalid && !EdgeFlags(rawValue: graph.segmentFlags[s]).contains(.notStartpoint) {
             let shape = SnapIndex.shape(graph, s, start[s], end[s])
             for i in 0..<(shape.count - 1) {
                 let piece = UInt32(segmentsOfPiece.count)

@@ -45,9 +45,10 @@ public struct TurnGeometry: Sendable {
     }
 }
 
-/// The cost of every turn e → f (f leaving e's target), shared by the searches so they agree to
-/// the bit: the turn penalty by angle where three or more roads meet, plus the U-turn penalty.
-/// Entry for e → f: `cost[start[e] + (f − firstEdge[target(e)])]`.
+/// The routing weight of every turn e → f (f leaving e's target), shared by the searches so they
+/// agree to the bit: the signals and gate at the junction, the turn penalty by angle where three
+/// or more roads meet, the U-turn penalty — or, entering a restricted road from an unrestricted
+/// one, OSRM's `max_turn_weight` instead. Entry for e → f: `cost[start[e] + (f − firstEdge[target(e)])]`.
 struct TransitionTable: Sendable {
     let start: [UInt32]
     let cost: [Float]
@@ -58,18 +59,29 @@ struct TransitionTable: Sendable {
         transitions.reserveCapacity(graph.edgeCount * 3)
         for e in 0..<graph.edgeCount {
             starts[e] = UInt32(transitions.count)
-            let v = graph.edgeTarget[e]
-            let junction = turns.roads[Int(v)] > 2
-            for f in graph.edges(from: v) {
-                let uTurn = graph.segment(of: f) == graph.segment(of: e) && graph.isReversed(f) != graph.isReversed(e)
-                var c = uTurn ? costs.uTurnPenalty : 0
-                if junction || uTurn { c += costs.turn(turns.angle(e, f)) }
-                transitions.append(Float(c))
+            let restricted = graph.isRestricted(e)
+            for f in graph.edges(from: graph.edgeTarget[e]) {
+                let weight = !restricted && graph.isRestricted(f) ? costs.restrictedEntryWeight : TransitionTable.duration(e, f, graph, turns, costs)
+                transitions.append(Float(weight))
             }
         }
         starts[graph.edgeCount] = UInt32(transitions.count)
         start = starts
         cost = transitions
+    }
+
+    /// Seconds the turn e → f takes: the signals and gate at the junction, the turn penalty by
+    /// angle where three or more roads meet (or on a U-turn), the U-turn penalty.
+    static func duration(_ e: Int, _ f: Int, _ graph: RoadGraph, _ turns: TurnGeometry, _ costs: TurnCosts) -> Double {
+        let v = graph.edgeTarget[e]
+        let flags = graph.nodeFlags[Int(v)]
+        var seconds = 0.0
+        if flags & RoadGraph.trafficSignalsFlag != 0 { seconds += costs.trafficSignalDelay }
+        if flags & RoadGraph.gateFlag != 0 { seconds += costs.gateDelay }
+        let uTurn = graph.segment(of: f) == graph.segment(of: e) && graph.isReversed(f) != graph.isReversed(e)
+        if uTurn { seconds += costs.uTurnPenalty }
+        if turns.roads[Int(v)] > 2 || uTurn { seconds += costs.turn(turns.angle(e, f)) }
+        return seconds
     }
 }
 
@@ -99,17 +111,21 @@ extension RoadGraph {
         return !mandatory || mandatoryMatched
     }
 
-    /// The cost of turning from e onto f at the vertex between them: the signal delay there plus
-    /// the turn cost; nil when a restriction forbids the turn. `f` must leave e's target.
+    /// The weight of turning from e onto f at the vertex between them (see ``TransitionTable``);
+    /// nil when a restriction forbids the turn. `f` must leave e's target.
     @inline(__always)
-    func turnWeight(_ e: Int, _ f: Int, table: TransitionTable, signalDelay: Double) -> Double? {
+    func turnWeight(_ e: Int, _ f: Int, table: TransitionTable) -> Double? {
         let v = edgeTarget[e]
         if nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0 && !turnAllowed(via: v, from: segment(of: e), to: segment(of: f)) {
             return nil
         }
-        var base = 0.0
-        if nodeFlags[Int(v)] & RoadGraph.trafficSignalsFlag != 0 { base += signalDelay }
-        return base + Double(table.cost[Int(table.start[e]) + f - Int(firstEdge[Int(v)])])
+        return Double(table.cost[Int(table.start[e]) + f - Int(firstEdge[Int(v)])])
+    }
+
+    /// Whether access along edge `e` is restricted (local traffic only).
+    @inline(__always)
+    func isRestricted(_ e: Int) -> Bool {
+        flags(of: e).contains(isReversed(e) ? .restrictedBackward : .restrictedForward)
     }
 }
 
@@ -134,11 +150,12 @@ extension SnapIndex {
 }
 
 extension RoadGraph {
-    /// Travel time and length of edge `edge` between `a` and `b` metres from its source.
-    func part(_ edge: Int, from a: Double, to b: Double) -> (duration: Double, distance: Double) {
+    /// Routing weight, travel time and length of edge `edge` between `a` and `b` metres from its
+    /// source.
+    func part(_ edge: Int, from a: Double, to b: Double) -> (weight: Double, duration: Double, distance: Double) {
         let length = Double(edgeLength[edge])
-        guard length > 0 else { return (0, 0) }
+        guard length > 0 else { return (0, 0, 0) }
         let share = max(0, min(1, (b - a) / length))
-        return (Double(edgeDuration[edge]) * share, length * share)
+        return (Double(edgeWeight[edge]) * share, Double(edgeDuration[edge]) * share, length * share)
     }
 }

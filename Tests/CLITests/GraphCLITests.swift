@@ -9,8 +9,8 @@ import WaymarkGeoJSON
         let map = dir + "/town.wmg"
         let build = try Run.waymark("build", Run.data("sample-town.osm"), "-o", map)
         #expect(build.status == 0, "\(build.stderr)")
-        #expect(build.stdout.contains("routable_ways                   55"))
-        #expect(build.stdout.contains("graph_nodes                     117"))
+        #expect(build.stdout.contains("routable_ways                   56"))
+        #expect(build.stdout.contains("graph_nodes                     118"))
         // Not a terminal: progress, if any, is plain lines; with --quiet nothing at all.
         let quiet = try Run.waymark("build", Run.data("sample-town.osm"), "-o", map, "--quiet")
         #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty)
@@ -25,10 +25,10 @@ import WaymarkGeoJSON
         #expect(build.stdout.contains("driving_side                    right"))
         let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
         #expect(lines.first == "from,to,from_lat,from_lon,to_lat,to_lon,length_m,duration_s,name,highway")
-        #expect(lines.count == 316) // header + 315 directed edges
+        #expect(lines.count == 318) // header + 317 directed edges
         #expect(lines.contains { $0.hasSuffix(",Avel Ferry,ferry") })
         let collection = try GeoJSONReader.readFeatureCollection(Array(try Data(contentsOf: URL(fileURLWithPath: geojson))))
-        #expect(collection.features.count == 315)
+        #expect(collection.features.count == 317)
         try Validator.check([geojson])
     }
 

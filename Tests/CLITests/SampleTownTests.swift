@@ -44,7 +44,8 @@ import WaymarkGeo
         for excluded in ["footway", "cycleway", "track", "steps", "construction", "proposed"] {
             #expect(!ways("highway", excluded).isEmpty, "a \(excluded) for the profile to skip")
         }
-        #expect(nodes("barrier", "gate") == 1 && nodes("barrier", "bollard") == 1 && nodes("barrier", "cattle_grid") == 1)
+        // A gate that opens (Manor Drive), a locked one (Mill Lane), a bollard, a cattle grid.
+        #expect(nodes("barrier", "gate") == 2 && nodes("barrier", "bollard") == 1 && nodes("barrier", "cattle_grid") == 1)
         #expect(nodes("highway", "traffic_signals") >= 3)
 
         // Turn restrictions: from and to ways end (or start) at the via node.

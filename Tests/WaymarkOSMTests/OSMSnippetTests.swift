@@ -67,37 +67,72 @@ extension RoadGraph {
         #expect(implied.flags(of: 0).contains(.oneway))
     }
 
-    @Test func privateRoadIsLeftOut() throws {
+    /// A private road is in the graph for local traffic (restricted, both ways), as in OSRM; a
+    /// road closed to all (`access=no`) is not.
+    @Test func privateRoadIsForLocalTrafficOnly() throws {
         let g = try Snippet.build([Snippet.way(1, [1, 2, 3], ["highway": "residential"]),
                                    Snippet.way(2, [3, 4, 5], ["highway": "service", "access": "private"])])
-        #expect(g.report.routableWays == 1)
-        #expect(g.arcs == ["13.00000>13.00292", "13.00292>13.00000"])
+        #expect(g.report.routableWays == 2)
+        #expect(g.arcs == ["13.00000>13.00292", "13.00292>13.00000", "13.00292>13.00584", "13.00584>13.00292"])
+        let drive = try #require((0..<g.edgeCount).first { g.highway(of: $0) == .service })
+        #expect(g.flags(of: drive).contains([.restrictedAccess, .notStartpoint]))
+        let closed = try Snippet.build([Snippet.way(1, [1, 2, 3], ["highway": "residential"]),
+                                        Snippet.way(2, [3, 4, 5], ["highway": "service", "access": "no"])])
+        #expect(closed.report.routableWays == 1)
     }
 
-    @Test func gateCutsTheWayAndOpenGateDoesNot() throws {
-        let gate = Snippet.baseNodes.enumerated().map { i, n in i == 2 ? Snippet.node(3, 52.0, 13.00292, ["barrier": "gate"]) : n }
-        let g = try Snippet.build([Snippet.way(1, [1, 2, 3, 4, 5], ["highway": "unclassified"])], nodes: gate)
-        // Two pieces that meet at the gate only by coordinate: 1–gate and gate–5, disconnected.
-        #expect(g.report.barrierCuts == 1)
-        #expect(g.nodeCount == 4 && g.edgeCount == 4)
-        #expect(g.report.largestComponentNodes == 2)
-        let open = Snippet.baseNodes.enumerated().map { i, n in i == 2 ? Snippet.node(3, 52.0, 13.00292, ["barrier": "gate", "access": "yes"]) : n }
-        let o = try Snippet.build([Snippet.way(1, [1, 2, 3, 4, 5], ["highway": "unclassified"])], nodes: open)
-        #expect(o.report.barrierCuts == 0 && o.report.largestComponentNodes == 2 && o.nodeCount == 2)
-        let grid = Snippet.baseNodes.enumerated().map { i, n in i == 2 ? Snippet.node(3, 52.0, 13.00292, ["barrier": "cattle_grid"]) : n }
-        #expect(try Snippet.build([Snippet.way(1, [1, 2, 3, 4, 5], ["highway": "unclassified"])], nodes: grid).report.barrierCuts == 0)
+    /// A gate opens at a minute's delay (OSRM's barrier penalty); a gate closed to all and a
+    /// bollard cut the way; an open gate and a cattle grid cost nothing.
+    @Test func barriersCutOrDelay() throws {
+        func build(_ tags: [String: String]) throws -> RoadGraph {
+            let nodes = Snippet.baseNodes.enumerated().map { i, n in i == 2 ? Snippet.node(3, 52.0, 13.00292, tags) : n }
+            return try Snippet.build([Snippet.way(1, [1, 2, 3, 4, 5], ["highway": "unclassified"])], nodes: nodes)
+        }
+        let free = try build([:])
+        let travel = Double(free.edgeDuration[0])
+        let gate = try build(["barrier": "gate"])
+        #expect(gate.report.barrierCuts == 0 && gate.nodeCount == 2)
+        #expect(abs(Double(gate.edgeDuration[0]) - travel - 60) < 1e-3 && abs(Double(gate.edgeWeight[0]) - travel - 60) < 1e-3)
+        for tags in [["barrier": "gate", "access": "no"], ["barrier": "bollard"]] {
+            // Two pieces that meet at the barrier only by coordinate: 1–barrier and barrier–5, disconnected.
+            let cut = try build(tags)
+            #expect(cut.report.barrierCuts == 1 && cut.nodeCount == 4 && cut.edgeCount == 4 && cut.report.largestComponentNodes == 2, "\(tags)")
+        }
+        for tags in [["barrier": "gate", "access": "yes"], ["barrier": "cattle_grid"]] {
+            let open = try build(tags)
+            #expect(open.report.barrierCuts == 0 && abs(Double(open.edgeDuration[0]) - travel) < 1e-3, "\(tags)")
+        }
+        // A gate at a junction: passing it costs the minute at the turn (a vertex flag).
+        let junction = Snippet.baseNodes.enumerated().map { i, n in i == 2 ? Snippet.node(3, 52.0, 13.00292, ["barrier": "gate"]) : n }
+        let j = try Snippet.build([Snippet.way(1, [1, 2, 3, 4, 5], ["highway": "unclassified"]), Snippet.way(2, [3, 6], ["highway": "residential"])],
+                                  nodes: junction)
+        #expect((0..<UInt32(j.nodeCount)).contains { j.nodeFlags[Int($0)] & RoadGraph.gateFlag != 0 })
     }
 
+    /// Rate penalties change the weight, not the travel time.
+    @Test func penaltiesWeighNotTime() throws {
+        let g = try Snippet.build([Snippet.way(1, [1, 2, 3], ["highway": "service", "service": "parking_aisle"]),
+                                   Snippet.way(2, [3, 4, 5], ["highway": "service"])])
+        for e in 0..<g.edgeCount {
+            let aisle = g.segmentWayID[g.segment(of: e)] == 1
+            #expect(abs(Double(g.edgeWeight[e]) - Double(g.edgeDuration[e]) * (aisle ? 2 : 1)) < 1e-3)
+            #expect(abs(Double(g.edgeLength[e]) / Double(g.edgeDuration[e]) * 3.6 - 15) < 1e-3)
+        }
+    }
+
+    /// Ferries take cars unless access says otherwise (as OSRM): at their `duration`, else at 5 km/h.
     @Test func ferryWithDuration() throws {
         let g = try Snippet.build([Snippet.way(1, [1, 2], ["highway": "residential"]),
-                                   Snippet.way(2, [2, 3, 4], ["route": "ferry", "motorcar": "yes", "duration": "00:10"]),
+                                   Snippet.way(2, [2, 3, 4], ["route": "ferry", "duration": "00:10"]),
                                    Snippet.way(3, [4, 5], ["highway": "residential"]),
-                                   Snippet.way(4, [1, 6], ["route": "ferry", "foot": "yes"])])
-        #expect(g.report.routableWays == 3)
-        let ferry = (0..<g.edgeCount).filter { g.flags(of: $0).contains(.ferry) }
-        #expect(ferry.count == 2)
-        for e in ferry { #expect(abs(Double(g.edgeDuration[e]) - 600) < 1e-3) }
-        #expect(g.highway(of: ferry[0]) == .ferry)
+                                   Snippet.way(4, [1, 6], ["route": "ferry", "foot": "yes"]),
+                                   Snippet.way(5, [5, 6], ["route": "ferry", "motor_vehicle": "no"])])
+        #expect(g.report.routableWays == 4)
+        let timed = (0..<g.edgeCount).filter { g.segmentWayID[g.segment(of: $0)] == 2 }
+        #expect(timed.count == 2)
+        for e in timed { #expect(abs(Double(g.edgeDuration[e]) - 600) < 1e-3 && g.highway(of: e) == .ferry && g.flags(of: e).contains(.ferry)) }
+        let plain = (0..<g.edgeCount).filter { g.segmentWayID[g.segment(of: $0)] == 4 }
+        for e in plain { #expect(abs(Double(g.edgeLength[e]) / Double(g.edgeDuration[e]) * 3.6 - 5) < 1e-3) }
     }
 
     @Test func maxspeedVariantsSetDurations() throws {
@@ -116,7 +151,7 @@ extension RoadGraph {
             throw CocoaError(.featureUnsupported)
         }
         #expect(abs(try speed(13.0, 13.00146) - 40) < 1e-3)
-        #expect(abs(try speed(13.00146, 13.00292) - 30 * 1.609344 * 0.8) < 1e-3)
+        #expect(abs(try speed(13.00146, 13.00292) - 30 * 1.609 * 0.8) < 1e-3)
         #expect(abs(try speed(13.00292, 13.00438) - 40) < 1e-3)
         #expect(abs(try speed(13.00438, 13.00584) - 80) < 1e-3)
         #expect(abs(try speed(13.00584, 13.00438) - 40) < 1e-3)

@@ -30,11 +30,11 @@ private let extracts: [String] = ((try? FileManager.default.contentsOfDirectory(
             let b = graph.coordinate(of: UInt32(main[Int(rng.next() % UInt64(main.count))]))
             let route = try router.route([a, b])
             let plain = try #require(dijkstra.route(from: route.waypoints[0], to: route.waypoints[1], heuristic: false))
-            #expect(abs(route.duration - plain.duration) <= 1e-9 * max(1, plain.duration), "\(name)")
+            #expect(abs(route.weight - plain.weight) <= 1e-9 * max(1, plain.weight), "\(name)")
             if let ch {
                 let contracted = try #require(ch.route(from: route.waypoints[0], to: route.waypoints[1]))
-                #expect(abs(contracted.duration - plain.duration) <= 1e-9 * max(1, plain.duration), "\(name): CH")
-                #expect(abs(pathCost(graph, contracted, TurnCosts(for: graph)) - plain.duration) <= 1e-6 * max(1, plain.duration), "\(name): CH path")
+                #expect(abs(contracted.weight - plain.weight) <= 1e-9 * max(1, plain.weight), "\(name): CH")
+                #expect(abs(pathCost(graph, contracted, TurnCosts(for: graph)).weight - plain.weight) <= 1e-6 * max(1, plain.weight), "\(name): CH path")
             }
             let steps = route.legs[0].steps
             #expect(steps.first?.maneuver.type == .depart && steps.last?.maneuver.type == .arrive)

@@ -46,7 +46,7 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         let points = randomCoordinates(40, seed: UInt64(seed))
         for (a, b) in zip(points, points.dropFirst()) {
             let outcomes = maps.map { map in Result { () throws(RouteError) in try map.route(from: a, to: b) } }
-            let durations = outcomes.map { (try? $0.get())?.duration }
+            let durations = outcomes.map { (try? $0.get())?.weight }
             #expect(durations.allSatisfy { ($0 == nil) == (durations[0] == nil) }, "seed \(seed): reachability differs")
             if let d = durations[0] {
                 for other in durations { #expect(abs(other! - d) <= 1e-9 * max(1, d), "seed \(seed): \(durations)") }

@@ -7,7 +7,8 @@ import WaymarkSupport
 @testable import WaymarkRouting
 
 /// A random road graph: nodes scattered over ~2 km, two-node and three-node ways between random
-/// nodes (some oneway), and random restrictions at vertices where two ways meet. Fixed seed.
+/// nodes (some oneway, some for local traffic only, some penalised service roads), a few traffic
+/// signals and gates, and random restrictions at vertices where two ways meet. Fixed seed.
 func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70, restrictions: Int = 12) -> RoadGraph {
     var rng = SplitMix64(seed: seed)
     var b = GraphBuilder()
@@ -26,12 +27,22 @@ func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70, restrictions: In
         case 1: tags["oneway"] = "-1"
         default: break
         }
+        switch rng.next() % 8 {
+        case 0: tags["access"] = "destination"
+        case 1: tags["motor_vehicle:forward"] = "private"
+        case 2: tags["service"] = "parking_aisle"
+        case 3: tags["width"] = "3"
+        default: break
+        }
         var refs = [a, c]
         if rng.next() % 3 == 0 { refs.insert(UInt32(rng.next() % UInt64(nodes)), at: 1) }
         if refs[1] == refs[0] || refs[1] == refs.last! { refs = [a, c] }
         b.ways.append(GraphBuilder.Way(nodes: refs, rule: profile.way(tags)!, id: Int64(w)))
         ends[a, default: []].append(Int64(w))
         ends[c, default: []].append(Int64(w))
+    }
+    for n in 0..<UInt32(nodes) where rng.next() % 6 == 0 {
+        b.nodeRules[n] = rng.next() % 2 == 0 ? NodeRule(trafficSignals: true) : profile.node(["barrier": "gate"])
     }
     let shared = ends.filter { $0.value.count >= 2 }.sorted { $0.key < $1.key }
     for _ in 0..<restrictions where !shared.isEmpty {
@@ -44,7 +55,8 @@ func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70, restrictions: In
 }
 
 /// An independent oracle: Bellman–Ford over edge states with the same rules (partial first and
-/// last edges, U-turn penalty, signal delays, restrictions), written separately from RouteSearch.
+/// last edges, routing weights, U-turn penalty, signal and gate delays, restricted-entry turns,
+/// restrictions), written separately from RouteSearch. Returns the least weight.
 func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ costs: TurnCosts) -> Double? {
     // Turn angles from the graph's own geometry (independent of TurnGeometry's tables).
     func angle(_ e: Int, _ f: Int) -> Double {
@@ -72,30 +84,39 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         let only = rules.filter { g.restrictionKind[$0] == RestrictionKind.mandatory.rawValue }
         return only.isEmpty || only.contains { Int(g.restrictionTo[$0]) == b }
     }
+    func restricted(_ e: Int) -> Bool {
+        EdgeFlags(rawValue: g.segmentFlags[g.segment(of: e)]).contains(g.isReversed(e) ? .restrictedBackward : .restrictedForward)
+    }
     var cost = [Double](repeating: .infinity, count: g.edgeCount)
     let starts = points(from), goals = points(to)
     var best = Double.infinity
     for (e, f) in starts {
-        cost[e] = min(cost[e], Double(g.edgeDuration[e]) * (1 - f))
-        for (ge, gf) in goals where ge == e && gf >= f { best = min(best, Double(g.edgeDuration[e]) * (gf - f)) }
+        cost[e] = min(cost[e], Double(g.edgeWeight[e]) * (1 - f))
+        for (ge, gf) in goals where ge == e && gf >= f { best = min(best, Double(g.edgeWeight[e]) * (gf - f)) }
     }
     var changed = true
     while changed {
         changed = false
         for e in 0..<g.edgeCount where cost[e].isFinite {
             let v = g.edgeTarget[e]
-            var base = cost[e]
-            if g.nodeFlags[Int(v)] & RoadGraph.trafficSignalsFlag != 0 { base += costs.trafficSignalDelay }
+            var delay = 0.0
+            if g.nodeFlags[Int(v)] & RoadGraph.trafficSignalsFlag != 0 { delay += costs.trafficSignalDelay }
+            if g.nodeFlags[Int(v)] & RoadGraph.gateFlag != 0 { delay += costs.gateDelay }
             for f in g.edges(from: v) {
                 guard allowed(v, g.segment(of: e), g.segment(of: f)) else { continue }
-                var c = base
-                let uTurn = g.segment(of: f) == g.segment(of: e) && g.isReversed(f) != g.isReversed(e)
-                if uTurn { c += costs.uTurnPenalty }
-                // Float bearings in the search's tables: allow for their rounding in the comparison below.
-                if roadsAt[Int(v)].count > 2 || uTurn { c += costs.turn(angle(e, f)) }
-                for (ge, gf) in goals where ge == f { best = min(best, c + Double(g.edgeDuration[f]) * gf) }
-                if c + Double(g.edgeDuration[f]) < cost[f] - 1e-12 {
-                    cost[f] = c + Double(g.edgeDuration[f])
+                var c = cost[e]
+                if !restricted(e) && restricted(f) {
+                    c += costs.restrictedEntryWeight
+                } else {
+                    c += delay
+                    let uTurn = g.segment(of: f) == g.segment(of: e) && g.isReversed(f) != g.isReversed(e)
+                    if uTurn { c += costs.uTurnPenalty }
+                    // Float bearings in the search's tables: allow for their rounding in the comparison below.
+                    if roadsAt[Int(v)].count > 2 || uTurn { c += costs.turn(angle(e, f)) }
+                }
+                for (ge, gf) in goals where ge == f { best = min(best, c + Double(g.edgeWeight[f]) * gf) }
+                if c + Double(g.edgeWeight[f]) < cost[f] - 1e-12 {
+                    cost[f] = c + Double(g.edgeWeight[f])
                     changed = true
                 }
             }
@@ -129,19 +150,24 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
             #expect((fast == nil) == (expected == nil) && (plain == nil) == (expected == nil) && (landmarked == nil) == (expected == nil), "seed \(seed)")
             #expect((contracted == nil) == (expected == nil), "seed \(seed): CH reachability")
             guard let fast, let plain, let landmarked, let contracted, let expected else { continue }
-            #expect(abs(contracted.duration - plain.duration) <= 1e-9 * max(1, expected), "seed \(seed): CH \(contracted.duration) vs Dijkstra \(plain.duration)")
+            #expect(abs(contracted.weight - plain.weight) <= 1e-9 * max(1, expected), "seed \(seed): CH \(contracted.weight) vs Dijkstra \(plain.weight)")
             // The unpacked path is a real path: connected, allowed turns, and its cost adds up.
-            #expect(abs(pathCost(g, contracted, search.costs) - contracted.duration) <= 1e-6 * max(1, expected), "seed \(seed): CH path cost")
+            // Weight and travel time add up edge by edge and turn by turn.
+            let summed = pathCost(g, contracted, search.costs)
+            #expect(abs(summed.weight - contracted.weight) <= 1e-6 * max(1, expected), "seed \(seed): CH path weight")
+            #expect(abs(summed.duration - contracted.duration) <= 1e-6 * max(1, expected), "seed \(seed): CH path duration")
+            // Weights come from Float tables, durations are summed in Double: equal to 1e-6.
+            #expect(contracted.duration <= contracted.weight * (1 + 1e-6) + 1e-6, "seed \(seed): a weight is never below the time")
             for (e, f) in zip(contracted.edges, contracted.edges.dropFirst()) {
                 #expect(g.edgeTarget[e] == g.source(of: f), "seed \(seed): CH path disconnected")
                 #expect(g.turnAllowed(via: g.edgeTarget[e], from: g.segment(of: e), to: g.segment(of: f)), "seed \(seed): CH path breaks a restriction")
             }
-            #expect(abs(landmarked.duration - plain.duration) <= 1e-9 * max(1, expected), "seed \(seed): ALT \(landmarked.duration) vs Dijkstra \(plain.duration)")
-            #expect(abs(landmarked.duration - expected) <= 1e-4 * max(1, expected), "seed \(seed): ALT \(landmarked.duration) vs oracle \(expected)")
+            #expect(abs(landmarked.weight - plain.weight) <= 1e-9 * max(1, expected), "seed \(seed): ALT \(landmarked.weight) vs Dijkstra \(plain.weight)")
+            #expect(abs(landmarked.weight - expected) <= 1e-4 * max(1, expected), "seed \(seed): ALT \(landmarked.weight) vs oracle \(expected)")
             // A* and Dijkstra share the search's tables: equal to 1e-9. The oracle computes turn
             // angles in Double from the geometry, the search from Float tables: equal to 1e-4.
-            #expect(abs(fast.duration - plain.duration) <= 1e-9 * max(1, expected), "seed \(seed): A* \(fast.duration) vs Dijkstra \(plain.duration)")
-            #expect(abs(plain.duration - expected) <= 1e-4 * max(1, expected), "seed \(seed): Dijkstra \(plain.duration) vs oracle \(expected)")
+            #expect(abs(fast.weight - plain.weight) <= 1e-9 * max(1, expected), "seed \(seed): A* \(fast.weight) vs Dijkstra \(plain.weight)")
+            #expect(abs(plain.weight - expected) <= 1e-4 * max(1, expected), "seed \(seed): Dijkstra \(plain.weight) vs oracle \(expected)")
             for (e, f) in zip(fast.edges, fast.edges.dropFirst()) {
                 #expect(g.edgeTarget[e] == g.source(of: f), "disconnected path")
             }
@@ -163,7 +189,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         }
         let map = RoadMap(graph: g, hierarchy: hierarchy)
         let sequential = HierarchySearch(map: map)
-        let expected = queries.map { sequential.route(from: $0.0, to: $0.1)?.duration ?? -1 }
+        let expected = queries.map { sequential.route(from: $0.0, to: $0.1)?.weight ?? -1 }
         let results = UnsafeMutableBufferPointer<Double>.allocate(capacity: queries.count)
         defer { results.deallocate() }
         nonisolated(unsafe) let out = results
@@ -171,7 +197,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             let search = HierarchySearch(map: map)
             for i in stride(from: worker, to: work.count, by: 4) {
-                out[i] = search.route(from: work[i].0, to: work[i].1)?.duration ?? -1
+                out[i] = search.route(from: work[i].0, to: work[i].1)?.weight ?? -1
             }
         }
         #expect(Array(results) == expected)
@@ -257,13 +283,13 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         let names = Set(route.edges.map { g.name(of: $0) })
         #expect(names.contains("Avel Bridge") || names.contains("High Street"))
         let dijkstra = try #require(search.route(from: from, to: to, heuristic: false))
-        #expect(abs(route.duration - dijkstra.duration) < 1e-9 * route.duration)
+        #expect(abs(route.weight - dijkstra.weight) < 1e-9 * route.weight)
         #expect(settledWithLandmarks > 0 && settledWithLandmarks < search.settled) // search.settled: the Dijkstra run
         let ch = HierarchySearch(map: RoadMap(graph: g, method: .hierarchy))
         let contracted = try #require(ch.route(from: from, to: to))
-        #expect(abs(contracted.duration - dijkstra.duration) < 1e-9 * route.duration)
+        #expect(abs(contracted.weight - dijkstra.weight) < 1e-9 * route.weight)
         #expect(ch.settled < search.settled)
-        #expect(ch.route(from: from, to: from)?.duration == 0)
+        #expect(ch.route(from: from, to: from)?.weight == 0)
         // The same point: a zero-length route.
         let here = try #require(search.route(from: from, to: from))
         #expect(here.duration == 0 && here.distance == 0)
@@ -274,16 +300,26 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
     }
 }
 
-/// The cost of a path by the edge-based rules, summed edge by edge (independent of any search).
-func pathCost(_ g: RoadGraph, _ path: RoutePath, _ costs: TurnCosts) -> Double {
-    let table = TransitionTable(graph: g, turns: TurnGeometry(graph: g), costs: costs)
-    if path.edges.count == 1 { return g.part(path.edges[0], from: path.startOffset, to: path.endOffset).duration }
-    var total = g.part(path.edges[0], from: path.startOffset, to: Double(g.edgeLength[path.edges[0]])).duration
-    for (e, f) in zip(path.edges, path.edges.dropFirst()) {
-        total += g.turnWeight(e, f, table: table, signalDelay: costs.trafficSignalDelay) ?? .infinity
-        total += f == path.edges.last! ? g.part(f, from: 0, to: path.endOffset).duration : Double(g.edgeDuration[f])
+/// The weight and travel time of a path by the edge-based rules, summed edge by edge (independent
+/// of any search).
+func pathCost(_ g: RoadGraph, _ path: RoutePath, _ costs: TurnCosts) -> (weight: Double, duration: Double) {
+    let turns = TurnGeometry(graph: g)
+    let table = TransitionTable(graph: g, turns: turns, costs: costs)
+    if path.edges.count == 1 {
+        let part = g.part(path.edges[0], from: path.startOffset, to: path.endOffset)
+        return (part.weight, part.duration)
     }
-    return total
+    let first = g.part(path.edges[0], from: path.startOffset, to: Double(g.edgeLength[path.edges[0]]))
+    var weight = first.weight, duration = first.duration
+    for i in 1..<path.edges.count {
+        let (e, f) = (path.edges[i - 1], path.edges[i])
+        weight += g.turnWeight(e, f, table: table) ?? .infinity
+        duration += TransitionTable.duration(e, f, g, turns, costs)
+        let part = i == path.edges.count - 1 ? g.part(f, from: 0, to: path.endOffset) : (Double(g.edgeWeight[f]), Double(g.edgeDuration[f]), 0)
+        weight += part.0
+        duration += part.1
+    }
+    return (weight, duration)
 }
 
 func packageRoot() -> String {
@@ -310,16 +346,16 @@ func packageRoot() -> String {
         let from = try #require(index.nearest(to: Coordinate(latitude: 52.3127, longitude: -2.5783), maxDistance: 1000))
         let to = try #require(index.nearest(to: Coordinate(latitude: 52.3053, longitude: -2.6010), maxDistance: 1000))
         let rightHand = ContractionHierarchy(graph: g)
-        let rightCost = try #require(RouteSearch(map: RoadMap(graph: g, hierarchy: rightHand)).route(from: from, to: to, heuristic: false)).duration
+        let rightCost = try #require(RouteSearch(map: RoadMap(graph: g, hierarchy: rightHand)).route(from: from, to: to, heuristic: false)).weight
         g.drivingSide = .left
         #expect(TurnCosts(for: g).leftHandTraffic)
         let leftSearch = RouteSearch(map: RoadMap(graph: g, method: .landmarks))
-        let leftCost = try #require(leftSearch.route(from: from, to: to, heuristic: false)).duration
+        let leftCost = try #require(leftSearch.route(from: from, to: to, heuristic: false)).weight
         #expect(abs(leftCost - rightCost) > 1, "turn costs depend on the side: \(leftCost) vs \(rightCost)")
         let leftHand = ContractionHierarchy(graph: g)
         #expect(leftHand.costs.leftHandTraffic)
         let contracted = try #require(HierarchySearch(map: RoadMap(graph: g, hierarchy: leftHand)).route(from: from, to: to))
-        #expect(abs(contracted.duration - leftCost) <= 1e-9 * leftCost)
+        #expect(abs(contracted.weight - leftCost) <= 1e-9 * leftCost)
         #expect(throws: HierarchyFileError.self) {
             try ContractionHierarchy(fileSections: Dictionary(uniqueKeysWithValues: rightHand.fileSections.map { ($0.tag, $0.bytes) }), graph: g)
         }

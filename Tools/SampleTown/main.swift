@@ -274,10 +274,12 @@ town.road([(-10, -1500), (35, -1505), (80, -1500)], [("route", "ferry"), ("name"
                                                       ("motor_vehicle", "yes"), ("duration", "00:05"), ("toll", "yes")], spacing: 100)
 town.road([(80, -1500), (450, -1500)], [("highway", "unclassified"), ("name", "Ferry Road"), ("maxspeed", "30 mph")])
 
-// A private drive to the manor; a gated lane to the old mill; a cattle grid on the downs road.
+// A private drive to the manor behind a gate (which opens: a car passes at a delay); a lane to the
+// old mill closed by a locked gate; a cattle grid on the downs road.
 town.road([(-900, north), (-880, 700), (-900, 900)], [("highway", "service"), ("name", "Manor Drive"), ("access", "private")])
+town.node(-880, 700, tags: [("barrier", "gate")])
 town.road([(west, 0), (-1300, 60), (-1600, 100)], [("highway", "unclassified"), ("name", "Mill Lane"), ("maxspeed", "GB:nsl_single")])
-town.node(-1300, 60, tags: [("barrier", "gate")])
+town.node(-1300, 60, tags: [("barrier", "gate"), ("access", "no")])
 town.road([(west, north), (-1400, 800), (-2200, 1200)], [("highway", "tertiary"), ("name", "Downs Road"), ("maxspeed", "GB:nsl_single")])
 town.node(-1400, 800, tags: [("barrier", "cattle_grid")])
 town.road([(-1600, 100), (-1900, 300), (-2300, 250)], [("highway", "track"), ("tracktype", "grade3")])

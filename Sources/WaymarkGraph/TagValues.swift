@@ -1,0 +1,140 @@
+/// Readers for OpenStreetMap tag values, as OSRM's profiles read them (`lib/measure.lua`, the
+/// maxspeed and duration parsers): the same inputs give the same numbers, quirks included (a
+/// speed is its leading integer; `3,5 m` is 3.5; a weight without a unit is in tonnes).
+public enum TagValues {
+    /// The integer at the start of `text` (digits only), or nil when it does not start with one.
+    static func leadingInteger(_ text: Substring) -> Double? {
+        let digits = text.prefix { $0.isASCII && $0.isNumber }
+        return digits.isEmpty ? nil : Double(digits)
+    }
+
+    /// The first decimal number anywhere in `text` (`,` read as a decimal point): OSRM's
+    /// `%d+%.?%d*`.
+    static func firstNumber(_ text: String) -> (value: Double, end: String.Index)? {
+        let chars = text.replacingOccurrences(of: ",", with: ".")
+        guard let start = chars.firstIndex(where: { $0.isASCII && $0.isNumber }) else { return nil }
+        var end = chars[start...].firstIndex { !($0.isASCII && $0.isNumber) } ?? chars.endIndex
+        if end < chars.endIndex && chars[end] == "." {
+            end = chars[chars.index(after: end)...].firstIndex { !($0.isASCII && $0.isNumber) } ?? chars.endIndex
+        }
+        var number = String(chars[start..<end])
+        if number.hasSuffix(".") { number.removeLast() }
+        guard let value = Double(number) else { return nil }
+        return (value, end)
+    }
+
+    /// A speed in km/h: the leading integer, times 1.609 when the value mentions `mph` or
+    /// `mp/h`. Nil when the value does not start with a digit (`none`, `DE:urban`, ` 50`).
+    public static func speed(_ text: String) -> Double? {
+        guard let n = leadingInteger(Substring(text)) else { return nil }
+        return text.contains("mph") || text.contains("mp/h") ? n * 1.609 : n
+    }
+
+    /// A length in metres: `2.5`, `2,5 m`, `3'6"` (feet and inches), `12 ft`. Nil without a number.
+    public static func metres(_ text: String) -> Double? {
+        guard let (n, _) = firstNumber(text) else { return nil }
+        guard let quote = text.firstIndex(of: "'") else { return n }
+        // Feet, then the first number after the quote as inches.
+        let inches = text[text.index(after: quote)...].drop { !($0.isASCII && $0.isNumber) }.prefix { $0.isASCII && $0.isNumber }
+        return (n * 12 + (Double(inches) ?? 0)) * 0.0254
+    }
+
+    /// A height in metres, where `default`, `none`, `no-sign` and `unsigned` mean 4.5 m (OSM's
+    /// default clearance).
+    public static func height(_ text: String) -> Double? {
+        ["default", "none", "no-sign", "unsigned"].contains(text) ? 4.5 : metres(text)
+    }
+
+    /// A weight in kilograms: `3.5` and `3.5 t` are tonnes, `2000 kg` kilograms, `5000 lbs` pounds.
+    public static func kilograms(_ text: String) -> Double? {
+        guard let (n, _) = firstNumber(text) else { return nil }
+        if text.contains("lbs") { return n * 0.45359237 }
+        if text.contains("kg") { return n }
+        return n * 1000
+    }
+
+    /// A duration in seconds, as OSRM reads `duration`: `M`, `H:M` or `H:M:S` (one or two digits
+    /// each), or an ISO 8601 period (`PT1H30M`, `P1D`, `P2W`, `PT01:30:00`, `PT013000`). Nil for
+    /// anything else, and for values beyond 32 bits of seconds (OSRM's parser fails on them).
+    public static func duration(_ text: String) -> Double? {
+        guard !text.isEmpty else { return nil }
+        var s = Substring(text)
+        /// Reads an unsigned integer of `min...max` digits; nil (nothing consumed) otherwise.
+        func number(_ min: Int = 1, _ max: Int = 10) -> UInt64? {
+            let digits = s.prefix { $0.isASCII && $0.isNumber }.prefix(max)
+            guard digits.count >= min, let value = UInt64(digits), value <= UInt64(UInt32.max) else { return nil }
+            s = s.dropFirst(digits.count)
+            return value
+        }
+        func take(_ c: Character) -> Bool {
+            guard let first = s.first, first.lowercased() == c.lowercased() else { return false }
+            s = s.dropFirst()
+            return true
+        }
+        func checked(_ total: UInt64) -> Double? { s.isEmpty && total <= UInt64(UInt32.max) ? Double(total) : nil }
+
+        if text.first != "P" {
+            // H:M:S, H:M or M, with one or two digits each.
+            guard let a = number(1, 2) else { return nil }
+            guard take(":") else { return checked(a * 60) }
+            guard let b = number(1, 2) else { return nil }
+            guard take(":") else { return checked(a * 3600 + b * 60) }
+            guard let c = number(1, 2) else { return nil }
+            return checked(a * 3600 + b * 60 + c)
+        }
+        s = s.dropFirst()
+        // P<n>W
+        let afterP = s
+        if let weeks = number(), take("W") { return checked(weeks * 604_800) }
+        s = afterP
+        // PThhmmss and PThh:mm:ss (hours < 24, minutes and seconds < 60)
+        if s.first == "T" {
+            let afterT = s.dropFirst()
+            s = afterT
+            if let h = number(2, 2), h < 24 {
+                let extended = take(":")
+                if let m = number(2, 2), m < 60, !extended || take(":"), let sec = number(2, 2), sec < 60, s.isEmpty {
+                    return Double(h * 3600 + m * 60 + sec)
+                }
+            }
+            s = afterP
+        }
+        // P[nD][T[nH][nM][nS]]
+        var total: UInt64 = 0
+        if let days = number() {
+            guard take("D") else { return nil }
+            total += days * 86_400
+        }
+        if take("T") {
+            // Each of nH, nM, nS is optional, in that order.
+            for (unit, seconds) in [("H", 3600), ("M", 60), ("S", 1)] as [(Character, UInt64)] {
+                let before = s
+                if let n = number(), take(unit) { total += n * seconds } else { s = before }
+            }
+        }
+        return checked(total)
+    }
+
+    /// The value split at `;` with a space after each separator, as OSRM lists refs (`A 1;A 2`
+    /// → `A 1; A 2`); runs of white space fold to one.
+    public static func canonicalList(_ text: String, separator: Character = ";") -> String {
+        var out = ""
+        var lastWasSpace = false
+        for c in text {
+            if c == separator {
+                out.append(c)
+                out.append(" ")
+                lastWasSpace = true
+                continue
+            }
+            if c.isWhitespace {
+                if !lastWasSpace { out.append(" ") }
+                lastWasSpace = true
+                continue
+            }
+            out.append(c)
+            lastWasSpace = false
+        }
+        return out
+    }
+}
