@@ -12,6 +12,10 @@ enum BuildCommand {
             OptionSpec(name: "hierarchy", value: nil, help: "Also contract the graph (seconds on a city) and store the hierarchy: routes on the file are then answered in a fraction of a millisecond."),
             OptionSpec(name: "driving-side", value: "right|left", help: "Which side traffic keeps to, stored in the file (default right; left for Britain, Japan, Australia, …)."),
             OptionSpec(name: "quiet", value: nil, help: "No progress and no report."),
+            OptionSpec(name: "vehicle-height", value: "M", help: "The vehicle's height in metres against maxheight (default 2.0, OSRM's car)."),
+            OptionSpec(name: "vehicle-width", value: "M", help: "Its width in metres against maxwidth, width, narrow (default 1.9)."),
+            OptionSpec(name: "vehicle-length", value: "M", help: "Its length in metres against maxlength (default 4.8)."),
+            OptionSpec(name: "vehicle-weight", value: "KG", help: "Its weight in kilograms against maxweight (default 2000)."),
         ],
         discussion: """
         Prints the build report (elements read, routable ways, graph size, what was dropped and why,
@@ -30,9 +34,14 @@ enum BuildCommand {
             progress = { bytes, total, elements in meter.update(bytes: bytes, total: total, elements: elements) }
         }
         let side = try drivingSide(args) ?? .right
+        let standard = Vehicle()
+        let vehicle = Vehicle(height: try args.number("vehicle-height", default: standard.height, in: 0.5...10),
+                              width: try args.number("vehicle-width", default: standard.width, in: 0.5...10),
+                              length: try args.number("vehicle-length", default: standard.length, in: 1...50),
+                              weight: try args.number("vehicle-weight", default: standard.weight, in: 100...100_000))
         var graph: RoadGraph
         do {
-            graph = try OSMGraphLoader.build(path: input, progress: progress)
+            graph = try OSMGraphLoader.build(path: input, profile: CarProfile(vehicle: vehicle), progress: progress)
             graph.drivingSide = side
         } catch {
             meter?.finish()

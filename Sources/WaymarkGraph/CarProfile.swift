@@ -35,9 +35,11 @@ public enum HighwayClass: UInt8, Sendable, CaseIterable, CustomStringConvertible
     }
 
     public init?(tag: String) {
-        guard let match = HighwayClass.allCases.first(where: { $0.tag == tag }) else { return nil }
+        guard let match = HighwayClass.byTag[tag] else { return nil }
         self = match
     }
+
+    private static let byTag = Dictionary(uniqueKeysWithValues: HighwayClass.allCases.map { ($0.tag, $0) })
 
     public var description: String { tag }
 }
@@ -209,9 +211,21 @@ public struct CarProfile: Sendable {
     /// Access values that keep waypoints off a service road.
     public var serviceAccessBlacklist: Set<String> = ["private"]
     /// The access hierarchy, most specific first.
-    public var accessHierarchy = ["motorcar", "motor_vehicle", "vehicle", "access"]
+    public var accessHierarchy = ["motorcar", "motor_vehicle", "vehicle", "access"] {
+        didSet { accessKeys = DirectionalKeys(accessHierarchy) }
+    }
     /// The modes whose `oneway:*` and `restriction:*` tags apply, most specific first.
-    public var restrictionModes = ["motorcar", "motor_vehicle", "vehicle"]
+    public var restrictionModes = ["motorcar", "motor_vehicle", "vehicle"] {
+        didSet { onewayKeys = restrictionModes.map { "oneway:" + $0 } }
+    }
+    // Tag keys with their directional forms, made once (the way function runs per way of a country).
+    private var accessKeys = DirectionalKeys(["motorcar", "motor_vehicle", "vehicle", "access"])
+    private var onewayKeys = ["oneway:motorcar", "oneway:motor_vehicle", "oneway:vehicle"]
+    private static let heightKeys = DirectionalKeys(["maxheight:physical", "maxheight"])
+    private static let widthKeys = DirectionalKeys(["maxwidth:physical", "maxwidth", "width", "est_width"])
+    private static let lengthKeys = DirectionalKeys(["maxlength"])
+    private static let weightKeys = DirectionalKeys(["maxweightrating", "maxweight"])
+    private static let maxspeedKeys = DirectionalKeys(["maxspeed:advisory", "maxspeed", "source:maxspeed", "maxspeed:type"])
     public var forbiddenServices: Set<String> = ["emergency_access"]
     /// `highway` values never routed.
     public var avoidedHighways: Set<String> = ["area", "reversible", "impassable", "hov_lanes", "steps", "construction", "proposed"]
@@ -267,13 +281,13 @@ public struct CarProfile: Sendable {
     /// The forward and backward values of the first of `keys` that has any: `key:forward`,
     /// `key:backward`, then `key` for a direction still without one (OSRM's
     /// `get_forward_backward_by_set`).
-    static func forwardBackward(_ tags: [String: String], _ keys: [String]) -> (forward: String?, backward: String?) {
+    static func forwardBackward(_ tags: [String: String], _ keys: DirectionalKeys) -> (forward: String?, backward: String?) {
         var forward: String?, backward: String?
-        for key in keys {
-            forward = forward ?? tags[key + ":forward"]
-            backward = backward ?? tags[key + ":backward"]
+        for key in keys.keys {
+            forward = forward ?? tags[key.forward]
+            backward = backward ?? tags[key.backward]
             if forward == nil || backward == nil {
-                let common = tags[key]
+                let common = tags[key.plain]
                 forward = forward ?? common
                 backward = backward ?? common
             }
@@ -289,52 +303,49 @@ public struct CarProfile: Sendable {
         let highway = tags["highway"].flatMap { $0.isEmpty ? nil : $0 }
         let route = tags["route"].flatMap { $0.isEmpty ? nil : $0 }
         guard highway != nil || route != nil else { return nil }
+        // Which kinds of tags the way has at all: one hash per tag it carries, so the many keys
+        // below are looked up only where some of their kind is present.
+        let present = TagFamily.of(tags)
 
         // Blocked and avoided ways.
-        if tags["area"] == "yes" || highway == "steps" { return nil }
-        if highway == "construction" || tags["railway"] == "construction" { return nil }
-        if let construction = tags["construction"], !constructionWhitelist.contains(construction) { return nil }
-        if tags["proposed"] != nil && (highway == nil || highway == "proposed") { return nil }
-        if tags["oneway"] == "reversible" || tags["impassable"] == "yes" || tags["status"] == "impassable" { return nil }
+        if highway == "steps" || highway == "construction" { return nil }
+        if present.contains(.blocking) {
+            if tags["area"] == "yes" || tags["railway"] == "construction" { return nil }
+            if let construction = tags["construction"], !constructionWhitelist.contains(construction) { return nil }
+            if tags["proposed"] != nil && (highway == nil || highway == "proposed") { return nil }
+            if tags["impassable"] == "yes" || tags["status"] == "impassable" { return nil }
+        }
+        if present.contains(.oneway) && tags["oneway"] == "reversible" { return nil }
         if let highway, avoidedHighways.contains(highway) { return nil }
 
         var forward = true, backward = true
         // The vehicle's size against physical and legal limits, per direction.
-        func limit(_ keys: [String], _ parse: (String) -> Double?, below: Double) {
-            let (f, b) = CarProfile.forwardBackward(tags, keys)
-            func fits(_ value: String?) -> Bool {
-                guard let value, let limit = parse(value) else { return true }
-                return limit >= below
-            }
-            if !fits(f) { forward = false }
-            if !fits(b) { backward = false }
+        if present.contains(.dimensions) {
+            let (fits, fitsBack) = fitsVehicle(tags)
+            forward = fits
+            backward = fitsBack
         }
-        limit(["maxheight:physical", "maxheight"], TagValues.height, below: vehicle.height)
-        let (widthForward, widthBackward) = CarProfile.forwardBackward(tags, ["maxwidth:physical", "maxwidth", "width", "est_width"])
-        for (value, isForward) in [(widthForward, true), (widthBackward, false)] {
-            let narrow = value == "narrow" || tags["narrow"] == "yes"
-            let tooNarrow = narrow && vehicle.width > 2.2 || !narrow && value.flatMap(TagValues.metres).map { $0 <= vehicle.width } == true
-            if tooNarrow { if isForward { forward = false } else { backward = false } }
-        }
-        limit(["maxlength"], TagValues.metres, below: vehicle.length)
-        limit(["maxweightrating", "maxweight"], TagValues.kilograms, below: vehicle.weight)
 
         // Access, per direction; local-traffic-only values on public road classes are
         // restricted, not forbidden.
-        let (accessTagForward, accessTagBackward) = CarProfile.forwardBackward(tags, accessHierarchy)
+        let (accessTagForward, accessTagBackward) = present.contains(.access) ? CarProfile.forwardBackward(tags, accessKeys) : (nil, nil)
         let accessForward = resolveAccess(accessTagForward), accessBackward = resolveAccess(accessTagBackward)
         var restrictedForward = false, restrictedBackward = false
         if let highway, restrictedHighways.contains(highway) {
-            restrictedForward = accessForward.map(restrictedAccess.contains) ?? false
-            restrictedBackward = accessBackward.map(restrictedAccess.contains) ?? false
+            if let accessForward, restrictedAccess.contains(accessForward) { restrictedForward = true }
+            if let accessBackward, restrictedAccess.contains(accessBackward) { restrictedBackward = true }
         }
         if let accessForward, accessBlacklist.contains(accessForward), !restrictedForward { forward = false }
         if let accessBackward, accessBlacklist.contains(accessBackward), !restrictedBackward { backward = false }
         guard forward || backward else { return nil }
 
         // Oneways: `oneway:motorcar` > `oneway:motor_vehicle` > `oneway:vehicle` > `oneway`.
-        let oneway = restrictionModes.lazy.compactMap { tags["oneway:" + $0] }.first ?? tags["oneway"]
-        let junction = tags["junction"]
+        var oneway: String?
+        if present.contains(.oneway) {
+            for key in onewayKeys where oneway == nil { oneway = tags[key] }
+            oneway = oneway ?? tags["oneway"]
+        }
+        let junction = present.contains(.junction) ? tags["junction"] : nil
         var forwardOneway = false, reverseOneway = false
         if oneway == "-1" {
             reverseOneway = true
@@ -356,7 +367,7 @@ public struct CarProfile: Sendable {
             forwardSpeed = speed
             backwardSpeed = speed
         }
-        if let bridge = tags["bridge"], let speed = bridgeSpeeds[bridge], speed > 0 {
+        if present.contains(.bridge), let bridge = tags["bridge"], let speed = bridgeSpeeds[bridge], speed > 0 {
             ferry = false
             if let d = tags["duration"].flatMap(TagValues.duration) {
                 duration = max(d, 1)
@@ -366,22 +377,24 @@ public struct CarProfile: Sendable {
             }
         }
 
-        let service = tags["service"]
+        let service = present.contains(.service) ? tags["service"] : nil
         if let service, forbiddenServices.contains(service) { return nil }
 
         // High-occupancy lanes: all lanes (or the road) for HOV only count as restricted.
-        if tags["hov"] == "designated" {
-            restrictedForward = true
-            restrictedBackward = true
+        if present.contains(.hov) {
+            if tags["hov"] == "designated" {
+                restrictedForward = true
+                restrictedBackward = true
+            }
+            let hovForward = tags["hov:lanes:forward"] ?? (reverseOneway ? nil : tags["hov:lanes"])
+            let hovBackward = tags["hov:lanes:backward"] ?? (forwardOneway ? nil : tags["hov:lanes"])
+            func allDesignated(_ lanes: String?) -> Bool {
+                guard let lanes else { return false }
+                return lanes.split(separator: "|", omittingEmptySubsequences: false).allSatisfy { $0 == "designated" }
+            }
+            if allDesignated(hovForward) { restrictedForward = true }
+            if allDesignated(hovBackward) { restrictedBackward = true }
         }
-        let hovForward = tags["hov:lanes:forward"] ?? (reverseOneway ? nil : tags["hov:lanes"])
-        let hovBackward = tags["hov:lanes:backward"] ?? (forwardOneway ? nil : tags["hov:lanes"])
-        func allDesignated(_ lanes: String?) -> Bool {
-            guard let lanes else { return false }
-            return lanes.split(separator: "|", omittingEmptySubsequences: false).allSatisfy { $0 == "designated" }
-        }
-        if allDesignated(hovForward) { restrictedForward = true }
-        if allDesignated(hovBackward) { restrictedBackward = true }
 
         // Speed by class, or the default speed on another class that access opens.
         if forwardSpeed == -1 {
@@ -389,37 +402,43 @@ public struct CarProfile: Sendable {
                 forwardSpeed = speed
                 backwardSpeed = speed
             } else {
-                func opened(_ access: String?) -> Bool { access.map { accessWhitelist.contains($0) || !accessBlacklist.contains($0) } ?? false }
-                if opened(accessForward) { forwardSpeed = defaultSpeed } else if accessForward == nil && accessBackward != nil { forward = false }
-                if opened(accessBackward) { backwardSpeed = defaultSpeed } else if accessBackward == nil && accessForward != nil { backward = false }
+                if opens(accessForward) { forwardSpeed = defaultSpeed } else if accessForward == nil && accessBackward != nil { forward = false }
+                if opens(accessBackward) { backwardSpeed = defaultSpeed } else if accessBackward == nil && accessForward != nil { backward = false }
             }
             if forwardSpeed == -1 && backwardSpeed == -1 && (duration ?? 0) <= 0 { return nil }
         }
 
         // Posted limits: 0.8 × the limit, per direction.
-        let (limitForward, limitBackward) = CarProfile.forwardBackward(tags, ["maxspeed:advisory", "maxspeed", "source:maxspeed", "maxspeed:type"])
+        let (limitForward, limitBackward) = present.contains(.maxspeed) ? CarProfile.forwardBackward(tags, CarProfile.maxspeedKeys) : (nil, nil)
         if let limit = limitForward.map(maxspeed), limit > 0 { forwardSpeed = limit * speedReduction }
         if let limit = limitBackward.map(maxspeed), limit > 0 { backwardSpeed = limit * speedReduction }
 
         // Surface, track type and smoothness cap the speed.
-        for (value, table) in [(tags["surface"], surfaceSpeeds), (tags["tracktype"], tracktypeSpeeds), (tags["smoothness"], smoothnessSpeeds)] {
-            if let value, let cap = table[value] {
-                forwardSpeed = min(cap, forwardSpeed)
-                backwardSpeed = min(cap, backwardSpeed)
+        if present.contains(.surface) {
+            for (value, table) in [(tags["surface"], surfaceSpeeds), (tags["tracktype"], tracktypeSpeeds), (tags["smoothness"], smoothnessSpeeds)] {
+                if let value, let cap = table[value] {
+                    forwardSpeed = min(cap, forwardSpeed)
+                    backwardSpeed = min(cap, backwardSpeed)
+                }
             }
         }
 
         // Rate penalties: the routing weight of a slow-to-use road, its travel time unchanged.
         let bidirectional = forward && backward
-        var widthPenalty = 1.0
-        if tags["lane_markings"] == "no" && bidirectional { widthPenalty = laneMarkingsPenalty }
-        if let width = tags["width"].flatMap(TagValues.metres), bidirectional {
-            if width <= 3 { widthPenalty = 0.5 } else if width < 4 { widthPenalty = 0.6 } else if width < 5 { widthPenalty = 0.75 } else if width < 6 { widthPenalty = 0.8 }
+        var widthPenalty = 1.0, sideRoad = 1.0, priority: String?
+        if present.contains(.penalty) {
+            if tags["lane_markings"] == "no" && bidirectional { widthPenalty = laneMarkingsPenalty }
+            if let width = tags["width"].flatMap(TagValues.metres), bidirectional {
+                if width <= 3 { widthPenalty = 0.5 } else if width < 4 { widthPenalty = 0.6 } else if width < 5 { widthPenalty = 0.75 } else if width < 6 { widthPenalty = 0.8 }
+            }
+            if let lanes = tags["lanes"].flatMap({ TagValues.leadingInteger(Substring($0)) }), lanes <= 1, bidirectional { widthPenalty = 0.5 }
+            if tags["side_road"] == "yes" || tags["side_road"] == "rotary" { sideRoad = sideRoadPenalty }
+            priority = tags["priority"]
         }
-        if let lanes = tags["lanes"].flatMap({ TagValues.leadingInteger(Substring($0)) }), lanes <= 1, bidirectional { widthPenalty = 0.5 }
-        let common = min(service.flatMap { servicePenalties[$0] } ?? 1, widthPenalty, oneway == "alternating" ? alternatingPenalty : 1,
-                         tags["side_road"] == "yes" || tags["side_road"] == "rotary" ? sideRoadPenalty : 1)
-        let priority = tags["priority"]
+        // (No closure over `self` here: it would copy the whole profile for every way.)
+        var servicePenalty = 1.0
+        if let service, let penalty = servicePenalties[service] { servicePenalty = penalty }
+        let common = min(servicePenalty, widthPenalty, oneway == "alternating" ? alternatingPenalty : 1, sideRoad)
         let forwardPenalty = min(common, priority == "backward" ? priorityPenalty : 1)
         let backwardPenalty = min(common, priority == "forward" ? priorityPenalty : 1)
 
@@ -432,7 +451,7 @@ public struct CarProfile: Sendable {
         if !forwardDriven || !backwardDriven { flags.insert(.oneway) }
         if junction == "roundabout" || junction == "circular" { flags.insert(.roundabout) }
         if ferry { flags.insert([.ferry, .notStartpoint]) }
-        if tags["toll"] == "yes" { flags.insert(.toll) }
+        if present.contains(.toll) && tags["toll"] == "yes" { flags.insert(.toll) }
         if restrictedForward { flags.insert(.restrictedForward) }
         if restrictedBackward { flags.insert(.restrictedBackward) }
         if highway == "service", let accessForward, serviceAccessBlacklist.contains(accessForward) { flags.insert(.notStartpoint) }
@@ -442,7 +461,37 @@ public struct CarProfile: Sendable {
                        forwardSpeed: forwardDriven ? max(forwardSpeed, timed ? 1 : forwardSpeed) : 0,
                        backwardSpeed: backwardDriven ? max(backwardSpeed, timed ? 1 : backwardSpeed) : 0,
                        forwardPenalty: forwardPenalty, backwardPenalty: backwardPenalty,
-                       duration: timed ? duration : nil, flags: flags, name: name(tags), ref: tags["ref"].map { TagValues.canonicalList($0) } ?? "")
+                       duration: timed ? duration : nil, flags: flags, name: present.contains(.names) ? name(tags) : "",
+                       ref: present.contains(.names) ? tags["ref"].map { TagValues.canonicalList($0) } ?? "" : "")
+    }
+
+    /// Whether an access value opens a road of a class cars do not use by default.
+    private func opens(_ access: String?) -> Bool {
+        guard let access else { return false }
+        return accessWhitelist.contains(access) || !accessBlacklist.contains(access)
+    }
+
+    /// Whether the vehicle fits the way forward and backward: height, width (or a narrow way),
+    /// length and weight against the way's limits.
+    private func fitsVehicle(_ tags: [String: String]) -> (Bool, Bool) {
+        func fits(_ value: String?, _ parse: (String) -> Double?, _ size: Double) -> Bool {
+            guard let value, let limit = parse(value) else { return true }
+            return limit >= size
+        }
+        let (heightForward, heightBackward) = CarProfile.forwardBackward(tags, CarProfile.heightKeys)
+        let (lengthForward, lengthBackward) = CarProfile.forwardBackward(tags, CarProfile.lengthKeys)
+        let (weightForward, weightBackward) = CarProfile.forwardBackward(tags, CarProfile.weightKeys)
+        let (widthForward, widthBackward) = CarProfile.forwardBackward(tags, CarProfile.widthKeys)
+        let narrowWay = tags["narrow"] == "yes"
+        func wideEnough(_ value: String?) -> Bool {
+            if value == "narrow" || narrowWay { return vehicle.width <= 2.2 }
+            return value.flatMap(TagValues.metres).map { $0 > vehicle.width } ?? true
+        }
+        let forward = fits(heightForward, TagValues.height, vehicle.height) && fits(lengthForward, TagValues.metres, vehicle.length)
+            && fits(weightForward, TagValues.kilograms, vehicle.weight) && wideEnough(widthForward)
+        let backward = fits(heightBackward, TagValues.height, vehicle.height) && fits(lengthBackward, TagValues.metres, vehicle.length)
+            && fits(weightBackward, TagValues.kilograms, vehicle.weight) && wideEnough(widthBackward)
+        return (forward, backward)
     }
 
     /// The name used in directions: `name`; for an unnamed sidewalk or side path, the street it
@@ -517,5 +566,66 @@ public struct CarProfile: Sendable {
             }
         }
         return kind
+    }
+}
+
+/// Tag keys with their `:forward` and `:backward` forms, most specific first.
+struct DirectionalKeys: Sendable {
+    let keys: [(plain: String, forward: String, backward: String)]
+
+    init(_ names: [String]) {
+        keys = names.map { ($0, $0 + ":forward", $0 + ":backward") }
+    }
+}
+
+/// The kinds of way tags the profile reads, so it looks up a kind's keys only on ways that carry
+/// one of them.
+struct TagFamily: OptionSet, Sendable {
+    let rawValue: UInt16
+    static let blocking = TagFamily(rawValue: 1 << 0)
+    static let dimensions = TagFamily(rawValue: 1 << 1)
+    static let access = TagFamily(rawValue: 1 << 2)
+    static let oneway = TagFamily(rawValue: 1 << 3)
+    static let junction = TagFamily(rawValue: 1 << 4)
+    static let bridge = TagFamily(rawValue: 1 << 5)
+    static let service = TagFamily(rawValue: 1 << 6)
+    static let hov = TagFamily(rawValue: 1 << 7)
+    static let maxspeed = TagFamily(rawValue: 1 << 8)
+    static let surface = TagFamily(rawValue: 1 << 9)
+    static let penalty = TagFamily(rawValue: 1 << 10)
+    static let toll = TagFamily(rawValue: 1 << 11)
+    static let names = TagFamily(rawValue: 1 << 12)
+
+    /// The families of every key the way function reads (a key may be in several).
+    static let byKey: [String: TagFamily] = {
+        var table: [String: TagFamily] = [:]
+        func add(_ keys: [String], _ family: TagFamily, directional: Bool = false) {
+            for key in keys {
+                for form in directional ? [key, key + ":forward", key + ":backward"] : [key] { table[form, default: []].insert(family) }
+            }
+        }
+        add(["area", "railway", "construction", "proposed", "impassable", "status"], .blocking)
+        add(["maxheight:physical", "maxheight", "maxwidth:physical", "maxwidth", "width", "est_width", "maxlength", "maxweightrating", "maxweight"],
+            .dimensions, directional: true)
+        add(["narrow"], .dimensions)
+        add(["motorcar", "motor_vehicle", "vehicle", "access"], .access, directional: true)
+        add(["oneway", "oneway:motorcar", "oneway:motor_vehicle", "oneway:vehicle"], .oneway)
+        add(["junction"], .junction)
+        add(["bridge"], .bridge)
+        add(["service"], .service)
+        add(["hov"], .hov)
+        add(["hov:lanes"], .hov, directional: true)
+        add(["maxspeed:advisory", "maxspeed", "source:maxspeed", "maxspeed:type"], .maxspeed, directional: true)
+        add(["surface", "tracktype", "smoothness"], .surface)
+        add(["width", "lanes", "lane_markings", "side_road", "priority"], .penalty)
+        add(["toll"], .toll)
+        add(["name", "ref", "is_sidepath:of:name", "street:name"], .names)
+        return table
+    }()
+
+    static func of(_ tags: [String: String]) -> TagFamily {
+        var families: TagFamily = []
+        for key in tags.keys { if let family = byKey[key] { families.formUnion(family) } }
+        return families
     }
 }

@@ -55,7 +55,14 @@ public final class Router {
     /// The fastest route through the waypoints in order (two or more).
     public func route(_ waypoints: [Coordinate]) throws(RouteError) -> Route {
         guard waypoints.count >= 2 else { throw .invalidInput("a route needs at least two waypoints") }
-        let snaps = try waypoints.map { (c) throws(RouteError) in try snap(c) }
+        // OSRM's rule: inside a tiny component only when every waypoint is nearest to it.
+        let candidates = try waypoints.map { (c) throws(RouteError) in
+            guard let found = data.snapIndex.candidates(near: c, maxDistance: maxSnapDistance) else {
+                throw .noSegment(c, maxDistance: maxSnapDistance)
+            }
+            return found
+        }
+        let snaps = SnapIndex.choose(candidates)
         var legs: [RouteLeg] = []
         var geometry: [Coordinate] = []
         for (i, (a, b)) in zip(snaps, snaps.dropFirst()).enumerated() {

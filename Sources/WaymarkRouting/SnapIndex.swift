@@ -14,6 +14,10 @@ public struct Snap: Sendable, Equatable {
     public var coordinate: Coordinate
     /// Metres from the input coordinate to the snapped point.
     public var distance: Double
+    /// The strongly connected component the segment lies in (`UInt32.max` when its ends lie in
+    /// different ones), and whether that component is tiny (see ``SnapIndex/tinyComponentSize``).
+    public var component: UInt32 = .max
+    public var isInTinyComponent = true
 }
 
 /// A uniform grid over every segment's shape pieces, for snapping coordinates to the nearest
@@ -29,8 +33,13 @@ public struct SnapIndex: Sendable {
     /// The directed edges running along each segment: forward (stored direction) and backward,
     /// `-1` when that direction is not driveable.
     let forwardEdge: [Int32], backwardEdge: [Int32]
-    /// Whether both ends of the segment are in the graph's largest strongly connected component.
-    let segmentInMainComponent: [Bool]
+    /// The strongly connected component both ends of each segment lie in (`UInt32.max` when they
+    /// lie in different ones), and whether it is tiny.
+    let segmentComponent: [UInt32]
+    let segmentInTinyComponent: [Bool]
+    /// Components with fewer vertices than this are tiny (OSRM's `small_component_size`), except
+    /// the largest: on a map smaller than this, its main network still counts as big.
+    public static let tinyComponentSize = 1000
     /// Pieces: (segment, index of the piece's first point in the segment's shape).
     private let pieceSegment: [UInt32], pieceIndex: [UInt32]
     /// Grid cells in CSR form: sorted cell keys, and the pieces of cell k at
@@ -58,9 +67,15 @@ public struct SnapIndex: Sendable {
         }
         segmentStart = start; segmentEnd = end; forwardEdge = forward; backwardEdge = backward
         let components = graph.stronglyConnectedComponents()
-        segmentInMainComponent = (0..<segments).map { s in
-            start[s] != RoadGraph.invalid && components.component[Int(start[s])] == components.largest
-                && components.component[Int(end[s])] == components.largest
+        var size: [UInt32: Int] = [:]
+        for c in components.component { size[c, default: 0] += 1 }
+        segmentComponent = (0..<segments).map { s in
+            guard start[s] != RoadGraph.invalid else { return .max }
+            let a = components.component[Int(start[s])], b = components.component[Int(end[s])]
+            return a == b ? a : .max
+        }
+        segmentInTinyComponent = segmentComponent.map { c in
+            c == .max || c != components.largest && (size[c] ?? 0) < SnapIndex.tinyComponentSize
         }
 
         var sumLat = 0.0
@@ -111,16 +126,39 @@ public struct SnapIndex: Sendable {
         return points
     }
 
-    /// The nearest point on a road within `maxDistance` metres, or nil. Like OSRM, a road in the
-    /// network's largest strongly connected component is preferred: the nearest road is taken only
-    /// when it is in that component or no road of it lies within `maxDistance` (a stub cut off by a
-    /// gate or a one-way trap would give no route).
+    /// The nearest point on a road within `maxDistance` metres, or nil. A road in a big strongly
+    /// connected component is preferred: the nearest road is taken only when it is in one or no
+    /// road of one lies within `maxDistance` (a stub cut off by a gate or a one-way trap would give
+    /// no route). For routes, ``candidates(near:maxDistance:)`` and ``choose(_:)`` apply OSRM's
+    /// whole rule.
     public func nearest(to c: Coordinate, maxDistance: Double) -> Snap? {
-        nearest(to: c, maxDistance: maxDistance, mainComponentOnly: true) ?? nearest(to: c, maxDistance: maxDistance, mainComponentOnly: false)
+        nearest(to: c, maxDistance: maxDistance, bigComponentsOnly: true) ?? nearest(to: c, maxDistance: maxDistance, bigComponentsOnly: false)
     }
 
-    /// The nearest point on any road (or only on roads of the largest component) within `maxDistance`.
-    public func nearest(to c: Coordinate, maxDistance: Double, mainComponentOnly: Bool) -> Snap? {
+    /// The nearest point on any road within `maxDistance`, and, when it lies in a tiny component,
+    /// the nearest on a road of a big one (OSRM's phantom node and its alternative); nil when no
+    /// road is in reach.
+    public func candidates(near c: Coordinate, maxDistance: Double) -> (nearest: Snap, big: Snap?)? {
+        guard let nearest = nearest(to: c, maxDistance: maxDistance, bigComponentsOnly: false) else { return nil }
+        guard nearest.isInTinyComponent else { return (nearest, nil) }
+        return (nearest, self.nearest(to: c, maxDistance: maxDistance, bigComponentsOnly: true))
+    }
+
+    /// Where a route's waypoints snap, as OSRM decides (`SnapPhantomNodes`): each at its nearest
+    /// road when all of them are nearest to roads of one tiny component (a route inside it), or
+    /// when none has a big alternative; otherwise each at its big-component alternative where it
+    /// has one.
+    public static func choose(_ candidates: [(nearest: Snap, big: Snap?)]) -> [Snap] {
+        guard let first = candidates.first?.nearest else { return [] }
+        let noAlternatives = candidates.allSatisfy { $0.big == nil }
+        let allInOneTinyComponent = first.isInTinyComponent && first.component != .max
+            && candidates.dropFirst().allSatisfy { $0.nearest.component == first.component }
+        if noAlternatives || allInOneTinyComponent { return candidates.map(\.nearest) }
+        return candidates.map { $0.big ?? $0.nearest }
+    }
+
+    /// The nearest point on any road (or only on roads of big components) within `maxDistance`.
+    public func nearest(to c: Coordinate, maxDistance: Double, bigComponentsOnly: Bool) -> Snap? {
         let cx = c.longitude * metresPerDegreeLon, cy = c.latitude * metresPerDegreeLat
         let reach = Int64((maxDistance / SnapIndex.cellSize).rounded(.up))
         let x0 = Int64((cx / SnapIndex.cellSize).rounded(.down)), y0 = Int64((cy / SnapIndex.cellSize).rounded(.down))
@@ -130,7 +168,7 @@ public struct SnapIndex: Sendable {
             // A piece spanning several cells is measured once per cell: cheaper than remembering it.
             for slot in Int(cellStart[k])..<Int(cellStart[k + 1]) {
                 let piece = Int(cellPieces[slot])
-                if mainComponentOnly && !segmentInMainComponent[Int(pieceSegment[piece])] { continue }
+                if bigComponentsOnly && segmentInTinyComponent[Int(pieceSegment[piece])] { continue }
                 let (a, b) = endpoints(piece)
                 let ax = a.longitude * metresPerDegreeLon - cx, ay = a.latitude * metresPerDegreeLat - cy
                 let bx = b.longitude * metresPerDegreeLon - cx, by = b.latitude * metresPerDegreeLat - cy
@@ -163,7 +201,8 @@ public struct SnapIndex: Sendable {
         offset += a.distance(to: point)
         var length = 0.0
         for j in 0..<(shape.count - 1) { length += shape[j].distance(to: shape[j + 1]) }
-        return Snap(segment: s, offset: min(offset, length), length: length, coordinate: point, distance: c.distance(to: point))
+        return Snap(segment: s, offset: min(offset, length), length: length, coordinate: point, distance: c.distance(to: point),
+                    component: segmentComponent[s], isInTinyComponent: segmentInTinyComponent[s])
     }
 
     private func endpoints(_ piece: Int) -> (Coordinate, Coordinate) {

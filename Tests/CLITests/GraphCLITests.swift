@@ -62,3 +62,25 @@ import WaymarkGeoJSON
         #expect(notGraph.status == 1 && notGraph.stderr.contains("not a Waymark graph file"))
     }
 }
+
+/// `waymark build --vehicle-height`: the vehicle is part of the profile.
+@Suite struct VehicleCLITests {
+    @Test func tallVehicleAvoidsLowBridge() throws {
+        let dir = try Run.temporaryDirectory()
+        let osm = """
+        <?xml version="1.0"?>
+        <osm version="0.6">
+        <node id="1" lat="52.0" lon="13.0"/><node id="2" lat="52.0" lon="13.001"/><node id="3" lat="52.0" lon="13.002"/>
+        <way id="1"><nd ref="1"/><nd ref="2"/><tag k="highway" v="residential"/></way>
+        <way id="2"><nd ref="2"/><nd ref="3"/><tag k="highway" v="residential"/><tag k="maxheight" v="3"/></way>
+        </osm>
+        """
+        try Data(osm.utf8).write(to: URL(fileURLWithPath: dir + "/bridge.osm"))
+        let car = try Run.waymark("build", dir + "/bridge.osm", "-o", dir + "/car.wmg")
+        #expect(car.status == 0 && car.stdout.contains("routable_ways                   2"), "\(car.stdout)\(car.stderr)")
+        let van = try Run.waymark("build", dir + "/bridge.osm", "-o", dir + "/van.wmg", "--vehicle-height", "3.5")
+        #expect(van.status == 0 && van.stdout.contains("routable_ways                   1"), "\(van.stdout)\(van.stderr)")
+        let bad = try Run.waymark("build", dir + "/bridge.osm", "-o", dir + "/x.wmg", "--vehicle-height", "tall")
+        #expect(bad.status == 64 && bad.stderr.contains("--vehicle-height must be a number"))
+    }
+}

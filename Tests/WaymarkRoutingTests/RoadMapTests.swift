@@ -161,3 +161,41 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         #expect(!labels.contains(0) && !labels.contains(1))
     }
 }
+
+/// OSRM's snapping rule for small components: a route stays inside a tiny component when every
+/// waypoint is nearest to it; otherwise waypoints near it move to the big network.
+@Suite struct TinyComponentTests {
+    static let xml = """
+    <?xml version="1.0"?>
+    <osm version="0.6">
+    <node id="1" lat="52.000" lon="13.000"/><node id="2" lat="52.000" lon="13.003"/>
+    <node id="3" lat="52.002" lon="13.003"/><node id="4" lat="52.002" lon="13.000"/>
+    <node id="5" lat="52.006" lon="13.000"/><node id="6" lat="52.006" lon="13.003"/>
+    <node id="7" lat="51.998" lon="13.003"/>
+    <way id="1"><nd ref="1"/><nd ref="2"/><nd ref="3"/><tag k="highway" v="residential"/><tag k="name" v="Loop"/></way>
+    <way id="3"><nd ref="3"/><nd ref="4"/><nd ref="1"/><tag k="highway" v="residential"/><tag k="name" v="Loop"/></way>
+    <way id="4"><nd ref="2"/><nd ref="7"/><tag k="highway" v="residential"/><tag k="name" v="Spur"/></way>
+    <way id="2"><nd ref="5"/><nd ref="6"/><tag k="highway" v="residential"/><tag k="name" v="Island Road"/></way>
+    </osm>
+    """
+
+    @Test func routesInsideATinyComponentOnlyWhenAllWaypointsAreThere() throws {
+        let map = RoadMap(graph: try OSMGraphLoader.build(xml: Self.xml))
+        let a = Coordinate(latitude: 52.0062, longitude: 13.0005), b = Coordinate(latitude: 52.0062, longitude: 13.0025)
+        let c = Coordinate(latitude: 52.0021, longitude: 13.0015)
+        // Both ends by Island Road: the route stays on it (about 136 m), though the loop is in reach.
+        let island = try map.route(from: a, to: b)
+        #expect(island.distance > 100 && island.distance < 200, "\(island.distance)")
+        #expect(island.legs[0].steps[0].name == "Island Road")
+        #expect(island.waypoints.allSatisfy { $0.distance < 30 && $0.isInTinyComponent })
+        // One end by the loop: both snap to the loop, the big network.
+        let mixed = try map.route(from: a, to: c)
+        #expect(mixed.waypoints.allSatisfy { !$0.isInTinyComponent })
+        #expect(mixed.waypoints[0].distance > 400 && mixed.legs[0].steps[0].name == "Loop")
+        // Nothing big in reach: the nearest road, whatever its component.
+        let near = try map.route(from: a, to: b, via: [])
+        #expect(near.distance == island.distance)
+        let choice = SnapIndex.choose([(island.waypoints[0], nil), (mixed.waypoints[1], nil)])
+        #expect(choice == [island.waypoints[0], mixed.waypoints[1]])
+    }
+}

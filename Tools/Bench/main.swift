@@ -246,7 +246,10 @@ func benchRoute(map: String, pairsFile: String, osrm: String?) {
     print("| \(name) | \(chFull.count) of \(pairs.count) | CH | \(ms(chFull)) | \(ms(chOnly)) | \(settled(settledCH)) | \(mismatches) | \(String(format: "%.2f + %.2f", indexTime, hierarchyTime)) (snap index and turn tables + hierarchy: \(hierarchy!.shortcutCount) shortcuts) |")
     print("| \(name) | \(altFull.count) of \(pairs.count) | ALT | \(ms(altFull)) | \(ms(altOnly)) | \(settled(settledA)) | \(altMismatches) | \(String(format: "%.2f + %.2f", indexTime, landmarkTime)) (snap index and turn tables + \(landmarkCount) landmarks) |")
     print("| \(name) | | Dijkstra | | | \(String(format: "%.0f", mean(settledD))) | | |")
-    print("duration ÷ OSRM (median) \(durationRatios.isEmpty ? "–" : String(format: "%.3f", pct(durationRatios, 0.5))), distance ÷ OSRM (median) \(distanceRatios.isEmpty ? "–" : String(format: "%.3f", pct(distanceRatios, 0.5))); peak RSS \(peakRSSMB()) MB")
+    let within = durationRatios.filter { abs($0 - 1) <= 0.1 }.count
+    print("duration ÷ OSRM (median) \(durationRatios.isEmpty ? "–" : String(format: "%.3f", pct(durationRatios, 0.5))), "
+        + "within 10 %: \(durationRatios.isEmpty ? "–" : String(format: "%.1f %%", 100 * Double(within) / Double(durationRatios.count))), "
+        + "distance ÷ OSRM (median) \(distanceRatios.isEmpty ? "–" : String(format: "%.3f", pct(distanceRatios, 0.5))); peak RSS \(peakRSSMB()) MB")
 }
 
 // MARK: - Command line
