@@ -58,6 +58,37 @@ public struct GraphBuilder {
         var source: UInt32, target: UInt32, segment: UInt32, length: Float, duration: Float, weight: Float
     }
 
+    /// `edges` less the parallel duplicates of single-node-pair segments (see `build`); `name`
+    /// gives a segment's name.
+    private static func withoutDuplicates(_ edges: [PendingEdge], shapeStart: [UInt32], name: (UInt32) -> String) -> [PendingEdge] {
+        let plain = edges.indices.filter { i in
+            let s = Int(edges[i].segment >> 1)
+            return shapeStart[s] == shapeStart[s + 1]
+        }.sorted { (edges[$0].source, edges[$0].target) < (edges[$1].source, edges[$1].target) }
+        func better(_ a: PendingEdge, than b: PendingEdge) -> Bool {
+            if a.weight != b.weight { return a.weight < b.weight }
+            if a.duration != b.duration { return a.duration < b.duration }
+            let x = name(a.segment >> 1), y = name(b.segment >> 1)
+            if x.isEmpty != y.isEmpty { return !x.isEmpty }
+            return x.utf8.lexicographicallyPrecedes(y.utf8)
+        }
+        var dropped = Set<Int>()
+        var start = 0
+        while start < plain.count {
+            var end = start + 1
+            while end < plain.count && edges[plain[end]].source == edges[plain[start]].source
+                && edges[plain[end]].target == edges[plain[start]].target { end += 1 }
+            if end - start > 1 {
+                var best = plain[start]
+                for i in plain[(start + 1)..<end] where better(edges[i], than: edges[best]) { best = i }
+                for i in plain[start..<end] where i != best { dropped.insert(i) }
+            }
+            start = end
+        }
+        guard !dropped.isEmpty else { return edges }
+        return edges.indices.filter { !dropped.contains($0) }.map { edges[$0] }
+    }
+
     /// Builds the graph. Consumes nothing; can be called once per input.
     public func build() -> RoadGraph {
         var graph = RoadGraph()
@@ -203,6 +234,12 @@ public struct GraphBuilder {
         }
         graph.shapeLatitudes = shapeLat
         graph.shapeLongitudes = shapeLon
+
+        // 2b. Ways drawn over the same nodes (a road mapped twice, a road and a route on it) give
+        // parallel edges between the same two vertices. As OSRM, keep one per direction: the least
+        // weight, then duration, then the smallest name (a named one before an unnamed one).
+        // Only single node pairs count: pieces with different shapes are different roads.
+        pending = GraphBuilder.withoutDuplicates(pending, shapeStart: graph.shapeStart) { graph.strings[Int(graph.segmentName[Int($0)])] }
 
         // 3. Rows: counting sort of the edges by source, then by target for the reverse rows.
         let nodeCount = graph.latitudes.count

@@ -135,6 +135,23 @@ extension RoadGraph {
         for e in plain { #expect(abs(Double(g.edgeLength[e]) / Double(g.edgeDuration[e]) * 3.6 - 5) < 1e-3) }
     }
 
+    /// Ways over the same nodes give one edge per direction, as in OSRM: the least weight, then the
+    /// smallest name, a named way before an unnamed one.
+    @Test func overlappingWaysKeepOneEdgeWithTheSmallestName() throws {
+        let g = try Snippet.build([Snippet.way(1, [1, 2], ["highway": "residential", "name": "B Street"]),
+                                   Snippet.way(2, [1, 2], ["highway": "residential", "name": "A Street"]),
+                                   Snippet.way(3, [2, 1], ["highway": "residential"])])
+        #expect(g.edgeCount == 2)
+        #expect((0..<g.edgeCount).allSatisfy { g.name(of: $0) == "A Street" })
+        // A faster way wins over a smaller name; a different shape is a different road.
+        let fast = try Snippet.build([Snippet.way(1, [1, 2], ["highway": "residential", "name": "A Street"]),
+                                      Snippet.way(2, [1, 2], ["highway": "primary", "name": "Z Road"])])
+        #expect(fast.edgeCount == 2 && (0..<fast.edgeCount).allSatisfy { fast.name(of: $0) == "Z Road" })
+        let shapes = try Snippet.build([Snippet.way(1, [1, 2, 3], ["highway": "residential", "name": "A Street"]),
+                                        Snippet.way(2, [1, 6, 3], ["highway": "residential", "name": "B Street"])])
+        #expect(shapes.edgeCount == 4)
+    }
+
     @Test func maxspeedVariantsSetDurations() throws {
         let g = try Snippet.build([
             Snippet.way(1, [1, 2], ["highway": "primary", "maxspeed": "50"]),
