@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 import WaymarkSupport
 
 /// Why a graph file could not be read.
@@ -31,12 +32,15 @@ public enum GraphFileError: Error, Sendable, Equatable, CustomStringConvertible 
 /// section table      count × (tag UInt32 · element size UInt32 · offset UInt64 · byte length UInt64)
 /// sections           each array's raw elements, 8-byte aligned
 /// ```
-/// The checksum covers every byte after the header. Loading checks magic, version, length, checksum
-/// and every section's size against the others, so a truncated, corrupt or foreign file is an error,
-/// never a crash or a wrong graph.
+/// The checksum covers every byte after the header and the header's version, section count and
+/// length (version 1 files: the bytes after the header only). Loading checks magic, version,
+/// length, checksum, every section's size against the others, and every value the searches rely
+/// on (coordinates in range, finite non-negative lengths, durations and weights, shapes as long
+/// as their edges), so a truncated, corrupt, foreign or crafted file is an error, never a crash,
+/// a hang or a wrong graph.
 public enum GraphFile {
     public static let magic: [UInt8] = Array("WAYMARKG".utf8)
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
     static let headerSize = 32
     static let tableEntrySize = 24
 
@@ -109,7 +113,8 @@ public enum GraphFile {
             put(UInt64(entry.1), at: base + 8, in: &out)
             put(entry.2, at: base + 16, in: &out)
         }
-        put(checksum(out, from: headerSize), at: 24, in: &out)
+        put(checksum(out, from: headerSize) ^ headerChecksum(version: version, sections: UInt32(sections.count), length: UInt64(out.count)),
+            at: 24, in: &out)
         return out
     }
 
@@ -163,12 +168,14 @@ public enum GraphFile {
         }
         guard bytes.count >= headerSize else { throw .truncated(path, expected: headerSize, actual: bytes.count) }
         let found: UInt32 = get(bytes, 8)
-        guard found == version else { throw .unsupportedVersion(path, found: found, supported: version) }
-        let sectionCount = Int(get(bytes, 12) as UInt32)
-        let length = Int(clamping: get(bytes, 16) as UInt64)
+        guard found == version || found == 1 else { throw .unsupportedVersion(path, found: found, supported: version) }
+        let storedCount: UInt32 = get(bytes, 12), storedLength: UInt64 = get(bytes, 16)
+        let sectionCount = Int(storedCount)
+        let length = Int(clamping: storedLength)
         guard bytes.count >= length else { throw .truncated(path, expected: length, actual: bytes.count) }
         guard bytes.count == length else { throw .corrupt(path, "\(bytes.count - length) unexpected bytes after the end") }
-        guard checksum(bytes, from: headerSize) == get(bytes, 24) else { throw .corrupt(path, "checksum mismatch") }
+        let header = found == 1 ? 0 : headerChecksum(version: found, sections: storedCount, length: storedLength)
+        guard checksum(bytes, from: headerSize) ^ header == get(bytes, 24) else { throw .corrupt(path, "checksum mismatch") }
         guard headerSize + sectionCount * tableEntrySize <= length else { throw .corrupt(path, "section table out of bounds") }
 
         var sections: [UInt32: UnsafeRawBufferPointer] = [:]
@@ -215,7 +222,8 @@ public enum GraphFile {
         g.restrictionFrom = try array("RFRM", UInt32.self)
         g.restrictionTo = try array("RTO_", UInt32.self)
         g.restrictionKind = try array("RKND", UInt8.self)
-        g.report = BuildReport(fields: try array("REPT", Double.self))
+        guard let report = BuildReport(fields: try array("REPT", Double.self)) else { throw .corrupt(path, "build report values out of range") }
+        g.report = report
         // Files written before the driving side was recorded are right-hand traffic.
         if sections[fourCC("DSID")] != nil {
             let side = try array("DSID", UInt8.self)
@@ -262,6 +270,47 @@ public enum GraphFile {
         try check(g.restrictionFrom.count == r && g.restrictionTo.count == r && g.restrictionKind.count == r, "restriction arrays")
         try check(g.restrictionVia.allSatisfy { Int($0) < n } && g.restrictionFrom.allSatisfy { Int($0) < s }
                   && g.restrictionTo.allSatisfy { Int($0) < s }, "restriction index out of range")
+        try check(g.restrictionKind.allSatisfy { RestrictionKind(rawValue: $0) != nil }, "unknown restriction kind")
+        // Values the searches rely on: coordinates on the globe; lengths, times and weights finite,
+        // not negative and below a day's drive per edge.
+        func onGlobe(_ lat: Int32, _ lon: Int32) -> Bool { abs(Int(lat)) <= 900_000_000 && abs(Int(lon)) <= 1_800_000_000 }
+        try check(zip(g.latitudes, g.longitudes).allSatisfy(onGlobe), "vertex coordinate out of range")
+        try check(zip(g.shapeLatitudes, g.shapeLongitudes).allSatisfy(onGlobe), "shape coordinate out of range")
+        for values in [g.edgeLength, g.edgeDuration, g.edgeWeight] {
+            try check(values.allSatisfy { $0.isFinite && $0 >= 0 && $0 < 1e7 }, "edge length, duration or weight not finite, negative or absurd")
+        }
+        // Every point of an edge's shape lies within the edge's length of its source: a file whose
+        // coordinate sections were swapped or shuffled fails this. (Equirectangular distances, a
+        // few multiplications per point, so loading stays fast; 2 % + 10 m of slack.)
+        let metresPerUnit = Coordinate.earthRadius * .pi / 180 / FixedPoint.scale
+        for v in 0..<n {
+            let lat0 = Double(g.latitudes[v]), lon0 = Double(g.longitudes[v])
+            let squeeze = cos(lat0 / FixedPoint.scale * .pi / 180)
+            func within(_ lat: Int32, _ lon: Int32, _ reach: Double) -> Bool {
+                var dLon = abs(Double(lon) - lon0)
+                if dLon > 1_800_000_000 { dLon = 3_600_000_000 - dLon } // across 180°
+                let dx = dLon * squeeze * metresPerUnit, dy = (Double(lat) - lat0) * metresPerUnit
+                return dx * dx + dy * dy <= reach * reach
+            }
+            for e in g.edges(from: UInt32(v)) {
+                let reach = Double(g.edgeLength[e]) * 1.02 + 10
+                let t = Int(g.edgeTarget[e]), s = g.segment(of: e)
+                guard within(g.latitudes[t], g.longitudes[t], reach) else { throw .corrupt(path, "edge \(e) is shorter than the distance between its ends") }
+                for k in Int(g.shapeStart[s])..<Int(g.shapeStart[s + 1]) where !within(g.shapeLatitudes[k], g.shapeLongitudes[k], reach) {
+                    throw .corrupt(path, "edge \(e) has a shape point farther away than its length")
+                }
+            }
+        }
+    }
+
+    /// The header's version, section count and length, mixed into the checksum (so editing them
+    /// is caught like any other damage).
+    static func headerChecksum(version: UInt32, sections: UInt32, length: UInt64) -> UInt64 {
+        var x = UInt64(version) << 32 | UInt64(sections)
+        x ^= length &* 0x9E37_79B9_7F4A_7C15
+        x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
+        return x ^ (x >> 31)
     }
 
     // MARK: - Bytes

@@ -212,7 +212,13 @@ public struct BuildReport: Sendable, Equatable {
          ("build_seconds", buildSeconds)]
     }
 
-    init(fields values: [Double]) {
+    /// The report from its stored fields; nil when a count is not a whole number from 0 to 2⁵³ or
+    /// the build time is not a finite, non-negative number (a damaged or crafted file).
+    init?(fields values: [Double]) {
+        for (i, value) in values.enumerated() {
+            let whole = value.isFinite && value >= 0 && (i == 16 || value == value.rounded() && value <= 9_007_199_254_740_992)
+            if !whole { return nil }
+        }
         var r = BuildReport()
         func v(_ i: Int) -> Int { i < values.count ? Int(values[i]) : 0 }
         r.osmNodes = v(0); r.osmWays = v(1); r.osmRelations = v(2); r.routableWays = v(3)

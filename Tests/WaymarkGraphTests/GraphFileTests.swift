@@ -94,7 +94,7 @@ func squareGraph() -> RoadGraph {
         }
         var newer = bytes
         newer[8] = 9
-        #expect(decode(newer) == .unsupportedVersion("g.wmg", found: 9, supported: 1))
+        #expect(decode(newer) == .unsupportedVersion("g.wmg", found: 9, supported: GraphFile.version))
         #expect(decode(Array("<?xml version=\"1.0\"?><osm/>".utf8)) == .notAGraphFile("g.wmg"))
         #expect(decode([]) == .truncated("g.wmg", expected: 32, actual: 0))
         #expect(decode(bytes + [0, 0, 0, 0, 0, 0, 0, 0]) == .corrupt("g.wmg", "8 unexpected bytes after the end"))
@@ -109,5 +109,95 @@ func squareGraph() -> RoadGraph {
         g.edgeTarget[0] = 99
         let bytes = GraphFile.encode(g)
         #expect(throws: GraphFileError.corrupt("g.wmg", "edge target out of range")) { try GraphFile.decode(Data(bytes), path: "g.wmg") }
+    }
+}
+
+/// Files whose checksum is right but whose contents are not (crafted, or written by a buggy
+/// writer): every field is validated on load, so each is a clear error, not a trap, a hang or an
+/// absurd allocation (issue 13, items 1 and 3).
+@Suite struct CraftedGraphFileTests {
+    func decode(_ g: RoadGraph) -> GraphFileError? {
+        do {
+            _ = try GraphFile.decode(Data(GraphFile.encode(g)), path: "x.wmg")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func reason(_ g: RoadGraph) -> String {
+        guard case let .corrupt(_, reason) = decode(g) else { return "accepted" }
+        return reason
+    }
+
+    @Test func buildReportValuesAreChecked() {
+        // Before: Double → Int of NaN, ±∞ or 1e300 trapped while loading (SIGILL).
+        let g = squareGraph()
+        for bad in [Double.nan, .infinity, -.infinity, 1e300, -1, 2.5] {
+            var fields = g.report.fields.map(\.1)
+            fields[3] = bad
+            // The report section rewritten in place and the checksum fixed, as a crafted file would be.
+            let crafted = craft(GraphFile.encode(g), replacing: "REPT", with: fields)
+            #expect(throws: GraphFileError.corrupt("x.wmg", "build report values out of range"), "\(bad)") {
+                try GraphFile.decode(Data(crafted), path: "x.wmg")
+            }
+        }
+    }
+
+    @Test func valuesTheSearchesRelyOnAreChecked() {
+        var negative = squareGraph()
+        negative.edgeWeight[0] = -5 // an ALT search ran forever on a negative duration
+        #expect(reason(negative).contains("not finite, negative or absurd"))
+        var infinite = squareGraph()
+        infinite.edgeDuration[1] = .infinity // the hierarchy's heap trapped on it
+        #expect(reason(infinite).contains("not finite"))
+        var offGlobe = squareGraph()
+        offGlobe.latitudes[0] = 950_000_000
+        #expect(reason(offGlobe).contains("coordinate out of range"))
+        var swapped = squareGraph() // vertex coordinate sections swapped: routes allocated gigabytes
+        (swapped.latitudes, swapped.longitudes) = (swapped.longitudes, swapped.latitudes)
+        #expect(reason(swapped).contains("shorter than the distance between its ends") || reason(swapped).contains("farther away"))
+        var shapes = squareGraph()
+        (shapes.shapeLatitudes, shapes.shapeLongitudes) = (shapes.shapeLongitudes, shapes.shapeLatitudes)
+        #expect(reason(shapes).contains("farther away than its length"))
+        var kind = squareGraph()
+        kind.restrictionKind[0] = 7
+        #expect(reason(kind).contains("restriction kind"))
+        #expect(decode(squareGraph()) == nil)
+    }
+
+    /// The section count is inside the checksum: lowering it (which silently dropped the last
+    /// sections, such as the driving side) is caught.
+    @Test func headerEditsAreCaught() throws {
+        var bytes = GraphFile.encode(squareGraph())
+        let count = bytes.withUnsafeBytes { GraphFile.get($0, 12) as UInt32 }
+        GraphFile.put(count - 1, at: 12, in: &bytes)
+        #expect(throws: GraphFileError.corrupt("x.wmg", "checksum mismatch")) { try GraphFile.decode(Data(bytes), path: "x.wmg") }
+    }
+
+    /// A version 1 file (checksum over the body only) still reads.
+    @Test func versionOneFilesStillRead() throws {
+        var bytes = GraphFile.encode(squareGraph())
+        GraphFile.put(UInt32(1), at: 8, in: &bytes)
+        GraphFile.put(GraphFile.checksum(bytes, from: 32), at: 24, in: &bytes)
+        #expect(try GraphFile.decode(Data(bytes), path: "x.wmg") == squareGraph())
+    }
+
+    /// `file` with section `tag` replaced by `values` (same size) and the checksum recomputed.
+    func craft(_ file: [UInt8], replacing tag: String, with values: [Double]) -> [UInt8] {
+        var bytes = file
+        let count = Int(bytes.withUnsafeBytes { GraphFile.get($0, 12) as UInt32 })
+        for i in 0..<count {
+            let base = 32 + i * 24
+            let t: UInt32 = bytes.withUnsafeBytes { GraphFile.get($0, base) }
+            guard t == GraphFile.fourCC(tag) else { continue }
+            let offset = Int(bytes.withUnsafeBytes { GraphFile.get($0, base + 8) as UInt64 })
+            let raw = values.withUnsafeBytes { Array($0) }
+            bytes.replaceSubrange(offset..<(offset + raw.count), with: raw)
+        }
+        let length = UInt64(bytes.count)
+        GraphFile.put(GraphFile.checksum(bytes, from: 32) ^ GraphFile.headerChecksum(version: GraphFile.version, sections: UInt32(count), length: length),
+                      at: 24, in: &bytes)
+        return bytes
     }
 }
