@@ -49,6 +49,12 @@ public enum AnnotationReader {
     /// Reads a file, choosing the format from its extension (GeoJSON when it starts with `{`
     /// otherwise); `-` reads standard input.
     public static func read(path: String) throws(AnnotationFileError) -> [Annotation] {
+        var unlocated = 0
+        return try read(path: path, unlocated: &unlocated)
+    }
+
+    /// ``read(path:)``, counting in `unlocated` the GeoJSON features skipped for having no geometry.
+    public static func read(path: String, unlocated: inout Int) throws(AnnotationFileError) -> [Annotation] {
         let bytes: [UInt8]
         if path == "-" {
             bytes = Array(FileHandle.standardInput.readDataToEndOfFile())
@@ -62,7 +68,7 @@ public enum AnnotationReader {
         }
         let format = Format(path: path) ?? (bytes.first(where: { $0 > 0x20 }) == UInt8(ascii: "{") ? .geoJSON : .csv)
         switch format {
-        case .geoJSON: return try readGeoJSON(bytes, file: path)
+        case .geoJSON: return try readGeoJSON(bytes, file: path, unlocated: &unlocated)
         case .csv: return try readCSV(bytes, file: path)
         }
     }
@@ -72,6 +78,13 @@ public enum AnnotationReader {
     /// Reads a FeatureCollection of Point features (a lone Point Feature also works).
     /// `title` and `subtitle` must be strings (or null) when present.
     public static func readGeoJSON(_ bytes: [UInt8], file: String = "<input>") throws(AnnotationFileError) -> [Annotation] {
+        var unlocated = 0
+        return try readGeoJSON(bytes, file: file, unlocated: &unlocated)
+    }
+
+    /// ``readGeoJSON(_:file:)``, skipping features whose geometry is `null` (RFC 7946 §3.2:
+    /// unlocated features; supercluster skips them too) and counting them in `unlocated`.
+    public static func readGeoJSON(_ bytes: [UInt8], file: String = "<input>", unlocated: inout Int) throws(AnnotationFileError) -> [Annotation] {
         let collection: FeatureCollection
         var locations: [SourceLocation] = []
         do {
@@ -87,9 +100,12 @@ public enum AnnotationReader {
             func failure(_ message: String) -> AnnotationFileError {
                 AnnotationFileError(file: file, line: locations[i].line, column: locations[i].column, featureIndex: i, message: message)
             }
-            guard case let .point(coordinate) = feature.geometry else {
-                let found = feature.geometry.map { "a \($0.typeName)" } ?? "no geometry"
-                throw failure("an annotation must be a Point feature, found \(found)")
+            guard let geometry = feature.geometry else {
+                unlocated += 1
+                continue
+            }
+            guard case let .point(coordinate) = geometry else {
+                throw failure("an annotation must be a Point feature, found a \(geometry.typeName)")
             }
             var properties = feature.properties ?? [:]
             var annotation = Annotation(coordinate: coordinate, id: feature.id)

@@ -22,7 +22,7 @@ enum AnnotationsCommand {
         let precision = Int(try args.number("precision", default: 6, in: 0...15))
         let annotations: [Annotation]
         do {
-            annotations = try AnnotationReader.read(path: path)
+            annotations = try loadAnnotations(path)
         } catch {
             throw .failure("\(error)")
         }

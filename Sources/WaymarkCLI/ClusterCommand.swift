@@ -50,7 +50,7 @@ enum ClusterCommand {
 
         let annotations: [Annotation]
         do {
-            annotations = try AnnotationReader.read(path: path)
+            annotations = try loadAnnotations(path)
         } catch {
             throw .failure("\(error)")
         }

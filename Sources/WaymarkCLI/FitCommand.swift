@@ -48,7 +48,7 @@ enum FitCommand {
 
         let annotations: [Annotation]
         do {
-            annotations = try AnnotationReader.read(path: path)
+            annotations = try loadAnnotations(path)
         } catch {
             throw .failure("\(error)")
         }

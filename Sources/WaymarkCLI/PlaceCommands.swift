@@ -16,7 +16,16 @@ enum Terminal {
 
 /// Annotations from a GeoJSON or CSV file.
 func readAnnotations(_ path: String) throws(CLIError) -> [Annotation] {
-    do { return try AnnotationReader.read(path: path) } catch { throw .failure("\(error)") }
+    do { return try loadAnnotations(path) } catch { throw .failure("\(error)") }
+}
+
+/// Annotations from a GeoJSON or CSV file; says on standard error how many features without a
+/// geometry were skipped.
+func loadAnnotations(_ path: String) throws(AnnotationFileError) -> [Annotation] {
+    var unlocated = 0
+    let annotations = try AnnotationReader.read(path: path, unlocated: &unlocated)
+    if unlocated > 0 { Output.error("\(path): skipped \(unlocated) feature\(unlocated == 1 ? "" : "s") without a geometry") }
+    return annotations
 }
 
 /// The position of the annotation with feature id `id` in the annotations read from `path`.

@@ -180,3 +180,26 @@ func numbers(_ value: [JSONValue]?) -> [Double]? {
         #expect(two.status == 64)
     }
 }
+
+/// Issue 13, items 12 and 14: one-line errors whatever the input; unlocated GeoJSON features skipped.
+@Suite struct HardeningCLITests {
+    @Test func errorsStayOneLineWhenTheyQuoteInput() throws {
+        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "52.3,-2.6", "--to", "52.31,-2.59", "--via", "52.3,-2.6\n\u{1B}[31m")
+        #expect(result.status == 64)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("\\n") && result.stderr.contains("\\u{1B}") && !result.stderr.contains("\u{1B}"))
+    }
+
+    @Test func unlocatedFeaturesAreSkippedAndCounted() throws {
+        let dir = try Run.temporaryDirectory()
+        let path = dir + "/places.geojson"
+        try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":null,"properties":{"title":"Nowhere"}},{"type":"Feature","geometry":{"type":"Point","coordinates":[-2.59,52.31]},"properties":{"title":"Here"}},{"type":"Feature","geometry":null,"properties":{}}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        let result = try Run.waymark("annotations", path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("skipped 2 features without a geometry"))
+        let json = try JSONValue(parsing: result.stdout)
+        #expect(json["features"]?.arrayValue?.count == 1)
+    }
+}

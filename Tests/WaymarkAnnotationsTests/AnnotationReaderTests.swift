@@ -75,4 +75,12 @@ import WaymarkGeoJSON
         #expect(failure("latitude,longitude,title\n1,2,\"open\n")?.message == "quoted field is not closed")
         #expect(failure("title,latitude,longitude\n\"a\nb\",1,2\nx,1\n")?.line == 4)
     }
+
+    /// RFC 7946 §3.2: a feature may have a null geometry; such features are skipped and counted.
+    @Test func unlocatedFeaturesAreSkipped() throws {
+        let text = #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":null,"properties":{}},{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{}}]}"#
+        var unlocated = 0
+        let annotations = try AnnotationReader.readGeoJSON(Array(text.utf8), unlocated: &unlocated)
+        #expect(annotations.count == 1 && unlocated == 1)
+    }
 }
