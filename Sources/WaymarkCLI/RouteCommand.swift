@@ -29,7 +29,25 @@ enum RouteCommand {
         """
     )
 
+    /// With `--format json`, every failure — usage included — is also printed as OSRM's error
+    /// JSON on standard output, so a client parsing the output always gets JSON.
     static func run(_ args: ParsedArguments) throws(CLIError) {
+        var printedJSON = false
+        do {
+            try route(args, printedJSON: &printedJSON)
+        } catch {
+            if args.value("format") == "json" && args.value("batch") == nil && !printedJSON {
+                let message: String
+                switch error {
+                case let .usage(text), let .failure(text): message = text
+                }
+                Output.write((["code": "InvalidInput", "message": .string(message)] as JSONValue).jsonText() + "\n")
+            }
+            throw error
+        }
+    }
+
+    static func route(_ args: ParsedArguments, printedJSON: inout Bool) throws(CLIError) {
         let path = try args.requirePositionals(["<map>"])[0]
         let format = try args.choice("format", ["text", "json", "geojson", "polyline"], default: "text")
         let precision = Int(try args.number("precision", default: 5, in: 5...6))
@@ -51,6 +69,14 @@ enum RouteCommand {
             throw .usage("--pois is for --to-poi ID")
         }
         if batch == nil && (from == nil || to == nil) { throw .usage("--from LAT,LON and --to LAT,LON (or --to-poi ID) are required (or --batch PAIRS.csv)") }
+        if batch != nil {
+            if from != nil || to != nil || !vias.isEmpty {
+                throw .usage("--batch reads its pairs from the file; --from, --to, --via and --to-poi are for one route")
+            }
+            if let chosen = args.value("format"), chosen != "json" {
+                throw .usage("--batch writes OSRM JSON, one route per line; --format \(chosen) is for one route")
+            }
+        }
 
         let threads = Int(try args.number("threads", default: 1, in: 1...64))
         if threads > 1 && batch == nil { throw .usage("--threads is for --batch") }
@@ -66,7 +92,10 @@ enum RouteCommand {
             route = try map.route(from: from!, to: to!, via: vias)
             if let destinationName { route.arrive(at: destinationName) }
         } catch {
-            if format == "json" { Output.write(error.osrmJSON.jsonText() + "\n") }
+            if format == "json" {
+                Output.write(error.osrmJSON.jsonText() + "\n")
+                printedJSON = true
+            }
             throw .failure("\(error)")
         }
         let bytes: [UInt8]
@@ -79,25 +108,33 @@ enum RouteCommand {
         try Output.emit(bytes, to: args.value("output"))
     }
 
-    /// One route per CSV line as NDJSON (in input order), then p50/p95 of the per-query time
-    /// (snapping, search, steps; serialisation excluded) on standard error.
+    /// One output line per input line, in order: an OSRM JSON route, or an error record for a line
+    /// that is not four numbers `from_lat,from_lon,to_lat,to_lon` or finds no route. The first line
+    /// is a header when none of its fields is a number. p50/p95 of the per-query time (snapping,
+    /// search, steps; serialisation excluded) and the count go to standard error; the command fails
+    /// (exit 1) when any line did.
     static func runBatch(_ map: RoadMap, _ file: String, output: String?, threads: Int) throws(CLIError) {
         guard let data = FileManager.default.contents(atPath: file) else { throw .failure("\(file): cannot be read") }
-        // Read every line first: a malformed one stops the run before anything is routed.
-        var jobs: [(line: Int, values: [Double])] = []
-        for (n, line) in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).enumerated() {
-            let fields = line.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard fields.count == 4, fields.allSatisfy({ $0 != nil }) else {
-                if n == 0 { continue } // a header
-                throw .failure("\(file):\(n + 1): expected from_lat,from_lon,to_lat,to_lon")
-            }
-            jobs.append((n + 1, fields.map { $0! }))
+        // (`\r\n` is one Character in Swift: split on newline characters, not on "\n".)
+        var lines = String(decoding: data, as: UTF8.self).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        if lines.last?.isEmpty == true { lines.removeLast() } // the file's final newline
+        func fields(_ line: Substring) -> [Double?] {
+            line.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        }
+        let firstLine = lines.first.map { $0.isEmpty || fields($0).contains { $0 != nil } ? 1 : 2 } ?? 1
+        var jobs: [(line: Int, values: [Double]?)] = []
+        for (n, line) in lines.enumerated() where n + 1 >= firstLine {
+            let values = fields(line)
+            jobs.append((n + 1, values.count == 4 && values.allSatisfy { $0 != nil } ? values.map { $0! } : nil))
         }
         @Sendable func line(_ json: JSONValue) -> [UInt8] { Array((json.jsonText() + "\n").utf8) }
         // A line whose numbers are no coordinates gets its error record here; the rest are routed.
         var parts: [[UInt8]?] = [], queries: [[Coordinate]] = []
         for job in jobs {
-            let v = job.values
+            guard let v = job.values else {
+                parts.append(line(["code": "InvalidInput", "message": .string("line \(job.line): expected four numbers from_lat,from_lon,to_lat,to_lon")]))
+                continue
+            }
             do {
                 queries.append([try Coordinate(validatingLatitude: v[0], longitude: v[1]), try Coordinate(validatingLatitude: v[2], longitude: v[3])])
                 parts.append(nil)
@@ -118,7 +155,9 @@ enum RouteCommand {
         // One part per route, written in order: the output is never joined into one copy.
         var routed = batch.results.makeIterator()
         try Output.emit(parts: parts.map { $0 ?? routed.next()! }, to: output)
-        Output.error(String(format: "queries %d (%d failed), p50 %.3f ms, p95 %.3f ms", jobs.count, jobs.count - batch.times.count,
+        let failed = jobs.count - batch.times.count
+        Output.error(String(format: "queries %d (%d failed), p50 %.3f ms, p95 %.3f ms", jobs.count, failed,
                             batch.times.p50Milliseconds, batch.times.p95Milliseconds))
+        if failed > 0 { throw .failure("\(file): \(failed) of \(jobs.count) lines failed (their error records are in the output)") }
     }
 }

@@ -92,7 +92,8 @@ import WaymarkGeoJSON
         try "from_lat,from_lon,to_lat,to_lon\n\(from),\(to)\n52.3095,-2.5988,52.3127,-2.5783\n52.3025,-2.6040,52.40,-2.40\n"
             .write(toFile: dir + "/pairs.csv", atomically: true, encoding: .utf8)
         let result = try Run.waymark("route", Run.data("sample-town.osm"), "--batch", dir + "/pairs.csv")
-        #expect(result.status == 0, "\(result.stderr)")
+        // One pair has no road in reach: its record says so, and the batch exits 1.
+        #expect(result.status == 1 && result.stderr.contains("1 of 3 lines failed"), "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 3)
         #expect(try JSONValue(parsing: String(lines[0]))["code"] == "Ok")
@@ -101,19 +102,19 @@ import WaymarkGeoJSON
         #expect(result.stderr.contains("contraction hierarchy:"))
         // Two threads over the one map: the same lines in the same order.
         let threaded = try Run.waymark("route", Run.data("sample-town.osm"), "--batch", dir + "/pairs.csv", "--threads", "2")
-        #expect(threaded.status == 0 && threaded.stdout == result.stdout && threaded.stderr.contains("queries 3 (1 failed)"))
+        #expect(threaded.status == 1 && threaded.stdout == result.stdout && threaded.stderr.contains("queries 3 (1 failed)"))
         let notBatch = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--threads", "2")
         #expect(notBatch.status == 64)
         // Batch routes on the hierarchy; landmarks give the same routes (both searches are exact).
         let alt = try Run.waymark("route", Run.data("sample-town.osm"), "--batch", dir + "/pairs.csv", "--search", "alt")
-        #expect(alt.status == 0 && alt.stdout == result.stdout)
+        #expect(alt.status == 1 && alt.stdout == result.stdout)
         let single = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "json", "--search", "ch")
         #expect(single.status == 0 && single.stdout == String(lines[0]) + "\n")
         // A graph file with the hierarchy stored: the same routes, no contraction at query time.
         let build = try Run.waymark("build", Run.data("sample-town.osm"), "-o", dir + "/town.wmg", "--hierarchy")
         #expect(build.status == 0 && build.stdout.contains("contraction hierarchy: "), "\(build.stderr)")
         let stored = try Run.waymark("route", dir + "/town.wmg", "--batch", dir + "/pairs.csv")
-        #expect(stored.status == 0 && stored.stdout == result.stdout && !stored.stderr.contains("contraction hierarchy:"))
+        #expect(stored.status == 1 && stored.stdout == result.stdout && !stored.stderr.contains("contraction hierarchy:"))
         let inspect = try Run.waymark("inspect", dir + "/town.wmg")
         #expect(inspect.stdout.contains("contraction hierarchy: ") && inspect.stdout.contains(" shortcuts"))
         // Left-hand traffic stored in the file; overriding the side sets the stored hierarchy aside.
@@ -129,5 +130,52 @@ import WaymarkGeoJSON
         #expect(plain.status == 0)
         let none = try Run.waymark("inspect", dir + "/plain.wmg")
         #expect(none.stdout.contains("contraction hierarchy: none"))
+    }
+
+    /// The batch's one rule (issue 13, item 11): one output line per input line, an error record
+    /// for a bad line, a header only when the first line has no number, exit 1 if any line failed.
+    @Test func batchLinesMatchInputLines() throws {
+        let dir = try Run.temporaryDirectory()
+        let csv = [
+            "from_lat,from_lon,to_lat,to_lon",     // header: no number in it
+            "52.3025,-2.6040,52.3160,-2.5450",      // a route
+            "52.3,,-2.6,52.32",                     // an empty field: not dropped
+            "52.3025,-2.6040,52.3160,-2.5450,7",    // a fifth column: not silently ignored
+            "",                                     // a blank line keeps its place
+            "nan,-2.6,52.31,-2.59",                 // not a coordinate
+            "52.3025,-2.6040,52.3160,-2.5450",
+        ].joined(separator: "\r\n") + "\r\n"
+        try Data(csv.utf8).write(to: URL(fileURLWithPath: dir + "/pairs.csv"))
+        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--batch", dir + "/pairs.csv")
+        #expect(result.status == 1 && result.stderr.contains("4 of 6 lines failed"), "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { try? JSONValue(parsing: String($0)) }
+        #expect(lines.count == 6)
+        #expect(lines.map { $0?["code"]?.stringValue } == ["Ok", "InvalidInput", "InvalidInput", "InvalidInput", "InvalidInput", "Ok"])
+        #expect(lines[1]?["message"]?.stringValue?.hasPrefix("line 3:") == true && lines[4]?["message"]?.stringValue?.hasPrefix("line 6:") == true)
+        #expect(result.stderr.contains("queries 6 (4 failed)"))
+        // A first line of numbers is data, not a header.
+        try Data("52.3025,-2.6040,52.3160,-2.5450\n".utf8).write(to: URL(fileURLWithPath: dir + "/one.csv"))
+        let one = try Run.waymark("route", Run.data("sample-town.osm"), "--batch", dir + "/one.csv")
+        #expect(one.status == 0 && one.stdout.split(separator: "\n").count == 1)
+        // Options for one route do not go with a batch.
+        for extra in [["--from", "52.3,-2.6"], ["--via", "52.3,-2.6"], ["--format", "text"], ["--format", "geojson"]] {
+            let usage = try Run.product("waymark", ["route", Run.data("sample-town.osm"), "--batch", dir + "/one.csv"] + extra)
+            #expect(usage.status == 64, "\(extra): \(usage.stderr)")
+        }
+        #expect(try Run.waymark("route", Run.data("sample-town.osm"), "--batch", dir + "/one.csv", "--format", "json").status == 0)
+    }
+
+    /// With `--format json`, every failure prints OSRM's error JSON, usage-level ones included.
+    @Test func jsonModeFailuresAreJSON() throws {
+        let poi = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to-poi", "no-such-place",
+                                  "--pois", Run.data("places.geojson"), "--format", "json")
+        #expect(poi.status == 1)
+        #expect(try JSONValue(parsing: poi.stdout)["code"] == "InvalidInput")
+        let badOption = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--max-snap", "far", "--format", "json")
+        #expect(badOption.status == 64)
+        #expect(try JSONValue(parsing: badOption.stdout)["code"] == "InvalidInput")
+        let noRoad = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", "52.40,-2.40", "--format", "json")
+        #expect(try JSONValue(parsing: noRoad.stdout)["code"] == "NoSegment")
+        #expect(noRoad.stdout.split(separator: "\n").count == 1)
     }
 }
