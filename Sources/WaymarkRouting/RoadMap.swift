@@ -222,6 +222,8 @@ final class RoutingData: Sendable {
     let maximumSpeed: Double
     let landmarks: Landmarks?
     let hierarchy: ContractionHierarchy?
+    /// The box around every vertex (nil for an empty graph).
+    let bounds: BoundingBox?
 
     private init(graph: RoadGraph, snapIndex: SnapIndex, costs: TurnCosts, turns: TurnGeometry, transitions: TransitionTable,
                  landmarks: Landmarks?, hierarchy: ContractionHierarchy?) {
@@ -232,11 +234,26 @@ final class RoutingData: Sendable {
         self.transitions = transitions
         self.landmarks = landmarks
         self.hierarchy = hierarchy
+        bounds = try? BoundingBox.enclosing((0..<UInt32(graph.nodeCount)).map(graph.coordinate(of:)))
         var fastest = 1.0
         for e in 0..<graph.edgeCount where graph.edgeWeight[e] > 0 {
             fastest = max(fastest, Double(graph.edgeLength[e]) / Double(graph.edgeWeight[e]))
         }
         maximumSpeed = fastest
+    }
+
+    /// Why no road is within `maxDistance` metres of `c`: outside the map's area (and perhaps given
+    /// as longitude,latitude), or simply no road near enough.
+    func noRoadError(_ c: Coordinate, maxDistance: Double) -> RouteError {
+        guard let bounds else { return .noSegment(c, maxDistance: maxDistance) }
+        func near(_ p: Coordinate) -> Bool {
+            let dLat = maxDistance / 111_195, dLon = maxDistance / (111_195 * max(0.01, cos(p.latitude * .pi / 180)))
+            let box = BoundingBox(west: bounds.west - dLon, south: bounds.south - dLat, east: bounds.east + dLon, north: bounds.north + dLat)
+            return box.contains(p)
+        }
+        if near(c) { return .noSegment(c, maxDistance: maxDistance) }
+        let swapped = (try? Coordinate(validatingLatitude: c.longitude, longitude: c.latitude)).map(near) ?? false
+        return .outsideMap(c, bounds: bounds, swapped: swapped)
     }
 
     /// Builds what `method` needs: the stored hierarchy (its turn tables serve every search) or a

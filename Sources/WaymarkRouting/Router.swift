@@ -47,7 +47,7 @@ public final class Router {
     /// Snaps a waypoint, or fails with ``RouteError/noSegment(_:maxDistance:)``.
     public func snap(_ c: Coordinate) throws(RouteError) -> Snap {
         guard let snap = data.snapIndex.nearest(to: c, maxDistance: maxSnapDistance) else {
-            throw .noSegment(c, maxDistance: maxSnapDistance)
+            throw data.noRoadError(c, maxDistance: maxSnapDistance)
         }
         return snap
     }
@@ -58,7 +58,7 @@ public final class Router {
         // OSRM's rule: inside a tiny component only when every waypoint is nearest to it.
         let candidates = try waypoints.map { (c) throws(RouteError) in
             guard let found = data.snapIndex.candidates(near: c, maxDistance: maxSnapDistance) else {
-                throw .noSegment(c, maxDistance: maxSnapDistance)
+                throw data.noRoadError(c, maxDistance: maxSnapDistance)
             }
             return found
         }

@@ -68,7 +68,14 @@ import WaymarkGeoJSON
         let sea = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", "52.40,-2.40", "--format", "json")
         #expect(sea.status == 1)
         #expect(try JSONValue(parsing: sea.stdout)["code"] == "NoSegment")
-        #expect(sea.stderr.contains("no road within 1000 m of 52.400000,-2.400000"))
+        #expect(sea.stderr.contains("52.400000,-2.400000 is outside the map's area (the map covers latitudes 52.2"), "\(sea.stderr)")
+        #expect(!sea.stderr.contains("did you mean"))
+        // Longitude first by mistake: said so, with the pair the right way round.
+        let swapped = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", "-2.572561,52.311680")
+        #expect(swapped.status == 1 && swapped.stderr.contains("it looks like longitude,latitude: did you mean 52.311680,-2.572561?"), "\(swapped.stderr)")
+        // Inside the map's area but off the roads (the start is 20-odd m from its street): the plain message.
+        let field = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--max-snap", "20")
+        #expect(field.status == 1 && field.stderr.contains("no road within 20 m of 52.302500,-2.604000"), "\(field.stderr)")
         // Beyond the gate on Mill Lane, with no other road in snapping reach: reachable by no car.
         let mill = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", "52.3091,-2.6135", "--max-snap", "250", "--format", "json")
         let millCode = try JSONValue(parsing: mill.stdout)["code"]
