@@ -48,6 +48,11 @@ enum BuildCommand {
             throw .failure("\(error)")
         }
         meter?.finish()
+        guard graph.edgeCount > 0 else {
+            let r = graph.report
+            func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+            throw .failure("\(input) holds no road a car may use (\(count(r.osmNodes, "node")), \(count(r.osmWays, "way")) read); no graph file written")
+        }
         let map = RoadMap(graph: graph, method: args.flag("hierarchy") ? .hierarchy : .automatic)
         var hierarchyLine = ""
         if args.flag("hierarchy") {

@@ -92,9 +92,14 @@ final class GzipInput: @unchecked Sendable {
 
             condition.lock()
             if n <= 0 {
+                var code: Int32 = 0
+                let message = gzerror(file, &code).map { String(cString: $0) }
                 if n < 0 {
-                    var code: Int32 = 0
-                    failureMessage = gzerror(file, &code).map { String(cString: $0) } ?? "gzread failed"
+                    failureMessage = message ?? "gzread failed"
+                } else if code == Z_BUF_ERROR {
+                    // zlib ends a cut-off stream quietly, with this code: say so rather than let the
+                    // XML parser report the half element it was left with.
+                    failureMessage = "truncated gzip data: the file ends before its compressed stream does"
                 }
                 free.append(buffer)
                 finished = true

@@ -43,6 +43,9 @@ enum LibXML2Parser {
         xmlCtxtUseOptions(parser, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_COMPACT.rawValue | XML_PARSE_HUGE.rawValue))
         let status = withExtendedLifetime(context) { xmlParseDocument(parser) }
 
+        if let root = decoder.root, root != "osm" {
+            throw .notOSM(path: input.path, found: "its root element is <\(root)>, not <osm>")
+        }
         if let failure = decoder.failure {
             throw .invalidAttribute(path: input.path, line: context.attributeLine, element: failure.element,
                                     attribute: failure.attribute, value: failure.value)

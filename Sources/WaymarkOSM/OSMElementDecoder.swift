@@ -41,6 +41,8 @@ final class OSMElementDecoder {
     private(set) var nodeCount = 0, wayCount = 0, relationCount = 0
     /// Set when an attribute is invalid; the SAX layer stops the parse and reports it.
     var failure: (element: String, attribute: String, value: String)?
+    /// The document's root element, once seen (an OSM file's is `osm`).
+    private(set) var root: String?
 
     init(sink: OSMElementSink, wantedKeys: Set<String>) {
         self.sink = sink
@@ -51,6 +53,10 @@ final class OSMElementDecoder {
     typealias Attribute = (name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>)
 
     func start<Attributes: Sequence<Attribute>>(_ name: UnsafeBufferPointer<UInt8>, attributes: Attributes) {
+        if root == nil {
+            root = String(decoding: name, as: UTF8.self)
+            if root != "osm" { return fail(root!, "", nil) }
+        }
         switch name.count {
         case 2 where name[0] == UInt8(ascii: "n") && name[1] == UInt8(ascii: "d"):
             guard current == .way else { return }
@@ -74,11 +80,12 @@ final class OSMElementDecoder {
             if let key, let value { tags[key] = String(decoding: value, as: UTF8.self) }
         case 4 where name[0] == UInt8(ascii: "n") && equals(name, "node"):
             begin(.node)
-            var haveLat = false, haveLon = false
+            var haveID = false, haveLat = false, haveLon = false
             for a in attributes {
                 if equals(a.name, "id") {
                     guard let v = parseInteger(a.value) else { return fail("node", "id", a.value) }
                     id = v
+                    haveID = true
                 } else if equals(a.name, "lat") {
                     guard let v = parseFixed(a.value), v >= -900_000_000, v <= 900_000_000 else { return fail("node", "lat", a.value) }
                     latitude = v
@@ -90,6 +97,7 @@ final class OSMElementDecoder {
                 }
             }
             // Deleted nodes in change files have no position; a node in a map file must.
+            if !haveID { return fail("node", "id", nil) }
             if !haveLat { return fail("node", "lat", nil) }
             if !haveLon { return fail("node", "lon", nil) }
         case 3 where equals(name, "way"):

@@ -16,7 +16,25 @@ public enum OSMGraphLoader {
 
     /// Builds the graph of the file at `path`.
     public static func build(path: String, profile: CarProfile = CarProfile(), progress: Progress? = nil) throws(OSMReadError) -> RoadGraph {
-        try build(input: try GzipInput(path: path), profile: profile, progress: progress)
+        if let other = sniff(path) { throw .notOSM(path: path, found: other) }
+        return try build(input: try GzipInput(path: path), profile: profile, progress: progress)
+    }
+
+    /// What a file is when its first bytes show it is not (possibly gzipped) XML: an OSM PBF or
+    /// JSON; nil otherwise (including when it cannot be read: opening it reports that).
+    static func sniff(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 64), !head.isEmpty else { return nil }
+        let bytes = Array(head)
+        if bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B { return nil } // gzip: XML inside, as far as we can tell
+        if String(decoding: bytes, as: UTF8.self).contains("OSMHeader") {
+            return "it is an OSM PBF file, which Waymark does not read yet (convert it: osmium cat \((path as NSString).lastPathComponent) -o map.osm.gz)"
+        }
+        if let first = bytes.first(where: { $0 > 0x20 }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            return "it is JSON (GeoJSON?); a map is OpenStreetMap XML (.osm, .osm.gz) or a graph file (.wmg)"
+        }
+        return nil
     }
 
     /// Builds from an open input and closes it on every path, errors included (its inflating
@@ -60,6 +78,7 @@ extension OSMReadError {
         switch self {
         case let .cannotOpen(path, reason): return .cannotOpen(path: path == old ? new : path, reason: reason)
         case let .read(path, reason): return .read(path: path == old ? new : path, reason: reason)
+        case let .notOSM(path, found): return .notOSM(path: path == old ? new : path, found: found)
         case let .xml(function, path, line, message): return .xml(function: function, path: path == old ? new : path, line: line, message: message)
         case let .invalidAttribute(path, line, element, attribute, value):
             return .invalidAttribute(path: path == old ? new : path, line: line, element: element, attribute: attribute, value: value)

@@ -8,12 +8,18 @@ public enum OSMReadError: Error, Sendable, Equatable, CustomStringConvertible {
     case xml(function: String, path: String, line: Int, message: String)
     /// An element's attribute is missing or not valid (e.g. `lat="abc"`, `lat="95"`).
     case invalidAttribute(path: String, line: Int, element: String, attribute: String, value: String)
+    /// The file is not OpenStreetMap XML: what it is instead (an HTML page, a PBF, JSON, …).
+    case notOSM(path: String, found: String)
 
     public var description: String {
         switch self {
         case let .cannotOpen(path, reason): return "\(path): cannot open: \(reason)"
         case let .read(path, reason): return "\(path): read failed: \(reason)"
-        case let .xml(function, path, line, message): return "\(path):\(line): malformed XML (\(function)): \(message)"
+        case let .xml(function, path, line, message):
+            // libxml2's messages may run over two lines (encoding errors): one line here.
+            let oneLine = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+            return "\(path):\(line): malformed XML (\(function)): \(oneLine)"
+        case let .notOSM(path, found): return "\(path): not OpenStreetMap XML: \(found)"
         case let .invalidAttribute(path, line, element, attribute, value):
             return value.isEmpty
                 ? "\(path):\(line): <\(element)> is missing its \(attribute) attribute"

@@ -84,3 +84,15 @@ import WaymarkGeoJSON
         #expect(bad.status == 64 && bad.stderr.contains("--vehicle-height must be a number"))
     }
 }
+
+/// `build` on a map with no road a car may use writes nothing and says why.
+@Suite struct EmptyGraphCLITests {
+    @Test func nothingRoutableIsAnError() throws {
+        let dir = try Run.temporaryDirectory()
+        try Data(#"<osm version="0.6"><node id="1" lat="52" lon="13"/><node id="2" lat="52.001" lon="13"/><way id="1"><nd ref="1"/><nd ref="2"/><tag k="highway" v="footway"/></way></osm>"#.utf8)
+            .write(to: URL(fileURLWithPath: dir + "/paths.osm"))
+        let result = try Run.waymark("build", dir + "/paths.osm", "-o", dir + "/paths.wmg")
+        #expect(result.status == 1 && result.stderr.contains("holds no road a car may use (2 nodes, 1 way read); no graph file written"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/paths.wmg"))
+    }
+}
