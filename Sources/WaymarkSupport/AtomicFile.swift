@@ -27,22 +27,54 @@ public enum AtomicFile {
     }
 
     /// Writes the parts one after another, as one file (no concatenated copy in memory).
-    public static func write(parts: [[UInt8]], to path: String) throws(FileWriteError) {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        removeAbandonedTemporaries(in: directory.isEmpty ? "/" : directory, of: name)
+    ///
+    /// Only regular files are replaced by rename. `-` is standard output; a symbolic link is
+    /// followed and its target replaced; a FIFO or a device (`/dev/null`, `/dev/stdout`, a shell's
+    /// process substitution) is opened and written through; a directory or a socket is an error.
+    public static func write(parts: [[UInt8]], to requested: String) throws(FileWriteError) {
+        if requested == "-" { return try writeThrough(parts, to: requested, fd: STDOUT_FILENO) }
+        let path = resolvingLinks(requested)
+        var info = stat()
+        if stat(path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFIFO, S_IFCHR:
+                let fd = open(path, O_WRONLY | O_CLOEXEC)
+                guard fd >= 0 else { throw failure(requested, "open") }
+                defer { close(fd) }
+                return try writeThrough(parts, to: requested, fd: fd)
+            case S_IFDIR:
+                throw FileWriteError(path: requested, operation: "open", reason: "is a directory")
+            default:
+                throw FileWriteError(path: requested, operation: "open", reason: "not a regular file, FIFO or device")
+            }
+        }
+        try replace(path, with: parts, reportingAs: requested)
+    }
 
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw failure(path, "open") }
-        // Replacing a file keeps its permissions.
-        var existing = stat()
-        if stat(path, &existing) == 0 { _ = fchmod(fd, existing.st_mode & 0o7777) }
-        var result: FileWriteError?
-        for bytes in parts where result == nil {
+    /// The file a path names once its symbolic links are followed (for a dangling link, where
+    /// it points); the path itself when it is no link.
+    static func resolvingLinks(_ path: String) -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return path }
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &target, Int(PATH_MAX))
+        guard n > 0 else { return path }
+        let link = String(decoding: target[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if link.hasPrefix("/") { return link }
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        return directory + "/" + link
+    }
+
+    /// Writes every byte to an open descriptor (a pipe, a device, standard output).
+    private static func writeThrough(_ parts: [[UInt8]], to path: String, fd: Int32) throws(FileWriteError) {
+        for bytes in parts {
             var written = 0
-            result = bytes.withUnsafeBytes { buffer -> FileWriteError? in
+            let result = bytes.withUnsafeBytes { buffer -> FileWriteError? in
                 while written < buffer.count {
                     let n = systemWrite(fd, buffer.baseAddress! + written, buffer.count - written)
                     if n < 0 {
@@ -53,14 +85,32 @@ public enum AtomicFile {
                 }
                 return nil
             }
+            if let result { throw result }
         }
-        if let result {
+    }
+
+    /// Replaces (or creates) the regular file `path` through a temporary file and a rename.
+    private static func replace(_ path: String, with parts: [[UInt8]], reportingAs requested: String) throws(FileWriteError) {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        removeAbandonedTemporaries(in: directory.isEmpty ? "/" : directory, of: name)
+
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure(requested, "open") }
+        // Replacing a file keeps its permissions.
+        var existing = stat()
+        if stat(path, &existing) == 0 { _ = fchmod(fd, existing.st_mode & 0o7777) }
+        do {
+            try writeThrough(parts, to: requested, fd: fd)
+        } catch {
             close(fd)
             unlink(temporary)
-            throw result
+            throw error
         }
         if fsync(fd) != 0 {
-            let error = failure(path, "fsync")
+            let error = failure(requested, "fsync")
             close(fd)
             unlink(temporary)
             throw error
@@ -72,7 +122,7 @@ public enum AtomicFile {
             kill(getpid(), SIGKILL)
         }
         if rename(temporary, path) != 0 {
-            let error = failure(path, "rename")
+            let error = failure(requested, "rename")
             unlink(temporary)
             throw error
         }
