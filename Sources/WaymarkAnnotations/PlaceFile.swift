@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 import WaymarkGeo
 import WaymarkGeoJSON
@@ -196,7 +201,19 @@ public struct PlaceFile: Sendable {
     }
 
     /// Replaces the file with the edited document, if it has not changed on disk since it was read.
+    ///
+    /// The check and the replacement happen under an exclusive advisory lock (`flock`) on a
+    /// sidecar file, `.NAME.lock` beside it, that every writer of the file takes: of two editors
+    /// saving at once, one wins and the other is told the file changed, never both "succeed".
     public func save() throws(PlaceFileError) {
+        let lock = PlaceFile.lockPath(for: path)
+        let fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw PlaceFileError("\(path): cannot open the lock file \(lock): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw PlaceFileError("\(path): cannot lock \(lock): \(String(cString: strerror(errno)))") }
+        }
+        defer { flock(fd, LOCK_UN) }
         let current = PlaceFile.read(path)
         guard current == original else {
             throw PlaceFileError("\(path) changed on disk since it was read; nothing written (run the command again)")
@@ -206,5 +223,11 @@ public struct PlaceFile: Sendable {
         } catch {
             throw PlaceFileError("\(error)")
         }
+    }
+
+    /// The sidecar lock file of `path`: `.NAME.lock` in the same directory.
+    static func lockPath(for path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return ".\(path).lock" }
+        return String(path[...slash]) + "." + path[path.index(after: slash)...] + ".lock"
     }
 }
