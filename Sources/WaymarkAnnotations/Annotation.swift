@@ -43,3 +43,28 @@ extension Array where Element == Annotation {
         FeatureCollection(features: map(\.feature))
     }
 }
+
+extension String {
+    /// Whether the text holds a control character (C0, DEL, C1: what a terminal would act on).
+    public var containsControlCharacters: Bool {
+        unicodeScalars.contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) }
+    }
+
+    /// The text with its control characters written out (`\n`, `\t`, `\r`, `\u{1B}`), so printing
+    /// it cannot move the cursor, recolour the terminal or break a line.
+    public var escapingControlCharacters: String {
+        guard containsControlCharacters else { return self }
+        var out = ""
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value):
+                out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -88,6 +88,8 @@ public struct PlaceFile: Sendable {
     public mutating func edit(id: String, title: String? = nil, subtitle: String? = nil,
                               coordinate: Coordinate? = nil) throws(PlaceFileError) -> Annotation {
         let i = try requireIndex(ofID: id)
+        try PlaceFile.checkText(title, "title")
+        try PlaceFile.checkText(subtitle, "subtitle")
         guard var feature = features[i].objectValue else { throw PlaceFileError("\(path): feature \(i) is not an object") }
         var properties = feature["properties"]?.objectValue ?? [:]
         if let title {
@@ -113,6 +115,8 @@ public struct PlaceFile: Sendable {
     /// (`the-swan`, `the-swan-2`, …). Returns the id.
     @discardableResult
     public mutating func add(_ annotation: Annotation) throws(PlaceFileError) -> String {
+        try PlaceFile.checkText(annotation.title, "title")
+        try PlaceFile.checkText(annotation.subtitle, "subtitle")
         var annotation = annotation
         let id: String
         if let given = annotation.id?.description {
@@ -223,6 +227,13 @@ public struct PlaceFile: Sendable {
         } catch {
             throw PlaceFileError("\(error)")
         }
+    }
+
+    /// Titles and subtitles are plain text: a control character (an arrow key's escape sequence,
+    /// a colour code, a line break) is refused rather than stored.
+    static func checkText(_ text: String?, _ field: String) throws(PlaceFileError) {
+        guard let text, text.containsControlCharacters else { return }
+        throw PlaceFileError("the \(field) holds control characters (\(text.escapingControlCharacters)); a \(field) is plain text")
     }
 
     /// The sidecar lock file of `path`: `.NAME.lock` in the same directory.

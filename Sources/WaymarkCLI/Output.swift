@@ -37,20 +37,7 @@ enum Output {
 
     /// `text` with its control characters escaped (`\n`, `\t`, `\u{1B}`), so an error message
     /// that quotes input stays one line and cannot drive the terminal.
-    static func oneLine(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value):
-                out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    static func oneLine(_ text: String) -> String { text.escapingControlCharacters }
 
     static func error(_ text: String) {
         FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))

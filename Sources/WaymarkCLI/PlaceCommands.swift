@@ -173,7 +173,8 @@ enum PlaceCommand {
             let file = try open()
             var rows = [["ID", "TITLE", "SUBTITLE", "COORDINATE"]]
             for a in file.annotations {
-                rows.append([a.id?.description ?? "-", a.title ?? "", a.subtitle ?? "", Callout(a).coordinateText])
+                rows.append([(a.id?.description ?? "-").escapingControlCharacters, a.title?.escapingControlCharacters ?? "",
+                             a.subtitle?.escapingControlCharacters ?? "", Callout(a).coordinateText])
             }
             var widths = [Int](repeating: 0, count: 4)
             for row in rows { for (c, cell) in row.enumerated() { widths[c] = max(widths[c], TextWidth.of(cell)) } }
@@ -234,8 +235,17 @@ enum PlaceCommand {
         func cancelled() {
             Output.write("\nCancelled: nothing written.\n")
         }
-        guard let titleText = ask("Title [\(current.title ?? "")]: ") else { return cancelled() }
-        guard let subtitleText = ask("Subtitle [\(current.subtitle ?? "")] (- to clear): ") else { return cancelled() }
+        /// Asks until the answer is plain text (arrow keys are not line editing here: their escape
+        /// sequences are refused, not stored); nil at end of input.
+        func askText(_ prompt: String) -> String? {
+            while true {
+                guard let text = ask(prompt) else { return nil }
+                if !text.containsControlCharacters { return text }
+                Output.write("  That holds control characters (\(text.escapingControlCharacters)); type plain text, or press Enter to keep it.\n")
+            }
+        }
+        guard let titleText = askText("Title [\((current.title ?? "").escapingControlCharacters)]: ") else { return cancelled() }
+        guard let subtitleText = askText("Subtitle [\((current.subtitle ?? "").escapingControlCharacters)] (- to clear): ") else { return cancelled() }
         var coordinate: Coordinate?
         while true {
             guard let text = ask("Coordinate [\(Callout(current).coordinateText)]: ") else { return cancelled() }

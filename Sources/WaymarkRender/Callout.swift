@@ -16,8 +16,11 @@ public struct Callout: Sendable, Equatable {
         self.coordinate = coordinate
     }
 
+    /// The callout of an annotation; control characters in its texts are shown escaped, never
+    /// sent to the terminal.
     public init(_ annotation: Annotation) {
-        self.init(title: annotation.title, subtitle: annotation.subtitle, coordinate: annotation.coordinate)
+        self.init(title: annotation.title?.escapingControlCharacters, subtitle: annotation.subtitle?.escapingControlCharacters,
+                  coordinate: annotation.coordinate)
     }
 
     /// The coordinate as a callout shows it: `48.858370, 2.294481`.

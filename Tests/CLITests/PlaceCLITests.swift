@@ -373,3 +373,37 @@ private let hasScript = FileManager.default.isExecutableFile(atPath: "/usr/bin/s
         #expect(lostUpdates == 0, "\(lostUpdates) saved edits missing from the file (\(conflicts) refused as conflicts)")
     }
 }
+
+/// Control characters never reach a places file, and never reach the terminal from one (issue 13,
+/// item 9): before, `poi add --title $'\e[31m…'` stored the escape and `poi list` printed it raw,
+/// and arrow keys in the editor were stored as escape sequences.
+@Suite struct ControlCharacterTests {
+    @Test func refusedOnEveryWayIn() throws {
+        let dir = try Run.temporaryDirectory()
+        let path = dir + "/places.geojson"
+        try FileManager.default.copyItem(atPath: Run.data("places.geojson"), toPath: path)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let add = try Run.waymark("poi", "add", path, "--title", "\u{1B}[31mRed", "--coordinate", "52.31,-2.59")
+        #expect(add.status == 1 && add.stderr.contains("control characters (\\u{1B}[31mRed)"), "\(add.stderr)")
+        let edit = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--subtitle", "two\nlines")
+        #expect(edit.status == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        // The editor: an arrow key's escape sequence is refused and the question asked again.
+        let editor = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--interactive", stdin: "\u{1B}[A\nThe Cygnet\n\n\n\ns\n")
+        #expect(editor.status == 0, "\(editor.stdout)\(editor.stderr)")
+        #expect(editor.stdout.contains("That holds control characters (\\u{1B}[A)"))
+        let saved = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(saved.contains("\"The Cygnet\"") && !saved.contains("\u{1B}"))
+    }
+
+    @Test func escapedWhenPrinted() throws {
+        let dir = try Run.temporaryDirectory()
+        let path = dir + "/places.geojson"
+        try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","id":"x","geometry":{"type":"Point","coordinates":[-2.59,52.31]},"properties":{"title":"\u001b[31mRed\u001b[0m"}}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        for command in [["poi", "list", path], ["poi", "show", path, "--id", "x"], ["callout", path, "--id", "x"]] {
+            let result = try Run.product("waymark", command)
+            #expect(result.status == 0 && !result.stdout.contains("\u{1B}") && result.stdout.contains("\\u{1B}[31mRed"), "\(command): \(result.stdout)")
+        }
+    }
+}
