@@ -193,7 +193,12 @@ public final class Router {
             let s = travelled, e = travelled + d
             func at(_ x: Double) -> Coordinate {
                 let t = d > 0 ? max(0, min(1, (x - s) / d)) : 0
-                return Coordinate(latitude: p.latitude + t * (q.latitude - p.latitude), longitude: p.longitude + t * (q.longitude - p.longitude))
+                // The short way round, across 180° too.
+                var qLongitude = q.longitude
+                if qLongitude - p.longitude > 180 { qLongitude -= 360 } else if p.longitude - qLongitude > 180 { qLongitude += 360 }
+                var longitude = p.longitude + t * (qLongitude - p.longitude)
+                if longitude >= 180 { longitude -= 360 } else if longitude < -180 { longitude += 360 }
+                return Coordinate(latitude: p.latitude + t * (q.latitude - p.latitude), longitude: longitude)
             }
             if e >= a && s <= b {
                 if result.isEmpty { result.append(at(max(a, s))) }

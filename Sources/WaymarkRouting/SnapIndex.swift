@@ -44,7 +44,7 @@ public struct SnapIndex: Sendable {
     private let pieceSegment: [UInt32], pieceIndex: [UInt32]
     /// Grid cells in CSR form: sorted cell keys, and the pieces of cell k at
     /// `cellPieces[cellStart[k]..<cellStart[k + 1]]`.
-    private let cellKeys: [Int64], cellStart: [UInt32], cellPieces: [UInt32]
+    let cellKeys: [Int64], cellStart: [UInt32], cellPieces: [UInt32]
     /// Local planar frame (equirectangular around the graph's middle latitude).
     private let metresPerDegreeLon: Double, metresPerDegreeLat: Double
 
@@ -97,9 +97,32 @@ public struct SnapIndex: Sendable {
                 let piece = UInt32(segmentsOfPiece.count)
                 segmentsOfPiece.append(UInt32(s))
                 indexOfPiece.append(UInt32(i))
-                let (ax, ay) = cell(shape[i]), (bx, by) = cell(shape[i + 1])
-                for x in min(ax, bx)...max(ax, bx) {
-                    for y in min(ay, by)...max(ay, by) { entries.append((SnapIndex.key(x, y), piece)) }
+                let a = shape[i], b = shape[i + 1]
+                let (ax, ay) = cell(a), (bx, by) = cell(b)
+                let crossesSeam = abs(b.longitude - a.longitude) > 180
+                if !crossesSeam && abs(bx - ax) <= 2 && abs(by - ay) <= 2 {
+                    // A short piece: the cells of its bounding box.
+                    for x in min(ax, bx)...max(ax, bx) {
+                        for y in min(ay, by)...max(ay, by) { entries.append((SnapIndex.key(x, y), piece)) }
+                    }
+                    continue
+                }
+                // A long piece: the cells along it (every quarter cell), the short way round the
+                // globe, each point's cell on its own side of 180°. (Its bounding box would be
+                // enormous: a piece across 180° spans the whole world in x.)
+                var bLongitude = b.longitude
+                if bLongitude - a.longitude > 180 { bLongitude -= 360 } else if a.longitude - bLongitude > 180 { bLongitude += 360 }
+                let dx = (bLongitude - a.longitude) * lonScale, dy = (b.latitude - a.latitude) * latScale
+                let steps = max(1, Int(((dx * dx + dy * dy).squareRoot() / (SnapIndex.cellSize / 4)).rounded(.up)))
+                var last: Int64?
+                for k in 0...steps {
+                    let t = Double(k) / Double(steps)
+                    var longitude = a.longitude + t * (bLongitude - a.longitude)
+                    if longitude >= 180 { longitude -= 360 } else if longitude < -180 { longitude += 360 }
+                    let (x, y) = cell(Coordinate(latitude: a.latitude + t * (b.latitude - a.latitude), longitude: longitude))
+                    let key = SnapIndex.key(x, y)
+                    if key != last { entries.append((key, piece)) }
+                    last = key
                 }
             }
         }
@@ -170,8 +193,13 @@ public struct SnapIndex: Sendable {
                 let piece = Int(cellPieces[slot])
                 if bigComponentsOnly && segmentInTinyComponent[Int(pieceSegment[piece])] { continue }
                 let (a, b) = endpoints(piece)
-                let ax = a.longitude * metresPerDegreeLon - cx, ay = a.latitude * metresPerDegreeLat - cy
-                let bx = b.longitude * metresPerDegreeLon - cx, by = b.latitude * metresPerDegreeLat - cy
+                // Longitudes the short way round from the query's, so a piece across 180° measures right.
+                func near(_ longitude: Double) -> Double {
+                    let d = longitude - c.longitude
+                    return d > 180 ? longitude - 360 : d < -180 ? longitude + 360 : longitude
+                }
+                let ax = near(a.longitude) * metresPerDegreeLon - cx, ay = a.latitude * metresPerDegreeLat - cy
+                let bx = near(b.longitude) * metresPerDegreeLon - cx, by = b.latitude * metresPerDegreeLat - cy
                 let dx = bx - ax, dy = by - ay
                 let t = dx == 0 && dy == 0 ? 0 : max(0, min(1, -(ax * dx + ay * dy) / (dx * dx + dy * dy)))
                 let ex = ax + t * dx, ey = ay + t * dy
@@ -196,8 +224,11 @@ public struct SnapIndex: Sendable {
         var offset = 0.0
         for j in 0..<i { offset += shape[j].distance(to: shape[j + 1]) }
         let a = shape[i], b = shape[i + 1]
-        let point = Coordinate(latitude: a.latitude + best.t * (b.latitude - a.latitude),
-                               longitude: a.longitude + best.t * (b.longitude - a.longitude))
+        var bLongitude = b.longitude // the short way round, across 180° too
+        if bLongitude - a.longitude > 180 { bLongitude -= 360 } else if a.longitude - bLongitude > 180 { bLongitude += 360 }
+        var longitude = a.longitude + best.t * (bLongitude - a.longitude)
+        if longitude >= 180 { longitude -= 360 } else if longitude < -180 { longitude += 360 }
+        let point = Coordinate(latitude: a.latitude + best.t * (b.latitude - a.latitude), longitude: longitude)
         offset += a.distance(to: point)
         var length = 0.0
         for j in 0..<(shape.count - 1) { length += shape[j].distance(to: shape[j + 1]) }

@@ -199,3 +199,31 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         #expect(choice == [island.waypoints[0], mixed.waypoints[1]])
     }
 }
+
+/// A road across 180° (issue 13, item 6: a two-node map took 5 s and 1.5 GB to route, its one
+/// piece registered in every grid cell of a bounding box as wide as the world).
+@Suite struct AntimeridianTests {
+    static let xml = """
+    <?xml version="1.0"?>
+    <osm version="0.6">
+    <node id="1" lat="-17.0" lon="179.99"/><node id="2" lat="-17.0" lon="-179.99"/>
+    <way id="1"><nd ref="1"/><nd ref="2"/><tag k="highway" v="residential"/><tag k="name" v="Date Line Road"/></way>
+    </osm>
+    """
+
+    @Test func snapsAndRoutesAcross180() throws {
+        let graph = try OSMGraphLoader.build(xml: Self.xml)
+        let index = SnapIndex(graph: graph)
+        // The piece is about 2.1 km long: a few dozen cells along it, not the world.
+        #expect(index.cellPieces.count < 100, "\(index.cellPieces.count) cell entries")
+        let map = RoadMap(graph: graph)
+        let west = Coordinate(latitude: -17.0001, longitude: 179.995), east = Coordinate(latitude: -16.9999, longitude: -179.995)
+        for point in [west, east] {
+            let snap = try #require(map.nearest(point))
+            #expect(snap.distance < 20 && abs(abs(snap.coordinate.longitude) - 179.995) < 1e-6, "\(snap)")
+        }
+        let route = try map.route(from: west, to: east)
+        #expect(abs(route.distance - 1064) < 20, "\(route.distance)")
+        #expect(route.geometry.allSatisfy { abs($0.longitude) > 179.9 })
+    }
+}
