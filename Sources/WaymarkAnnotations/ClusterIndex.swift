@@ -318,6 +318,18 @@ private final class Group: Sendable {
         }
         top.tree = KDTree(x: top.x, y: top.y, nodeSize: options.nodeSize)
 
+        // A group that never clusters (annotations without a clustering identifier): its points
+        // are every zoom's items, one shared level. Running the rounds anyway would ask each point
+        // for its neighbours at every zoom — at low zooms nearly all of them, quadratic in time
+        // and memory (2 GB for 64,000 points at zoom 0).
+        if options.minPoints == Int.max {
+            var points = top
+            points.zoom = []
+            levels = [Level](repeating: points, count: options.maxZoom + 2)
+            clusterProperties = []
+            return
+        }
+
         var levels = [Level](repeating: Level(), count: options.maxZoom + 2)
         var props: [JSONObject] = []
         var current = top

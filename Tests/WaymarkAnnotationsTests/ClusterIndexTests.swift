@@ -203,3 +203,23 @@ private enum SuperclusterReference {
         return process.terminationStatus
     }
 }
+
+/// `--group-by` where annotations lack the property (issue 13, item 4): they never cluster and
+/// cost no neighbour queries; the ones that have it still cluster by it.
+@Suite struct NeverClusteringGroupTests {
+    @Test func annotationsWithoutTheKeyStaySingleAtEveryZoom() throws {
+        var rng = SplitMix64(seed: 4)
+        let points = (0..<3000).map { _ in Annotation(coordinate: Coordinate(latitude: 41.15 + rng.uniform(-0.01, 0.01), longitude: -8.61 + rng.uniform(-0.01, 0.01))) }
+        var tagged = points
+        for i in 0..<100 { tagged[i].properties["kind"] = "cafe" }
+        let index = try ClusterIndex(annotations: tagged, groupBy: "kind")
+        for zoom in [0.0, 8, 16] {
+            let items = index.clusters(west: -180, south: -90, east: 180, north: 90, zoom: zoom)
+            let singles = items.filter { if case let .point(i) = $0 { i >= 100 } else { false } }
+            #expect(singles.count == 2900, "zoom \(zoom)")
+            // The hundred cafés, all within a few hundred metres, are one cluster at low zoom.
+            let clusters = items.compactMap { if case let .cluster(c) = $0 { c } else { nil } }
+            if zoom == 0 { #expect(clusters.count == 1 && clusters[0].pointCount == 100) }
+        }
+    }
+}
