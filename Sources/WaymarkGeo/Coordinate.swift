@@ -112,3 +112,15 @@ public func normalizedLongitude(_ longitude: Double) -> Double {
     let result = wrapped < 0 ? wrapped + 180 : wrapped - 180
     return result == -180 && longitude > 0 ? 180 : result
 }
+
+extension Coordinate {
+    /// The point a `fraction` of the way along the straight line (in degrees) to `other`, taking
+    /// the short way round across 180°; linear in latitude and longitude, as map geometry is
+    /// drawn between shape points.
+    public func interpolated(to other: Coordinate, fraction t: Double) -> Coordinate {
+        var otherLongitude = other.longitude
+        if otherLongitude - longitude > 180 { otherLongitude -= 360 } else if longitude - otherLongitude > 180 { otherLongitude += 360 }
+        return Coordinate(latitude: latitude + t * (other.latitude - latitude),
+                          longitude: normalizedLongitude(longitude + t * (otherLongitude - longitude)))
+    }
+}

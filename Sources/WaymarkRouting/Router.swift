@@ -192,13 +192,7 @@ public final class Router {
             let d = p.distance(to: q)
             let s = travelled, e = travelled + d
             func at(_ x: Double) -> Coordinate {
-                let t = d > 0 ? max(0, min(1, (x - s) / d)) : 0
-                // The short way round, across 180° too.
-                var qLongitude = q.longitude
-                if qLongitude - p.longitude > 180 { qLongitude -= 360 } else if p.longitude - qLongitude > 180 { qLongitude += 360 }
-                var longitude = p.longitude + t * (qLongitude - p.longitude)
-                if longitude >= 180 { longitude -= 360 } else if longitude < -180 { longitude += 360 }
-                return Coordinate(latitude: p.latitude + t * (q.latitude - p.latitude), longitude: longitude)
+                return p.interpolated(to: q, fraction: d > 0 ? max(0, min(1, (x - s) / d)) : 0)
             }
             if e >= a && s <= b {
                 if result.isEmpty { result.append(at(max(a, s))) }

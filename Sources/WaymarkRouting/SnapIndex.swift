@@ -110,16 +110,10 @@ public struct SnapIndex: Sendable {
                 // A long piece: the cells along it (every quarter cell), the short way round the
                 // globe, each point's cell on its own side of 180°. (Its bounding box would be
                 // enormous: a piece across 180° spans the whole world in x.)
-                var bLongitude = b.longitude
-                if bLongitude - a.longitude > 180 { bLongitude -= 360 } else if a.longitude - bLongitude > 180 { bLongitude += 360 }
-                let dx = (bLongitude - a.longitude) * lonScale, dy = (b.latitude - a.latitude) * latScale
-                let steps = max(1, Int(((dx * dx + dy * dy).squareRoot() / (SnapIndex.cellSize / 4)).rounded(.up)))
+                let steps = max(1, Int((a.distance(to: b) / (SnapIndex.cellSize / 4)).rounded(.up)))
                 var last: Int64?
                 for k in 0...steps {
-                    let t = Double(k) / Double(steps)
-                    var longitude = a.longitude + t * (bLongitude - a.longitude)
-                    if longitude >= 180 { longitude -= 360 } else if longitude < -180 { longitude += 360 }
-                    let (x, y) = cell(Coordinate(latitude: a.latitude + t * (b.latitude - a.latitude), longitude: longitude))
+                    let (x, y) = cell(a.interpolated(to: b, fraction: Double(k) / Double(steps)))
                     let key = SnapIndex.key(x, y)
                     if key != last { entries.append((key, piece)) }
                     last = key
@@ -224,11 +218,7 @@ public struct SnapIndex: Sendable {
         var offset = 0.0
         for j in 0..<i { offset += shape[j].distance(to: shape[j + 1]) }
         let a = shape[i], b = shape[i + 1]
-        var bLongitude = b.longitude // the short way round, across 180° too
-        if bLongitude - a.longitude > 180 { bLongitude -= 360 } else if a.longitude - bLongitude > 180 { bLongitude += 360 }
-        var longitude = a.longitude + best.t * (bLongitude - a.longitude)
-        if longitude >= 180 { longitude -= 360 } else if longitude < -180 { longitude += 360 }
-        let point = Coordinate(latitude: a.latitude + best.t * (b.latitude - a.latitude), longitude: longitude)
+        let point = a.interpolated(to: b, fraction: best.t)
         offset += a.distance(to: point)
         var length = 0.0
         for j in 0..<(shape.count - 1) { length += shape[j].distance(to: shape[j + 1]) }
