@@ -35,10 +35,6 @@ enum Output {
         }
     }
 
-    /// `text` with its control characters escaped (`\n`, `\t`, `\u{1B}`), so an error message
-    /// that quotes input stays one line and cannot drive the terminal.
-    static func oneLine(_ text: String) -> String { text.escapingControlCharacters }
-
     static func error(_ text: String) {
         FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }

@@ -35,7 +35,7 @@ Exit status: 0 success, 1 failure, 64 usage error.
 func exitWithUsageError(_ message: String, command: String?) -> Never {
     let prefix = command.map { "waymark \($0)" } ?? "waymark"
     let hint = command.map { "see 'waymark \($0) --help'" } ?? "see 'waymark --help'"
-    Output.error("\(prefix): error: \(Output.oneLine(message)) (\(hint))")
+    Output.error("\(prefix): error: \(message.escapingControlCharacters) (\(hint))")
     exit(64)
 }
 
@@ -74,7 +74,7 @@ do {
     switch error {
     case let .usage(message): exitWithUsageError(message, command: command.spec.name)
     case let .failure(message):
-        Output.error("waymark \(command.spec.name): error: \(Output.oneLine(message))")
+        Output.error("waymark \(command.spec.name): error: \(message.escapingControlCharacters)")
         exit(1)
     }
 }

@@ -242,20 +242,7 @@ public struct CarProfile: Sendable {
     }
 
     /// The OSM tag keys the profile reads on ways (a reader may skip every other tag).
-    public static let wayKeys: Set<String> = {
-        var keys: Set<String> = [
-            "highway", "route", "bridge", "railway", "area", "construction", "proposed", "oneway", "impassable", "status",
-            "junction", "narrow", "duration", "service", "hov", "surface", "tracktype", "smoothness", "width", "lanes",
-            "lane_markings", "side_road", "priority", "toll", "name", "ref", "is_sidepath:of:name", "street:name", "footway",
-            "cycleway", "is_sidepath",
-        ]
-        let directional = ["maxheight:physical", "maxheight", "maxwidth:physical", "maxwidth", "width", "est_width", "maxlength",
-                           "maxweightrating", "maxweight", "motorcar", "motor_vehicle", "vehicle", "access", "hov:lanes",
-                           "maxspeed:advisory", "maxspeed", "source:maxspeed", "maxspeed:type"]
-        for key in directional { keys.formUnion([key, key + ":forward", key + ":backward"]) }
-        for mode in ["motorcar", "motor_vehicle", "vehicle"] { keys.insert("oneway:" + mode) }
-        return keys
-    }()
+    public static let wayKeys: Set<String> = Set(TagFamily.byKey.keys).union(["highway", "route", "duration", "footway", "cycleway", "is_sidepath"])
     /// The OSM tag keys the profile reads on nodes.
     public static let nodeKeys: Set<String> = ["barrier", "highway", "motorcar", "motor_vehicle", "vehicle", "access", "maxheight",
                                                "bollard", "kerb", "sensory"]
@@ -350,10 +337,8 @@ public struct CarProfile: Sendable {
         if oneway == "-1" {
             reverseOneway = true
             forward = false
-        } else if oneway == "yes" || oneway == "1" || oneway == "true" {
-            forwardOneway = true
-            backward = false
-        } else if (highway == "motorway" || junction == "roundabout" || junction == "circular") && oneway != "no" {
+        } else if oneway == "yes" || oneway == "1" || oneway == "true"
+                    || (highway == "motorway" || junction == "roundabout" || junction == "circular") && oneway != "no" { // implied
             forwardOneway = true
             backward = false
         }

@@ -10,7 +10,7 @@ public enum TagValues {
 
     /// The first decimal number anywhere in `text` (`,` read as a decimal point): OSRM's
     /// `%d+%.?%d*`.
-    static func firstNumber(_ text: String) -> (value: Double, end: String.Index)? {
+    static func firstNumber(_ text: String) -> Double? {
         let chars = text.replacingOccurrences(of: ",", with: ".")
         guard let start = chars.firstIndex(where: { $0.isASCII && $0.isNumber }) else { return nil }
         var end = chars[start...].firstIndex { !($0.isASCII && $0.isNumber) } ?? chars.endIndex
@@ -19,8 +19,7 @@ public enum TagValues {
         }
         var number = String(chars[start..<end])
         if number.hasSuffix(".") { number.removeLast() }
-        guard let value = Double(number) else { return nil }
-        return (value, end)
+        return Double(number)
     }
 
     /// A speed in km/h: the leading integer, times 1.609 when the value mentions `mph` or
@@ -32,7 +31,7 @@ public enum TagValues {
 
     /// A length in metres: `2.5`, `2,5 m`, `3'6"` (feet and inches), `12 ft`. Nil without a number.
     public static func metres(_ text: String) -> Double? {
-        guard let (n, _) = firstNumber(text) else { return nil }
+        guard let n = firstNumber(text) else { return nil }
         guard let quote = text.firstIndex(of: "'") else { return n }
         // Feet, then the first number after the quote as inches.
         let inches = text[text.index(after: quote)...].drop { !($0.isASCII && $0.isNumber) }.prefix { $0.isASCII && $0.isNumber }
@@ -47,7 +46,7 @@ public enum TagValues {
 
     /// A weight in kilograms: `3.5` and `3.5 t` are tonnes, `2000 kg` kilograms, `5000 lbs` pounds.
     public static func kilograms(_ text: String) -> Double? {
-        guard let (n, _) = firstNumber(text) else { return nil }
+        guard let n = firstNumber(text) else { return nil }
         if text.contains("lbs") { return n * 0.45359237 }
         if text.contains("kg") { return n }
         return n * 1000
