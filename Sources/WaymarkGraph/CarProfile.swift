@@ -93,15 +93,19 @@ public struct NodeRule: Sendable, Equatable {
     public var trafficSignals = false
     /// Seconds for passing a barrier that opens (a gate: OSRM's `barrier_penalties`).
     public var barrierDelay = 0.0
+    /// A place made for turning round (`highway=turning_circle`, `turning_loop`,
+    /// `mini_roundabout`): U-turns are allowed here as at a dead end.
+    public var turningPlace = false
 
-    public init(blocks: Bool = false, trafficSignals: Bool = false, barrierDelay: Double = 0) {
+    public init(blocks: Bool = false, trafficSignals: Bool = false, barrierDelay: Double = 0, turningPlace: Bool = false) {
         self.blocks = blocks
         self.trafficSignals = trafficSignals
         self.barrierDelay = barrierDelay
+        self.turningPlace = turningPlace
     }
 
     /// Whether the node matters to the graph at all.
-    public var isEmpty: Bool { !blocks && !trafficSignals && barrierDelay == 0 }
+    public var isEmpty: Bool { !blocks && !trafficSignals && barrierDelay == 0 && !turningPlace }
 }
 
 /// A turn restriction's kind.
@@ -512,7 +516,9 @@ public struct CarProfile: Sendable {
     /// rising bollards, lowered or flush kerbs, kerbs at crossings and audible (virtual) fences
     /// pass, gates pass at a penalty, a height restrictor lower than the vehicle blocks, the rest block.
     public func node(_ tags: [String: String]) -> NodeRule {
-        var rule = NodeRule(trafficSignals: tags["highway"] == "traffic_signals")
+        let highway = tags["highway"]
+        var rule = NodeRule(trafficSignals: highway == "traffic_signals",
+                            turningPlace: highway == "turning_circle" || highway == "turning_loop" || highway == "mini_roundabout")
         if let access = resolveAccess(accessHierarchy.lazy.compactMap { tags[$0] }.first) {
             rule.blocks = accessBlacklist.contains(access) && !restrictedAccess.contains(access)
         } else if let barrier = tags["barrier"] {
@@ -551,6 +557,13 @@ public struct CarProfile: Sendable {
             }
         }
         return kind
+    }
+
+    /// Whether a restriction relation may name several from ways (`no_entry`) or several to ways
+    /// (`no_exit`): each pair of them is a restriction of its own, as in OSRM.
+    public func restrictionMayNameSeveralWays(_ tags: [String: String]) -> (from: Bool, to: Bool) {
+        let values = (["restriction"] + restrictionModes.map { "restriction:" + $0 }).compactMap { tags[$0] }
+        return (values.contains { $0.hasPrefix("no_entry") }, values.contains { $0.hasPrefix("no_exit") })
     }
 }
 

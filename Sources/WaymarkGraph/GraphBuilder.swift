@@ -17,16 +17,29 @@ public struct GraphBuilder {
         }
     }
 
-    /// A restriction relation: from way, via node (index), to way.
+    /// A restriction relation: from way, via node (index) or via ways (in the relation's order),
+    /// to way.
     public struct Restriction {
         public var fromWay: Int64
+        /// The via node's index; ``GraphBuilder/missing`` when the restriction is over via ways.
         public var via: UInt32
+        /// The via ways, connected end to end from the from way to the to way; empty for a via node.
+        public var viaWays: [Int64]
         public var toWay: Int64
         public var kind: RestrictionKind
 
         public init(fromWay: Int64, via: UInt32, toWay: Int64, kind: RestrictionKind) {
             self.fromWay = fromWay
             self.via = via
+            self.viaWays = []
+            self.toWay = toWay
+            self.kind = kind
+        }
+
+        public init(fromWay: Int64, viaWays: [Int64], toWay: Int64, kind: RestrictionKind) {
+            self.fromWay = fromWay
+            self.via = GraphBuilder.missing
+            self.viaWays = viaWays
             self.toWay = toWay
             self.kind = kind
         }
@@ -113,6 +126,10 @@ public struct GraphBuilder {
             blocked[Int(node)] = rule.blocks
             if rule.trafficSignals { flags[Int(node)] |= RoadGraph.trafficSignalsFlag }
             if rule.barrierDelay > 0 { flags[Int(node)] |= RoadGraph.gateFlag }
+            if rule.turningPlace {
+                flags[Int(node)] |= RoadGraph.turningPlaceFlag
+                uses[Int(node)] = 2 // a vertex of its own, as in OSRM, so cars can turn round there
+            }
             let seconds = (rule.trafficSignals ? profile.trafficSignalDelay : 0) + rule.barrierDelay
             if seconds > 0 { delay[node] = seconds }
         }
@@ -281,10 +298,10 @@ public struct GraphBuilder {
         }
         graph.firstIncoming = firstIn
 
-        // 4. Restrictions: the from and to ways' segments that end at the via vertex.
+        // 4. Restrictions at a via node: the from and to ways' segments that end at the via vertex.
         report.restrictionsRead = restrictions.count + unusableRestrictions
         var resolved: [(via: UInt32, from: UInt32, to: UInt32, kind: UInt8)] = []
-        for r in restrictions {
+        for r in restrictions where r.viaWays.isEmpty {
             guard Int(r.via) < inputCount, !blocked[Int(r.via)], vertexOf[Int(r.via)] != RoadGraph.invalid else { continue }
             let via = vertexOf[Int(r.via)]
             func touching(_ way: Int64) -> UInt32? {
@@ -300,8 +317,23 @@ public struct GraphBuilder {
         graph.restrictionFrom = resolved.map(\.from)
         graph.restrictionTo = resolved.map(\.to)
         graph.restrictionKind = resolved.map(\.kind)
-        report.restrictionsKept = resolved.count
-        report.restrictionsDropped = report.restrictionsRead - resolved.count
+
+        // 4b. Restrictions over via ways: the path of directed edges from the from way's end along
+        // the via ways to the to way's start, the ways joined end to end as OSRM joins them.
+        var paths = Set<[UInt32]>(), keptOverWays = 0
+        for r in restrictions where !r.viaWays.isEmpty {
+            guard let path = restrictedPath(r, graph: graph, segmentEnds: segmentEnds, segmentsOfWay: segmentsOfWay) else { continue }
+            paths.insert(path + [UInt32(r.kind.rawValue)])
+            keptOverWays += 1
+        }
+        for path in paths.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            graph.restrictionPathEdges.append(contentsOf: path.dropLast())
+            graph.restrictionPathStart.append(UInt32(graph.restrictionPathEdges.count))
+            graph.restrictionPathKind.append(UInt8(path.last!))
+            graph.nodeFlags[Int(graph.edgeTarget[Int(path[0])])] |= RoadGraph.restrictionViaFlag
+        }
+        report.restrictionsKept = resolved.count + keptOverWays
+        report.restrictionsDropped = report.restrictionsRead - report.restrictionsKept
 
         report.graphNodes = nodeCount
         report.graphEdges = edgeCount
@@ -309,6 +341,67 @@ public struct GraphBuilder {
         report.largestComponentNodes = graph.largestStronglyConnectedComponent()
         graph.report = report
         return graph
+    }
+
+    /// The directed edges of a restriction over via ways, or nil when its ways are not in the
+    /// graph, are broken (a barrier, a missing node), do not meet end to end, or cannot be driven
+    /// in the direction the path needs. Ways meet as OSRM joins them: the from way at one of its
+    /// ends with an end of the first via way, each via way with the next, the last with an end of
+    /// the to way.
+    private func restrictedPath(_ r: Restriction, graph: RoadGraph, segmentEnds: [(UInt32, UInt32)],
+                                segmentsOfWay: [Int64: [UInt32]]) -> [UInt32]? {
+        /// A way's segments in order, if they join into one unbroken line.
+        func line(_ way: Int64) -> [UInt32]? {
+            guard let segments = segmentsOfWay[way], !segments.isEmpty else { return nil }
+            for (a, b) in zip(segments, segments.dropFirst()) where segmentEnds[Int(a)].1 != segmentEnds[Int(b)].0 { return nil }
+            return segments
+        }
+        func first(_ line: [UInt32]) -> UInt32 { segmentEnds[Int(line[0])].0 }
+        func last(_ line: [UInt32]) -> UInt32 { segmentEnds[Int(line[line.count - 1])].1 }
+        /// The edge along segment `s`, with its direction (`reversed`: from its end to its start).
+        func edge(_ s: UInt32, reversed: Bool) -> UInt32? {
+            let code = s << 1 | (reversed ? 1 : 0)
+            let a = reversed ? segmentEnds[Int(s)].1 : segmentEnds[Int(s)].0
+            return graph.edges(from: a).first { graph.edgeSegment[$0] == code }.map(UInt32.init)
+        }
+        guard let from = line(r.fromWay), let to = line(r.toWay) else { return nil }
+        var vias: [[UInt32]] = []
+        for way in r.viaWays {
+            guard let via = line(way) else { return nil }
+            vias.append(via)
+        }
+        var path: [UInt32] = []
+        // The from way's end at the first via way.
+        let firstVia = vias[0]
+        var joint: UInt32
+        if last(from) == first(firstVia) || last(from) == last(firstVia) {
+            guard let e = edge(from[from.count - 1], reversed: false) else { return nil }
+            path.append(e)
+            joint = last(from)
+        } else if first(from) == first(firstVia) || first(from) == last(firstVia) {
+            guard let e = edge(from[0], reversed: true) else { return nil }
+            path.append(e)
+            joint = first(from)
+        } else {
+            return nil
+        }
+        for via in vias {
+            let reversed: Bool
+            if joint == first(via) { reversed = false } else if joint == last(via) { reversed = true } else { return nil }
+            for s in reversed ? via.reversed() : via {
+                guard let e = edge(s, reversed: reversed) else { return nil }
+                path.append(e)
+            }
+            joint = reversed ? first(via) : last(via)
+        }
+        if joint == first(to), let e = edge(to[0], reversed: false) {
+            path.append(e)
+        } else if joint == last(to), let e = edge(to[to.count - 1], reversed: true) {
+            path.append(e)
+        } else {
+            return nil
+        }
+        return path
     }
 
     private func distance(_ a: UInt32, _ b: UInt32) -> Double {

@@ -88,7 +88,9 @@ public enum GraphFile {
             Section("SFLG", graph.segmentFlags), Section("SWAY", graph.segmentWayID),
             Section("STRO", stringOffsets), Section("STRB", strings),
             Section("RVIA", graph.restrictionVia), Section("RFRM", graph.restrictionFrom), Section("RTO_", graph.restrictionTo),
-            Section("RKND", graph.restrictionKind), Section("REPT", graph.report.fields.map(\.1)),
+            Section("RKND", graph.restrictionKind), Section("RPST", graph.restrictionPathStart),
+            Section("RPED", graph.restrictionPathEdges), Section("RPKN", graph.restrictionPathKind),
+            Section("REPT", graph.report.fields.map(\.1)),
             Section("DSID", [graph.drivingSide.rawValue]),
         ] + extra
         func padded(_ n: Int) -> Int { (n + 7) / 8 * 8 }
@@ -126,7 +128,7 @@ public enum GraphFile {
     /// The four-character tags the graph itself uses.
     static let graphTags: Set<String> = ["NLAT", "NLON", "NFLG", "EFST", "ETGT", "ESEG", "ELEN", "EDUR", "EWGT", "IFST", "IEDG", "ISRC",
                                          "SSHP", "SLAT", "SLON", "SNAM", "SREF", "SHWY", "SFLG", "SWAY", "STRO", "STRB",
-                                         "RVIA", "RFRM", "RTO_", "RKND", "REPT", "DSID"]
+                                         "RVIA", "RFRM", "RTO_", "RKND", "RPST", "RPED", "RPKN", "REPT", "DSID"]
 
     // MARK: - Reading
 
@@ -222,6 +224,12 @@ public enum GraphFile {
         g.restrictionFrom = try array("RFRM", UInt32.self)
         g.restrictionTo = try array("RTO_", UInt32.self)
         g.restrictionKind = try array("RKND", UInt8.self)
+        // Files written before restrictions over via ways were kept have none.
+        if sections[fourCC("RPST")] != nil {
+            g.restrictionPathStart = try array("RPST", UInt32.self)
+            g.restrictionPathEdges = try array("RPED", UInt32.self)
+            g.restrictionPathKind = try array("RPKN", UInt8.self)
+        }
         guard let report = BuildReport(fields: try array("REPT", Double.self)) else { throw .corrupt(path, "build report values out of range") }
         g.report = report
         // Files written before the driving side was recorded are right-hand traffic.
@@ -271,6 +279,21 @@ public enum GraphFile {
         try check(g.restrictionVia.allSatisfy { Int($0) < n } && g.restrictionFrom.allSatisfy { Int($0) < s }
                   && g.restrictionTo.allSatisfy { Int($0) < s }, "restriction index out of range")
         try check(g.restrictionKind.allSatisfy { RestrictionKind(rawValue: $0) != nil }, "unknown restriction kind")
+        // Restricted paths: rows, at least from, via and to, edges in range and joined end to end,
+        // the from edge's target flagged for the searches.
+        let paths = g.restrictionPathKind.count
+        try check(g.restrictionPathStart.count == paths + 1 && g.restrictionPathStart.first == 0
+                  && Int(g.restrictionPathStart.last!) == g.restrictionPathEdges.count, "restricted path rows")
+        try check(zip(g.restrictionPathStart, g.restrictionPathStart.dropFirst()).allSatisfy { $0 + 3 <= $1 }, "restricted path shorter than three edges")
+        try check(g.restrictionPathEdges.allSatisfy { Int($0) < m }, "restricted path edge out of range")
+        try check(g.restrictionPathKind.allSatisfy { RestrictionKind(rawValue: $0) != nil }, "unknown restricted path kind")
+        for p in 0..<paths {
+            let edges = g.restrictionPath(p)
+            for (a, b) in zip(edges, edges.dropFirst()) where g.source(of: Int(b)) != g.edgeTarget[Int(a)] {
+                throw .corrupt(path, "restricted path \(p) is not joined")
+            }
+            try check(g.nodeFlags[Int(g.edgeTarget[Int(edges.first!)])] & RoadGraph.restrictionViaFlag != 0, "restricted path \(p) not flagged")
+        }
         // Values the searches rely on: coordinates on the globe; lengths, times and weights finite,
         // not negative and below a day's drive per edge.
         func onGlobe(_ lat: Int32, _ lon: Int32) -> Bool { abs(Int(lat)) <= 900_000_000 && abs(Int(lon)) <= 1_800_000_000 }

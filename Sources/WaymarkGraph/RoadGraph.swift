@@ -18,15 +18,17 @@ public enum FixedPoint {
 /// - The reverse rows list, for every vertex, the edges arriving at it (for backward search).
 /// - Segments carry the shape between their end vertices, the road's name and ref (string table),
 ///   its class, its flags and the OSM way id.
-/// - Turn restrictions are in graph terms: at a via vertex, from one segment to another.
+/// - Turn restrictions are in graph terms: at a via vertex, from one segment to another; over via
+///   ways, as paths of directed edges (from edge, via edges, to edge).
 public struct RoadGraph: Sendable, Equatable {
     public static let invalid = UInt32.max
 
     // MARK: Vertices
     public internal(set) var latitudes: [Int32] = []
     public internal(set) var longitudes: [Int32] = []
-    /// Bit 0: traffic signals at this vertex. Bit 1: a turn restriction has this vertex as via.
-    /// Bit 2: a gate (passable at a delay).
+    /// Bit 0: traffic signals at this vertex. Bit 1: a turn restriction has this vertex as via, or
+    /// a restricted path's from edge ends here. Bit 2: a gate (passable at a delay). Bit 3: a
+    /// place made for turning round (U-turns allowed).
     public internal(set) var nodeFlags: [UInt8] = []
 
     // MARK: Edges (forward rows)
@@ -67,6 +69,15 @@ public struct RoadGraph: Sendable, Equatable {
     public internal(set) var restrictionTo: [UInt32] = []
     public internal(set) var restrictionKind: [UInt8] = []
 
+    // MARK: Turn restrictions over via ways
+    /// Restricted path p is `restrictionPathEdges[restrictionPathStart[p]..<restrictionPathStart[p + 1]]`:
+    /// the directed edges from the from way's last edge, along the via ways in driving order, to the
+    /// to way's first edge (at least three). `restrictionPathKind[p]` says whether that last turn is
+    /// forbidden (`no_*`) or the only one allowed (`only_*`) once the whole path before it was driven.
+    public internal(set) var restrictionPathStart: [UInt32] = [0]
+    public internal(set) var restrictionPathEdges: [UInt32] = []
+    public internal(set) var restrictionPathKind: [UInt8] = []
+
     /// How the graph was built (the OSM reader fills in input counts and timing).
     public var report = BuildReport()
     /// Which side of the road traffic keeps to (turn costs favour turns towards the kerb). Not in
@@ -78,12 +89,19 @@ public struct RoadGraph: Sendable, Equatable {
     public static let trafficSignalsFlag: UInt8 = 1 << 0
     public static let restrictionViaFlag: UInt8 = 1 << 1
     public static let gateFlag: UInt8 = 1 << 2
+    public static let turningPlaceFlag: UInt8 = 1 << 3
 
     // MARK: - Reading
 
     public var nodeCount: Int { latitudes.count }
     public var edgeCount: Int { edgeTarget.count }
     public var segmentCount: Int { segmentName.count }
+    public var restrictionPathCount: Int { restrictionPathKind.count }
+
+    /// The directed edges of restricted path `p` (see ``restrictionPathStart``).
+    public func restrictionPath(_ p: Int) -> ArraySlice<UInt32> {
+        restrictionPathEdges[Int(restrictionPathStart[p])..<Int(restrictionPathStart[p + 1])]
+    }
 
     public func coordinate(of node: UInt32) -> Coordinate {
         Coordinate(latitude: FixedPoint.decode(latitudes[Int(node)]), longitude: FixedPoint.decode(longitudes[Int(node)]))

@@ -96,7 +96,8 @@ private final class Collector: OSMElementSink {
     var nodeRules: [Int64: NodeRule] = [:]
     var wayRefs: [Int64] = [], wayRefStart: [Int] = [0]
     var wayRules: [WayRule] = [], wayIDs: [Int64] = []
-    var restrictions: [(from: Int64, via: Int64, to: Int64, kind: RestrictionKind)] = []
+    /// Restrictions with OSM ids: a via node, or via ways (then `via` is unused).
+    var restrictions: [(from: Int64, via: Int64, viaWays: [Int64], to: Int64, kind: RestrictionKind)] = []
     var unusableRestrictions = 0
 
     init(profile: CarProfile) {
@@ -125,11 +126,21 @@ private final class Collector: OSMElementSink {
     func relation(id: Int64, members: [OSMMember], tags: [String: String]) {
         guard let kind = profile.restriction(tags) else { return }
         let from = members.filter { $0.role == "from" }, via = members.filter { $0.role == "via" }, to = members.filter { $0.role == "to" }
-        guard from.count == 1, to.count == 1, via.count == 1, from[0].kind == .way, to[0].kind == .way, via[0].kind == .node else {
-            unusableRestrictions += 1 // via ways, missing or repeated members
+        // One from and one to way, except that `no_entry` may name several from ways and
+        // `no_exit` several to ways (each pair a restriction of its own, as in OSRM); one via node
+        // or one or more via ways.
+        let several = profile.restrictionMayNameSeveralWays(tags)
+        guard !from.isEmpty, !to.isEmpty, from.count == 1 || several.from, to.count == 1 || several.to,
+              (from + to).allSatisfy({ $0.kind == .way }), !via.isEmpty,
+              via.count == 1 && via[0].kind == .node || via.allSatisfy({ $0.kind == .way })
+        else {
+            unusableRestrictions += 1
             return
         }
-        restrictions.append((from[0].ref, via[0].ref, to[0].ref, kind))
+        let viaWays = via[0].kind == .way ? via.map(\.ref) : []
+        for f in from {
+            for t in to { restrictions.append((f.ref, via[0].ref, viaWays, t.ref, kind)) }
+        }
     }
 
     func makeBuilder() -> GraphBuilder {
@@ -161,6 +172,10 @@ private final class Collector: OSMElementSink {
             builder.ways.append(GraphBuilder.Way(nodes: refs, rule: wayRules[w], id: wayIDs[w]))
         }
         for r in restrictions {
+            if !r.viaWays.isEmpty {
+                builder.restrictions.append(GraphBuilder.Restriction(fromWay: r.from, viaWays: r.viaWays, toWay: r.to, kind: r.kind))
+                continue
+            }
             let via = index(of: r.via)
             if via == GraphBuilder.missing {
                 unusableRestrictions += 1

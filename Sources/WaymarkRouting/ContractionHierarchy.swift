@@ -1,7 +1,7 @@
 import WaymarkGraph
 
 /// A contraction hierarchy over the edge-based graph: its nodes are the road graph's directed
-/// edges and its arcs the allowed turns (weight: signal delay + turn cost + travel time of the
+/// edges (and their copies along restricted paths, ``RestrictedPaths``) and its arcs the allowed turns (weight: signal delay + turn cost + travel time of the
 /// edge turned onto), so turn restrictions, U-turn penalties and turn costs are part of the
 /// hierarchy exactly as in ``RouteSearch``, and a query returns the same cost as Dijkstra.
 ///
@@ -12,7 +12,7 @@ import WaymarkGraph
 ///
 /// Immutable and `Sendable`: one hierarchy serves any number of concurrent searchers.
 public struct ContractionHierarchy: Sendable {
-    /// Nodes = directed edges of the road graph.
+    /// Nodes = directed edges of the road graph, then their copies along restricted paths.
     public let nodeCount: Int
     /// Arcs in the hierarchy (original turns kept plus shortcuts).
     public var arcCount: Int { arcHead.count }
@@ -44,15 +44,19 @@ public struct ContractionHierarchy: Sendable {
         transitions = table
         self.costs = costs
         self.turns = turnTables
-        var builder = HierarchyBuilder(nodeCount: graph.edgeCount)
-        for e in 0..<graph.edgeCount {
-            for f in graph.edges(from: graph.edgeTarget[e]) where f != e {
-                guard let turn = graph.turnWeight(e, f, table: table) else { continue }
-                builder.addOriginal(UInt32(e), UInt32(f), turn + Double(graph.edgeWeight[f]))
+        let paths = table.paths
+        var builder = HierarchyBuilder(nodeCount: paths.stateCount)
+        for s in 0..<paths.stateCount {
+            let e = paths.edge(s), v = graph.edgeTarget[e]
+            let outgoing = graph.edges(from: v), flagged = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
+            for f in outgoing where f != e {
+                guard let turn = graph.turnWeight(e, f, table: table),
+                      let t = paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: flagged) else { continue }
+                builder.addOriginal(UInt32(s), UInt32(t), turn + Double(graph.edgeWeight[f]))
             }
         }
         builder.contractAll()
-        nodeCount = graph.edgeCount
+        nodeCount = paths.stateCount
         shortcutCount = builder.shortcuts
 
         // Every arc kept is stored once, at its lower-ranked end.
@@ -362,11 +366,11 @@ extension ContractionHierarchy {
                 .init("HATL", arcTail), .init("HAHD", arcHead), .init("HAF1", arcFirst), .init("HAF2", arcSecond)]
     }
 
-    /// The weights the hierarchy was contracted under: the metric's version (2: routing weights
-    /// with restricted-entry turns; hierarchies of version 1 are refused and must be rebuilt) and
-    /// the turn costs.
+    /// The weights the hierarchy was contracted under: the metric's version (3: routing weights
+    /// with restricted-entry turns, U-turns only where OSRM allows them, restricted paths; older
+    /// hierarchies are refused and must be rebuilt) and the turn costs.
     static func parameters(_ c: TurnCosts) -> [Double] {
-        [2, c.uTurnPenalty, c.trafficSignalDelay, c.turnPenalty, c.turnBias, c.leftHandTraffic ? 1 : 0, c.gateDelay, c.restrictedEntryWeight]
+        [3, c.uTurnPenalty, c.trafficSignalDelay, c.turnPenalty, c.turnBias, c.leftHandTraffic ? 1 : 0, c.gateDelay, c.restrictedEntryWeight]
     }
 
     /// Whether graph-file sections hold a hierarchy.
@@ -389,7 +393,9 @@ extension ContractionHierarchy {
         let expected = ContractionHierarchy.parameters(costs)
         try check(parameters.count == expected.count + 2 && parameters[0] == expected[0], "contracted under an older weight metric")
         try check(Array(parameters.prefix(expected.count)) == expected, "contracted under other turn costs")
-        let n = graph.edgeCount
+        let turnTables = turns ?? TurnGeometry(graph: graph)
+        let transitions = TransitionTable(graph: graph, turns: turnTables, costs: costs)
+        let n = transitions.paths.stateCount
         try check(parameters[expected.count] == Double(n), "built for another graph")
         let up = ArcRows(start: try array("HUPS", UInt32.self), end: try array("HUPH", UInt32.self),
                          weight: try array("HUPW", Double.self), arc: try array("HUPA", UInt32.self))
@@ -427,9 +433,8 @@ extension ContractionHierarchy {
                 }
             }
         }
-        let turnTables = turns ?? TurnGeometry(graph: graph)
         self.init(nodeCount: n, shortcutCount: Int(parameters[expected.count + 1]), costs: costs, turns: turnTables,
-                  transitions: TransitionTable(graph: graph, turns: turnTables, costs: costs),
+                  transitions: transitions,
                   up: up, down: down, arcTail: arcTail, arcHead: arcHead, arcFirst: arcFirst, arcSecond: arcSecond)
     }
 }

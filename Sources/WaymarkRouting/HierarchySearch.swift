@@ -82,8 +82,8 @@ public final class HierarchySearch {
         self.data = data
         graph = data.graph
         hierarchy = data.hierarchy!
-        forward = Direction(count: data.graph.edgeCount)
-        backward = Direction(count: data.graph.edgeCount)
+        forward = Direction(count: data.hierarchy!.nodeCount)
+        backward = Direction(count: data.hierarchy!.nodeCount)
     }
 
     deinit {
@@ -118,12 +118,18 @@ public final class HierarchySearch {
         for s in starts {
             forward.relax(s.edge, graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge])).weight, parent: -1)
         }
+        // Into a goal edge from every state of the edges before it that may turn onto it.
+        let paths = ch.transitions.paths
         for (i, g) in goals.enumerated() {
             let partial = graph.part(g.edge, from: 0, to: g.offset).weight
-            for slot in graph.incoming(to: graph.source(of: g.edge)) {
+            let v = graph.source(of: g.edge), outgoing = graph.edges(from: v)
+            let flagged = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
+            for slot in graph.incoming(to: v) {
                 let e = Int(graph.incomingEdge[slot])
                 guard let turn = graph.turnWeight(e, g.edge, table: ch.transitions) else { continue }
-                backward.relax(e, turn + partial, parent: Int32(-1 - i))
+                for s in paths.states(of: e) where paths.state(after: s, onto: g.edge, firstOut: outgoing.lowerBound, flagged: flagged) != nil {
+                    backward.relax(s, turn + partial, parent: Int32(-1 - i))
+                }
             }
         }
 
@@ -166,6 +172,7 @@ public final class HierarchySearch {
             x = Int(ch.arcHead[a])
         }
         let goal = goals[Int(-1 - backward.labels[x].parent)]
+        for i in edges.indices { edges[i] = paths.edge(edges[i]) }
         edges.append(goal.edge)
         let startOffset = starts.first { $0.edge == edges[0] }!.offset
         return RoutePath(data: data, edges: edges, startOffset: startOffset, endOffset: goal.offset, weight: best)

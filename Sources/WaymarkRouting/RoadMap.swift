@@ -64,7 +64,7 @@ public final class RoadMap: @unchecked Sendable {
     /// prepared at the first query. `costs` replaces the graph's own turn costs.
     public init(graph: RoadGraph, hierarchy: ContractionHierarchy? = nil, landmarks: Landmarks? = nil,
                 method: SearchMethod = .automatic, costs: TurnCosts? = nil, maxSnapDistance: Double = 1000) {
-        precondition(hierarchy.map { $0.nodeCount == graph.edgeCount } ?? true, "the hierarchy was built for another graph")
+        precondition(hierarchy.map { $0.nodeCount == RestrictedPaths(graph: graph).stateCount } ?? true, "the hierarchy was built for another graph")
         precondition(hierarchy.map { $0.costs == (costs ?? TurnCosts(for: graph)) } ?? true,
                      "the hierarchy was contracted under other turn costs")
         self.graph = graph

@@ -46,7 +46,8 @@ extension RoutePath {
 }
 
 /// Exact fastest-route search on a ``RoadMap``'s graph: edge-based (a state is "just drove edge
-/// e"), so turn restrictions (`no_*`, `only_*`) and a U-turn penalty are exact; A* with the
+/// e", or a copy of it along a restricted path: ``RestrictedPaths``), so turn restrictions
+/// (`no_*`, `only_*`, at via nodes and over via ways) and a U-turn penalty are exact; A* with the
 /// admissible bound of the map's landmarks (ALT) or, without them, great-circle distance ÷ the
 /// fastest edge speed, or plain Dijkstra (`heuristic: false`) — all return equal costs, which the
 /// tests check on random graphs.
@@ -61,7 +62,7 @@ public final class RouteSearch {
 
     private let data: RoutingData
     private let landmarks: Landmarks?
-    /// Per edge: the best cost of having driven it, and the edge before it.
+    /// Per state: the best cost of having driven its edge, and the state before it.
     private var labels: StampedArray<SearchLabel>
     /// Per vertex: the heuristic's bound to the goal (seconds), cached for the current query.
     private var bounds: StampedArray<Double>
@@ -77,7 +78,7 @@ public final class RouteSearch {
         self.data = data
         graph = data.graph
         self.landmarks = landmarks ? data.landmarks : nil
-        labels = StampedArray(count: data.graph.edgeCount)
+        labels = StampedArray(count: data.transitions.paths.stateCount)
         bounds = StampedArray(count: data.graph.nodeCount)
     }
 
@@ -107,6 +108,8 @@ public final class RouteSearch {
         // more than it saved here (measured on the shared Porto pairs).
         let active = landmarks.map { Array(0..<$0.count) } ?? []
         let maximumSpeed = data.maximumSpeed
+        let paths = data.transitions.paths
+        /// The bound from the end of edge `e`.
         func h(_ e: Int) -> Double {
             guard heuristic else { return 0 }
             let v = Int(graph.edgeTarget[e])
@@ -129,7 +132,7 @@ public final class RouteSearch {
         }
 
         var best = Double.infinity
-        var bestEdge = -1, bestGoalOffset = 0.0, bestDirect: EdgePoint?
+        var bestState = -1, bestGoalOffset = 0.0, bestDirect: EdgePoint? // bestState: the one before the goal edge
         var goalLastEdge = -1
 
         // Along a single edge from start to goal, without reaching a vertex.
@@ -153,8 +156,9 @@ public final class RouteSearch {
         let goalEdge1 = goals.count > 1 ? goals[1].edge : -1, goalOffset1 = goals.count > 1 ? goals[1].offset : 0
         let transitionStart = data.transitions.start, transitionCost = data.transitions.cost
 
-        while let (key, e) = heap.pop() {
-            let cost = labels[e].cost
+        while let (key, s) = heap.pop() {
+            let cost = labels[s].cost
+            let e = paths.edge(s)
             guard key == cost + h(e) else { continue }
             if key >= best { break }
             settledCount += 1
@@ -166,19 +170,21 @@ public final class RouteSearch {
             let transitions = Int(transitionStart[e]) - outgoing.lowerBound
             for f in outgoing {
                 let c = base + Double(transitionCost[transitions + f])
+                if c == .infinity { continue } // a U-turn not allowed here
                 if restricted && !graph.turnAllowed(via: v, from: fromSegment, to: graph.segment(of: f)) { continue }
+                guard let t = paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: restricted) else { continue }
                 if f == goalEdge0 || f == goalEdge1 {
                     let goalOffset = f == goalEdge0 ? goalOffset0 : goalOffset1
                     let total = c + graph.part(f, from: 0, to: goalOffset).weight
                     if total < best {
                         best = total
-                        bestEdge = e
+                        bestState = s
                         bestGoalOffset = goalOffset
                         bestDirect = nil
                         goalLastEdge = f
                     }
                 }
-                relax(f, c + Double(graph.edgeWeight[f]), parent: e, h: h(f))
+                relax(t, c + Double(graph.edgeWeight[f]), parent: s, h: h(f))
             }
         }
         guard best.isFinite else { return nil }
@@ -187,10 +193,10 @@ public final class RouteSearch {
             return RoutePath(data: data, edges: [direct.edge], startOffset: direct.offset, endOffset: bestGoalOffset, weight: best)
         }
         var edges = [goalLastEdge]
-        var e = bestEdge
-        while e >= 0 {
-            edges.append(e)
-            e = Int(labels[e].parent)
+        var s = bestState
+        while s >= 0 {
+            edges.append(paths.edge(s))
+            s = Int(labels[s].parent)
         }
         edges.reverse()
         let startOffset = starts.first { $0.edge == edges[0] }!.offset

@@ -48,19 +48,37 @@ public struct TurnGeometry: Sendable {
 /// The routing weight of every turn e → f (f leaving e's target), shared by the searches so they
 /// agree to the bit: the signals and gate at the junction, the turn penalty by angle where three
 /// or more roads meet, the U-turn penalty — or, entering a restricted road from an unrestricted
-/// one, OSRM's `max_turn_weight` instead. Entry for e → f: `cost[start[e] + (f − firstEdge[target(e)])]`.
+/// one, OSRM's `max_turn_weight` instead; infinity for a U-turn where OSRM allows none. Entry for e → f: `cost[start[e] + (f − firstEdge[target(e)])]`.
+/// With it, the restricted paths over via ways: the states of the edge-based graph.
 struct TransitionTable: Sendable {
     let start: [UInt32]
     let cost: [Float]
+    let paths: RestrictedPaths
 
     init(graph: RoadGraph, turns: TurnGeometry, costs: TurnCosts) {
+        // Roads a car can drive into each vertex from (OSRM's "bidirectional edges" there).
+        var entries = [UInt8](repeating: 0, count: graph.nodeCount)
+        var segments: [Int] = []
+        for v in 0..<graph.nodeCount {
+            segments.removeAll(keepingCapacity: true)
+            for slot in graph.incoming(to: UInt32(v)) { segments.append(graph.segment(of: Int(graph.incomingEdge[slot]))) }
+            segments.sort()
+            var distinct = 0
+            for (i, s) in segments.enumerated() where i == 0 || s != segments[i - 1] { distinct += 1 }
+            entries[v] = UInt8(min(255, distinct))
+        }
         var starts = [UInt32](repeating: 0, count: graph.edgeCount + 1)
         var transitions: [Float] = []
         transitions.reserveCapacity(graph.edgeCount * 3)
         for e in 0..<graph.edgeCount {
             starts[e] = UInt32(transitions.count)
             let restricted = graph.isRestricted(e)
-            for f in graph.edges(from: graph.edgeTarget[e]) {
+            let v = graph.edgeTarget[e]
+            for f in graph.edges(from: v) {
+                if graph.isUTurn(e, f) && !TransitionTable.uTurnAllowed(after: e, graph, turns, entries: entries) {
+                    transitions.append(.infinity)
+                    continue
+                }
                 let weight = !restricted && graph.isRestricted(f) ? costs.restrictedEntryWeight : TransitionTable.duration(e, f, graph, turns, costs)
                 transitions.append(Float(weight))
             }
@@ -68,6 +86,21 @@ struct TransitionTable: Sendable {
         starts[graph.edgeCount] = UInt32(transitions.count)
         start = starts
         cost = transitions
+        paths = RestrictedPaths(graph: graph)
+    }
+
+    /// Whether a car may turn round at the end of edge `e`, by OSRM's rule: at a dead end, at a
+    /// place made for turning (a turning circle or loop, a mini roundabout), where the road it came
+    /// by is the only way out or the only way in — never at an ordinary junction.
+    static func uTurnAllowed(after e: Int, _ graph: RoadGraph, _ turns: TurnGeometry, entries: [UInt8]) -> Bool {
+        let v = graph.edgeTarget[e]
+        if turns.roads[Int(v)] <= 1 || graph.nodeFlags[Int(v)] & RoadGraph.turningPlaceFlag != 0 || entries[Int(v)] <= 1 { return true }
+        let restricted = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
+        var exits = 0
+        for f in graph.edges(from: v) where !restricted || graph.turnAllowed(via: v, from: graph.segment(of: e), to: graph.segment(of: f)) {
+            exits += 1
+        }
+        return exits <= 1
     }
 
     /// Seconds the turn e → f takes: the signals and gate at the junction, the turn penalty by
@@ -78,7 +111,7 @@ struct TransitionTable: Sendable {
         var seconds = 0.0
         if flags & RoadGraph.trafficSignalsFlag != 0 { seconds += costs.trafficSignalDelay }
         if flags & RoadGraph.gateFlag != 0 { seconds += costs.gateDelay }
-        let uTurn = graph.segment(of: f) == graph.segment(of: e) && graph.isReversed(f) != graph.isReversed(e)
+        let uTurn = graph.isUTurn(e, f)
         if uTurn { seconds += costs.uTurnPenalty }
         if turns.roads[Int(v)] > 2 || uTurn { seconds += costs.turn(turns.angle(e, f)) }
         return seconds
@@ -112,15 +145,21 @@ extension RoadGraph {
     }
 
     /// The weight of turning from e onto f at the vertex between them (see ``TransitionTable``);
-    /// nil when a restriction forbids the turn. `f` must leave e's target.
+    /// nil when the turn is not allowed: a restriction at the vertex, a U-turn at an ordinary
+    /// junction (restricted paths are the caller's: ``RestrictedPaths``). `f` must leave e's target.
     @inline(__always)
     func turnWeight(_ e: Int, _ f: Int, table: TransitionTable) -> Double? {
         let v = edgeTarget[e]
         if nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0 && !turnAllowed(via: v, from: segment(of: e), to: segment(of: f)) {
             return nil
         }
-        return Double(table.cost[Int(table.start[e]) + f - Int(firstEdge[Int(v)])])
+        let weight = table.cost[Int(table.start[e]) + f - Int(firstEdge[Int(v)])]
+        return weight == .infinity ? nil : Double(weight)
     }
+
+    /// Whether f turns straight back along e's road.
+    @inline(__always)
+    func isUTurn(_ e: Int, _ f: Int) -> Bool { segment(of: f) == segment(of: e) && isReversed(f) != isReversed(e) }
 
     /// Whether access along edge `e` is restricted (local traffic only).
     @inline(__always)

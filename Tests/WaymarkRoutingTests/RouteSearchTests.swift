@@ -8,8 +8,9 @@ import WaymarkSupport
 
 /// A random road graph: nodes scattered over ~2 km, two-node and three-node ways between random
 /// nodes (some oneway, some for local traffic only, some penalised service roads), a few traffic
-/// signals and gates, and random restrictions at vertices where two ways meet. Fixed seed.
-func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70, restrictions: Int = 12) -> RoadGraph {
+/// signals and gates, random restrictions at vertices where two ways meet, and random restrictions
+/// over one or two via ways. Fixed seed.
+func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70, restrictions: Int = 12, overWays: Int = 10) -> RoadGraph {
     var rng = SplitMix64(seed: seed)
     var b = GraphBuilder()
     for _ in 0..<nodes {
@@ -17,7 +18,7 @@ func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70, restrictions: In
         b.longitudes.append(FixedPoint.encode(13 + rng.uniform(0, 0.03)))
     }
     let profile = CarProfile()
-    var ends: [UInt32: [Int64]] = [:]
+    var ends: [UInt32: [Int64]] = [:], wayEnds: [Int64: (UInt32, UInt32)] = [:]
     for w in 0..<ways {
         let a = UInt32(rng.next() % UInt64(nodes)), c = UInt32(rng.next() % UInt64(nodes))
         guard a != c else { continue }
@@ -40,6 +41,7 @@ func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70, restrictions: In
         b.ways.append(GraphBuilder.Way(nodes: refs, rule: profile.way(tags)!, id: Int64(w)))
         ends[a, default: []].append(Int64(w))
         ends[c, default: []].append(Int64(w))
+        wayEnds[Int64(w)] = (a, c)
     }
     for n in 0..<UInt32(nodes) where rng.next() % 6 == 0 {
         b.nodeRules[n] = rng.next() % 2 == 0 ? NodeRule(trafficSignals: true) : profile.node(["barrier": "gate"])
@@ -51,12 +53,31 @@ func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70, restrictions: In
         b.restrictions.append(GraphBuilder.Restriction(fromWay: from, via: via, toWay: to,
                                                        kind: rng.next() % 3 == 0 ? .mandatory : .prohibitive))
     }
+    // From a way ending where a via way starts (either end), along one or two via ways, onto a
+    // way starting where the last ends; from and to may be the same way (a U-turn over a median).
+    let wayIDs = wayEnds.keys.sorted()
+    for _ in 0..<overWays where !wayIDs.isEmpty {
+        let first = wayIDs[Int(rng.next() % UInt64(wayIDs.count))]
+        var (entry, exit) = wayEnds[first]!
+        if rng.next() % 2 == 0 { swap(&entry, &exit) }
+        var vias = [first]
+        if rng.next() % 3 == 0, let next = ends[exit]?.filter({ $0 != first }).randomElement(using: &rng) {
+            vias.append(next)
+            exit = wayEnds[next]!.0 == exit ? wayEnds[next]!.1 : wayEnds[next]!.0
+        }
+        guard let from = ends[entry]?.filter({ !vias.contains($0) }).randomElement(using: &rng),
+              let to = ends[exit]?.filter({ !vias.contains($0) }).randomElement(using: &rng) else { continue }
+        b.restrictions.append(GraphBuilder.Restriction(fromWay: from, viaWays: vias, toWay: to,
+                                                       kind: rng.next() % 3 == 0 ? .mandatory : .prohibitive))
+    }
     return b.build()
 }
 
 /// An independent oracle: Bellman–Ford over edge states with the same rules (partial first and
 /// last edges, routing weights, U-turn penalty, signal and gate delays, restricted-entry turns,
-/// restrictions), written separately from RouteSearch. Returns the least weight.
+/// restrictions), written separately from RouteSearch. A state is the last few edges driven, as
+/// many as the longest restricted path needs, so restrictions over via ways are checked against
+/// the edges really driven. Returns the least weight.
 func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ costs: TurnCosts) -> Double? {
     // Turn angles from the graph's own geometry (independent of TurnGeometry's tables).
     func angle(_ e: Int, _ f: Int) -> Double {
@@ -66,10 +87,18 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         while d <= -180 { d += 360 }
         return d
     }
-    var roadsAt = [Set<Int>](repeating: [], count: g.nodeCount)
+    var roadsAt = [Set<Int>](repeating: [], count: g.nodeCount), roadsIn = roadsAt
     for e in 0..<g.edgeCount {
         roadsAt[Int(g.source(of: e))].insert(g.segment(of: e))
         roadsAt[Int(g.edgeTarget[e])].insert(g.segment(of: e))
+        roadsIn[Int(g.edgeTarget[e])].insert(g.segment(of: e))
+    }
+    /// OSRM: U-turns at dead ends, turning places, or where the road came by is the only way in
+    /// or the only way out.
+    func uTurnAllowed(_ e: Int) -> Bool {
+        let v = g.edgeTarget[e]
+        let exits = g.edges(from: v).filter { allowed(v, g.segment(of: e), g.segment(of: $0)) }.count
+        return roadsAt[Int(v)].count == 1 || g.nodeFlags[Int(v)] & RoadGraph.turningPlaceFlag != 0 || roadsIn[Int(v)].count <= 1 || exits <= 1
     }
     func points(_ snap: Snap) -> [(Int, Double)] {
         let f = snap.length > 0 ? snap.offset / snap.length : 0
@@ -87,36 +116,49 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
     func restricted(_ e: Int) -> Bool {
         EdgeFlags(rawValue: g.segmentFlags[g.segment(of: e)]).contains(g.isReversed(e) ? .restrictedBackward : .restrictedForward)
     }
-    var cost = [Double](repeating: .infinity, count: g.edgeCount)
+    let paths = (0..<g.restrictionPathCount).map { (edges: g.restrictionPath($0).map(Int.init), kind: g.restrictionPathKind[$0]) }
+    let memory = max(1, paths.map { $0.edges.count - 1 }.max() ?? 1)
+    /// Whether turning onto f after driving `history` (most recent last) breaks a restricted path.
+    func breaksPath(_ history: [Int], _ f: Int) -> Bool {
+        paths.contains { path in
+            let before = path.edges.dropLast()
+            guard history.count >= before.count && history.suffix(before.count).elementsEqual(before) else { return false }
+            return path.kind == RestrictionKind.prohibitive.rawValue ? f == path.edges.last! : f != path.edges.last!
+        }
+    }
+    var cost: [[Int]: Double] = [:]
     let starts = points(from), goals = points(to)
     var best = Double.infinity
     for (e, f) in starts {
-        cost[e] = min(cost[e], Double(g.edgeWeight[e]) * (1 - f))
+        cost[[e]] = min(cost[[e]] ?? .infinity, Double(g.edgeWeight[e]) * (1 - f))
         for (ge, gf) in goals where ge == e && gf >= f { best = min(best, Double(g.edgeWeight[e]) * (gf - f)) }
     }
     var changed = true
     while changed {
         changed = false
-        for e in 0..<g.edgeCount where cost[e].isFinite {
+        for (history, reached) in cost {
+            let e = history.last!
             let v = g.edgeTarget[e]
             var delay = 0.0
             if g.nodeFlags[Int(v)] & RoadGraph.trafficSignalsFlag != 0 { delay += costs.trafficSignalDelay }
             if g.nodeFlags[Int(v)] & RoadGraph.gateFlag != 0 { delay += costs.gateDelay }
             for f in g.edges(from: v) {
-                guard allowed(v, g.segment(of: e), g.segment(of: f)) else { continue }
-                var c = cost[e]
+                guard allowed(v, g.segment(of: e), g.segment(of: f)), !breaksPath(history, f) else { continue }
+                let uTurn = g.segment(of: f) == g.segment(of: e) && g.isReversed(f) != g.isReversed(e)
+                if uTurn && !uTurnAllowed(e) { continue }
+                var c = reached
                 if !restricted(e) && restricted(f) {
                     c += costs.restrictedEntryWeight
                 } else {
                     c += delay
-                    let uTurn = g.segment(of: f) == g.segment(of: e) && g.isReversed(f) != g.isReversed(e)
                     if uTurn { c += costs.uTurnPenalty }
                     // Float bearings in the search's tables: allow for their rounding in the comparison below.
                     if roadsAt[Int(v)].count > 2 || uTurn { c += costs.turn(angle(e, f)) }
                 }
                 for (ge, gf) in goals where ge == f { best = min(best, c + Double(g.edgeWeight[f]) * gf) }
-                if c + Double(g.edgeWeight[f]) < cost[f] - 1e-12 {
-                    cost[f] = c + Double(g.edgeWeight[f])
+                let next = Array((history + [f]).suffix(memory))
+                if c + Double(g.edgeWeight[f]) < (cost[next] ?? .infinity) - 1e-12 {
+                    cost[next] = c + Double(g.edgeWeight[f])
                     changed = true
                 }
             }
@@ -171,7 +213,32 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
             for (e, f) in zip(fast.edges, fast.edges.dropFirst()) {
                 #expect(g.edgeTarget[e] == g.source(of: f), "disconnected path")
             }
+            #expect(!breaksRestrictedPath(g, fast.edges) && !breaksRestrictedPath(g, contracted.edges), "seed \(seed): a restricted path broken")
         }
+    }
+
+    /// The random graphs really have restrictions over via ways, of one and of two via ways, both
+    /// kinds, and they change routes (without them, some answers differ).
+    @Test func randomGraphsHaveRestrictedPaths() throws {
+        var paths = 0, longPaths = 0, mandatory = 0, changedRoutes = 0
+        for seed in 1...25 {
+            let g = randomGraph(seed: UInt64(seed))
+            paths += g.restrictionPathCount
+            longPaths += (0..<g.restrictionPathCount).filter { g.restrictionPath($0).count > 3 }.count
+            mandatory += g.restrictionPathKind.filter { $0 == RestrictionKind.mandatory.rawValue }.count
+            let free = randomGraph(seed: UInt64(seed), overWays: 0)
+            guard free.edgeCount == g.edgeCount else { continue }
+            let index = SnapIndex(graph: g)
+            let with = RouteSearch(map: RoadMap(graph: g, method: .landmarks)), without = RouteSearch(map: RoadMap(graph: free, method: .landmarks))
+            // From the middle of each path's from edge to the middle of its to edge.
+            for p in 0..<g.restrictionPathCount {
+                let path = g.restrictionPath(p)
+                func middle(_ e: UInt32) -> Coordinate { let line = g.geometry(of: Int(e)); return line[0].interpolated(to: line[line.count - 1], fraction: 0.5) }
+                guard let from = index.nearest(to: middle(path.first!), maxDistance: 5000), let to = index.nearest(to: middle(path.last!), maxDistance: 5000) else { continue }
+                if with.route(from: from, to: to)?.weight != without.route(from: from, to: to)?.weight { changedRoutes += 1 }
+            }
+        }
+        #expect(paths > 50 && longPaths > 10 && mandatory > 10 && changedRoutes > 20, "\(paths) paths, \(longPaths) long, \(mandatory) only_, \(changedRoutes) routes changed")
     }
 
     /// One hierarchy, many threads: concurrent queries (one searcher each) give the sequential
@@ -297,6 +364,19 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         let mill = try #require(index.nearest(to: Coordinate(latitude: 52.3091, longitude: -2.6135), maxDistance: 100))
         #expect(search.route(from: from, to: mill) == nil)
         #expect(ch.route(from: from, to: mill) == nil)
+    }
+}
+
+/// Whether the edges drive the whole of a restricted path before its last turn and then turn
+/// against it.
+func breaksRestrictedPath(_ g: RoadGraph, _ edges: [Int]) -> Bool {
+    (0..<g.restrictionPathCount).contains { p in
+        let path = g.restrictionPath(p).map(Int.init), before = path.dropLast()
+        return edges.indices.contains { i in
+            guard i + before.count < edges.count, edges[i..<(i + before.count)].elementsEqual(before) else { return false }
+            let next = edges[i + before.count]
+            return g.restrictionPathKind[p] == RestrictionKind.prohibitive.rawValue ? next == path.last! : next != path.last!
+        }
     }
 }
 
