@@ -58,6 +58,9 @@ enum BuildCommand {
         if args.flag("hierarchy") {
             if !quiet { Output.error("contracting \(graph.edgeCount) directed edges…") }
             let preparation = map.prepare()
+            if let refused = preparation.hierarchyRefused {
+                throw .failure("\(input): no contraction hierarchy: \(refused); no graph file written (build without --hierarchy: routes then use landmarks)")
+            }
             if let hierarchy = map.hierarchy {
                 hierarchyLine = String(format: "contraction hierarchy: %d shortcuts, %d arcs, %.2f s\n", hierarchy.shortcutCount,
                                        hierarchy.arcCount, preparation.searchSeconds)

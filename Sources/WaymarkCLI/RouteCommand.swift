@@ -86,6 +86,9 @@ enum RouteCommand {
         if args.value("search") != nil { method = try args.choice("search", ["ch", "alt"], default: "ch") == "ch" ? .hierarchy : .landmarks }
         let map = try openMap(path, args, method: method, maxSnapDistance: maxSnap)
         if let batch { return try runBatch(map, batch, output: args.value("output"), threads: threads) }
+        if method == .hierarchy, let refused = map.prepare().hierarchyRefused {
+            Output.error("note: no contraction hierarchy (\(refused)); routing with landmarks")
+        }
 
         var route: Route
         do {
@@ -143,6 +146,7 @@ enum RouteCommand {
             }
         }
         let preparation = map.prepare()
+        if let refused = preparation.hierarchyRefused { Output.error("note: no contraction hierarchy (\(refused)); routing with landmarks") }
         if preparation.contracted, let hierarchy = map.hierarchy {
             Output.error(String(format: "contraction hierarchy: %d shortcuts in %.2f s", hierarchy.shortcutCount, preparation.searchSeconds))
         }

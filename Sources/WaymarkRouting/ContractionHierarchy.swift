@@ -97,6 +97,28 @@ public struct ContractionHierarchy: Sendable {
     }
 }
 
+extension ContractionHierarchy {
+    /// Why contracting `graph` would not finish in reasonable time, or nil. Contraction is near
+    /// linear on road networks, where a directed edge turns onto about three others; input where
+    /// every edge turns onto dozens (one way drawn through every node of a town, thousands of times)
+    /// makes every witness search and every shortcut count explode. Such graphs are refused (the
+    /// edge-based turns are counted first, in one pass); routes on them still answer by ALT.
+    public static func refusal(for graph: RoadGraph) -> String? {
+        var turns = 0, widest = 0
+        for v in 0..<UInt32(graph.nodeCount) {
+            let arriving = graph.incoming(to: v).count, leaving = graph.edges(from: v).count
+            turns += arriving * leaving
+            widest = max(widest, arriving, leaving)
+        }
+        guard turns > maximumTurnsPerEdge * graph.edgeCount + 100_000 else { return nil }
+        return "too dense to contract: \(turns) turns over \(graph.edgeCount) directed edges (up to \(widest) roads at one junction; road networks have about 3 turns per edge)"
+    }
+
+    /// More turns per directed edge than this (on average, beyond a margin for small maps) and the
+    /// graph is not contracted. Porto, Malta and the sample town have under 4.
+    public static let maximumTurnsPerEdge = 16
+}
+
 /// One direction of the query graph in CSR form: the arcs of node v are `start[v]..<start[v + 1]`,
 /// each with the node at its other end, its weight (seconds) and its id (for unpacking).
 struct ArcRows: Sendable {

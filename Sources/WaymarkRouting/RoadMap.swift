@@ -41,6 +41,9 @@ public final class RoadMap: @unchecked Sendable {
         /// Seconds spent on the search structure: landmarks, or contracting the hierarchy (next
         /// to nothing for a stored one), and the turn-cost table.
         public var searchSeconds: Double
+        /// Why a hierarchy was asked for but not contracted (``ContractionHierarchy/refusal(for:)``):
+        /// routes then use landmarks.
+        public var hierarchyRefused: String?
     }
 
     public let graph: RoadGraph
@@ -271,9 +274,12 @@ final class RoutingData: Sendable {
         // does not hold the index too.
         clock = DispatchTime.now().uptimeNanoseconds
         var landmarks = givenLandmarks
+        var refused: String?
         if useHierarchy && hierarchy == nil {
-            hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns)
-        } else if !useHierarchy && landmarks == nil {
+            refused = ContractionHierarchy.refusal(for: graph)
+            if refused == nil { hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns) }
+        }
+        if hierarchy == nil && landmarks == nil {
             landmarks = Landmarks(graph: graph)
         }
         let transitions = hierarchy?.transitions ?? TransitionTable(graph: graph, turns: turns, costs: costs)
@@ -283,9 +289,9 @@ final class RoutingData: Sendable {
         indexSeconds += since(clock)
         let data = RoutingData(graph: graph, snapIndex: index, costs: costs, turns: turns, transitions: transitions,
                                landmarks: landmarks, hierarchy: hierarchy)
-        let preparation = RoadMap.Preparation(search: useHierarchy ? .hierarchy : .landmarks,
-                                              contracted: useHierarchy && stored == nil,
-                                              indexSeconds: indexSeconds, searchSeconds: searchSeconds)
+        let preparation = RoadMap.Preparation(search: hierarchy != nil ? .hierarchy : .landmarks,
+                                              contracted: hierarchy != nil && stored == nil,
+                                              indexSeconds: indexSeconds, searchSeconds: searchSeconds, hierarchyRefused: refused)
         return (data, preparation)
     }
 }

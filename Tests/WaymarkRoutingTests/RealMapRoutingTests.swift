@@ -17,6 +17,11 @@ private let extracts: [String] = ((try? FileManager.default.contentsOfDirectory(
           arguments: extracts.isEmpty ? ["(none)"] : extracts)
     func altIsOptimal(_ name: String) throws {
         let graph = try OSMGraphLoader.build(path: sharedOSM + "/" + name)
+        // Real road networks are far from the density at which contraction is refused.
+        var turns = 0
+        for v in 0..<UInt32(graph.nodeCount) { turns += graph.incoming(to: v).count * graph.edges(from: v).count }
+        #expect(Double(turns) < 4 * Double(max(1, graph.edgeCount)) && ContractionHierarchy.refusal(for: graph) == nil,
+                "\(name): \(turns) turns over \(graph.edgeCount) edges")
         let map = RoadMap(graph: graph, landmarks: Landmarks(graph: graph, count: 8), method: .landmarks)
         let router = map.makeRouter(), dijkstra = RouteSearch(map: map)
         // The hierarchy too, where contracting it in a debug build takes seconds, not minutes.
