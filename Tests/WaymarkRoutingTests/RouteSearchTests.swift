@@ -73,11 +73,11 @@ func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70, restrictions: In
     return b.build()
 }
 
-/// An independent oracle: Bellman–Ford over edge states with the same rules (partial first and
+/// An independent oracle over edge states with the same rules (partial first and
 /// last edges, routing weights, U-turn penalty, signal and gate delays, restricted-entry turns,
-/// restrictions), written separately from RouteSearch. A state is the last few edges driven, as
-/// many as the longest restricted path needs, so restrictions over via ways are checked against
-/// the edges really driven. Returns the least weight.
+/// restrictions), written separately from RouteSearch: Dijkstra where a state is the last few
+/// edges driven, as many as the longest restricted path needs, so restrictions over via ways are
+/// checked against the edges really driven. Returns the least weight.
 func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ costs: TurnCosts) -> Double? {
     // Turn angles from the graph's own geometry (independent of TurnGeometry's tables).
     func angle(_ e: Int, _ f: Int) -> Double {
@@ -133,34 +133,55 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         cost[[e]] = min(cost[[e]] ?? .infinity, Double(g.edgeWeight[e]) * (1 - f))
         for (ge, gf) in goals where ge == e && gf >= f { best = min(best, Double(g.edgeWeight[e]) * (gf - f)) }
     }
-    var changed = true
-    while changed {
-        changed = false
-        for (history, reached) in cost {
-            let e = history.last!
-            let v = g.edgeTarget[e]
-            var delay = 0.0
-            if g.nodeFlags[Int(v)] & RoadGraph.trafficSignalsFlag != 0 { delay += costs.trafficSignalDelay }
-            if g.nodeFlags[Int(v)] & RoadGraph.gateFlag != 0 { delay += costs.gateDelay }
-            for f in g.edges(from: v) {
-                guard allowed(v, g.segment(of: e), g.segment(of: f)), !breaksPath(history, f) else { continue }
-                let uTurn = g.segment(of: f) == g.segment(of: e) && g.isReversed(f) != g.isReversed(e)
-                if uTurn && !uTurnAllowed(e) { continue }
-                var c = reached
-                if !restricted(e) && restricted(f) {
-                    c += costs.restrictedEntryWeight
-                } else {
-                    c += delay
-                    if uTurn { c += costs.uTurnPenalty }
-                    // Float bearings in the search's tables: allow for their rounding in the comparison below.
-                    if roadsAt[Int(v)].count > 2 || uTurn { c += costs.turn(angle(e, f)) }
-                }
-                for (ge, gf) in goals where ge == f { best = min(best, c + Double(g.edgeWeight[f]) * gf) }
-                let next = Array((history + [f]).suffix(memory))
-                if c + Double(g.edgeWeight[f]) < (cost[next] ?? .infinity) - 1e-12 {
-                    cost[next] = c + Double(g.edgeWeight[f])
-                    changed = true
-                }
+    // Dijkstra over the histories, with a heap of its own.
+    var heap: [(cost: Double, history: [Int])] = cost.map { ($0.value, $0.key) }
+    func push(_ item: (cost: Double, history: [Int])) {
+        heap.append(item)
+        var i = heap.count - 1
+        while i > 0 && heap[(i - 1) / 2].cost > heap[i].cost { heap.swapAt(i, (i - 1) / 2); i = (i - 1) / 2 }
+    }
+    func pop() -> (cost: Double, history: [Int])? {
+        guard !heap.isEmpty else { return nil }
+        heap.swapAt(0, heap.count - 1)
+        let top = heap.removeLast()
+        var i = 0
+        while true {
+            var m = i
+            for c in [2 * i + 1, 2 * i + 2] where c < heap.count && heap[c].cost < heap[m].cost { m = c }
+            if m == i { break }
+            heap.swapAt(i, m)
+            i = m
+        }
+        return top
+    }
+    heap.sort { $0.cost < $1.cost }
+    var settled = Set<[Int]>()
+    while let (reached, history) = pop() {
+        if reached >= best { break }
+        guard reached == cost[history], settled.insert(history).inserted else { continue }
+        let e = history.last!
+        let v = g.edgeTarget[e]
+        var delay = 0.0
+        if g.nodeFlags[Int(v)] & RoadGraph.trafficSignalsFlag != 0 { delay += costs.trafficSignalDelay }
+        if g.nodeFlags[Int(v)] & RoadGraph.gateFlag != 0 { delay += costs.gateDelay }
+        for f in g.edges(from: v) {
+            guard allowed(v, g.segment(of: e), g.segment(of: f)), !breaksPath(history, f) else { continue }
+            let uTurn = g.segment(of: f) == g.segment(of: e) && g.isReversed(f) != g.isReversed(e)
+            if uTurn && !uTurnAllowed(e) { continue }
+            var c = reached
+            if !restricted(e) && restricted(f) {
+                c += costs.restrictedEntryWeight
+            } else {
+                c += delay
+                if uTurn { c += costs.uTurnPenalty }
+                // Float bearings in the search's tables: allow for their rounding in the comparison below.
+                if roadsAt[Int(v)].count > 2 || uTurn { c += costs.turn(angle(e, f)) }
+            }
+            for (ge, gf) in goals where ge == f { best = min(best, c + Double(g.edgeWeight[f]) * gf) }
+            let next = Array((history + [f]).suffix(memory))
+            if c + Double(g.edgeWeight[f]) < (cost[next] ?? .infinity) - 1e-12 {
+                cost[next] = c + Double(g.edgeWeight[f])
+                push((c + Double(g.edgeWeight[f]), next))
             }
         }
     }
