@@ -52,6 +52,8 @@ let package = Package(
         // MARK: - Tools (not products: sample-data generator and benchmarks)
         .executableTarget(name: "sample-town", dependencies: ["WaymarkGeo"], path: "Tools/SampleTown"),
         .executableTarget(name: "waymark-bench", dependencies: ["Waymark"], path: "Tools/Bench"),
+        .executableTarget(name: "waymark-fuzz", dependencies: ["WaymarkOSM", "WaymarkGraph", "WaymarkRouting", "WaymarkAnnotations", "WaymarkGeoJSON"],
+                          path: "Tools/Fuzz"),
 
         // MARK: - Tests
         .testTarget(name: "WaymarkGeoTests", dependencies: ["WaymarkGeo", "WaymarkSupport"]),

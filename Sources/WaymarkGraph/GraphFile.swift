@@ -336,6 +336,18 @@ public enum GraphFile {
         return x ^ (x >> 31)
     }
 
+    /// `bytes` with the header's length and checksum made to match the rest, so that damage or a
+    /// crafted edit reaches validation instead of stopping at the checksum: for fuzzing and
+    /// tests, which check that such files still fail cleanly. Shorter than a header: unchanged.
+    public static func sealed(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.count >= headerSize else { return bytes }
+        var out = bytes
+        put(UInt64(out.count), at: 16, in: &out)
+        let (version, sections): (UInt32, UInt32) = out.withUnsafeBytes { (get($0, 8), get($0, 12)) }
+        put(checksum(out, from: headerSize) ^ headerChecksum(version: version, sections: sections, length: UInt64(out.count)), at: 24, in: &out)
+        return out
+    }
+
     // MARK: - Bytes
 
     /// Section bytes as values; nil when they are not a whole number of values.

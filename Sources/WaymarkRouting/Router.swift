@@ -8,7 +8,8 @@ import WaymarkGraph
 /// routes on one, A*'s otherwise — and shares everything else with the map; use one per thread
 /// (``RoadMap/makeRouter()``), or let ``RoadMap/route(from:to:via:)`` lend one.
 public final class Router {
-    public let map: RoadMap
+    // No reference back to the map: the map pools routers, and a router holding its map would
+    // keep both alive for ever (found by the fuzzer's leak check).
     public let graph: RoadGraph
     /// Maximum distance in metres from a waypoint to its road (default: the map's).
     public var maxSnapDistance: Double
@@ -21,7 +22,6 @@ public final class Router {
     }
 
     init(map: RoadMap, data: RoutingData) {
-        self.map = map
         self.data = data
         graph = data.graph
         maxSnapDistance = map.maxSnapDistance
