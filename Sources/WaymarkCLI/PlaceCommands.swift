@@ -222,21 +222,19 @@ enum PlaceCommand {
     }
 
     /// The details editor: the callout, a prompt per field (Enter keeps the value, "-" clears a
-    /// subtitle), a preview, then Save or Cancel. End of input cancels.
+    /// subtitle; on a terminal with line editing), a preview, then Save or Cancel. End of input
+    /// (Ctrl-D, Ctrl-C) cancels.
     static func interactiveEdit(_ file: inout PlaceFile, id: String, style: CalloutStyle) throws(CLIError) {
         let i: Int
         do { i = try file.requireIndex(ofID: id) } catch { throw .failure("\(error)") }
         let current = file.annotations[i]
         Output.write(Callout(current).render(style))
-        func ask(_ prompt: String) -> String? {
-            Output.write(prompt)
-            return readLine(strippingNewline: true)
-        }
+        func ask(_ prompt: String) -> String? { LineEditor.read(prompt: prompt) }
         func cancelled() {
             Output.write("\nCancelled: nothing written.\n")
         }
-        /// Asks until the answer is plain text (arrow keys are not line editing here: their escape
-        /// sequences are refused, not stored); nil at end of input.
+        /// Asks until the answer is plain text (on a terminal the line editor takes the arrow keys;
+        /// from a pipe their escape sequences are refused, not stored); nil at end of input.
         func askText(_ prompt: String) -> String? {
             while true {
                 guard let text = ask(prompt) else { return nil }

@@ -255,6 +255,53 @@ import WaymarkGeoJSON
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
     }
 
+    /// Line editing on a terminal (issue 13, item 9): arrow keys, Home/End, Backspace and Delete
+    /// edit the answer instead of landing in it as escape sequences; up and down are ignored; the
+    /// terminal is back in its own mode afterwards. Keys are typed only once each prompt shows, as
+    /// a person would (typed ahead, the terminal's own line discipline would see them first).
+    @Test(.enabled(if: hasScript, "util-linux script (a pseudo-terminal) is not installed"))
+    func editorEditsLinesOnATerminal() throws {
+        let path = try workingCopy()
+        let binary = Run.productsDirectory.appendingPathComponent("waymark").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qc", "\(binary) poi edit \(path) --id the-swan; stty -a | grep -o -- '-\\?icanon'", "/dev/null"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        var seen = ""
+        func waitFor(_ text: String) -> Bool {
+            let deadline = Date().addingTimeInterval(20)
+            while !seen.contains(text) && Date() < deadline {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                seen += String(decoding: chunk, as: UTF8.self)
+            }
+            return seen.contains(text)
+        }
+        let left = "\u{1B}[D", up = "\u{1B}[A", end = "\u{1B}[F", home = "\u{1B}[H", delete = "\u{1B}[3~"
+        // "Cygnet", six lefts, "The ", End, a stray "s" erased, an up arrow (ignored): "The Cygnet".
+        #expect(waitFor("Title ["))
+        input.fileHandleForWriting.write(Data(("Cygnet" + String(repeating: left, count: 6) + "The " + end + "s\u{7F}" + up + "\r").utf8))
+        // "XBy the river", Home, Delete: "By the river".
+        #expect(waitFor("Subtitle ["))
+        input.fileHandleForWriting.write(Data(("XBy the river" + home + delete + "\r").utf8))
+        #expect(waitFor("Coordinate ["))
+        input.fileHandleForWriting.write(Data("\r".utf8))
+        #expect(waitFor("Save or Cancel?"))
+        input.fileHandleForWriting.write(Data("s\r".utf8))
+        #expect(waitFor("Saved"))
+        _ = waitFor("icanon")
+        process.waitUntilExit()
+        let swan = try #require(try features(path).first { $0["id"] == "the-swan" })
+        #expect(swan["properties"]?["title"] == "The Cygnet", "\(seen)")
+        #expect(swan["properties"]?["subtitle"] == "By the river")
+        // The terminal is in canonical mode again (stty prints "icanon", not "-icanon").
+        #expect(seen.contains("icanon") && !seen.contains("-icanon"), "\(seen)")
+    }
+
     /// The file changes on disk while the editor is open: saving is refused, the other change stays.
     @Test func changedOnDiskIsAnError() throws {
         let path = try workingCopy()
