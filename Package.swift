@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "WaymarkRoutingTests", dependencies: ["WaymarkRouting", "WaymarkGraph", "WaymarkOSM", "WaymarkSupport"]),
         .testTarget(name: "WaymarkRenderTests", dependencies: ["WaymarkRender", "WaymarkOSM", "WaymarkAnnotations"]),
         .testTarget(name: "WaymarkTests", dependencies: ["Waymark"]),
-        .testTarget(name: "CLITests", dependencies: ["WaymarkCLI", "sample-town", "WaymarkGeoJSON"]),
+        .testTarget(name: "CLITests", dependencies: ["WaymarkCLI", "sample-town", "waymark-fuzz", "WaymarkGeoJSON"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,4 +17,17 @@
 #include <libxml/SAX2.h>
 #include <libxml/xmlreader.h>
 #include <libxml/xmlerror.h>
+
+// libxml2 prints some errors (an encoding it cannot convert, I/O) through its generic error
+// function, straight to standard error. A variadic C callback cannot be written in Swift, so this
+// no-op is; Waymark reports the structured error instead.
+static inline void waymark_ignore_generic_error(void *context, const char *message, ...) {
+    (void)context;
+    (void)message;
+}
+
+// Silences the generic error function for the calling thread (libxml2 keeps it per thread).
+static inline void waymark_silence_generic_errors(void) {
+    xmlSetGenericErrorFunc(NULL, waymark_ignore_generic_error);
+}
 #endif

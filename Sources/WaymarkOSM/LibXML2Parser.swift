@@ -27,6 +27,7 @@ enum LibXML2Parser {
     ///   libxml2 function, the file and the line), ``OSMReadError/invalidAttribute(path:line:element:attribute:value:)``
     ///   for bad coordinates or ids, ``OSMReadError/read(path:reason:)`` when inflating fails.
     static func parse(_ input: GzipInput, into decoder: OSMElementDecoder) throws(OSMReadError) {
+        waymark_silence_generic_errors()
         let context = Context(decoder: decoder, input: input)
         let opaque = Unmanaged.passUnretained(context).toOpaque()
         var handler = makeHandler()
@@ -51,6 +52,13 @@ enum LibXML2Parser {
                                     attribute: failure.attribute, value: failure.value)
         }
         if let readFailure = input.failure { throw .read(path: input.path, reason: readFailure) }
+        // Bytes the declared encoding cannot convert: libxml2 says so only through its (silenced)
+        // generic errors, then reports whatever the damaged text looks like; say what happened.
+        if let buffer = parser.pointee.input?.pointee.buf, buffer.pointee.error != 0 {
+            let declared = buffer.pointee.encoder?.pointee.name.map { String(cString: $0) } ?? "in the declared encoding"
+            throw .xml(function: "xmlParseDocument", path: input.path, line: Int(xmlSAX2GetLineNumber(parser)),
+                       message: "the bytes are not valid \(declared)")
+        }
         if let error = context.error {
             throw .xml(function: "xmlParseDocument", path: input.path, line: error.line, message: error.message)
         }

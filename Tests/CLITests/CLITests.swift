@@ -234,4 +234,30 @@ func numbers(_ value: [JSONValue]?) -> [Double]? {
             #expect(route.stderr.contains("routing with landmarks") == (search == "ch"), "\(route.stderr)")
         }
     }
+
+    /// Every fuzz fixture (seeds and inputs that once crashed or leaked, Tests/Fixtures/fuzz/TARGET)
+    /// replays through its target without a crash (`waymark-fuzz TARGET FILE…`, the plain build).
+    @Test func fuzzFixturesReplay() throws {
+        let root = Run.packageRoot.appendingPathComponent("Tests/Fixtures/fuzz").path
+        let targets = try FileManager.default.contentsOfDirectory(atPath: root).sorted()
+        #expect(targets == ["csv", "geojson", "graph-file", "osm-xml"])
+        for target in targets {
+            let files = try FileManager.default.contentsOfDirectory(atPath: root + "/" + target).sorted().map { root + "/" + target + "/" + $0 }
+            #expect(!files.isEmpty, "\(target)")
+            let result = try Run.product("waymark-fuzz", [target] + files)
+            #expect(result.status == 0, "\(target): \(result.stderr)")
+        }
+        #expect(try Run.product("waymark-fuzz", ["pbf"]).status == 64)
+    }
+
+    /// Found by fuzzing: bytes the declared encoding cannot convert made libxml2 print three lines
+    /// of its own to standard error before our error, which blamed an attribute. Now: one line,
+    /// saying what is wrong.
+    @Test func undecodableBytesAreOneClearLine() throws {
+        let path = Run.packageRoot.appendingPathComponent("Tests/Fixtures/fuzz/osm-xml/undecodable-euc-jp.osm").path
+        let result = try Run.waymark("build", path, "-o", try Run.temporaryDirectory() + "/x.wmg")
+        #expect(result.status == 1)
+        #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("the bytes are not valid EUC-JP"), "\(result.stderr)")
+    }
 }
+
