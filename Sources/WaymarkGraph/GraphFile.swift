@@ -267,6 +267,20 @@ public enum GraphFile {
         try check(zip(g.firstIncoming, g.firstIncoming.dropFirst()).allSatisfy { $0 <= $1 }, "incoming rows not monotonic")
         try check(g.incomingEdge.count == m && g.incomingSource.count == m, "incoming arrays differ in length")
         try check(g.incomingEdge.allSatisfy { Int($0) < m } && g.incomingSource.allSatisfy { Int($0) < n }, "incoming index out of range")
+        // The reverse rows mirror the forward rows: every edge once, at its target, with its source
+        // (the searches step between the two; a mismatch found by fuzzing indexed out of range).
+        var listed = [Bool](repeating: false, count: m)
+        var sourceOf = [UInt32](repeating: 0, count: m)
+        for v in 0..<n { for e in g.edges(from: UInt32(v)) { sourceOf[e] = UInt32(v) } }
+        for v in 0..<n {
+            for slot in g.incoming(to: UInt32(v)) {
+                let e = Int(g.incomingEdge[slot])
+                guard !listed[e], Int(g.edgeTarget[e]) == v, g.incomingSource[slot] == sourceOf[e] else {
+                    throw .corrupt(path, "incoming rows do not mirror the edges (slot \(slot))")
+                }
+                listed[e] = true
+            }
+        }
         try check(g.shapeStart.count == s + 1 && g.shapeStart.first == 0 && Int(g.shapeStart.last!) == g.shapeLatitudes.count
                   && g.shapeLongitudes.count == g.shapeLatitudes.count, "segment shapes")
         try check(zip(g.shapeStart, g.shapeStart.dropFirst()).allSatisfy { $0 <= $1 }, "segment shapes not monotonic")

@@ -130,6 +130,21 @@ func squareGraph() -> RoadGraph {
         return reason
     }
 
+    /// Found by fuzzing: reverse rows that name the wrong edges (in range, checksum right) sent the
+    /// hierarchy's backward search to a turn between edges that do not meet, out of range.
+    @Test func incomingRowsMustMirrorTheEdges() throws {
+        var g = squareGraph()
+        // Two edges swapped between the rows of different vertices: every index still in range.
+        let first = Int(g.incomingEdge[0])
+        let other = try #require(g.incomingEdge.indices.first { g.edgeTarget[Int(g.incomingEdge[$0])] != g.edgeTarget[first] })
+        g.incomingEdge.swapAt(0, other)
+        #expect(reason(g).hasPrefix("incoming rows do not mirror"), "\(reason(g))")
+        var sources = squareGraph()
+        sources.incomingSource[0] = (sources.incomingSource[0] + 1) % UInt32(sources.nodeCount)
+        #expect(reason(sources).hasPrefix("incoming rows do not mirror"))
+        #expect(reason(squareGraph()) == "accepted")
+    }
+
     @Test func buildReportValuesAreChecked() {
         // Before: Double → Int of NaN, ±∞ or 1e300 trapped while loading (SIGILL).
         let g = squareGraph()
