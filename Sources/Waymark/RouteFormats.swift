@@ -14,10 +14,40 @@ private func lineString(_ coordinates: [Coordinate], _ decimals: Int) -> JSONVal
 
 private func r1(_ x: Double) -> JSONValue { .number((x * 10).rounded() / 10) }
 
+/// How route and step geometries are written (OSRM's `geometries` option).
+public enum GeometryFormat: String, Sendable, CaseIterable {
+    /// Encoded polyline, 5 decimals (OSRM's default).
+    case polyline
+    /// Encoded polyline, 6 decimals.
+    case polyline6
+    /// A GeoJSON LineString.
+    case geojson
+}
+
+/// How much of the route's own geometry is written (OSRM's `overview` option).
+public enum OverviewFormat: String, Sendable, CaseIterable {
+    /// Every point.
+    case full
+    /// Douglas–Peucker at the zoom the route fills a screen (OSRM's default).
+    case simplified
+    /// No route geometry.
+    case `false`
+}
+
 extension Route {
-    /// OSRM's route response (`code`, `routes`, `waypoints`), geometries as GeoJSON LineStrings,
-    /// so OSRM clients read it unchanged. `names` gives each waypoint's road.
-    public func osrmJSON(decimals: Int = 6) -> JSONValue {
+    /// OSRM's route response (`code`, `routes`, `waypoints`) with every key an OSRM client reads:
+    /// steps with `intersections`, `driving_side`, `weight`, `mode`, `ref`, `destinations`,
+    /// `exits` and `rotary_name` where they apply; legs and routes with `weight` and `weight_name`;
+    /// waypoints with `name` and `distance` (no `hint`). Geometries as OSRM's `geometries` option
+    /// says (default polyline), the route's own as `overview` says (default simplified).
+    public func osrmJSON(geometries: GeometryFormat = .polyline, overview: OverviewFormat = .simplified, decimals: Int = 6) -> JSONValue {
+        func line(_ coordinates: [Coordinate]) -> JSONValue {
+            switch geometries {
+            case .polyline: .string(Polyline.encode(coordinates, precision: 5))
+            case .polyline6: .string(Polyline.encode(coordinates, precision: 6))
+            case .geojson: lineString(coordinates, decimals)
+            }
+        }
         var legs: [JSONValue] = []
         for leg in self.legs {
             let steps: [JSONValue] = leg.steps.map { step in
@@ -27,19 +57,41 @@ extension Route {
                 if let modifier = step.maneuver.modifier { maneuver["modifier"] = .string(modifier.rawValue) }
                 if let exit = step.maneuver.exit { maneuver["exit"] = .number(Double(exit)) }
                 maneuver["instruction"] = .string(step.instruction)
-                return ["name": .string(step.name), "ref": .string(step.ref), "distance": r1(step.distance), "duration": r1(step.duration),
-                        "geometry": lineString(step.geometry, decimals), "mode": .string(step.mode.rawValue), "maneuver": .object(maneuver)]
+                let intersections: [JSONValue] = step.intersections.map { x in
+                    var object: JSONObject = ["location": rounded(x.location, decimals),
+                                              "bearings": .array(x.bearings.map { .number(Double($0)) }),
+                                              "entry": .array(x.entry.map { .bool($0) })]
+                    if let i = x.inIndex { object["in"] = .number(Double(i)) }
+                    if let o = x.outIndex { object["out"] = .number(Double(o)) }
+                    return .object(object)
+                }
+                var object: JSONObject = ["name": .string(step.name), "distance": r1(step.distance), "duration": r1(step.duration),
+                                          "weight": r1(step.weight), "geometry": line(step.geometry), "mode": .string(step.mode.rawValue),
+                                          "driving_side": .string(step.drivingSide == .left ? "left" : "right"),
+                                          "maneuver": .object(maneuver), "intersections": .array(intersections)]
+                if !step.ref.isEmpty { object["ref"] = .string(step.ref) }
+                if !step.destinations.isEmpty { object["destinations"] = .string(step.destinations) }
+                if !step.exits.isEmpty { object["exits"] = .string(step.exits) }
+                if let rotary = step.rotaryName { object["rotary_name"] = .string(rotary) }
+                return .object(object)
             }
             legs.append(["distance": r1(leg.distance), "duration": r1(leg.duration), "weight": r1(leg.weight), "summary": .string(leg.summary),
                          "steps": .array(steps)])
         }
-        let route: JSONValue = ["distance": r1(distance), "duration": r1(duration), "geometry": lineString(geometry, decimals),
-                                "legs": .array(legs), "weight_name": "routability", "weight": r1(weight)]
+        var route: JSONObject = ["distance": r1(distance), "duration": r1(duration), "legs": .array(legs),
+                                 "weight_name": "routability", "weight": r1(weight)]
+        switch overview {
+        case .full: route["geometry"] = line(geometry)
+        case .simplified:
+            let zoom = (try? BoundingBox.enclosing(geometry)).map(Simplification.fittedZoom) ?? 18
+            route["geometry"] = line(Simplification.douglasPeucker(geometry, zoom: zoom))
+        case .false: break
+        }
         let names = waypointNames
         let waypoints: [JSONValue] = zip(self.waypoints, names).map { snap, name in
             ["name": .string(name), "location": rounded(snap.coordinate, decimals), "distance": r1(snap.distance)]
         }
-        return ["code": "Ok", "routes": [route], "waypoints": .array(waypoints)]
+        return ["code": "Ok", "routes": [.object(route)], "waypoints": .array(waypoints)]
     }
 
     /// The road name of each waypoint (from the steps that start and end legs).
@@ -80,7 +132,7 @@ extension Route {
         var n = 1
         for (l, leg) in legs.enumerated() {
             if legs.count > 1 { lines.append("Leg \(l + 1): \(Route.distanceText(leg.distance)), \(Route.durationText(leg.duration)) — \(leg.summary)") }
-            for step in leg.steps {
+            for step in leg.readableSteps {
                 let suffix = step.maneuver.type == .arrive ? "" : " — \(Route.distanceText(step.distance))"
                 lines.append("\(n). \(step.instruction)\(suffix)")
                 n += 1

@@ -14,6 +14,8 @@ enum RouteCommand {
             OptionSpec(name: "pois", value: "FILE", help: "Points of interest (GeoJSON or CSV) for --to-poi."),
             OptionSpec(name: "via", value: "LAT,LON", help: "A waypoint on the way; repeat for more, in order.", repeatable: true),
             OptionSpec(name: "format", value: "text|json|geojson|polyline", help: "Output format (default text)."),
+            OptionSpec(name: "geometries", value: "polyline|polyline6|geojson", help: "JSON geometries, as OSRM's option (default polyline)."),
+            OptionSpec(name: "overview", value: "full|simplified|false", help: "JSON route geometry, as OSRM's option (default simplified)."),
             OptionSpec(name: "precision", value: "5|6", help: "Polyline precision (default 5); decimals of JSON coordinates are 6."),
             OptionSpec(name: "max-snap", value: "METRES", help: "Farthest a point may be from a road (default 1000)."),
             OptionSpec(name: "batch", value: "PAIRS.csv", help: "Route every line from_lat,from_lon,to_lat,to_lon: one JSON route per line (NDJSON), timing on stderr."),
@@ -51,6 +53,11 @@ enum RouteCommand {
         let path = try args.requirePositionals(["<map>"])[0]
         let format = try args.choice("format", ["text", "json", "geojson", "polyline"], default: "text")
         let precision = Int(try args.number("precision", default: 5, in: 5...6))
+        let geometries = GeometryFormat(rawValue: try args.choice("geometries", GeometryFormat.allCases.map(\.rawValue), default: "polyline"))!
+        let overview = OverviewFormat(rawValue: try args.choice("overview", OverviewFormat.allCases.map(\.rawValue), default: "simplified"))!
+        if (args.value("geometries") != nil || args.value("overview") != nil) && format != "json" && args.value("batch") == nil {
+            throw .usage("--geometries and --overview shape OSRM JSON: use them with --format json or --batch")
+        }
         let maxSnap = try args.number("max-snap", default: 1000, in: 1...100_000)
         let vias = try args.coordinates("via")
         let batch = args.value("batch")
@@ -85,7 +92,7 @@ enum RouteCommand {
         var method: RoadMap.SearchMethod = batch == nil ? .automatic : .hierarchy
         if args.value("search") != nil { method = try args.choice("search", ["ch", "alt"], default: "ch") == "ch" ? .hierarchy : .landmarks }
         let map = try openMap(path, args, method: method, maxSnapDistance: maxSnap)
-        if let batch { return try runBatch(map, batch, output: args.value("output"), threads: threads) }
+        if let batch { return try runBatch(map, batch, output: args.value("output"), threads: threads, geometries: geometries, overview: overview) }
         if method == .hierarchy, let refused = map.prepare().hierarchyRefused {
             Output.error("note: no contraction hierarchy (\(refused)); routing with landmarks")
         }
@@ -103,7 +110,7 @@ enum RouteCommand {
         }
         let bytes: [UInt8]
         switch format {
-        case "json": bytes = Array((route.osrmJSON().jsonText() + "\n").utf8)
+        case "json": bytes = Array((route.osrmJSON(geometries: geometries, overview: overview).jsonText() + "\n").utf8)
         case "geojson": bytes = GeoJSONWriter().data(.featureCollection(route.featureCollection))
         case "polyline": bytes = Array((Polyline.encode(route.geometry, precision: precision) + "\n").utf8)
         default: bytes = Array(route.text.utf8)
@@ -116,7 +123,8 @@ enum RouteCommand {
     /// is a header when none of its fields is a number. p50/p95 of the per-query time (snapping,
     /// search, steps; serialisation excluded) and the count go to standard error; the command fails
     /// (exit 1) when any line did.
-    static func runBatch(_ map: RoadMap, _ file: String, output: String?, threads: Int) throws(CLIError) {
+    static func runBatch(_ map: RoadMap, _ file: String, output: String?, threads: Int,
+                         geometries: GeometryFormat, overview: OverviewFormat) throws(CLIError) {
         guard let data = FileManager.default.contents(atPath: file) else { throw .failure("\(file): cannot be read") }
         // (`\r\n` is one Character in Swift: split on newline characters, not on "\n".)
         var lines = String(decoding: data, as: UTF8.self).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
@@ -152,7 +160,7 @@ enum RouteCommand {
         }
         let batch = map.routes(queries, threads: threads) { result in
             switch result {
-            case let .success(route): line(route.osrmJSON())
+            case let .success(route): line(route.osrmJSON(geometries: geometries, overview: overview))
             case let .failure(error): line(error.osrmJSON)
             }
         }

@@ -188,7 +188,7 @@ public struct MapPicture: Sendable {
         svg.element("path", ["id": "route-casing", "d": d, "stroke": "#ffffff", "stroke-width": "10"])
         svg.element("path", ["id": "route-line", "d": d, "stroke": "#1a73e8", "stroke-width": "6"])
         for leg in route.legs {
-            for step in leg.steps where step.maneuver.type != .depart && step.maneuver.type != .arrive {
+            for step in leg.readableSteps where step.maneuver.type != .depart && step.maneuver.type != .arrive {
                 let p = project(step.maneuver.location)
                 svg.open("circle", ["class": "maneuver", "cx": fmt(p.0), "cy": fmt(p.1), "r": "4",
                                     "fill": "#ffffff", "stroke": "#174ea6", "stroke-width": "2"])

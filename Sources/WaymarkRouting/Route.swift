@@ -63,19 +63,53 @@ public struct Maneuver: Sendable, Equatable {
     public var exit: Int?
 }
 
+/// A junction a step passes (its first is the maneuver's), as OSRM's `intersections` entries:
+/// every road there by bearing, which may be entered, the road arrived by and the road taken.
+public struct StepIntersection: Sendable, Equatable {
+    public var location: Coordinate
+    /// Degrees clockwise from north, ascending, measured a little way along each road.
+    public var bearings: [Int]
+    public var entry: [Bool]
+    /// Index into `bearings` of the road arrived by (nil where the route departs).
+    public var inIndex: Int?
+    /// Index into `bearings` of the road taken (nil where the route arrives).
+    public var outIndex: Int?
+
+    public init(location: Coordinate, bearings: [Int], entry: [Bool], inIndex: Int?, outIndex: Int?) {
+        self.location = location
+        self.bearings = bearings
+        self.entry = entry
+        self.inIndex = inIndex
+        self.outIndex = outIndex
+    }
+}
+
 /// One stretch of a route on one road, with the maneuver that starts it.
 public struct RouteStep: Sendable, Equatable {
     public var name: String
     public var ref: String
     /// Metres.
     public var distance: Double
-    /// Seconds.
+    /// Seconds, the turns passed included.
     public var duration: Double
+    /// The routing weight of the stretch (OSRM's "routability"), turns included.
+    public var weight: Double
     public var geometry: [Coordinate]
     public var maneuver: Maneuver
     /// A sentence a driver can follow ("Turn left onto Castle Street").
     public var instruction: String
     public var mode: TravelMode = .driving
+    /// The junctions passed, the maneuver's first.
+    public var intersections: [StepIntersection] = []
+    /// The name of a rotary (a large named roundabout) entered by this step.
+    public var rotaryName: String?
+    public var drivingSide: DrivingSide = .right
+    /// The class of the road the step is on (motorway refs read alone).
+    public var highway: HighwayClass = .residential
+    /// Signposted destinations (OSRM's `destinations`, "ref: names"); empty when unsigned.
+    public var destinations: String = ""
+    /// Exit numbers (OSRM's `exits`, `;`-separated); empty when none.
+    public var exits: String = ""
 }
 
 /// The part of a route between two consecutive waypoints.
@@ -112,7 +146,8 @@ public struct Route: Sendable, Equatable {
         destinationName = name
         guard let leg = legs.indices.last, let step = legs[leg].steps.indices.last,
               legs[leg].steps[step].maneuver.type == .arrive else { return }
-        legs[leg].steps[step].instruction = "You have arrived at \(name)"
+        legs[leg].steps[step].instruction = InstructionLanguage.english.instruction(for: legs[leg].steps[step], legIndex: leg,
+                                                                                   legCount: legs.count, waypointName: name)
     }
 }
 
@@ -148,5 +183,28 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
             return String(format: "no route from %.6f,%.6f to %.6f,%.6f", from.latitude, from.longitude, to.latitude, to.longitude)
         case let .invalidInput(text): return text
         }
+    }
+}
+
+extension RouteLeg {
+    /// The steps as a reader wants them: OSRM's separate `exit roundabout` / `exit rotary` step,
+    /// which says again what the roundabout step said ("take the 2nd exit onto …"), folded into
+    /// that step (its distance, duration and geometry added). Text directions and maps use these;
+    /// OSRM JSON keeps every step.
+    public var readableSteps: [RouteStep] {
+        var result: [RouteStep] = []
+        for step in steps {
+            if [.exitRoundabout, .exitRotary].contains(step.maneuver.type), let last = result.last,
+               [.roundabout, .rotary].contains(last.maneuver.type) {
+                result[result.count - 1].distance += step.distance
+                result[result.count - 1].duration += step.duration
+                result[result.count - 1].weight += step.weight
+                result[result.count - 1].geometry += step.geometry.dropFirst()
+                result[result.count - 1].intersections += step.intersections
+                continue
+            }
+            result.append(step)
+        }
+        return result
     }
 }

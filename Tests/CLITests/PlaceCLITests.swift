@@ -359,7 +359,7 @@ import WaymarkGeoJSON
                                    "--to-poi", "avel-leisure-centre", "--pois", Run.data("places.geojson"))
         #expect(text.status == 0, "\(text.stderr)")
         let lines = text.stdout.split(separator: "\n")
-        #expect(lines.dropLast().last?.hasSuffix("You have arrived at Avel Leisure Centre") == true, "\(text.stdout)")
+        #expect(lines.dropLast().last?.hasSuffix("You have arrived at Avel Leisure Centre, on the left") == true, "\(text.stdout)")
         let json = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781",
                                    "--to-poi", "avel-leisure-centre", "--pois", Run.data("places.geojson"), "--format", "json")
         let root = try JSONValue(parsing: json.stdout)

@@ -12,18 +12,20 @@ import WaymarkGeoJSON
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("1. Head north on Tanners Row") == true, "\(result.stdout)")
-        #expect(lines.contains { $0.contains("At the roundabout, take the 2nd exit onto Ashby Road (B4221)") }, "\(result.stdout)")
+        #expect(lines.contains { $0.contains("At Avel Circus, take the 2nd exit onto Ashby Road (B4221)") }, "\(result.stdout)")
         #expect(lines.contains { $0.contains("You have arrived at your destination") })
         #expect(lines.last?.hasPrefix("Total: 4.") == true)
     }
 
     @Test func osrmJSONShape() throws {
-        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--via", "52.3168,-2.5846", "--format", "json")
+        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--via", "52.3168,-2.5846",
+                                     "--format", "json", "--geometries", "geojson", "--overview", "full")
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONValue(parsing: result.stdout)
         #expect(json["code"] == "Ok")
         let route = try #require(json["routes"]?.arrayValue?.first)
         #expect(route["geometry"]?["type"] == "LineString")
+        #expect(route["weight_name"] == "routability" && route["weight"]?.numberValue != nil)
         let legs = try #require(route["legs"]?.arrayValue)
         #expect(legs.count == 2)
         let legSum = legs.compactMap { $0["distance"]?.numberValue }.reduce(0, +)
@@ -47,7 +49,7 @@ import WaymarkGeoJSON
         #expect(result.status == 0, "\(result.stderr)")
         let collection = try GeoJSONReader.readFeatureCollection(Array(try Data(contentsOf: URL(fileURLWithPath: out))))
         #expect(collection.features.first?.properties?["kind"] == "route")
-        #expect(collection.features.contains { $0.properties?["instruction"]?.stringValue?.hasPrefix("At the roundabout") == true })
+        #expect(collection.features.contains { $0.properties?["instruction"]?.stringValue?.hasPrefix("At Avel Circus") == true })
         try Validator.check([out])
         let polyline = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "polyline", "--precision", "6")
         let points = try Polyline.decode(polyline.stdout.trimmingCharacters(in: .whitespacesAndNewlines), precision: 6)
@@ -184,5 +186,66 @@ import WaymarkGeoJSON
         let noRoad = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", "52.40,-2.40", "--format", "json")
         #expect(try JSONValue(parsing: noRoad.stdout)["code"] == "NoSegment")
         #expect(noRoad.stdout.split(separator: "\n").count == 1)
+    }
+}
+
+/// The OSRM JSON a client written for OSRM reads: every key, OSRM's geometries and overview options.
+@Suite struct OSRMJSONTests {
+    let from = "52.3025,-2.6040", to = "52.3160,-2.5450"
+
+    @Test func everyStepCarriesOSRMsKeys() throws {
+        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try JSONValue(parsing: result.stdout)
+        let route = try #require(json["routes"]?.arrayValue?.first)
+        // OSRM's default: an encoded polyline (5 decimals), simplified.
+        let overview = try #require(route["geometry"]?.stringValue)
+        #expect(try Polyline.decode(overview, precision: 5).count >= 2)
+        for key in ["distance", "duration", "weight", "weight_name", "legs"] { #expect(route[key] != nil, "route.\(key)") }
+        let leg = try #require(route["legs"]?.arrayValue?.first)
+        for key in ["distance", "duration", "weight", "summary", "steps"] { #expect(leg[key] != nil, "leg.\(key)") }
+        let steps = try #require(leg["steps"]?.arrayValue)
+        var sawRotary = false
+        for step in steps {
+            for key in ["name", "distance", "duration", "weight", "geometry", "mode", "driving_side", "maneuver", "intersections"] {
+                #expect(step[key] != nil, "step.\(key)")
+            }
+            #expect(step["geometry"]?.stringValue != nil)
+            let maneuver = try #require(step["maneuver"])
+            for key in ["type", "location", "bearing_before", "bearing_after"] { #expect(maneuver[key] != nil, "maneuver.\(key)") }
+            let type = maneuver["type"]?.stringValue ?? ""
+            if type != "depart" && type != "arrive" { #expect(maneuver["modifier"] != nil, "\(type) has a modifier") }
+            if type == "rotary" { sawRotary = true; #expect(step["rotary_name"] == "Avel Circus" && maneuver["exit"] == 2) }
+            let intersections = try #require(step["intersections"]?.arrayValue)
+            #expect(!intersections.isEmpty)
+            for x in intersections {
+                let bearings = try #require(x["bearings"]?.arrayValue), entry = try #require(x["entry"]?.arrayValue)
+                #expect(bearings.count == entry.count && !bearings.isEmpty)
+                let values = bearings.compactMap(\.numberValue)
+                #expect(values == values.sorted() && values.allSatisfy { $0 >= 0 && $0 < 360 })
+                if let i = x["in"]?.numberValue { #expect(Int(i) < bearings.count) }
+                if let o = x["out"]?.numberValue { #expect(Int(o) < bearings.count && entry[Int(o)] == .bool(true)) }
+            }
+        }
+        #expect(sawRotary)
+        for waypoint in json["waypoints"]?.arrayValue ?? [] {
+            #expect(waypoint["name"] != nil && waypoint["distance"] != nil && waypoint["location"] != nil && waypoint["hint"] == nil)
+        }
+    }
+
+    @Test func geometriesAndOverview() throws {
+        let full = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "json",
+                                   "--geometries", "polyline6", "--overview", "full")
+        let simplified = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "json",
+                                         "--geometries", "polyline6")
+        let fullLine = try Polyline.decode(try #require(JSONValue(parsing: full.stdout)["routes"]?.arrayValue?.first?["geometry"]?.stringValue), precision: 6)
+        let simpleLine = try Polyline.decode(try #require(JSONValue(parsing: simplified.stdout)["routes"]?.arrayValue?.first?["geometry"]?.stringValue), precision: 6)
+        #expect(simpleLine.count < fullLine.count && simpleLine.first == fullLine.first && simpleLine.last == fullLine.last)
+        let none = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "json", "--overview", "false")
+        #expect(try JSONValue(parsing: none.stdout)["routes"]?.arrayValue?.first?["geometry"] == nil)
+        let wrong = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "json", "--geometries", "wkt")
+        #expect(wrong.status != 0 && wrong.stderr.contains("geometries"))
+        let textOnly = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--overview", "full")
+        #expect(textOnly.status != 0 && textOnly.stderr.contains("--format json"))
     }
 }

@@ -20,6 +20,8 @@ struct GridMap {
     /// Tags of nodes (barriers, turning circles, signals).
     var nodeTags: [Character: [String: String]] = [:]
     var spacing = 20.0
+    /// Name every way after its nodes unless it has a `name` (as OSRM's cucumber tests do).
+    var namesFromNodes = false
 
     /// Position of every letter and digit in the picture.
     var positions: [Character: Coordinate] {
@@ -50,7 +52,7 @@ struct GridMap {
         }
         for way in ways {
             let refs = way.nodes.map { "<nd ref=\"\(nodeID($0))\"/>" }.joined()
-            lines.append("<way id=\"\(wayID(way.nodes))\">\(refs)\(tags(["highway": "residential"].merging(way.tags) { $1 }))</way>")
+            lines.append("<way id=\"\(wayID(way.nodes))\">\(refs)\(tags(["highway": "residential"].merging(namesFromNodes ? ["name": way.nodes] : [:]) { $1 }.merging(way.tags) { $1 }))</way>")
         }
         for (i, r) in relations.enumerated() {
             var members = r.from.split(separator: ",").map { "<member type=\"way\" ref=\"\(wayID(String($0)))\" role=\"from\"/>" }
@@ -81,8 +83,31 @@ struct GridMap {
         default: path = RouteSearch(map: map).route(from: a, to: b)
         }
         guard let path else { return "" }
+        return names(path, map)
+    }
+
+    private func names(_ path: RoutePath, _ map: RoadMap) -> String {
         var names: [String] = []
         for e in path.edges where names.last != map.graph.name(of: e) { names.append(map.graph.name(of: e)) }
         return names.joined(separator: ",")
+    }
+
+    /// The route's steps the way OSRM's cucumber tests write them: the step names ("ab,cd,cd") and
+    /// the maneuvers ("depart,turn left,arrive"; "roundabout-exit-2"; "roundabout turn left exit-3").
+    func directions(_ from: Character, _ to: Character, on map: RoadMap) throws -> (route: String, turns: String) {
+        let places = positions
+        let route = try map.route(from: places[from]!, to: places[to]!)
+        let steps = route.legs.flatMap(\.steps)
+        let turns = steps.map { step -> String in
+            let m = step.maneuver
+            switch m.type {
+            case .depart, .arrive: return m.type.rawValue
+            case .roundabout, .rotary:
+                return "\(step.rotaryName ?? m.type.rawValue)-exit-\(m.exit.map(String.init) ?? "undefined")"
+            case .roundaboutTurn: return "roundabout turn \(m.modifier?.rawValue ?? "")\(m.exit.map { " exit-\($0)" } ?? "")"
+            default: return "\(m.type.rawValue) \(m.modifier?.rawValue ?? "")"
+            }
+        }
+        return (steps.map(\.name).joined(separator: ","), turns.joined(separator: ","))
     }
 }

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Line simplification for overview geometries, as OSRM's `overview=simplified` does it: the zoom
+/// at which the line's box fills an 8 × 5 tile viewport, then Douglas–Peucker with that zoom's
+/// tolerance (about 3 m at zoom 18, doubling with each zoom level out).
+public enum Simplification {
+    /// OSRM's squared tolerances per zoom 0…18, in (10⁻⁶ Mercator degree)².
+    static let thresholds: [Double] = [49438476562500, 12359619140625, 3089903027344, 772475756836, 193118939209, 48279515076,
+                                       12069878769, 3017414761, 754326225, 188567824, 47141956, 11785489, 2944656, 736164,
+                                       184041, 45796, 11449, 2809, 676]
+
+    /// The zoom (1…18) at which the box fits an 8 × 5 tile viewport of 256-point tiles.
+    public static func fittedZoom(_ box: BoundingBox) -> Int {
+        let world = WebMercator(worldSize: 256 * exp2(18))
+        let width = (world.x(longitude: box.east) - world.x(longitude: box.west)) / (8 * 256)
+        let height = (world.y(latitude: box.south) - world.y(latitude: box.north)) / (5 * 256)
+        let zoom = 18 - log2(max(width, height))
+        return zoom.isFinite ? max(1, min(18, Int(zoom))) : 18
+    }
+
+    /// The points Douglas–Peucker keeps at a zoom level (first and last always).
+    public static func douglasPeucker(_ line: [Coordinate], zoom: Int) -> [Coordinate] {
+        guard line.count > 2 else { return line }
+        let tolerance = thresholds[max(0, min(18, zoom))] * 1e-12
+        let degrees = WebMercator(worldSize: 360)
+        let points = line.map { (x: degrees.x(longitude: $0.longitude), y: degrees.y(latitude: $0.latitude)) }
+        var keep = [Bool](repeating: false, count: line.count)
+        keep[0] = true
+        keep[line.count - 1] = true
+        var stack = [(0, line.count - 1)]
+        while let (first, last) = stack.popLast() {
+            guard last - first > 1 else { continue }
+            let a = points[first], b = points[last]
+            var farthest = -1, distance = tolerance
+            for i in (first + 1)..<last {
+                let d = squaredDistance(points[i], a, b)
+                if d > distance { distance = d; farthest = i }
+            }
+            if farthest >= 0 {
+                keep[farthest] = true
+                stack.append((first, farthest))
+                stack.append((farthest, last))
+            }
+        }
+        return line.indices.filter { keep[$0] }.map { line[$0] }
+    }
+
+    /// Squared distance from p to the segment a–b.
+    private static func squaredDistance(_ p: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
+        let dx = b.x - a.x, dy = b.y - a.y
+        let length = dx * dx + dy * dy
+        let t = length > 0 ? max(0, min(1, ((p.x - a.x) * dx + (p.y - a.y) * dy) / length)) : 0
+        let x = a.x + t * dx - p.x, y = a.y + t * dy - p.y
+        return x * x + y * y
+    }
+}

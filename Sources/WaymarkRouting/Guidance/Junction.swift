@@ -1,0 +1,141 @@
+import WaymarkGeo
+import WaymarkGraph
+
+/// One road at a junction, as a driver arriving there sees it.
+struct JunctionRoad {
+    /// The edge leaving the junction along this road; -1 when the road only comes in (a oneway).
+    var out: Int
+    /// The road's segment and which end of it meets the junction (for telling roads apart).
+    var segment: Int
+    /// Degrees clockwise from north, from the junction along the road, measured over a distance
+    /// (``Junction/lookahead``) rather than to the first shape point: what a driver perceives.
+    var bearing: Double
+    /// OSRM's turn angle from the road arrived by: 0 back the same way, 180 straight on, below
+    /// 180 to the right, above to the left.
+    var angle: Double
+    /// Whether the car may turn onto it from the road arrived by (direction, restrictions, U-turn rule).
+    var entry: Bool
+
+    /// How far the turn is from going straight on, 0…180.
+    var deviation: Double { abs(180 - angle) }
+}
+
+/// Every road at one vertex of the route, seen from the road arrived by (`roads[0]`, angle 0);
+/// the rest in order of angle (sharp right first), as OSRM's intersection views.
+struct Junction {
+    var vertex: UInt32
+    var roads: [JunctionRoad]
+    /// The index in `roads` of the edge driven out, if one was.
+    var taken: Int?
+
+    /// Metres along a road at which its perceived bearing is measured: OSRM looks ten metres ahead
+    /// where a road only bends, and further (lanes' widths beyond) at real junctions.
+    static func lookahead(roadCount: Int) -> Double { roadCount <= 2 ? 10 : 16.5 }
+
+    /// The junction at the end of edge `arrival`, with `next` the edge taken (or -1).
+    init(graph: RoadGraph, arrival e: Int, next f: Int, table: TransitionTable) {
+        let v = graph.edgeTarget[e]
+        vertex = v
+        var found: [JunctionRoad] = []
+        let outgoing = graph.edges(from: v)
+        let incoming = graph.incoming(to: v)
+        // Roads are ends of segments: an outgoing edge is one; an incoming edge adds one only when its
+        // road has no edge out here (a oneway towards the junction).
+        let roadCount = outgoing.count + incoming.filter { slot in
+            let h = Int(graph.incomingEdge[slot])
+            return !outgoing.contains { graph.segment(of: $0) == graph.segment(of: h) && graph.isReversed($0) != graph.isReversed(h) }
+        }.count
+        let distance = Junction.lookahead(roadCount: roadCount)
+        for g in outgoing {
+            let bearing = graph.bearing(of: g, from: v, metres: distance)
+            let allowed = graph.turnWeight(e, g, table: table) != nil
+            found.append(JunctionRoad(out: g, segment: graph.segment(of: g) << 1 | (graph.isReversed(g) ? 1 : 0),
+                                      bearing: bearing, angle: 0, entry: allowed))
+        }
+        for slot in incoming {
+            let h = Int(graph.incomingEdge[slot])
+            let key = graph.segment(of: h) << 1 | (graph.isReversed(h) ? 0 : 1)
+            if found.contains(where: { $0.segment == key }) { continue }
+            let bearing = graph.bearing(ofArrival: h, at: v, from: graph.incomingSource[slot], metres: distance)
+            found.append(JunctionRoad(out: -1, segment: key, bearing: bearing, angle: 0, entry: false))
+        }
+        let arrivedKey = graph.segment(of: e) << 1 | (graph.isReversed(e) ? 0 : 1)
+        let first = found.firstIndex { $0.segment == arrivedKey } ?? 0
+        let arrivalBearing = found[first].bearing + 180
+        for i in found.indices {
+            var angle = 180 - (found[i].bearing - arrivalBearing)
+            angle = angle.truncatingRemainder(dividingBy: 360)
+            if angle < 0 { angle += 360 }
+            found[i].angle = i == first ? 0 : angle
+        }
+        let back = found.remove(at: first)
+        found.sort { $0.angle < $1.angle }
+        roads = [back] + found
+        taken = f >= 0 ? roads.firstIndex { $0.out == f } : nil
+    }
+
+    /// The direction of travel arriving at the junction, degrees clockwise from north.
+    var arrivalBearing: Double { Junction.normalized(roads[0].bearing + 180) }
+
+    static func normalized(_ bearing: Double) -> Double {
+        let b = bearing.truncatingRemainder(dividingBy: 360)
+        return b < 0 ? b + 360 : b
+    }
+
+    /// OSRM's `intersections` entry: bearings sorted clockwise from north, which may be entered,
+    /// the road arrived by and the road taken.
+    func intersection(location: Coordinate) -> StepIntersection {
+        let order = roads.indices.sorted { Int(roads[$0].bearing.rounded()) % 360 < Int(roads[$1].bearing.rounded()) % 360 }
+        return StepIntersection(location: location,
+                                bearings: order.map { Int(roads[$0].bearing.rounded()) % 360 },
+                                entry: order.map { roads[$0].entry },
+                                inIndex: order.firstIndex(of: 0),
+                                outIndex: taken.flatMap { order.firstIndex(of: $0) })
+    }
+}
+
+extension RoadGraph {
+    /// The shape point `k` of edge `e` counted from its source (0 is the first point after the
+    /// source vertex), `m` shape points in all.
+    private func shapePoint(_ k: Int, of e: Int) -> Coordinate {
+        let s = segment(of: e)
+        let lower = Int(shapeStart[s]), upper = Int(shapeStart[s + 1])
+        let i = isReversed(e) ? upper - 1 - k : lower + k
+        return Coordinate(latitude: FixedPoint.decode(shapeLatitudes[i]), longitude: FixedPoint.decode(shapeLongitudes[i]))
+    }
+
+    private func shapeCount(of e: Int) -> Int {
+        let s = segment(of: e)
+        return Int(shapeStart[s + 1] - shapeStart[s])
+    }
+
+    /// The point `metres` along a polyline given point by point (or its end when shorter).
+    private func point(along count: Int, metres: Double, _ point: (Int) -> Coordinate) -> Coordinate {
+        var travelled = 0.0
+        var previous = point(0)
+        for i in 1..<count {
+            let next = point(i)
+            let d = previous.distance(to: next)
+            if travelled + d >= metres && d > 0 {
+                return previous.interpolated(to: next, fraction: (metres - travelled) / d)
+            }
+            travelled += d
+            previous = next
+        }
+        return previous
+    }
+
+    /// The bearing from `v` (edge `e`'s source) to the point `metres` along `e`.
+    func bearing(of e: Int, from v: UInt32, metres: Double) -> Double {
+        let start = coordinate(of: v), end = coordinate(of: edgeTarget[e]), m = shapeCount(of: e)
+        let p = point(along: m + 2, metres: metres) { i in i == 0 ? start : (i == m + 1 ? end : shapePoint(i - 1, of: e)) }
+        return start.direction(to: p)
+    }
+
+    /// The bearing from `v` (edge `e`'s target) back along `e` (from `u`) to the point `metres` before its end.
+    func bearing(ofArrival e: Int, at v: UInt32, from u: UInt32, metres: Double) -> Double {
+        let start = coordinate(of: v), end = coordinate(of: u), m = shapeCount(of: e)
+        let p = point(along: m + 2, metres: metres) { i in i == 0 ? start : (i == m + 1 ? end : shapePoint(m - i, of: e)) }
+        return start.direction(to: p)
+    }
+}

@@ -1,0 +1,375 @@
+import Foundation
+import WaymarkGeo
+import WaymarkGraph
+
+/// Tells a found path as steps the way OSRM does: a maneuver where the driver must act, nothing
+/// where the road simply goes on; roundabouts with their exit; short connecting pieces collapsed
+/// into the turn they belong to. Works on the path only, after the search.
+struct StepAssembler {
+    let data: RoutingData
+    var graph: RoadGraph { data.graph }
+    var classifier: TurnClassifier { TurnClassifier(graph: data.graph) }
+
+    /// One driven piece: an edge from `from` to `to` metres along it.
+    struct Piece {
+        var edge: Int
+        var from: Double
+        var to: Double
+        var length: Double { to - from }
+    }
+
+    /// A step before it is measured and worded.
+    struct Draft {
+        var pieces: [Piece]
+        var type: ManeuverType
+        var modifier: ManeuverModifier?
+        /// OSRM angle of the maneuver (180 straight), for combining turns.
+        var angle: Double = 180
+        var exit: Int?
+        var nameEdge: Int
+        var rotaryName: String?
+        var bearingBefore: Double = 0
+        var bearingAfter: Double = 0
+        var intersections: [StepIntersection] = []
+        var distance: Double { pieces.reduce(0) { $0 + $1.length } }
+    }
+
+    enum RoundaboutKind { case roundabout, rotary, intersection }
+
+    func assemble(_ path: RoutePath, from origin: Snap, to destination: Snap, input: (Coordinate, Coordinate),
+                  legIndex: Int, legCount: Int, drivingSide: DrivingSide) -> RouteLeg {
+        var pieces: [Piece] = []
+        for (i, e) in path.edges.enumerated() {
+            let length = Double(graph.edgeLength[e])
+            let start = i == 0 ? path.startOffset : 0
+            let end = i == path.edges.count - 1 ? path.endOffset : length
+            pieces.append(Piece(edge: e, from: start, to: max(start, end)))
+        }
+        // A first or last piece under a metre (a waypoint snapped onto a vertex) would make an
+        // empty step; short pieces inside the route are real road and stay.
+        if pieces.count > 1, let last = pieces.last, last.length < 1 { pieces.removeLast() }
+        if pieces.count > 1, let first = pieces.first, first.length < 1 { pieces.removeFirst() }
+
+        var drafts = [Draft(pieces: [pieces[0]], type: .depart, modifier: nil, nameEdge: pieces[0].edge)]
+        var i = 1
+        while i < pieces.count {
+            let e = pieces[i - 1].edge, f = pieces[i].edge
+            let junction = Junction(graph: graph, arrival: e, next: f, table: data.transitions)
+            let location = graph.coordinate(of: junction.vertex)
+            let intersection = junction.intersection(location: location)
+            let inRing = graph.flags(of: e).contains(.roundabout), toRing = graph.flags(of: f).contains(.roundabout)
+            if !inRing && toRing {
+                i = roundabout(entering: i, pieces: pieces, junction: junction, drafts: &drafts)
+                continue
+            }
+            if inRing && !toRing {
+                // Leaving a roundabout the route started on.
+                var draft = Draft(pieces: [pieces[i]], type: .exitRoundabout, modifier: ManeuverModifier(angle: junction.roads[junction.taken!].angle),
+                                  nameEdge: f, bearingBefore: junction.arrivalBearing, bearingAfter: junction.roads[junction.taken!].bearing,
+                                  intersections: [intersection])
+                draft.angle = junction.roads[junction.taken!].angle
+                drafts.append(draft)
+                i += 1
+                continue
+            }
+            switch classifier.decide(arrival: e, junction: junction) {
+            case .silent:
+                drafts[drafts.count - 1].pieces.append(pieces[i])
+                if junction.roads.count > 2 { drafts[drafts.count - 1].intersections.append(intersection) }
+            case let .maneuver(type, modifier):
+                let road = junction.roads[junction.taken!]
+                drafts.append(Draft(pieces: [pieces[i]], type: type, modifier: modifier, angle: road.angle, nameEdge: f,
+                                    bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing, intersections: [intersection]))
+            }
+            i += 1
+        }
+        collapse(&drafts)
+
+        var steps: [RouteStep] = []
+        for (g, draft) in drafts.enumerated() {
+            let geometry = cut(draft.pieces)
+            var duration = 0.0, weight = 0.0
+            for (k, p) in draft.pieces.enumerated() {
+                let part = graph.part(p.edge, from: p.from, to: p.to)
+                duration += part.duration
+                weight += part.weight
+                // The turn into this piece (the maneuver's own, or one passed silently).
+                let previous = k > 0 ? draft.pieces[k - 1].edge : (g > 0 ? drafts[g - 1].pieces.last!.edge : -1)
+                if previous >= 0, let w = graph.turnWeight(previous, p.edge, table: data.transitions) {
+                    weight += w
+                    duration += TransitionTable.duration(previous, p.edge, graph, data.turns, data.costs)
+                }
+            }
+            let location = g == 0 ? (geometry.first ?? origin.coordinate) : graph.coordinate(of: graph.source(of: draft.pieces[0].edge))
+            var intersections = draft.intersections
+            var draft = draft
+            if g == 0 {
+                draft.bearingAfter = Double(bearing(startOfGeometry: geometry))
+                intersections.insert(StepIntersection(location: location, bearings: [Int(draft.bearingAfter.rounded()) % 360],
+                                                      entry: [true], inIndex: nil, outIndex: 0), at: 0)
+            }
+            let maneuver = Maneuver(type: draft.type, modifier: draft.modifier, location: location,
+                                    bearingBefore: g == 0 ? 0 : Int(draft.bearingBefore.rounded()) % 360,
+                                    bearingAfter: Int(draft.bearingAfter.rounded()) % 360, exit: draft.exit)
+            let edge = draft.nameEdge
+            steps.append(RouteStep(name: graph.name(of: edge), ref: graph.ref(of: edge), distance: draft.pieces.reduce(0) { $0 + $1.length },
+                                   duration: duration, weight: weight, geometry: geometry, maneuver: maneuver, instruction: "",
+                                   mode: graph.flags(of: draft.pieces[0].edge).contains(.ferry) ? .ferry : .driving,
+                                   intersections: intersections, rotaryName: draft.rotaryName, drivingSide: drivingSide,
+                                   highway: graph.highway(of: edge)))
+        }
+        // Arrival: where the destination lies beside the road, if it is not on it.
+        let end = steps.last?.geometry.last ?? destination.coordinate
+        let before = steps.last.map { bearing(endOfGeometry: $0.geometry) } ?? 0
+        var side: ManeuverModifier? = nil
+        if input.1.distance(to: end) > 1 {
+            let towards = end.direction(to: input.1)
+            var d = towards - Double(before)
+            d = d.truncatingRemainder(dividingBy: 360)
+            if d < 0 { d += 360 }
+            side = d < 180 ? .right : .left
+            if d < 20 || d > 340 { side = .straight }
+        }
+        let last = steps.last
+        steps.append(RouteStep(name: last?.name ?? "", ref: last?.ref ?? "", distance: 0, duration: 0, weight: 0, geometry: [end, end],
+                               maneuver: Maneuver(type: .arrive, modifier: side, location: end, bearingBefore: before, bearingAfter: 0, exit: nil),
+                               instruction: "", mode: last?.mode ?? .driving,
+                               intersections: [StepIntersection(location: end, bearings: [(before + 180) % 360], entry: [true], inIndex: 0, outIndex: nil)],
+                               rotaryName: nil, drivingSide: drivingSide, highway: last?.highway ?? .service))
+        let language = InstructionLanguage.english
+        for k in steps.indices {
+            steps[k].instruction = language.instruction(for: steps[k], legIndex: legIndex, legCount: legCount)
+        }
+
+        // Summary: the two longest named roads, in route order.
+        var lengthByName: [String: Double] = [:]
+        for s in steps where !s.name.isEmpty { lengthByName[s.name, default: 0] += s.distance }
+        let top = lengthByName.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }.prefix(2).map(\.key)
+        let summary = steps.map(\.name).reduce(into: [String]()) { acc, n in if top.contains(n) && !acc.contains(n) { acc.append(n) } }
+            .joined(separator: ", ")
+        return RouteLeg(distance: steps.reduce(0) { $0 + $1.distance }, duration: path.duration, weight: path.weight, summary: summary, steps: steps)
+    }
+
+    // MARK: - Roundabouts
+
+    /// Adds the steps for a roundabout entered at piece `i` and returns the index after them.
+    private func roundabout(entering i: Int, pieces: [Piece], junction: Junction, drafts: inout [Draft]) -> Int {
+        let entry = junction.vertex
+        let kind = roundaboutKind(at: entry, entering: pieces[i].edge)
+        var k = i
+        var exits = 0
+        var intersections = [junction.intersection(location: graph.coordinate(of: entry))]
+        while k < pieces.count && graph.flags(of: pieces[k].edge).contains(.roundabout) {
+            let e = pieces[k].edge, v = graph.edgeTarget[e]
+            if k + 1 < pieces.count {
+                let canLeave = graph.edges(from: v).contains { g in
+                    !graph.flags(of: g).contains(.roundabout) && graph.turnWeight(e, g, table: data.transitions) != nil
+                }
+                if canLeave { exits += 1 }
+            }
+            k += 1
+        }
+        let ringEdge = pieces[i].edge
+        let ringName = graph.name(of: ringEdge)
+        var draft = Draft(pieces: Array(pieces[i..<k]), type: kind == .rotary ? .rotary : (kind == .intersection ? .roundaboutTurn : .roundabout),
+                          modifier: nil, exit: k < pieces.count ? max(1, exits) : nil, nameEdge: ringEdge,
+                          rotaryName: kind == .rotary && !ringName.isEmpty ? ringName : nil,
+                          bearingBefore: junction.arrivalBearing, bearingAfter: junction.roads[junction.taken!].bearing)
+        guard k < pieces.count else {
+            draft.modifier = .straight
+            draft.intersections = intersections
+            drafts.append(draft)
+            return k
+        }
+        let exitJunction = Junction(graph: graph, arrival: pieces[k - 1].edge, next: pieces[k].edge, table: data.transitions)
+        let exitBearing = exitJunction.roads[exitJunction.taken!].bearing
+        var overall = 180 - (exitBearing - junction.arrivalBearing)
+        overall = overall.truncatingRemainder(dividingBy: 360)
+        if overall < 0 { overall += 360 }
+        draft.modifier = ManeuverModifier(angle: overall)
+        draft.angle = overall
+        draft.nameEdge = pieces[k].edge
+        let exitIntersection = exitJunction.intersection(location: graph.coordinate(of: exitJunction.vertex))
+        if kind == .intersection {
+            // A small roundabout told as a turn: one step through it and onto the exit road.
+            intersections.append(exitIntersection)
+            draft.pieces.append(pieces[k])
+            draft.intersections = intersections
+            drafts.append(draft)
+            return k + 1
+        }
+        draft.intersections = intersections
+        drafts.append(draft)
+        let exitRoad = exitJunction.roads[exitJunction.taken!]
+        var exitDraft = Draft(pieces: [pieces[k]], type: kind == .rotary ? .exitRotary : .exitRoundabout,
+                              modifier: ManeuverModifier(angle: exitRoad.angle), nameEdge: pieces[k].edge,
+                              bearingBefore: exitJunction.arrivalBearing, bearingAfter: exitRoad.bearing, intersections: [exitIntersection])
+        exitDraft.angle = exitRoad.angle
+        drafts.append(exitDraft)
+        return k + 1
+    }
+
+    /// OSRM's roundabout types: a rotary is large (radius over 15 m) and has one name of its own
+    /// (not one of the roads meeting it); a small one (radius under 15 m) with at most four
+    /// junctions, one road at each and their bearings 60° or more apart, reads as a turn.
+    func roundaboutKind(at v: UInt32, entering first: Int) -> RoundaboutKind {
+        var length = 0.0
+        var junctions = 0
+        var simple = true
+        var exitBearings: [Double] = []
+        var names = Set<String>(), connected = Set<String>()
+        var e = first
+        var count = 0
+        repeat {
+            length += Double(graph.edgeLength[e])
+            let name = graph.name(of: e)
+            if !name.isEmpty { names.insert(name) }
+            let w = graph.edgeTarget[e]
+            var next = -1
+            var roads = Set<Int>()
+            for g in graph.edges(from: w) {
+                if graph.flags(of: g).contains(.roundabout) {
+                    if !graph.isUTurn(e, g) { next = g }
+                } else {
+                    roads.insert(graph.segment(of: g))
+                    connected.insert(graph.name(of: g))
+                    exitBearings.append(graph.bearing(of: g, from: w, metres: 10))
+                }
+            }
+            for slot in graph.incoming(to: w) {
+                let h = Int(graph.incomingEdge[slot])
+                guard !graph.flags(of: h).contains(.roundabout), !roads.contains(graph.segment(of: h)) else { continue }
+                roads.insert(graph.segment(of: h))
+                connected.insert(graph.name(of: h))
+                exitBearings.append(graph.bearing(ofArrival: h, at: w, from: graph.incomingSource[slot], metres: 10))
+            }
+            if !roads.isEmpty { junctions += 1 }
+            if roads.count > 1 { simple = false }
+            guard next >= 0 else { return .roundabout }
+            e = next
+            count += 1
+        } while graph.source(of: e) != v && count < 500
+        let radius = length / (2 * Double.pi)
+        if names.count == 1, let name = names.first, !connected.contains(name), radius > 15 { return .rotary }
+        let distinct = exitBearings.indices.allSatisfy { i in
+            exitBearings.indices.allSatisfy { k in
+                k == i || abs(abs(exitBearings[i] - exitBearings[k]).truncatingRemainder(dividingBy: 360) - 180) <= 120
+            }
+        }
+        if junctions <= 4 && simple && distinct && radius < 15 { return .intersection }
+        return .roundabout
+    }
+
+    // MARK: - Collapsing
+
+    /// OSRM's collapsing of turns that belong together: a maneuver onto a piece shorter than
+    /// 30 m followed by another becomes one (a U-turn across a median, a staggered crossing,
+    /// a turn through a short connector, a name that comes back at once).
+    func collapse(_ drafts: inout [Draft]) {
+        let collapsible: Set<ManeuverType> = [.turn, .newName, .continue, .endOfRoad, .fork, .merge, .notification]
+        var i = 1
+        while i + 1 < drafts.count {
+            let s = drafts[i], next = drafts[i + 1]
+            guard s.distance < TurnClassifier.maxCollapseDistance, collapsible.contains(s.type), collapsible.contains(next.type),
+                  s.type != .notification, next.type != .notification else { i += 1; continue }
+            let before = drafts[i - 1].pieces.last!.edge
+            let after = next.nameEdge
+            // Signed deviations (positive to the right) add up.
+            let total = (180 - s.angle) + (180 - next.angle)
+            let sameRoad = !classifier.announces(before, after)
+            var merged = s
+            merged.pieces += next.pieces
+            merged.intersections += next.intersections
+            merged.nameEdge = after
+            merged.bearingAfter = next.bearingAfter
+            if abs(total) > 150 && sameRoad {
+                merged.type = .continue
+                merged.modifier = .uturn
+                merged.angle = 0
+            } else if abs(total) < 25 && sameRoad {
+                // Back on the road we were on: nothing to say.
+                drafts[i - 1].pieces += merged.pieces
+                drafts[i - 1].intersections += merged.intersections
+                drafts.removeSubrange(i...(i + 1))
+                continue
+            } else {
+                let angle = min(359, max(1, 180 - total))
+                merged.angle = angle
+                merged.modifier = ManeuverModifier(angle: angle)
+                let type = classifier.basicType(before, after)
+                merged.type = (type == .continue && s.type == .newName) ? .newName : (next.type == .merge ? .merge : type)
+                if merged.type == .turn && !classifier.announces(before, after) { merged.type = .continue }
+                if abs(total) < 25 && merged.type == .turn && next.type == .newName { merged.type = .newName }
+            }
+            drafts[i] = merged
+            drafts.remove(at: i + 1)
+        }
+        // A new name that says nothing new (the same road after all) joins the step before.
+        var k = 1
+        while k < drafts.count {
+            if drafts[k].type == .newName, !classifier.announces(drafts[k - 1].nameEdge, drafts[k].nameEdge) {
+                drafts[k - 1].pieces += drafts[k].pieces
+                drafts[k - 1].intersections += drafts[k].intersections
+                drafts.remove(at: k)
+                continue
+            }
+            k += 1
+        }
+    }
+
+    // MARK: - Geometry
+
+    /// The pieces' geometry joined, each cut to its driven part.
+    func cut(_ pieces: [Piece]) -> [Coordinate] {
+        var points: [Coordinate] = []
+        for p in pieces {
+            // Whole edges (all but the first and last of a route) need no measuring: their points
+            // go straight from the graph into the line.
+            if p.from <= 0 && p.to >= Double(graph.edgeLength[p.edge]) {
+                graph.appendGeometry(of: p.edge, to: &points, skippingSource: !points.isEmpty)
+                continue
+            }
+            let part = slice(graph.geometry(of: p.edge), from: p.from, to: p.to)
+            points.append(contentsOf: points.isEmpty ? part[...] : part.dropFirst())
+        }
+        return points.count >= 2 ? points : points + points
+    }
+
+    /// The part of a polyline between two distances along it.
+    private func slice(_ line: [Coordinate], from a: Double, to b: Double) -> [Coordinate] {
+        var result: [Coordinate] = []
+        var travelled = 0.0
+        for (p, q) in zip(line, line.dropFirst()) {
+            let d = p.distance(to: q)
+            let s = travelled, e = travelled + d
+            func at(_ x: Double) -> Coordinate {
+                return p.interpolated(to: q, fraction: d > 0 ? max(0, min(1, (x - s) / d)) : 0)
+            }
+            if e >= a && s <= b {
+                if result.isEmpty { result.append(at(max(a, s))) }
+                // A cut beside a shape point (a waypoint snapped onto it, its offset measured a few
+                // centimetres differently) would give two points closer than the output's 6
+                // decimals tell apart: keep the first.
+                let point = at(min(b, e))
+                if result.last.map({ $0.distance(to: point) >= 0.1 }) ?? true { result.append(point) }
+            }
+            travelled = e
+        }
+        if result.isEmpty, let last = line.last { result = [last] }
+        return result
+    }
+
+    private func bearing(startOfGeometry g: [Coordinate]) -> Int {
+        guard g.count >= 2 else { return 0 }
+        let a = g[0]
+        let b = g.dropFirst().first { $0.distance(to: a) > 1 } ?? g[1]
+        return Int(a.direction(to: b).rounded()) % 360
+    }
+
+    private func bearing(endOfGeometry g: [Coordinate]) -> Int {
+        guard g.count >= 2 else { return 0 }
+        let b = g[g.count - 1]
+        let a = g.dropLast().last { $0.distance(to: b) > 1 } ?? g[g.count - 2]
+        return Int(a.direction(to: b).rounded()) % 360
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import Testing
+import WaymarkGeo
+import WaymarkGraph
+@testable import WaymarkRouting
+
+/// How routes are told, rule by rule, on small drawn maps after OSRM's guidance scenarios
+/// (`features/guidance/*.feature`): each row gives the step names and maneuvers OSRM's tests
+/// would write.
+@Suite struct GuidanceTests {
+    func check(_ grid: GridMap, _ rows: [(Character, Character, String, String)], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        for (from, to, route, turns) in rows {
+            let got = try grid.directions(from, to, on: map)
+            #expect(got.route == route, "\(from) → \(to)", sourceLocation: sourceLocation)
+            #expect(got.turns == turns, "\(from) → \(to)", sourceLocation: sourceLocation)
+        }
+    }
+
+    static let roundaboutPicture = """
+            a
+            b
+        d c   g h
+            e
+            f
+        """
+
+    static func roundaboutWays(ring: [String: String] = [:]) -> [(nodes: String, tags: [String: String])] {
+        [("ab", ["highway": "primary"]), ("cd", ["highway": "primary"]), ("ef", ["highway": "primary"]), ("gh", ["highway": "primary"]),
+         ("bcegb", ["highway": "primary", "junction": "roundabout"].merging(ring) { $1 })]
+    }
+
+    /// A roundabout: the exit counted, the step named after the road it leaves on, then OSRM's
+    /// `exit roundabout` step.
+    @Test func roundaboutExits() throws {
+        var ways = Self.roundaboutWays()
+        for i in 0..<4 { ways[i].tags["name"] = ways[i].nodes }
+        let grid = GridMap(picture: Self.roundaboutPicture, ways: ways, spacing: 20)
+        try check(grid, [
+            ("a", "d", "ab,cd,cd,cd", "depart,roundabout-exit-1,exit roundabout slight right,arrive"),
+            ("a", "f", "ab,ef,ef,ef", "depart,roundabout-exit-2,exit roundabout right,arrive"),
+            ("a", "h", "ab,gh,gh,gh", "depart,roundabout-exit-3,exit roundabout slight right,arrive"),
+            ("d", "h", "cd,gh,gh,gh", "depart,roundabout-exit-2,exit roundabout slight right,arrive"),
+        ])
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        let route = try map.route(from: grid.positions["a"]!, to: grid.positions["f"]!)
+        #expect(route.legs[0].steps[1].instruction == "At the roundabout, take the 2nd exit onto ef")
+    }
+
+    /// A large roundabout with a name of its own is a rotary, announced by that name.
+    @Test func rotaryByName() throws {
+        let grid = GridMap(picture: Self.roundaboutPicture, ways: Self.roundaboutWays(ring: ["name": "Praça da Boavista"]),
+                           spacing: 30, namesFromNodes: true)
+        try check(grid, [
+            ("a", "d", "ab,cd,cd,cd", "depart,Praça da Boavista-exit-1,exit rotary slight right,arrive"),
+            ("a", "h", "ab,gh,gh,gh", "depart,Praça da Boavista-exit-3,exit rotary slight right,arrive"),
+        ])
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        let route = try map.route(from: grid.positions["a"]!, to: grid.positions["h"]!)
+        #expect(route.legs[0].steps[1].instruction == "At Praça da Boavista, take the 3rd exit onto gh")
+    }
+
+    /// A small unnamed roundabout with four simple arms reads as a turn: one step, no exit step.
+    @Test func smallRoundaboutIsATurn() throws {
+        var ways = Self.roundaboutWays()
+        ways[4].tags["name"] = ""
+        let grid = GridMap(picture: Self.roundaboutPicture, ways: ways.map { ($0.nodes, $0.tags.filter { !$0.value.isEmpty }) },
+                           spacing: 3, namesFromNodes: false)
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        for (to, modifier, exit) in [("d", "right", 1), ("f", "straight", 2), ("h", "left", 3)] {
+            let route = try map.route(from: grid.positions["a"]!, to: grid.positions[Character(to)]!)
+            let types = route.legs[0].steps.map { "\($0.maneuver.type.rawValue) \($0.maneuver.modifier?.rawValue ?? "")" }
+            #expect(types == ["depart ", "roundabout turn \(modifier)", "arrive \(route.legs[0].steps.last!.maneuver.modifier?.rawValue ?? "")"], "a → \(to)")
+            #expect(route.legs[0].steps[1].maneuver.exit == exit)
+        }
+    }
+
+    /// Arriving head-on at a T junction: the end of the road, left or right.
+    @Test func endOfRoad() throws {
+        let grid = GridMap(picture: """
+            a   b   c
+                |
+                d
+            """, ways: [("abc", [:]), ("db", [:])], namesFromNodes: true)
+        try check(grid, [("d", "a", "db,abc,abc", "depart,end of road left,arrive"),
+                         ("d", "c", "db,abc,abc", "depart,end of road right,arrive")])
+    }
+
+    /// At a crossroads, straight on along the same road says nothing; a turn says which way.
+    @Test func crossroads() throws {
+        let grid = GridMap(picture: """
+                e
+                |
+            a - b - c
+                |
+                d
+            """, ways: [("abc", [:]), ("ebd", [:])], namesFromNodes: true)
+        try check(grid, [("a", "c", "abc,abc", "depart,arrive"),
+                         ("a", "e", "abc,ebd,ebd", "depart,turn left,arrive"),
+                         ("a", "d", "abc,ebd,ebd", "depart,turn right,arrive")])
+    }
+
+    /// A road that bends, with a minor road joining at the bend: no instruction.
+    @Test func obviousBend() throws {
+        let grid = GridMap(picture: """
+                        c
+                       /
+            a - - - - b
+                      |
+                      d
+            """, ways: [("abc", ["highway": "primary"]), ("bd", ["highway": "service"])], namesFromNodes: true)
+        try check(grid, [("a", "c", "abc,abc", "depart,arrive"),
+                         ("a", "d", "abc,bd,bd", "depart,turn right,arrive")])
+    }
+
+    /// Name changes: a ref-only stretch, a connecting word, a compass suffix are the same road;
+    /// a different name is a new name.
+    @Test func nameChanges() throws {
+        let grid = GridMap(picture: """
+            a   b   c   d   e   f
+            """, ways: [("ab", ["name": "Via Norte", "ref": "EN 14"]), ("bc", ["ref": "EN 14"]),
+                        ("cd", ["name": "Via Norte", "ref": "EN 14"]), ("de", ["name": "Via Norte North", "ref": "EN 14"]),
+                        ("ef", ["name": "Rua Nova"])])
+        try check(grid, [("a", "e", "Via Norte,Via Norte", "depart,arrive"),
+                         ("a", "f", "Via Norte,Rua Nova,Rua Nova", "depart,new name straight,arrive")])
+        #expect(!NameChange.mustAnnounce(fromName: "Avenida de Fernão Magalhães", fromRef: "", toName: "Avenida Fernão Magalhães", toRef: ""))
+        #expect(!NameChange.mustAnnounce(fromName: "Via Norte", fromRef: "EN 14", toName: "", toRef: "EN 14"))
+        #expect(NameChange.mustAnnounce(fromName: "Via Norte", fromRef: "", toName: "", toRef: "EN 14"))
+        #expect(NameChange.mustAnnounce(fromName: "", fromRef: "", toName: "Rua Nova", toRef: ""))
+        #expect(!NameChange.mustAnnounce(fromName: "Main Street", fromRef: "", toName: "Main Street West", toRef: ""))
+        #expect(NameChange.mustAnnounce(fromName: "", fromRef: "A 1", toName: "", toRef: "A 3"))
+    }
+
+    /// Two ways ahead close together, neither obvious: a fork.
+    @Test func fork() throws {
+        let grid = GridMap(picture: """
+                            c
+            a - - - b
+                            d
+            """, ways: [("ab", [:]), ("bc", [:]), ("bd", [:])], spacing: 20, namesFromNodes: true)
+        try check(grid, [("a", "c", "ab,bc,bc", "depart,fork slight left,arrive"),
+                         ("a", "d", "ab,bd,bd", "depart,fork slight right,arrive")])
+    }
+
+    /// Leaving a motorway by a slip road, and joining one.
+    @Test func rampsAndMerges() throws {
+        let grid = GridMap(picture: """
+            a - - - b - - - c - - - - - - - d
+                              e
+                                    f
+            """, ways: [("abcd", ["highway": "motorway", "oneway": "yes", "ref": "A 1"]),
+                        ("bef", ["highway": "motorway_link", "oneway": "yes"])], namesFromNodes: false)
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        let off = try map.route(from: grid.positions["a"]!, to: grid.positions["f"]!)
+        #expect(off.legs[0].steps.map(\.maneuver.type) == [.depart, .offRamp, .arrive])
+        #expect(off.legs[0].steps[1].maneuver.modifier == .slightRight)
+        #expect(off.legs[0].steps[1].instruction == "Take the ramp")  // the side traffic keeps to goes unsaid
+
+        let join = GridMap(picture: """
+            a - - - b - - - - - - - c
+                  d
+            e
+            """, ways: [("abc", ["highway": "motorway", "oneway": "yes", "ref": "A 1"]),
+                        ("edb", ["highway": "motorway_link", "oneway": "yes"])])
+        let joinMap = RoadMap(graph: try join.graph(), method: .landmarks)
+        let merge = try joinMap.route(from: join.positions["e"]!, to: join.positions["c"]!)
+        #expect(merge.legs[0].steps.map(\.maneuver.type) == [.depart, .merge, .arrive])
+        #expect(merge.legs[0].steps[1].instruction.hasPrefix("Merge"))
+    }
+
+    /// Across a dual carriageway's median by a short link: one U-turn, not two right turns.
+    @Test func uTurnAcrossAMedian() throws {
+        let grid = GridMap(picture: """
+            a - - - b - - - c
+                    |
+            f - - - e - - - d
+            """, ways: [("abc", ["name": "Avenida", "oneway": "yes"]), ("be", ["name": "", "oneway": "yes"]),
+                        ("def", ["name": "Avenida", "oneway": "yes"])], spacing: 10)
+        try check(grid, [("a", "f", "Avenida,Avenida,Avenida", "depart,continue uturn,arrive")])
+    }
+
+    /// Arrivals: the side of the road, and via points numbered.
+    @Test func arrivals() throws {
+        let grid = GridMap(picture: """
+            a - - - - - - - - - b
+                    1       2
+            """, ways: [("ab", ["name": "Long Road"])], spacing: 10)
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        let route = try map.route(from: grid.positions["a"]!, to: grid.positions["2"]!, via: [grid.positions["1"]!])
+        #expect(route.legs[0].steps.last?.instruction == "You have arrived at your 1st destination, on the right")
+        #expect(route.legs[1].steps.last?.instruction == "You have arrived at your destination, on the right")
+        #expect(route.legs[0].steps[0].instruction == "Head east on Long Road")
+    }
+
+    /// OSRM's turn directions by angle (180 straight on, below it to the right).
+    @Test func modifiersByAngle() {
+        let expected: [(Double, ManeuverModifier)] = [(0, .uturn), (30, .sharpRight), (90, .right), (150, .slightRight), (180, .straight),
+                                                     (210, .slightLeft), (270, .left), (330, .sharpLeft)]
+        for (angle, modifier) in expected { #expect(ManeuverModifier(angle: angle) == modifier, "\(angle)") }
+    }
+}
