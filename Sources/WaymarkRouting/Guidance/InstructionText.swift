@@ -56,32 +56,40 @@ public struct InstructionLanguage: Sendable {
             template = variants["default"] ?? ""
         }
         // "ref: name" of the first destination, as osrm-text-instructions does.
-        let parts = step.destinations.components(separatedBy: ": ")
+        let parts = step.destinations.isEmpty ? [] : step.destinations.components(separatedBy: ": ")
         let destinationRef = parts.first.map { String($0.split(separator: ",").first ?? "") } ?? ""
         let destinationName = parts.count > 1 ? String(parts[1].split(separator: ",").first ?? "") : ""
         let destination = !destinationRef.isEmpty && !destinationName.isEmpty ? "\(destinationRef): \(destinationName)"
             : (destinationRef.isEmpty ? destinationName : destinationRef)
         let nth = legIndex >= 0 && legIndex != legCount - 1 ? ordinal(legIndex + 1) : ""
-        let tokens: [String: String] = [
-            "way_name": wayName, "destination": destination,
-            "exit": String(step.exits.split(separator: ";").first ?? ""),
-            "exit_number": ordinal(step.maneuver.exit ?? 1), "rotary_name": step.rotaryName ?? "",
-            "modifier": modifiers[modifier] ?? modifier, "direction": direction(step.maneuver.bearingAfter),
-            "nth": nth, "waypoint_name": waypointName ?? "",
-        ]
+        let tokens = { (key: Substring) -> String? in
+            switch key {
+            case "way_name": wayName
+            case "destination": destination
+            case "exit": String(step.exits.split(separator: ";").first ?? "")
+            case "exit_number": ordinal(step.maneuver.exit ?? 1)
+            case "rotary_name": step.rotaryName ?? ""
+            case "modifier": modifiers[modifier] ?? modifier
+            case "direction": direction(step.maneuver.bearingAfter)
+            case "nth": nth
+            case "waypoint_name": waypointName ?? ""
+            default: nil
+            }
+        }
         return fill(template, tokens)
     }
 
     /// The road as a driver reads it: "Name (ref)", the ref alone on motorways or unnamed roads,
     /// the first ref of a list ("IC 1;IC 23" → "IC 1").
     public func wayName(_ step: RouteStep) -> String {
-        let ref = String(step.ref.split(separator: ";").first ?? "").trimmingCharacters(in: .whitespaces)
+        let firstRef = step.ref.firstIndex(of: ";").map { step.ref[..<$0] } ?? Substring(step.ref)
+        let ref = String(firstRef.drop { $0 == " " })
         var name = step.name
         if name == step.ref { name = "" }
-        name = name.replacingOccurrences(of: " (\(step.ref))", with: "")
+        if !step.ref.isEmpty, name.hasSuffix(" (\(step.ref))") { name = String(name.dropLast(step.ref.count + 3)) }
         let motorway = step.highway == .motorway
         if !name.isEmpty && !ref.isEmpty && name != ref && !motorway {
-            return nameAndRef.replacingOccurrences(of: "{name}", with: name).replacingOccurrences(of: "{ref}", with: ref)
+            return fill(nameAndRef) { $0 == "name" ? name : ($0 == "ref" ? ref : nil) }
         }
         if !name.isEmpty && !ref.isEmpty && motorway && ref.contains(where: \.isNumber) { return ref }
         if name.isEmpty && !ref.isEmpty { return ref }
@@ -109,19 +117,27 @@ public struct InstructionLanguage: Sendable {
         return directions[sector]
     }
 
-    private func fill(_ template: String, _ tokens: [String: String]) -> String {
+    /// The template with its tokens replaced (unknown tokens stay), double spaces made single
+    /// (an empty token leaves one), the first letter capitalised.
+    private func fill(_ template: String, _ tokens: (Substring) -> String?) -> String {
         var out = ""
+        out.reserveCapacity(template.utf8.count + 32)
         var rest = Substring(template)
         while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
             out += rest[..<open]
-            let key = String(rest[rest.index(after: open)..<close])
-            out += tokens[key] ?? String(rest[open...close])
+            out += tokens(rest[rest.index(after: open)..<close]) ?? String(rest[open...close])
             rest = rest[rest.index(after: close)...]
         }
         out += rest
-        while out.contains("  ") { out = out.replacingOccurrences(of: "  ", with: " ") }
-        if let first = out.first { out = first.uppercased() + out.dropFirst() }
-        return out.trimmingCharacters(in: .whitespaces)
+        if out.utf8.first == 32 || out.utf8.last == 32 || out.contains("  ") {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(out.utf8.count)
+            for b in out.utf8 where !(b == 32 && (bytes.isEmpty || bytes.last == 32)) { bytes.append(b) }
+            if bytes.last == 32 { bytes.removeLast() }
+            out = String(decoding: bytes, as: UTF8.self)
+        }
+        if let first = out.first, first.isLowercase { out = first.uppercased() + out.dropFirst() }
+        return out
     }
 }
 

@@ -37,14 +37,18 @@ struct Junction {
         let v = graph.edgeTarget[e]
         vertex = v
         var found: [JunctionRoad] = []
+        found.reserveCapacity(6)
         let outgoing = graph.edges(from: v)
         let incoming = graph.incoming(to: v)
         // Roads are ends of segments: an outgoing edge is one; an incoming edge adds one only when its
         // road has no edge out here (a oneway towards the junction).
-        let roadCount = outgoing.count + incoming.filter { slot in
+        var roadCount = outgoing.count
+        for slot in incoming {
             let h = Int(graph.incomingEdge[slot])
-            return !outgoing.contains { graph.segment(of: $0) == graph.segment(of: h) && graph.isReversed($0) != graph.isReversed(h) }
-        }.count
+            if !outgoing.contains(where: { graph.segment(of: $0) == graph.segment(of: h) && graph.isReversed($0) != graph.isReversed(h) }) {
+                roadCount += 1
+            }
+        }
         let distance = Junction.lookahead(roadCount: roadCount)
         for g in outgoing {
             let bearing = graph.bearing(of: g, from: v, metres: distance)
@@ -68,9 +72,9 @@ struct Junction {
             if angle < 0 { angle += 360 }
             found[i].angle = i == first ? 0 : angle
         }
-        let back = found.remove(at: first)
-        found.sort { $0.angle < $1.angle }
-        roads = [back] + found
+        found.swapAt(0, first)
+        found[1...].sort { $0.angle < $1.angle }
+        roads = found
         taken = f >= 0 ? roads.firstIndex { $0.out == f } : nil
     }
 
@@ -85,12 +89,18 @@ struct Junction {
     /// OSRM's `intersections` entry: bearings sorted clockwise from north, which may be entered,
     /// the road arrived by and the road taken.
     func intersection(location: Coordinate) -> StepIntersection {
-        let order = roads.indices.sorted { Int(roads[$0].bearing.rounded()) % 360 < Int(roads[$1].bearing.rounded()) % 360 }
-        return StepIntersection(location: location,
-                                bearings: order.map { Int(roads[$0].bearing.rounded()) % 360 },
-                                entry: order.map { roads[$0].entry },
-                                inIndex: order.firstIndex(of: 0),
-                                outIndex: taken.flatMap { order.firstIndex(of: $0) })
+        var bearings = roads.map { Int($0.bearing.rounded()) % 360 }
+        var order = Array(roads.indices)
+        order.sort { bearings[$0] < bearings[$1] }
+        var entry = [Bool](repeating: false, count: roads.count)
+        var inIndex: Int? = nil, outIndex: Int? = nil
+        for (position, i) in order.enumerated() {
+            entry[position] = roads[i].entry
+            if i == 0 { inIndex = position }
+            if i == taken { outIndex = position }
+        }
+        bearings.sort()
+        return StepIntersection(location: location, bearings: bearings, entry: entry, inIndex: inIndex, outIndex: outIndex)
     }
 }
 

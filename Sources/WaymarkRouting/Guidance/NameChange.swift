@@ -11,10 +11,11 @@ enum NameChange {
 
     /// Whether going from one road onto another must be announced as a new name.
     static func mustAnnounce(fromName: String, fromRef: String, toName: String, toRef: String) -> Bool {
-        if fromName.isEmpty && fromRef.isEmpty && !(toName.isEmpty && toRef.isEmpty) { return true }
+        if fromName == toName && fromRef == toRef { return false }
+        if fromName.isEmpty && fromRef.isEmpty { return true }
         let namesEmpty = fromName.isEmpty && toName.isEmpty
         let contained = fromName.hasPrefix(toName) || toName.hasPrefix(fromName)
-        let suffixChange = onlyAffixesDiffer(fromName, toName)
+        let suffixChange = !contained && onlyAffixesDiffer(fromName, toName)
         let namesEqual = fromName == toName || contained || suffixChange || sameWords(fromName, toName)
         let nameRemoved = !fromName.isEmpty && toName.isEmpty
         let refsEmpty = fromRef.isEmpty && toRef.isEmpty
@@ -28,50 +29,45 @@ enum NameChange {
         return !obvious || needsAnnouncement
     }
 
-    /// OSRM's suffix check: around the longest common part, what is left on either side is empty or
-    /// a compass suffix.
+    /// OSRM's suffix rule: the names differ only by compass words at their start or end
+    /// ("Main Street" / "Main Street West"). OSRM finds the common part as the longest common
+    /// substring; here the compass words are peeled off both ends and the rest compared, which
+    /// agrees on names made of words and costs no allocation on the usual cross street.
     static func onlyAffixesDiffer(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard !x.isEmpty, !y.isEmpty else {
-            return isAffix(a) && isAffix(b)
-        }
-        // Longest common substring by dynamic programming over bytes (names are short).
-        var previous = [Int](repeating: 0, count: y.count + 1), current = previous
-        var best = 0, bestEndX = 0, bestEndY = 0
-        for i in 1...x.count {
-            for j in 1...y.count {
-                current[j] = x[i - 1] == y[j - 1] ? previous[j - 1] + 1 : 0
-                if current[j] > best { best = current[j]; bestEndX = i; bestEndY = j }
-            }
-            swap(&previous, &current)
-        }
-        guard best > 0 else { return isAffix(a) && isAffix(b) }
-        func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
-        let parts = [text(x[..<(bestEndX - best)]), text(x[bestEndX...]), text(y[..<(bestEndY - best)]), text(y[bestEndY...])]
-        return parts.allSatisfy(isAffix)
+        let x = core(a), y = core(b)
+        return !x.isEmpty && x.elementsEqual(y)
     }
 
-    private static func isAffix(_ s: String) -> Bool {
-        let t = s.trimmingCharacters(in: " ").lowercased()
-        return t.isEmpty || suffixes.contains(t)
+    /// The name without compass words at either end (and the spaces around them).
+    private static func core(_ s: String) -> Substring {
+        var t = Substring(s)
+        func trimSpaces() {
+            while t.first == " " { t = t.dropFirst() }
+            while t.last == " " { t = t.dropLast() }
+        }
+        trimSpaces()
+        while let space = t.lastIndex(of: " "), isCompassWord(t[t.index(after: space)...]) {
+            t = t[..<space]
+            trimSpaces()
+        }
+        while let space = t.firstIndex(of: " "), isCompassWord(t[..<space]) {
+            t = t[t.index(after: space)...]
+            trimSpaces()
+        }
+        return t
+    }
+
+    private static func isCompassWord(_ word: Substring) -> Bool {
+        word.utf8.count <= 5 && suffixes.contains(word.lowercased())
     }
 
     /// The same words once connecting words are dropped ("Rua de Santa Catarina" = "Rua Santa Catarina").
     static func sameWords(_ a: String, _ b: String) -> Bool {
-        guard !a.isEmpty, !b.isEmpty, a != b else { return false }
+        guard !a.isEmpty, !b.isEmpty, a != b, abs(a.utf8.count - b.utf8.count) <= 8 else { return false }
         func words(_ s: String) -> [Substring] {
             s.lowercased().split(separator: " ").filter { !connectingWords.contains(String($0)) }
         }
         let x = words(a)
         return !x.isEmpty && x == words(b)
-    }
-}
-
-private extension String {
-    func trimmingCharacters(in character: Character) -> String {
-        var s = Substring(self)
-        while s.first == character { s = s.dropFirst() }
-        while s.last == character { s = s.dropLast() }
-        return String(s)
     }
 }

@@ -54,6 +54,16 @@ struct StepAssembler {
         var i = 1
         while i < pieces.count {
             let e = pieces[i - 1].edge, f = pieces[i].edge
+            // Where the road only goes on (two roads meet, nothing to choose), there is nothing to
+            // say unless the name or the mode changes: no junction to analyse.
+            let v = graph.edgeTarget[e]
+            if graph.edges(from: v).count <= 2 && graph.incoming(to: v).count <= 2 && !graph.isUTurn(e, f)
+                && graph.flags(of: e).intersection([.roundabout, .ferry]) == graph.flags(of: f).intersection([.roundabout, .ferry])
+                && !classifier.announces(e, f) && isPlainPassage(v, e, f) {
+                drafts[drafts.count - 1].pieces.append(pieces[i])
+                i += 1
+                continue
+            }
             let junction = Junction(graph: graph, arrival: e, next: f, table: data.transitions)
             let location = graph.coordinate(of: junction.vertex)
             let intersection = junction.intersection(location: location)
@@ -148,6 +158,18 @@ struct StepAssembler {
         let summary = steps.map(\.name).reduce(into: [String]()) { acc, n in if top.contains(n) && !acc.contains(n) { acc.append(n) } }
             .joined(separator: ", ")
         return RouteLeg(distance: steps.reduce(0) { $0 + $1.distance }, duration: path.duration, weight: path.weight, summary: summary, steps: steps)
+    }
+
+    /// Whether vertex `v` joins only the road arrived by and the road taken (a bend, a signal, a
+    /// way boundary): every edge there belongs to one of the two.
+    private func isPlainPassage(_ v: UInt32, _ e: Int, _ f: Int) -> Bool {
+        let a = graph.segment(of: e), b = graph.segment(of: f)
+        for g in graph.edges(from: v) where graph.segment(of: g) != a && graph.segment(of: g) != b { return false }
+        for slot in graph.incoming(to: v) {
+            let s = graph.segment(of: Int(graph.incomingEdge[slot]))
+            if s != a && s != b { return false }
+        }
+        return true
     }
 
     // MARK: - Roundabouts

@@ -44,7 +44,12 @@ extension HighwayClass {
         }
     }
 
-    var isRamp: Bool { Router.links.contains(self) }
+    var isRamp: Bool {
+        switch self {
+        case .motorwayLink, .trunkLink, .primaryLink, .secondaryLink, .tertiaryLink: true
+        default: false
+        }
+    }
     var isMotorwayClass: Bool { self == .motorway || self == .trunk }
     /// Service roads and the like: never a real choice beside a through road.
     var isLowPriority: Bool { self == .service || self == .other }
@@ -66,7 +71,9 @@ struct TurnClassifier {
     func ref(_ e: Int) -> String { graph.ref(of: e) }
 
     func announces(_ e: Int, _ f: Int) -> Bool {
-        NameChange.mustAnnounce(fromName: name(e), fromRef: ref(e), toName: name(f), toRef: ref(f))
+        let s = graph.segment(of: e), t = graph.segment(of: f)
+        if graph.segmentName[s] == graph.segmentName[t] && graph.segmentRef[s] == graph.segmentRef[t] { return false }
+        return NameChange.mustAnnounce(fromName: name(e), fromRef: ref(e), toName: name(f), toRef: ref(f))
     }
 
     /// The decision for driving from `e` into the junction's taken road.
@@ -80,8 +87,9 @@ struct TurnClassifier {
 
         // Motorway junctions: leaving onto a ramp, splitting, joining from a ramp.
         if inClass.isMotorwayClass && outClass.isRamp {
-            let others = j.roads.dropFirst().filter { $0.entry && $0.out != f && $0.out >= 0 }
-            if !others.isEmpty { return .maneuver(.offRamp, sideModifier(road.angle)) }
+            if j.roads.dropFirst().contains(where: { $0.entry && $0.out != f && $0.out >= 0 }) {
+                return .maneuver(.offRamp, sideModifier(road.angle))
+            }
         }
         if inClass.isRamp && outClass.isMotorwayClass && isThroughStreet(j, taken: t) {
             return .maneuver(.merge, road.angle > 180 ? .slightRight : .slightLeft)
@@ -133,6 +141,9 @@ struct TurnClassifier {
         return j.roads.indices.contains { i in
             guard i != t && i != 0 else { return false }
             let other = j.roads[i].segment >> 1
+            if graph.segmentName[other] == graph.segmentName[taken] && graph.segmentRef[other] == graph.segmentRef[taken] {
+                return abs(abs(j.roads[i].bearing - j.roads[t].bearing) - 180) < 35
+            }
             let sameRoad = !NameChange.mustAnnounce(fromName: graph.strings[Int(graph.segmentName[other])],
                                                     fromRef: graph.strings[Int(graph.segmentRef[other])], toName: name, toRef: ref)
             let opposite = abs(abs(j.roads[i].bearing - j.roads[t].bearing) - 180) < 35
@@ -145,12 +156,11 @@ struct TurnClassifier {
     func isObvious(arrival e: Int, junction j: Junction, candidate c: Int) -> Bool {
         let candidate = j.roads[c]
         guard candidate.entry else { return false }
-        let others = j.roads.indices.filter { $0 != 0 && $0 != c }
-        if others.isEmpty { return true }
+        if j.roads.count <= 2 { return true }
         let via = graph.highway(of: e), to = graph.highway(of: candidate.out)
         let cd = candidate.deviation
         let continuesName = !name(e).isEmpty && !announces(e, candidate.out)
-        for i in others {
+        for i in 1..<j.roads.count where i != c {
             let road = j.roads[i]
             let rd = road.deviation
             let roadClass = road.out >= 0 ? graph.highway(of: road.out) : HighwayClass(rawValue: graph.segmentHighway[road.segment >> 1]) ?? .service
