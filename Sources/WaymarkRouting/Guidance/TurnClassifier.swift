@@ -191,13 +191,16 @@ struct TurnClassifier {
     private func forkModifier(arrival e: Int, junction j: Junction, taken t: Int) -> ManeuverModifier? {
         let road = j.roads[t]
         guard road.deviation < TurnClassifier.groupAngle else { return nil }
+        // Branches of like importance only: a side road or a service road beside the way on is
+        // not the other half of a fork.
+        let takenPriority = graph.highway(of: road.out).priority
         let ahead = j.roads.indices.filter { i in
-            i != 0 && j.roads[i].entry && j.roads[i].deviation < TurnClassifier.groupAngle
-                && !(j.roads[i].out >= 0 && graph.highway(of: j.roads[i].out).isLowPriority && !graph.highway(of: road.out).isLowPriority)
+            guard i != 0, j.roads[i].entry, j.roads[i].out >= 0, j.roads[i].deviation < TurnClassifier.groupAngle else { return false }
+            return abs(graph.highway(of: j.roads[i].out).priority - takenPriority) <= 2
         }
         guard ahead.count >= 2, ahead.count <= 3, ahead.contains(t) else { return nil }
         let spread = j.roads[ahead.last!].angle - j.roads[ahead.first!].angle
-        guard spread < 2 * TurnClassifier.groupAngle else { return nil }
+        guard spread < TurnClassifier.groupAngle else { return nil }
         // Roads are in order of angle: the first is the rightmost.
         if t == ahead.first { return .slightRight }
         if t == ahead.last { return .slightLeft }
