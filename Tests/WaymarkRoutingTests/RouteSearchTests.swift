@@ -298,6 +298,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         let fresh = ContractionHierarchy(graph: g)
         let bytes = GraphFile.encode(g, extra: fresh.fileSections)
         let path = NSTemporaryDirectory() + "ch-\(UUID().uuidString).wmg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let (graph, extra) = try GraphFile.readWithExtras(path: path)
         #expect(graph == g)
