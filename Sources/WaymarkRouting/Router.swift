@@ -80,9 +80,4 @@ public final class Router {
                      weight: legs.reduce(0) { $0 + $1.weight },
                      geometry: geometry, legs: legs, waypoints: snaps, destinationName: nil)
     }
-
-    // MARK: - Assembly
-
-    /// Slip roads (a turn onto one is an on ramp, off a motorway onto one an off ramp).
-    static let links: Set<HighwayClass> = [.motorwayLink, .trunkLink, .primaryLink, .secondaryLink, .tertiaryLink]
 }

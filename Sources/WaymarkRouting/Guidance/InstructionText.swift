@@ -1,3 +1,4 @@
+import Foundation
 import WaymarkGraph
 
 /// Instruction templates for one language, shaped like osrm-text-instructions' tables: for each
@@ -50,7 +51,7 @@ public struct InstructionLanguage: Sendable {
             template = t
         } else if !wayName.isEmpty, let t = variants["name"] {
             template = t
-        } else if let waypointName, let t = variants["named"] {
+        } else if waypointName != nil, let t = variants["named"] {
             template = t
         } else {
             template = variants["default"] ?? ""
@@ -140,8 +141,6 @@ public struct InstructionLanguage: Sendable {
         return out
     }
 }
-
-import Foundation
 
 extension InstructionLanguage {
     private static func turnTable(_ verb: String, onto: String = "onto") -> Variants {

@@ -38,39 +38,33 @@ struct Junction {
         vertex = v
         var found: [JunctionRoad] = []
         found.reserveCapacity(6)
-        let outgoing = graph.edges(from: v)
-        let incoming = graph.incoming(to: v)
         // Roads are ends of segments: an outgoing edge is one; an incoming edge adds one only when its
-        // road has no edge out here (a oneway towards the junction).
-        var roadCount = outgoing.count
-        for slot in incoming {
-            let h = Int(graph.incomingEdge[slot])
-            if !outgoing.contains(where: { graph.segment(of: $0) == graph.segment(of: h) && graph.isReversed($0) != graph.isReversed(h) }) {
-                roadCount += 1
-            }
-        }
-        let distance = Junction.lookahead(roadCount: roadCount)
-        for g in outgoing {
-            let bearing = graph.bearing(of: g, from: v, metres: distance)
-            let allowed = graph.turnWeight(e, g, table: table) != nil
+        // road has no edge out here (a oneway towards the junction). Bearings come once the count
+        // is known, since it sets how far along each road they are measured.
+        var incomingOnly: [(road: Int, edge: Int, source: UInt32)] = []
+        for g in graph.edges(from: v) {
             found.append(JunctionRoad(out: g, segment: graph.segment(of: g) << 1 | (graph.isReversed(g) ? 1 : 0),
-                                      bearing: bearing, angle: 0, entry: allowed))
+                                      bearing: 0, angle: 0, entry: graph.turnWeight(e, g, table: table) != nil))
         }
-        for slot in incoming {
+        for slot in graph.incoming(to: v) {
             let h = Int(graph.incomingEdge[slot])
             let key = graph.segment(of: h) << 1 | (graph.isReversed(h) ? 0 : 1)
             if found.contains(where: { $0.segment == key }) { continue }
-            let bearing = graph.bearing(ofArrival: h, at: v, from: graph.incomingSource[slot], metres: distance)
-            found.append(JunctionRoad(out: -1, segment: key, bearing: bearing, angle: 0, entry: false))
+            incomingOnly.append((found.count, h, graph.incomingSource[slot]))
+            found.append(JunctionRoad(out: -1, segment: key, bearing: 0, angle: 0, entry: false))
+        }
+        let distance = Junction.lookahead(roadCount: found.count)
+        for i in found.indices where found[i].out >= 0 {
+            found[i].bearing = graph.bearing(of: found[i].out, from: v, metres: distance)
+        }
+        for road in incomingOnly {
+            found[road.road].bearing = graph.bearing(ofArrival: road.edge, at: v, from: road.source, metres: distance)
         }
         let arrivedKey = graph.segment(of: e) << 1 | (graph.isReversed(e) ? 0 : 1)
         let first = found.firstIndex { $0.segment == arrivedKey } ?? 0
         let arrivalBearing = found[first].bearing + 180
         for i in found.indices {
-            var angle = 180 - (found[i].bearing - arrivalBearing)
-            angle = angle.truncatingRemainder(dividingBy: 360)
-            if angle < 0 { angle += 360 }
-            found[i].angle = i == first ? 0 : angle
+            found[i].angle = i == first ? 0 : Junction.turnAngle(arriving: arrivalBearing, leaving: found[i].bearing)
         }
         found.swapAt(0, first)
         found[1...].sort { $0.angle < $1.angle }
@@ -80,6 +74,10 @@ struct Junction {
 
     /// The direction of travel arriving at the junction, degrees clockwise from north.
     var arrivalBearing: Double { Junction.normalized(roads[0].bearing + 180) }
+
+    /// OSRM's turn angle between the direction of arrival and a road's bearing out (180 straight
+    /// on, below 180 to the right).
+    static func turnAngle(arriving: Double, leaving: Double) -> Double { normalized(180 - (leaving - arriving)) }
 
     static func normalized(_ bearing: Double) -> Double {
         let b = bearing.truncatingRemainder(dividingBy: 360)

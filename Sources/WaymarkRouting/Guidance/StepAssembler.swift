@@ -32,6 +32,12 @@ struct StepAssembler {
         var bearingAfter: Double = 0
         var intersections: [StepIntersection] = []
         var distance: Double { pieces.reduce(0) { $0 + $1.length } }
+
+        /// Takes in the road and junctions of the step after it.
+        mutating func absorb(_ other: Draft) {
+            pieces += other.pieces
+            intersections += other.intersections
+        }
     }
 
     enum RoundaboutKind { case roundabout, rotary, intersection }
@@ -57,28 +63,24 @@ struct StepAssembler {
             // Where the road only goes on (two roads meet, nothing to choose), there is nothing to
             // say unless the name or the mode changes: no junction to analyse.
             let v = graph.edgeTarget[e]
-            if graph.edges(from: v).count <= 2 && graph.incoming(to: v).count <= 2 && !graph.isUTurn(e, f)
-                && graph.flags(of: e).intersection([.roundabout, .ferry]) == graph.flags(of: f).intersection([.roundabout, .ferry])
+            if !graph.isUTurn(e, f) && graph.flags(of: e).intersection([.roundabout, .ferry]) == graph.flags(of: f).intersection([.roundabout, .ferry])
                 && !classifier.announces(e, f) && isPlainPassage(v, e, f) {
                 drafts[drafts.count - 1].pieces.append(pieces[i])
                 i += 1
                 continue
             }
             let junction = Junction(graph: graph, arrival: e, next: f, table: data.transitions)
-            let location = graph.coordinate(of: junction.vertex)
-            let intersection = junction.intersection(location: location)
+            let intersection = junction.intersection(location: graph.coordinate(of: v))
             let inRing = graph.flags(of: e).contains(.roundabout), toRing = graph.flags(of: f).contains(.roundabout)
             if !inRing && toRing {
-                i = roundabout(entering: i, pieces: pieces, junction: junction, drafts: &drafts)
+                i = roundabout(entering: i, pieces: pieces, junction: junction, at: intersection, drafts: &drafts)
                 continue
             }
             if inRing && !toRing {
                 // Leaving a roundabout the route started on.
-                var draft = Draft(pieces: [pieces[i]], type: .exitRoundabout, modifier: ManeuverModifier(angle: junction.roads[junction.taken!].angle),
-                                  nameEdge: f, bearingBefore: junction.arrivalBearing, bearingAfter: junction.roads[junction.taken!].bearing,
-                                  intersections: [intersection])
-                draft.angle = junction.roads[junction.taken!].angle
-                drafts.append(draft)
+                let road = junction.roads[junction.taken!]
+                drafts.append(Draft(pieces: [pieces[i]], type: .exitRoundabout, modifier: ManeuverModifier(angle: road.angle), angle: road.angle,
+                                    nameEdge: f, bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing, intersections: [intersection]))
                 i += 1
                 continue
             }
@@ -122,7 +124,7 @@ struct StepAssembler {
                                     bearingBefore: g == 0 ? 0 : Int(draft.bearingBefore.rounded()) % 360,
                                     bearingAfter: Int(draft.bearingAfter.rounded()) % 360, exit: draft.exit)
             let edge = draft.nameEdge
-            steps.append(RouteStep(name: graph.name(of: edge), ref: graph.ref(of: edge), distance: draft.pieces.reduce(0) { $0 + $1.length },
+            steps.append(RouteStep(name: graph.name(of: edge), ref: graph.ref(of: edge), distance: draft.distance,
                                    duration: duration, weight: weight, geometry: geometry, maneuver: maneuver, instruction: "",
                                    mode: graph.flags(of: draft.pieces[0].edge).contains(.ferry) ? .ferry : .driving,
                                    intersections: intersections, rotaryName: draft.rotaryName, drivingSide: drivingSide,
@@ -133,10 +135,7 @@ struct StepAssembler {
         let before = steps.last.map { bearing(endOfGeometry: $0.geometry) } ?? 0
         var side: ManeuverModifier? = nil
         if input.1.distance(to: end) > 1 {
-            let towards = end.direction(to: input.1)
-            var d = towards - Double(before)
-            d = d.truncatingRemainder(dividingBy: 360)
-            if d < 0 { d += 360 }
+            let d = Junction.normalized(end.direction(to: input.1) - Double(before))
             side = d < 180 ? .right : .left
             if d < 20 || d > 340 { side = .straight }
         }
@@ -175,12 +174,13 @@ struct StepAssembler {
     // MARK: - Roundabouts
 
     /// Adds the steps for a roundabout entered at piece `i` and returns the index after them.
-    private func roundabout(entering i: Int, pieces: [Piece], junction: Junction, drafts: inout [Draft]) -> Int {
+    private func roundabout(entering i: Int, pieces: [Piece], junction: Junction, at entryIntersection: StepIntersection,
+                            drafts: inout [Draft]) -> Int {
         let entry = junction.vertex
         let kind = roundaboutKind(at: entry, entering: pieces[i].edge)
         var k = i
         var exits = 0
-        var intersections = [junction.intersection(location: graph.coordinate(of: entry))]
+        var intersections = [entryIntersection]
         while k < pieces.count && graph.flags(of: pieces[k].edge).contains(.roundabout) {
             let e = pieces[k].edge, v = graph.edgeTarget[e]
             if k + 1 < pieces.count {
@@ -205,9 +205,7 @@ struct StepAssembler {
         }
         let exitJunction = Junction(graph: graph, arrival: pieces[k - 1].edge, next: pieces[k].edge, table: data.transitions)
         let exitBearing = exitJunction.roads[exitJunction.taken!].bearing
-        var overall = 180 - (exitBearing - junction.arrivalBearing)
-        overall = overall.truncatingRemainder(dividingBy: 360)
-        if overall < 0 { overall += 360 }
+        let overall = Junction.turnAngle(arriving: junction.arrivalBearing, leaving: exitBearing)
         draft.modifier = ManeuverModifier(angle: overall)
         draft.angle = overall
         draft.nameEdge = pieces[k].edge
@@ -223,11 +221,9 @@ struct StepAssembler {
         draft.intersections = intersections
         drafts.append(draft)
         let exitRoad = exitJunction.roads[exitJunction.taken!]
-        var exitDraft = Draft(pieces: [pieces[k]], type: kind == .rotary ? .exitRotary : .exitRoundabout,
-                              modifier: ManeuverModifier(angle: exitRoad.angle), nameEdge: pieces[k].edge,
-                              bearingBefore: exitJunction.arrivalBearing, bearingAfter: exitRoad.bearing, intersections: [exitIntersection])
-        exitDraft.angle = exitRoad.angle
-        drafts.append(exitDraft)
+        drafts.append(Draft(pieces: [pieces[k]], type: kind == .rotary ? .exitRotary : .exitRoundabout,
+                            modifier: ManeuverModifier(angle: exitRoad.angle), angle: exitRoad.angle, nameEdge: pieces[k].edge,
+                            bearingBefore: exitJunction.arrivalBearing, bearingAfter: exitRoad.bearing, intersections: [exitIntersection]))
         return k + 1
     }
 
@@ -288,20 +284,21 @@ struct StepAssembler {
     /// 30 m followed by another becomes one (a U-turn across a median, a staggered crossing,
     /// a turn through a short connector, a name that comes back at once).
     func collapse(_ drafts: inout [Draft]) {
-        let collapsible: Set<ManeuverType> = [.turn, .newName, .continue, .endOfRoad, .fork, .merge, .notification]
+        let collapsible: Set<ManeuverType> = [.turn, .newName, .continue, .endOfRoad, .fork, .merge]
         var i = 1
         while i + 1 < drafts.count {
             let s = drafts[i], next = drafts[i + 1]
-            guard s.distance < TurnClassifier.maxCollapseDistance, collapsible.contains(s.type), collapsible.contains(next.type),
-                  s.type != .notification, next.type != .notification else { i += 1; continue }
+            guard s.distance < TurnClassifier.maxCollapseDistance, collapsible.contains(s.type), collapsible.contains(next.type) else {
+                i += 1
+                continue
+            }
             let before = drafts[i - 1].pieces.last!.edge
             let after = next.nameEdge
             // Signed deviations (positive to the right) add up.
             let total = (180 - s.angle) + (180 - next.angle)
             let sameRoad = !classifier.announces(before, after)
             var merged = s
-            merged.pieces += next.pieces
-            merged.intersections += next.intersections
+            merged.absorb(next)
             merged.nameEdge = after
             merged.bearingAfter = next.bearingAfter
             if abs(total) > 150 && sameRoad {
@@ -310,8 +307,7 @@ struct StepAssembler {
                 merged.angle = 0
             } else if abs(total) < 25 && sameRoad {
                 // Back on the road we were on: nothing to say.
-                drafts[i - 1].pieces += merged.pieces
-                drafts[i - 1].intersections += merged.intersections
+                drafts[i - 1].absorb(merged)
                 drafts.removeSubrange(i...(i + 1))
                 continue
             } else {
@@ -320,7 +316,7 @@ struct StepAssembler {
                 merged.modifier = ManeuverModifier(angle: angle)
                 let type = classifier.basicType(before, after)
                 merged.type = (type == .continue && s.type == .newName) ? .newName : (next.type == .merge ? .merge : type)
-                if merged.type == .turn && !classifier.announces(before, after) { merged.type = .continue }
+                if merged.type == .turn && sameRoad { merged.type = .continue }
                 if abs(total) < 25 && merged.type == .turn && next.type == .newName { merged.type = .newName }
             }
             drafts[i] = merged
@@ -330,8 +326,7 @@ struct StepAssembler {
         var k = 1
         while k < drafts.count {
             if drafts[k].type == .newName, !classifier.announces(drafts[k - 1].nameEdge, drafts[k].nameEdge) {
-                drafts[k - 1].pieces += drafts[k].pieces
-                drafts[k - 1].intersections += drafts[k].intersections
+                drafts[k - 1].absorb(drafts[k])
                 drafts.remove(at: k)
                 continue
             }

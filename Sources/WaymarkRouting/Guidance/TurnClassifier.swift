@@ -139,15 +139,11 @@ struct TurnClassifier {
         let name = graph.strings[Int(graph.segmentName[taken])], ref = graph.strings[Int(graph.segmentRef[taken])]
         guard !name.isEmpty || !ref.isEmpty else { return false }
         return j.roads.indices.contains { i in
-            guard i != t && i != 0 else { return false }
+            guard i != t && i != 0, abs(abs(j.roads[i].bearing - j.roads[t].bearing) - 180) < 35 else { return false }
             let other = j.roads[i].segment >> 1
-            if graph.segmentName[other] == graph.segmentName[taken] && graph.segmentRef[other] == graph.segmentRef[taken] {
-                return abs(abs(j.roads[i].bearing - j.roads[t].bearing) - 180) < 35
-            }
-            let sameRoad = !NameChange.mustAnnounce(fromName: graph.strings[Int(graph.segmentName[other])],
-                                                    fromRef: graph.strings[Int(graph.segmentRef[other])], toName: name, toRef: ref)
-            let opposite = abs(abs(j.roads[i].bearing - j.roads[t].bearing) - 180) < 35
-            return sameRoad && opposite
+            if graph.segmentName[other] == graph.segmentName[taken] && graph.segmentRef[other] == graph.segmentRef[taken] { return true }
+            return !NameChange.mustAnnounce(fromName: graph.strings[Int(graph.segmentName[other])],
+                                            fromRef: graph.strings[Int(graph.segmentRef[other])], toName: name, toRef: ref)
         }
     }
 
