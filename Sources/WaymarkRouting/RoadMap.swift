@@ -227,6 +227,8 @@ final class RoutingData: Sendable {
     let hierarchy: ContractionHierarchy?
     /// The box around every vertex (nil for an empty graph).
     let bounds: BoundingBox?
+    /// What guidance looks up rather than measures on every route: name keys, perceived bearings.
+    let guidance: GuidanceTables
 
     private init(graph: RoadGraph, snapIndex: SnapIndex, costs: TurnCosts, turns: TurnGeometry, transitions: TransitionTable,
                  landmarks: Landmarks?, hierarchy: ContractionHierarchy?) {
@@ -237,6 +239,7 @@ final class RoutingData: Sendable {
         self.transitions = transitions
         self.landmarks = landmarks
         self.hierarchy = hierarchy
+        guidance = GuidanceTables(graph: graph)
         bounds = try? BoundingBox.enclosing((0..<UInt32(graph.nodeCount)).map(graph.coordinate(of:)))
         var fastest = 1.0
         for e in 0..<graph.edgeCount where graph.edgeWeight[e] > 0 {

@@ -63,7 +63,7 @@ public struct InstructionLanguage: Sendable {
         let destination = !destinationRef.isEmpty && !destinationName.isEmpty ? "\(destinationRef): \(destinationName)"
             : (destinationRef.isEmpty ? destinationName : destinationRef)
         let nth = legIndex >= 0 && legIndex != legCount - 1 ? ordinal(legIndex + 1) : ""
-        let tokens = { (key: Substring) -> String? in
+        let tokens = { (key: String) -> String? in
             switch key {
             case "way_name": wayName
             case "destination": destination
@@ -87,7 +87,7 @@ public struct InstructionLanguage: Sendable {
         let ref = String(firstRef.drop { $0 == " " })
         var name = step.name
         if name == step.ref { name = "" }
-        if !step.ref.isEmpty, name.hasSuffix(" (\(step.ref))") { name = String(name.dropLast(step.ref.count + 3)) }
+        if !step.ref.isEmpty, name.utf8.last == UInt8(ascii: ")"), name.hasSuffix(" (\(step.ref))") { name = String(name.dropLast(step.ref.count + 3)) }
         let motorway = step.highway == .motorway
         if !name.isEmpty && !ref.isEmpty && name != ref && !motorway {
             return fill(nameAndRef) { $0 == "name" ? name : ($0 == "ref" ? ref : nil) }
@@ -120,25 +120,41 @@ public struct InstructionLanguage: Sendable {
 
     /// The template with its tokens replaced (unknown tokens stay), double spaces made single
     /// (an empty token leaves one), the first letter capitalised.
-    private func fill(_ template: String, _ tokens: (Substring) -> String?) -> String {
-        var out = ""
-        out.reserveCapacity(template.utf8.count + 32)
-        var rest = Substring(template)
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            out += rest[..<open]
-            out += tokens(rest[rest.index(after: open)..<close]) ?? String(rest[open...close])
-            rest = rest[rest.index(after: close)...]
+    private func fill(_ template: String, _ tokens: (String) -> String?) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(template.utf8.count + 48)
+        var template = template
+        template.withUTF8 { t in
+            var i = 0
+            while i < t.count {
+                if t[i] == UInt8(ascii: "{"), let close = t[i...].firstIndex(of: UInt8(ascii: "}")) {
+                    if let value = tokens(String(decoding: t[(i + 1)..<close], as: UTF8.self)) {
+                        out.append(contentsOf: value.utf8)
+                    } else {
+                        out.append(contentsOf: t[i...close])
+                    }
+                    i = close + 1
+                } else {
+                    out.append(t[i])
+                    i += 1
+                }
+            }
         }
-        out += rest
-        if out.utf8.first == 32 || out.utf8.last == 32 || out.contains("  ") {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(out.utf8.count)
-            for b in out.utf8 where !(b == 32 && (bytes.isEmpty || bytes.last == 32)) { bytes.append(b) }
-            if bytes.last == 32 { bytes.removeLast() }
-            out = String(decoding: bytes, as: UTF8.self)
+        // One space at most between words, none at either end (an empty token leaves one).
+        var kept = 0
+        for i in out.indices where !(out[i] == 32 && (kept == 0 || out[kept - 1] == 32)) {
+            out[kept] = out[i]
+            kept += 1
         }
-        if let first = out.first, first.isLowercase { out = first.uppercased() + out.dropFirst() }
-        return out
+        if kept > 0 && out[kept - 1] == 32 { kept -= 1 }
+        out.removeSubrange(kept...)
+        if let first = out.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z") {
+            out[0] = first - 32
+            return String(decoding: out, as: UTF8.self)
+        }
+        let text = String(decoding: out, as: UTF8.self)
+        if let first = text.first, first.utf8.count > 1, first.isLowercase { return first.uppercased() + text.dropFirst() }
+        return text
     }
 }
 

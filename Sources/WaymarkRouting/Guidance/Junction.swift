@@ -1,3 +1,4 @@
+import Foundation
 import WaymarkGeo
 import WaymarkGraph
 
@@ -33,7 +34,7 @@ struct Junction {
     static func lookahead(roadCount: Int) -> Double { roadCount <= 2 ? 10 : 16.5 }
 
     /// The junction at the end of edge `arrival`, with `next` the edge taken (or -1).
-    init(graph: RoadGraph, arrival e: Int, next f: Int, table: TransitionTable) {
+    init(graph: borrowing RoadGraph, tables: borrowing GuidanceTables, arrival e: Int, next f: Int, table: borrowing TransitionTable) {
         let v = graph.edgeTarget[e]
         vertex = v
         var found: [JunctionRoad] = []
@@ -53,12 +54,17 @@ struct Junction {
             incomingOnly.append((found.count, h, graph.incomingSource[slot]))
             found.append(JunctionRoad(out: -1, segment: key, bearing: 0, angle: 0, entry: false))
         }
-        let distance = Junction.lookahead(roadCount: found.count)
-        for i in found.indices where found[i].out >= 0 {
-            found[i].bearing = graph.bearing(of: found[i].out, from: v, metres: distance)
-        }
-        for road in incomingOnly {
-            found[road.road].bearing = graph.bearing(ofArrival: road.edge, at: v, from: road.source, metres: distance)
+        if found.count > 2 {
+            for i in found.indices where found[i].out >= 0 { found[i].bearing = Double(tables.departBearing[found[i].out]) }
+            for road in incomingOnly { found[road.road].bearing = Double(tables.arrivalBearing[road.edge]) }
+        } else {
+            let distance = Junction.lookahead(roadCount: found.count)
+            for i in found.indices where found[i].out >= 0 {
+                found[i].bearing = graph.bearing(of: found[i].out, from: v, metres: distance)
+            }
+            for road in incomingOnly {
+                found[road.road].bearing = graph.bearing(ofArrival: road.edge, at: v, from: road.source, metres: distance)
+            }
         }
         let arrivedKey = graph.segment(of: e) << 1 | (graph.isReversed(e) ? 0 : 1)
         let first = found.firstIndex { $0.segment == arrivedKey } ?? 0
@@ -102,6 +108,31 @@ struct Junction {
     }
 }
 
+/// Per map, what guidance would otherwise measure on every route: keys for comparing names, and
+/// each edge's perceived bearing at a junction (``Junction/lookahead(roadCount:)`` of three or more
+/// roads) from its source and, looking back, from its target.
+struct GuidanceTables: Sendable {
+    let names: NameKeys
+    /// Degrees clockwise from north, from the edge's source along it.
+    let departBearing: [Float]
+    /// From the edge's target back along it.
+    let arrivalBearing: [Float]
+
+    init(graph: RoadGraph) {
+        names = NameKeys(strings: graph.strings)
+        let metres = Junction.lookahead(roadCount: 3)
+        var depart = [Float](repeating: 0, count: graph.edgeCount), arrival = depart
+        for v in 0..<UInt32(graph.nodeCount) {
+            for e in graph.edges(from: v) {
+                depart[e] = Float(graph.bearing(of: e, from: v, metres: metres))
+                arrival[e] = Float(graph.bearing(ofArrival: e, at: graph.edgeTarget[e], from: v, metres: metres))
+            }
+        }
+        departBearing = depart
+        arrivalBearing = arrival
+    }
+}
+
 extension RoadGraph {
     /// The shape point `k` of edge `e` counted from its source (0 is the first point after the
     /// source vertex), `m` shape points in all.
@@ -117,33 +148,46 @@ extension RoadGraph {
         return Int(shapeStart[s + 1] - shapeStart[s])
     }
 
-    /// The point `metres` along a polyline given point by point (or its end when shorter).
-    private func point(along count: Int, metres: Double, _ point: (Int) -> Coordinate) -> Coordinate {
+    /// The bearing from a polyline's first point to the point `metres` along it (or its end when
+    /// shorter), the polyline given point by point. Over a few metres the earth is flat: distances
+    /// and the bearing are measured on the local plane, which differs from the great circle by
+    /// far less than a degree and costs no trigonometry per point.
+    private func bearing(along count: Int, metres: Double, _ point: (Int) -> Coordinate) -> Double {
+        let start = point(0)
+        let metresPerDegree = Coordinate.earthRadius * .pi / 180
+        let east = cos(start.latitude * .pi / 180) * metresPerDegree
         var travelled = 0.0
-        var previous = point(0)
+        var x = 0.0, y = 0.0
         for i in 1..<count {
-            let next = point(i)
-            let d = previous.distance(to: next)
+            let p = point(i)
+            var dLon = p.longitude - start.longitude
+            if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
+            let nx = dLon * east, ny = (p.latitude - start.latitude) * metresPerDegree
+            let d = ((nx - x) * (nx - x) + (ny - y) * (ny - y)).squareRoot()
             if travelled + d >= metres && d > 0 {
-                return previous.interpolated(to: next, fraction: (metres - travelled) / d)
+                let t = (metres - travelled) / d
+                x += t * (nx - x)
+                y += t * (ny - y)
+                break
             }
             travelled += d
-            previous = next
+            x = nx
+            y = ny
         }
-        return previous
+        if x == 0 && y == 0 { return 0 }
+        let degrees = atan2(x, y) * 180 / .pi
+        return degrees < 0 ? degrees + 360 : degrees
     }
 
     /// The bearing from `v` (edge `e`'s source) to the point `metres` along `e`.
     func bearing(of e: Int, from v: UInt32, metres: Double) -> Double {
         let start = coordinate(of: v), end = coordinate(of: edgeTarget[e]), m = shapeCount(of: e)
-        let p = point(along: m + 2, metres: metres) { i in i == 0 ? start : (i == m + 1 ? end : shapePoint(i - 1, of: e)) }
-        return start.direction(to: p)
+        return bearing(along: m + 2, metres: metres) { i in i == 0 ? start : (i == m + 1 ? end : shapePoint(i - 1, of: e)) }
     }
 
     /// The bearing from `v` (edge `e`'s target) back along `e` (from `u`) to the point `metres` before its end.
     func bearing(ofArrival e: Int, at v: UInt32, from u: UInt32, metres: Double) -> Double {
         let start = coordinate(of: v), end = coordinate(of: u), m = shapeCount(of: e)
-        let p = point(along: m + 2, metres: metres) { i in i == 0 ? start : (i == m + 1 ? end : shapePoint(m - i, of: e)) }
-        return start.direction(to: p)
+        return bearing(along: m + 2, metres: metres) { i in i == 0 ? start : (i == m + 1 ? end : shapePoint(m - i, of: e)) }
     }
 }

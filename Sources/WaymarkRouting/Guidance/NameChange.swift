@@ -1,6 +1,9 @@
 /// When a change of road deserves a word: OSRM's rule (`requiresNameAnnounced`), with the suffixes of
 /// its car profile, plus one deliberate difference (README): names that differ only by a
 /// connecting word ("Avenida de Fernão Magalhães" / "Avenida Fernão Magalhães") are one road.
+///
+/// The comparisons that need words (compass suffixes, connecting words) are made once per map in
+/// ``NameKeys``; on the route only string ids and bytes are compared.
 enum NameChange {
     /// OSRM car.lua's `suffix_list`: compass words that may come and go without a new name.
     static let suffixes: Set<String> = ["n", "ne", "e", "se", "s", "sw", "w", "nw", "north", "south", "west", "east",
@@ -9,17 +12,29 @@ enum NameChange {
     static let connectingWords: Set<String> = ["de", "da", "do", "das", "dos", "del", "la", "le", "el", "of", "the",
                                                "von", "van", "der", "di", "du", "des"]
 
-    /// Whether going from one road onto another must be announced as a new name.
+    /// Whether going from one road onto another must be announced as a new name (strings as they
+    /// are; a map's steps use the id form with its keys).
     static func mustAnnounce(fromName: String, fromRef: String, toName: String, toRef: String) -> Bool {
+        let strings = ["", fromName, fromRef, toName, toRef]
+        return mustAnnounce(from: (1, 2), to: (3, 4), strings: strings, keys: NameKeys(strings: strings))
+    }
+
+    /// Whether going from road (name, ref) onto road (name, ref), given as string ids, must be
+    /// announced as a new name.
+    static func mustAnnounce(from: (name: UInt32, ref: UInt32), to: (name: UInt32, ref: UInt32), strings: [String], keys: NameKeys) -> Bool {
+        let fromName = strings[Int(from.name)], toName = strings[Int(to.name)]
+        let fromRef = strings[Int(from.ref)], toRef = strings[Int(to.ref)]
         if fromName == toName && fromRef == toRef { return false }
         if fromName.isEmpty && fromRef.isEmpty { return true }
         let namesEmpty = fromName.isEmpty && toName.isEmpty
-        let contained = fromName.hasPrefix(toName) || toName.hasPrefix(fromName)
-        let suffixChange = !contained && onlyAffixesDiffer(fromName, toName)
-        let namesEqual = fromName == toName || contained || suffixChange || sameWords(fromName, toName)
+        // OSRM compares bytes (std::string): so do these.
+        let contained = fromName.utf8.starts(with: toName.utf8) || toName.utf8.starts(with: fromName.utf8)
+        let suffixChange = !contained && keys.core[Int(from.name)] != 0 && keys.core[Int(from.name)] == keys.core[Int(to.name)]
+        let sameWords = keys.words[Int(from.name)] != 0 && keys.words[Int(from.name)] == keys.words[Int(to.name)]
+        let namesEqual = fromName == toName || contained || suffixChange || sameWords
         let nameRemoved = !fromName.isEmpty && toName.isEmpty
         let refsEmpty = fromRef.isEmpty && toRef.isEmpty
-        let refContained = fromRef.isEmpty || toRef.isEmpty || fromRef.contains(toRef) || toRef.contains(fromRef)
+        let refContained = fromRef.isEmpty || toRef.isEmpty || contains(fromRef, toRef) || contains(toRef, fromRef)
         let refRemoved = !fromRef.isEmpty && toRef.isEmpty
         let obvious = (namesEmpty && refsEmpty) || (namesEqual && refContained) || (namesEqual && refsEmpty)
             || (refContained && nameRemoved) || (namesEqual && refRemoved) || suffixChange
@@ -29,17 +44,32 @@ enum NameChange {
         return !obvious || needsAnnouncement
     }
 
+    /// Whether `text` has `part` in it, byte for byte.
+    static func contains(_ text: String, _ part: String) -> Bool {
+        var text = text, part = part
+        return text.withUTF8 { t in
+            part.withUTF8 { p in
+                guard p.count <= t.count else { return false }
+                guard let first = p.first else { return true }
+                for start in 0...(t.count - p.count) where t[start] == first {
+                    if (0..<p.count).allSatisfy({ t[start + $0] == p[$0] }) { return true }
+                }
+                return false
+            }
+        }
+    }
+
     /// OSRM's suffix rule: the names differ only by compass words at their start or end
     /// ("Main Street" / "Main Street West"). OSRM finds the common part as the longest common
     /// substring; here the compass words are peeled off both ends and the rest compared, which
-    /// agrees on names made of words and costs no allocation on the usual cross street.
+    /// agrees on names made of words.
     static func onlyAffixesDiffer(_ a: String, _ b: String) -> Bool {
         let x = core(a), y = core(b)
         return !x.isEmpty && x.elementsEqual(y)
     }
 
     /// The name without compass words at either end (and the spaces around them).
-    private static func core(_ s: String) -> Substring {
+    static func core(_ s: String) -> Substring {
         var t = Substring(s)
         func trimSpaces() {
             while t.first == " " { t = t.dropFirst() }
@@ -61,13 +91,33 @@ enum NameChange {
         word.utf8.count <= 5 && suffixes.contains(word.lowercased())
     }
 
-    /// The same words once connecting words are dropped ("Rua de Santa Catarina" = "Rua Santa Catarina").
-    static func sameWords(_ a: String, _ b: String) -> Bool {
-        guard !a.isEmpty, !b.isEmpty, a != b, abs(a.utf8.count - b.utf8.count) <= 8 else { return false }
-        func words(_ s: String) -> [Substring] {
-            s.lowercased().split(separator: " ").filter { !connectingWords.contains(String($0)) }
+    /// The name's words, lowercased, without connecting words, one space apart: equal for
+    /// "Rua de Santa Catarina" and "Rua Santa Catarina".
+    static func significantWords(_ s: String) -> String {
+        s.lowercased().split(separator: " ").filter { !connectingWords.contains(String($0)) }.joined(separator: " ")
+    }
+}
+
+/// Per string of a map, the keys name comparisons need, made once when the map is prepared:
+/// equal keys mean equal words (``NameChange/significantWords(_:)``) or an equal core
+/// (``NameChange/core(_:)``); 0 means none.
+struct NameKeys: Sendable {
+    let words: [UInt32]
+    let core: [UInt32]
+
+    init(strings: [String]) {
+        func interned(_ key: (String) -> String) -> [UInt32] {
+            var ids: [String: UInt32] = [:]
+            return strings.map { s in
+                let k = key(s)
+                if k.isEmpty { return 0 }
+                if let id = ids[k] { return id }
+                let id = UInt32(ids.count + 1)
+                ids[k] = id
+                return id
+            }
         }
-        let x = words(a)
-        return !x.isEmpty && x == words(b)
+        words = interned(NameChange.significantWords)
+        core = interned { String(NameChange.core($0)) }
     }
 }

@@ -7,8 +7,15 @@ import WaymarkGraph
 /// into the turn they belong to. Works on the path only, after the search.
 struct StepAssembler {
     let data: RoutingData
-    var graph: RoadGraph { data.graph }
-    var classifier: TurnClassifier { TurnClassifier(graph: data.graph) }
+    // Held once: a computed `data.graph` would copy the graph's arrays' references at every use.
+    let graph: RoadGraph
+    let classifier: TurnClassifier
+
+    init(data: RoutingData) {
+        self.data = data
+        graph = data.graph
+        classifier = TurnClassifier(graph: data.graph, names: data.guidance.names)
+    }
 
     /// One driven piece: an edge from `from` to `to` metres along it.
     struct Piece {
@@ -69,7 +76,7 @@ struct StepAssembler {
                 i += 1
                 continue
             }
-            let junction = Junction(graph: graph, arrival: e, next: f, table: data.transitions)
+            let junction = Junction(graph: graph, tables: data.guidance, arrival: e, next: f, table: data.transitions)
             let intersection = junction.intersection(location: graph.coordinate(of: v))
             let inRing = graph.flags(of: e).contains(.roundabout), toRing = graph.flags(of: f).contains(.roundabout)
             if !inRing && toRing {
@@ -203,7 +210,7 @@ struct StepAssembler {
             drafts.append(draft)
             return k
         }
-        let exitJunction = Junction(graph: graph, arrival: pieces[k - 1].edge, next: pieces[k].edge, table: data.transitions)
+        let exitJunction = Junction(graph: graph, tables: data.guidance, arrival: pieces[k - 1].edge, next: pieces[k].edge, table: data.transitions)
         let exitBearing = exitJunction.roads[exitJunction.taken!].bearing
         let overall = Junction.turnAngle(arriving: junction.arrivalBearing, leaving: exitBearing)
         draft.modifier = ManeuverModifier(angle: overall)
@@ -231,35 +238,38 @@ struct StepAssembler {
     /// (not one of the roads meeting it); a small one (radius under 15 m) with at most four
     /// junctions, one road at each and their bearings 60° or more apart, reads as a turn.
     func roundaboutKind(at v: UInt32, entering first: Int) -> RoundaboutKind {
+        let tables = data.guidance
         var length = 0.0
         var junctions = 0
         var simple = true
-        var exitBearings: [Double] = []
-        var names = Set<String>(), connected = Set<String>()
+        var exitBearings: [Float] = []
+        // Name ids (0 is no name): the ring's own, and those of the roads meeting it.
+        var ringName: UInt32? = 0, connected: [UInt32] = []
+        var roads: [Int] = []
         var e = first
         var count = 0
         repeat {
             length += Double(graph.edgeLength[e])
-            let name = graph.name(of: e)
-            if !name.isEmpty { names.insert(name) }
+            let name = graph.segmentName[graph.segment(of: e)]
+            if name != 0 { ringName = ringName == 0 || ringName == name ? name : nil }
             let w = graph.edgeTarget[e]
             var next = -1
-            var roads = Set<Int>()
+            roads.removeAll(keepingCapacity: true)
             for g in graph.edges(from: w) {
                 if graph.flags(of: g).contains(.roundabout) {
                     if !graph.isUTurn(e, g) { next = g }
                 } else {
-                    roads.insert(graph.segment(of: g))
-                    connected.insert(graph.name(of: g))
-                    exitBearings.append(graph.bearing(of: g, from: w, metres: 10))
+                    roads.append(graph.segment(of: g))
+                    connected.append(graph.segmentName[graph.segment(of: g)])
+                    exitBearings.append(tables.departBearing[g])
                 }
             }
             for slot in graph.incoming(to: w) {
                 let h = Int(graph.incomingEdge[slot])
                 guard !graph.flags(of: h).contains(.roundabout), !roads.contains(graph.segment(of: h)) else { continue }
-                roads.insert(graph.segment(of: h))
-                connected.insert(graph.name(of: h))
-                exitBearings.append(graph.bearing(ofArrival: h, at: w, from: graph.incomingSource[slot], metres: 10))
+                roads.append(graph.segment(of: h))
+                connected.append(graph.segmentName[graph.segment(of: h)])
+                exitBearings.append(tables.arrivalBearing[h])
             }
             if !roads.isEmpty { junctions += 1 }
             if roads.count > 1 { simple = false }
@@ -268,14 +278,14 @@ struct StepAssembler {
             count += 1
         } while graph.source(of: e) != v && count < 500
         let radius = length / (2 * Double.pi)
-        if names.count == 1, let name = names.first, !connected.contains(name), radius > 15 { return .rotary }
+        if let name = ringName, name != 0, !connected.contains(name), radius > 15 { return .rotary }
+        guard junctions <= 4 && simple && radius < 15 else { return .roundabout }
         let distinct = exitBearings.indices.allSatisfy { i in
             exitBearings.indices.allSatisfy { k in
                 k == i || abs(abs(exitBearings[i] - exitBearings[k]).truncatingRemainder(dividingBy: 360) - 180) <= 120
             }
         }
-        if junctions <= 4 && simple && distinct && radius < 15 { return .intersection }
-        return .roundabout
+        return distinct ? .intersection : .roundabout
     }
 
     // MARK: - Collapsing

@@ -59,6 +59,7 @@ extension HighwayClass {
 /// silent, name changes announced only when OSRM would, forks, ends of roads, ramps and merges.
 struct TurnClassifier {
     let graph: RoadGraph
+    let names: NameKeys
 
     // OSRM's guidance constants (include/extractor/intersection/constants.hpp, guidance/constants.hpp).
     static let narrowTurnAngle = 40.0
@@ -73,7 +74,8 @@ struct TurnClassifier {
     func announces(_ e: Int, _ f: Int) -> Bool {
         let s = graph.segment(of: e), t = graph.segment(of: f)
         if graph.segmentName[s] == graph.segmentName[t] && graph.segmentRef[s] == graph.segmentRef[t] { return false }
-        return NameChange.mustAnnounce(fromName: name(e), fromRef: ref(e), toName: name(f), toRef: ref(f))
+        return NameChange.mustAnnounce(from: (graph.segmentName[s], graph.segmentRef[s]), to: (graph.segmentName[t], graph.segmentRef[t]),
+                                       strings: graph.strings, keys: names)
     }
 
     /// The decision for driving from `e` into the junction's taken road.
@@ -136,14 +138,13 @@ struct TurnClassifier {
     /// or ref, roughly opposite it (a side road joining a through street).
     func isThroughStreet(_ j: Junction, taken t: Int) -> Bool {
         let taken = j.roads[t].segment >> 1
-        let name = graph.strings[Int(graph.segmentName[taken])], ref = graph.strings[Int(graph.segmentRef[taken])]
-        guard !name.isEmpty || !ref.isEmpty else { return false }
+        guard graph.segmentName[taken] != 0 || graph.segmentRef[taken] != 0 else { return false }
         return j.roads.indices.contains { i in
             guard i != t && i != 0, abs(abs(j.roads[i].bearing - j.roads[t].bearing) - 180) < 35 else { return false }
             let other = j.roads[i].segment >> 1
             if graph.segmentName[other] == graph.segmentName[taken] && graph.segmentRef[other] == graph.segmentRef[taken] { return true }
-            return !NameChange.mustAnnounce(fromName: graph.strings[Int(graph.segmentName[other])],
-                                            fromRef: graph.strings[Int(graph.segmentRef[other])], toName: name, toRef: ref)
+            return !NameChange.mustAnnounce(from: (graph.segmentName[other], graph.segmentRef[other]),
+                                            to: (graph.segmentName[taken], graph.segmentRef[taken]), strings: graph.strings, keys: names)
         }
     }
 
