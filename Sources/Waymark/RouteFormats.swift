@@ -63,6 +63,13 @@ extension Route {
                                               "entry": .array(x.entry.map { .bool($0) })]
                     if let i = x.inIndex { object["in"] = .number(Double(i)) }
                     if let o = x.outIndex { object["out"] = .number(Double(o)) }
+                    if !x.lanes.isEmpty {
+                        object["lanes"] = .array(x.lanes.map { lane in
+                            var l: JSONObject = ["indications": .array(lane.indications.map { .string($0) }), "valid": .bool(lane.valid)]
+                            if let v = lane.validIndication { l["valid_indication"] = .string(v) }
+                            return .object(l)
+                        })
+                    }
                     return .object(object)
                 }
                 var object: JSONObject = ["name": .string(step.name), "distance": r1(step.distance), "duration": r1(step.duration),

@@ -83,6 +83,15 @@ public struct WayRule: Sendable, Equatable {
     public var flags: EdgeFlags
     public var name: String
     public var ref: String
+    /// Signs, per direction (`destination:ref: destination`, else `destination:street`, `;` read
+    /// as `, `), on oneways only, as OSRM's car profile keeps them.
+    public var destinationsForward = ""
+    public var destinationsBackward = ""
+    /// `junction:ref`: the exit numbers signed on the way (a list, `;`-separated).
+    public var exits = ""
+    /// `turn:lanes` per direction (`:forward`/`:backward`, or the plain key for the driven ones).
+    public var turnLanesForward = ""
+    public var turnLanesBackward = ""
 }
 
 /// What the car profile makes of a node.
@@ -446,12 +455,43 @@ public struct CarProfile: Sendable {
         if highway == "service", let accessForward, serviceAccessBlacklist.contains(accessForward) { flags.insert(.notStartpoint) }
 
         let highwayClass: HighwayClass = ferry ? .ferry : highway.flatMap(HighwayClass.init(tag:)).flatMap { $0 == .ferry ? nil : $0 } ?? .other
-        return WayRule(highway: highwayClass,
+        var rule = WayRule(highway: highwayClass,
                        forwardSpeed: forwardDriven ? max(forwardSpeed, timed ? 1 : forwardSpeed) : 0,
                        backwardSpeed: backwardDriven ? max(backwardSpeed, timed ? 1 : backwardSpeed) : 0,
                        forwardPenalty: forwardPenalty, backwardPenalty: backwardPenalty,
                        duration: timed ? duration : nil, flags: flags, name: present.contains(.names) ? name(tags) : "",
                        ref: present.contains(.names) ? tags["ref"].map { TagValues.canonicalList($0) } ?? "" : "")
+        if present.contains(.signs) {
+            if forwardOneway || reverseOneway {
+                let signed = TagValues.canonicalList(CarProfile.destinations(tags, forward: forwardOneway), separator: ",")
+                if forwardOneway { rule.destinationsForward = signed } else { rule.destinationsBackward = signed }
+            }
+            rule.exits = tags["junction:ref"].map { TagValues.canonicalList($0) } ?? ""
+            // OSRM's `get_forward_backward_by_key`: the plain key serves the directions driven.
+            let common = tags["turn:lanes"]
+            var lanesForward = tags["turn:lanes:forward"], lanesBackward = tags["turn:lanes:backward"]
+            if lanesForward == nil || lanesBackward == nil {
+                if forwardOneway { lanesForward = lanesForward ?? common }
+                else if reverseOneway { lanesBackward = lanesBackward ?? common }
+                else { lanesForward = lanesForward ?? common; lanesBackward = lanesBackward ?? common }
+            }
+            rule.turnLanesForward = forwardDriven ? lanesForward ?? "" : ""
+            rule.turnLanesBackward = backwardDriven ? lanesBackward ?? "" : ""
+        }
+        return rule
+    }
+
+    /// The signs of a oneway as OSRM's `get_destination` assembles them: "A 4: Braga, Guimarães"
+    /// (`destination:ref: destination`), else the one present of ref, destination, street; each
+    /// from its `:forward`/`:backward` form for the direction, else the plain key, `;` as `, `.
+    static func destinations(_ tags: [String: String], forward: Bool) -> String {
+        func directional(_ key: String) -> String? {
+            let value = tags[key + (forward ? ":forward" : ":backward")] ?? tags[key]
+            return value.map { $0.replacingOccurrences(of: ";", with: ", ") }
+        }
+        let ref = directional("destination:ref"), destination = directional("destination")
+        if let ref, let destination { return "\(ref): \(destination)" }
+        return ref ?? destination ?? directional("destination:street") ?? ""
     }
 
     /// Whether an access value opens a road of a class cars do not use by default.
@@ -593,6 +633,7 @@ struct TagFamily: OptionSet, Sendable {
     static let penalty = TagFamily(rawValue: 1 << 10)
     static let toll = TagFamily(rawValue: 1 << 11)
     static let names = TagFamily(rawValue: 1 << 12)
+    static let signs = TagFamily(rawValue: 1 << 13)
 
     /// The families of every key the way function reads (a key may be in several).
     static let byKey: [String: TagFamily] = {
@@ -618,6 +659,8 @@ struct TagFamily: OptionSet, Sendable {
         add(["width", "lanes", "lane_markings", "side_road", "priority"], .penalty)
         add(["toll"], .toll)
         add(["name", "ref", "is_sidepath:of:name", "street:name"], .names)
+        add(["destination", "destination:ref", "destination:street", "turn:lanes"], .signs, directional: true)
+        add(["junction:ref"], .signs)
         return table
     }()
 

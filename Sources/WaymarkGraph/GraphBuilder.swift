@@ -156,6 +156,17 @@ public struct GraphBuilder {
             stringIndex[s] = i
             return i
         }
+        // Ways with signs or lanes share rows of string ids; row 0 is none.
+        var signRowIndex: [[UInt32]: UInt32] = [[0, 0, 0, 0, 0]: 0]
+        func signRow(_ rule: WayRule) -> UInt32 {
+            let row = [intern(rule.destinationsForward), intern(rule.destinationsBackward), intern(rule.exits),
+                       intern(rule.turnLanesForward), intern(rule.turnLanesBackward)]
+            if let i = signRowIndex[row] { return i }
+            let i = UInt32(signRowIndex.count)
+            signRowIndex[row] = i
+            graph.signRows += row
+            return i
+        }
         var pending: [PendingEdge] = []
         var segmentEnds: [(UInt32, UInt32)] = []
         var segmentsOfWay: [Int64: [UInt32]] = [:]
@@ -175,6 +186,7 @@ public struct GraphBuilder {
                 report.waysWithMissingNodes += 1
             }
             let name = intern(way.rule.name), ref = intern(way.rule.ref)
+            let signs = signRow(way.rule)
             var start: UInt32? = nil            // vertex where the current piece started
             var length = 0.0
             var previous: UInt32 = GraphBuilder.missing
@@ -193,6 +205,7 @@ public struct GraphBuilder {
                 segmentsOfWay[way.id, default: []].append(segment)
                 graph.segmentName.append(name)
                 graph.segmentRef.append(ref)
+                graph.segmentSigns.append(signs)
                 graph.segmentHighway.append(way.rule.highway.rawValue)
                 graph.segmentFlags.append(way.rule.flags.rawValue)
                 graph.segmentWayID.append(way.id)

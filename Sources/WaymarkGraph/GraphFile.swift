@@ -86,6 +86,7 @@ public enum GraphFile {
             Section("SSHP", graph.shapeStart), Section("SLAT", graph.shapeLatitudes), Section("SLON", graph.shapeLongitudes),
             Section("SNAM", graph.segmentName), Section("SREF", graph.segmentRef), Section("SHWY", graph.segmentHighway),
             Section("SFLG", graph.segmentFlags), Section("SWAY", graph.segmentWayID),
+            Section("SSGN", graph.segmentSigns), Section("SGNR", graph.signRows),
             Section("STRO", stringOffsets), Section("STRB", strings),
             Section("RVIA", graph.restrictionVia), Section("RFRM", graph.restrictionFrom), Section("RTO_", graph.restrictionTo),
             Section("RKND", graph.restrictionKind), Section("RPST", graph.restrictionPathStart),
@@ -127,7 +128,7 @@ public enum GraphFile {
 
     /// The four-character tags the graph itself uses.
     static let graphTags: Set<String> = ["NLAT", "NLON", "NFLG", "EFST", "ETGT", "ESEG", "ELEN", "EDUR", "EWGT", "IFST", "IEDG", "ISRC",
-                                         "SSHP", "SLAT", "SLON", "SNAM", "SREF", "SHWY", "SFLG", "SWAY", "STRO", "STRB",
+                                         "SSHP", "SLAT", "SLON", "SNAM", "SREF", "SHWY", "SFLG", "SWAY", "SSGN", "SGNR", "STRO", "STRB",
                                          "RVIA", "RFRM", "RTO_", "RKND", "RPST", "RPED", "RPKN", "REPT", "DSID"]
 
     // MARK: - Reading
@@ -218,6 +219,13 @@ public enum GraphFile {
         g.segmentHighway = try array("SHWY", UInt8.self)
         g.segmentFlags = try array("SFLG", UInt8.self)
         g.segmentWayID = try array("SWAY", Int64.self)
+        // Files written before signs and lanes were kept have none.
+        if sections[fourCC("SSGN")] != nil {
+            g.segmentSigns = try array("SSGN", UInt32.self)
+            g.signRows = try array("SGNR", UInt32.self)
+        } else {
+            g.segmentSigns = [UInt32](repeating: 0, count: g.segmentName.count)
+        }
         let stringOffsets = try array("STRO", UInt32.self)
         let stringBytes = try array("STRB", UInt8.self)
         g.restrictionVia = try array("RVIA", UInt32.self)
@@ -288,6 +296,10 @@ public enum GraphFile {
                   "segment arrays differ in length")
         try check(g.segmentName.allSatisfy { Int($0) < g.strings.count } && g.segmentRef.allSatisfy { Int($0) < g.strings.count },
                   "string index out of range")
+        try check(g.segmentSigns.count == s && g.signRows.count % 5 == 0 && g.signRows.count >= 5
+                  && g.signRows[0..<5].allSatisfy { $0 == 0 }, "sign rows")
+        try check(g.segmentSigns.allSatisfy { Int($0) < g.signRows.count / 5 } && g.signRows.allSatisfy { Int($0) < g.strings.count },
+                  "sign index out of range")
         let r = g.restrictionVia.count
         try check(g.restrictionFrom.count == r && g.restrictionTo.count == r && g.restrictionKind.count == r, "restriction arrays")
         try check(g.restrictionVia.allSatisfy { Int($0) < n } && g.restrictionFrom.allSatisfy { Int($0) < s }

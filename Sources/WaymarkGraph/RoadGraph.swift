@@ -60,6 +60,11 @@ public struct RoadGraph: Sendable, Equatable {
     public internal(set) var segmentHighway: [UInt8] = []
     public internal(set) var segmentFlags: [UInt8] = []
     public internal(set) var segmentWayID: [Int64] = []
+    /// Signs and lanes: per segment, a row of ``signRows`` (row 0: none, as most roads).
+    public internal(set) var segmentSigns: [UInt32] = []
+    /// Rows of five string ids: destinations forward, backward; exits (`junction:ref`); turn
+    /// lanes forward, backward ("forward" along the segment's stored direction).
+    public internal(set) var signRows: [UInt32] = [0, 0, 0, 0, 0]
     /// The strings names and refs point into; index 0 is the empty string.
     public internal(set) var strings: [String] = [""]
 
@@ -130,6 +135,17 @@ public struct RoadGraph: Sendable, Equatable {
     public func name(of edge: Int) -> String { strings[Int(segmentName[segment(of: edge)])] }
     public func ref(of edge: Int) -> String { strings[Int(segmentRef[segment(of: edge)])] }
     public func highway(of edge: Int) -> HighwayClass { HighwayClass(rawValue: segmentHighway[segment(of: edge)]) ?? .service }
+    /// The destinations signed for driving along `edge` (OSRM's `destinations`; empty when none).
+    public func destinations(of edge: Int) -> String { signString(edge, isReversed(edge) ? 1 : 0) }
+    /// The exit numbers signed on `edge`'s way (`junction:ref`; empty when none).
+    public func exits(of edge: Int) -> String { signString(edge, 2) }
+    /// `turn:lanes` for driving along `edge`, left to right, `|` between lanes (empty when none).
+    public func turnLanes(of edge: Int) -> String { signString(edge, isReversed(edge) ? 4 : 3) }
+    private func signString(_ edge: Int, _ column: Int) -> String {
+        let row = Int(segmentSigns[segment(of: edge)])
+        return row == 0 ? "" : strings[Int(signRows[row * 5 + column])]
+    }
+
     public func flags(of edge: Int) -> EdgeFlags { EdgeFlags(rawValue: segmentFlags[segment(of: edge)]) }
 
     /// The second point of the edge's geometry (first after its source), without building the whole shape.

@@ -74,6 +74,8 @@ public struct StepIntersection: Sendable, Equatable {
     public var inIndex: Int?
     /// Index into `bearings` of the road taken (nil where the route arrives).
     public var outIndex: Int?
+    /// The lanes of the road arrived by, left to right, where it has turn lanes (else empty).
+    public var lanes: [Lane] = []
 
     public init(location: Coordinate, bearings: [Int], entry: [Bool], inIndex: Int?, outIndex: Int?) {
         self.location = location

@@ -191,6 +191,24 @@ func squareGraph() -> RoadGraph {
     }
 
     /// A version 1 file (checksum over the body only) still reads.
+    /// Signs and lanes are kept per segment and direction, and stored in the file.
+    @Test func signsAndLanesRoundTrip() throws {
+        var b = GraphBuilder()
+        let points: [(Double, Double)] = [(41.0, -8.0), (41.0, -7.999), (41.001, -7.999)]
+        b.latitudes = points.map { FixedPoint.encode($0.0) }
+        b.longitudes = points.map { FixedPoint.encode($0.1) }
+        let ramp = CarProfile().way(["highway": "motorway_link", "oneway": "yes", "destination": "Braga", "destination:ref": "A 3",
+                                     "junction:ref": "12", "turn:lanes": "through|right"])!
+        let street = CarProfile().way(["highway": "residential", "turn:lanes:backward": "left|through"])!
+        b.ways = [GraphBuilder.Way(nodes: [0, 1], rule: ramp, id: 1), GraphBuilder.Way(nodes: [1, 2], rule: street, id: 2)]
+        let g = b.build()
+        let rampEdge = try #require(g.edges(from: 0).first)
+        #expect(g.destinations(of: rampEdge) == "A 3: Braga" && g.exits(of: rampEdge) == "12" && g.turnLanes(of: rampEdge) == "through|right")
+        let up = try #require(g.edges(from: 1).first { g.edgeTarget[$0] == 2 }), down = try #require(g.edges(from: 2).first)
+        #expect(g.turnLanes(of: up).isEmpty && g.turnLanes(of: down) == "left|through" && g.destinations(of: down).isEmpty)
+        #expect(try GraphFile.decode(Data(GraphFile.encode(g)), path: "s.wmg") == g)
+    }
+
     @Test func versionOneFilesStillRead() throws {
         var bytes = GraphFile.encode(squareGraph())
         GraphFile.put(UInt32(1), at: 8, in: &bytes)

@@ -192,6 +192,97 @@ import WaymarkGraph
         #expect(route.legs[0].steps[0].instruction == "Head east on Long Road")
     }
 
+    /// Signs: the ramp's destinations (`destination:ref: destination`) and exit number
+    /// (`junction:ref`) go on the step and into its words; the plain motorway has none.
+    @Test func signsOnARamp() throws {
+        let grid = GridMap(picture: """
+            a - - - b - - - c - - - - - - - d
+                              e
+                                    f
+            """, ways: [("abcd", ["highway": "motorway", "oneway": "yes", "ref": "A 1"]),
+                        ("bef", ["highway": "motorway_link", "oneway": "yes", "destination": "Braga;Guimarães",
+                                 "destination:ref": "A 3", "junction:ref": "12"])], namesFromNodes: false)
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        let off = try map.route(from: grid.positions["a"]!, to: grid.positions["f"]!)
+        let step = off.legs[0].steps[1]
+        #expect(step.destinations == "A 3: Braga, Guimarães")
+        #expect(step.exits == "12")
+        #expect(step.instruction == "Take exit 12 towards A 3: Braga")
+        #expect(off.legs[0].steps[0].destinations.isEmpty)
+
+        // Without the exit number: "towards"; destinations by direction, only on oneways.
+        let plain = GridMap(picture: """
+            a - - - b - - - c - - - - - - - d
+                              e
+                                    f
+            """, ways: [("abcd", ["highway": "motorway", "oneway": "yes"]),
+                        ("bef", ["highway": "motorway_link", "oneway": "yes", "destination:forward": "Porto", "destination:backward": "Lisboa"])],
+            namesFromNodes: false)
+        let plainRoute = try RoadMap(graph: try plain.graph(), method: .landmarks).route(from: plain.positions["a"]!, to: plain.positions["f"]!)
+        #expect(plainRoute.legs[0].steps[1].instruction == "Take the ramp towards Porto")
+    }
+
+    /// The car profile keeps signs as OSRM's: destinations on oneways only, in the driven
+    /// direction; `ref` before names; `destination:street` when neither; turn lanes per direction.
+    @Test func signsInTheProfile() throws {
+        let profile = CarProfile()
+        let oneway = try #require(profile.way(["highway": "primary", "oneway": "yes", "destination": "Braga", "destination:ref": "A 3",
+                                               "turn:lanes": "left|through"]))
+        #expect(oneway.destinationsForward == "A 3: Braga" && oneway.destinationsBackward.isEmpty)
+        #expect(oneway.turnLanesForward == "left|through" && oneway.turnLanesBackward.isEmpty)
+        let reverse = try #require(profile.way(["highway": "primary", "oneway": "-1", "destination:street": "Rua Nova"]))
+        #expect(reverse.destinationsBackward == "Rua Nova" && reverse.destinationsForward.isEmpty)
+        let twoWay = try #require(profile.way(["highway": "primary", "destination": "Braga", "turn:lanes:forward": "left|through",
+                                               "turn:lanes:backward": "through|right", "junction:ref": "3;4"]))
+        #expect(twoWay.destinationsForward.isEmpty && twoWay.destinationsBackward.isEmpty)
+        #expect(twoWay.turnLanesForward == "left|through" && twoWay.turnLanesBackward == "through|right")
+        #expect(twoWay.exits == "3; 4")
+    }
+
+    static let lanesPicture = """
+                e
+                |
+        a - - - b - - - c
+                |
+                d
+        """
+
+    /// Turn lanes on the road arrived by: each lane valid where its arrow leads onto the road
+    /// taken; going straight on from some lanes only is a `use lane` step ("Keep right").
+    @Test func turnLanes() throws {
+        let grid = GridMap(picture: Self.lanesPicture, ways: [
+            ("ab", ["highway": "primary", "name": "Avenida", "turn:lanes:forward": "left|through|through;right"]),
+            ("bc", ["highway": "primary", "name": "Avenida"]), ("ebd", ["highway": "primary", "name": "Rua"]),
+        ], spacing: 30, namesFromNodes: false)
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        func lanes(_ to: Character) throws -> [Lane] {
+            let route = try map.route(from: grid.positions["a"]!, to: grid.positions[to]!)
+            return try #require(route.legs[0].steps.dropFirst().first?.intersections.first?.lanes)
+        }
+        #expect(try lanes("e").map(\.valid) == [true, false, false])
+        #expect(try lanes("e").first?.validIndication == "left")
+        #expect(try lanes("d").map(\.valid) == [false, false, true])
+        #expect(try lanes("d").last?.indications == ["straight", "right"])
+        let straight = try map.route(from: grid.positions["a"]!, to: grid.positions["c"]!)
+        #expect(straight.legs[0].steps.map(\.maneuver.type) == [.depart, .useLane, .arrive])
+        #expect(straight.legs[0].steps[1].intersections[0].lanes.map(\.valid) == [false, true, true])
+        #expect(straight.legs[0].steps[1].instruction == "Keep right")
+        try check(grid, [("a", "e", "Avenida,Rua,Rua", "depart,turn left,arrive")])
+    }
+
+    /// Lane values as OSRM parses them: `|` between lanes, `;` between arrows, empty is none,
+    /// unknown arrows dropped; the keep phrase from the runs of valid lanes.
+    @Test func laneParsing() {
+        #expect(TurnLanes.parse("left;through||reverse|bogus") == [[.left, .straight], [.none], [.uturn], [.none]])
+        func lanes(_ valid: [Bool]) -> [Lane] { valid.map { Lane(indications: ["none"], valid: $0) } }
+        #expect(TurnLanes.keep(lanes([true, false])) == "left")
+        #expect(TurnLanes.keep(lanes([false, false, true])) == "right")
+        #expect(TurnLanes.keep(lanes([false, true, false])) == "middle")
+        #expect(TurnLanes.keep(lanes([true, false, true])) == "left or right")
+        #expect(TurnLanes.keep(lanes([true, true])) == nil)
+        #expect(TurnLanes.keep(lanes([false, true, false, true])) == nil)
+    }
+
     /// OSRM's turn directions by angle (180 straight on, below it to the right).
     @Test func modifiersByAngle() {
         let expected: [(Double, ManeuverModifier)] = [(0, .uturn), (30, .sharpRight), (90, .right), (150, .slightRight), (180, .straight),

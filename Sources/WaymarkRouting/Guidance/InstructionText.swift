@@ -22,6 +22,8 @@ public struct InstructionLanguage: Sendable {
     /// north, northeast, east, southeast, south, southwest, west, northwest.
     public var directions: [String]
     public var nameAndRef: String
+    /// "use lane" phrases by which lanes are valid: "left", "right", "middle", "left or right".
+    public var lanes: [String: String] = [:]
 
     /// The sentence for a step. `legIndex`/`legCount` number the arrivals at via points; a step
     /// carrying `destinations` or `exits` uses them as osrm-text-instructions does.
@@ -42,8 +44,11 @@ public struct InstructionLanguage: Sendable {
             variants = (!omitSide ? table[modifier] : nil) ?? table["default"]!
         }
         let wayName = self.wayName(step)
+        let keep = step.maneuver.type == .useLane ? TurnLanes.keep(step.intersections.first?.lanes ?? []).flatMap { lanes[$0] } : nil
         let template: String
-        if !step.destinations.isEmpty && !step.exits.isEmpty, let t = variants["exit_destination"] {
+        if keep != nil, let t = variants["lanes"] {
+            template = t
+        } else if !step.destinations.isEmpty && !step.exits.isEmpty, let t = variants["exit_destination"] {
             template = t
         } else if !step.destinations.isEmpty, let t = variants["destination"] {
             template = t
@@ -74,6 +79,7 @@ public struct InstructionLanguage: Sendable {
             case "direction": direction(step.maneuver.bearingAfter)
             case "nth": nth
             case "waypoint_name": waypointName ?? ""
+            case "lane_instruction": keep ?? ""
             default: nil
             }
         }
@@ -236,7 +242,7 @@ extension InstructionLanguage {
         ]
         turns["exit roundabout"] = ["default": turnTable("Exit the roundabout")]
         turns["exit rotary"] = ["default": turnTable("Exit the roundabout")]
-        turns["use lane"] = ["default": ["default": "Continue straight"]]
+        turns["use lane"] = ["default": ["default": "Continue straight", "lanes": "{lane_instruction}"]]
         let roundabout: [String: Variants] = [
             "default": ["default": "Enter the roundabout", "name": "Enter the roundabout and exit onto {way_name}",
                         "destination": "Enter the roundabout and exit towards {destination}"],
@@ -258,7 +264,7 @@ extension InstructionLanguage {
                              "named": "You have arrived at {waypoint_name}, on the \(side)"]
             }
         }
-        return InstructionLanguage(
+        var english = InstructionLanguage(
             code: "en", turns: turns, roundabouts: ["roundabout": roundabout, "rotary": roundabout], arrive: arrive,
             ferry: ["default": "Take the ferry", "name": "Take the ferry {way_name}", "destination": "Take the ferry towards {destination}"],
             ordinals: ["1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th", "9th", "10th"],
@@ -266,5 +272,7 @@ extension InstructionLanguage {
                         "slight left": "slight left", "slight right": "slight right", "straight": "straight", "uturn": "U-turn"],
             directions: ["north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest"],
             nameAndRef: "{name} ({ref})")
+        english.lanes = ["left": "Keep left", "right": "Keep right", "middle": "Keep in the middle", "left or right": "Keep left or right"]
+        return english
     }()
 }

@@ -77,7 +77,7 @@ struct StepAssembler {
                 continue
             }
             let junction = Junction(graph: graph, tables: data.guidance, arrival: e, next: f, table: data.transitions)
-            let intersection = junction.intersection(location: graph.coordinate(of: v))
+            let intersection = self.intersection(junction, arrival: e)
             let inRing = graph.flags(of: e).contains(.roundabout), toRing = graph.flags(of: f).contains(.roundabout)
             if !inRing && toRing {
                 i = roundabout(entering: i, pieces: pieces, junction: junction, at: intersection, drafts: &drafts)
@@ -92,6 +92,12 @@ struct StepAssembler {
                 continue
             }
             switch classifier.decide(arrival: e, junction: junction) {
+            case .silent where TurnLanes.keep(intersection.lanes) != nil && junction.roads.count > 2:
+                // Straight on, but not from every lane: which lanes to keep to (README: OSRM
+                // deprecated this type; Waymark keeps it where lanes split).
+                let road = junction.roads[junction.taken!]
+                drafts.append(Draft(pieces: [pieces[i]], type: .useLane, modifier: ManeuverModifier(angle: road.angle), angle: road.angle,
+                                    nameEdge: f, bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing, intersections: [intersection]))
             case .silent:
                 drafts[drafts.count - 1].pieces.append(pieces[i])
                 if junction.roads.count > 2 { drafts[drafts.count - 1].intersections.append(intersection) }
@@ -135,7 +141,7 @@ struct StepAssembler {
                                    duration: duration, weight: weight, geometry: geometry, maneuver: maneuver, instruction: "",
                                    mode: graph.flags(of: draft.pieces[0].edge).contains(.ferry) ? .ferry : .driving,
                                    intersections: intersections, rotaryName: draft.rotaryName, drivingSide: drivingSide,
-                                   highway: graph.highway(of: edge)))
+                                   highway: graph.highway(of: edge), destinations: graph.destinations(of: edge), exits: graph.exits(of: edge)))
         }
         // Arrival: where the destination lies beside the road, if it is not on it.
         let end = steps.last?.geometry.last ?? destination.coordinate
@@ -164,6 +170,14 @@ struct StepAssembler {
         let summary = steps.map(\.name).reduce(into: [String]()) { acc, n in if top.contains(n) && !acc.contains(n) { acc.append(n) } }
             .joined(separator: ", ")
         return RouteLeg(distance: steps.reduce(0) { $0 + $1.distance }, duration: path.duration, weight: path.weight, summary: summary, steps: steps)
+    }
+
+    /// The junction as OSRM's `intersections` entry, with the lanes of the road arrived by.
+    private func intersection(_ junction: Junction, arrival e: Int) -> StepIntersection {
+        var intersection = junction.intersection(location: graph.coordinate(of: junction.vertex))
+        let lanes = graph.turnLanes(of: e)
+        if !lanes.isEmpty { intersection.lanes = TurnLanes.lanes(lanes, at: junction) }
+        return intersection
     }
 
     /// Whether vertex `v` joins only the road arrived by and the road taken (a bend, a signal, a
@@ -216,7 +230,7 @@ struct StepAssembler {
         draft.modifier = ManeuverModifier(angle: overall)
         draft.angle = overall
         draft.nameEdge = pieces[k].edge
-        let exitIntersection = exitJunction.intersection(location: graph.coordinate(of: exitJunction.vertex))
+        let exitIntersection = intersection(exitJunction, arrival: pieces[k - 1].edge)
         if kind == .intersection {
             // A small roundabout told as a turn: one step through it and onto the exit road.
             intersections.append(exitIntersection)
