@@ -37,6 +37,28 @@ import Testing
         try Self.compare(String(decoding: try Data(contentsOf: URL(fileURLWithPath: map + ".csv")), as: UTF8.self), "edges.csv")
     }
 
+    static let porto = Run.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data/osm/porto.osm.gz").path
+    /// Three real trips (from the shared Porto pairs), read and judged as a driver would: across
+    /// town by roundabouts and motorways to Santo Tirso, north on the EN 14, and from the east
+    /// of the city over the Freixo bridge.
+    static let portoTrips: [(name: String, from: String, to: String)] = [
+        ("porto-trip-1.txt", "41.1148177,-8.609972", "41.3873583,-8.4037659"),
+        ("porto-trip-2.txt", "41.1943799,-8.6038833", "41.2785788,-8.5741982"),
+        ("porto-trip-3.txt", "41.1438885,-8.5757373", "41.3262265,-8.6641153"),
+    ]
+
+    /// Directions on real trips, word for word (heavy: builds Porto; skipped without the extract).
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: porto), "the shared Porto extract (../shared/data/osm/porto.osm.gz) is absent"))
+    func portoDirections() throws {
+        let map = try Run.temporaryDirectory() + "/porto.wmg"
+        #expect(try Run.waymark("build", Self.porto, "-o", map, "--quiet").status == 0)
+        for trip in Self.portoTrips {
+            let result = try Run.waymark("route", map, "--from", trip.from, "--to", trip.to)
+            #expect(result.status == 0, "\(result.stderr)")
+            try Self.compare(result.stdout, trip.name)
+        }
+    }
+
     static func compare(_ actual: String, _ name: String) throws {
         let path = Run.packageRoot.appendingPathComponent("Tests/CLITests/Golden/\(name)").path
         if ProcessInfo.processInfo.environment["WAYMARK_UPDATE_GOLDEN"] == "1" {

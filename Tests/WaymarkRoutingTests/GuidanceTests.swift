@@ -117,18 +117,25 @@ import WaymarkGraph
     /// a different name is a new name.
     @Test func nameChanges() throws {
         let grid = GridMap(picture: """
-            a   b   c   d   e   f
+            a   b   c   d   e       f   g
             """, ways: [("ab", ["name": "Via Norte", "ref": "EN 14"]), ("bc", ["ref": "EN 14"]),
                         ("cd", ["name": "Via Norte", "ref": "EN 14"]), ("de", ["name": "Via Norte North", "ref": "EN 14"]),
-                        ("ef", ["name": "Rua Nova"])])
+                        ("ef", ["name": "Rua Nova"]), ("fg", ["name": "Rua Velha"])])
+        // A name read for under 105 m is not announced (OSRM's short name segments): e → f is
+        // 160 m, f → g 80 m.
         try check(grid, [("a", "e", "Via Norte,Via Norte", "depart,arrive"),
-                         ("a", "f", "Via Norte,Rua Nova,Rua Nova", "depart,new name straight,arrive")])
+                         ("a", "f", "Via Norte,Rua Nova,Rua Nova", "depart,new name straight,arrive"),
+                         ("a", "g", "Via Norte,Rua Nova,Rua Nova", "depart,new name straight,arrive")])
         #expect(!NameChange.mustAnnounce(fromName: "Avenida de Fernão Magalhães", fromRef: "", toName: "Avenida Fernão Magalhães", toRef: ""))
         #expect(!NameChange.mustAnnounce(fromName: "Via Norte", fromRef: "EN 14", toName: "", toRef: "EN 14"))
         #expect(NameChange.mustAnnounce(fromName: "Via Norte", fromRef: "", toName: "", toRef: "EN 14"))
         #expect(NameChange.mustAnnounce(fromName: "", fromRef: "", toName: "Rua Nova", toRef: ""))
         #expect(!NameChange.mustAnnounce(fromName: "Main Street", fromRef: "", toName: "Main Street West", toRef: ""))
         #expect(NameChange.mustAnnounce(fromName: "", fromRef: "A 1", toName: "", toRef: "A 3"))
+        // Refs as lists, spaces aside: a road under two numbers stays one road.
+        #expect(!NameChange.mustAnnounce(fromName: "", fromRef: "IP1; A20", toName: "", toRef: "IP 1; A 20"))
+        #expect(!NameChange.mustAnnounce(fromName: "", fromRef: "IP1; A20", toName: "", toRef: "A20"))
+        #expect(NameChange.mustAnnounce(fromName: "", fromRef: "IP1", toName: "", toRef: "A20"))
     }
 
     /// Two ways ahead close together, neither obvious: a fork.

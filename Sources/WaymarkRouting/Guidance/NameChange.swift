@@ -35,6 +35,7 @@ enum NameChange {
         let nameRemoved = !fromName.isEmpty && toName.isEmpty
         let refsEmpty = fromRef.isEmpty && toRef.isEmpty
         let refContained = fromRef.isEmpty || toRef.isEmpty || contains(fromRef, toRef) || contains(toRef, fromRef)
+            || shareRef(fromRef, toRef)
         let refRemoved = !fromRef.isEmpty && toRef.isEmpty
         let obvious = (namesEmpty && refsEmpty) || (namesEqual && refContained) || (namesEqual && refsEmpty)
             || (refContained && nameRemoved) || (namesEqual && refRemoved) || suffixChange
@@ -42,6 +43,15 @@ enum NameChange {
             || (!fromName.isEmpty && fromRef.isEmpty && toName.isEmpty && !toRef.isEmpty)
             || (namesEmpty && !refContained)
         return !obvious || needsAnnouncement
+    }
+
+    /// Whether two ref lists name a road in common, spaces aside ("IP1; A20" and "IP 1; A 20",
+    /// "A20" and "IP1; A20"): a road signed under two numbers stays one road (README: a
+    /// deliberate difference, OSRM compares the lists as text).
+    static func shareRef(_ a: String, _ b: String) -> Bool {
+        func items(_ s: String) -> [String] { s.split(separator: ";").map { String($0.filter { $0 != " " }) }.filter { !$0.isEmpty } }
+        let x = items(a), y = items(b)
+        return x.contains { y.contains($0) }
     }
 
     /// Whether `text` has `part` in it, byte for byte.

@@ -227,7 +227,9 @@ struct StepAssembler {
         let exitJunction = Junction(graph: graph, tables: data.guidance, arrival: pieces[k - 1].edge, next: pieces[k].edge, table: data.transitions)
         let exitBearing = exitJunction.roads[exitJunction.taken!].bearing
         let overall = Junction.turnAngle(arriving: junction.arrivalBearing, leaving: exitBearing)
-        draft.modifier = ManeuverModifier(angle: overall)
+        // OSRM: a roundabout or rotary step keeps the direction of the turn onto the ring; a
+        // roundabout told as a turn takes the direction from the road arrived by to the exit.
+        draft.modifier = ManeuverModifier(angle: kind == .intersection ? overall : junction.roads[junction.taken!].angle)
         draft.angle = overall
         draft.nameEdge = pieces[k].edge
         let exitIntersection = intersection(exitJunction, arrival: pieces[k - 1].edge)
@@ -346,10 +348,14 @@ struct StepAssembler {
             drafts[i] = merged
             drafts.remove(at: i + 1)
         }
-        // A new name that says nothing new (the same road after all) joins the step before.
+        // A new name that says nothing new (the same road after all), or that would be read for
+        // under 105 m, joins the step before (OSRM's `suppressShortNameSegments`); not where it
+        // carries lanes to keep to.
         var k = 1
         while k < drafts.count {
-            if drafts[k].type == .newName, !classifier.announces(drafts[k - 1].nameEdge, drafts[k].nameEdge) {
+            let step = drafts[k]
+            if step.type == .newName, step.intersections.first?.lanes.isEmpty ?? true,
+               !classifier.announces(drafts[k - 1].nameEdge, step.nameEdge) || step.distance < 105 {
                 drafts[k - 1].absorb(drafts[k])
                 drafts.remove(at: k)
                 continue
