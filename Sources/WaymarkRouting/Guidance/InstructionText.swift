@@ -180,22 +180,19 @@ extension InstructionLanguage {
             "left": turnTable("Turn left"), "right": turnTable("Turn right"), "straight": turnTable("Go straight"),
             "uturn": turnTable("Make a U-turn"),
         ]
+        // "… to stay on {way_name}": continuing on the road already driven.
+        func stay(_ verb: String) -> Variants {
+            ["default": verb, "name": "\(verb) to stay on {way_name}", "destination": "\(verb) towards {destination}"]
+        }
         turns["continue"] = [
-            "default": ["default": "Continue {modifier}", "name": "Continue {modifier} to stay on {way_name}",
-                        "destination": "Continue {modifier} towards {destination}"],
-            "straight": ["default": "Continue straight", "name": "Continue straight to stay on {way_name}",
-                         "destination": "Continue towards {destination}"],
-            "sharp left": ["default": "Make a sharp left", "name": "Make a sharp left to stay on {way_name}",
-                           "destination": "Make a sharp left towards {destination}"],
-            "sharp right": ["default": "Make a sharp right", "name": "Make a sharp right to stay on {way_name}",
-                            "destination": "Make a sharp right towards {destination}"],
-            "slight left": ["default": "Make a slight left", "name": "Make a slight left to stay on {way_name}",
-                            "destination": "Make a slight left towards {destination}"],
-            "slight right": ["default": "Make a slight right", "name": "Make a slight right to stay on {way_name}",
-                             "destination": "Make a slight right towards {destination}"],
+            "default": stay("Continue {modifier}"),
+            "straight": stay("Continue straight").merging(["destination": "Continue towards {destination}"]) { $1 },
             "uturn": ["default": "Make a U-turn", "name": "Make a U-turn and continue on {way_name}",
                       "destination": "Make a U-turn towards {destination}"],
         ]
+        for side in sides {
+            for m in ["sharp \(side)", "slight \(side)"] { turns["continue"]![m] = stay("Make a \(m)") }
+        }
         turns["new name"] = [
             "default": turnTable("Continue {modifier}"),
             "straight": ["default": "Continue straight", "name": "Continue onto {way_name}", "destination": "Continue towards {destination}"],

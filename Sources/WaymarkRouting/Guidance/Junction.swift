@@ -6,7 +6,8 @@ import WaymarkGraph
 struct JunctionRoad {
     /// The edge leaving the junction along this road; -1 when the road only comes in (a oneway).
     var out: Int
-    /// The road's segment and which end of it meets the junction (for telling roads apart).
+    /// The road's segment << 1, plus 1 when its segment ends here (for telling roads apart):
+    /// an edge's `edgeSegment` leaving the junction, flipped arriving.
     var segment: Int
     /// Degrees clockwise from north, from the junction along the road, measured over a distance
     /// (``Junction/lookahead``) rather than to the first shape point: what a driver perceives.
@@ -44,12 +45,12 @@ struct Junction {
         // is known, since it sets how far along each road they are measured.
         var incomingOnly: [(road: Int, edge: Int, source: UInt32)] = []
         for g in graph.edges(from: v) {
-            found.append(JunctionRoad(out: g, segment: graph.segment(of: g) << 1 | (graph.isReversed(g) ? 1 : 0),
+            found.append(JunctionRoad(out: g, segment: Int(graph.edgeSegment[g]),
                                       bearing: 0, angle: 0, entry: graph.turnWeight(e, g, table: table) != nil))
         }
         for slot in graph.incoming(to: v) {
             let h = Int(graph.incomingEdge[slot])
-            let key = graph.segment(of: h) << 1 | (graph.isReversed(h) ? 0 : 1)
+            let key = Int(graph.edgeSegment[h] ^ 1)
             if found.contains(where: { $0.segment == key }) { continue }
             incomingOnly.append((found.count, h, graph.incomingSource[slot]))
             found.append(JunctionRoad(out: -1, segment: key, bearing: 0, angle: 0, entry: false))
@@ -66,7 +67,7 @@ struct Junction {
                 found[road.road].bearing = graph.bearing(ofArrival: road.edge, at: v, from: road.source, metres: distance)
             }
         }
-        let arrivedKey = graph.segment(of: e) << 1 | (graph.isReversed(e) ? 0 : 1)
+        let arrivedKey = Int(graph.edgeSegment[e] ^ 1)
         let first = found.firstIndex { $0.segment == arrivedKey } ?? 0
         let arrivalBearing = found[first].bearing + 180
         for i in found.indices {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One lane of the road arrived by at a junction, as OSRM's `lanes` entries: the arrows painted
 /// on it and whether it leads where the route goes.
 public struct Lane: Sendable, Equatable {
@@ -21,7 +23,7 @@ enum LaneIndication: CaseIterable {
     case none, straight, sharpLeft, left, slightLeft, slightRight, right, sharpRight, uturn, mergeToLeft, mergeToRight
 
     init?(osm: Substring) {
-        switch osm.trimmingSpaces {
+        switch osm.trimmingCharacters(in: .whitespaces) {
         case "none", "": self = .none
         case "through": self = .straight
         case "sharp_left": self = .sharpLeft
@@ -69,15 +71,6 @@ enum LaneIndication: CaseIterable {
 
     var isLeft: Bool { self == .sharpLeft || self == .left || self == .slightLeft }
     var isRight: Bool { self == .sharpRight || self == .right || self == .slightRight }
-}
-
-private extension Substring {
-    var trimmingSpaces: Substring {
-        var s = self
-        while s.first == " " { s = s.dropFirst() }
-        while s.last == " " { s = s.dropLast() }
-        return s
-    }
 }
 
 /// Turn lanes at a junction: `turn:lanes` of the road arrived by, matched to the roads there.

@@ -69,16 +69,11 @@ enum NameChange {
         }
     }
 
-    /// OSRM's suffix rule: the names differ only by compass words at their start or end
-    /// ("Main Street" / "Main Street West"). OSRM finds the common part as the longest common
-    /// substring; here the compass words are peeled off both ends and the rest compared, which
-    /// agrees on names made of words.
-    static func onlyAffixesDiffer(_ a: String, _ b: String) -> Bool {
-        let x = core(a), y = core(b)
-        return !x.isEmpty && x.elementsEqual(y)
-    }
-
-    /// The name without compass words at either end (and the spaces around them).
+    /// OSRM's suffix rule (names that differ only by compass words at their start or end, "Main
+    /// Street" / "Main Street West") compares cores: OSRM finds the common part as the longest
+    /// common substring; here the compass words are peeled off both ends, which agrees on names
+    /// made of words. This is the name without compass words at either end (and the spaces
+    /// around them).
     static func core(_ s: String) -> Substring {
         var t = Substring(s)
         func trimSpaces() {
