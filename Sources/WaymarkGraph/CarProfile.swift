@@ -85,13 +85,28 @@ public struct WayRule: Sendable, Equatable {
     public var ref: String
     /// Signs, per direction (`destination:ref: destination`, else `destination:street`, `;` read
     /// as `, `), on oneways only, as OSRM's car profile keeps them.
-    public var destinationsForward = ""
-    public var destinationsBackward = ""
+    public var destinationsForward: String { get { sign(0) } set { setSign(0, newValue) } }
+    public var destinationsBackward: String { get { sign(1) } set { setSign(1, newValue) } }
     /// `junction:ref`: the exit numbers signed on the way (a list, `;`-separated).
-    public var exits = ""
+    public var exits: String { get { sign(2) } set { setSign(2, newValue) } }
     /// `turn:lanes` per direction (`:forward`/`:backward`, or the plain key for the driven ones).
-    public var turnLanesForward = ""
-    public var turnLanesBackward = ""
+    public var turnLanesForward: String { get { sign(3) } set { setSign(3, newValue) } }
+    public var turnLanesBackward: String { get { sign(4) } set { setSign(4, newValue) } }
+    /// Whether the way has any of the five signs above.
+    public var hasSigns: Bool { !signs.isEmpty }
+
+    /// The five signs in that order, or none at all: most ways have none, and a graph build holds
+    /// every way's rule (an empty array is one word; five empty strings would be ten).
+    fileprivate var signs: [String] = []
+    private func sign(_ i: Int) -> String { signs.isEmpty ? "" : signs[i] }
+    private mutating func setSign(_ i: Int, _ value: String) {
+        if signs.isEmpty {
+            if value.isEmpty { return }
+            signs = Array(repeating: "", count: 5)
+        }
+        signs[i] = value
+        if signs.allSatisfy(\.isEmpty) { signs = [] }
+    }
 }
 
 /// What the car profile makes of a node.

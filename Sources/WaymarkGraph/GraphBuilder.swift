@@ -159,8 +159,7 @@ public struct GraphBuilder {
         // Ways with signs or lanes share rows of string ids; row 0 is none.
         var signRowIndex: [[UInt32]: UInt32] = [[0, 0, 0, 0, 0]: 0]
         func signRow(_ rule: WayRule) -> UInt32 {
-            if rule.destinationsForward.isEmpty && rule.destinationsBackward.isEmpty && rule.exits.isEmpty
-                && rule.turnLanesForward.isEmpty && rule.turnLanesBackward.isEmpty { return 0 }
+            guard rule.hasSigns else { return 0 }
             let row = [intern(rule.destinationsForward), intern(rule.destinationsBackward), intern(rule.exits),
                        intern(rule.turnLanesForward), intern(rule.turnLanesBackward)]
             if let i = signRowIndex[row] { return i }
