@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "CLibXML2Tests", dependencies: ["CLibXML2"]),
         .testTarget(name: "WaymarkSupportTests", dependencies: ["WaymarkSupport"]),
         .testTarget(name: "WaymarkGraphTests", dependencies: ["WaymarkGraph", "WaymarkSupport"]),
-        .testTarget(name: "WaymarkOSMTests", dependencies: ["WaymarkOSM", "WaymarkGraph", "WaymarkSupport"]),
+        .testTarget(name: "WaymarkOSMTests", dependencies: ["WaymarkOSM", "WaymarkGraph", "WaymarkSupport", "CZlib"]),
         .testTarget(name: "WaymarkRoutingTests", dependencies: ["WaymarkRouting", "WaymarkGraph", "WaymarkOSM", "WaymarkSupport"]),
         .testTarget(name: "WaymarkRenderTests", dependencies: ["WaymarkRender", "WaymarkOSM", "WaymarkAnnotations"]),
         .testTarget(name: "WaymarkTests", dependencies: ["Waymark"]),

@@ -5,11 +5,11 @@ import WaymarkRouting
 
 extension RoadMap {
     /// A map from a file: a graph file from `waymark build` (`.wmg`, with its stored hierarchy),
-    /// or OpenStreetMap XML (`.osm`, `.osm.gz`), built into a car road graph in memory first.
+    /// or OpenStreetMap XML (`.osm`, `.osm.gz`) or PBF (`.osm.pbf`), built into a car road graph in memory first.
     ///
     /// - Parameters:
-    ///   - drivingSide: which side traffic keeps to; default: the graph file's, or right for OSM
-    ///     XML. Overriding a graph file's side sets its stored hierarchy aside (see
+    ///   - drivingSide: which side traffic keeps to; default: the graph file's, or right for an OSM
+    ///     file. Overriding a graph file's side sets its stored hierarchy aside (see
     ///     ``RoadMap/setAsideHierarchy``).
     ///   - method: how routes are searched (see ``RoadMap/SearchMethod``).
     ///   - maxSnapDistance: how far a waypoint may be from its road, in metres.
@@ -19,9 +19,6 @@ extension RoadMap {
         if path.hasSuffix(".wmg") {
             try self.init(graphFile: path, drivingSide: drivingSide, method: method, maxSnapDistance: maxSnapDistance)
             return
-        }
-        if path.hasSuffix(".pbf") {
-            throw RoadMapError("\(path): OSM PBF is not read yet; convert it to XML first (osmium cat \(url.lastPathComponent) -o map.osm.gz)")
         }
         var graph: RoadGraph
         do { graph = try OSMGraphLoader.build(path: path) } catch { throw RoadMapError("\(error)") }

@@ -5,8 +5,8 @@ import Waymark
 enum BuildCommand {
     static let spec = CommandSpec(
         name: "build",
-        summary: "Build a car road graph from OpenStreetMap XML (.osm or .osm.gz) into a graph file.",
-        positionals: ["<input.osm|.osm.gz>"],
+        summary: "Build a car road graph from OpenStreetMap XML (.osm, .osm.gz) or PBF (.osm.pbf) into a graph file.",
+        positionals: ["<input.osm|.osm.gz|.osm.pbf>"],
         options: [
             OptionSpec(name: "output", value: "FILE", help: "The graph file to write (atomically), e.g. map.wmg (required).", short: "o"),
             OptionSpec(name: "hierarchy", value: nil, help: "Also contract the graph (seconds on a city) and store the hierarchy: routes on the file are then answered in a fraction of a millisecond."),
@@ -25,7 +25,7 @@ enum BuildCommand {
     )
 
     static func run(_ args: ParsedArguments) throws(CLIError) {
-        let input = try args.requirePositionals(["<input.osm|.osm.gz>"])[0]
+        let input = try args.requirePositionals(["<input.osm|.osm.gz|.osm.pbf>"])[0]
         guard let output = args.value("output") else { throw .usage("-o FILE is required (where to write the graph)") }
         let quiet = args.flag("quiet")
         let meter = quiet ? nil : ProgressMeter(label: (input as NSString).lastPathComponent)

@@ -76,7 +76,7 @@ enum RenderCommand {
     static let spec = CommandSpec(
         name: "render",
         summary: "Draw a map as SVG: roads by class, a route, clustered pins, a callout, scale bar.",
-        positionals: ["<map.wmg|.osm|.osm.gz>"],
+        positionals: ["<map.wmg|.osm|.osm.gz|.osm.pbf>"],
         options: [
             OptionSpec(name: "from", value: "LAT,LON", help: "Route start (with --to)."),
             OptionSpec(name: "to", value: "LAT,LON", help: "Route destination."),

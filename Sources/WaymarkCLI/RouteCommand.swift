@@ -6,7 +6,7 @@ enum RouteCommand {
     static let spec = CommandSpec(
         name: "route",
         summary: "Driving directions between coordinates, as text, OSRM JSON, GeoJSON or an encoded polyline.",
-        positionals: ["<map.wmg|.osm|.osm.gz>"],
+        positionals: ["<map.wmg|.osm|.osm.gz|.osm.pbf>"],
         options: [
             OptionSpec(name: "from", value: "LAT,LON", help: "Start (required unless --batch)."),
             OptionSpec(name: "to", value: "LAT,LON", help: "Destination (required unless --batch)."),
@@ -25,7 +25,7 @@ enum RouteCommand {
             OptionSpec(name: "output", value: "FILE", help: "Write to FILE (atomically) instead of standard output.", short: "o"),
         ],
         discussion: """
-        A .osm or .osm.gz map is built in memory first; a graph file from 'waymark build' loads at once.
+        An OSM map (.osm, .osm.gz, .osm.pbf) is built in memory first; a graph file from 'waymark build' loads at once.
         JSON follows OSRM's route response, so OSRM clients read it unchanged; failures are
         {"code":"NoRoute"|"NoSegment"|"InvalidInput","message":…} with exit status 1.
         """

@@ -2,8 +2,9 @@ import Foundation
 import WaymarkGeo
 import WaymarkGraph
 
-/// Reads an OpenStreetMap XML file (`.osm` or `.osm.gz`) in one streaming pass and builds the car
-/// road graph.
+/// Reads an OpenStreetMap file — XML (`.osm`, `.osm.gz`) in one streaming pass, or PBF
+/// (`.osm.pbf`, decoded on all cores by ``PBFReader``) — and builds the car road graph. Both
+/// formats feed the same collector, so the same data gives the same graph.
 ///
 /// Nodes are kept as three flat arrays (id, latitude, longitude: 16 bytes each) because a way may
 /// use any of them; ways and restriction relations are judged by the profile as they arrive and
@@ -14,27 +15,42 @@ public enum OSMGraphLoader {
     /// Progress while reading: bytes of the file read so far, its size, and elements seen.
     public typealias Progress = @Sendable (_ bytesRead: Int, _ fileSize: Int, _ elements: Int) -> Void
 
-    /// Builds the graph of the file at `path`.
+    /// The keys of the tags the profile reads; all others are dropped as the file is read.
+    static let wantedKeys = CarProfile.wayKeys.union(CarProfile.nodeKeys).union(Collector.relationKeys)
+
+    /// Builds the graph of the file at `path`, XML or PBF (told apart by its first bytes).
     public static func build(path: String, profile: CarProfile = CarProfile(), progress: Progress? = nil) throws(OSMReadError) -> RoadGraph {
-        if let other = sniff(path) { throw .notOSM(path: path, found: other) }
-        return try build(input: try GzipInput(path: path), profile: profile, progress: progress)
+        switch sniff(path) {
+        case .pbf: return try buildPBF(path: path, profile: profile, progress: progress)
+        case let .other(what): throw .notOSM(path: path, found: what)
+        case .xml: return try build(input: try GzipInput(path: path), profile: profile, progress: progress)
+        }
     }
 
-    /// What a file is when its first bytes show it is not (possibly gzipped) XML: an OSM PBF or
-    /// JSON; nil otherwise (including when it cannot be read: opening it reports that).
-    static func sniff(_ path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    enum Format: Equatable {
+        case xml, pbf
+        case other(String)
+    }
+
+    /// What a file is by its first bytes: an OSM PBF, JSON, or (possibly gzipped) XML — also
+    /// when it cannot be read: opening it reports that.
+    static func sniff(_ path: String) -> Format {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return .xml }
         defer { try? handle.close() }
-        guard let head = try? handle.read(upToCount: 64), !head.isEmpty else { return nil }
+        guard let head = try? handle.read(upToCount: 64), !head.isEmpty else { return .xml }
         let bytes = Array(head)
-        if bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B { return nil } // gzip: XML inside, as far as we can tell
-        if String(decoding: bytes, as: UTF8.self).contains("OSMHeader") {
-            return "it is an OSM PBF file, which Waymark does not read yet (convert it: osmium cat \((path as NSString).lastPathComponent) -o map.osm.gz)"
+        if bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B { return .xml } // gzip: XML inside, as far as we can tell
+        // A PBF starts with a blob header's 4-byte length, then its type: field 1, "OSMHeader"
+        // (or, in a damaged one, "OSMData").
+        if bytes.count >= 13 && bytes[0] == 0 && bytes[1] == 0 && bytes[4] == 0x0A
+            && String(decoding: bytes[6..<13], as: UTF8.self).hasPrefix("OSM") {
+            return .pbf
         }
+        if String(decoding: bytes, as: UTF8.self).contains("OSMHeader") { return .pbf }
         if let first = bytes.first(where: { $0 > 0x20 }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-            return "it is JSON (GeoJSON?); a map is OpenStreetMap XML (.osm, .osm.gz) or a graph file (.wmg)"
+            return .other("it is JSON (GeoJSON?); a map is OpenStreetMap XML (.osm, .osm.gz), OSM PBF (.osm.pbf) or a graph file (.wmg)")
         }
-        return nil
+        return .xml
     }
 
     /// Builds from an open input and closes it on every path, errors included (its inflating
@@ -43,16 +59,29 @@ public enum OSMGraphLoader {
         defer { input.close() }
         let start = DispatchTime.now().uptimeNanoseconds
         let collector = Collector(profile: profile)
-        let decoder = OSMElementDecoder(sink: collector, wantedKeys: CarProfile.wayKeys.union(CarProfile.nodeKeys).union(Collector.relationKeys))
+        let decoder = OSMElementDecoder(sink: collector, wantedKeys: wantedKeys)
         if let progress {
             input.progress = { read, size in progress(read, size, decoder.nodeCount + decoder.wayCount + decoder.relationCount) }
         }
         try LibXML2Parser.parse(input, into: decoder)
+        return finish(collector, counts: (decoder.nodeCount, decoder.wayCount, decoder.relationCount), inputBytes: input.fileSize, start: start)
+    }
+
+    /// Builds from an OSM PBF file.
+    static func buildPBF(path: String, profile: CarProfile, progress: Progress?) throws(OSMReadError) -> RoadGraph {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let reader = try PBFReader(path: path)
+        let collector = Collector(profile: profile)
+        try reader.read(into: collector, wantedKeys: wantedKeys, progress: progress.map { p in { p($0, $1, $2) } })
+        return finish(collector, counts: (reader.nodeCount, reader.wayCount, reader.relationCount), inputBytes: reader.fileSize, start: start)
+    }
+
+    private static func finish(_ collector: Collector, counts: (nodes: Int, ways: Int, relations: Int), inputBytes: Int, start: UInt64) -> RoadGraph {
         var builder = collector.makeBuilder()
-        builder.report.osmNodes = decoder.nodeCount
-        builder.report.osmWays = decoder.wayCount
-        builder.report.osmRelations = decoder.relationCount
-        builder.report.inputBytes = input.fileSize
+        builder.report.osmNodes = counts.nodes
+        builder.report.osmWays = counts.ways
+        builder.report.osmRelations = counts.relations
+        builder.report.inputBytes = inputBytes
         var graph = builder.build()
         graph.report.buildSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return graph
@@ -73,12 +102,29 @@ public enum OSMGraphLoader {
     }
 }
 
+extension OSMGraphLoader {
+    /// Builds the graph of OSM PBF bytes (for tests and fuzzing).
+    public static func build(pbf bytes: [UInt8], profile: CarProfile = CarProfile()) throws(OSMReadError) -> RoadGraph {
+        let path = NSTemporaryDirectory() + "waymark-\(UUID().uuidString).osm.pbf"
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+            throw .cannotOpen(path: "<pbf>", reason: "could not write a temporary file")
+        }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            return try buildPBF(path: path, profile: profile, progress: nil)
+        } catch {
+            throw error.renamingPath(path, to: "<pbf>")
+        }
+    }
+}
+
 extension OSMReadError {
     func renamingPath(_ old: String, to new: String) -> OSMReadError {
         switch self {
         case let .cannotOpen(path, reason): return .cannotOpen(path: path == old ? new : path, reason: reason)
         case let .read(path, reason): return .read(path: path == old ? new : path, reason: reason)
         case let .notOSM(path, found): return .notOSM(path: path == old ? new : path, found: found)
+        case let .pbf(path, offset, message): return .pbf(path: path == old ? new : path, offset: offset, message: message)
         case let .xml(function, path, line, message): return .xml(function: function, path: path == old ? new : path, line: line, message: message)
         case let .invalidAttribute(path, line, element, attribute, value):
             return .invalidAttribute(path: path == old ? new : path, line: line, element: element, attribute: attribute, value: value)

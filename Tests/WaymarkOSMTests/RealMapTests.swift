@@ -88,6 +88,28 @@ private let sharedExtracts: [String] = {
     }
 }
 
+/// The shared PBF extracts (Andorra, Malta) give graph files identical to those of the same data
+/// as XML (issue 14), but for the input size and time in the build report.
+@Suite struct SharedPBFTests {
+    static let pbfs: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: sharedOSM)) ?? [])
+        .filter { $0.hasSuffix(".osm.pbf") && FileManager.default.fileExists(atPath: sharedOSM + "/" + $0.replacingOccurrences(of: ".pbf", with: ".gz")) }
+        .sorted()
+
+    @Test(.enabled(if: !pbfs.isEmpty, "the shared PBF extracts (../shared/data/osm) are absent"),
+          arguments: pbfs.isEmpty ? ["(none)"] : pbfs)
+    func sameGraphAsXML(_ name: String) throws {
+        func graph(_ file: String) throws -> RoadGraph {
+            var graph = try OSMGraphLoader.build(path: sharedOSM + "/" + file)
+            graph.report.inputBytes = 0
+            graph.report.buildSeconds = 0
+            return graph
+        }
+        let fromPBF = try graph(name), fromXML = try graph(name.replacingOccurrences(of: ".pbf", with: ".gz"))
+        #expect(fromPBF.report == fromXML.report, "\(name)")
+        #expect(GraphFile.encode(fromPBF) == GraphFile.encode(fromXML), "\(name)")
+    }
+}
+
 /// Property (issue 13): any single-byte change to the sample town's graph file, with the checksum
 /// recomputed as a crafted file would have it, loads or fails with an error, never crashes.
 /// Fixed seed; 2,000 mutations, some in the header and section table, most in the data.

@@ -4,10 +4,16 @@ import Testing
 
 /// Files that are not OpenStreetMap XML, or are damaged, fail with their real reason (issue 13,
 /// item 10), each checked through the loader a user's command goes through.
-@Suite struct WrongInputTests {
-    func file(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let dir = NSTemporaryDirectory() + "waymark-wrong-\(UUID().uuidString)"
+@Suite final class WrongInputTests {
+    let dir = NSTemporaryDirectory() + "waymark-wrong-\(UUID().uuidString)"
+
+    init() throws {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+    func file(_ name: String, _ bytes: [UInt8]) throws -> String {
         let path = dir + "/" + name
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path
@@ -24,10 +30,11 @@ import Testing
 
     @Test func notOSM() throws {
         // Before: an HTML page built an empty graph and exited 0; a PBF said "Document is empty";
-        // GeoJSON said "Start tag expected".
+        // GeoJSON said "Start tag expected". A PBF, even named .osm, is read as one (issue 14):
+        // this one's header is damaged.
         #expect(error(try file("page.osm", Array("<html><body><p>Not found</p></body></html>".utf8))).contains("its root element is <html>, not <osm>"))
         let pbf: [UInt8] = [0, 0, 0, 14, 10, 9] + Array("OSMHeader".utf8) + [24, 1, 2, 3]
-        #expect(error(try file("country.osm", pbf)).contains("it is an OSM PBF file"))
+        #expect(error(try file("country.osm", pbf)).hasSuffix("country.osm: OSM PBF, blob at byte 0: blob header: field number 0"))
         #expect(error(try file("places.osm", Array(#"{"type":"FeatureCollection","features":[]}"#.utf8))).contains("it is JSON"))
     }
 

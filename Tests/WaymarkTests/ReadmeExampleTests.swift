@@ -11,7 +11,7 @@ private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathCompon
         let url = packageRoot.appendingPathComponent("Data/sample-town.osm")
         let a = Coordinate(latitude: 52.309427, longitude: -2.598781), b = Coordinate(latitude: 52.311680, longitude: -2.572561)
         // README begin
-        let map = try RoadMap(contentsOf: url)                 // .wmg (or .osm/.osm.gz: built in memory)
+        let map = try RoadMap(contentsOf: url)                 // .wmg (or .osm/.osm.gz/.osm.pbf: built in memory)
         let route = try map.route(from: a, to: b, via: [])     // thread-safe; many at once
         let json = route.osrmJSON()
         // README end

@@ -11,6 +11,8 @@ import WaymarkRouting
 enum FuzzTarget: String, CaseIterable {
     /// OpenStreetMap XML → car road graph → a route across it, by ALT and by the hierarchy.
     case osmXML = "osm-xml"
+    /// OpenStreetMap PBF → car road graph → a route across it.
+    case pbf
     /// Graph-file bytes, resealed (length and checksum made to match, as a crafted file would be)
     /// → a validated graph → a route across it.
     case graphFile = "graph-file"
@@ -23,6 +25,9 @@ enum FuzzTarget: String, CaseIterable {
         switch self {
         case .osmXML:
             guard let graph = try? OSMGraphLoader.build(xml: String(decoding: bytes, as: UTF8.self)) else { return }
+            routeAcross(graph)
+        case .pbf:
+            guard let graph = try? OSMGraphLoader.build(pbf: bytes) else { return }
             routeAcross(graph)
         case .graphFile:
             guard let graph = try? GraphFile.decode(Data(GraphFile.sealed(bytes)), path: "<fuzz>") else { return }

@@ -1,0 +1,117 @@
+/// What is wrong with a protocol buffer message or a PBF file, in a few words.
+struct PBFFormatError: Error, Sendable {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// Reads a protocol buffer message field by field, straight from its bytes: no generated code,
+/// no schema object. Every read is bounds-checked and throws on truncated or malformed input;
+/// nothing it returns is larger than the message it reads.
+///
+/// Wire types: 0 varint, 1 fixed 64 bits, 2 length-delimited (strings, sub-messages, packed
+/// repeated fields), 5 fixed 32 bits. Groups (3, 4) are long deprecated and rejected.
+struct ProtobufReader {
+    let bytes: UnsafeRawBufferPointer
+    private(set) var position = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    var isAtEnd: Bool { position >= bytes.count }
+
+    /// The next field's number and wire type, or nil at the end of the message.
+    @inline(__always)
+    mutating func field() throws(PBFFormatError) -> (number: UInt64, wire: UInt64)? {
+        guard position < bytes.count else { return nil }
+        let key = try varint()
+        let number = key >> 3
+        guard number > 0 else { throw PBFFormatError("field number 0") }
+        return (number, key & 7)
+    }
+
+    /// An unsigned varint (at most ten bytes).
+    @inline(__always)
+    mutating func varint() throws(PBFFormatError) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            if shift == 63 && byte > 1 { throw PBFFormatError("varint overflows 64 bits") }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return result }
+            shift += 7
+            if shift > 63 { throw PBFFormatError("varint longer than ten bytes") }
+        }
+        throw PBFFormatError("truncated varint")
+    }
+
+    /// A zigzag-encoded signed varint (`sint32`, `sint64`).
+    @inline(__always)
+    mutating func signedVarint() throws(PBFFormatError) -> Int64 {
+        ProtobufReader.zigzag(try varint())
+    }
+
+    @inline(__always)
+    static func zigzag(_ n: UInt64) -> Int64 {
+        Int64(bitPattern: (n >> 1) ^ (0 &- (n & 1)))
+    }
+
+    /// A length-delimited field's bytes (a view into the message).
+    @inline(__always)
+    mutating func lengthDelimited() throws(PBFFormatError) -> UnsafeRawBufferPointer {
+        let length = try varint()
+        guard length <= UInt64(bytes.count - position) else {
+            throw PBFFormatError("a field of \(length) bytes runs past the end of its message (\(bytes.count - position) left)")
+        }
+        let start = position
+        position += Int(length)
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<position])
+    }
+
+    /// Skips a field of a type this reader does not need.
+    mutating func skip(wire: UInt64) throws(PBFFormatError) {
+        switch wire {
+        case 0: _ = try varint()
+        case 1: try advance(8)
+        case 2: _ = try lengthDelimited()
+        case 5: try advance(4)
+        default: throw PBFFormatError("unsupported wire type \(wire)")
+        }
+    }
+
+    private mutating func advance(_ n: Int) throws(PBFFormatError) {
+        guard bytes.count - position >= n else { throw PBFFormatError("truncated fixed-width field") }
+        position += n
+    }
+
+    /// A repeated varint field, packed (wire type 2) or as one value (wire type 0): calls `body`
+    /// with each value in order.
+    @inline(__always)
+    mutating func repeatedVarints(wire: UInt64, _ body: (UInt64) throws(PBFFormatError) -> Void) throws(PBFFormatError) {
+        switch wire {
+        case 0:
+            try body(try varint())
+        case 2:
+            var packed = ProtobufReader(try lengthDelimited())
+            while !packed.isAtEnd { try body(try packed.varint()) }
+        default:
+            throw PBFFormatError("repeated integer field with wire type \(wire)")
+        }
+    }
+
+    /// The field as a varint, checking its wire type.
+    @inline(__always)
+    mutating func varint(wire: UInt64) throws(PBFFormatError) -> UInt64 {
+        guard wire == 0 else { throw PBFFormatError("integer field with wire type \(wire)") }
+        return try varint()
+    }
+
+    /// The field as length-delimited bytes, checking its wire type.
+    @inline(__always)
+    mutating func lengthDelimited(wire: UInt64) throws(PBFFormatError) -> UnsafeRawBufferPointer {
+        guard wire == 2 else { throw PBFFormatError("bytes field with wire type \(wire)") }
+        return try lengthDelimited()
+    }
+}
