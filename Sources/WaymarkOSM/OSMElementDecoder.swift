@@ -77,7 +77,7 @@ final class OSMElementDecoder {
                     value = a.value
                 }
             }
-            if let key, let value { tags[key] = String(decoding: value, as: UTF8.self) }
+            if let key, let value { tags[key] = attributeString(value) }
         case 4 where name[0] == UInt8(ascii: "n") && equals(name, "node"):
             begin(.node)
             var haveID = false, haveLat = false, haveLon = false
@@ -115,7 +115,7 @@ final class OSMElementDecoder {
                 } else if equals(a.name, "ref") {
                     ref = parseInteger(a.value)
                 } else if equals(a.name, "role") {
-                    role = String(decoding: a.value, as: UTF8.self)
+                    role = attributeString(a.value)
                 }
             }
             if let kind, let ref { members.append(OSMMember(kind: kind, ref: ref, role: role)) }
@@ -167,6 +167,30 @@ final class OSMElementDecoder {
 }
 
 // MARK: - Byte-level helpers
+
+/// An attribute value as text. libxml2 (entities not substituted, as Waymark parses) hands an
+/// ampersand over as the character reference `&#38;` — whatever its spelling in the file (`&amp;`,
+/// `&#38;`, `&#x26;`) — so that a tree builder could parse the value again; every other
+/// reference arrives decoded. So `&#38;`, read left to right, is exactly one `&`.
+func attributeString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    guard let base = bytes.baseAddress, memchr(base, Int32(UInt8(ascii: "&")), bytes.count) != nil else {
+        return String(decoding: bytes, as: UTF8.self)
+    }
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    var i = 0
+    while i < bytes.count {
+        if bytes[i] == UInt8(ascii: "&"), i + 4 < bytes.count, bytes[i + 1] == UInt8(ascii: "#"), bytes[i + 2] == UInt8(ascii: "3"),
+           bytes[i + 3] == UInt8(ascii: "8"), bytes[i + 4] == UInt8(ascii: ";") {
+            out.append(UInt8(ascii: "&"))
+            i += 5
+        } else {
+            out.append(bytes[i])
+            i += 1
+        }
+    }
+    return String(decoding: out, as: UTF8.self)
+}
 
 @inline(__always)
 func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {

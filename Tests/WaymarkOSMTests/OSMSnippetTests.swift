@@ -46,6 +46,15 @@ extension RoadGraph {
 }
 
 @Suite struct OSMSnippetTests {
+    /// Found comparing the PBF and XML graphs of a tiled Porto: libxml2 hands an ampersand over as
+    /// `&#38;`, so "Urbanização Crapts &amp; Chapts" was named "… &#38; Chapts". Every spelling of
+    /// every reference now reads as the character; a literal "&#38;" stays.
+    @Test func entitiesInNamesAreDecoded() throws {
+        let name = "A &amp; B &lt;C&gt; &quot;D&quot; &apos;E&apos; &#60;F&#62; &#38;G &#x26;H &amp;#38;I"
+        let graph = try Snippet.build([Snippet.way(10, [1, 2], ["highway": "residential", "name": name])])
+        #expect(graph.name(of: 0) == "A & B <C> \"D\" 'E' <F> &G &H &#38;I")
+    }
+
     @Test func twoWayStreetSplitsAtSharedNodes() throws {
         let g = try Snippet.build([Snippet.way(1, [1, 2, 3, 4, 5], ["highway": "residential", "name": "Long Street"]),
                                    Snippet.way(2, [3, 6], ["highway": "residential"])])
