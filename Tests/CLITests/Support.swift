@@ -60,11 +60,20 @@ enum Run {
                       stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// A fresh directory for one test, inside one directory per test process that is removed
+    /// when the process exits.
     static func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "waymark-tests-\(UUID().uuidString)"
+        let path = temporaryRoot + "/\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
+
+    static let temporaryRoot: String = {
+        let root = NSTemporaryDirectory() + "waymark-tests-\(UUID().uuidString)"
+        try! FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: Run.temporaryRoot) }
+        return root
+    }()
 }
 
 /// Checks GeoJSON files with the outside validator (Tools/validate_geojson.py, geojson-validator

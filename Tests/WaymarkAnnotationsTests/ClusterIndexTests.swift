@@ -167,6 +167,7 @@ import WaymarkSupport
     func matchesSuperclusterCounts() throws {
         let expected = try #require(SuperclusterReference.counts)
         let out = NSTemporaryDirectory() + "waymark-cluster-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
         let status = try SuperclusterReference.python([SuperclusterReference.shared.appendingPathComponent("peers/cluster_points.py").path,
                                                        "--out", out, "--sizes", "100000"])
         let raw = try #require(status == 0 ? FileManager.default.contents(atPath: out + "/work/points_100000.f64") : nil)

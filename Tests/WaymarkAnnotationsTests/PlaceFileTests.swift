@@ -4,9 +4,17 @@ import WaymarkGeo
 import WaymarkGeoJSON
 @testable import WaymarkAnnotations
 
-@Suite struct PlaceFileTests {
+@Suite final class PlaceFileTests {
+    let directory: String = {
+        let path = NSTemporaryDirectory() + "waymark-places-\(UUID().uuidString)"
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }()
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
     func file(_ text: String) throws -> String {
-        let path = NSTemporaryDirectory() + "places-\(UUID().uuidString).geojson"
+        let path = directory + "/places-\(UUID().uuidString).geojson"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -70,7 +78,7 @@ import WaymarkGeoJSON
         #expect(try PlaceFile(path: path + ".new").annotations.first?.title == "Null Island")
         let broken = try file("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\"")
         #expect(throws: PlaceFileError.self) { try PlaceFile(path: broken) }
-        let csv = NSTemporaryDirectory() + "places-\(UUID().uuidString).csv"
+        let csv = directory + "/places-\(UUID().uuidString).csv"
         try "title,latitude,longitude\nA,1,2\n".write(toFile: csv, atomically: true, encoding: .utf8)
         #expect(throws: PlaceFileError("\(csv): points of interest are edited in GeoJSON; convert with 'waymark annotations \(csv) -o places.geojson'")) {
             try PlaceFile(path: csv)

@@ -55,12 +55,14 @@ func squareGraph() -> RoadGraph {
     }
 }
 
-@Suite struct GraphFileTests {
+@Suite final class GraphFileTests {
     let directory: String = {
         let path = NSTemporaryDirectory() + "waymark-graph-\(UUID().uuidString)"
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }()
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
 
     @Test func roundTrips() throws {
         let g = squareGraph()

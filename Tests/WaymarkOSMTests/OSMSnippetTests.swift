@@ -247,6 +247,7 @@ extension RoadGraph {
         let xml = Snippet.osm([Snippet.way(1, [1, 2, 3, 4, 5], ["highway": "residential"])])
         let directory = NSTemporaryDirectory() + "waymark-gz-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let plain = directory + "/map.osm"
         try xml.write(toFile: plain, atomically: true, encoding: .utf8)
         let gzip = Process()
@@ -281,6 +282,7 @@ extension RoadGraph {
     @Test func failedParseReleasesTheInput() throws {
         let directory = NSTemporaryDirectory() + "waymark-gzin-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         // Big enough to fill every buffer of the pool before the parser gives up on line 3.
         let path = directory + "/bad.osm"
         let filler = String(repeating: "<!-- padding padding padding padding padding padding padding -->\n", count: 60_000)
@@ -330,6 +332,7 @@ private final class NullSink: OSMElementSink {
         }
         let directory = NSTemporaryDirectory() + "waymark-damaged-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         var failures = 0
         for trial in 0..<24 {
             var bytes = [UInt8](original)

@@ -2,12 +2,14 @@ import Foundation
 import Testing
 @testable import WaymarkSupport
 
-@Suite struct AtomicFileTests {
+@Suite final class AtomicFileTests {
     let directory: String = {
         let path = NSTemporaryDirectory() + "waymark-atomic-\(UUID().uuidString)"
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }()
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
 
     @Test func replacesTheWholeFileAndLeavesNoTemporary() throws {
         let path = directory + "/out.txt"
@@ -38,9 +40,13 @@ import Testing
 /// Only regular files are replaced by rename (issue 13, item 8): a symbolic link keeps pointing
 /// where it did and its target gets the new content; a FIFO is written through and stays a FIFO;
 /// a directory is an error.
-@Suite struct AtomicFileTargetTests {
+@Suite final class AtomicFileTargetTests {
+    let root = NSTemporaryDirectory() + "waymark-atomic-\(UUID().uuidString)"
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
     func directory() throws -> String {
-        let dir = NSTemporaryDirectory() + "atomic-\(UUID().uuidString)"
+        let dir = root + "/\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         return dir
     }
