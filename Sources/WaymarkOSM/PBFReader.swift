@@ -484,18 +484,11 @@ struct PBFBlock: Sendable {
         let first = nodeIDs.count
         var ids: [Int64] = [], lats: [Int64] = [], lons: [Int64] = []
         var keysValues: UnsafeRawBufferPointer?
-        func deltas(_ wire: UInt64, into values: inout [Int64], _ reader: inout ProtobufReader) throws(PBFFormatError) {
-            var running: Int64 = 0
-            try reader.repeatedVarints(wire: wire) { raw in
-                running &+= ProtobufReader.zigzag(raw)
-                values.append(running)
-            }
-        }
         while let (field, wire) = try reader.field() {
             switch field {
-            case 1: try deltas(wire, into: &ids, &reader)
-            case 8: try deltas(wire, into: &lats, &reader)
-            case 9: try deltas(wire, into: &lons, &reader)
+            case 1: try reader.repeatedDeltas(wire: wire, into: &ids)
+            case 8: try reader.repeatedDeltas(wire: wire, into: &lats)
+            case 9: try reader.repeatedDeltas(wire: wire, into: &lons)
             case 10: keysValues = try reader.lengthDelimited(wire: wire)
             default: try reader.skip(wire: wire) // dense info
             }
@@ -542,12 +535,7 @@ struct PBFBlock: Sendable {
             case 1: id = Int64(bitPattern: try reader.varint(wire: wire))
             case 2: try reader.repeatedVarints(wire: wire) { keys.append($0) }
             case 3: try reader.repeatedVarints(wire: wire) { values.append($0) }
-            case 8:
-                var running: Int64 = 0
-                try reader.repeatedVarints(wire: wire) { raw in
-                    running &+= ProtobufReader.zigzag(raw)
-                    refs.append(running)
-                }
+            case 8: try reader.repeatedDeltas(wire: wire, into: &refs)
             default: try reader.skip(wire: wire) // info; locations on ways
             }
         }
@@ -565,12 +553,7 @@ struct PBFBlock: Sendable {
             case 2: try reader.repeatedVarints(wire: wire) { keys.append($0) }
             case 3: try reader.repeatedVarints(wire: wire) { values.append($0) }
             case 8: try reader.repeatedVarints(wire: wire) { roles.append($0) }
-            case 9:
-                var running: Int64 = 0
-                try reader.repeatedVarints(wire: wire) { raw in
-                    running &+= ProtobufReader.zigzag(raw)
-                    refs.append(running)
-                }
+            case 9: try reader.repeatedDeltas(wire: wire, into: &refs)
             case 10: try reader.repeatedVarints(wire: wire) { types.append($0) }
             default: try reader.skip(wire: wire)
             }

@@ -101,6 +101,18 @@ struct ProtobufReader {
         }
     }
 
+    /// A repeated `sint64` field delta-coded (each value the difference from the one before, as
+    /// PBF stores ids, refs and dense coordinates): appends the running sums to `values`.
+    /// Overflow wraps (a corrupt file gives wrong numbers, which callers range-check, not a trap).
+    @inline(__always)
+    mutating func repeatedDeltas(wire: UInt64, into values: inout [Int64]) throws(PBFFormatError) {
+        var running: Int64 = 0
+        try repeatedVarints(wire: wire) { raw in
+            running &+= ProtobufReader.zigzag(raw)
+            values.append(running)
+        }
+    }
+
     /// The field as a varint, checking its wire type.
     @inline(__always)
     mutating func varint(wire: UInt64) throws(PBFFormatError) -> UInt64 {

@@ -47,7 +47,7 @@ extension RoadGraph {
 
 @Suite struct OSMSnippetTests {
     /// Found comparing the PBF and XML graphs of a tiled Porto: libxml2 hands an ampersand over as
-    /// `&#38;`, so "Urbanização Crapts &amp; Chapts" was named "… &#38; Chapts". Every spelling of
+    /// `&#38;`, so "Urabanização Crapts &amp; Chapts" was named "… &#38; Chapts". Every spelling of
     /// every reference now reads as the character; a literal "&#38;" stays.
     @Test func entitiesInNamesAreDecoded() throws {
         let name = "A &amp; B &lt;C&gt; &quot;D&quot; &apos;E&apos; &#60;F&#62; &#38;G &#x26;H &amp;#38;I"
