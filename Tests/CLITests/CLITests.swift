@@ -235,6 +235,31 @@ func numbers(_ value: [JSONValue]?) -> [Double]? {
         }
     }
 
+    /// `route` and `build` take an OSM PBF as they take XML (issue 14): the same directions, the
+    /// same graph file but for the build report; a PBF named `.osm` is still read as one.
+    @Test func pbfMapsRouteLikeXML() throws {
+        let fixtures = Run.packageRoot.appendingPathComponent("Tests/Fixtures/fuzz").path
+        let xml = fixtures + "/osm-xml/small-grid.osm", pbf = fixtures + "/pbf/small-grid.osm.pbf"
+        let dir = try Run.temporaryDirectory()
+        try FileManager.default.copyItem(atPath: pbf, toPath: dir + "/renamed.osm")
+        let arguments = ["--from", "52.0000,13.0002", "--to", "51.9990,13.0028", "--format", "json"]
+        let fromXML = try Run.product("waymark", ["route", xml] + arguments)
+        #expect(fromXML.status == 0, "\(fromXML.stderr)")
+        for map in [pbf, dir + "/renamed.osm"] {
+            let fromPBF = try Run.product("waymark", ["route", map] + arguments)
+            #expect(fromPBF.status == 0 && fromPBF.stdout == fromXML.stdout, "\(map): \(fromPBF.stderr)")
+        }
+        let built = try Run.product("waymark", ["build", pbf, "-o", dir + "/grid.wmg", "--quiet"])
+        let report = try Run.product("waymark", ["inspect", dir + "/grid.wmg"])
+        #expect(built.status == 0 && report.stdout.contains("osm_nodes                       7\nosm_ways                        5"), "\(built.stderr)")
+        let truncated = dir + "/cut.osm.pbf"
+        try Data(try Data(contentsOf: URL(fileURLWithPath: pbf)).prefix(100)).write(to: URL(fileURLWithPath: truncated))
+        let failed = try Run.product("waymark", ["build", truncated, "-o", dir + "/cut.wmg"])
+        #expect(failed.status == 1 && failed.stderr.hasPrefix("waymark build: error: \(truncated): OSM PBF, blob at byte ")
+                && failed.stderr.contains("truncated") && failed.stderr.split(separator: "\n").count == 1, "\(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/cut.wmg"))
+    }
+
     /// Every fuzz fixture (seeds and inputs that once crashed or leaked, Tests/Fixtures/fuzz/TARGET)
     /// replays through its target without a crash (`waymark-fuzz TARGET FILE…`, the plain build).
     @Test func fuzzFixturesReplay() throws {
