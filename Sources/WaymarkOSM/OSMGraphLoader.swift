@@ -46,7 +46,6 @@ public enum OSMGraphLoader {
             && String(decoding: bytes[6..<13], as: UTF8.self).hasPrefix("OSM") {
             return .pbf
         }
-        if String(decoding: bytes, as: UTF8.self).contains("OSMHeader") { return .pbf }
         if let first = bytes.first(where: { $0 > 0x20 }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             return .other("it is JSON (GeoJSON?); a map is OpenStreetMap XML (.osm, .osm.gz), OSM PBF (.osm.pbf) or a graph file (.wmg)")
         }
@@ -72,7 +71,7 @@ public enum OSMGraphLoader {
         let start = DispatchTime.now().uptimeNanoseconds
         let reader = try PBFReader(path: path)
         let collector = Collector(profile: profile)
-        try reader.read(into: collector, wantedKeys: wantedKeys, progress: progress.map { p in { p($0, $1, $2) } })
+        try reader.read(into: collector, wantedKeys: wantedKeys, progress: progress)
         return finish(collector, counts: (reader.nodeCount, reader.wayCount, reader.relationCount), inputBytes: reader.fileSize, start: start)
     }
 

@@ -182,7 +182,7 @@ final class PBFReader {
 
     /// Reads the whole file into `sink`, decoding on all cores; `progress` is called after each
     /// batch with (bytes read, file size, elements delivered).
-    func read(into sink: OSMElementSink, wantedKeys: Set<String>, progress: ((Int, Int, Int) -> Void)? = nil) throws(OSMReadError) {
+    func read(into sink: OSMElementSink, wantedKeys: Set<String>, progress: OSMGraphLoader.Progress? = nil) throws(OSMReadError) {
         guard let first = try nextBlob() else { throw failure("the file is empty", at: 0) }
         guard first.type == "OSMHeader" else {
             throw failure("the first blob is \"\(first.type)\", not the OSMHeader every PBF file starts with", at: first.offset)

@@ -10,20 +10,12 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
 /// The PBF reader (issue 14): the sample town written as PBF in every shape the format allows
 /// builds the very graph its XML does; damaged and unsupported files fail with a one-line reason
 /// naming the blob; mutated files never crash it.
-@Suite final class PBFTests {
-    let dir = NSTemporaryDirectory() + "waymark-pbf-\(UUID().uuidString)"
+@Suite struct PBFTests {
+    let directory: TemporaryDirectory
 
-    init() throws {
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    }
+    init() throws { directory = try TemporaryDirectory("waymark-pbf") }
 
-    deinit { try? FileManager.default.removeItem(atPath: dir) }
-
-    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let path = dir + "/" + name
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return path
-    }
+    func write(_ name: String, _ bytes: [UInt8]) throws -> String { try directory.file(name, bytes) }
 
     /// The sample town's elements as the XML reader delivers them (the tags the profile reads).
     static let townElements: TestElements = {

@@ -4,20 +4,12 @@ import Testing
 
 /// Files that are not OpenStreetMap XML, or are damaged, fail with their real reason (issue 13,
 /// item 10), each checked through the loader a user's command goes through.
-@Suite final class WrongInputTests {
-    let dir = NSTemporaryDirectory() + "waymark-wrong-\(UUID().uuidString)"
+@Suite struct WrongInputTests {
+    let directory: TemporaryDirectory
 
-    init() throws {
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    }
+    init() throws { directory = try TemporaryDirectory("waymark-wrong") }
 
-    deinit { try? FileManager.default.removeItem(atPath: dir) }
-
-    func file(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let path = dir + "/" + name
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return path
-    }
+    func file(_ name: String, _ bytes: [UInt8]) throws -> String { try directory.file(name, bytes) }
 
     func error(_ path: String) -> String {
         do {

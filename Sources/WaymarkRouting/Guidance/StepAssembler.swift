@@ -181,9 +181,11 @@ struct StepAssembler {
     }
 
     /// Whether vertex `v` joins only the road arrived by and the road taken (a bend, a signal, a
-    /// way boundary): every edge there belongs to one of the two.
+    /// way boundary): every edge there belongs to one of the two. Two different roads: the
+    /// per-map count of roads at `v` says it; one road looping back to `v` needs the edges.
     private func isPlainPassage(_ v: UInt32, _ e: Int, _ f: Int) -> Bool {
         let a = graph.segment(of: e), b = graph.segment(of: f)
+        if a != b { return data.turns.roads[Int(v)] <= 2 }
         for g in graph.edges(from: v) where graph.segment(of: g) != a && graph.segment(of: g) != b { return false }
         for slot in graph.incoming(to: v) {
             let s = graph.segment(of: Int(graph.incomingEdge[slot]))
