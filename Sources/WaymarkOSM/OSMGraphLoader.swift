@@ -35,7 +35,10 @@ public enum OSMGraphLoader {
     /// What a file is by its first bytes: an OSM PBF, JSON, or (possibly gzipped) XML — also
     /// when it cannot be read: opening it reports that.
     static func sniff(_ path: String) -> Format {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return .xml }
+        // Only a regular file is opened here: opening a FIFO would wait for a writer. Anything
+        // else goes on to the reader, which says what is wrong with it.
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, let handle = FileHandle(forReadingAtPath: path) else { return .xml }
         defer { try? handle.close() }
         guard let head = try? handle.read(upToCount: 64), !head.isEmpty else { return .xml }
         let bytes = Array(head)

@@ -30,6 +30,15 @@ import Testing
         #expect(error(try file("places.osm", Array(#"{"type":"FeatureCollection","features":[]}"#.utf8))).contains("it is JSON"))
     }
 
+    /// A FIFO named like a map is refused at once, not waited on (the format sniffing opened it).
+    @Test func fifoIsRefused() throws {
+        for name in ["map.osm.pbf", "map.osm"] {
+            let path = directory.path + "/" + name
+            #expect(mkfifo(path, 0o600) == 0)
+            #expect(error(path) == "\(path): cannot open: not a regular file")
+        }
+    }
+
     @Test func nodeWithoutID() throws {
         let path = try file("n.osm", Array(#"<osm version="0.6"><node lat="52" lon="13"/></osm>"#.utf8))
         #expect(error(path).contains("<node> is missing its id attribute"))
