@@ -146,6 +146,14 @@ public final class RoadMap: @unchecked Sendable {
         return try router.route(waypoints)
     }
 
+    /// Travel times and distances from every source to every destination (see
+    /// ``Router/table(sources:destinations:)``). Thread-safe.
+    public func table(sources: [Coordinate], destinations: [Coordinate]) throws(RouteError) -> DistanceTable {
+        let router = lock.withLock { idleRouters.popLast() } ?? makeRouter()
+        defer { lock.withLock { idleRouters.append(router) } }
+        return try router.table(sources: sources, destinations: destinations)
+    }
+
     /// Routes every query (each a list of waypoints) on `threads` threads, a router each, over
     /// this one map; `transform` turns each outcome into what the caller keeps (on the thread that
     /// routed it). Results come in input order; the times are of the routing alone.
@@ -229,6 +237,19 @@ final class RoutingData: Sendable {
     let bounds: BoundingBox?
     /// What guidance looks up rather than measures on every route: name keys, perceived bearings.
     let guidance: GuidanceTables
+    /// Travel time and length of every hierarchy arc, made at the first table (nil without a hierarchy).
+    private let arcMetricsLock = NSLock()
+    nonisolated(unsafe) private var madeArcMetrics: ArcMetrics?
+
+    var arcMetrics: ArcMetrics? {
+        guard let hierarchy else { return nil }
+        return arcMetricsLock.withLock {
+            if let madeArcMetrics { return madeArcMetrics }
+            let made = ArcMetrics(hierarchy: hierarchy, data: self)
+            madeArcMetrics = made
+            return made
+        }
+    }
 
     private init(graph: RoadGraph, snapIndex: SnapIndex, costs: TurnCosts, turns: TurnGeometry, transitions: TransitionTable,
                  landmarks: Landmarks?, hierarchy: ContractionHierarchy?) {

@@ -15,6 +15,8 @@ public final class Router {
     public var maxSnapDistance: Double
     let data: RoutingData
     private let engine: Engine
+    /// The many-to-many search, made at the first table.
+    private var tableSearch: TableSearch?
 
     private enum Engine {
         case hierarchy(HierarchySearch)
@@ -79,5 +81,35 @@ public final class Router {
         return Route(distance: legs.reduce(0) { $0 + $1.distance }, duration: legs.reduce(0) { $0 + $1.duration },
                      weight: legs.reduce(0) { $0 + $1.weight },
                      geometry: geometry, legs: legs, waypoints: snaps, destinationName: nil)
+    }
+
+    /// Travel times and distances from every source to every destination (OSRM's table): on a
+    /// contraction hierarchy by the bucket method, one search per source and per destination;
+    /// otherwise one route search per pair. Points snap as a route's waypoints do, all together.
+    public func table(sources: [Coordinate], destinations: [Coordinate]) throws(RouteError) -> DistanceTable {
+        guard !sources.isEmpty && !destinations.isEmpty else { throw .invalidInput("a table needs at least one source and one destination") }
+        let all = sources + destinations
+        let candidates = try all.map { (c) throws(RouteError) in
+            guard let found = data.snapIndex.candidates(near: c, maxDistance: maxSnapDistance) else {
+                throw data.noRoadError(c, maxDistance: maxSnapDistance)
+            }
+            return found
+        }
+        let snaps = SnapIndex.choose(candidates)
+        let from = Array(snaps[..<sources.count]), to = Array(snaps[sources.count...])
+        var table = DistanceTable(sources: from, destinations: to, durations: [], distances: [])
+        if let metrics = data.arcMetrics {
+            if tableSearch == nil { tableSearch = TableSearch(data: data, metrics: metrics) }
+            (table.durations, table.distances) = tableSearch!.table(sources: from, destinations: to)
+        } else {
+            for a in from {
+                for b in to {
+                    let found = path(from: a, to: b)
+                    table.durations.append(found?.duration)
+                    table.distances.append(found?.distance)
+                }
+            }
+        }
+        return table
     }
 }

@@ -1,0 +1,224 @@
+import WaymarkGeo
+import WaymarkGraph
+
+/// Travel times and distances between every source and every destination (OSRM's table
+/// service): row-major, `nil` where a destination cannot be reached from a source.
+public struct DistanceTable: Sendable, Equatable {
+    /// Where each source and destination snapped.
+    public var sources: [Snap]
+    public var destinations: [Snap]
+    /// Seconds (travel time of the fastest route by weight), `durations[i * destinations.count + j]`.
+    public var durations: [Double?]
+    /// Metres along the same routes.
+    public var distances: [Double?]
+
+    public func duration(from i: Int, to j: Int) -> Double? { durations[i * destinations.count + j] }
+    public func distance(from i: Int, to j: Int) -> Double? { distances[i * destinations.count + j] }
+}
+
+/// Travel time and length of every arc of a contraction hierarchy (a shortcut: the sum of the two
+/// arcs it replaces), for searches that report more than the weight they minimise. Built once
+/// per map, on the first table.
+struct ArcMetrics: Sendable {
+    let duration: [Float]
+    let distance: [Float]
+
+    init(hierarchy ch: ContractionHierarchy, data: RoutingData) {
+        let graph = data.graph, paths = ch.transitions.paths
+        let count = ch.arcCount
+        var duration = [Double](repeating: 0, count: count), distance = [Double](repeating: 0, count: count)
+        var done = [Bool](repeating: false, count: count)
+        var stack: [Int] = []
+        // Shortcuts refer to arcs made before them, so one pass in order does; the stack covers
+        // any other order.
+        for root in 0..<count where !done[root] {
+            stack.append(root)
+            while let a = stack.last {
+                if done[a] {
+                    stack.removeLast()
+                    continue
+                }
+                let first = Int(ch.arcFirst[a]), second = Int(ch.arcSecond[a])
+                if first < 0 {
+                    let e = paths.edge(Int(ch.arcTail[a])), f = paths.edge(Int(ch.arcHead[a]))
+                    duration[a] = TransitionTable.duration(e, f, graph, data.turns, data.costs) + Double(graph.edgeDuration[f])
+                    distance[a] = Double(graph.edgeLength[f])
+                } else if done[first] && done[second] {
+                    duration[a] = duration[first] + duration[second]
+                    distance[a] = distance[first] + distance[second]
+                } else {
+                    if !done[first] { stack.append(first) }
+                    if !done[second] { stack.append(second) }
+                    continue
+                }
+                done[a] = true
+                stack.removeLast()
+            }
+        }
+        self.duration = duration.map { Float($0) }
+        self.distance = distance.map { Float($0) }
+    }
+}
+
+/// Many-to-many on a contraction hierarchy, the bucket way (Knopp et al., as OSRM's table): one
+/// upward backward search per destination leaves, at every node it settles, a bucket entry (the
+/// destination and the cost from there); then one upward forward search per source scans the
+/// buckets of the nodes it settles. Every pair's best meeting is its fastest route, as for single
+/// queries. Costs are the weight the searches minimise; travel time and length ride along.
+final class TableSearch {
+    private let data: RoutingData
+    private let hierarchy: ContractionHierarchy
+    private let metrics: ArcMetrics
+    private var labels: StampedArray<TableLabel>
+    private var heap = MinHeap(capacity: 1024)
+    /// The first bucket entry of a node in this table (an index into `entries`), chained by `next`.
+    private var bucketHead: StampedArray<Int32>
+
+    private struct TableLabel {
+        var cost: Double
+        var duration: Double
+        var distance: Double
+    }
+
+    private struct Entry {
+        var destination: Int32
+        var next: Int32
+        var cost: Double
+        var duration: Double
+        var distance: Double
+    }
+
+    init(data: RoutingData, metrics: ArcMetrics) {
+        self.data = data
+        hierarchy = data.hierarchy!
+        self.metrics = metrics
+        labels = StampedArray(count: hierarchy.nodeCount)
+        bucketHead = StampedArray(count: hierarchy.nodeCount)
+    }
+
+    deinit {
+        labels.deallocate()
+        heap.deallocate()
+        bucketHead.deallocate()
+    }
+
+    /// The table between snapped points (their edge points on the graph).
+    func table(sources: [Snap], destinations: [Snap]) -> (durations: [Double?], distances: [Double?]) {
+        let graph = data.graph, ch = hierarchy, paths = ch.transitions.paths
+        let columns = destinations.count
+        var cost = [Double](repeating: .infinity, count: sources.count * columns)
+        var durations = [Double?](repeating: nil, count: sources.count * columns)
+        var distances = [Double?](repeating: nil, count: sources.count * columns)
+        let goalPoints = destinations.map { data.snapIndex.edgePoints($0, graph: graph) }
+        var entries: [Entry] = []
+        bucketHead.clear()
+        var labels = self.labels, heap = self.heap, heads = self.bucketHead
+        defer { self.heap = heap }
+
+        ch.up.withBuffers { up in
+            ch.down.withBuffers { down in
+                // Backward: from the edges that may turn into each destination's edge, downward arcs.
+                for (j, goals) in goalPoints.enumerated() {
+                    labels.clear()
+                    heap.removeAll()
+                    func relax(_ y: Int, _ label: TableLabel) {
+                        if labels.contains(y) && labels[y].cost <= label.cost { return }
+                        labels[y] = label
+                        heap.push(label.cost, y)
+                    }
+                    for g in goals {
+                        let partial = graph.part(g.edge, from: 0, to: g.offset)
+                        let v = graph.source(of: g.edge), outgoing = graph.edges(from: v)
+                        let flagged = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
+                        for slot in graph.incoming(to: v) {
+                            let e = Int(graph.incomingEdge[slot])
+                            guard let turn = graph.turnWeight(e, g.edge, table: ch.transitions) else { continue }
+                            let turnSeconds = TransitionTable.duration(e, g.edge, graph, data.turns, data.costs)
+                            for s in paths.states(of: e) where paths.state(after: s, onto: g.edge, firstOut: outgoing.lowerBound, flagged: flagged) != nil {
+                                relax(s, TableLabel(cost: turn + partial.weight, duration: turnSeconds + partial.duration, distance: partial.distance))
+                            }
+                        }
+                    }
+                    while let (k, x) = heap.pop() {
+                        let label = labels[x]
+                        if k > label.cost { continue }
+                        // Stalled: a higher node reaches x more cheaply, so no best route meets here.
+                        var stalled = false
+                        for i in up.arcs(of: x) {
+                            let y = Int(up.end[i])
+                            if labels.contains(y) && labels[y].cost + up.weight[i] < k { stalled = true; break }
+                        }
+                        if stalled { continue }
+                        let previous = heads.contains(x) ? heads[x] : -1
+                        heads[x] = Int32(entries.count)
+                        entries.append(Entry(destination: Int32(j), next: previous, cost: k, duration: label.duration, distance: label.distance))
+                        for i in down.arcs(of: x) {
+                            let a = Int(down.arc[i])
+                            relax(Int(down.end[i]), TableLabel(cost: k + down.weight[i], duration: label.duration + Double(metrics.duration[a]),
+                                                               distance: label.distance + Double(metrics.distance[a])))
+                        }
+                    }
+                }
+
+                // Forward: from each source's edges, upward arcs, scanning the buckets it settles.
+                for (i, source) in sources.enumerated() {
+                    labels.clear()
+                    heap.removeAll()
+                    let row = i * columns
+                    func relax(_ y: Int, _ label: TableLabel) {
+                        if labels.contains(y) && labels[y].cost <= label.cost { return }
+                        labels[y] = label
+                        heap.push(label.cost, y)
+                    }
+                    let starts = data.snapIndex.edgePoints(source, graph: graph)
+                    for s in starts {
+                        let part = graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge]))
+                        relax(s.edge, TableLabel(cost: part.weight, duration: part.duration, distance: part.distance))
+                        // Along one edge, when a destination lies ahead on it.
+                        for (j, goals) in goalPoints.enumerated() {
+                            for g in goals where g.edge == s.edge && g.offset >= s.offset {
+                                let direct = graph.part(s.edge, from: s.offset, to: g.offset)
+                                if direct.weight < cost[row + j] {
+                                    cost[row + j] = direct.weight
+                                    durations[row + j] = direct.duration
+                                    distances[row + j] = direct.distance
+                                }
+                            }
+                        }
+                    }
+                    while let (k, x) = heap.pop() {
+                        let label = labels[x]
+                        if k > label.cost { continue }
+                        if heads.contains(x) {
+                            var slot = Int(heads[x])
+                            while slot >= 0 {
+                                let entry = entries[slot]
+                                let through = k + entry.cost, j = row + Int(entry.destination)
+                                if through < cost[j] {
+                                    cost[j] = through
+                                    durations[j] = label.duration + entry.duration
+                                    distances[j] = label.distance + entry.distance
+                                }
+                                slot = Int(entry.next)
+                            }
+                        }
+                        var stalled = false
+                        for i in down.arcs(of: x) {
+                            let y = Int(down.end[i])
+                            if labels.contains(y) && labels[y].cost + down.weight[i] < k { stalled = true; break }
+                        }
+                        if stalled { continue }
+                        for i in up.arcs(of: x) {
+                            let a = Int(up.arc[i])
+                            relax(Int(up.end[i]), TableLabel(cost: k + up.weight[i], duration: label.duration + Double(metrics.duration[a]),
+                                                             distance: label.distance + Double(metrics.distance[a])))
+                        }
+                    }
+                }
+            }
+        }
+        self.labels = labels
+        self.bucketHead = heads
+        return (durations, distances)
+    }
+}
