@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "WaymarkOSM", targets: ["WaymarkOSM"]),
         .library(name: "WaymarkRouting", targets: ["WaymarkRouting"]),
         .library(name: "WaymarkRender", targets: ["WaymarkRender"]),
+        .library(name: "WaymarkServer", targets: ["WaymarkServer"]),
         .executable(name: "waymark", targets: ["WaymarkCLI"]),
     ],
     targets: [
@@ -46,13 +47,17 @@ let package = Package(
         .target(name: "Waymark", dependencies: ["WaymarkSupport", "WaymarkGeo", "WaymarkGeoJSON", "WaymarkAnnotations",
                                                 "WaymarkGraph", "WaymarkOSM", "WaymarkRouting", "WaymarkRender"]),
 
+        // MARK: - Service (OSRM's HTTP API over a RoadMap)
+        .target(name: "WaymarkServer", dependencies: ["Waymark"]),
+
         // MARK: - Command line
-        .executableTarget(name: "WaymarkCLI", dependencies: ["Waymark"]),
+        .executableTarget(name: "WaymarkCLI", dependencies: ["Waymark", "WaymarkServer"]),
 
         // MARK: - Tools (not products: sample-data generator and benchmarks)
         .executableTarget(name: "sample-town", dependencies: ["WaymarkGeo"], path: "Tools/SampleTown"),
         .executableTarget(name: "waymark-bench", dependencies: ["Waymark"], path: "Tools/Bench"),
-        .executableTarget(name: "waymark-fuzz", dependencies: ["WaymarkOSM", "WaymarkGraph", "WaymarkRouting", "WaymarkAnnotations", "WaymarkGeoJSON"],
+        .executableTarget(name: "waymark-fuzz", dependencies: ["WaymarkOSM", "WaymarkGraph", "WaymarkRouting", "WaymarkAnnotations", "WaymarkGeoJSON",
+                                                               "WaymarkServer"],
                           path: "Tools/Fuzz"),
 
         // MARK: - Tests
@@ -66,6 +71,7 @@ let package = Package(
         .testTarget(name: "WaymarkRoutingTests", dependencies: ["WaymarkRouting", "WaymarkGraph", "WaymarkOSM", "WaymarkSupport"]),
         .testTarget(name: "WaymarkRenderTests", dependencies: ["WaymarkRender", "WaymarkOSM", "WaymarkAnnotations"]),
         .testTarget(name: "WaymarkTests", dependencies: ["Waymark"]),
+        .testTarget(name: "WaymarkServerTests", dependencies: ["WaymarkServer", "Waymark"]),
         .testTarget(name: "CLITests", dependencies: ["WaymarkCLI", "sample-town", "waymark-fuzz", "WaymarkGeoJSON"],
                     exclude: ["Golden"]), // read from the source tree by path, not bundled
     ],

@@ -40,7 +40,10 @@ extension Route {
     /// `exits` and `rotary_name` where they apply; legs and routes with `weight` and `weight_name`;
     /// waypoints with `name` and `distance` (no `hint`). Geometries as OSRM's `geometries` option
     /// says (default polyline), the route's own as `overview` says (default simplified).
-    public func osrmJSON(geometries: GeometryFormat = .polyline, overview: OverviewFormat = .simplified, decimals: Int = 6) -> JSONValue {
+    /// `steps: false` leaves each leg's steps empty and its summary blank, as OSRM's `steps=false`
+    /// (the HTTP API's default); `waypoints: false` leaves the waypoints out (`skip_waypoints`).
+    public func osrmJSON(geometries: GeometryFormat = .polyline, overview: OverviewFormat = .simplified, decimals: Int = 6,
+                         steps withSteps: Bool = true, waypoints withWaypoints: Bool = true) -> JSONValue {
         func line(_ coordinates: [Coordinate]) -> JSONValue {
             switch geometries {
             case .polyline: .string(Polyline.encode(coordinates, precision: 5))
@@ -50,7 +53,7 @@ extension Route {
         }
         var legs: [JSONValue] = []
         for leg in self.legs {
-            let steps: [JSONValue] = leg.steps.map { step in
+            let steps: [JSONValue] = (withSteps ? leg.steps : []).map { step in
                 var maneuver: JSONObject = ["type": .string(step.maneuver.type.rawValue), "location": rounded(step.maneuver.location, decimals),
                                             "bearing_before": .number(Double(step.maneuver.bearingBefore)),
                                             "bearing_after": .number(Double(step.maneuver.bearingAfter))]
@@ -82,8 +85,8 @@ extension Route {
                 if let rotary = step.rotaryName { object["rotary_name"] = .string(rotary) }
                 return .object(object)
             }
-            legs.append(["distance": r1(leg.distance), "duration": r1(leg.duration), "weight": r1(leg.weight), "summary": .string(leg.summary),
-                         "steps": .array(steps)])
+            legs.append(["distance": r1(leg.distance), "duration": r1(leg.duration), "weight": r1(leg.weight),
+                         "summary": .string(withSteps ? leg.summary : ""), "steps": .array(steps)])
         }
         var route: JSONObject = ["distance": r1(distance), "duration": r1(duration), "legs": .array(legs),
                                  "weight_name": "routability", "weight": r1(weight)]
@@ -94,6 +97,7 @@ extension Route {
             route["geometry"] = line(Simplification.douglasPeucker(geometry, zoom: zoom))
         case .false: break
         }
+        guard withWaypoints else { return ["code": "Ok", "routes": [.object(route)]] }
         let names = waypointNames
         let waypoints: [JSONValue] = zip(self.waypoints, names).map { snap, name in
             ["name": .string(name), "location": rounded(snap.coordinate, decimals), "distance": r1(snap.distance)]
@@ -163,4 +167,40 @@ extension Route {
 extension RouteError {
     /// OSRM's error shape: `{"code": "NoRoute"|"NoSegment"|"InvalidInput", "message": …}`.
     public var osrmJSON: JSONValue { ["code": .string(code), "message": .string(description)] }
+}
+
+extension DistanceTable {
+    /// OSRM's table response: `durations` (seconds, times `scale`) and/or `distances` (metres)
+    /// as rows of columns, 1 decimal, `null` where unreachable; `sources` and `destinations` as
+    /// waypoints (road name, snapped location, distance from the input).
+    public func osrmJSON(on map: RoadMap, durations withDurations: Bool = true, distances withDistances: Bool = false,
+                         scale: Double = 1) -> JSONValue {
+        let columns = destinations.count
+        func matrix(_ values: [Double?], _ factor: Double) -> JSONValue {
+            .array((0..<sources.count).map { i in
+                .array((0..<columns).map { j in values[i * columns + j].map { .number(($0 * factor * 10).rounded() / 10) } ?? .null })
+            })
+        }
+        var result: JSONObject = ["code": "Ok"]
+        if withDurations { result["durations"] = matrix(durations, scale) }
+        if withDistances { result["distances"] = matrix(distances, 1) }
+        result["sources"] = .array(sources.map { $0.osrmWaypoint(name: map.roadName(of: $0)) })
+        result["destinations"] = .array(destinations.map { $0.osrmWaypoint(name: map.roadName(of: $0)) })
+        return .object(result)
+    }
+
+    /// One line per source, the durations (seconds, 1 decimal) to each destination separated by
+    /// commas, empty where unreachable.
+    public var durationsCSV: String {
+        (0..<sources.count).map { i in
+            (0..<destinations.count).map { j in duration(from: i, to: j).map { String(($0 * 10).rounded() / 10) } ?? "" }.joined(separator: ",")
+        }.joined(separator: "\n") + "\n"
+    }
+}
+
+extension Snap {
+    /// OSRM's waypoint object: `name`, `location` [lon, lat] (6 decimals), `distance` from the input.
+    public func osrmWaypoint(name: String) -> JSONValue {
+        ["name": .string(name), "location": rounded(coordinate, 6), "distance": r1(distance)]
+    }
 }

@@ -14,6 +14,8 @@ let commands: [(spec: CommandSpec, run: (ParsedArguments) throws(CLIError) -> Vo
     (CalloutCommand.spec, CalloutCommand.run),
     (RenderCommand.spec, RenderCommand.run),
     (PlaceCommand.spec, PlaceCommand.run),
+    (TableCommand.spec, TableCommand.run),
+    (ServeCommand.spec, ServeCommand.run),
 ]
 
 let generalHelp = """

@@ -139,11 +139,23 @@ public final class RoadMap: @unchecked Sendable {
         try route([origin] + via + [destination])
     }
 
-    /// The fastest route through the waypoints in order (two or more). Thread-safe.
-    public func route(_ waypoints: [Coordinate]) throws(RouteError) -> Route {
+    /// The fastest route through the waypoints in order (two or more); `radiuses` as
+    /// ``Router/route(_:radiuses:)`` takes them. Thread-safe.
+    public func route(_ waypoints: [Coordinate], radiuses: [Double?] = []) throws(RouteError) -> Route {
         let router = lock.withLock { idleRouters.popLast() } ?? makeRouter()
         defer { lock.withLock { idleRouters.append(router) } }
-        return try router.route(waypoints)
+        return try router.route(waypoints, radiuses: radiuses)
+    }
+
+    /// The nearest points on up to `count` road segments within `maxDistance` metres (default:
+    /// ``maxSnapDistance``), nearest first.
+    public func nearest(_ coordinate: Coordinate, count: Int, maxDistance: Double? = nil) -> [Snap] {
+        data().data.snapIndex.nearest(to: coordinate, maxDistance: maxDistance ?? maxSnapDistance, count: count)
+    }
+
+    /// The name of the road a snapped point lies on ("" when it has none).
+    public func roadName(of snap: Snap) -> String {
+        graph.strings[Int(graph.segmentName[snap.segment])]
     }
 
     /// Travel times and distances from every source to every destination (see

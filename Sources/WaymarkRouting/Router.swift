@@ -54,13 +54,16 @@ public final class Router {
         return snap
     }
 
-    /// The fastest route through the waypoints in order (two or more).
-    public func route(_ waypoints: [Coordinate]) throws(RouteError) -> Route {
+    /// The fastest route through the waypoints in order (two or more). `radiuses`, one per
+    /// waypoint where given, is how far each may be from its road (nil: ``maxSnapDistance``).
+    public func route(_ waypoints: [Coordinate], radiuses: [Double?] = []) throws(RouteError) -> Route {
         guard waypoints.count >= 2 else { throw .invalidInput("a route needs at least two waypoints") }
+        guard radiuses.isEmpty || radiuses.count == waypoints.count else { throw .invalidInput("give one radius per waypoint") }
         // OSRM's rule: inside a tiny component only when every waypoint is nearest to it.
-        let candidates = try waypoints.map { (c) throws(RouteError) in
-            guard let found = data.snapIndex.candidates(near: c, maxDistance: maxSnapDistance) else {
-                throw data.noRoadError(c, maxDistance: maxSnapDistance)
+        let candidates = try waypoints.enumerated().map { (i, c) throws(RouteError) in
+            let reach = radiuses.isEmpty ? maxSnapDistance : radiuses[i] ?? maxSnapDistance
+            guard let found = data.snapIndex.candidates(near: c, maxDistance: reach) else {
+                throw data.noRoadError(c, maxDistance: reach)
             }
             return found
         }

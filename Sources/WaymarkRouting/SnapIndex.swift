@@ -186,18 +186,7 @@ public struct SnapIndex: Sendable {
             for slot in Int(cellStart[k])..<Int(cellStart[k + 1]) {
                 let piece = Int(cellPieces[slot])
                 if bigComponentsOnly && segmentInTinyComponent[Int(pieceSegment[piece])] { continue }
-                let (a, b) = endpoints(piece)
-                // Longitudes the short way round from the query's, so a piece across 180° measures right.
-                func near(_ longitude: Double) -> Double {
-                    let d = longitude - c.longitude
-                    return d > 180 ? longitude - 360 : d < -180 ? longitude + 360 : longitude
-                }
-                let ax = near(a.longitude) * metresPerDegreeLon - cx, ay = a.latitude * metresPerDegreeLat - cy
-                let bx = near(b.longitude) * metresPerDegreeLon - cx, by = b.latitude * metresPerDegreeLat - cy
-                let dx = bx - ax, dy = by - ay
-                let t = dx == 0 && dy == 0 ? 0 : max(0, min(1, -(ax * dx + ay * dy) / (dx * dx + dy * dy)))
-                let ex = ax + t * dx, ey = ay + t * dy
-                let d = (ex * ex + ey * ey).squareRoot()
+                let (d, t) = measure(piece, c, cx, cy)
                 if best == nil || d < best!.distance { best = (d, piece, t) }
             }
         }
@@ -213,12 +202,65 @@ public struct SnapIndex: Sendable {
             if let best, best.distance <= Double(r) * SnapIndex.cellSize { break }
         }
         guard let best, best.distance <= maxDistance else { return nil }
-        let s = Int(pieceSegment[best.piece]), i = Int(pieceIndex[best.piece])
+        return snap(c, piece: best.piece, t: best.t)
+    }
+
+    /// The nearest points on up to `count` different road segments within `maxDistance` metres,
+    /// nearest first (OSRM's nearest service with `number`).
+    public func nearest(to c: Coordinate, maxDistance: Double, count: Int) -> [Snap] {
+        guard count > 0 else { return [] }
+        let cx = c.longitude * metresPerDegreeLon, cy = c.latitude * metresPerDegreeLat
+        let reach = Int64((maxDistance / SnapIndex.cellSize).rounded(.up))
+        let x0 = Int64((cx / SnapIndex.cellSize).rounded(.down)), y0 = Int64((cy / SnapIndex.cellSize).rounded(.down))
+        var best: [Int: (distance: Double, piece: Int, t: Double)] = [:]
+        func visit(_ x: Int64, _ y: Int64) {
+            guard let k = binarySearch(SnapIndex.key(x, y)) else { return }
+            for slot in Int(cellStart[k])..<Int(cellStart[k + 1]) {
+                let piece = Int(cellPieces[slot])
+                let (d, t) = measure(piece, c, cx, cy)
+                let s = Int(pieceSegment[piece])
+                if d <= maxDistance, best[s].map({ d < $0.distance }) ?? true { best[s] = (d, piece, t) }
+            }
+        }
+        for r in 0...reach {
+            if r == 0 {
+                visit(x0, y0)
+            } else {
+                for x in (x0 - r)...(x0 + r) { visit(x, y0 - r); visit(x, y0 + r) }
+                for y in (y0 - r + 1)...(y0 + r - 1) { visit(x0 - r, y); visit(x0 + r, y) }
+            }
+            if best.count >= count {
+                let kth = best.values.map(\.distance).sorted()[count - 1]
+                if kth <= Double(r) * SnapIndex.cellSize { break }
+            }
+        }
+        let chosen = best.sorted { ($0.value.distance, $0.key) < ($1.value.distance, $1.key) }.prefix(count)
+        return chosen.map { snap(c, piece: $0.value.piece, t: $0.value.t) }
+    }
+
+    /// Metres from `c` (at `cx`, `cy` in the index's metric plane) to a piece, and where along it.
+    private func measure(_ piece: Int, _ c: Coordinate, _ cx: Double, _ cy: Double) -> (Double, Double) {
+        let (a, b) = endpoints(piece)
+        func near(_ longitude: Double) -> Double {
+            let d = longitude - c.longitude
+            return d > 180 ? longitude - 360 : d < -180 ? longitude + 360 : longitude
+        }
+        let ax = near(a.longitude) * metresPerDegreeLon - cx, ay = a.latitude * metresPerDegreeLat - cy
+        let bx = near(b.longitude) * metresPerDegreeLon - cx, by = b.latitude * metresPerDegreeLat - cy
+        let dx = bx - ax, dy = by - ay
+        let t = dx == 0 && dy == 0 ? 0 : max(0, min(1, -(ax * dx + ay * dy) / (dx * dx + dy * dy)))
+        let ex = ax + t * dx, ey = ay + t * dy
+        return ((ex * ex + ey * ey).squareRoot(), t)
+    }
+
+    /// The snap at fraction `t` along `piece`.
+    private func snap(_ c: Coordinate, piece: Int, t: Double) -> Snap {
+        let s = Int(pieceSegment[piece]), i = Int(pieceIndex[piece])
         let shape = SnapIndex.shape(graph, s, segmentStart[s], segmentEnd[s])
         var offset = 0.0
         for j in 0..<i { offset += shape[j].distance(to: shape[j + 1]) }
         let a = shape[i], b = shape[i + 1]
-        let point = a.interpolated(to: b, fraction: best.t)
+        let point = a.interpolated(to: b, fraction: t)
         offset += a.distance(to: point)
         var length = 0.0
         for j in 0..<(shape.count - 1) { length += shape[j].distance(to: shape[j + 1]) }

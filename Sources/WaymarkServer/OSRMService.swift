@@ -1,0 +1,284 @@
+import Foundation
+import Waymark
+
+/// Limits on what one request may ask for (osrm-routed's `--max-*` options).
+public struct OSRMServiceLimits: Sendable {
+    /// Sources × destinations of a table at most this squared (osrm-routed's `--max-table-size`).
+    public var maxTableSize = 100
+    /// Waypoints of a route (`--max-viaroute-size`).
+    public var maxWaypoints = 500
+    /// Results of a nearest query (`--max-nearest-size`).
+    public var maxNearest = 100
+
+    public init() {}
+}
+
+/// OSRM's HTTP API v1 over one ``RoadMap``: `route`, `table` and `nearest`, with OSRM's request
+/// shapes (`/{service}/v1/{profile}/{coordinates}[.json]?option=value&…`), response JSON and
+/// error codes, so an OSRM client works by changing the URL. Also `/health`.
+///
+/// Each worker thread answers with a handler of its own (``makeHandler()``): a router, whose
+/// search scratch it alone uses, over the one shared map.
+public final class OSRMService: Sendable {
+    public let map: RoadMap
+    public let limits: OSRMServiceLimits
+
+    public init(map: RoadMap, limits: OSRMServiceLimits = OSRMServiceLimits()) {
+        self.map = map
+        self.limits = limits
+    }
+
+    /// A handler for one thread.
+    public func makeHandler() -> HTTPHandler {
+        let router = map.makeRouter()
+        return { request in self.respond(to: request, router: router) }
+    }
+
+    /// The response to one request, answered with `router` (one thread's).
+    public func respond(to request: HTTPRequest, router: Router) -> HTTPResponse {
+        if request.method == "OPTIONS" {
+            return HTTPResponse(status: .noContent, headers: [("Allow", "GET, HEAD, OPTIONS"), ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
+                                                              ("Access-Control-Max-Age", "86400")])
+        }
+        do {
+            return .json(try answer(request, router: router))
+        } catch {
+            return .json(["code": .string(error.code), "message": .string(error.message)], status: error.status)
+        }
+    }
+
+    // MARK: - Dispatch
+
+    private func answer(_ request: HTTPRequest, router: Router) throws(APIError) -> JSONValue {
+        let segments = request.segments
+        if segments == ["health"] {
+            return ["code": "Ok", "status": "serving", "nodes": .number(Double(map.graph.nodeCount)),
+                    "edges": .number(Double(map.graph.edgeCount)), "search": .string(map.hierarchy != nil ? "hierarchy" : "landmarks")]
+        }
+        guard segments.count == 4, !segments[0].isEmpty else {
+            throw APIError("InvalidUrl", "not an OSRM URL: expected /{service}/v1/{profile}/{coordinates} (services: route, table, nearest) or /health")
+        }
+        let service = segments[0]
+        guard ["route", "table", "nearest"].contains(service) else {
+            throw APIError("InvalidService", "service '\(service)' is not served (route, table, nearest)")
+        }
+        guard segments[1] == "v1" else { throw APIError("InvalidVersion", "version '\(segments[1])' is not served (v1)") }
+        var text = segments[3]
+        if text.hasSuffix(".json") { text.removeLast(5) }
+        let coordinates = try OSRMService.coordinates(text)
+        var options = try Options(request.query)
+        let result: JSONValue
+        switch service {
+        case "route": result = try route(coordinates, &options, router: router)
+        case "table": result = try table(coordinates, &options, router: router)
+        default: result = try nearest(coordinates, &options)
+        }
+        if let unknown = options.unread.first {
+            throw APIError("InvalidQuery", "option '\(unknown)' is not one of \(service)'s")
+        }
+        return result
+    }
+
+    // MARK: - Services
+
+    private func route(_ coordinates: [Coordinate], _ options: inout Options, router: Router) throws(APIError) -> JSONValue {
+        guard coordinates.count >= 2 else { throw APIError("InvalidOptions", "a route needs at least two coordinates") }
+        guard coordinates.count <= limits.maxWaypoints else {
+            throw APIError("TooBig", "\(coordinates.count) coordinates: a route takes at most \(limits.maxWaypoints)")
+        }
+        let radiuses = try general(&options, count: coordinates.count)
+        let steps = try options.bool("steps", default: false)
+        _ = try options.choice("alternatives", ["false", "true", "0", "1", "2", "3"], default: "false") // one route is always given (OSRM does not promise more)
+        let geometries = GeometryFormat(rawValue: try options.choice("geometries", GeometryFormat.allCases.map(\.rawValue), default: "polyline"))!
+        let overview = OverviewFormat(rawValue: try options.choice("overview", OverviewFormat.allCases.map(\.rawValue), default: "simplified"))!
+        if try options.choice("annotations", ["false", "true", "nodes", "distance", "duration", "datasources", "weight", "speed"],
+                              default: "false", list: true) != "false" {
+            throw APIError("NotImplemented", "annotations are not served; leave the option out or set it to false")
+        }
+        let straight = try options.choice("continue_straight", ["default", "true", "false"], default: "default")
+        if straight == "true" {
+            throw APIError("NotImplemented", "continue_straight=true is not served: routes may turn round at via points (continue_straight=false)")
+        }
+        if options.take("waypoints") != nil { throw APIError("NotImplemented", "the waypoints option (silent via points) is not served") }
+        let skipWaypoints = try options.bool("skip_waypoints", default: false)
+        do {
+            let route = try router.route(coordinates, radiuses: radiuses)
+            return route.osrmJSON(geometries: geometries, overview: overview, steps: steps, waypoints: !skipWaypoints)
+        } catch {
+            throw APIError(error)
+        }
+    }
+
+    private func table(_ coordinates: [Coordinate], _ options: inout Options, router: Router) throws(APIError) -> JSONValue {
+        let radiuses = try general(&options, count: coordinates.count)
+        func indices(_ name: String) throws(APIError) -> [Int] {
+            guard let text = options.take(name), text != "all" else { return Array(coordinates.indices) }
+            var result: [Int] = []
+            for piece in text.split(separator: ";", omittingEmptySubsequences: false) {
+                guard let i = Int(piece), coordinates.indices.contains(i) else {
+                    throw APIError("InvalidValue", "\(name): '\(piece)' is not an index of the \(coordinates.count) coordinates")
+                }
+                result.append(i)
+            }
+            return result
+        }
+        let sources = try indices("sources"), destinations = try indices("destinations")
+        let annotations = Set(try options.choice("annotations", ["duration", "distance"], default: "duration", list: true).split(separator: ","))
+        let scale = try options.number("scale_factor", default: 1, in: 0.000001...1e6)
+        if options.take("fallback_speed") != nil || options.take("fallback_coordinate") != nil {
+            throw APIError("NotImplemented", "fallback_speed is not served: unreachable pairs are null")
+        }
+        if sources.count * destinations.count > limits.maxTableSize * limits.maxTableSize {
+            throw APIError("TooBig", "\(sources.count) × \(destinations.count) table: at most \(limits.maxTableSize * limits.maxTableSize) cells")
+        }
+        if radiuses.contains(where: { $0 != nil }) { router.maxSnapDistance = radiuses.compactMap { $0 }.max()! }
+        defer { router.maxSnapDistance = map.maxSnapDistance }
+        let table: DistanceTable
+        do {
+            table = try router.table(sources: sources.map { coordinates[$0] }, destinations: destinations.map { coordinates[$0] })
+        } catch {
+            throw APIError(error)
+        }
+        return table.osrmJSON(on: map, durations: annotations.contains("duration"), distances: annotations.contains("distance"), scale: scale)
+    }
+
+    private func nearest(_ coordinates: [Coordinate], _ options: inout Options) throws(APIError) -> JSONValue {
+        guard coordinates.count == 1 else { throw APIError("InvalidOptions", "nearest takes one coordinate (\(coordinates.count) given)") }
+        let radius = try general(&options, count: 1)[0]
+        let number = Int(try options.number("number", default: 1, in: 1...Double(Int32.max)))
+        guard number <= limits.maxNearest else { throw APIError("TooBig", "number=\(number): at most \(limits.maxNearest)") }
+        let found = map.nearest(coordinates[0], count: number, maxDistance: radius)
+        guard !found.isEmpty else {
+            throw APIError("NoSegment", "no road within \(Int(radius ?? map.maxSnapDistance)) m of \(coordinates[0].longitude),\(coordinates[0].latitude)")
+        }
+        return ["code": "Ok", "waypoints": .array(found.map(waypoint))]
+    }
+
+    private func waypoint(_ snap: Snap) -> JSONValue { snap.osrmWaypoint(name: map.roadName(of: snap)) }
+
+    /// The options every service takes (OSRM's general options): `radiuses` (returned, per
+    /// coordinate, nil for the default; at most the map's snapping distance), and the ones
+    /// Waymark accepts as OSRM's defaults or refuses with the reason.
+    private func general(_ options: inout Options, count: Int) throws(APIError) -> [Double?] {
+        var radiuses = [Double?](repeating: nil, count: count)
+        if let text = options.take("radiuses") {
+            let pieces = text.split(separator: ";", omittingEmptySubsequences: false)
+            guard pieces.count == count else { throw APIError("InvalidOptions", "radiuses: \(pieces.count) given for \(count) coordinates") }
+            for (i, piece) in pieces.enumerated() where !piece.isEmpty && piece != "unlimited" {
+                guard let r = Double(piece), r.isFinite, r >= 0 else { throw APIError("InvalidValue", "radiuses: '\(piece)' is not a distance in metres") }
+                radiuses[i] = min(r, map.maxSnapDistance)
+            }
+        }
+        for name in ["bearings", "approaches"] {
+            guard let text = options.take(name) else { continue }
+            let pieces = text.split(separator: ";", omittingEmptySubsequences: false)
+            guard pieces.count == count else { throw APIError("InvalidOptions", "\(name): \(pieces.count) given for \(count) coordinates") }
+            if name == "bearings", pieces.contains(where: { !$0.isEmpty }) {
+                throw APIError("NotImplemented", "bearings are not served; leave each empty")
+            }
+            if name == "approaches", pieces.contains(where: { !$0.isEmpty && $0 != "unrestricted" }) {
+                throw APIError("NotImplemented", "approaches other than unrestricted are not served")
+            }
+        }
+        _ = options.take("hints") // never given out, so never meaningful: ignored
+        _ = try options.bool("generate_hints", default: true)
+        _ = try options.choice("snapping", ["default", "any"], default: "default")
+        if let exclude = options.take("exclude"), !exclude.isEmpty {
+            throw APIError("InvalidValue", "exclude: no classes can be excluded on this map")
+        }
+        return radiuses
+    }
+
+    // MARK: - Parsing
+
+    /// `lon,lat;lon,lat;…` or `polyline(…)` / `polyline6(…)`.
+    static func coordinates(_ text: String) throws(APIError) -> [Coordinate] {
+        for (prefix, precision) in [("polyline(", 5), ("polyline6(", 6)] where text.hasPrefix(prefix) && text.hasSuffix(")") {
+            let inner = String(text.dropFirst(prefix.count).dropLast())
+            do {
+                let decoded = try Polyline.decode(inner, precision: precision)
+                guard !decoded.isEmpty else { throw APIError("InvalidUrl", "an empty polyline") }
+                return decoded
+            } catch let error as APIError {
+                throw error
+            } catch {
+                throw APIError("InvalidUrl", "the polyline cannot be decoded: \(error)")
+            }
+        }
+        var result: [Coordinate] = []
+        for (n, piece) in text.split(separator: ";", omittingEmptySubsequences: false).enumerated() {
+            let parts = piece.split(separator: ",", omittingEmptySubsequences: false)
+            guard parts.count == 2, let lon = Double(parts[0]), let lat = Double(parts[1]) else {
+                throw APIError("InvalidQuery", "coordinate \(n + 1) ('\(piece.prefix(40))') is not longitude,latitude")
+            }
+            do {
+                result.append(try Coordinate(validatingLatitude: lat, longitude: lon))
+            } catch {
+                throw APIError("InvalidValue", "coordinate \(n + 1) ('\(piece.prefix(40))'): \(error)")
+            }
+        }
+        return result
+    }
+
+    /// The query's options, each read at most once; what is left unread is unknown.
+    struct Options {
+        private var values: [String: String] = [:]
+        private var order: [String] = []
+
+        init(_ query: [(name: String, value: String)]) throws(APIError) {
+            for (name, value) in query {
+                guard values[name] == nil else { throw APIError("InvalidQuery", "option '\(name)' is given twice") }
+                values[name] = value
+                order.append(name)
+            }
+        }
+
+        var unread: [String] { order.filter { values[$0] != nil } }
+
+        mutating func take(_ name: String) -> String? { values.removeValue(forKey: name) }
+
+        mutating func bool(_ name: String, default value: Bool) throws(APIError) -> Bool {
+            guard let text = take(name) else { return value }
+            switch text {
+            case "true": return true
+            case "false": return false
+            default: throw APIError("InvalidQuery", "\(name): '\(text.prefix(40))' is not true or false")
+            }
+        }
+
+        /// One of `allowed` (or, with `list`, several joined by commas).
+        mutating func choice(_ name: String, _ allowed: [String], default value: String, list: Bool = false) throws(APIError) -> String {
+            guard let text = take(name) else { return value }
+            let pieces = list ? text.split(separator: ",").map(String.init) : [text]
+            guard !pieces.isEmpty, pieces.allSatisfy(allowed.contains) else {
+                throw APIError("InvalidQuery", "\(name): '\(text.prefix(40))' is not \(allowed.joined(separator: ", "))")
+            }
+            return text
+        }
+
+        mutating func number(_ name: String, default value: Double, in range: ClosedRange<Double>) throws(APIError) -> Double {
+            guard let text = take(name) else { return value }
+            guard let n = Double(text), range.contains(n) else {
+                throw APIError("InvalidQuery", "\(name): '\(text.prefix(40))' is not a number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return n
+        }
+    }
+}
+
+/// An error answer in OSRM's shape: `{"code": …, "message": …}`, HTTP 400 unless said otherwise.
+struct APIError: Error {
+    var status: HTTPStatus
+    var code: String
+    var message: String
+
+    init(status: HTTPStatus = .badRequest, code: String, _ message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    init(_ code: String, _ message: String) { self.init(code: code, message) }
+
+    init(_ error: RouteError) { self.init(error.code == "InvalidInput" ? "InvalidOptions" : error.code, error.description) }
+}

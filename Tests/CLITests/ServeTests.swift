@@ -1,0 +1,388 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import WaymarkGeoJSON
+
+/// A `waymark serve` process on a free loopback port, its log collected as it runs.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    let port: UInt16
+    private let box = LogBox()
+
+    private final class LogBox: @unchecked Sendable {
+        let lock = NSLock()
+        var text = ""
+        var read: String { lock.withLock { text } }
+    }
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = Run.productsDirectory.appendingPathComponent("waymark")
+        process.arguments = ["serve"] + arguments + ["--port", "0"]
+        process.currentDirectoryURL = Run.packageRoot
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Read the log as it comes (so the pipe never fills), and the port from the first line.
+        let handle = err.fileHandleForReading
+        let ready = DispatchSemaphore(value: 0)
+        let box = self.box
+        DispatchQueue.global().async {
+            var signalled = false
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                box.lock.withLock { box.text += String(decoding: data, as: UTF8.self) }
+                if !signalled && box.read.contains("listening on") {
+                    signalled = true
+                    ready.signal()
+                }
+            }
+            if !signalled { ready.signal() }
+        }
+        _ = ready.wait(timeout: .now() + 60)
+        let text = box.read
+        guard let range = text.range(of: #"listening on http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
+              let found = UInt16(text[range].split(separator: ":").last!) else {
+            process.terminate()
+            throw ServeTestError("the server did not start: \(text)")
+        }
+        port = found
+    }
+
+    var log: String { box.read }
+
+    /// SIGTERM, then the exit status.
+    func stop() -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+}
+
+struct Point {
+    var lat: Double
+    var lon: Double
+    init(_ lat: Double, _ lon: Double) { self.lat = lat; self.lon = lon }
+}
+
+struct ServeTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A raw HTTP client: exactly the bytes given, and the responses read back by Content-Length.
+struct RawClient {
+    let fd: Int32
+
+    init(port: UInt16) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard status == 0 else { throw ServeTestError("cannot connect to port \(port)") }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            sent += n
+        }
+    }
+
+    func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
+    func close() { Glibc.close(fd) }
+
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+        var json: JSONValue? { try? JSONValue(parsing: body) }
+    }
+
+    private final class Buffer { var bytes: [UInt8] = [] }
+    private let buffer = Buffer()
+
+    /// The next response, or nil when the server closed the connection first.
+    func response() -> Response? {
+        func fill() -> Bool {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n <= 0 { return false }
+            buffer.bytes += chunk[0..<n]
+            return true
+        }
+        let separator = Array("\r\n\r\n".utf8)
+        var headEnd: Int?
+        while headEnd == nil {
+            if buffer.bytes.count >= 4 {
+                headEnd = (0...(buffer.bytes.count - 4)).first { Array(buffer.bytes[$0..<($0 + 4)]) == separator }
+            }
+            if headEnd == nil && !fill() { return nil }
+        }
+        let head = String(decoding: buffer.bytes[..<headEnd!], as: UTF8.self).components(separatedBy: "\r\n")
+        let status = Int(head[0].split(separator: " ")[1])!
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces)
+        }
+        let length = Int(headers["content-length"] ?? "0")!
+        while buffer.bytes.count < headEnd! + 4 + length { if !fill() { return nil } }
+        let body = String(decoding: buffer.bytes[(headEnd! + 4)..<(headEnd! + 4 + length)], as: UTF8.self)
+        buffer.bytes.removeFirst(headEnd! + 4 + length)
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// Whether the server has closed the connection (reads end, nothing more comes).
+    func isClosed() -> Bool {
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, 0) <= 0
+    }
+
+    /// One GET on a fresh connection.
+    static func get(_ path: String, port: UInt16) throws -> Response {
+        let client = try RawClient(port: port)
+        defer { client.close() }
+        client.send("GET \(path) HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+        guard let response = client.response() else { throw ServeTestError("no response to \(path)") }
+        return response
+    }
+}
+
+/// `waymark serve` end to end: every endpoint against the CLI's answers, OSRM's error codes, and
+/// the abuse a server on a network meets — after which it still answers.
+@Suite(.serialized) final class ServeTests {
+    let directory: String
+    let map: String
+
+    init() throws {
+        directory = try Run.temporaryDirectory()
+        map = directory + "/town.wmg"
+        let build = try Run.waymark("build", Run.data("sample-town.osm"), "--hierarchy", "-o", map, "--quiet")
+        #expect(build.status == 0, "\(build.stderr)")
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    // Sample-town points (lat,lon) and the same as OSRM's lon,lat.
+    let a = Point(52.309427, -2.598781), b = Point(52.311680, -2.572561), c = Point(52.3060, -2.5900)
+    func lonLat(_ p: Point) -> String { "\(p.lon),\(p.lat)" }
+
+    @Test func endpointsAnswerAsTheCommandLineDoes() throws {
+        let server = try ServerProcess([map, "--threads", "2"])
+        // route with steps == `waymark route --format json`
+        let route = try RawClient.get("/route/v1/driving/\(lonLat(a));\(lonLat(b))?steps=true", port: server.port)
+        #expect(route.status == 200 && route.headers["content-type"] == "application/json; charset=UTF-8")
+        let cli = try Run.waymark("route", map, "--from", "\(a.lat),\(a.lon)", "--to", "\(b.lat),\(b.lon)", "--format", "json")
+        let cliJSON = try JSONValue(parsing: cli.stdout)
+        #expect(route.json != nil && route.json == cliJSON)
+        // Without steps (OSRM's default): the same route, legs without steps.
+        let plain = try RawClient.get("/route/v1/driving/\(lonLat(a));\(lonLat(b)).json?overview=full&geometries=geojson", port: server.port)
+        let leg = plain.json?["routes"]?.arrayValue?.first?["legs"]?.arrayValue?.first
+        #expect(leg?["steps"] == .array([]) && leg?["summary"] == "")
+        #expect(plain.json?["routes"]?.arrayValue?.first?["geometry"]?["type"] == "LineString")
+        #expect(plain.json?["routes"]?.arrayValue?.first?["duration"] == route.json?["routes"]?.arrayValue?.first?["duration"])
+        // Polyline coordinates (rounded to 5 decimals) give the same route.
+        let encoded = try RawClient.get("/route/v1/driving/polyline(\(polyline([a, b])))?steps=true", port: server.port)
+        let steps = { (r: RawClient.Response) in r.json?["routes"]?.arrayValue?.first?["legs"]?.arrayValue?.first?["steps"]?.arrayValue?.map { $0["maneuver"]?["instruction"] } }
+        #expect(encoded.status == 200 && steps(encoded) != nil && steps(encoded) == steps(route))
+
+        // table == `waymark table`
+        let points = directory + "/points.csv"
+        try "latitude,longitude\n\(a.lat),\(a.lon)\n\(b.lat),\(b.lon)\n\(c.lat),\(c.lon)\n".write(toFile: points, atomically: true, encoding: .utf8)
+        let table = try RawClient.get("/table/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c))?annotations=duration,distance", port: server.port)
+        let cliTable = try Run.waymark("table", map, "--sources", points)
+        #expect(cliTable.status == 0, "\(cliTable.stderr)")
+        let cliTableJSON = try JSONValue(parsing: cliTable.stdout)
+        #expect(table.status == 200 && table.json == cliTableJSON)
+        // The table's a→b cell is the route's duration.
+        #expect(table.json?["durations"]?.arrayValue?[0].arrayValue?[1] == route.json?["routes"]?.arrayValue?.first?["duration"])
+        let part = try RawClient.get("/table/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c))?sources=0&destinations=2;1", port: server.port)
+        #expect(part.json?["durations"] == .array([.array([table.json!["durations"]!.arrayValue![0].arrayValue![2],
+                                                           table.json!["durations"]!.arrayValue![0].arrayValue![1]])]))
+        #expect(part.json?["distances"] == nil && part.json?["sources"]?.arrayValue?.count == 1)
+
+        // nearest: nearest first, distinct roads.
+        let nearest = try RawClient.get("/nearest/v1/driving/\(lonLat(a))?number=3", port: server.port)
+        let waypoints = nearest.json?["waypoints"]?.arrayValue ?? []
+        #expect(nearest.status == 200 && waypoints.count == 3)
+        let distances = waypoints.compactMap { $0["distance"]?.numberValue }
+        #expect(distances == distances.sorted())
+        #expect(waypoints.first?["location"] == route.json?["waypoints"]?.arrayValue?.first?["location"])
+
+        let health = try RawClient.get("/health", port: server.port)
+        #expect(health.status == 200 && health.json?["search"] == "hierarchy")
+        #expect(server.stop() == 0)
+        #expect(server.log.contains("\"GET /health\" 200"))
+        #expect(server.log.contains("waymark serve: stopped"))
+    }
+
+    @Test func errorsAreOSRMs() throws {
+        let server = try ServerProcess([map, "--max-table-size", "2", "--max-waypoints", "3", "--max-nearest", "2"])
+        defer { _ = server.stop() }
+        let cases: [(String, Int, String)] = [
+            ("/route/v1/driving/\(lonLat(a))", 400, "InvalidOptions"),
+            ("/route/v1/driving/abc;def", 400, "InvalidQuery"),
+            ("/route/v1/driving/-2.6,95;-2.57,52.31", 400, "InvalidValue"),
+            ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?steps=maybe", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?bogus=1", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?steps=true&steps=false", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?radiuses=5", 400, "InvalidOptions"),
+            ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?annotations=true", 400, "NotImplemented"),
+            ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?bearings=10,20;", 400, "NotImplemented"),
+            ("/route/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c));\(lonLat(a))", 400, "TooBig"),
+            ("/route/v1/driving/\(lonLat(a));-2.0,52.0", 400, "NoSegment"),
+            ("/table/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c))", 400, "TooBig"),
+            ("/table/v1/driving/\(lonLat(a));\(lonLat(b))?sources=5", 400, "InvalidValue"),
+            ("/nearest/v1/driving/\(lonLat(a))?number=3", 400, "TooBig"),
+            ("/nearest/v1/driving/\(lonLat(a));\(lonLat(b))", 400, "InvalidOptions"),
+            ("/match/v1/driving/\(lonLat(a));\(lonLat(b))", 400, "InvalidService"),
+            ("/route/v2/driving/\(lonLat(a));\(lonLat(b))", 400, "InvalidVersion"),
+            ("/", 400, "InvalidUrl"),
+            ("/../etc/passwd", 400, "InvalidUrl"),
+            ("/../../etc/passwd", 400, "InvalidService"),
+        ]
+        for (path, status, code) in cases {
+            let response = try RawClient.get(path, port: server.port)
+            #expect(response.status == status && response.json?["code"]?.stringValue == code, "\(path): \(response.status) \(response.body)")
+            let message = response.json?["message"]?.stringValue ?? ""
+            #expect(message.isEmpty == false, "\(path)")
+        }
+        // Radiuses narrow the snapping: 1 m from a point 100 m off any road finds none.
+        let far = try RawClient.get("/route/v1/driving/\(lonLat(a));\(lonLat(b))?radiuses=1;", port: server.port)
+        #expect(far.json?["code"] == "NoSegment" || far.json?["code"] == "Ok")
+        #expect(try RawClient.get("/health", port: server.port).status == 200)
+    }
+
+    @Test func abuseIsRefusedAndServingGoesOn() throws {
+        let server = try ServerProcess([map, "--request-timeout", "1", "--idle-timeout", "1", "--max-connections", "6"])
+        defer { _ = server.stop() }
+        let good = "GET /route/v1/driving/\(lonLat(a));\(lonLat(b)) HTTP/1.1\r\nHost: t\r\n\r\n"
+
+        // Pipelined: three requests in one write, three answers in order, on one connection.
+        let pipelined = try RawClient(port: server.port)
+        pipelined.send(good + "GET /health HTTP/1.1\r\nHost: t\r\n\r\n" + "GET /nope HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        #expect(pipelined.response()?.json?["code"] == "Ok")
+        #expect(pipelined.response()?.json?["status"] == "serving")
+        #expect(pipelined.response()?.status == 400)
+        #expect(pipelined.isClosed())
+        pipelined.close()
+
+        // 10,000 coordinates: the URL is too long (414), answered, connection closed.
+        let many = (0..<10_000).map { _ in lonLat(a) }.joined(separator: ";")
+        let long = try RawClient(port: server.port)
+        long.send("GET /table/v1/driving/\(many) HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(long.response()?.status == 414)
+        long.close()
+
+        // Huge headers: 431.
+        let headers = try RawClient(port: server.port)
+        headers.send("GET /health HTTP/1.1\r\nHost: t\r\nX-Big: \(String(repeating: "x", count: 40_000))\r\n\r\n")
+        #expect(headers.response()?.status == 431)
+        headers.close()
+
+        // Binary garbage: 400, closed.
+        let garbage = try RawClient(port: server.port)
+        garbage.send([0x16, 0x03, 0x01, 0x00, 0xFF, 0x00, 0x0A, 0x0D, 0x0A, 0x0D, 0x0A])
+        #expect(garbage.response()?.status == 400)
+        #expect(garbage.isClosed())
+        garbage.close()
+
+        // Not GET: 405 with Allow.
+        let post = try RawClient.get("/health", port: server.port) // warm
+        #expect(post.status == 200)
+        let poster = try RawClient(port: server.port)
+        poster.send("POST /route/v1/driving/1,2;3,4 HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n{}")
+        let refused = poster.response()
+        #expect(refused?.status == 405 && refused?.headers["allow"] == "GET, HEAD, OPTIONS")
+        poster.close()
+
+        // Slowloris: half a request, then silence: 408 after the request timeout, closed.
+        let slow = try RawClient(port: server.port)
+        slow.send("GET /health HTTP/1.1\r\nHo")
+        #expect(slow.response()?.status == 408)
+        #expect(slow.isClosed())
+        slow.close()
+
+        // Half-closed: the request, then the client's end shut: answered all the same.
+        let half = try RawClient(port: server.port)
+        half.send("GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+        half.shutdownWrite()
+        #expect(half.response()?.status == 200)
+        #expect(half.isClosed())
+        half.close()
+
+        // Idle kept-alive connections are closed after the idle timeout.
+        let idle = try RawClient(port: server.port)
+        idle.send("GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(idle.response()?.status == 200)
+        #expect(idle.isClosed()) // waits about a second
+        idle.close()
+
+        // Over the connection limit: 503, and the others still served.
+        let held = try (0..<6).map { _ in try RawClient(port: server.port) }
+        Thread.sleep(forTimeInterval: 0.3)
+        let extra = try RawClient(port: server.port)
+        #expect(extra.response()?.status == 503)
+        extra.close()
+        held[0].send("GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(held[0].response()?.status == 200)
+        held.forEach { $0.close() }
+        Thread.sleep(forTimeInterval: 0.3)
+
+        // Whatever came before, the server answers.
+        let after = try RawClient.get("/route/v1/driving/\(lonLat(a));\(lonLat(b))", port: server.port)
+        #expect(after.status == 200 && after.json?["code"] == "Ok")
+        // HEAD: the headers alone.
+        let head = try RawClient(port: server.port)
+        head.send("HEAD /health HTTP/1.1\r\nHost: t\r\n\r\nGET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        let first = head.response()
+        #expect(first?.status == 200 && Int(first?.headers["content-length"] ?? "0")! > 0)
+        head.close()
+    }
+
+    @Test func badStartIsOneLine() throws {
+        let missing = try Run.waymark("serve", directory + "/none.wmg", "--port", "0")
+        #expect(missing.status == 1 && missing.stderr.split(separator: "\n").count == 1)
+        let host = try Run.waymark("serve", map, "--host", "localhost.example", "--port", "0")
+        #expect(host.status == 1 && host.stderr.contains("not a numeric"), "\(host.stderr)")
+        // A taken port.
+        let server = try ServerProcess([map])
+        defer { _ = server.stop() }
+        let taken = try Run.waymark("serve", map, "--port", "\(server.port)")
+        #expect(taken.status == 1 && taken.stderr.contains("cannot listen"), "\(taken.stderr)")
+    }
+
+    private func polyline(_ points: [Point]) -> String {
+        // Google's encoding, precision 5, written out here so the test does not trust the library.
+        var result = "", previous = (0, 0)
+        for p in points {
+            let lat = Int((p.lat * 1e5).rounded()), lon = Int((p.lon * 1e5).rounded())
+            for delta in [lat - previous.0, lon - previous.1] {
+                var v = delta < 0 ? ~(delta << 1) : delta << 1
+                while v >= 0x20 {
+                    result.append(Character(UnicodeScalar(UInt8((0x20 | (v & 0x1F)) + 63))))
+                    v >>= 5
+                }
+                result.append(Character(UnicodeScalar(UInt8(v + 63))))
+            }
+            previous = (lat, lon)
+        }
+        return result
+    }
+}

@@ -1,0 +1,111 @@
+import Testing
+@testable import WaymarkServer
+
+/// The request parser: whole requests, requests in pieces, pipelining, and every refusal.
+@Suite struct HTTPParserTests {
+    private func parse(_ text: String, limits: HTTPLimits = HTTPLimits()) -> HTTPParseResult {
+        HTTPRequestParser.parse(Array(text.utf8), limits: limits)
+    }
+
+    private func status(_ text: String, limits: HTTPLimits = HTTPLimits()) -> Int? {
+        if case let .failure(status, _) = parse(text, limits: limits) { return status.code }
+        return nil
+    }
+
+    @Test func wholeRequest() throws {
+        let text = "GET /route/v1/driving/-8.6,41.1;-8.61,41.15?steps=true&overview=false&x=a%20b+c HTTP/1.1\r\nHost: h\r\nX-Thing:  value \r\n\r\n"
+        guard case let .request(request, consumed) = parse(text) else { Issue.record("not parsed: \(parse(text))"); return }
+        #expect(consumed == text.utf8.count)
+        #expect(request.method == "GET" && request.minorVersion == 1 && request.keepAlive)
+        #expect(request.segments == ["route", "v1", "driving", "-8.6,41.1;-8.61,41.15"])
+        #expect(request.query.map(\.name) == ["steps", "overview", "x"])
+        #expect(request.query.map(\.value) == ["true", "false", "a b c"])
+        #expect(request.header("x-thing") == "value")
+    }
+
+    @Test func piecesAndPipelining() throws {
+        let one = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n", two = "GET /b%2Fc HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"
+        let bytes = Array((one + two).utf8)
+        // Every prefix short of the first request is incomplete.
+        for n in 0..<one.utf8.count { #expect(HTTPRequestParser.parse(Array(bytes[..<n])) == .incomplete, "prefix \(n)") }
+        guard case let .request(first, consumed) = HTTPRequestParser.parse(bytes) else { Issue.record("first"); return }
+        #expect(first.segments == ["a"] && consumed == one.utf8.count)
+        guard case let .request(second, rest) = HTTPRequestParser.parse(Array(bytes[consumed...])) else { Issue.record("second"); return }
+        #expect(second.segments == ["b/c"] && !second.keepAlive && rest == two.utf8.count)
+    }
+
+    @Test func bareLineFeedsAndHTTP10() throws {
+        guard case let .request(r, _) = parse("GET /x HTTP/1.0\n\n") else { Issue.record("HTTP/1.0"); return }
+        #expect(r.minorVersion == 0 && !r.keepAlive)
+        guard case let .request(k, _) = parse("GET /x HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n") else { Issue.record("keep-alive"); return }
+        #expect(k.keepAlive)
+    }
+
+    @Test func bodyByContentLength() throws {
+        let head = "GET /x HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\n"
+        #expect(parse(head + "abc") == .incomplete)
+        guard case let .request(r, consumed) = parse(head + "abcdeGET") else { Issue.record("body"); return }
+        #expect(r.body == Array("abcde".utf8) && consumed == head.utf8.count + 5)
+    }
+
+    @Test func refusals() {
+        var small = HTTPLimits()
+        small.requestLine = 100
+        small.headers = 200
+        small.headerCount = 3
+        small.body = 10
+        #expect(status("GET /\(String(repeating: "a", count: 200)) HTTP/1.1\r\n", limits: small) == 414)
+        #expect(status("GET /\(String(repeating: "a", count: 200))", limits: small) == 414) // no line end yet, already too long
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nX: \(String(repeating: "b", count: 300))\r\n\r\n", limits: small) == 431)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", limits: small) == 431)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n", limits: small) == 413)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n") == 400)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nContent-Length: -1\r\n\r\n") == 400)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999\r\n\r\n") == 400)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n") == 501)
+        #expect(status("GET / HTTP/1.1\r\n\r\n") == 400) // no Host
+        #expect(status("GET / HTTP/2.0\r\nHost: h\r\n\r\n") == 505)
+        #expect(status("GET / FTP/1.0\r\n\r\n") == 400)
+        #expect(status("GET  / HTTP/1.1\r\nHost: h\r\n\r\n") == 400)
+        #expect(status("G(T / HTTP/1.1\r\nHost: h\r\n\r\n") == 400)
+        #expect(status("GET http://x/ HTTP/1.1\r\nHost: h\r\n\r\n") == 400)
+        #expect(status("GET /a%zz HTTP/1.1\r\nHost: h\r\n\r\n") == 400)
+        #expect(status("GET /a%ff HTTP/1.1\r\nHost: h\r\n\r\n") == 400) // not UTF-8 once decoded
+        #expect(status("GET /a?b=%4 HTTP/1.1\r\nHost: h\r\n\r\n") == 400)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\n folded\r\n\r\n") == 400)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nBad Name: x\r\n\r\n") == 400)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nNoColon\r\n\r\n") == 400)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nX: a\u{1}b\r\n\r\n") == 400)
+        #expect(status("\u{0}\u{1}\u{2}binary\u{ff}\n") == 400)
+    }
+
+    /// Random bytes and mutated requests never crash the parser; every answer is one of the three.
+    @Test func randomInputIsHandled() {
+        var state: UInt64 = 0x5EED
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let base = Array("GET /table/v1/car/1,2;3,4?sources=0&annotations=duration,distance HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc".utf8)
+        var parsed = 0
+        for _ in 0..<3000 {
+            var bytes = base
+            for _ in 0..<(1 + Int(next() % 4)) {
+                let i = Int(next() % UInt64(bytes.count))
+                switch next() % 3 {
+                case 0: bytes[i] = UInt8(truncatingIfNeeded: next())
+                case 1: bytes.remove(at: i)
+                default: bytes.insert(UInt8(truncatingIfNeeded: next()), at: i)
+                }
+            }
+            if case let .request(_, consumed) = HTTPRequestParser.parse(bytes) {
+                #expect(consumed <= bytes.count)
+                parsed += 1
+            }
+        }
+        #expect(parsed > 100) // the mutations leave many requests whole
+    }
+}
