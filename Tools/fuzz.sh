@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Fuzzes one target of Tools/Fuzz with libFuzzer (and AddressSanitizer):
 #   Tools/fuzz.sh TARGET [SECONDS] [libFuzzer options…]
-# TARGET: osm-xml, pbf, graph-file, geojson or csv. Without SECONDS, 60. The corpus grows in
+# TARGET: osm-xml, pbf, graph-file, geojson, csv or http. Without SECONDS, 60. The corpus grows in
 # .build/fuzz-corpus/TARGET (seeded from Data/ and small hand-made inputs); crashing inputs land
 # in .build/fuzz-findings/TARGET/ — add them to Tests/Fixtures/fuzz/TARGET/ with the fix.
 # `FUZZ_RUNS=N` runs N inputs from seed 1 instead of a time limit (what .ci/run does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${1:?usage: Tools/fuzz.sh osm-xml|pbf|graph-file|geojson|csv [SECONDS] [libFuzzer options…]}
+target=${1:?usage: Tools/fuzz.sh osm-xml|pbf|graph-file|geojson|csv|http [SECONDS] [libFuzzer options…]}
 seconds=${2:-60}
 shift $(( $# >= 2 ? 2 : 1 ))
 

@@ -5,6 +5,7 @@ import WaymarkGeoJSON
 import WaymarkGraph
 import WaymarkOSM
 import WaymarkRouting
+import WaymarkServer
 
 /// What each fuzz target feeds its input to. Every input must end in a value or a thrown error:
 /// a trap, a sanitizer report or a hang is a finding.
@@ -20,6 +21,8 @@ enum FuzzTarget: String, CaseIterable {
     case geoJSON = "geojson"
     /// Annotations from CSV.
     case csv
+    /// HTTP request bytes → the server's request parser → the OSRM API on a small map.
+    case http
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -38,8 +41,36 @@ enum FuzzTarget: String, CaseIterable {
             _ = try? AnnotationReader.readGeoJSON(bytes)
         case .csv:
             _ = try? AnnotationReader.readCSV(bytes)
+        case .http:
+            var rest = bytes[...]
+            // Pipelined requests, one after another, as the server takes them.
+            while case let .request(request, consumed) = HTTPRequestParser.parse(Array(rest)), consumed > 0 {
+                _ = FuzzTarget.service.respond(to: request, router: FuzzTarget.router)
+                rest = rest.dropFirst(consumed)
+            }
         }
     }
+
+    /// A 3×3 grid of two-way streets around 52.3 N, 2.6 W, for the HTTP target's requests.
+    nonisolated(unsafe) static let service: OSRMService = {
+        var xml = "<osm version=\"0.6\">"
+        for r in 0..<3 {
+            for c in 0..<3 { xml += "<node id=\"\(r * 3 + c + 1)\" lat=\"\(52.3 + Double(r) * 0.002)\" lon=\"\(-2.6 + Double(c) * 0.003)\"/>" }
+        }
+        var way = 1
+        for r in 0..<3 {
+            xml += "<way id=\"\(way)\">" + (0..<3).map { "<nd ref=\"\(r * 3 + $0 + 1)\"/>" }.joined() + "<tag k=\"highway\" v=\"residential\"/><tag k=\"name\" v=\"Row \(r)\"/></way>"
+            way += 1
+        }
+        for c in 0..<3 {
+            xml += "<way id=\"\(way)\">" + (0..<3).map { "<nd ref=\"\($0 * 3 + c + 1)\"/>" }.joined() + "<tag k=\"highway\" v=\"residential\"/></way>"
+            way += 1
+        }
+        xml += "</osm>"
+        let graph = try! OSMGraphLoader.build(xml: xml)
+        return OSRMService(map: RoadMap(graph: graph, method: .hierarchy))
+    }()
+    nonisolated(unsafe) static let router = service.map.makeRouter()
 
     /// Snaps the first and last vertex and routes between them with each search.
     private func routeAcross(_ graph: RoadGraph) {
