@@ -71,8 +71,14 @@ final class TableSearch {
     private let metrics: ArcMetrics
     private var labels: StampedArray<TableLabel>
     private var heap = MinHeap(capacity: 1024)
-    /// The first bucket entry of a node in this table (an index into `entries`), chained by `next`.
-    private var bucketHead: StampedArray<Int32>
+    /// Where each node's bucket lies in the table's entries (sorted by node, so a forward search
+    /// reads each bucket as one run).
+    private var buckets: StampedArray<BucketRange>
+
+    private struct BucketRange {
+        var start: Int32
+        var count: Int32
+    }
 
     private struct TableLabel {
         var cost: Double
@@ -82,7 +88,7 @@ final class TableSearch {
 
     private struct Entry {
         var destination: Int32
-        var next: Int32
+        var node: Int32
         var cost: Double
         var duration: Double
         var distance: Double
@@ -93,13 +99,13 @@ final class TableSearch {
         hierarchy = data.hierarchy!
         self.metrics = metrics
         labels = StampedArray(count: hierarchy.nodeCount)
-        bucketHead = StampedArray(count: hierarchy.nodeCount)
+        buckets = StampedArray(count: hierarchy.nodeCount)
     }
 
     deinit {
         labels.deallocate()
         heap.deallocate()
-        bucketHead.deallocate()
+        buckets.deallocate()
     }
 
     /// The table between snapped points (their edge points on the graph).
@@ -110,9 +116,9 @@ final class TableSearch {
         var durations = [Double?](repeating: nil, count: sources.count * columns)
         var distances = [Double?](repeating: nil, count: sources.count * columns)
         let goalPoints = destinations.map { data.snapIndex.edgePoints($0, graph: graph) }
-        var entries: [Entry] = []
-        bucketHead.clear()
-        var labels = self.labels, heap = self.heap, heads = self.bucketHead
+        var entries: [Entry] = [], touched: [Int32] = []
+        buckets.clear()
+        var labels = self.labels, heap = self.heap, buckets = self.buckets
         defer { self.heap = heap }
 
         ch.up.withBuffers { up in
@@ -149,15 +155,33 @@ final class TableSearch {
                             if labels.contains(y) && labels[y].cost + up.weight[i] < k { stalled = true; break }
                         }
                         if stalled { continue }
-                        let previous = heads.contains(x) ? heads[x] : -1
-                        heads[x] = Int32(entries.count)
-                        entries.append(Entry(destination: Int32(j), next: previous, cost: k, duration: label.duration, distance: label.distance))
+                        if buckets.contains(x) {
+                            buckets[x].count += 1
+                        } else {
+                            buckets[x] = BucketRange(start: 0, count: 1)
+                            touched.append(Int32(x))
+                        }
+                        entries.append(Entry(destination: Int32(j), node: Int32(x), cost: k, duration: label.duration, distance: label.distance))
                         for i in down.arcs(of: x) {
                             let a = Int(down.arc[i])
                             relax(Int(down.end[i]), TableLabel(cost: k + down.weight[i], duration: label.duration + Double(metrics.duration[a]),
                                                                distance: label.distance + Double(metrics.distance[a])))
                         }
                     }
+                }
+
+                // The entries by node (a counting sort): each bucket one run.
+                var offset: Int32 = 0
+                for x in touched {
+                    let count = buckets[Int(x)].count
+                    buckets[Int(x)] = BucketRange(start: offset, count: 0)
+                    offset += count
+                }
+                let unsorted = entries
+                for e in unsorted {
+                    let range = buckets[Int(e.node)]
+                    entries[Int(range.start + range.count)] = e
+                    buckets[Int(e.node)].count += 1
                 }
 
                 // Forward: from each source's edges, upward arcs, scanning the buckets it settles.
@@ -189,9 +213,9 @@ final class TableSearch {
                     while let (k, x) = heap.pop() {
                         let label = labels[x]
                         if k > label.cost { continue }
-                        if heads.contains(x) {
-                            var slot = Int(heads[x])
-                            while slot >= 0 {
+                        if buckets.contains(x) {
+                            let range = buckets[x]
+                            for slot in Int(range.start)..<Int(range.start + range.count) {
                                 let entry = entries[slot]
                                 let through = k + entry.cost, j = row + Int(entry.destination)
                                 if through < cost[j] {
@@ -199,7 +223,6 @@ final class TableSearch {
                                     durations[j] = label.duration + entry.duration
                                     distances[j] = label.distance + entry.distance
                                 }
-                                slot = Int(entry.next)
                             }
                         }
                         var stalled = false
@@ -218,7 +241,7 @@ final class TableSearch {
             }
         }
         self.labels = labels
-        self.bucketHead = heads
+        self.buckets = buckets
         return (durations, distances)
     }
 }
