@@ -8,10 +8,6 @@ private func rounded(_ c: Coordinate, _ decimals: Int) -> JSONValue {
     return [.number((c.longitude * f).rounded() / f), .number((c.latitude * f).rounded() / f)]
 }
 
-private func lineString(_ coordinates: [Coordinate], _ decimals: Int) -> JSONValue {
-    ["type": "LineString", "coordinates": .array(coordinates.map { rounded($0, decimals) })]
-}
-
 private func r1(_ x: Double) -> JSONValue { .number((x * 10).rounded() / 10) }
 
 /// How route and step geometries are written (OSRM's `geometries` option).
@@ -44,65 +40,131 @@ extension Route {
     /// (the HTTP API's default); `waypoints: false` leaves the waypoints out (`skip_waypoints`).
     public func osrmJSON(geometries: GeometryFormat = .polyline, overview: OverviewFormat = .simplified, decimals: Int = 6,
                          steps withSteps: Bool = true, waypoints withWaypoints: Bool = true) -> JSONValue {
-        func line(_ coordinates: [Coordinate]) -> JSONValue {
+        var writer = JSONWriter()
+        writeOSRMJSON(into: &writer, geometries: geometries, overview: overview, decimals: decimals, steps: withSteps, waypoints: withWaypoints)
+        return try! JSONValue(parsing: writer.bytes) // our own output: always valid JSON
+    }
+
+    /// ``osrmJSON(geometries:overview:decimals:steps:waypoints:)`` written straight into `writer`
+    /// (compact), without building the value first: what a server sends.
+    public func writeOSRMJSON(into w: inout JSONWriter, geometries: GeometryFormat = .polyline, overview: OverviewFormat = .simplified,
+                              decimals: Int = 6, steps withSteps: Bool = true, waypoints withWaypoints: Bool = true) {
+        let factor = pow(10, Double(decimals))
+        func key(_ k: String) { w.writeKey(k) }
+        func comma() { w.writeByte(UInt8(ascii: ",")) }
+        func number(_ x: Double) { w.writeNumber(x) }
+        func tenths(_ x: Double) { w.writeNumber((x * 10).rounded() / 10) }
+        func point(_ c: Coordinate) {
+            w.beginArray()
+            w.writeNumber((c.longitude * factor).rounded() / factor)
+            comma()
+            w.writeNumber((c.latitude * factor).rounded() / factor)
+            w.endArray()
+        }
+        func line(_ coordinates: [Coordinate]) {
             switch geometries {
-            case .polyline: .string(Polyline.encode(coordinates, precision: 5))
-            case .polyline6: .string(Polyline.encode(coordinates, precision: 6))
-            case .geojson: lineString(coordinates, decimals)
-            }
-        }
-        var legs: [JSONValue] = []
-        for leg in self.legs {
-            let steps: [JSONValue] = (withSteps ? leg.steps : []).map { step in
-                var maneuver: JSONObject = ["type": .string(step.maneuver.type.rawValue), "location": rounded(step.maneuver.location, decimals),
-                                            "bearing_before": .number(Double(step.maneuver.bearingBefore)),
-                                            "bearing_after": .number(Double(step.maneuver.bearingAfter))]
-                if let modifier = step.maneuver.modifier { maneuver["modifier"] = .string(modifier.rawValue) }
-                if let exit = step.maneuver.exit { maneuver["exit"] = .number(Double(exit)) }
-                maneuver["instruction"] = .string(step.instruction)
-                let intersections: [JSONValue] = step.intersections.map { x in
-                    var object: JSONObject = ["location": rounded(x.location, decimals),
-                                              "bearings": .array(x.bearings.map { .number(Double($0)) }),
-                                              "entry": .array(x.entry.map { .bool($0) })]
-                    if let i = x.inIndex { object["in"] = .number(Double(i)) }
-                    if let o = x.outIndex { object["out"] = .number(Double(o)) }
-                    if !x.lanes.isEmpty {
-                        object["lanes"] = .array(x.lanes.map { lane in
-                            var l: JSONObject = ["indications": .array(lane.indications.map { .string($0) }), "valid": .bool(lane.valid)]
-                            if let v = lane.validIndication { l["valid_indication"] = .string(v) }
-                            return .object(l)
-                        })
-                    }
-                    return .object(object)
+            case .polyline: w.writeString(Polyline.encode(coordinates, precision: 5))
+            case .polyline6: w.writeString(Polyline.encode(coordinates, precision: 6))
+            case .geojson:
+                w.writeRaw("{\"type\":\"LineString\",\"coordinates\":[")
+                for (i, c) in coordinates.enumerated() {
+                    if i > 0 { comma() }
+                    point(c)
                 }
-                var object: JSONObject = ["name": .string(step.name), "distance": r1(step.distance), "duration": r1(step.duration),
-                                          "weight": r1(step.weight), "geometry": line(step.geometry), "mode": .string(step.mode.rawValue),
-                                          "driving_side": .string(step.drivingSide == .left ? "left" : "right"),
-                                          "maneuver": .object(maneuver), "intersections": .array(intersections)]
-                if !step.ref.isEmpty { object["ref"] = .string(step.ref) }
-                if !step.destinations.isEmpty { object["destinations"] = .string(step.destinations) }
-                if !step.exits.isEmpty { object["exits"] = .string(step.exits) }
-                if let rotary = step.rotaryName { object["rotary_name"] = .string(rotary) }
-                return .object(object)
+                w.writeRaw("]}")
             }
-            legs.append(["distance": r1(leg.distance), "duration": r1(leg.duration), "weight": r1(leg.weight),
-                         "summary": .string(withSteps ? leg.summary : ""), "steps": .array(steps)])
         }
-        var route: JSONObject = ["distance": r1(distance), "duration": r1(duration), "legs": .array(legs),
-                                 "weight_name": "routability", "weight": r1(weight)]
+        func list<T>(_ items: [T], _ body: (T) -> Void) {
+            w.beginArray()
+            for (i, item) in items.enumerated() {
+                if i > 0 { comma() }
+                body(item)
+            }
+            w.endArray()
+        }
+        func step(_ step: RouteStep) {
+            w.writeRaw("{")
+            key("name"); w.writeString(step.name); comma()
+            key("distance"); tenths(step.distance); comma()
+            key("duration"); tenths(step.duration); comma()
+            key("weight"); tenths(step.weight); comma()
+            key("geometry"); line(step.geometry); comma()
+            key("mode"); w.writeString(step.mode.rawValue); comma()
+            key("driving_side"); w.writeString(step.drivingSide == .left ? "left" : "right"); comma()
+            key("maneuver"); w.writeRaw("{")
+            key("type"); w.writeString(step.maneuver.type.rawValue); comma()
+            key("location"); point(step.maneuver.location); comma()
+            key("bearing_before"); number(Double(step.maneuver.bearingBefore)); comma()
+            key("bearing_after"); number(Double(step.maneuver.bearingAfter)); comma()
+            if let modifier = step.maneuver.modifier { key("modifier"); w.writeString(modifier.rawValue); comma() }
+            if let exit = step.maneuver.exit { key("exit"); number(Double(exit)); comma() }
+            key("instruction"); w.writeString(step.instruction)
+            w.writeRaw("}"); comma()
+            key("intersections")
+            list(step.intersections) { x in
+                w.writeRaw("{")
+                key("location"); point(x.location); comma()
+                key("bearings"); list(x.bearings) { number(Double($0)) }; comma()
+                key("entry"); list(x.entry) { w.writeRaw($0 ? "true" : "false") }
+                if let i = x.inIndex { comma(); key("in"); number(Double(i)) }
+                if let o = x.outIndex { comma(); key("out"); number(Double(o)) }
+                if !x.lanes.isEmpty {
+                    comma(); key("lanes")
+                    list(x.lanes) { lane in
+                        w.writeRaw("{")
+                        key("indications"); list(lane.indications) { w.writeString($0) }; comma()
+                        key("valid"); w.writeRaw(lane.valid ? "true" : "false")
+                        if let v = lane.validIndication { comma(); key("valid_indication"); w.writeString(v) }
+                        w.writeRaw("}")
+                    }
+                }
+                w.writeRaw("}")
+            }
+            if !step.ref.isEmpty { comma(); key("ref"); w.writeString(step.ref) }
+            if !step.destinations.isEmpty { comma(); key("destinations"); w.writeString(step.destinations) }
+            if !step.exits.isEmpty { comma(); key("exits"); w.writeString(step.exits) }
+            if let rotary = step.rotaryName { comma(); key("rotary_name"); w.writeString(rotary) }
+            w.writeRaw("}")
+        }
+
+        w.writeRaw("{")
+        key("code"); w.writeString("Ok"); comma()
+        key("routes"); w.writeRaw("[{")
+        key("distance"); tenths(distance); comma()
+        key("duration"); tenths(duration); comma()
+        key("legs")
+        list(legs) { leg in
+            w.writeRaw("{")
+            key("distance"); tenths(leg.distance); comma()
+            key("duration"); tenths(leg.duration); comma()
+            key("weight"); tenths(leg.weight); comma()
+            key("summary"); w.writeString(withSteps ? leg.summary : ""); comma()
+            key("steps"); list(withSteps ? leg.steps : [], step)
+            w.writeRaw("}")
+        }
+        comma()
+        key("weight_name"); w.writeString("routability"); comma()
+        key("weight"); tenths(weight)
         switch overview {
-        case .full: route["geometry"] = line(geometry)
+        case .full:
+            comma(); key("geometry"); line(geometry)
         case .simplified:
             let zoom = (try? BoundingBox.enclosing(geometry)).map(Simplification.fittedZoom) ?? 18
-            route["geometry"] = line(Simplification.douglasPeucker(geometry, zoom: zoom))
+            comma(); key("geometry"); line(Simplification.douglasPeucker(geometry, zoom: zoom))
         case .false: break
         }
-        guard withWaypoints else { return ["code": "Ok", "routes": [.object(route)]] }
-        let names = waypointNames
-        let waypoints: [JSONValue] = zip(self.waypoints, names).map { snap, name in
-            ["name": .string(name), "location": rounded(snap.coordinate, decimals), "distance": r1(snap.distance)]
+        w.writeRaw("}]")
+        if withWaypoints {
+            comma(); key("waypoints")
+            list(Array(zip(waypoints, waypointNames))) { snap, name in
+                w.writeRaw("{")
+                key("name"); w.writeString(name); comma()
+                key("location"); point(snap.coordinate); comma()
+                key("distance"); tenths(snap.distance)
+                w.writeRaw("}")
+            }
         }
-        return ["code": "Ok", "routes": [.object(route)], "waypoints": .array(waypoints)]
+        w.writeRaw("}")
     }
 
     /// The road name of each waypoint (from the steps that start and end legs).

@@ -110,7 +110,11 @@ enum RouteCommand {
         }
         let bytes: [UInt8]
         switch format {
-        case "json": bytes = Array((route.osrmJSON(geometries: geometries, overview: overview).jsonText() + "\n").utf8)
+        case "json":
+            var writer = JSONWriter()
+            route.writeOSRMJSON(into: &writer, geometries: geometries, overview: overview)
+            writer.writeByte(0x0A)
+            bytes = writer.bytes
         case "geojson": bytes = GeoJSONWriter().data(.featureCollection(route.featureCollection))
         case "polyline": bytes = Array((Polyline.encode(route.geometry, precision: precision) + "\n").utf8)
         default: bytes = Array(route.text.utf8)
@@ -160,8 +164,12 @@ enum RouteCommand {
         }
         let batch = map.routes(queries, threads: threads) { result in
             switch result {
-            case let .success(route): line(route.osrmJSON(geometries: geometries, overview: overview))
-            case let .failure(error): line(error.osrmJSON)
+            case let .success(route):
+                var writer = JSONWriter()
+                route.writeOSRMJSON(into: &writer, geometries: geometries, overview: overview)
+                writer.writeByte(0x0A)
+                return writer.bytes
+            case let .failure(error): return line(error.osrmJSON)
             }
         }
         // One part per route, written in order: the output is never joined into one copy.

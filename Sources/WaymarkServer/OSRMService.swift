@@ -41,7 +41,7 @@ public final class OSRMService: Sendable {
                                                               ("Access-Control-Max-Age", "86400")])
         }
         do {
-            return .json(try answer(request, router: router))
+            return HTTPResponse(status: .ok, headers: [("Content-Type", "application/json; charset=UTF-8")], body: try answer(request, router: router))
         } catch {
             return .json(["code": .string(error.code), "message": .string(error.message)], status: error.status)
         }
@@ -49,11 +49,12 @@ public final class OSRMService: Sendable {
 
     // MARK: - Dispatch
 
-    private func answer(_ request: HTTPRequest, router: Router) throws(APIError) -> JSONValue {
+    /// The JSON bytes of a successful answer.
+    private func answer(_ request: HTTPRequest, router: Router) throws(APIError) -> [UInt8] {
         let segments = request.segments
         if segments == ["health"] {
-            return ["code": "Ok", "status": "serving", "nodes": .number(Double(map.graph.nodeCount)),
-                    "edges": .number(Double(map.graph.edgeCount)), "search": .string(map.hierarchy != nil ? "hierarchy" : "landmarks")]
+            return bytes(["code": "Ok", "status": "serving", "nodes": .number(Double(map.graph.nodeCount)),
+                    "edges": .number(Double(map.graph.edgeCount)), "search": .string(map.hierarchy != nil ? "hierarchy" : "landmarks")])
         }
         guard segments.count == 4, !segments[0].isEmpty else {
             throw APIError("InvalidUrl", "not an OSRM URL: expected /{service}/v1/{profile}/{coordinates} (services: route, table, nearest) or /health")
@@ -67,11 +68,11 @@ public final class OSRMService: Sendable {
         if text.hasSuffix(".json") { text.removeLast(5) }
         let coordinates = try OSRMService.coordinates(text)
         var options = try Options(request.query)
-        let result: JSONValue
+        let result: [UInt8]
         switch service {
         case "route": result = try route(coordinates, &options, router: router)
-        case "table": result = try table(coordinates, &options, router: router)
-        default: result = try nearest(coordinates, &options)
+        case "table": result = bytes(try table(coordinates, &options, router: router))
+        default: result = bytes(try nearest(coordinates, &options))
         }
         if let unknown = options.unread.first {
             throw APIError("InvalidQuery", "option '\(unknown)' is not one of \(service)'s")
@@ -79,9 +80,15 @@ public final class OSRMService: Sendable {
         return result
     }
 
+    private func bytes(_ value: JSONValue) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.write(value)
+        return writer.bytes
+    }
+
     // MARK: - Services
 
-    private func route(_ coordinates: [Coordinate], _ options: inout Options, router: Router) throws(APIError) -> JSONValue {
+    private func route(_ coordinates: [Coordinate], _ options: inout Options, router: Router) throws(APIError) -> [UInt8] {
         guard coordinates.count >= 2 else { throw APIError("InvalidOptions", "a route needs at least two coordinates") }
         guard coordinates.count <= limits.maxWaypoints else {
             throw APIError("TooBig", "\(coordinates.count) coordinates: a route takes at most \(limits.maxWaypoints)")
@@ -103,7 +110,9 @@ public final class OSRMService: Sendable {
         let skipWaypoints = try options.bool("skip_waypoints", default: false)
         do {
             let route = try router.route(coordinates, radiuses: radiuses)
-            return route.osrmJSON(geometries: geometries, overview: overview, steps: steps, waypoints: !skipWaypoints)
+            var writer = JSONWriter()
+            route.writeOSRMJSON(into: &writer, geometries: geometries, overview: overview, steps: steps, waypoints: !skipWaypoints)
+            return writer.bytes
         } catch {
             throw APIError(error)
         }

@@ -52,7 +52,7 @@ enum FuzzTarget: String, CaseIterable {
     }
 
     /// A 3×3 grid of two-way streets around 52.3 N, 2.6 W, for the HTTP target's requests.
-    nonisolated(unsafe) static let service: OSRMService = {
+    static let service: OSRMService = {
         var xml = "<osm version=\"0.6\">"
         for r in 0..<3 {
             for c in 0..<3 { xml += "<node id=\"\(r * 3 + c + 1)\" lat=\"\(52.3 + Double(r) * 0.002)\" lon=\"\(-2.6 + Double(c) * 0.003)\"/>" }
