@@ -266,3 +266,35 @@ extension Snap {
         ["name": .string(name), "location": rounded(coordinate, 6), "distance": r1(distance)]
     }
 }
+
+extension Isochrone {
+    /// The Mapbox Isochrone API's response: a FeatureCollection with one feature per time, the
+    /// longest first, each a Polygon (MultiPolygon when the area falls apart) — or, with
+    /// `polygons: false`, its outline as a LineString (MultiLineString) — with the properties
+    /// `contour` (minutes), `metric` ("time"), `color`, `opacity`, `fill`, `fill-opacity`,
+    /// `fillColor`, `fillOpacity`. `colors` (hex without '#', one per time in the order given)
+    /// replaces the default palette.
+    public func featureCollection(polygons: Bool = true, colors: [String]? = nil) -> FeatureCollection {
+        let palette = ["4286f4", "6a9ff5", "90b7f7", "b5cff9"]
+        var features: [Feature] = []
+        for (k, contour) in contours.enumerated().reversed() {
+            let color = "#" + (colors.map { $0[k] } ?? palette[min(k, palette.count - 1)])
+            let geometry: Geometry
+            if polygons {
+                geometry = contour.polygons.count == 1 ? .polygon(contour.polygons[0]) : .multiPolygon(contour.polygons)
+            } else {
+                let rings = contour.polygons.flatMap { $0 }
+                geometry = rings.count == 1 ? .lineString(rings[0]) : .multiLineString(rings)
+            }
+            var properties: JSONObject = ["contour": .number(contour.minutes), "metric": "time", "color": .string(color), "opacity": 0.33]
+            if polygons {
+                properties["fill"] = .string(color)
+                properties["fill-opacity"] = 0.33
+                properties["fillColor"] = .string(color)
+                properties["fillOpacity"] = 0.33
+            }
+            features.append(Feature(geometry: contour.polygons.isEmpty ? nil : geometry, properties: properties))
+        }
+        return FeatureCollection(features: features)
+    }
+}

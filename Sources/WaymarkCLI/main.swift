@@ -15,6 +15,7 @@ let commands: [(spec: CommandSpec, run: (ParsedArguments) throws(CLIError) -> Vo
     (RenderCommand.spec, RenderCommand.run),
     (PlaceCommand.spec, PlaceCommand.run),
     (TableCommand.spec, TableCommand.run),
+    (IsochroneCommand.spec, IsochroneCommand.run),
     (ServeCommand.spec, ServeCommand.run),
 ]
 

@@ -166,6 +166,14 @@ public final class RoadMap: @unchecked Sendable {
         return try router.table(sources: sources, destinations: destinations)
     }
 
+    /// The areas reached within each of `minutes` from `origin` (see
+    /// ``Router/isochrone(from:minutes:denoise:)``). Thread-safe.
+    public func isochrone(from origin: Coordinate, minutes: [Double], denoise: Double = 1) throws(RouteError) -> Isochrone {
+        let router = lock.withLock { idleRouters.popLast() } ?? makeRouter()
+        defer { lock.withLock { idleRouters.append(router) } }
+        return try router.isochrone(from: origin, minutes: minutes, denoise: denoise)
+    }
+
     /// Routes every query (each a list of waypoints) on `threads` threads, a router each, over
     /// this one map; `transform` turns each outcome into what the caller keeps (on the thread that
     /// routed it). Results come in input order; the times are of the routing alone.
@@ -252,6 +260,25 @@ final class RoutingData: Sendable {
     /// Travel time and length of every hierarchy arc, made at the first table (nil without a hierarchy).
     private let arcMetricsLock = NSLock()
     nonisolated(unsafe) private var madeArcMetrics: ArcMetrics?
+
+    nonisolated(unsafe) private var madeTurnDurations: [Float]?
+
+    /// Seconds of every turn in ``transitions`` (same layout; the weights there may carry
+    /// penalties), made at the first isochrone.
+    var turnDurations: [Float] {
+        arcMetricsLock.withLock {
+            if let madeTurnDurations { return madeTurnDurations }
+            var seconds = [Float](repeating: .infinity, count: transitions.cost.count)
+            for e in 0..<graph.edgeCount {
+                let v = graph.edgeTarget[e], first = Int(graph.firstEdge[Int(v)])
+                for f in graph.edges(from: v) where transitions.cost[Int(transitions.start[e]) + f - first] != .infinity {
+                    seconds[Int(transitions.start[e]) + f - first] = Float(TransitionTable.duration(e, f, graph, turns, costs))
+                }
+            }
+            madeTurnDurations = seconds
+            return seconds
+        }
+    }
 
     var arcMetrics: ArcMetrics? {
         guard let hierarchy else { return nil }

@@ -17,6 +17,8 @@ public final class Router {
     private let engine: Engine
     /// The many-to-many search, made at the first table.
     private var tableSearch: TableSearch?
+    /// The one-to-all search, made at the first isochrone.
+    private var isochroneSearch: IsochroneSearch?
 
     private enum Engine {
         case hierarchy(HierarchySearch)
@@ -114,5 +116,17 @@ public final class Router {
             }
         }
         return table
+    }
+
+    /// The areas a car reaches within each of `minutes` from `origin` (see ``Isochrone``);
+    /// `denoise` (0…1) keeps, per time, only polygons at least that share of the largest's area.
+    public func isochrone(from origin: Coordinate, minutes: [Double], denoise: Double = 1) throws(RouteError) -> Isochrone {
+        guard !minutes.isEmpty else { throw .invalidInput("an isochrone needs at least one time") }
+        guard minutes.allSatisfy({ $0.isFinite && $0 > 0 && $0 <= 24 * 60 }) else { throw .invalidInput("times must be minutes from 0 to 1440") }
+        guard Set(minutes).count == minutes.count else { throw .invalidInput("times must differ") }
+        guard denoise >= 0 && denoise <= 1 else { throw .invalidInput("denoise must be from 0 to 1") }
+        let snap = try snap(origin)
+        if isochroneSearch == nil { isochroneSearch = IsochroneSearch(data: data) }
+        return isochroneSearch!.isochrone(from: snap, minutes: minutes, denoise: denoise)
     }
 }

@@ -57,11 +57,11 @@ public final class OSRMService: Sendable {
                     "edges": .number(Double(map.graph.edgeCount)), "search": .string(map.hierarchy != nil ? "hierarchy" : "landmarks")])
         }
         guard segments.count == 4, !segments[0].isEmpty else {
-            throw APIError("InvalidUrl", "not an OSRM URL: expected /{service}/v1/{profile}/{coordinates} (services: route, table, nearest) or /health")
+            throw APIError("InvalidUrl", "not an OSRM URL: expected /{service}/v1/{profile}/{coordinates} (services: route, table, nearest, isochrone) or /health")
         }
         let service = segments[0]
-        guard ["route", "table", "nearest"].contains(service) else {
-            throw APIError("InvalidService", "service '\(service)' is not served (route, table, nearest)")
+        guard ["route", "table", "nearest", "isochrone"].contains(service) else {
+            throw APIError("InvalidService", "service '\(service)' is not served (route, table, nearest, isochrone)")
         }
         guard segments[1] == "v1" else { throw APIError("InvalidVersion", "version '\(segments[1])' is not served (v1)") }
         var text = segments[3]
@@ -72,6 +72,7 @@ public final class OSRMService: Sendable {
         switch service {
         case "route": result = try route(coordinates, &options, router: router)
         case "table": result = bytes(try table(coordinates, &options, router: router))
+        case "isochrone": result = try isochrone(coordinates, &options, router: router)
         default: result = bytes(try nearest(coordinates, &options))
         }
         if let unknown = options.unread.first {
@@ -149,6 +150,42 @@ public final class OSRMService: Sendable {
             throw APIError(error)
         }
         return table.osrmJSON(on: map, durations: annotations.contains("duration"), distances: annotations.contains("distance"), scale: scale)
+    }
+
+    /// The Mapbox Isochrone API's request and response: `contours_minutes` (up to four, 1–60),
+    /// `polygons`, `denoise`, `contours_colors`.
+    private func isochrone(_ coordinates: [Coordinate], _ options: inout Options, router: Router) throws(APIError) -> [UInt8] {
+        guard coordinates.count == 1 else { throw APIError("InvalidOptions", "an isochrone takes one coordinate (\(coordinates.count) given)") }
+        guard let text = options.take("contours_minutes") else { throw APIError("InvalidOptions", "contours_minutes is required, e.g. 5,10,15") }
+        var minutes: [Double] = []
+        for piece in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let m = Double(piece), m.isFinite else { throw APIError("InvalidQuery", "contours_minutes: '\(piece.prefix(40))' is not a number") }
+            guard m >= 1 && m <= 60 else { throw APIError("InvalidValue", "contours_minutes: \(piece) is not from 1 to 60") }
+            minutes.append(m)
+        }
+        guard minutes.count <= 4 else { throw APIError("TooBig", "contours_minutes: at most four times") }
+        guard zip(minutes, minutes.dropFirst()).allSatisfy({ $0 < $1 }) else {
+            throw APIError("InvalidValue", "contours_minutes must increase")
+        }
+        let polygons = try options.bool("polygons", default: false)
+        let denoise = try options.number("denoise", default: 1, in: 0...1)
+        var colors: [String]?
+        if let text = options.take("contours_colors") {
+            let pieces = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard pieces.count == minutes.count, pieces.allSatisfy({ $0.count == 6 && $0.allSatisfy(\.isHexDigit) }) else {
+                throw APIError("InvalidValue", "contours_colors: one 6-digit hex colour (no '#') per time")
+            }
+            colors = pieces
+        }
+        let general = try general(&options, count: 1)
+        if let radius = general[0] { router.maxSnapDistance = radius }
+        defer { router.maxSnapDistance = map.maxSnapDistance }
+        do {
+            let isochrone = try router.isochrone(from: coordinates[0], minutes: minutes, denoise: denoise)
+            return GeoJSONWriter().data(.featureCollection(isochrone.featureCollection(polygons: polygons, colors: colors)))
+        } catch {
+            throw APIError(error)
+        }
     }
 
     private func nearest(_ coordinates: [Coordinate], _ options: inout Options) throws(APIError) -> JSONValue {

@@ -225,6 +225,21 @@ struct RawClient {
         #expect(distances == distances.sorted())
         #expect(waypoints.first?["location"] == route.json?["waypoints"]?.arrayValue?.first?["location"])
 
+        // isochrone == `waymark isochrone`, valid GeoJSON, longest time first.
+        let iso = try RawClient.get("/isochrone/v1/driving/\(lonLat(a))?contours_minutes=1,2&polygons=true", port: server.port)
+        let cliIso = try Run.waymark("isochrone", map, "--from", "\(a.lat),\(a.lon)", "--minutes", "1,2")
+        #expect(cliIso.status == 0, "\(cliIso.stderr)")
+        let cliIsoJSON = try JSONValue(parsing: cliIso.stdout)
+        #expect(iso.status == 200 && iso.json == cliIsoJSON)
+        let contours = iso.json?["features"]?.arrayValue?.compactMap { $0["properties"]?["contour"]?.numberValue }
+        #expect(contours == [2, 1])
+        #expect(iso.json?["features"]?.arrayValue?.first?["geometry"]?["type"] == "Polygon")
+        let isoFile = directory + "/iso.geojson"
+        try iso.body.write(toFile: isoFile, atomically: true, encoding: .utf8)
+        try Validator.check([isoFile])
+        let lines = try RawClient.get("/isochrone/v1/driving/\(lonLat(a))?contours_minutes=2", port: server.port)
+        #expect(lines.json?["features"]?.arrayValue?.first?["geometry"]?["type"] == "LineString") // polygons=false, Mapbox's default
+
         let health = try RawClient.get("/health", port: server.port)
         #expect(health.status == 200 && health.json?["search"] == "hierarchy")
         #expect(server.stop() == 0)
@@ -252,6 +267,12 @@ struct RawClient {
             ("/nearest/v1/driving/\(lonLat(a))?number=3", 400, "TooBig"),
             ("/nearest/v1/driving/\(lonLat(a));\(lonLat(b))", 400, "InvalidOptions"),
             ("/match/v1/driving/\(lonLat(a));\(lonLat(b))", 400, "InvalidService"),
+            ("/isochrone/v1/driving/\(lonLat(a))", 400, "InvalidOptions"),
+            ("/isochrone/v1/driving/\(lonLat(a))?contours_minutes=61", 400, "InvalidValue"),
+            ("/isochrone/v1/driving/\(lonLat(a))?contours_minutes=10,5", 400, "InvalidValue"),
+            ("/isochrone/v1/driving/\(lonLat(a))?contours_minutes=1,2,3,4,5", 400, "TooBig"),
+            ("/isochrone/v1/driving/\(lonLat(a))?contours_minutes=x", 400, "InvalidQuery"),
+            ("/isochrone/v1/driving/\(lonLat(a));\(lonLat(b))?contours_minutes=5", 400, "InvalidOptions"),
             ("/route/v2/driving/\(lonLat(a));\(lonLat(b))", 400, "InvalidVersion"),
             ("/", 400, "InvalidUrl"),
             ("/../etc/passwd", 400, "InvalidUrl"),
