@@ -304,6 +304,14 @@ struct RawClient {
         #expect(pipelined.isClosed())
         pipelined.close()
 
+        // A long pipeline, answered by the server's loop itself (405 each) and then by the workers.
+        let long405 = try RawClient(port: server.port)
+        long405.send(String(repeating: "POST /x HTTP/1.1\r\nHost: t\r\n\r\n", count: 1500) + String(repeating: "GET /health HTTP/1.1\r\nHost: t\r\n\r\n", count: 200))
+        var statuses: [Int] = []
+        for _ in 0..<1700 { statuses.append(long405.response()?.status ?? 0) }
+        #expect(statuses == Array(repeating: 405, count: 1500) + Array(repeating: 200, count: 200))
+        long405.close()
+
         // 10,000 coordinates: the URL is too long (414), answered, connection closed.
         let many = (0..<10_000).map { _ in lonLat(a) }.joined(separator: ";")
         let long = try RawClient(port: server.port)

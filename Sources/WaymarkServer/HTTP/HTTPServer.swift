@@ -196,10 +196,17 @@ public final class HTTPServer: @unchecked Sendable {
         let idleTimeout = HTTPServer.nanoseconds(configuration.idleTimeout)
         let writeTimeout = HTTPServer.nanoseconds(configuration.writeTimeout)
 
+        /// Connections that finished writing and may hold a pipelined request: parsed by the
+        /// loop, not from inside `flush` (a long pipeline would otherwise nest one call per request).
+        var ready: [Connection] = []
+
         func shut(_ c: Connection) {
-            // Whatever the client sent and we did not read is dropped quietly, not answered by a reset.
+            // What the client sent and we did not read (a little of it) is taken first, so that
+            // closing does not answer with a reset that could destroy the response in flight.
             _ = shutdown(c.fd, Int32(SHUT_WR))
-            while buffer.withUnsafeMutableBytes({ recv(c.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {}
+            for _ in 0..<4 {
+                if buffer.withUnsafeMutableBytes({ recv(c.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) <= 0 { break }
+            }
             close(c.fd)
             connections[c.id] = nil
         }
@@ -227,7 +234,7 @@ public final class HTTPServer: @unchecked Sendable {
             }
             c.state = .reading
             c.lastActivity = HTTPServer.now()
-            take(c) // a pipelined request may be waiting
+            ready.append(c) // a pipelined request may be waiting
         }
 
         /// Answers from the loop itself (errors, refusals), without a worker.
@@ -339,8 +346,7 @@ public final class HTTPServer: @unchecked Sendable {
                 }
                 polled.append(c)
             }
-            let ready = poll(&fds, nfds_t(fds.count), 100)
-            if ready < 0 && errno != EINTR { break }
+            if poll(&fds, nfds_t(fds.count), 100) < 0 && errno != EINTR { break }
 
             if fds[0].revents != 0 {
                 var sink = [UInt8](repeating: 0, count: 256)
@@ -360,6 +366,7 @@ public final class HTTPServer: @unchecked Sendable {
                 log(f.logLine)
                 flush(c)
             }
+            while let c = ready.popLast() { if connections[c.id] === c { take(c) } }
             if listening && fds[1].revents != 0 { acceptAll() }
             for (i, c) in polled.enumerated() {
                 let events = Int32(fds[first + i].revents)
@@ -370,6 +377,7 @@ public final class HTTPServer: @unchecked Sendable {
                 case .busy: break
                 }
             }
+            while let c = ready.popLast() { if connections[c.id] === c { take(c) } }
             // Timeouts.
             let later = HTTPServer.now()
             for c in Array(connections.values) {
@@ -506,8 +514,14 @@ private final class JobQueue: @unchecked Sendable {
         guard head < items.count else { return nil }
         let job = items[head]
         head += 1
+        // Taken jobs are dropped from the front now and then: under steady load the queue is
+        // never empty, and waiting for that would let the array grow for ever (the soak test
+        // found it).
         if head == items.count {
             items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 64 && head * 2 >= items.count {
+            items.removeFirst(head)
             head = 0
         }
         return job
