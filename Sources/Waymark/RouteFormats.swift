@@ -49,16 +49,17 @@ extension Route {
     /// (compact), without building the value first: what a server sends.
     public func writeOSRMJSON(into w: inout JSONWriter, geometries: GeometryFormat = .polyline, overview: OverviewFormat = .simplified,
                               decimals: Int = 6, steps withSteps: Bool = true, waypoints withWaypoints: Bool = true) {
-        let factor = pow(10, Double(decimals))
+        // Rounded numbers are written digit by digit (`writeNumber(_:decimals:)`), the same text
+        // as the shortest form of the rounded value, without formatting a Double.
         func key(_ k: String) { w.writeKey(k) }
         func comma() { w.writeByte(UInt8(ascii: ",")) }
         func number(_ x: Double) { w.writeNumber(x) }
-        func tenths(_ x: Double) { w.writeNumber((x * 10).rounded() / 10) }
+        func tenths(_ x: Double) { w.writeNumber(x, decimals: 1) }
         func point(_ c: Coordinate) {
             w.beginArray()
-            w.writeNumber((c.longitude * factor).rounded() / factor)
+            w.writeNumber(c.longitude, decimals: decimals)
             comma()
-            w.writeNumber((c.latitude * factor).rounded() / factor)
+            w.writeNumber(c.latitude, decimals: decimals)
             w.endArray()
         }
         func line(_ coordinates: [Coordinate]) {

@@ -56,19 +56,28 @@ public struct JSONWriter: Sendable {
     /// Writes a string with JSON escapes.
     public mutating func writeString(_ string: String) {
         writeByte(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): writeRaw("\\\"")
-            case UInt8(ascii: "\\"): writeRaw("\\\\")
-            case 0x0A: writeRaw("\\n")
-            case 0x0D: writeRaw("\\r")
-            case 0x09: writeRaw("\\t")
-            case 0x00..<0x20:
-                writeRaw("\\u00")
-                writeByte(hexDigit(byte >> 4))
-                writeByte(hexDigit(byte & 0xF))
-            default: writeByte(byte)
+        var string = string
+        string.withUTF8 { utf8 in
+            // Runs that need no escape are copied whole (most strings are one run).
+            var run = 0
+            for i in 0..<utf8.count {
+                let byte = utf8[i]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if run < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<i])) }
+                run = i + 1
+                switch byte {
+                case UInt8(ascii: "\""): writeRaw("\\\"")
+                case UInt8(ascii: "\\"): writeRaw("\\\\")
+                case 0x0A: writeRaw("\\n")
+                case 0x0D: writeRaw("\\r")
+                case 0x09: writeRaw("\\t")
+                default:
+                    writeRaw("\\u00")
+                    writeByte(hexDigit(byte >> 4))
+                    writeByte(hexDigit(byte & 0xF))
+                }
             }
+            if run < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...])) }
         }
         writeByte(UInt8(ascii: "\""))
     }
@@ -107,14 +116,14 @@ public struct JSONWriter: Sendable {
             width -= 1
         }
         writeByte(UInt8(ascii: "."))
-        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
-        var i = width - 1
-        while fraction > 0 {
-            digits[i] = UInt8(ascii: "0") + UInt8(fraction % 10)
-            fraction /= 10
-            i -= 1
+        // Most significant digit first, leading zeros included (no scratch array: this runs for
+        // every coordinate of a route).
+        var place = JSONWriter.integerPowersOfTen[width - 1]
+        while place > 0 {
+            writeByte(UInt8(ascii: "0") + UInt8(fraction / place))
+            fraction %= place
+            place /= 10
         }
-        bytes.append(contentsOf: digits)
     }
 
     // MARK: - Structure (for writers that stream their own shapes)
@@ -168,6 +177,7 @@ public struct JSONWriter: Sendable {
     }
 
     private static let powersOfTen: [Double] = (0...15).map { n in (0..<n).reduce(1.0) { acc, _ in acc * 10 } }
+    private static let integerPowersOfTen: [Int64] = (0...15).map { n in (0..<n).reduce(Int64(1)) { acc, _ in acc * 10 } }
 }
 
 extension JSONValue {

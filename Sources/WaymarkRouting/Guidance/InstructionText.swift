@@ -40,7 +40,7 @@ public struct InstructionLanguage: Sendable {
             variants = table[key] ?? table["default"]!
         } else {
             let table = turns[type] ?? turns["turn"]!
-            let omitSide = step.maneuver.type == .offRamp && modifier.contains(step.drivingSide == .left ? "left" : "right")
+            let omitSide = step.maneuver.type == .offRamp && modifier.hasSuffix(step.drivingSide == .left ? "left" : "right")
             variants = (!omitSide ? table[modifier] : nil) ?? table["default"]!
         }
         let wayName = self.wayName(step)
@@ -62,13 +62,15 @@ public struct InstructionLanguage: Sendable {
             template = variants["default"] ?? ""
         }
         // "ref: name" of the first destination, as osrm-text-instructions does.
-        let parts = step.destinations.isEmpty ? [] : step.destinations.components(separatedBy: ": ")
+        let parts = InstructionLanguage.split(step.destinations, at: ": ")
         let destinationRef = parts.first.map { String($0.split(separator: ",").first ?? "") } ?? ""
         let destinationName = parts.count > 1 ? String(parts[1].split(separator: ",").first ?? "") : ""
         let destination = !destinationRef.isEmpty && !destinationName.isEmpty ? "\(destinationRef): \(destinationName)"
             : (destinationRef.isEmpty ? destinationName : destinationRef)
         let nth = legIndex >= 0 && legIndex != legCount - 1 ? ordinal(legIndex + 1) : ""
-        let tokens = { (key: String) -> String? in
+        // A nested function, not a closure value: a closure would copy the whole language (its
+        // tables) into its context on every step.
+        func tokens(_ key: String) -> String? {
             switch key {
             case "way_name": wayName
             case "destination": destination
@@ -84,6 +86,19 @@ public struct InstructionLanguage: Sendable {
             }
         }
         return fill(template, tokens)
+    }
+
+    /// The pieces of `text` between occurrences of `separator` (none for empty text).
+    static func split(_ text: String, at separator: String) -> [Substring] {
+        guard !text.isEmpty else { return [] }
+        var pieces: [Substring] = []
+        var rest = Substring(text)
+        while let range = rest.firstRange(of: separator) {
+            pieces.append(rest[..<range.lowerBound])
+            rest = rest[range.upperBound...]
+        }
+        pieces.append(rest)
+        return pieces
     }
 
     /// The road as a driver reads it: "Name (ref)", the ref alone on motorways or unnamed roads,

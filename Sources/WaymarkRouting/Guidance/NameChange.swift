@@ -35,7 +35,7 @@ enum NameChange {
         let nameRemoved = !fromName.isEmpty && toName.isEmpty
         let refsEmpty = fromRef.isEmpty && toRef.isEmpty
         let refContained = fromRef.isEmpty || toRef.isEmpty || contains(fromRef, toRef) || contains(toRef, fromRef)
-            || shareRef(fromRef, toRef)
+            || keys.shareRef(Int(from.ref), Int(to.ref))
         let refRemoved = !fromRef.isEmpty && toRef.isEmpty
         let obvious = (namesEmpty && refsEmpty) || (namesEqual && refContained) || (namesEqual && refsEmpty)
             || (refContained && nameRemoved) || (namesEqual && refRemoved) || suffixChange
@@ -45,13 +45,11 @@ enum NameChange {
         return !obvious || needsAnnouncement
     }
 
-    /// Whether two ref lists name a road in common, spaces aside ("IP1; A20" and "IP 1; A 20",
-    /// "A20" and "IP1; A20"): a road signed under two numbers stays one road (README: a
-    /// deliberate difference, OSRM compares the lists as text).
-    static func shareRef(_ a: String, _ b: String) -> Bool {
-        func items(_ s: String) -> [String] { s.split(separator: ";").map { String($0.filter { $0 != " " }) }.filter { !$0.isEmpty } }
-        let x = items(a), y = items(b)
-        return x.contains { y.contains($0) }
+    /// The items of a `;` list with spaces taken out ("IP 1; A 20" → ["IP1", "A20"]): refs are
+    /// compared this way, so a road signed under two numbers stays one road ("IP1; A20",
+    /// "IP 1; A 20", "A20"; README: a deliberate difference, OSRM compares the lists as text).
+    static func refItems(_ s: String) -> [String] {
+        s.split(separator: ";").map { String($0.filter { $0 != " " }) }.filter { !$0.isEmpty }
     }
 
     /// Whether `text` has `part` in it, byte for byte.
@@ -109,6 +107,8 @@ enum NameChange {
 struct NameKeys: Sendable {
     let words: [UInt32]
     let core: [UInt32]
+    /// Per string, its ref items (``NameChange/refItems(_:)``) as interned ids (none for "").
+    let refs: [[UInt32]]
 
     init(strings: [String]) {
         func interned(_ key: (String) -> String) -> [UInt32] {
@@ -124,5 +124,20 @@ struct NameKeys: Sendable {
         }
         words = interned(NameChange.significantWords)
         core = interned { String(NameChange.core($0)) }
+        var items: [String: UInt32] = [:]
+        refs = strings.map { s in
+            NameChange.refItems(s).map { item in
+                if let id = items[item] { return id }
+                let id = UInt32(items.count + 1)
+                items[item] = id
+                return id
+            }
+        }
+    }
+
+    /// Whether two ref lists (string ids) name a road in common.
+    func shareRef(_ a: Int, _ b: Int) -> Bool {
+        let x = refs[a], y = refs[b]
+        return x.contains { y.contains($0) }
     }
 }
