@@ -51,7 +51,7 @@ extension Route {
                               decimals: Int = 6, steps withSteps: Bool = true, waypoints withWaypoints: Bool = true) {
         // Rounded numbers are written digit by digit (`writeNumber(_:decimals:)`), the same text
         // as the shortest form of the rounded value, without formatting a Double.
-        func key(_ k: String) { w.writeKey(k) }
+        func key(_ k: StaticString) { w.writeKey(k) }
         func comma() { w.writeByte(UInt8(ascii: ",")) }
         func number(_ x: Double) { w.writeNumber(x) }
         func tenths(_ x: Double) { w.writeNumber(x, decimals: 1) }

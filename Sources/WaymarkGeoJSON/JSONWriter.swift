@@ -147,6 +147,21 @@ public struct JSONWriter: Sendable {
 
     public mutating func writeRaw(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
+    /// Writes `"key":` for a key known when compiling, which must need no escapes (streaming
+    /// writers' fixed member names): no string handling at run time.
+    public mutating func writeKey(_ key: StaticString) {
+        writeByte(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        writeByte(UInt8(ascii: "\""))
+        writeByte(UInt8(ascii: ":"))
+        if indent > 0 { writeByte(UInt8(ascii: " ")) }
+    }
+
+    /// Writes text known when compiling as it is.
+    public mutating func writeRaw(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
     @inline(__always)
     public mutating func writeByte(_ byte: UInt8) { bytes.append(byte) }
 
