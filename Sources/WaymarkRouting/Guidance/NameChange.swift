@@ -110,7 +110,8 @@ struct NameKeys: Sendable {
     /// Per string, its ref items (``NameChange/refItems(_:)``) as interned ids (none for "").
     let refs: [[UInt32]]
 
-    init(strings: [String]) {
+    /// Keys for `strings`; ref items only for the ids in `refs` (nil: every string).
+    init(strings: [String], refs refIDs: [UInt32]? = nil) {
         func interned(_ key: (String) -> String) -> [UInt32] {
             var ids: [String: UInt32] = [:]
             return strings.map { s in
@@ -124,9 +125,12 @@ struct NameKeys: Sendable {
         }
         words = interned(NameChange.significantWords)
         core = interned { String(NameChange.core($0)) }
+        var isRef = [Bool](repeating: refIDs == nil, count: strings.count)
+        for id in refIDs ?? [] { isRef[Int(id)] = true }
         var items: [String: UInt32] = [:]
-        refs = strings.map { s in
-            NameChange.refItems(s).map { item in
+        refs = strings.indices.map { i in
+            guard isRef[i] else { return [] }
+            return NameChange.refItems(strings[i]).map { item in
                 if let id = items[item] { return id }
                 let id = UInt32(items.count + 1)
                 items[item] = id
