@@ -190,17 +190,8 @@ public struct SnapIndex: Sendable {
                 if best == nil || d < best!.distance { best = (d, piece, t) }
             }
         }
-        // Rings of cells outwards from the query's cell; once the best match is nearer than the
-        // next ring can be, stop.
-        for r in 0...reach {
-            if r == 0 {
-                visit(x0, y0)
-            } else {
-                for x in (x0 - r)...(x0 + r) { visit(x, y0 - r); visit(x, y0 + r) }
-                for y in (y0 - r + 1)...(y0 + r - 1) { visit(x0 - r, y); visit(x0 + r, y) }
-            }
-            if let best, best.distance <= Double(r) * SnapIndex.cellSize { break }
-        }
+        // Once the best match is nearer than the next ring can be, stop.
+        SnapIndex.rings(around: x0, y0, reach: reach, visit) { r in best.map { $0.distance <= Double(r) * SnapIndex.cellSize } ?? false }
         guard let best, best.distance <= maxDistance else { return nil }
         return snap(c, piece: best.piece, t: best.t)
     }
@@ -222,6 +213,17 @@ public struct SnapIndex: Sendable {
                 if d <= maxDistance, best[s].map({ d < $0.distance }) ?? true { best[s] = (d, piece, t) }
             }
         }
+        // Once the count-th nearest is nearer than the next ring can be, stop.
+        SnapIndex.rings(around: x0, y0, reach: reach, visit) { r in
+            best.count >= count && best.values.map(\.distance).sorted()[count - 1] <= Double(r) * SnapIndex.cellSize
+        }
+        let chosen = best.sorted { ($0.value.distance, $0.key) < ($1.value.distance, $1.key) }.prefix(count)
+        return chosen.map { snap(c, piece: $0.value.piece, t: $0.value.t) }
+    }
+
+    /// Visits the cells in square rings outwards from (`x0`, `y0`), ring 0 the cell itself, up
+    /// to `reach` rings, stopping after a ring where `enough(r)` says the rings so far settle it.
+    private static func rings(around x0: Int64, _ y0: Int64, reach: Int64, _ visit: (Int64, Int64) -> Void, until enough: (Int64) -> Bool) {
         for r in 0...reach {
             if r == 0 {
                 visit(x0, y0)
@@ -229,13 +231,8 @@ public struct SnapIndex: Sendable {
                 for x in (x0 - r)...(x0 + r) { visit(x, y0 - r); visit(x, y0 + r) }
                 for y in (y0 - r + 1)...(y0 + r - 1) { visit(x0 - r, y); visit(x0 + r, y) }
             }
-            if best.count >= count {
-                let kth = best.values.map(\.distance).sorted()[count - 1]
-                if kth <= Double(r) * SnapIndex.cellSize { break }
-            }
+            if enough(r) { return }
         }
-        let chosen = best.sorted { ($0.value.distance, $0.key) < ($1.value.distance, $1.key) }.prefix(count)
-        return chosen.map { snap(c, piece: $0.value.piece, t: $0.value.t) }
     }
 
     /// Metres from `c` (at `cx`, `cy` in the index's metric plane) to a piece, and where along it.

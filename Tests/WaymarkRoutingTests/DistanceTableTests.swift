@@ -49,3 +49,27 @@ import WaymarkSupport
         }
     }
 }
+
+/// `nearest(count:)` (OSRM's nearest with `number`): distinct roads, nearest first, the first
+/// the plain nearest, each within reach, more asked never fewer given.
+@Suite struct NearestTests {
+    @Test func severalNearestRoads() throws {
+        let g = randomGraph(seed: 35, nodes: 70, ways: 130)
+        let map = RoadMap(graph: g, method: .landmarks, maxSnapDistance: 5000)
+        var rng = SplitMix64(seed: 5)
+        for _ in 0..<50 {
+            let c = Coordinate(latitude: 52 + rng.uniform(-0.005, 0.025), longitude: 13 + rng.uniform(-0.005, 0.035))
+            let one = map.nearest(c, count: 1, maxDistance: 800), five = map.nearest(c, count: 5, maxDistance: 800)
+            let all = map.nearest(c, count: 10_000, maxDistance: 800)
+            #expect(Set(five.map(\.segment)).count == five.count)
+            #expect(five.map(\.distance) == five.map(\.distance).sorted())
+            #expect(five.allSatisfy { $0.distance <= 800 + 1e-6 })
+            #expect(Array(all.prefix(5)).map(\.segment) == five.map(\.segment))
+            #expect(five.count == min(5, all.count) && one.count == min(1, all.count))
+            if let first = one.first {
+                let plain = try #require(map.data().data.snapIndex.nearest(to: c, maxDistance: 800, bigComponentsOnly: false))
+                #expect(abs(first.distance - plain.distance) < 1e-9)
+            }
+        }
+    }
+}
