@@ -75,9 +75,6 @@ public final class OSRMService: Sendable {
         case "isochrone": result = try isochrone(coordinates, &options, router: router)
         default: result = bytes(try nearest(coordinates, &options))
         }
-        if let unknown = options.unread.first {
-            throw APIError("InvalidQuery", "option '\(unknown)' is not one of \(service)'s")
-        }
         return result
     }
 
@@ -109,6 +106,7 @@ public final class OSRMService: Sendable {
         }
         if options.take("waypoints") != nil { throw APIError("NotImplemented", "the waypoints option (silent via points) is not served") }
         let skipWaypoints = try options.bool("skip_waypoints", default: false)
+        try options.finish("route")
         do {
             let route = try router.route(coordinates, radiuses: radiuses)
             var writer = JSONWriter()
@@ -141,6 +139,8 @@ public final class OSRMService: Sendable {
         if sources.count * destinations.count > limits.maxTableSize * limits.maxTableSize {
             throw APIError("TooBig", "\(sources.count) × \(destinations.count) table: at most \(limits.maxTableSize * limits.maxTableSize) cells")
         }
+        try options.finish("table")
+        // One reach for the whole table: the largest radius given.
         if radiuses.contains(where: { $0 != nil }) { router.maxSnapDistance = radiuses.compactMap { $0 }.max()! }
         defer { router.maxSnapDistance = map.maxSnapDistance }
         let table: DistanceTable
@@ -178,6 +178,7 @@ public final class OSRMService: Sendable {
             colors = pieces
         }
         let general = try general(&options, count: 1)
+        try options.finish("isochrone")
         if let radius = general[0] { router.maxSnapDistance = radius }
         defer { router.maxSnapDistance = map.maxSnapDistance }
         do {
@@ -193,6 +194,7 @@ public final class OSRMService: Sendable {
         let radius = try general(&options, count: 1)[0]
         let number = Int(try options.number("number", default: 1, in: 1...Double(Int32.max)))
         guard number <= limits.maxNearest else { throw APIError("TooBig", "number=\(number): at most \(limits.maxNearest)") }
+        try options.finish("nearest")
         let found = map.nearest(coordinates[0], count: number, maxDistance: radius)
         guard !found.isEmpty else {
             throw APIError("NoSegment", "no road within \(Int(radius ?? map.maxSnapDistance)) m of \(coordinates[0].longitude),\(coordinates[0].latitude)")
@@ -279,7 +281,12 @@ public final class OSRMService: Sendable {
             }
         }
 
-        var unread: [String] { order.filter { values[$0] != nil } }
+        /// Fails on the first option no one read: it is not the service's (checked before any work).
+        func finish(_ service: String) throws(APIError) {
+            if let unknown = order.first(where: { values[$0] != nil }) {
+                throw APIError("InvalidQuery", "option '\(unknown)' is not one of \(service)'s")
+            }
+        }
 
         mutating func take(_ name: String) -> String? { values.removeValue(forKey: name) }
 
