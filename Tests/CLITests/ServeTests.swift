@@ -312,6 +312,15 @@ struct RawClient {
         #expect(statuses == Array(repeating: 405, count: 1500) + Array(repeating: 200, count: 200))
         long405.close()
 
+        // A request (head and body) one byte at a time is answered once it is whole.
+        let trickle = try RawClient(port: server.port)
+        for byte in Array("GET /health HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nabcde".utf8) {
+            trickle.send([byte])
+            usleep(500)
+        }
+        #expect(trickle.response()?.status == 200)
+        trickle.close()
+
         // 10,000 coordinates: the URL is too long (414), answered, connection closed.
         let many = (0..<10_000).map { _ in lonLat(a) }.joined(separator: ";")
         let long = try RawClient(port: server.port)

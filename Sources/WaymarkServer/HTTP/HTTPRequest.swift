@@ -86,8 +86,11 @@ public struct HTTPLimits: Sendable, Equatable {
 
 /// What parsing the bytes received so far on a connection gave.
 public enum HTTPParseResult: Sendable, Equatable {
-    /// More bytes are needed (none of the limits is reached yet).
+    /// More bytes are needed (none of the limits is reached yet): at least another line.
     case incomplete
+    /// The head is whole; its body needs this many bytes in all (head included) before parsing
+    /// again can give a request.
+    case needs(Int)
     /// A whole request, and the number of bytes it took (pipelined requests may follow).
     case request(HTTPRequest, consumed: Int)
     /// The bytes are no acceptable request: answer with this status and close the connection.
@@ -169,7 +172,7 @@ public enum HTTPRequestParser {
             if n > limits.body { return .failure(.contentTooLarge, "a body over \(limits.body) bytes") }
             length = n
         }
-        if bytes.count - lineStart < length { return .incomplete }
+        if bytes.count - lineStart < length { return .needs(lineStart + length) }
 
         // The target: path segments and query, percent-decoded.
         let pathText: Substring, queryText: Substring?

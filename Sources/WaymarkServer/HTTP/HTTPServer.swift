@@ -174,6 +174,10 @@ public final class HTTPServer: @unchecked Sendable {
         /// When the first byte of the request being received arrived.
         var requestStarted: UInt64?
         var writeStarted: UInt64 = 0
+        /// What must arrive before parsing again can say more: a line end (`parseAt` 0), or
+        /// `parseAt` bytes in all (a body). Parsing on every byte would let a client that sends
+        /// one byte at a time make each parse reread everything it sent.
+        var parseAt = 0
 
         init(id: Int, fd: Int32, peer: String, now: UInt64) {
             self.id = id
@@ -195,6 +199,7 @@ public final class HTTPServer: @unchecked Sendable {
         let requestTimeout = HTTPServer.nanoseconds(configuration.requestTimeout)
         let idleTimeout = HTTPServer.nanoseconds(configuration.idleTimeout)
         let writeTimeout = HTTPServer.nanoseconds(configuration.writeTimeout)
+        let headLimit = configuration.limits.requestLine + configuration.limits.headers + 8
 
         /// Connections that finished writing and may hold a pipelined request: parsed by the
         /// loop, not from inside `flush` (a long pipeline would otherwise nest one call per request).
@@ -258,9 +263,13 @@ public final class HTTPServer: @unchecked Sendable {
             }
             let now = HTTPServer.now()
             if c.requestStarted == nil { c.requestStarted = now }
+            c.parseAt = 0
             switch HTTPRequestParser.parse(c.input, limits: configuration.limits) {
             case .incomplete:
                 if c.inputClosed { shut(c) } // half a request and no more coming
+            case let .needs(total):
+                c.parseAt = total
+                if c.inputClosed { shut(c) }
             case let .failure(status, message):
                 respond(c, HTTPServer.errorResponse(status, message), keepAlive: false, request: "-", received: c.requestStarted ?? now)
             case let .request(request, consumed):
@@ -286,9 +295,15 @@ public final class HTTPServer: @unchecked Sendable {
         func readFrom(_ c: Connection) {
             let n = buffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
+                let before = c.input.count
                 c.input.append(contentsOf: buffer[0..<n])
                 c.lastActivity = HTTPServer.now()
-                take(c)
+                if c.requestStarted == nil { c.requestStarted = c.lastActivity }
+                // Parse when something new can be decided: a line ended, the body is all here,
+                // or the head has outgrown the limits.
+                let decisive = c.parseAt > 0 ? c.input.count >= c.parseAt
+                    : before == 0 || buffer[0..<n].contains(UInt8(ascii: "\n")) || c.input.count > headLimit
+                if decisive { take(c) }
             } else if n == 0 {
                 c.inputClosed = true
                 take(c)
