@@ -24,7 +24,18 @@ import tempfile
 import time
 import urllib.request
 
-OSRM_BIN = "/root/.pyenv/versions/3.12.1/lib/python3.12/site-packages/osrm/bin"
+def osrm_bin():
+    """Where osrm-routed is: $OSRM_BIN, the osrm-bindings package under pyenv's Python 3.12, or PATH."""
+    import glob, shutil
+    if os.environ.get("OSRM_BIN"):
+        return os.environ["OSRM_BIN"]
+    found = glob.glob(os.path.expanduser("~/.pyenv/versions/3.12*/lib/python3.12/site-packages/osrm/bin"))
+    if found:
+        return found[0]
+    routed = shutil.which("osrm-routed")
+    if routed:
+        return os.path.dirname(routed)
+    raise SystemExit("osrm-routed not found: PYENV_VERSION=3.12.1 python3.12 -m pip install osrm-bindings, or set OSRM_BIN")
 
 WRK_SCRIPT = r"""
 local paths = {}
@@ -114,7 +125,7 @@ def main():
     servers = {
         "waymark": lambda port: [args.waymark, "serve", args.waymark_map, "--port", str(port), "--threads", str(args.threads),
                                  "--max-connections", "1024"],
-        "osrm-routed": lambda port: [os.path.join(OSRM_BIN, "osrm-routed"), args.osrm, "-i", "127.0.0.1", "-p", str(port),
+        "osrm-routed": lambda port: [os.path.join(osrm_bin(), "osrm-routed"), args.osrm, "-i", "127.0.0.1", "-p", str(port),
                                      "-t", str(args.threads), "-l", "WARNING"],
     }
     results = {"pairs": len(pairs), "seconds": args.seconds, "threads": args.threads, "query": args.query, "runs": {}}

@@ -12,7 +12,18 @@ reach). Isochrones (Waymark only: OSRM has none): 5, 10 and 15 minutes from the 
 """
 import argparse, json, os, signal, socket, statistics, subprocess, time, urllib.request
 
-OSRM_BIN = "/root/.pyenv/versions/3.12.1/lib/python3.12/site-packages/osrm/bin"
+def osrm_bin():
+    """Where osrm-routed is: $OSRM_BIN, the osrm-bindings package under pyenv's Python 3.12, or PATH."""
+    import glob, shutil
+    if os.environ.get("OSRM_BIN"):
+        return os.environ["OSRM_BIN"]
+    found = glob.glob(os.path.expanduser("~/.pyenv/versions/3.12*/lib/python3.12/site-packages/osrm/bin"))
+    if found:
+        return found[0]
+    routed = shutil.which("osrm-routed")
+    if routed:
+        return os.path.dirname(routed)
+    raise SystemExit("osrm-routed not found: PYENV_VERSION=3.12.1 python3.12 -m pip install osrm-bindings, or set OSRM_BIN")
 
 
 def free_port():
@@ -43,7 +54,7 @@ def main():
     wp, op = free_port(), free_port()
     procs = [subprocess.Popen([args.waymark, "serve", args.map, "--port", str(wp), "--threads", "2", "--max-table-size", "1000"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
-             subprocess.Popen([os.path.join(OSRM_BIN, "osrm-routed"), args.osrm, "-i", "127.0.0.1", "-p", str(op), "-t", "2",
+             subprocess.Popen([os.path.join(osrm_bin(), "osrm-routed"), args.osrm, "-i", "127.0.0.1", "-p", str(op), "-t", "2",
                                "--max-table-size", "1000", "-l", "WARNING"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     try:
         for port in (wp, op):
