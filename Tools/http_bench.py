@@ -17,25 +17,10 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
-import sys
 import tempfile
-import time
-import urllib.request
 
-def osrm_bin():
-    """Where osrm-routed is: $OSRM_BIN, the osrm-bindings package under pyenv's Python 3.12, or PATH."""
-    import glob, shutil
-    if os.environ.get("OSRM_BIN"):
-        return os.environ["OSRM_BIN"]
-    found = glob.glob(os.path.expanduser("~/.pyenv/versions/3.12*/lib/python3.12/site-packages/osrm/bin"))
-    if found:
-        return found[0]
-    routed = shutil.which("osrm-routed")
-    if routed:
-        return os.path.dirname(routed)
-    raise SystemExit("osrm-routed not found: PYENV_VERSION=3.12.1 python3.12 -m pip install osrm-bindings, or set OSRM_BIN")
+from benchlib import free_port, osrm_bin, status_kb, wait_ready
 
 WRK_SCRIPT = r"""
 local paths = {}
@@ -52,39 +37,6 @@ done = function(summary, latency, requests)
     latency:percentile(50) / 1000, latency:percentile(95) / 1000, latency:percentile(99) / 1000, latency.max / 1000))
 end
 """
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_ready(port, timeout=120):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/route/v1/driving/-8.61,41.15;-8.60,41.16", timeout=2).read()
-            return
-        except Exception:
-            time.sleep(0.2)
-    raise SystemExit(f"server on {port} did not become ready")
-
-
-def rss_kb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    return 0
-
-
-def current_rss_kb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 def run_wrk(port, paths_file, connections, seconds, script_dir):
@@ -135,12 +87,12 @@ def main():
             log = open(os.path.join(tmp, f"{name}.log"), "w")
             proc = subprocess.Popen(command(port), stdout=log, stderr=log)
             try:
-                wait_ready(port)
-                rss_before = current_rss_kb(proc.pid)
+                wait_ready(f"http://127.0.0.1:{port}/nearest/v1/driving/{pairs[0]['from']['lon']},{pairs[0]['from']['lat']}")
+                rss_before = status_kb(proc.pid, "VmRSS")
                 r = run_wrk(port, paths_file, connections, args.seconds, tmp)
                 r["rss_start_mb"] = rss_before / 1024
-                r["rss_end_mb"] = current_rss_kb(proc.pid) / 1024
-                r["peak_rss_mb"] = rss_kb(proc.pid) / 1024
+                r["rss_end_mb"] = status_kb(proc.pid, "VmRSS") / 1024
+                r["peak_rss_mb"] = status_kb(proc.pid, "VmHWM") / 1024
             finally:
                 proc.send_signal(signal.SIGTERM)
                 try:

@@ -7,7 +7,9 @@ and written to bench-results/soak.json.
 
   python3 Tools/http_soak.py --map /tmp/porto-h.wmg --pairs ../shared/bench/od_pairs/od_pairs_porto.json --seconds 600
 """
-import argparse, json, os, re, signal, socket, subprocess, tempfile, threading, time, urllib.request
+import argparse, json, os, re, signal, subprocess, tempfile, threading, time
+
+from benchlib import free_port, status_kb, wait_ready
 
 
 def main():
@@ -50,26 +52,17 @@ done = function(summary, latency, requests)
     latency:percentile(50) / 1000, latency:percentile(95) / 1000))
 end
 """)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     log = open(os.path.join(tmp, "serve.log"), "w")
     server = subprocess.Popen([args.waymark, "serve", args.map, "--port", str(port), "--threads", "2"], stdout=log, stderr=log)
-    for _ in range(600):
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1).read()
-            break
-        except Exception:
-            time.sleep(0.2)
+    wait_ready(f"http://127.0.0.1:{port}/health")
     samples = []
     stop = threading.Event()
 
     def sample():
         start = time.time()
         while not stop.is_set():
-            with open(f"/proc/{server.pid}/status") as f:
-                rss = next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
-            samples.append((round(time.time() - start, 1), rss // 1024))
+            samples.append((round(time.time() - start, 1), status_kb(server.pid, "VmRSS") // 1024))
             stop.wait(10)
 
     sampler = threading.Thread(target=sample)

@@ -10,26 +10,9 @@ reach). Isochrones (Waymark only: OSRM has none): 5, 10 and 15 minutes from the 
   python3 Tools/table_bench.py --map /tmp/porto-h.wmg --osrm /tmp/osrm-porto/porto.osrm \
       --pairs ../shared/bench/od_pairs/od_pairs_porto.json
 """
-import argparse, json, os, signal, socket, statistics, subprocess, time, urllib.request
+import argparse, json, os, signal, statistics, subprocess, time, urllib.request
 
-def osrm_bin():
-    """Where osrm-routed is: $OSRM_BIN, the osrm-bindings package under pyenv's Python 3.12, or PATH."""
-    import glob, shutil
-    if os.environ.get("OSRM_BIN"):
-        return os.environ["OSRM_BIN"]
-    found = glob.glob(os.path.expanduser("~/.pyenv/versions/3.12*/lib/python3.12/site-packages/osrm/bin"))
-    if found:
-        return found[0]
-    routed = shutil.which("osrm-routed")
-    if routed:
-        return os.path.dirname(routed)
-    raise SystemExit("osrm-routed not found: PYENV_VERSION=3.12.1 python3.12 -m pip install osrm-bindings, or set OSRM_BIN")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from benchlib import free_port, osrm_bin, wait_ready
 
 
 def get(url):
@@ -58,12 +41,7 @@ def main():
                                "--max-table-size", "1000", "-l", "WARNING"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     try:
         for port in (wp, op):
-            for _ in range(600):
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/nearest/v1/driving/{points[0][0]},{points[0][1]}", timeout=1).read()
-                    break
-                except Exception:
-                    time.sleep(0.2)
+            wait_ready(f"http://127.0.0.1:{port}/nearest/v1/driving/{points[0][0]},{points[0][1]}")
         result = {"runs": args.runs, "tables": {}, "isochrones": {}}
         for n in [int(s) for s in args.sizes.split(",")]:
             path = "/table/v1/driving/" + ";".join(f"{lon:.6f},{lat:.6f}" for lon, lat in points[:n])

@@ -202,4 +202,11 @@ extension JSONValue {
         writer.write(self)
         return writer.text
     }
+
+    /// The value as compact JSON, UTF-8 bytes.
+    public var jsonBytes: [UInt8] {
+        var writer = JSONWriter()
+        writer.write(self)
+        return writer.bytes
+    }
 }

@@ -148,22 +148,29 @@ public struct RoadGraph: Sendable, Equatable {
 
     public func flags(of edge: Int) -> EdgeFlags { EdgeFlags(rawValue: segmentFlags[segment(of: edge)]) }
 
+    /// How many shape points the edge has between its source and target vertices.
+    public func interiorPointCount(of edge: Int) -> Int {
+        let s = segment(of: edge)
+        return Int(shapeStart[s + 1]) - Int(shapeStart[s])
+    }
+
+    /// The edge's `k`-th shape point between its vertices (0 the first after its source), in the
+    /// direction the edge is driven, without building the shape.
+    public func interiorPoint(of edge: Int, _ k: Int) -> Coordinate {
+        let s = segment(of: edge)
+        let i = isReversed(edge) ? Int(shapeStart[s + 1]) - 1 - k : Int(shapeStart[s]) + k
+        return Coordinate(latitude: FixedPoint.decode(shapeLatitudes[i]), longitude: FixedPoint.decode(shapeLongitudes[i]))
+    }
+
     /// The second point of the edge's geometry (first after its source), without building the whole shape.
     public func secondPoint(of edge: Int) -> Coordinate {
-        let s = segment(of: edge)
-        let lower = Int(shapeStart[s]), upper = Int(shapeStart[s + 1])
-        guard lower < upper else { return coordinate(of: edgeTarget[edge]) }
-        let i = isReversed(edge) ? upper - 1 : lower
-        return Coordinate(latitude: FixedPoint.decode(shapeLatitudes[i]), longitude: FixedPoint.decode(shapeLongitudes[i]))
+        interiorPointCount(of: edge) > 0 ? interiorPoint(of: edge, 0) : coordinate(of: edgeTarget[edge])
     }
 
     /// The last point of the edge's geometry before its target vertex.
     public func penultimatePoint(of edge: Int) -> Coordinate {
-        let s = segment(of: edge)
-        let lower = Int(shapeStart[s]), upper = Int(shapeStart[s + 1])
-        guard lower < upper else { return coordinate(of: source(of: edge)) }
-        let i = isReversed(edge) ? lower : upper - 1
-        return Coordinate(latitude: FixedPoint.decode(shapeLatitudes[i]), longitude: FixedPoint.decode(shapeLongitudes[i]))
+        let n = interiorPointCount(of: edge)
+        return n > 0 ? interiorPoint(of: edge, n - 1) : coordinate(of: source(of: edge))
     }
 
     /// Appends the edge's geometry (as ``geometry(of:)``) to `points`, without its first point when

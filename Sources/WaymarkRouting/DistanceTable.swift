@@ -116,22 +116,27 @@ final class TableSearch {
         var durations = [Double?](repeating: nil, count: sources.count * columns)
         var distances = [Double?](repeating: nil, count: sources.count * columns)
         let goalPoints = destinations.map { data.snapIndex.edgePoints($0, graph: graph) }
+        var goalsOnEdge: [Int: [(destination: Int, offset: Double)]] = [:]
+        for (j, goals) in goalPoints.enumerated() {
+            for g in goals { goalsOnEdge[g.edge, default: []].append((j, g.offset)) }
+        }
         var entries: [Entry] = [], touched: [Int32] = []
         buckets.clear()
         var labels = self.labels, heap = self.heap, buckets = self.buckets
         defer { self.heap = heap }
 
+        /// Labels node `y` with `label` if that is cheaper than what it has (either direction).
+        func relax(_ y: Int, _ label: TableLabel) {
+            if labels.contains(y) && labels[y].cost <= label.cost { return }
+            labels[y] = label
+            heap.push(label.cost, y)
+        }
         ch.up.withBuffers { up in
             ch.down.withBuffers { down in
                 // Backward: from the edges that may turn into each destination's edge, downward arcs.
                 for (j, goals) in goalPoints.enumerated() {
                     labels.clear()
                     heap.removeAll()
-                    func relax(_ y: Int, _ label: TableLabel) {
-                        if labels.contains(y) && labels[y].cost <= label.cost { return }
-                        labels[y] = label
-                        heap.push(label.cost, y)
-                    }
                     for g in goals {
                         let partial = graph.part(g.edge, from: 0, to: g.offset)
                         let v = graph.source(of: g.edge), outgoing = graph.edges(from: v)
@@ -189,24 +194,17 @@ final class TableSearch {
                     labels.clear()
                     heap.removeAll()
                     let row = i * columns
-                    func relax(_ y: Int, _ label: TableLabel) {
-                        if labels.contains(y) && labels[y].cost <= label.cost { return }
-                        labels[y] = label
-                        heap.push(label.cost, y)
-                    }
                     let starts = data.snapIndex.edgePoints(source, graph: graph)
                     for s in starts {
                         let part = graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge]))
                         relax(s.edge, TableLabel(cost: part.weight, duration: part.duration, distance: part.distance))
                         // Along one edge, when a destination lies ahead on it.
-                        for (j, goals) in goalPoints.enumerated() {
-                            for g in goals where g.edge == s.edge && g.offset >= s.offset {
-                                let direct = graph.part(s.edge, from: s.offset, to: g.offset)
-                                if direct.weight < cost[row + j] {
-                                    cost[row + j] = direct.weight
-                                    durations[row + j] = direct.duration
-                                    distances[row + j] = direct.distance
-                                }
+                        for (j, offset) in goalsOnEdge[s.edge] ?? [] where offset >= s.offset {
+                            let direct = graph.part(s.edge, from: s.offset, to: offset)
+                            if direct.weight < cost[row + j] {
+                                cost[row + j] = direct.weight
+                                durations[row + j] = direct.duration
+                                distances[row + j] = direct.distance
                             }
                         }
                     }

@@ -136,44 +136,35 @@ final class IsochroneSearch {
         var time = [Float](repeating: .infinity, count: width * height)
 
         // Each road's reached part, sampled every 1.8 cells (the spread of two cells closes the
-        // gaps), each sample keeping the earliest time; the shape read in place.
+        // gaps), each sample keeping the earliest time. Distances along the shape are taken in the
+        // plane and measured against the edge's length (the two differ by well under a percent at
+        // a city's scale).
+        let step = cell * 1.8
         time.withUnsafeMutableBufferPointer { grid in
             for r in reached {
                 let length = Double(graph.edgeLength[r.edge]), duration = Double(graph.edgeDuration[r.edge])
                 guard length > 0 else { continue }
                 let reach = duration > 0 ? min(length, r.offset + (limit - r.time) / duration * length) : length
-                let from = r.offset / length, to = reach / length // fractions of the edge
-                guard to >= from else { continue }
-                let segment = graph.segment(of: r.edge), reversed = graph.isReversed(r.edge)
-                let lower = Int(graph.shapeStart[segment]), interior = Int(graph.shapeStart[segment + 1]) - lower
-                let first = project(graph.coordinate(of: r.source)), last = project(graph.coordinate(of: graph.edgeTarget[r.edge]))
-                @inline(__always) func point(_ k: Int) -> (x: Double, y: Double) {
-                    if k == 0 { return first }
-                    if k == interior + 1 { return last }
-                    let i = lower + (reversed ? interior - k : k - 1)
-                    return project(Coordinate(latitude: FixedPoint.decode(graph.shapeLatitudes[i]), longitude: FixedPoint.decode(graph.shapeLongitudes[i])))
-                }
-                // Distances along the shape in the plane, measured against the edge's length (the
-                // two differ by well under a percent at a city's scale).
-                let total = length
-                let start = from * total, end = to * total, step = cell * 1.8
-                var d = start, walked = 0.0
-                var a = first
-                for k in 1...(interior + 1) {
-                    let b = point(k)
+                guard reach >= r.offset else { continue }
+                // The shape read in place: the source, the interior points, the target.
+                let interior = graph.interiorPointCount(of: r.edge)
+                var d = r.offset, walked = 0.0
+                var a = project(graph.coordinate(of: r.source))
+                for k in 0...interior {
+                    let b = project(k < interior ? graph.interiorPoint(of: r.edge, k) : graph.coordinate(of: graph.edgeTarget[r.edge]))
                     let piece = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-                    while d <= walked + piece && d <= end {
+                    while d <= walked + piece && d <= reach {
                         let f = piece > 0 ? (d - walked) / piece : 0
                         let x = a.x + f * (b.x - a.x), y = a.y + f * (b.y - a.y)
                         let i = Int((x - originX) / cell), j = Int((y - originY) / cell)
                         if i >= 0 && j >= 0 && i < width && j < height {
-                            let t = Float(r.time + (total > 0 ? (d / total - from) : 0) * duration)
+                            let t = Float(r.time + (d - r.offset) / length * duration)
                             if t < grid[j * width + i] { grid[j * width + i] = t }
                         }
-                        if d == end { break }
-                        d = min(end, d + step)
+                        if d == reach { break }
+                        d = min(reach, d + step)
                     }
-                    if d == end && d <= walked + piece { break }
+                    if d == reach && d <= walked + piece { break }
                     walked += piece
                     a = b
                 }

@@ -142,9 +142,14 @@ public final class RoadMap: @unchecked Sendable {
     /// The fastest route through the waypoints in order (two or more); `radiuses` as
     /// ``Router/route(_:radiuses:)`` takes them. Thread-safe.
     public func route(_ waypoints: [Coordinate], radiuses: [Double?] = []) throws(RouteError) -> Route {
+        try withRouter { (router) throws(RouteError) in try router.route(waypoints, radiuses: radiuses) }
+    }
+
+    /// Runs `body` on a router lent from the pool (made when none is idle), then returns it.
+    private func withRouter<T>(_ body: (Router) throws(RouteError) -> T) throws(RouteError) -> T {
         let router = lock.withLock { idleRouters.popLast() } ?? makeRouter()
         defer { lock.withLock { idleRouters.append(router) } }
-        return try router.route(waypoints, radiuses: radiuses)
+        return try body(router)
     }
 
     /// The nearest points on up to `count` road segments within `maxDistance` metres (default:
@@ -159,19 +164,15 @@ public final class RoadMap: @unchecked Sendable {
     }
 
     /// Travel times and distances from every source to every destination (see
-    /// ``Router/table(sources:destinations:)``). Thread-safe.
-    public func table(sources: [Coordinate], destinations: [Coordinate]) throws(RouteError) -> DistanceTable {
-        let router = lock.withLock { idleRouters.popLast() } ?? makeRouter()
-        defer { lock.withLock { idleRouters.append(router) } }
-        return try router.table(sources: sources, destinations: destinations)
+    /// ``Router/table(sources:destinations:radiuses:)``). Thread-safe.
+    public func table(sources: [Coordinate], destinations: [Coordinate], radiuses: [Double?] = []) throws(RouteError) -> DistanceTable {
+        try withRouter { (router) throws(RouteError) in try router.table(sources: sources, destinations: destinations, radiuses: radiuses) }
     }
 
     /// The areas reached within each of `minutes` from `origin` (see
-    /// ``Router/isochrone(from:minutes:denoise:)``). Thread-safe.
-    public func isochrone(from origin: Coordinate, minutes: [Double], denoise: Double = 1) throws(RouteError) -> Isochrone {
-        let router = lock.withLock { idleRouters.popLast() } ?? makeRouter()
-        defer { lock.withLock { idleRouters.append(router) } }
-        return try router.isochrone(from: origin, minutes: minutes, denoise: denoise)
+    /// ``Router/isochrone(from:minutes:denoise:radius:)``). Thread-safe.
+    public func isochrone(from origin: Coordinate, minutes: [Double], denoise: Double = 1, radius: Double? = nil) throws(RouteError) -> Isochrone {
+        try withRouter { (router) throws(RouteError) in try router.isochrone(from: origin, minutes: minutes, denoise: denoise, radius: radius) }
     }
 
     /// Routes every query (each a list of waypoints) on `threads` threads, a router each, over

@@ -48,6 +48,21 @@ public final class Router {
         }
     }
 
+    /// Snaps points together, as OSRM does (`SnapPhantomNodes`): inside a tiny component only
+    /// when every point is nearest to it. `radiuses`, one per point where given, is how far each
+    /// may be from its road (nil: ``maxSnapDistance``).
+    private func snap(_ points: [Coordinate], radiuses: [Double?]) throws(RouteError) -> [Snap] {
+        guard radiuses.isEmpty || radiuses.count == points.count else { throw .invalidInput("give one radius per point") }
+        let candidates = try points.enumerated().map { (i, c) throws(RouteError) in
+            let reach = radiuses.isEmpty ? maxSnapDistance : radiuses[i] ?? maxSnapDistance
+            guard let found = data.snapIndex.candidates(near: c, maxDistance: reach) else {
+                throw data.noRoadError(c, maxDistance: reach)
+            }
+            return found
+        }
+        return SnapIndex.choose(candidates)
+    }
+
     /// Snaps a waypoint, or fails with ``RouteError/noSegment(_:maxDistance:)``.
     public func snap(_ c: Coordinate) throws(RouteError) -> Snap {
         guard let snap = data.snapIndex.nearest(to: c, maxDistance: maxSnapDistance) else {
@@ -60,16 +75,7 @@ public final class Router {
     /// waypoint where given, is how far each may be from its road (nil: ``maxSnapDistance``).
     public func route(_ waypoints: [Coordinate], radiuses: [Double?] = []) throws(RouteError) -> Route {
         guard waypoints.count >= 2 else { throw .invalidInput("a route needs at least two waypoints") }
-        guard radiuses.isEmpty || radiuses.count == waypoints.count else { throw .invalidInput("give one radius per waypoint") }
-        // OSRM's rule: inside a tiny component only when every waypoint is nearest to it.
-        let candidates = try waypoints.enumerated().map { (i, c) throws(RouteError) in
-            let reach = radiuses.isEmpty ? maxSnapDistance : radiuses[i] ?? maxSnapDistance
-            guard let found = data.snapIndex.candidates(near: c, maxDistance: reach) else {
-                throw data.noRoadError(c, maxDistance: reach)
-            }
-            return found
-        }
-        let snaps = SnapIndex.choose(candidates)
+        let snaps = try snap(waypoints, radiuses: radiuses)
         var legs: [RouteLeg] = []
         var geometry: [Coordinate] = []
         for (i, (a, b)) in zip(snaps, snaps.dropFirst()).enumerated() {
@@ -90,17 +96,11 @@ public final class Router {
 
     /// Travel times and distances from every source to every destination (OSRM's table): on a
     /// contraction hierarchy by the bucket method, one search per source and per destination;
-    /// otherwise one route search per pair. Points snap as a route's waypoints do, all together.
-    public func table(sources: [Coordinate], destinations: [Coordinate]) throws(RouteError) -> DistanceTable {
+    /// otherwise one route search per pair. Points snap as a route's waypoints do, all together;
+    /// `radiuses`, where given, has one per source then one per destination.
+    public func table(sources: [Coordinate], destinations: [Coordinate], radiuses: [Double?] = []) throws(RouteError) -> DistanceTable {
         guard !sources.isEmpty && !destinations.isEmpty else { throw .invalidInput("a table needs at least one source and one destination") }
-        let all = sources + destinations
-        let candidates = try all.map { (c) throws(RouteError) in
-            guard let found = data.snapIndex.candidates(near: c, maxDistance: maxSnapDistance) else {
-                throw data.noRoadError(c, maxDistance: maxSnapDistance)
-            }
-            return found
-        }
-        let snaps = SnapIndex.choose(candidates)
+        let snaps = try snap(sources + destinations, radiuses: radiuses)
         let from = Array(snaps[..<sources.count]), to = Array(snaps[sources.count...])
         var table = DistanceTable(sources: from, destinations: to, durations: [], distances: [])
         if let metrics = data.arcMetrics {
@@ -119,13 +119,14 @@ public final class Router {
     }
 
     /// The areas a car reaches within each of `minutes` from `origin` (see ``Isochrone``);
-    /// `denoise` (0…1) keeps, per time, only polygons at least that share of the largest's area.
-    public func isochrone(from origin: Coordinate, minutes: [Double], denoise: Double = 1) throws(RouteError) -> Isochrone {
+    /// `denoise` (0…1) keeps, per time, only polygons at least that share of the largest's area;
+    /// `radius` is how far the origin may be from its road (nil: ``maxSnapDistance``).
+    public func isochrone(from origin: Coordinate, minutes: [Double], denoise: Double = 1, radius: Double? = nil) throws(RouteError) -> Isochrone {
         guard !minutes.isEmpty else { throw .invalidInput("an isochrone needs at least one time") }
         guard minutes.allSatisfy({ $0.isFinite && $0 > 0 && $0 <= 24 * 60 }) else { throw .invalidInput("times must be minutes from 0 to 1440") }
         guard Set(minutes).count == minutes.count else { throw .invalidInput("times must differ") }
         guard denoise >= 0 && denoise <= 1 else { throw .invalidInput("denoise must be from 0 to 1") }
-        let snap = try snap(origin)
+        let snap = try snap([origin], radiuses: [radius])[0]
         if isochroneSearch == nil { isochroneSearch = IsochroneSearch(data: data) }
         return isochroneSearch!.isochrone(from: snap, minutes: minutes, denoise: denoise)
     }

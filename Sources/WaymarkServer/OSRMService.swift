@@ -41,7 +41,7 @@ public final class OSRMService: Sendable {
                                                               ("Access-Control-Max-Age", "86400")])
         }
         do {
-            return HTTPResponse(status: .ok, headers: [("Content-Type", "application/json; charset=UTF-8")], body: try answer(request, router: router))
+            return .json(bytes: try answer(request, router: router))
         } catch {
             return .json(["code": .string(error.code), "message": .string(error.message)], status: error.status)
         }
@@ -53,8 +53,8 @@ public final class OSRMService: Sendable {
     private func answer(_ request: HTTPRequest, router: Router) throws(APIError) -> [UInt8] {
         let segments = request.segments
         if segments == ["health"] {
-            return bytes(["code": "Ok", "status": "serving", "nodes": .number(Double(map.graph.nodeCount)),
-                    "edges": .number(Double(map.graph.edgeCount)), "search": .string(map.hierarchy != nil ? "hierarchy" : "landmarks")])
+            return (["code": "Ok", "status": "serving", "nodes": .number(Double(map.graph.nodeCount)),
+                    "edges": .number(Double(map.graph.edgeCount)), "search": .string(map.hierarchy != nil ? "hierarchy" : "landmarks")] as JSONValue).jsonBytes
         }
         guard segments.count == 4, !segments[0].isEmpty else {
             throw APIError("InvalidUrl", "not an OSRM URL: expected /{service}/v1/{profile}/{coordinates} (services: route, table, nearest, isochrone) or /health")
@@ -71,17 +71,11 @@ public final class OSRMService: Sendable {
         let result: [UInt8]
         switch service {
         case "route": result = try route(coordinates, &options, router: router)
-        case "table": result = bytes(try table(coordinates, &options, router: router))
+        case "table": result = try table(coordinates, &options, router: router).jsonBytes
         case "isochrone": result = try isochrone(coordinates, &options, router: router)
-        default: result = bytes(try nearest(coordinates, &options))
+        default: result = try nearest(coordinates, &options).jsonBytes
         }
         return result
-    }
-
-    private func bytes(_ value: JSONValue) -> [UInt8] {
-        var writer = JSONWriter()
-        writer.write(value)
-        return writer.bytes
     }
 
     // MARK: - Services
@@ -140,12 +134,10 @@ public final class OSRMService: Sendable {
             throw APIError("TooBig", "\(sources.count) × \(destinations.count) table: at most \(limits.maxTableSize * limits.maxTableSize) cells")
         }
         try options.finish("table")
-        // One reach for the whole table: the largest radius given.
-        if radiuses.contains(where: { $0 != nil }) { router.maxSnapDistance = radiuses.compactMap { $0 }.max()! }
-        defer { router.maxSnapDistance = map.maxSnapDistance }
         let table: DistanceTable
         do {
-            table = try router.table(sources: sources.map { coordinates[$0] }, destinations: destinations.map { coordinates[$0] })
+            table = try router.table(sources: sources.map { coordinates[$0] }, destinations: destinations.map { coordinates[$0] },
+                                     radiuses: sources.map { radiuses[$0] } + destinations.map { radiuses[$0] })
         } catch {
             throw APIError(error)
         }
@@ -177,12 +169,10 @@ public final class OSRMService: Sendable {
             }
             colors = pieces
         }
-        let general = try general(&options, count: 1)
+        let radius = try general(&options, count: 1)[0]
         try options.finish("isochrone")
-        if let radius = general[0] { router.maxSnapDistance = radius }
-        defer { router.maxSnapDistance = map.maxSnapDistance }
         do {
-            let isochrone = try router.isochrone(from: coordinates[0], minutes: minutes, denoise: denoise)
+            let isochrone = try router.isochrone(from: coordinates[0], minutes: minutes, denoise: denoise, radius: radius)
             return GeoJSONWriter().data(.featureCollection(isochrone.featureCollection(polygons: polygons, colors: colors)))
         } catch {
             throw APIError(error)
@@ -192,7 +182,9 @@ public final class OSRMService: Sendable {
     private func nearest(_ coordinates: [Coordinate], _ options: inout Options) throws(APIError) -> JSONValue {
         guard coordinates.count == 1 else { throw APIError("InvalidOptions", "nearest takes one coordinate (\(coordinates.count) given)") }
         let radius = try general(&options, count: 1)[0]
-        let number = Int(try options.number("number", default: 1, in: 1...Double(Int32.max)))
+        let requested = try options.number("number", default: 1, in: 1...Double(Int32.max))
+        guard requested == requested.rounded() else { throw APIError("InvalidQuery", "number: \(requested) is not a whole number") }
+        let number = Int(requested)
         guard number <= limits.maxNearest else { throw APIError("TooBig", "number=\(number): at most \(limits.maxNearest)") }
         try options.finish("nearest")
         let found = map.nearest(coordinates[0], count: number, maxDistance: radius)

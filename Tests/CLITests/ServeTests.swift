@@ -265,6 +265,7 @@ struct RawClient {
             ("/table/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c))", 400, "TooBig"),
             ("/table/v1/driving/\(lonLat(a));\(lonLat(b))?sources=5", 400, "InvalidValue"),
             ("/nearest/v1/driving/\(lonLat(a))?number=3", 400, "TooBig"),
+            ("/nearest/v1/driving/\(lonLat(a))?number=1.5", 400, "InvalidQuery"),
             ("/nearest/v1/driving/\(lonLat(a));\(lonLat(b))", 400, "InvalidOptions"),
             ("/match/v1/driving/\(lonLat(a));\(lonLat(b))", 400, "InvalidService"),
             ("/isochrone/v1/driving/\(lonLat(a))", 400, "InvalidOptions"),

@@ -62,7 +62,7 @@ public struct InstructionLanguage: Sendable {
             template = variants["default"] ?? ""
         }
         // "ref: name" of the first destination, as osrm-text-instructions does.
-        let parts = InstructionLanguage.split(step.destinations, at: ": ")
+        let parts = step.destinations.isEmpty ? [] : step.destinations.split(separator: ": ", omittingEmptySubsequences: false)
         let destinationRef = parts.first.map { String($0.split(separator: ",").first ?? "") } ?? ""
         let destinationName = parts.count > 1 ? String(parts[1].split(separator: ",").first ?? "") : ""
         let destination = !destinationRef.isEmpty && !destinationName.isEmpty ? "\(destinationRef): \(destinationName)"
@@ -86,19 +86,6 @@ public struct InstructionLanguage: Sendable {
             }
         }
         return fill(template, tokens)
-    }
-
-    /// The pieces of `text` between occurrences of `separator` (none for empty text).
-    static func split(_ text: String, at separator: String) -> [Substring] {
-        guard !text.isEmpty else { return [] }
-        var pieces: [Substring] = []
-        var rest = Substring(text)
-        while let range = rest.firstRange(of: separator) {
-            pieces.append(rest[..<range.lowerBound])
-            rest = rest[range.upperBound...]
-        }
-        pieces.append(rest)
-        return pieces
     }
 
     /// The road as a driver reads it: "Name (ref)", the ref alone on motorways or unnamed roads,

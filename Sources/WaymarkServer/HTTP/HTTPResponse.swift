@@ -15,9 +15,12 @@ public struct HTTPResponse: Sendable {
 
     /// A JSON response (`application/json; charset=UTF-8`).
     public static func json(_ value: JSONValue, status: HTTPStatus = .ok) -> HTTPResponse {
-        var writer = JSONWriter()
-        writer.write(value)
-        return HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=UTF-8")], body: writer.bytes)
+        json(bytes: value.jsonBytes, status: status)
+    }
+
+    /// A JSON response from JSON already written.
+    public static func json(bytes: [UInt8], status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=UTF-8")], body: bytes)
     }
 
     /// The bytes on the wire. `headOnly` (a HEAD request) leaves the body out but keeps its length.

@@ -244,12 +244,19 @@ public final class HTTPServer: @unchecked Sendable {
 
         /// Answers from the loop itself (errors, refusals), without a worker.
         func respond(_ c: Connection, _ response: HTTPResponse, keepAlive: Bool, request: String, received: UInt64) {
-            c.output = response.serialized(keepAlive: keepAlive, headOnly: request.hasPrefix("HEAD "), extraHeaders: configuration.extraHeaders)
-            c.written = 0
+            let bytes = response.serialized(keepAlive: keepAlive, headOnly: request.hasPrefix("HEAD "), extraHeaders: configuration.extraHeaders)
+            startWriting(c, bytes, written: 0, keepAlive: keepAlive,
+                 logLine: logLine(peer: c.peer, request: request, status: response.status.code, bytes: response.body.count, since: received))
+        }
+
+        /// Sends a response's bytes (the first `written` already sent by a worker), logging it.
+        func startWriting(_ c: Connection, _ bytes: [UInt8], written: Int, keepAlive: Bool, logLine: String) {
+            c.output = bytes
+            c.written = written
             c.closeAfterWrite = !keepAlive
             c.state = .writing
             c.writeStarted = HTTPServer.now()
-            log(logLine(peer: c.peer, request: request, status: response.status.code, bytes: response.body.count, since: received))
+            log(logLine)
             flush(c)
         }
 
@@ -373,13 +380,7 @@ public final class HTTPServer: @unchecked Sendable {
             }
             for f in done {
                 guard let c = connections[f.connection] else { continue }
-                c.output = f.bytes
-                c.written = f.written
-                c.closeAfterWrite = !f.keepAlive
-                c.state = .writing
-                c.writeStarted = HTTPServer.now()
-                log(f.logLine)
-                flush(c)
+                startWriting(c, f.bytes, written: f.written, keepAlive: f.keepAlive, logLine: f.logLine)
             }
             while let c = ready.popLast() { if connections[c.id] === c { take(c) } }
             if listening && fds[1].revents != 0 { acceptAll() }
