@@ -68,7 +68,7 @@ enum IsochroneCommand {
     static func parseMinutes(_ text: String) throws(CLIError) -> [Double] {
         var minutes: [Double] = []
         for piece in text.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let m = Double(piece.trimmingCharacters(in: .whitespaces)), m > 0, m <= 60 else {
+            guard let m = Double(piece.trimmingCharacters(in: .whitespaces)), m >= 1, m <= 60 else {
                 throw .usage("--minutes: '\(piece)' is not a time from 1 to 60 minutes")
             }
             minutes.append(m)

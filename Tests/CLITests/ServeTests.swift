@@ -395,6 +395,14 @@ struct RawClient {
         head.close()
     }
 
+    /// The isochrone command takes what the service takes: up to four distinct times of 1 to 60 minutes.
+    @Test func isochroneTimesAreChecked() throws {
+        for minutes in ["0.5", "1,1", "1,2,3,4,5", "61", "x", "nan"] {
+            let result = try Run.waymark("isochrone", map, "--from", "\(a.lat),\(a.lon)", "--minutes", minutes)
+            #expect(result.status == 64 && result.stderr.split(separator: "\n").count == 1, "--minutes \(minutes): \(result.stderr)")
+        }
+    }
+
     @Test func badStartIsOneLine() throws {
         let missing = try Run.waymark("serve", directory + "/none.wmg", "--port", "0")
         #expect(missing.status == 1 && missing.stderr.split(separator: "\n").count == 1)
