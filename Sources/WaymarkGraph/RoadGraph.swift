@@ -108,6 +108,7 @@ public struct RoadGraph: Sendable, Equatable {
         restrictionPathEdges[Int(restrictionPathStart[p])..<Int(restrictionPathStart[p + 1])]
     }
 
+    @inlinable
     public func coordinate(of node: UInt32) -> Coordinate {
         Coordinate(latitude: FixedPoint.decode(latitudes[Int(node)]), longitude: FixedPoint.decode(longitudes[Int(node)]))
     }
@@ -132,8 +133,11 @@ public struct RoadGraph: Sendable, Equatable {
 
     @inlinable public func segment(of edge: Int) -> Int { Int(edgeSegment[edge] >> 1) }
     @inlinable public func isReversed(_ edge: Int) -> Bool { edgeSegment[edge] & 1 == 1 }
+    @inlinable
     public func name(of edge: Int) -> String { strings[Int(segmentName[segment(of: edge)])] }
+    @inlinable
     public func ref(of edge: Int) -> String { strings[Int(segmentRef[segment(of: edge)])] }
+    @inlinable
     public func highway(of edge: Int) -> HighwayClass { HighwayClass(rawValue: segmentHighway[segment(of: edge)]) ?? .service }
     /// The destinations signed for driving along `edge` (OSRM's `destinations`; empty when none).
     public func destinations(of edge: Int) -> String { signString(edge, isReversed(edge) ? 1 : 0) }
@@ -146,9 +150,11 @@ public struct RoadGraph: Sendable, Equatable {
         return row == 0 ? "" : strings[Int(signRows[row * 5 + column])]
     }
 
+    @inlinable
     public func flags(of edge: Int) -> EdgeFlags { EdgeFlags(rawValue: segmentFlags[segment(of: edge)]) }
 
     /// How many shape points the edge has between its source and target vertices.
+    @inlinable
     public func interiorPointCount(of edge: Int) -> Int {
         let s = segment(of: edge)
         return Int(shapeStart[s + 1]) - Int(shapeStart[s])
@@ -156,6 +162,7 @@ public struct RoadGraph: Sendable, Equatable {
 
     /// The edge's `k`-th shape point between its vertices (0 the first after its source), in the
     /// direction the edge is driven, without building the shape.
+    @inlinable
     public func interiorPoint(of edge: Int, _ k: Int) -> Coordinate {
         let s = segment(of: edge)
         let i = isReversed(edge) ? Int(shapeStart[s + 1]) - 1 - k : Int(shapeStart[s]) + k

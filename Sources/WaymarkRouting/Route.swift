@@ -148,7 +148,7 @@ public struct Route: Sendable, Equatable {
         destinationName = name
         guard let leg = legs.indices.last, let step = legs[leg].steps.indices.last,
               legs[leg].steps[step].maneuver.type == .arrive else { return }
-        legs[leg].steps[step].instruction = InstructionLanguage.english.instruction(for: legs[leg].steps[step], legIndex: leg,
+        legs[leg].steps[step].instruction = InstructionTemplates.english.instruction(for: legs[leg].steps[step], legIndex: leg,
                                                                                    legCount: legs.count, waypointName: name)
     }
 }

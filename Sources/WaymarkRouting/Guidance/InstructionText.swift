@@ -26,79 +26,269 @@ public struct InstructionLanguage: Sendable {
     public var lanes: [String: String] = [:]
 
     /// The sentence for a step. `legIndex`/`legCount` number the arrivals at via points; a step
-    /// carrying `destinations` or `exits` uses them as osrm-text-instructions does.
+    /// carrying `destinations` or `exits` uses them as osrm-text-instructions does. (Parses the
+    /// tables on every call: to word many steps, make ``InstructionTemplates`` once.)
     public func instruction(for step: RouteStep, legIndex: Int, legCount: Int, waypointName: String? = nil) -> String {
-        let type = step.maneuver.type.rawValue
-        let modifier = step.maneuver.modifier?.rawValue ?? "default"
-        var variants: Variants
-        if step.mode == .ferry && step.maneuver.type != .arrive {
-            variants = ferry
-        } else if step.maneuver.type == .arrive {
-            variants = arrive[modifier] ?? arrive["default"]!
-        } else if let table = roundabouts[type] {
-            let key = step.rotaryName != nil ? (step.maneuver.exit != nil ? "name_exit" : "name") : (step.maneuver.exit != nil ? "exit" : "default")
-            variants = table[key] ?? table["default"]!
-        } else {
-            let table = turns[type] ?? turns["turn"]!
-            let omitSide = step.maneuver.type == .offRamp && modifier.hasSuffix(step.drivingSide == .left ? "left" : "right")
-            variants = (!omitSide ? table[modifier] : nil) ?? table["default"]!
-        }
-        let wayName = self.wayName(step)
-        let keep = step.maneuver.type == .useLane ? TurnLanes.keep(step.intersections.first?.lanes ?? []).flatMap { lanes[$0] } : nil
-        let template: String
-        if keep != nil, let t = variants["lanes"] {
-            template = t
-        } else if !step.destinations.isEmpty && !step.exits.isEmpty, let t = variants["exit_destination"] {
-            template = t
-        } else if !step.destinations.isEmpty, let t = variants["destination"] {
-            template = t
-        } else if !step.exits.isEmpty, let t = variants["exit"] {
-            template = t
-        } else if !wayName.isEmpty, let t = variants["name"] {
-            template = t
-        } else if waypointName != nil, let t = variants["named"] {
-            template = t
-        } else {
-            template = variants["default"] ?? ""
-        }
-        // "ref: name" of the first destination, as osrm-text-instructions does.
-        let parts = step.destinations.isEmpty ? [] : step.destinations.split(separator: ": ", omittingEmptySubsequences: false)
-        let destinationRef = parts.first.map { String($0.split(separator: ",").first ?? "") } ?? ""
-        let destinationName = parts.count > 1 ? String(parts[1].split(separator: ",").first ?? "") : ""
-        let destination = !destinationRef.isEmpty && !destinationName.isEmpty ? "\(destinationRef): \(destinationName)"
-            : (destinationRef.isEmpty ? destinationName : destinationRef)
-        let nth = legIndex >= 0 && legIndex != legCount - 1 ? ordinal(legIndex + 1) : ""
-        // A nested function, not a closure value: a closure would copy the whole language (its
-        // tables) into its context on every step.
-        func tokens(_ key: String) -> String? {
-            switch key {
-            case "way_name": wayName
-            case "destination": destination
-            case "exit": String(step.exits.split(separator: ";").first ?? "")
-            case "exit_number": ordinal(step.maneuver.exit ?? 1)
-            case "rotary_name": step.rotaryName ?? ""
-            case "modifier": modifiers[modifier] ?? modifier
-            case "direction": direction(step.maneuver.bearingAfter)
-            case "nth": nth
-            case "waypoint_name": waypointName ?? ""
-            case "lane_instruction": keep ?? ""
-            default: nil
-            }
-        }
-        return fill(template, tokens)
+        InstructionTemplates(self).instruction(for: step, legIndex: legIndex, legCount: legCount, waypointName: waypointName)
     }
 
     /// The road as a driver reads it: "Name (ref)", the ref alone on motorways or unnamed roads,
     /// the first ref of a list ("IC 1;IC 23" → "IC 1").
+    public func wayName(_ step: RouteStep) -> String { InstructionTemplates(self).wayName(step) }
+}
+
+/// A language's tables parsed once and indexed by maneuver: wording a step looks up arrays and
+/// copies bytes, with no string hashing or template parsing per step. Chooses templates exactly
+/// as osrm-text-instructions does (see ``InstructionLanguage``).
+public struct InstructionTemplates: Sendable {
+    public static let english = InstructionTemplates(.english)
+
+    enum Token: Sendable {
+        case wayName, destination, exit, exitNumber, rotaryName, modifier, direction, nth, waypointName, laneInstruction
+
+        init?(_ name: Substring) {
+            switch name {
+            case "way_name": self = .wayName
+            case "destination": self = .destination
+            case "exit": self = .exit
+            case "exit_number": self = .exitNumber
+            case "rotary_name": self = .rotaryName
+            case "modifier": self = .modifier
+            case "direction": self = .direction
+            case "nth": self = .nth
+            case "waypoint_name": self = .waypointName
+            case "lane_instruction": self = .laneInstruction
+            default: return nil
+            }
+        }
+    }
+
+    /// A template as literal bytes and tokens (an unknown `{token}` stays literal).
+    enum Part: Sendable {
+        case text([UInt8])
+        case token(Token)
+    }
+    typealias Template = [Part]
+
+    /// A maneuver's templates by variant, in the order of `keys`.
+    struct Variants: Sendable {
+        static let keys = ["default", "name", "destination", "exit", "exit_destination", "named", "lanes"]
+        var templates: [Template?]
+
+        init(_ table: InstructionLanguage.Variants?) {
+            templates = Variants.keys.map { key in table?[key].map(InstructionTemplates.parse) }
+        }
+        var plain: Template? { templates[0] }
+        var name: Template? { templates[1] }
+        var destination: Template? { templates[2] }
+        var exit: Template? { templates[3] }
+        var exitDestination: Template? { templates[4] }
+        var named: Template? { templates[5] }
+        var lanes: Template? { templates[6] }
+    }
+
+    /// Modifier slots: ``ManeuverModifier`` in declaration order, then "default" (no modifier).
+    private static let modifierKeys = ManeuverModifier.allCases.map(\.rawValue) + ["default"]
+    private static let types = ManeuverType.allCases
+
+    /// [type slot × 9 + modifier slot], the language's fallbacks applied.
+    private let turns: [Variants]
+    /// [type slot]: a turn table's "default" (an off ramp on the driving side names no side).
+    private let turnDefaults: [Variants]
+    /// [type slot]: "default", "exit", "name", "name_exit" for roundabout types, else nil.
+    private let roundabouts: [[Variants]?]
+    /// [modifier slot].
+    private let arrive: [Variants]
+    private let ferry: Variants
+    private let ordinals: [String]
+    /// [modifier slot]: the word for `{modifier}`.
+    private let modifierWords: [String]
+    private let directions: [String]
+    /// "Name (ref)" with `{name}` and `{ref}` found once.
+    private let nameAndRef: [NameAndRefPart]
+    private enum NameAndRefPart: Sendable { case text([UInt8]), name, ref }
+    private let lanePhrases: [String: String]
+
+    public init(_ language: InstructionLanguage) {
+        let modifierKeys = InstructionTemplates.modifierKeys
+        var turns: [Variants] = [], defaults: [Variants] = [], roundabouts: [[Variants]?] = []
+        for type in InstructionTemplates.types {
+            let table = language.turns[type.rawValue] ?? language.turns["turn"] ?? [:]
+            for key in modifierKeys { turns.append(Variants(table[key] ?? table["default"])) }
+            defaults.append(Variants(table["default"]))
+            roundabouts.append(language.roundabouts[type.rawValue].map { table in
+                ["default", "exit", "name", "name_exit"].map { Variants(table[$0] ?? table["default"]) }
+            })
+        }
+        self.turns = turns
+        turnDefaults = defaults
+        self.roundabouts = roundabouts
+        arrive = modifierKeys.map { Variants(language.arrive[$0] ?? language.arrive["default"]) }
+        ferry = Variants(language.ferry)
+        ordinals = language.ordinals
+        modifierWords = modifierKeys.map { language.modifiers[$0] ?? $0 }
+        directions = language.directions
+        nameAndRef = InstructionTemplates.parse(language.nameAndRef, token: { name in
+            name == "name" ? NameAndRefPart.name : (name == "ref" ? .ref : nil)
+        }, text: NameAndRefPart.text)
+        lanePhrases = language.lanes
+    }
+
+    static func parse(_ template: String) -> Template {
+        parse(template, token: { Token($0).map(Part.token) }, text: Part.text)
+    }
+
+    /// A template split into literal bytes and the parts `token` knows (`{name}` → its part; an
+    /// unknown `{…}` stays literal).
+    private static func parse<P>(_ template: String, token: (Substring) -> P?, text makeText: ([UInt8]) -> P) -> [P] {
+        var parts: [P] = []
+        var text: [UInt8] = []
+        let t = Array(template.utf8)
+        var i = 0
+        while i < t.count {
+            if t[i] == UInt8(ascii: "{"), let close = t[i...].firstIndex(of: UInt8(ascii: "}")) {
+                if let part = token(Substring(decoding: t[(i + 1)..<close], as: UTF8.self)) {
+                    if !text.isEmpty { parts.append(makeText(text)) }
+                    text = []
+                    parts.append(part)
+                } else {
+                    text.append(contentsOf: t[i...close])
+                }
+                i = close + 1
+            } else {
+                text.append(t[i])
+                i += 1
+            }
+        }
+        if !text.isEmpty { parts.append(makeText(text)) }
+        return parts
+    }
+
+    private static func slot(_ type: ManeuverType) -> Int {
+        switch type {
+        case .depart: 0
+        case .arrive: 1
+        case .turn: 2
+        case .newName: 3
+        case .continue: 4
+        case .merge: 5
+        case .onRamp: 6
+        case .offRamp: 7
+        case .fork: 8
+        case .endOfRoad: 9
+        case .roundabout: 10
+        case .rotary: 11
+        case .roundaboutTurn: 12
+        case .exitRoundabout: 13
+        case .exitRotary: 14
+        case .useLane: 15
+        case .notification: 16
+        }
+    }
+
+    private static func slot(_ modifier: ManeuverModifier?) -> Int {
+        switch modifier {
+        case .uturn: 0
+        case .sharpRight: 1
+        case .right: 2
+        case .slightRight: 3
+        case .straight: 4
+        case .slightLeft: 5
+        case .left: 6
+        case .sharpLeft: 7
+        case nil: 8
+        }
+    }
+
+    /// The sentence for a step (``InstructionLanguage/instruction(for:legIndex:legCount:waypointName:)``).
+    public func instruction(for step: RouteStep, legIndex: Int, legCount: Int, waypointName: String? = nil) -> String {
+        let type = step.maneuver.type, t = InstructionTemplates.slot(type)
+        let m = InstructionTemplates.slot(step.maneuver.modifier)
+        let variants: Variants
+        if step.mode == .ferry && type != .arrive {
+            variants = ferry
+        } else if type == .arrive {
+            variants = arrive[m]
+        } else if let table = roundabouts[t] {
+            variants = table[step.rotaryName != nil ? (step.maneuver.exit != nil ? 3 : 2) : (step.maneuver.exit != nil ? 1 : 0)]
+        } else if type == .offRamp, let side = step.maneuver.modifier?.side, side == (step.drivingSide == .left ? "left" : "right") {
+            variants = turnDefaults[t]
+        } else {
+            variants = turns[t * 9 + m]
+        }
+        let wayName = self.wayName(step)
+        let keep = type == .useLane ? TurnLanes.keep(step.intersections.first?.lanes ?? []).flatMap { lanePhrases[$0] } : nil
+        let template: Template
+        if keep != nil, let v = variants.lanes {
+            template = v
+        } else if !step.destinations.isEmpty && !step.exits.isEmpty, let v = variants.exitDestination {
+            template = v
+        } else if !step.destinations.isEmpty, let v = variants.destination {
+            template = v
+        } else if !step.exits.isEmpty, let v = variants.exit {
+            template = v
+        } else if !wayName.isEmpty, let v = variants.name {
+            template = v
+        } else if waypointName != nil, let v = variants.named {
+            template = v
+        } else {
+            template = variants.plain ?? []
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for part in template {
+            switch part {
+            case let .text(bytes): out.append(contentsOf: bytes)
+            case let .token(token):
+                switch token {
+                case .wayName: out.append(contentsOf: wayName.utf8)
+                case .destination: out.append(contentsOf: InstructionTemplates.firstDestination(step.destinations).utf8)
+                case .exit: out.append(contentsOf: (step.exits.split(separator: ";").first ?? "").utf8)
+                case .exitNumber: out.append(contentsOf: ordinal(step.maneuver.exit ?? 1).utf8)
+                case .rotaryName: out.append(contentsOf: (step.rotaryName ?? "").utf8)
+                case .modifier: out.append(contentsOf: modifierWords[m].utf8)
+                case .direction: out.append(contentsOf: direction(step.maneuver.bearingAfter).utf8)
+                case .nth: if legIndex >= 0 && legIndex != legCount - 1 { out.append(contentsOf: ordinal(legIndex + 1).utf8) }
+                case .waypointName: out.append(contentsOf: (waypointName ?? "").utf8)
+                case .laneInstruction: out.append(contentsOf: (keep ?? "").utf8)
+                }
+            }
+        }
+        return InstructionTemplates.sentence(&out)
+    }
+
+    /// "ref: name" of the first destination, as osrm-text-instructions does.
+    private static func firstDestination(_ destinations: String) -> String {
+        let parts = destinations.split(separator: ": ", omittingEmptySubsequences: false)
+        let ref = parts.first.map { String($0.split(separator: ",").first ?? "") } ?? ""
+        let name = parts.count > 1 ? String(parts[1].split(separator: ",").first ?? "") : ""
+        return !ref.isEmpty && !name.isEmpty ? "\(ref): \(name)" : (ref.isEmpty ? name : ref)
+    }
+
+    /// The road as a driver reads it (``InstructionLanguage/wayName(_:)``).
     public func wayName(_ step: RouteStep) -> String {
-        let firstRef = step.ref.firstIndex(of: ";").map { step.ref[..<$0] } ?? Substring(step.ref)
-        let ref = String(firstRef.drop { $0 == " " })
+        if step.ref.isEmpty { return step.name }
+        // The first ref of the list without leading spaces, found in bytes (`;` and spaces are ASCII).
+        let bytes = step.ref.utf8
+        let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+        var start = bytes.startIndex
+        while start < end && bytes[start] == UInt8(ascii: " ") { start = bytes.index(after: start) }
+        let ref = String(step.ref[start..<end])
         var name = step.name
         if name == step.ref { name = "" }
-        if !step.ref.isEmpty, name.utf8.last == UInt8(ascii: ")"), name.hasSuffix(" (\(step.ref))") { name = String(name.dropLast(step.ref.count + 3)) }
+        if name.utf8.last == UInt8(ascii: ")"), name.hasSuffix(" (\(step.ref))") { name = String(name.dropLast(step.ref.count + 3)) }
         let motorway = step.highway == .motorway
         if !name.isEmpty && !ref.isEmpty && name != ref && !motorway {
-            return fill(nameAndRef) { $0 == "name" ? name : ($0 == "ref" ? ref : nil) }
+            var out: [UInt8] = []
+            out.reserveCapacity(name.utf8.count + ref.utf8.count + 8)
+            for part in nameAndRef {
+                switch part {
+                case let .text(bytes): out.append(contentsOf: bytes)
+                case .name: out.append(contentsOf: name.utf8)
+                case .ref: out.append(contentsOf: ref.utf8)
+                }
+            }
+            return InstructionTemplates.sentence(&out)
         }
         if !name.isEmpty && !ref.isEmpty && motorway && ref.contains(where: \.isNumber) { return ref }
         if name.isEmpty && !ref.isEmpty { return ref }
@@ -126,45 +316,28 @@ public struct InstructionLanguage: Sendable {
         return directions[sector]
     }
 
-    /// The template with its tokens replaced (unknown tokens stay), double spaces made single
-    /// (an empty token leaves one), the first letter capitalised.
-    private func fill(_ template: String, _ tokens: (String) -> String?) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(template.utf8.count + 48)
-        var template = template
-        template.withUTF8 { t in
-            var i = 0
-            while i < t.count {
-                if t[i] == UInt8(ascii: "{"), let close = t[i...].firstIndex(of: UInt8(ascii: "}")) {
-                    if let value = tokens(String(decoding: t[(i + 1)..<close], as: UTF8.self)) {
-                        out.append(contentsOf: value.utf8)
-                    } else {
-                        out.append(contentsOf: t[i...close])
-                    }
-                    i = close + 1
-                } else {
-                    out.append(t[i])
-                    i += 1
-                }
+    /// The filled bytes as a sentence: one space at most between words, none at either end (an
+    /// empty token leaves one), the first letter capitalised.
+    private static func sentence(_ out: inout [UInt8]) -> String {
+        let kept = out.withUnsafeMutableBufferPointer { b in
+            var kept = 0
+            for i in b.indices where !(b[i] == 32 && (kept == 0 || b[kept - 1] == 32)) {
+                b[kept] = b[i]
+                kept += 1
             }
+            return kept > 0 && b[kept - 1] == 32 ? kept - 1 : kept
         }
-        // One space at most between words, none at either end (an empty token leaves one).
-        var kept = 0
-        for i in out.indices where !(out[i] == 32 && (kept == 0 || out[kept - 1] == 32)) {
-            out[kept] = out[i]
-            kept += 1
-        }
-        if kept > 0 && out[kept - 1] == 32 { kept -= 1 }
         out.removeSubrange(kept...)
         if let first = out.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z") {
             out[0] = first - 32
             return String(decoding: out, as: UTF8.self)
         }
         let text = String(decoding: out, as: UTF8.self)
-        if let first = text.first, first.utf8.count > 1, first.isLowercase { return first.uppercased() + text.dropFirst() }
+        if let first = out.first, first >= 0x80, let first = text.first, first.isLowercase { return first.uppercased() + text.dropFirst() }
         return text
     }
 }
+
 
 extension InstructionLanguage {
     private static func turnTable(_ verb: String, onto: String = "onto") -> Variants {

@@ -39,42 +39,56 @@ struct Junction {
         let v = graph.edgeTarget[e]
         vertex = v
         var found: [JunctionRoad] = []
-        found.reserveCapacity(6)
+        found.reserveCapacity(8)
         // Roads are ends of segments: an outgoing edge is one; an incoming edge adds one only when its
-        // road has no edge out here (a oneway towards the junction). Bearings come once the count
-        // is known, since it sets how far along each road they are measured.
-        var incomingOnly: [(road: Int, edge: Int, source: UInt32)] = []
-        for g in graph.edges(from: v) {
-            found.append(JunctionRoad(out: g, segment: Int(graph.edgeSegment[g]),
-                                      bearing: 0, angle: 0, entry: graph.turnWeight(e, g, table: table) != nil))
+        // road has no edge out here (a oneway towards the junction). Bearings are the per-map ones
+        // at a real junction; where only two roads meet they are measured nearer (below).
+        let outgoing = graph.edges(from: v)
+        for g in outgoing {
+            found.append(JunctionRoad(out: g, segment: Int(graph.edgeSegment[g]), bearing: Double(tables.departBearing[g]),
+                                      angle: 0, entry: graph.turnWeight(e, g, table: table) != nil))
         }
         for slot in graph.incoming(to: v) {
             let h = Int(graph.incomingEdge[slot])
             let key = Int(graph.edgeSegment[h] ^ 1)
             if found.contains(where: { $0.segment == key }) { continue }
-            incomingOnly.append((found.count, h, graph.incomingSource[slot]))
-            found.append(JunctionRoad(out: -1, segment: key, bearing: 0, angle: 0, entry: false))
+            found.append(JunctionRoad(out: -1, segment: key, bearing: Double(tables.arrivalBearing[h]), angle: 0, entry: false))
         }
-        if found.count > 2 {
-            for i in found.indices where found[i].out >= 0 { found[i].bearing = Double(tables.departBearing[found[i].out]) }
-            for road in incomingOnly { found[road.road].bearing = Double(tables.arrivalBearing[road.edge]) }
-        } else {
+        if found.count <= 2 {
             let distance = Junction.lookahead(roadCount: found.count)
-            for i in found.indices where found[i].out >= 0 {
-                found[i].bearing = graph.bearing(of: found[i].out, from: v, metres: distance)
-            }
-            for road in incomingOnly {
-                found[road.road].bearing = graph.bearing(ofArrival: road.edge, at: v, from: road.source, metres: distance)
+            for i in found.indices {
+                if found[i].out >= 0 {
+                    found[i].bearing = graph.bearing(of: found[i].out, from: v, metres: distance)
+                    continue
+                }
+                // An incoming-only road: its edge is the one arriving on that segment's other end.
+                for slot in graph.incoming(to: v) where Int(graph.edgeSegment[Int(graph.incomingEdge[slot])] ^ 1) == found[i].segment {
+                    found[i].bearing = graph.bearing(ofArrival: Int(graph.incomingEdge[slot]), at: v, from: graph.incomingSource[slot], metres: distance)
+                    break
+                }
             }
         }
         let arrivedKey = Int(graph.edgeSegment[e] ^ 1)
         let first = found.firstIndex { $0.segment == arrivedKey } ?? 0
         let arrivalBearing = found[first].bearing + 180
-        for i in found.indices {
-            found[i].angle = i == first ? 0 : Junction.turnAngle(arriving: arrivalBearing, leaving: found[i].bearing)
+        found.withUnsafeMutableBufferPointer { roads in
+            for i in roads.indices {
+                roads[i].angle = i == first ? 0 : Junction.turnAngle(arriving: arrivalBearing, leaving: roads[i].bearing)
+            }
+            roads.swapAt(0, first)
+            // By angle after the road arrived by: an insertion sort (a handful of roads), stable.
+            if roads.count > 2 {
+                for i in 2..<roads.count {
+                    let road = roads[i]
+                    var k = i
+                    while k > 1 && roads[k - 1].angle > road.angle {
+                        roads[k] = roads[k - 1]
+                        k -= 1
+                    }
+                    roads[k] = road
+                }
+            }
         }
-        found.swapAt(0, first)
-        found[1...].sort { $0.angle < $1.angle }
         roads = found
         taken = f >= 0 ? roads.firstIndex { $0.out == f } : nil
     }
@@ -94,17 +108,24 @@ struct Junction {
     /// OSRM's `intersections` entry: bearings sorted clockwise from north, which may be entered,
     /// the road arrived by and the road taken.
     func intersection(location: Coordinate) -> StepIntersection {
-        var bearings = roads.map { Int($0.bearing.rounded()) % 360 }
-        var order = Array(roads.indices)
-        order.sort { bearings[$0] < bearings[$1] }
-        var entry = [Bool](repeating: false, count: roads.count)
+        let n = roads.count
+        var bearings = [Int](repeating: 0, count: n)
+        var entry = [Bool](repeating: false, count: n)
         var inIndex: Int? = nil, outIndex: Int? = nil
-        for (position, i) in order.enumerated() {
-            entry[position] = roads[i].entry
-            if i == 0 { inIndex = position }
-            if i == taken { outIndex = position }
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: n) { rounded in
+            for i in 0..<n { rounded[i] = Int(roads[i].bearing.rounded()) % 360 }
+            // Each road's place among the bearings ascending (ties in road order): a handful of
+            // roads, counted rather than sorted.
+            for i in 0..<n {
+                let b = rounded[i]
+                var position = 0
+                for j in 0..<n where rounded[j] < b || (rounded[j] == b && j < i) { position += 1 }
+                bearings[position] = b
+                entry[position] = roads[i].entry
+                if i == 0 { inIndex = position }
+                if i == taken { outIndex = position }
+            }
         }
-        bearings.sort()
         return StepIntersection(location: location, bearings: bearings, entry: entry, inIndex: inIndex, outIndex: outIndex)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// When a change of road deserves a word: OSRM's rule (`requiresNameAnnounced`), with the suffixes of
 /// its car profile, plus one deliberate difference (README): names that differ only by a
 /// connecting word ("Avenida de Fernão Magalhães" / "Avenida Fernão Magalhães") are one road.
@@ -22,16 +24,19 @@ enum NameChange {
     /// Whether going from road (name, ref) onto road (name, ref), given as string ids, must be
     /// announced as a new name.
     static func mustAnnounce(from: (name: UInt32, ref: UInt32), to: (name: UInt32, ref: UInt32), strings: [String], keys: NameKeys) -> Bool {
+        if from == to { return false }
         let fromName = strings[Int(from.name)], toName = strings[Int(to.name)]
         let fromRef = strings[Int(from.ref)], toRef = strings[Int(to.ref)]
-        if fromName == toName && fromRef == toRef { return false }
+        // Equal ids are equal strings; equal strings under two ids only in a map written elsewhere.
+        let sameName = from.name == to.name || sameBytes(fromName, toName)
+        if sameName && (from.ref == to.ref || sameBytes(fromRef, toRef)) { return false }
         if fromName.isEmpty && fromRef.isEmpty { return true }
         let namesEmpty = fromName.isEmpty && toName.isEmpty
         // OSRM compares bytes (std::string): so do these.
-        let contained = fromName.utf8.starts(with: toName.utf8) || toName.utf8.starts(with: fromName.utf8)
+        let contained = sameName || isPrefix(fromName, of: toName) || isPrefix(toName, of: fromName)
         let suffixChange = !contained && keys.core[Int(from.name)] != 0 && keys.core[Int(from.name)] == keys.core[Int(to.name)]
         let sameWords = keys.words[Int(from.name)] != 0 && keys.words[Int(from.name)] == keys.words[Int(to.name)]
-        let namesEqual = fromName == toName || contained || suffixChange || sameWords
+        let namesEqual = contained || suffixChange || sameWords
         let nameRemoved = !fromName.isEmpty && toName.isEmpty
         let refsEmpty = fromRef.isEmpty && toRef.isEmpty
         let refContained = fromRef.isEmpty || toRef.isEmpty || contains(fromRef, toRef) || contains(toRef, fromRef)
@@ -51,6 +56,19 @@ enum NameChange {
     static func refItems(_ s: String) -> [String] {
         s.split(separator: ";").map { String($0.filter { $0 != " " }) }.filter { !$0.isEmpty }
     }
+
+    /// Whether `text` starts with `prefix`, byte for byte.
+    static func isPrefix(_ prefix: String, of text: String) -> Bool {
+        let p = prefix.utf8, t = text.utf8
+        guard p.count <= t.count else { return false }
+        return p.withContiguousStorageIfAvailable { pb in
+            t.withContiguousStorageIfAvailable { tb in
+                pb.isEmpty || memcmp(pb.baseAddress!, tb.baseAddress!, pb.count) == 0
+            }
+        }.flatMap { $0 } ?? t.starts(with: p)
+    }
+
+    static func sameBytes(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && isPrefix(a, of: b) }
 
     /// Whether `text` has `part` in it, byte for byte.
     static func contains(_ text: String, _ part: String) -> Bool {

@@ -112,7 +112,7 @@ struct StepAssembler {
 
         var steps: [RouteStep] = []
         for (g, draft) in drafts.enumerated() {
-            let geometry = cut(draft.pieces)
+            let geometry = cut(draft.pieces, start: g == 0 ? nil : graph.edgeTarget[drafts[g - 1].pieces.last!.edge])
             var duration = 0.0, weight = 0.0
             for (k, p) in draft.pieces.enumerated() {
                 let part = graph.part(p.edge, from: p.from, to: p.to)
@@ -125,7 +125,8 @@ struct StepAssembler {
                     duration += TransitionTable.duration(previous, p.edge, graph, data.turns, data.costs)
                 }
             }
-            let location = g == 0 ? (geometry.first ?? origin.coordinate) : graph.coordinate(of: graph.source(of: draft.pieces[0].edge))
+            // A step after the first starts where the one before it ends.
+            let location = g == 0 ? (geometry.first ?? origin.coordinate) : graph.coordinate(of: graph.edgeTarget[drafts[g - 1].pieces.last!.edge])
             var intersections = draft.intersections
             var draft = draft
             if g == 0 {
@@ -158,17 +159,21 @@ struct StepAssembler {
                                instruction: "", mode: last?.mode ?? .driving,
                                intersections: [StepIntersection(location: end, bearings: [(before + 180) % 360], entry: [true], inIndex: 0, outIndex: nil)],
                                rotaryName: nil, drivingSide: drivingSide, highway: last?.highway ?? .service))
-        let language = InstructionLanguage.english
+        let language = InstructionTemplates.english
         for k in steps.indices {
             steps[k].instruction = language.instruction(for: steps[k], legIndex: legIndex, legCount: legCount)
         }
 
         // Summary: the two longest named roads, in route order.
-        var lengthByName: [String: Double] = [:]
-        for s in steps where !s.name.isEmpty { lengthByName[s.name, default: 0] += s.distance }
-        let top = lengthByName.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }.prefix(2).map(\.key)
-        let summary = steps.map(\.name).reduce(into: [String]()) { acc, n in if top.contains(n) && !acc.contains(n) { acc.append(n) } }
-            .joined(separator: ", ")
+        // (By name id, in order of first appearance: a step's name is its name edge's.)
+        var totals: [(name: UInt32, length: Double)] = []
+        for (k, draft) in drafts.enumerated() where !steps[k].name.isEmpty {
+            let name = graph.segmentName[graph.segment(of: draft.nameEdge)]
+            if let i = totals.firstIndex(where: { $0.name == name }) { totals[i].length += steps[k].distance } else { totals.append((name, steps[k].distance)) }
+        }
+        let top = totals.sorted { $0.length > $1.length || ($0.length == $1.length && graph.strings[Int($0.name)] < graph.strings[Int($1.name)]) }
+            .prefix(2).map(\.name)
+        let summary = totals.filter { top.contains($0.name) }.map { graph.strings[Int($0.name)] }.joined(separator: ", ")
         return RouteLeg(distance: steps.reduce(0) { $0 + $1.distance }, duration: path.duration, weight: path.weight, summary: summary, steps: steps)
     }
 
@@ -266,11 +271,12 @@ struct StepAssembler {
         var roads: [Int] = []
         var e = first
         var count = 0
+        var w = v
         repeat {
             length += Double(graph.edgeLength[e])
             let name = graph.segmentName[graph.segment(of: e)]
             if name != 0 { ringName = ringName == 0 || ringName == name ? name : nil }
-            let w = graph.edgeTarget[e]
+            w = graph.edgeTarget[e]
             var next = -1
             roads.removeAll(keepingCapacity: true)
             for g in graph.edges(from: w) {
@@ -294,7 +300,7 @@ struct StepAssembler {
             guard next >= 0 else { return .roundabout }
             e = next
             count += 1
-        } while graph.source(of: e) != v && count < 500
+        } while w != v && count < 500 // (w is where the next edge round starts)
         let radius = length / (2 * Double.pi)
         if let name = ringName, name != 0, !connected.contains(name), radius > 15 { return .rotary }
         guard junctions <= 4 && simple && radius < 15 else { return .roundabout }
@@ -312,11 +318,16 @@ struct StepAssembler {
     /// 30 m followed by another becomes one (a U-turn across a median, a staggered crossing,
     /// a turn through a short connector, a name that comes back at once).
     func collapse(_ drafts: inout [Draft]) {
-        let collapsible: Set<ManeuverType> = [.turn, .newName, .continue, .endOfRoad, .fork, .merge]
+        func collapsible(_ type: ManeuverType) -> Bool {
+            switch type {
+            case .turn, .newName, .continue, .endOfRoad, .fork, .merge: true
+            default: false
+            }
+        }
         var i = 1
         while i + 1 < drafts.count {
             let s = drafts[i], next = drafts[i + 1]
-            guard s.distance < TurnClassifier.maxCollapseDistance, collapsible.contains(s.type), collapsible.contains(next.type) else {
+            guard s.distance < TurnClassifier.maxCollapseDistance, collapsible(s.type), collapsible(next.type) else {
                 i += 1
                 continue
             }
@@ -369,12 +380,15 @@ struct StepAssembler {
     // MARK: - Geometry
 
     /// The pieces' geometry joined, each cut to its driven part.
-    func cut(_ pieces: [Piece]) -> [Coordinate] {
+    /// `start` is the vertex the first piece leaves from, when known (else it is looked up).
+    func cut(_ pieces: [Piece], start: UInt32? = nil) -> [Coordinate] {
         var points: [Coordinate] = []
+        points.reserveCapacity(pieces.reduce(1) { $0 + graph.interiorPointCount(of: $1.edge) + 1 })
         for p in pieces {
             // Whole edges (all but the first and last of a route) need no measuring: their points
             // go straight from the graph into the line.
             if p.from <= 0 && p.to >= Double(graph.edgeLength[p.edge]) {
+                if points.isEmpty, let start { points.append(graph.coordinate(of: start)) }
                 graph.appendGeometry(of: p.edge, to: &points, skippingSource: !points.isEmpty)
                 continue
             }
