@@ -85,9 +85,14 @@ public final class Router {
             legs.append(leg)
             // Each step's line without its last point (the next step starts there), then the end;
             // the closing arrive step is only that end point, so it adds nothing of its own.
-            let legGeometry = leg.steps.dropLast().flatMap { step in step.geometry.count > 1 ? Array(step.geometry.dropLast()) : step.geometry }
-                + [leg.steps.last?.geometry.last ?? b.coordinate]
-            geometry += geometry.isEmpty ? legGeometry : Array(legGeometry.dropFirst())
+            geometry.reserveCapacity(geometry.count + leg.steps.reduce(1) { $0 + $1.geometry.count })
+            let legStart = geometry.count
+            for step in leg.steps.dropLast() {
+                geometry.append(contentsOf: step.geometry.count > 1 ? step.geometry.dropLast() : step.geometry[...])
+            }
+            geometry.append(leg.steps.last?.geometry.last ?? b.coordinate)
+            // A later leg starts where the one before it ended.
+            if legStart > 0 { geometry.remove(at: legStart) }
         }
         return Route(distance: legs.reduce(0) { $0 + $1.distance }, duration: legs.reduce(0) { $0 + $1.duration },
                      weight: legs.reduce(0) { $0 + $1.weight },

@@ -109,21 +109,28 @@ struct Junction {
     /// the road arrived by and the road taken.
     func intersection(location: Coordinate) -> StepIntersection {
         let n = roads.count
-        var bearings = [Int](repeating: 0, count: n)
-        var entry = [Bool](repeating: false, count: n)
+        // Built by appending: `Array(repeating:count:)` of a stdlib element type takes an
+        // unspecialised path that looks its storage type up at run time (costlier than the rest).
+        var bearings: [Int] = [], entry: [Bool] = []
+        bearings.reserveCapacity(n)
+        entry.reserveCapacity(n)
         var inIndex: Int? = nil, outIndex: Int? = nil
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: n) { rounded in
-            for i in 0..<n { rounded[i] = Int(roads[i].bearing.rounded()) % 360 }
-            // Each road's place among the bearings ascending (ties in road order): a handful of
-            // roads, counted rather than sorted.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * n) { scratch in
+            // rounded bearings in road order, then the road at each place among them ascending
+            // (ties in road order): a handful of roads, counted rather than sorted.
+            for i in 0..<n { scratch[i] = Int(roads[i].bearing.rounded()) % 360 }
             for i in 0..<n {
-                let b = rounded[i]
+                let b = scratch[i]
                 var position = 0
-                for j in 0..<n where rounded[j] < b || (rounded[j] == b && j < i) { position += 1 }
-                bearings[position] = b
-                entry[position] = roads[i].entry
+                for j in 0..<n where scratch[j] < b || (scratch[j] == b && j < i) { position += 1 }
+                scratch[n + position] = i
                 if i == 0 { inIndex = position }
                 if i == taken { outIndex = position }
+            }
+            for position in 0..<n {
+                let i = scratch[n + position]
+                bearings.append(scratch[i])
+                entry.append(roads[i].entry)
             }
         }
         return StepIntersection(location: location, bearings: bearings, entry: entry, inIndex: inIndex, outIndex: outIndex)

@@ -25,9 +25,9 @@ struct StepAssembler {
         var length: Double { to - from }
     }
 
-    /// A step before it is measured and worded.
+    /// A step before it is measured and worded: a run of the leg's pieces, by index.
     struct Draft {
-        var pieces: [Piece]
+        var pieces: Range<Int>
         var type: ManeuverType
         var modifier: ManeuverModifier?
         /// OSRM angle of the maneuver (180 straight), for combining turns.
@@ -38,11 +38,11 @@ struct StepAssembler {
         var bearingBefore: Double = 0
         var bearingAfter: Double = 0
         var intersections: [StepIntersection] = []
-        var distance: Double { pieces.reduce(0) { $0 + $1.length } }
+        func distance(_ all: [Piece]) -> Double { all[pieces].reduce(0) { $0 + $1.length } }
 
         /// Takes in the road and junctions of the step after it.
         mutating func absorb(_ other: Draft) {
-            pieces += other.pieces
+            pieces = pieces.lowerBound..<other.pieces.upperBound
             intersections += other.intersections
         }
     }
@@ -63,7 +63,7 @@ struct StepAssembler {
         if pieces.count > 1, let last = pieces.last, last.length < 1 { pieces.removeLast() }
         if pieces.count > 1, let first = pieces.first, first.length < 1 { pieces.removeFirst() }
 
-        var drafts = [Draft(pieces: [pieces[0]], type: .depart, modifier: nil, nameEdge: pieces[0].edge)]
+        var drafts = [Draft(pieces: 0..<1, type: .depart, modifier: nil, nameEdge: pieces[0].edge)]
         var i = 1
         while i < pieces.count {
             let e = pieces[i - 1].edge, f = pieces[i].edge
@@ -72,7 +72,7 @@ struct StepAssembler {
             let v = graph.edgeTarget[e]
             if !graph.isUTurn(e, f) && graph.flags(of: e).intersection([.roundabout, .ferry]) == graph.flags(of: f).intersection([.roundabout, .ferry])
                 && !classifier.announces(e, f) && isPlainPassage(v, e, f) {
-                drafts[drafts.count - 1].pieces.append(pieces[i])
+                drafts[drafts.count - 1].pieces = drafts[drafts.count - 1].pieces.lowerBound..<(i + 1)
                 i += 1
                 continue
             }
@@ -86,7 +86,7 @@ struct StepAssembler {
             if inRing && !toRing {
                 // Leaving a roundabout the route started on.
                 let road = junction.roads[junction.taken!]
-                drafts.append(Draft(pieces: [pieces[i]], type: .exitRoundabout, modifier: ManeuverModifier(angle: road.angle), angle: road.angle,
+                drafts.append(Draft(pieces: i..<(i + 1), type: .exitRoundabout, modifier: ManeuverModifier(angle: road.angle), angle: road.angle,
                                     nameEdge: f, bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing, intersections: [intersection]))
                 i += 1
                 continue
@@ -96,37 +96,38 @@ struct StepAssembler {
                 // Straight on, but not from every lane: which lanes to keep to (README: OSRM
                 // deprecated this type; Waymark keeps it where lanes split).
                 let road = junction.roads[junction.taken!]
-                drafts.append(Draft(pieces: [pieces[i]], type: .useLane, modifier: ManeuverModifier(angle: road.angle), angle: road.angle,
+                drafts.append(Draft(pieces: i..<(i + 1), type: .useLane, modifier: ManeuverModifier(angle: road.angle), angle: road.angle,
                                     nameEdge: f, bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing, intersections: [intersection]))
             case .silent:
-                drafts[drafts.count - 1].pieces.append(pieces[i])
+                drafts[drafts.count - 1].pieces = drafts[drafts.count - 1].pieces.lowerBound..<(i + 1)
                 if junction.roads.count > 2 { drafts[drafts.count - 1].intersections.append(intersection) }
             case let .maneuver(type, modifier):
                 let road = junction.roads[junction.taken!]
-                drafts.append(Draft(pieces: [pieces[i]], type: type, modifier: modifier, angle: road.angle, nameEdge: f,
+                drafts.append(Draft(pieces: i..<(i + 1), type: type, modifier: modifier, angle: road.angle, nameEdge: f,
                                     bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing, intersections: [intersection]))
             }
             i += 1
         }
-        collapse(&drafts)
+        collapse(&drafts, pieces)
 
         var steps: [RouteStep] = []
         for (g, draft) in drafts.enumerated() {
-            let geometry = cut(draft.pieces, start: g == 0 ? nil : graph.edgeTarget[drafts[g - 1].pieces.last!.edge])
+            let geometry = cut(pieces[draft.pieces], start: g == 0 ? nil : graph.edgeTarget[pieces[draft.pieces.lowerBound - 1].edge])
             var duration = 0.0, weight = 0.0
-            for (k, p) in draft.pieces.enumerated() {
+            for k in draft.pieces {
+                let p = pieces[k]
                 let part = graph.part(p.edge, from: p.from, to: p.to)
                 duration += part.duration
                 weight += part.weight
                 // The turn into this piece (the maneuver's own, or one passed silently).
-                let previous = k > 0 ? draft.pieces[k - 1].edge : (g > 0 ? drafts[g - 1].pieces.last!.edge : -1)
+                let previous = k > 0 ? pieces[k - 1].edge : -1
                 if previous >= 0, let w = graph.turnWeight(previous, p.edge, table: data.transitions) {
                     weight += w
                     duration += TransitionTable.duration(previous, p.edge, graph, data.turns, data.costs)
                 }
             }
             // A step after the first starts where the one before it ends.
-            let location = g == 0 ? (geometry.first ?? origin.coordinate) : graph.coordinate(of: graph.edgeTarget[drafts[g - 1].pieces.last!.edge])
+            let location = g == 0 ? (geometry.first ?? origin.coordinate) : graph.coordinate(of: graph.edgeTarget[pieces[draft.pieces.lowerBound - 1].edge])
             var intersections = draft.intersections
             var draft = draft
             if g == 0 {
@@ -138,9 +139,9 @@ struct StepAssembler {
                                     bearingBefore: g == 0 ? 0 : Int(draft.bearingBefore.rounded()) % 360,
                                     bearingAfter: Int(draft.bearingAfter.rounded()) % 360, exit: draft.exit)
             let edge = draft.nameEdge
-            steps.append(RouteStep(name: graph.name(of: edge), ref: graph.ref(of: edge), distance: draft.distance,
+            steps.append(RouteStep(name: graph.name(of: edge), ref: graph.ref(of: edge), distance: draft.distance(pieces),
                                    duration: duration, weight: weight, geometry: geometry, maneuver: maneuver, instruction: "",
-                                   mode: graph.flags(of: draft.pieces[0].edge).contains(.ferry) ? .ferry : .driving,
+                                   mode: graph.flags(of: pieces[draft.pieces.lowerBound].edge).contains(.ferry) ? .ferry : .driving,
                                    intersections: intersections, rotaryName: draft.rotaryName, drivingSide: drivingSide,
                                    highway: graph.highway(of: edge), destinations: graph.destinations(of: edge), exits: graph.exits(of: edge)))
         }
@@ -171,9 +172,21 @@ struct StepAssembler {
             let name = graph.segmentName[graph.segment(of: draft.nameEdge)]
             if let i = totals.firstIndex(where: { $0.name == name }) { totals[i].length += steps[k].distance } else { totals.append((name, steps[k].distance)) }
         }
-        let top = totals.sorted { $0.length > $1.length || ($0.length == $1.length && graph.strings[Int($0.name)] < graph.strings[Int($1.name)]) }
-            .prefix(2).map(\.name)
-        let summary = totals.filter { top.contains($0.name) }.map { graph.strings[Int($0.name)] }.joined(separator: ", ")
+        // The two longest (ties by name), found in one pass: no sort, no closure holding the graph.
+        let strings = graph.strings
+        func longer(_ a: (name: UInt32, length: Double), than b: (name: UInt32, length: Double)) -> Bool {
+            a.length > b.length || (a.length == b.length && strings[Int(a.name)] < strings[Int(b.name)])
+        }
+        var first: (name: UInt32, length: Double)?, second: (name: UInt32, length: Double)?
+        for total in totals {
+            if first == nil || longer(total, than: first!) {
+                second = first
+                first = total
+            } else if second == nil || longer(total, than: second!) {
+                second = total
+            }
+        }
+        let summary = totals.filter { $0.name == first?.name || $0.name == second?.name }.map { strings[Int($0.name)] }.joined(separator: ", ")
         return RouteLeg(distance: steps.reduce(0) { $0 + $1.distance }, duration: path.duration, weight: path.weight, summary: summary, steps: steps)
     }
 
@@ -221,7 +234,7 @@ struct StepAssembler {
         }
         let ringEdge = pieces[i].edge
         let ringName = graph.name(of: ringEdge)
-        var draft = Draft(pieces: Array(pieces[i..<k]), type: kind == .rotary ? .rotary : (kind == .intersection ? .roundaboutTurn : .roundabout),
+        var draft = Draft(pieces: i..<k, type: kind == .rotary ? .rotary : (kind == .intersection ? .roundaboutTurn : .roundabout),
                           modifier: nil, exit: k < pieces.count ? max(1, exits) : nil, nameEdge: ringEdge,
                           rotaryName: kind == .rotary && !ringName.isEmpty ? ringName : nil,
                           bearingBefore: junction.arrivalBearing, bearingAfter: junction.roads[junction.taken!].bearing)
@@ -243,7 +256,7 @@ struct StepAssembler {
         if kind == .intersection {
             // A small roundabout told as a turn: one step through it and onto the exit road.
             intersections.append(exitIntersection)
-            draft.pieces.append(pieces[k])
+            draft.pieces = i..<(k + 1)
             draft.intersections = intersections
             drafts.append(draft)
             return k + 1
@@ -251,7 +264,7 @@ struct StepAssembler {
         draft.intersections = intersections
         drafts.append(draft)
         let exitRoad = exitJunction.roads[exitJunction.taken!]
-        drafts.append(Draft(pieces: [pieces[k]], type: kind == .rotary ? .exitRotary : .exitRoundabout,
+        drafts.append(Draft(pieces: k..<(k + 1), type: kind == .rotary ? .exitRotary : .exitRoundabout,
                             modifier: ManeuverModifier(angle: exitRoad.angle), angle: exitRoad.angle, nameEdge: pieces[k].edge,
                             bearingBefore: exitJunction.arrivalBearing, bearingAfter: exitRoad.bearing, intersections: [exitIntersection]))
         return k + 1
@@ -317,7 +330,7 @@ struct StepAssembler {
     /// OSRM's collapsing of turns that belong together: a maneuver onto a piece shorter than
     /// 30 m followed by another becomes one (a U-turn across a median, a staggered crossing,
     /// a turn through a short connector, a name that comes back at once).
-    func collapse(_ drafts: inout [Draft]) {
+    func collapse(_ drafts: inout [Draft], _ pieces: [Piece]) {
         func collapsible(_ type: ManeuverType) -> Bool {
             switch type {
             case .turn, .newName, .continue, .endOfRoad, .fork, .merge: true
@@ -327,11 +340,11 @@ struct StepAssembler {
         var i = 1
         while i + 1 < drafts.count {
             let s = drafts[i], next = drafts[i + 1]
-            guard s.distance < TurnClassifier.maxCollapseDistance, collapsible(s.type), collapsible(next.type) else {
+            guard s.distance(pieces) < TurnClassifier.maxCollapseDistance, collapsible(s.type), collapsible(next.type) else {
                 i += 1
                 continue
             }
-            let before = drafts[i - 1].pieces.last!.edge
+            let before = pieces[drafts[i - 1].pieces.upperBound - 1].edge
             let after = next.nameEdge
             // Signed deviations (positive to the right) add up.
             let total = (180 - s.angle) + (180 - next.angle)
@@ -368,7 +381,7 @@ struct StepAssembler {
         while k < drafts.count {
             let step = drafts[k]
             if step.type == .newName, step.intersections.first?.lanes.isEmpty ?? true,
-               !classifier.announces(drafts[k - 1].nameEdge, step.nameEdge) || step.distance < 105 {
+               !classifier.announces(drafts[k - 1].nameEdge, step.nameEdge) || step.distance(pieces) < 105 {
                 drafts[k - 1].absorb(drafts[k])
                 drafts.remove(at: k)
                 continue
@@ -381,7 +394,7 @@ struct StepAssembler {
 
     /// The pieces' geometry joined, each cut to its driven part.
     /// `start` is the vertex the first piece leaves from, when known (else it is looked up).
-    func cut(_ pieces: [Piece], start: UInt32? = nil) -> [Coordinate] {
+    func cut(_ pieces: ArraySlice<Piece>, start: UInt32? = nil) -> [Coordinate] {
         var points: [Coordinate] = []
         points.reserveCapacity(pieces.reduce(1) { $0 + graph.interiorPointCount(of: $1.edge) + 1 })
         for p in pieces {
