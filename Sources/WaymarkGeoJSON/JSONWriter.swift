@@ -102,27 +102,37 @@ public struct JSONWriter: Sendable {
         guard scaledDouble.magnitude < 9_007_199_254_740_992 else { return writeNumber(value) }
         var scaled = Int64(scaledDouble)
         if scaled == 0 { return writeByte(UInt8(ascii: "0")) }
-        if scaled < 0 {
-            writeByte(UInt8(ascii: "-"))
-            scaled = -scaled
-        }
-        let divisor = Int64(factor)
-        writeInteger(scaled / divisor)
-        var fraction = scaled % divisor
-        guard fraction != 0 else { return }
-        var width = decimals
-        while fraction % 10 == 0 {
-            fraction /= 10
-            width -= 1
-        }
-        writeByte(UInt8(ascii: "."))
-        // Most significant digit first, leading zeros included (no scratch array: this runs for
-        // every coordinate of a route).
-        var place = JSONWriter.integerPowersOfTen[width - 1]
-        while place > 0 {
-            writeByte(UInt8(ascii: "0") + UInt8(fraction / place))
-            fraction %= place
-            place /= 10
+        // The text is put together right to left in a stack buffer and appended once (this runs
+        // for every coordinate of a route: one append, not one per digit).
+        let decimals = min(max(decimals, 0), 15)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in // at most 18 bytes
+            var at = buffer.count
+            func put(_ byte: UInt8) {
+                at -= 1
+                buffer[at] = byte
+            }
+            let negative = scaled < 0
+            if negative { scaled = -scaled }
+            let divisor = Int64(factor)
+            var whole = scaled / divisor, fraction = scaled % divisor
+            if fraction != 0 {
+                var width = decimals
+                while fraction % 10 == 0 {
+                    fraction /= 10
+                    width -= 1
+                }
+                for _ in 0..<width {
+                    put(UInt8(ascii: "0") + UInt8(fraction % 10))
+                    fraction /= 10
+                }
+                put(UInt8(ascii: "."))
+            }
+            repeat {
+                put(UInt8(ascii: "0") + UInt8(whole % 10))
+                whole /= 10
+            } while whole > 0
+            if negative { put(UInt8(ascii: "-")) }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[at...]))
         }
     }
 
@@ -172,18 +182,15 @@ public struct JSONWriter: Sendable {
             return writeInteger(-value)
         }
         if value < 10 { return writeByte(UInt8(ascii: "0") + UInt8(value)) }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var v = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            var at = buffer.count
+            var v = value
             while v > 0 {
-                buffer[19 - count] = UInt8(ascii: "0") + UInt8(v % 10)
+                at -= 1
+                buffer[at] = UInt8(ascii: "0") + UInt8(v % 10)
                 v /= 10
-                count += 1
             }
-            bytes.append(contentsOf: buffer[(20 - count)...])
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[at...]))
         }
     }
 
@@ -192,7 +199,6 @@ public struct JSONWriter: Sendable {
     }
 
     private static let powersOfTen: [Double] = (0...15).map { n in (0..<n).reduce(1.0) { acc, _ in acc * 10 } }
-    private static let integerPowersOfTen: [Int64] = (0...15).map { n in (0..<n).reduce(Int64(1)) { acc, _ in acc * 10 } }
 }
 
 extension JSONValue {
