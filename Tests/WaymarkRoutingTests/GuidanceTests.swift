@@ -290,6 +290,42 @@ import WaymarkGraph
         #expect(TurnLanes.keep(lanes([false, true, false, true])) == nil)
     }
 
+    /// Wording straight from the templates, step by step: road names with refs, signs, a language
+    /// of one's own (an unknown token stays as written; a table it lacks words nothing rather
+    /// than failing).
+    @Test func templatesWordSteps() {
+        func step(_ type: ManeuverType, _ modifier: ManeuverModifier?, name: String = "", ref: String = "",
+                  highway: HighwayClass = .primary, destinations: String = "", exits: String = "") -> RouteStep {
+            RouteStep(name: name, ref: ref, distance: 100, duration: 10, weight: 10, geometry: [],
+                      maneuver: Maneuver(type: type, modifier: modifier, location: Coordinate(latitude: 0, longitude: 0),
+                                         bearingBefore: 0, bearingAfter: 90, exit: nil),
+                      instruction: "", highway: highway, destinations: destinations, exits: exits)
+        }
+        let english = InstructionTemplates.english
+        func say(_ s: RouteStep) -> String { english.instruction(for: s, legIndex: 0, legCount: 1) }
+        #expect(say(step(.turn, .left, name: "Rua Nova", ref: "N 12")) == "Turn left onto Rua Nova (N 12)")
+        #expect(say(step(.turn, .left, name: "Via Norte (IC 1)", ref: "IC 1")) == "Turn left onto Via Norte (IC 1)")
+        #expect(say(step(.turn, .right, name: "Via Norte", ref: " IC 1; IC 23", highway: .motorway)) == "Turn right onto IC 1")
+        #expect(say(step(.turn, .right, ref: "A 3;A 4")) == "Turn right onto A 3")
+        #expect(say(step(.offRamp, .slightRight, highway: .motorwayLink, exits: "12;12A")) == "Take exit 12")
+        #expect(say(step(.offRamp, .slightLeft, destinations: "A 3: Braga, Valença", exits: "12")) == "Take exit 12 on the left towards A 3: Braga")
+        #expect(say(step(.depart, nil, name: "Long Road")) == "Head east on Long Road")
+        #expect(say(step(.newName, .straight, name: "évora")) == "Continue onto évora")
+        // The language's own entry point words the same.
+        let s = step(.fork, .slightLeft, name: "Rua da Alegria")
+        #expect(InstructionLanguage.english.instruction(for: s, legIndex: 0, legCount: 1) == say(s))
+
+        var own = InstructionLanguage.english
+        own.turns = ["turn": ["default": ["default": "{verb} {modifier}", "name": "{modifier}: {way_name}"]]]
+        own.arrive = [:]
+        let mine = InstructionTemplates(own)
+        #expect(mine.instruction(for: step(.merge, .left, name: "Rua"), legIndex: 0, legCount: 1) == "Left: Rua")
+        #expect(mine.instruction(for: step(.fork, .right), legIndex: 0, legCount: 1) == "{verb} right")
+        #expect(mine.instruction(for: step(.arrive, .left), legIndex: 0, legCount: 1) == "")
+        own.modifiers["left"] = "à gauche"
+        #expect(InstructionTemplates(own).instruction(for: step(.turn, .left, name: "Rua"), legIndex: 0, legCount: 1) == "À gauche: Rua")
+    }
+
     /// OSRM's turn directions by angle (180 straight on, below it to the right).
     @Test func modifiersByAngle() {
         let expected: [(Double, ManeuverModifier)] = [(0, .uturn), (30, .sharpRight), (90, .right), (150, .slightRight), (180, .straight),
