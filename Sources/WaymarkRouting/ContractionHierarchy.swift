@@ -35,9 +35,13 @@ public struct ContractionHierarchy: Sendable {
     /// The graph's turn geometry the costs came from (routers on this hierarchy reuse it).
     public let turns: TurnGeometry
 
+    /// How far contraction has got: nodes contracted, of how many. Called on the contracting
+    /// thread, about two hundred times in all (and once at the end).
+    public typealias Progress = (_ contracted: Int, _ total: Int) -> Void
+
     /// Contracts the edge-based graph of `graph` under the given turn costs (by default the
     /// graph's own: its driving side).
-    public init(graph: RoadGraph, costs: TurnCosts? = nil, turns: TurnGeometry? = nil) {
+    public init(graph: RoadGraph, costs: TurnCosts? = nil, turns: TurnGeometry? = nil, progress: Progress? = nil) {
         let costs = costs ?? TurnCosts(for: graph)
         let turnTables = turns ?? TurnGeometry(graph: graph)
         let table = TransitionTable(graph: graph, turns: turnTables, costs: costs)
@@ -55,7 +59,7 @@ public struct ContractionHierarchy: Sendable {
                 builder.addOriginal(UInt32(s), UInt32(t), turn + Double(graph.edgeWeight[f]))
             }
         }
-        builder.contractAll()
+        builder.contractAll(progress: progress)
         nodeCount = paths.stateCount
         shortcutCount = builder.shortcuts
 
@@ -311,8 +315,10 @@ struct HierarchyBuilder {
         return Double(added - removed) + 4 * Double(added) / Double(max(1, removed)) + Double(depth[Int(v)])
     }
 
-    mutating func contractAll() {
+    mutating func contractAll(progress: ContractionHierarchy.Progress? = nil) {
         let n = outgoing.count
+        let reportEvery = max(256, n / 200)
+        var done = 0
         var queue = MinHeap(capacity: n + 16)
         defer { queue.deallocate() }
         var current = [Double](repeating: 0, count: n)
@@ -332,6 +338,8 @@ struct HierarchyBuilder {
             }
             _ = contract(UInt32(v), simulate: false)
             contracted[v] = true
+            done += 1
+            if done % reportEvery == 0 { progress?(done, n) }
 
             upward[v] = outgoing[v]
             downward[v] = incoming[v]
@@ -366,6 +374,7 @@ struct HierarchyBuilder {
             }
         }
         heap.deallocate()
+        progress?(n, n)
     }
 }
 

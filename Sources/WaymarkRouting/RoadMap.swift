@@ -112,14 +112,16 @@ public final class RoadMap: @unchecked Sendable {
 
     /// Prepares the map for queries now rather than at the first one: the snap index, the turn
     /// tables, and the landmarks or hierarchy ``method`` calls for. Later calls return at once.
+    /// `progress` hears how contraction goes, when the hierarchy is contracted here.
     @discardableResult
-    public func prepare() -> Preparation { data().preparation }
+    public func prepare(progress: ContractionHierarchy.Progress? = nil) -> Preparation { data(progress: progress).preparation }
 
     /// The shared data, prepared once.
-    func data() -> (data: RoutingData, preparation: Preparation) {
+    func data(progress: ContractionHierarchy.Progress? = nil) -> (data: RoutingData, preparation: Preparation) {
         lock.withLock {
             if let prepared { return prepared }
-            let made = RoutingData.prepare(graph: graph, method: method, stored: storedHierarchy, landmarks: givenLandmarks, costs: costs)
+            let made = RoutingData.prepare(graph: graph, method: method, stored: storedHierarchy, landmarks: givenLandmarks, costs: costs,
+                                           progress: progress)
             prepared = made
             return made
         }
@@ -326,7 +328,7 @@ final class RoutingData: Sendable {
     /// Builds what `method` needs: the stored hierarchy (its turn tables serve every search) or a
     /// contracted one, or landmarks.
     static func prepare(graph: RoadGraph, method: RoadMap.SearchMethod, stored: ContractionHierarchy?, landmarks givenLandmarks: Landmarks?,
-                        costs givenCosts: TurnCosts?) -> (data: RoutingData, preparation: RoadMap.Preparation) {
+                        costs givenCosts: TurnCosts?, progress: ContractionHierarchy.Progress? = nil) -> (data: RoutingData, preparation: RoadMap.Preparation) {
         func since(_ t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
         let costs = givenCosts ?? TurnCosts(for: graph)
         let useHierarchy = method == .hierarchy || (method == .automatic && stored != nil)
@@ -341,7 +343,7 @@ final class RoutingData: Sendable {
         var refused: String?
         if useHierarchy && hierarchy == nil {
             refused = ContractionHierarchy.refusal(for: graph)
-            if refused == nil { hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns) }
+            if refused == nil { hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns, progress: progress) }
         }
         if hierarchy == nil && landmarks == nil {
             landmarks = Landmarks(graph: graph)

@@ -122,6 +122,9 @@ import WaymarkGeoJSON
         // A graph file with the hierarchy stored: the same routes, no contraction at query time.
         let build = try Run.waymark("build", Run.data("sample-town.osm"), "-o", dir + "/town.wmg", "--hierarchy")
         #expect(build.status == 0 && build.stdout.contains("contraction hierarchy: "), "\(build.stderr)")
+        // Contraction's progress on standard error (not a terminal here: a line per tenth), ending at 100 %.
+        let progress = build.stderr.split(separator: "\n").filter { $0.hasPrefix("hierarchy: ") }
+        #expect(progress.last?.hasPrefix("hierarchy: 100% (") == true && progress.last?.contains(" nodes, ") == true, "\(build.stderr)")
         let stored = try Run.waymark("route", dir + "/town.wmg", "--batch", dir + "/pairs.csv")
         #expect(stored.status == 1 && stored.stdout == result.stdout && !stored.stderr.contains("contraction hierarchy:"))
         let inspect = try Run.waymark("inspect", dir + "/town.wmg")
