@@ -87,12 +87,16 @@ public struct InstructionTemplates: Sendable {
         var lanes: Template? { templates[6] }
     }
 
-    /// Modifier slots: ``ManeuverModifier`` in declaration order, then "default" (no modifier).
-    private static let modifierKeys = ManeuverModifier.allCases.map(\.rawValue) + ["default"]
-    private static let types = ManeuverType.allCases
+    /// The language's key for each modifier slot (`slot(_:)` of a modifier), "default" for none.
+    private static let modifierKeys: [String] = {
+        var keys = [String](repeating: "default", count: ManeuverModifier.allCases.count + 1)
+        for m in ManeuverModifier.allCases { keys[slot(m)] = m.rawValue }
+        return keys
+    }()
 
-    /// [type slot × 9 + modifier slot], the language's fallbacks applied.
+    /// [type slot × modifier slots + modifier slot], the language's fallbacks applied.
     private let turns: [Variants]
+    private let modifierSlots: Int
     /// [type slot]: a turn table's "default" (an off ramp on the driving side names no side).
     private let turnDefaults: [Variants]
     /// [type slot]: "default", "exit", "name", "name_exit" for roundabout types, else nil.
@@ -110,17 +114,21 @@ public struct InstructionTemplates: Sendable {
     private let lanePhrases: [String: String]
 
     public init(_ language: InstructionLanguage) {
-        let modifierKeys = InstructionTemplates.modifierKeys
-        var turns: [Variants] = [], defaults: [Variants] = [], roundabouts: [[Variants]?] = []
-        for type in InstructionTemplates.types {
+        let modifierKeys = InstructionTemplates.modifierKeys, width = modifierKeys.count
+        let none = Variants(nil), typeCount = ManeuverType.allCases.count
+        var turns = [Variants](repeating: none, count: typeCount * width), defaults = [Variants](repeating: none, count: typeCount)
+        var roundabouts = [[Variants]?](repeating: nil, count: typeCount)
+        for type in ManeuverType.allCases {
+            let t = InstructionTemplates.slot(type)
             let table = language.turns[type.rawValue] ?? language.turns["turn"] ?? [:]
-            for key in modifierKeys { turns.append(Variants(table[key] ?? table["default"])) }
-            defaults.append(Variants(table["default"]))
-            roundabouts.append(language.roundabouts[type.rawValue].map { table in
+            for (m, key) in modifierKeys.enumerated() { turns[t * width + m] = Variants(table[key] ?? table["default"]) }
+            defaults[t] = Variants(table["default"])
+            roundabouts[t] = language.roundabouts[type.rawValue].map { table in
                 ["default", "exit", "name", "name_exit"].map { Variants(table[$0] ?? table["default"]) }
-            })
+            }
         }
         self.turns = turns
+        modifierSlots = width
         turnDefaults = defaults
         self.roundabouts = roundabouts
         arrive = modifierKeys.map { Variants(language.arrive[$0] ?? language.arrive["default"]) }
@@ -214,7 +222,7 @@ public struct InstructionTemplates: Sendable {
         } else if type == .offRamp, let side = step.maneuver.modifier?.side, side == (step.drivingSide == .left ? "left" : "right") {
             variants = turnDefaults[t]
         } else {
-            variants = turns[t * 9 + m]
+            variants = turns[t * modifierSlots + m]
         }
         let wayName = self.wayName(step)
         let keep = type == .useLane ? TurnLanes.keep(step.intersections.first?.lanes ?? []).flatMap { lanePhrases[$0] } : nil
