@@ -148,7 +148,7 @@ struct GuidanceTables: Sendable {
     let arrivalBearing: [Float]
 
     init(graph: RoadGraph) {
-        names = NameKeys(strings: graph.strings, refs: graph.segmentRef)
+        names = NameKeys(strings: graph.strings, names: graph.segmentName, refs: graph.segmentRef)
         let metres = Junction.lookahead(roadCount: 3)
         var depart = [Float](repeating: 0, count: graph.edgeCount), arrival = depart
         for v in 0..<UInt32(graph.nodeCount) {

@@ -128,12 +128,17 @@ struct NameKeys: Sendable {
     /// Per string, its ref items (``NameChange/refItems(_:)``) as interned ids (none for "").
     let refs: [[UInt32]]
 
-    /// Keys for `strings`; ref items only for the ids in `refs` (nil: every string).
-    init(strings: [String], refs refIDs: [UInt32]? = nil) {
+    /// Keys for `strings`: words and cores only for the ids in `names`, ref items only for the ids
+    /// in `refs` (nil: every string). A map's string table also holds refs, signs and lanes,
+    /// which name comparisons never look up.
+    init(strings: [String], names nameIDs: [UInt32]? = nil, refs refIDs: [UInt32]? = nil) {
+        var isName = [Bool](repeating: nameIDs == nil, count: strings.count)
+        for id in nameIDs ?? [] { isName[Int(id)] = true }
         func interned(_ key: (String) -> String) -> [UInt32] {
             var ids: [String: UInt32] = [:]
-            return strings.map { s in
-                let k = key(s)
+            return strings.indices.map { i in
+                guard isName[i] else { return 0 }
+                let k = key(strings[i])
                 if k.isEmpty { return 0 }
                 if let id = ids[k] { return id }
                 let id = UInt32(ids.count + 1)
