@@ -73,7 +73,27 @@ enum BuildCommand {
         } catch {
             throw .failure("\(error)")
         }
-        if !quiet { Output.write(summary(graph) + hierarchyLine) }
+        if !quiet { Output.write(summary(graph) + hierarchyLine + memoryLines(graph, file: output)) }
+    }
+
+    /// What the build cost in memory and what the file holds per edge: the peak resident size of
+    /// the process (reading, the graph, contraction) and the file's bytes per directed edge.
+    static func memoryLines(_ graph: RoadGraph, file: String) -> String {
+        func line(_ key: String, _ value: String) -> String { key.padding(toLength: 32, withPad: " ", startingAt: 0) + value + "\n" }
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let peakBytes = Double(usage.ru_maxrss) * 1024 // KiB on Linux
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        let peakBytes = Double(usage.ru_maxrss) // bytes on Darwin
+        #endif
+        var text = line("peak_memory_mb", String(format: "%.1f", peakBytes / 1_048_576))
+        if let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int {
+            text += line("file_mb", String(format: "%.1f", Double(size) / 1_048_576))
+            text += line("file_bytes_per_edge", String(format: "%.1f", Double(size) / Double(max(1, graph.edgeCount))))
+        }
+        return text
     }
 }
 

@@ -123,6 +123,7 @@ import WaymarkGeoJSON
         let build = try Run.waymark("build", Run.data("sample-town.osm"), "-o", dir + "/town.wmg", "--hierarchy")
         #expect(build.status == 0 && build.stdout.contains("contraction hierarchy: "), "\(build.stderr)")
         // Contraction's progress on standard error (not a terminal here: a line per tenth), ending at 100 %.
+        #expect(build.stdout.contains("\npeak_memory_mb ") && build.stdout.contains("\nfile_bytes_per_edge "), "\(build.stdout)")
         let progress = build.stderr.split(separator: "\n").filter { $0.hasPrefix("hierarchy: ") }
         #expect(progress.last?.hasPrefix("hierarchy: 100% (") == true && progress.last?.contains(" nodes, ") == true, "\(build.stderr)")
         let stored = try Run.waymark("route", dir + "/town.wmg", "--batch", dir + "/pairs.csv")
