@@ -90,7 +90,7 @@ enum BuildCommand {
         #endif
         var text = line("peak_memory_mb", String(format: "%.1f", peakBytes / 1_048_576))
         if let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int {
-            text += line("file_mb", String(format: "%.1f", Double(size) / 1_048_576))
+            text += line("file_bytes", "\(size)")
             text += line("file_bytes_per_edge", String(format: "%.1f", Double(size) / Double(max(1, graph.edgeCount))))
         }
         return text
