@@ -36,7 +36,7 @@ public struct ContractionHierarchy: Sendable {
     public let turns: TurnGeometry
 
     /// How far contraction has got: nodes contracted, of how many. Called on the contracting
-    /// thread, about two hundred times in all (and once at the end).
+    /// thread, at most about two hundred times in all, and once at the end.
     public typealias Progress = (_ contracted: Int, _ total: Int) -> Void
 
     /// Contracts the edge-based graph of `graph` under the given turn costs (by default the

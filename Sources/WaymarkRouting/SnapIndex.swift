@@ -136,8 +136,8 @@ public struct SnapIndex: Sendable {
 
     /// The entries in ascending key order, equal keys in the order given: a radix sort, 16 bits
     /// a pass from the lowest (the sign bit flipped, so negative keys come first), skipping a
-    /// pass where every key has the same digit. Linear where a comparison sort of a city's
-    /// million entries took most of the index's build.
+    /// pass where every key has the same digit. Linear, where a comparison sort of a city's cell
+    /// entries took much of the index's build.
     static func sortedByKey(_ entries: [(key: Int64, piece: UInt32)]) -> [(key: Int64, piece: UInt32)] {
         let n = entries.count
         guard n > 1 else { return entries }
