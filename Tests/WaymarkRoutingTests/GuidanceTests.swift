@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkOSM
 @testable import WaymarkRouting
 
 /// How routes are told, rule by rule, on small drawn maps after OSRM's guidance scenarios
@@ -324,6 +325,26 @@ import WaymarkGraph
         #expect(mine.instruction(for: step(.arrive, .left), legIndex: 0, legCount: 1) == "")
         own.modifiers["left"] = "à gauche"
         #expect(InstructionTemplates(own).instruction(for: step(.turn, .left, name: "Rua"), legIndex: 0, legCount: 1) == "À gauche: Rua")
+    }
+
+    /// The per-map bearings (measured once per segment end and shared by an edge and its twin)
+    /// are exactly what measuring each edge gives.
+    @Test(arguments: [0, 3, 4]) func perMapBearingsAreTheMeasuredOnes(seed: Int) throws {
+        // Seed 0: the sample town, whose roads have shapes; the others: random graphs.
+        let graph = seed == 0 ? try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
+            : randomGraph(seed: UInt64(seed), nodes: 60, ways: 110)
+        if seed == 0 { #expect((0..<graph.edgeCount).filter { graph.interiorPointCount(of: $0) > 2 }.count > 50) }
+        let tables = GuidanceTables(graph: graph)
+        let metres = Junction.lookahead(roadCount: 3)
+        var twoWay = 0
+        for v in 0..<UInt32(graph.nodeCount) {
+            for e in graph.edges(from: v) {
+                #expect(tables.departBearing[e] == Float(graph.bearing(of: e, from: v, metres: metres)))
+                #expect(tables.arrivalBearing[e] == Float(graph.bearing(ofArrival: e, at: graph.edgeTarget[e], from: v, metres: metres)))
+                if !graph.isReversed(e) && graph.edges(from: graph.edgeTarget[e]).contains(where: { graph.isUTurn(e, $0) }) { twoWay += 1 }
+            }
+        }
+        #expect(twoWay > 10)
     }
 
     /// OSRM's turn directions by angle (180 straight on, below it to the right).

@@ -151,10 +151,25 @@ struct GuidanceTables: Sendable {
         names = NameKeys(strings: graph.strings, names: graph.segmentName, refs: graph.segmentRef)
         let metres = Junction.lookahead(roadCount: 3)
         var depart = [Float](repeating: 0, count: graph.edgeCount), arrival = depart
+        // An edge and its twin the other way along the same segment read the same points in the
+        // same order at each end: leaving a vertex along one is arriving there along the other.
+        // Each end of a segment is measured once.
+        var twin = [Int32](repeating: -1, count: graph.segmentCount * 2)
+        for e in 0..<graph.edgeCount { twin[Int(graph.edgeSegment[e])] = Int32(e) }
+        var done = [Bool](repeating: false, count: graph.edgeCount)
         for v in 0..<UInt32(graph.nodeCount) {
-            for e in graph.edges(from: v) {
-                depart[e] = Float(graph.bearing(of: e, from: v, metres: metres))
-                arrival[e] = Float(graph.bearing(ofArrival: e, at: graph.edgeTarget[e], from: v, metres: metres))
+            for e in graph.edges(from: v) where !done[e] {
+                let back = Int(twin[Int(graph.edgeSegment[e] ^ 1)])
+                let leaving = Float(graph.bearing(of: e, from: v, metres: metres))
+                let arriving = Float(graph.bearing(ofArrival: e, at: graph.edgeTarget[e], from: v, metres: metres))
+                depart[e] = leaving
+                arrival[e] = arriving
+                done[e] = true
+                if back >= 0 {
+                    depart[back] = arriving
+                    arrival[back] = leaving
+                    done[back] = true
+                }
             }
         }
         departBearing = depart
