@@ -327,6 +327,21 @@ import WaymarkOSM
         #expect(InstructionTemplates(own).instruction(for: step(.turn, .left, name: "Rua"), legIndex: 0, legCount: 1) == "À gauche: Rua")
     }
 
+    /// The keys name comparisons use: compass words peeled off both ends, connecting words left
+    /// out, spaces anywhere.
+    @Test func nameKeys() {
+        #expect(NameChange.core("  North Main Street West  ") == "Main Street")
+        #expect(NameChange.core("East  West") == "East")
+        #expect(NameChange.core("Rua Nova") == "Rua Nova")
+        #expect(NameChange.core("N") == "N")
+        #expect(NameChange.core("") == "")
+        #expect(NameChange.significantWords("Rua  de Santa   Catarina ") == "rua santa catarina")
+        #expect(NameChange.significantWords("Avenida DA Boavista") == "avenida boavista")
+        #expect(NameChange.significantWords("Praça do Município") == "praça município")
+        #expect(NameChange.significantWords("The Mall") == "mall")
+        #expect(NameChange.significantWords(" de ") == "")
+    }
+
     /// The per-map bearings (measured once per segment end and shared by an edge and its twin)
     /// are exactly what measuring each edge gives.
     @Test(arguments: [0, 3, 4]) func perMapBearingsAreTheMeasuredOnes(seed: Int) throws {

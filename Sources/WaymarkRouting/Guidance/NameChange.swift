@@ -91,21 +91,25 @@ enum NameChange {
     /// made of words. This is the name without compass words at either end (and the spaces
     /// around them).
     static func core(_ s: String) -> Substring {
-        var t = Substring(s)
+        // Spaces are found as bytes (a space is one byte in UTF-8 and never part of another
+        // character's bytes): no grapheme breaking for what is a per-map pass over every name.
+        let u = s.utf8
+        let space = UInt8(ascii: " ")
+        var lower = u.startIndex, upper = u.endIndex
         func trimSpaces() {
-            while t.first == " " { t = t.dropFirst() }
-            while t.last == " " { t = t.dropLast() }
+            while lower < upper && u[lower] == space { lower = u.index(after: lower) }
+            while lower < upper && u[u.index(before: upper)] == space { upper = u.index(before: upper) }
         }
         trimSpaces()
-        while let space = t.lastIndex(of: " "), isCompassWord(t[t.index(after: space)...]) {
-            t = t[..<space]
+        while let gap = u[lower..<upper].lastIndex(of: space), isCompassWord(s[u.index(after: gap)..<upper]) {
+            upper = gap
             trimSpaces()
         }
-        while let space = t.firstIndex(of: " "), isCompassWord(t[..<space]) {
-            t = t[t.index(after: space)...]
+        while let gap = u[lower..<upper].firstIndex(of: space), isCompassWord(s[lower..<gap]) {
+            lower = u.index(after: gap)
             trimSpaces()
         }
-        return t
+        return s[lower..<upper]
     }
 
     private static func isCompassWord(_ word: Substring) -> Bool {
@@ -115,8 +119,19 @@ enum NameChange {
     /// The name's words, lowercased, without connecting words, one space apart: equal for
     /// "Rua de Santa Catarina" and "Rua Santa Catarina".
     static func significantWords(_ s: String) -> String {
-        s.lowercased().split(separator: " ").filter { !connectingWords.contains(String($0)) }.joined(separator: " ")
+        // Split at space bytes, not characters (as `core`); only a word as short as the longest
+        // connecting word can be one: no set lookup (and no string made) for the rest.
+        let lower = s.lowercased()
+        var out: [UInt8] = []
+        out.reserveCapacity(lower.utf8.count)
+        for word in lower.utf8.split(separator: UInt8(ascii: " ")) {
+            if word.count <= longestConnectingWord && connectingWords.contains(String(Substring(word))) { continue }
+            if !out.isEmpty { out.append(UInt8(ascii: " ")) }
+            out.append(contentsOf: word)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
+    private static let longestConnectingWord = connectingWords.map(\.utf8.count).max() ?? 0
 }
 
 /// Per string of a map, the keys name comparisons need, made once when the map is prepared:
