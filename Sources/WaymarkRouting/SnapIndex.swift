@@ -173,7 +173,9 @@ public struct SnapIndex: Sendable {
 
     /// A segment's full shape in its stored direction.
     static func shape(_ graph: RoadGraph, _ s: Int, _ start: UInt32, _ end: UInt32) -> [Coordinate] {
-        var points = [graph.coordinate(of: start)]
+        var points: [Coordinate] = []
+        points.reserveCapacity(Int(graph.shapeStart[s + 1] - graph.shapeStart[s]) + 2)
+        points.append(graph.coordinate(of: start))
         for i in Int(graph.shapeStart[s])..<Int(graph.shapeStart[s + 1]) {
             points.append(Coordinate(latitude: FixedPoint.decode(graph.shapeLatitudes[i]), longitude: FixedPoint.decode(graph.shapeLongitudes[i])))
         }
