@@ -394,7 +394,10 @@ extension ContractionHierarchy {
         return [.init("HPRM", parameters),
                 .init("HUPS", up.start), .init("HUPH", up.end), .init("HUPW", up.weight), .init("HUPA", up.arc),
                 .init("HDNS", down.start), .init("HDNT", down.end), .init("HDNW", down.weight), .init("HDNA", down.arc),
-                .init("HATL", arcTail), .init("HAHD", arcHead), .init("HAF1", arcFirst), .init("HAF2", arcSecond)]
+                .init("HATL", arcTail), .init("HAHD", arcHead), .init("HAF1", arcFirst), .init("HAF2", arcSecond),
+                // The turn geometry the weights were measured on: read back rather than measured
+                // again at every load (two great-circle bearings per edge).
+                .init("TGHB", turns.headBearing), .init("TGTB", turns.tailBearing), .init("TGRC", turns.roads)]
     }
 
     /// The weights the hierarchy was contracted under: the metric's version (3: routing weights
@@ -424,7 +427,14 @@ extension ContractionHierarchy {
         let expected = ContractionHierarchy.parameters(costs)
         try check(parameters.count == expected.count + 2 && parameters[0] == expected[0], "contracted under an older weight metric")
         try check(Array(parameters.prefix(expected.count)) == expected, "contracted under other turn costs")
-        let turnTables = turns ?? TurnGeometry(graph: graph)
+        let turnTables: TurnGeometry
+        if let turns {
+            turnTables = turns
+        } else if let stored = try TurnGeometry(fileSections: sections, graph: graph) {
+            turnTables = stored
+        } else {
+            turnTables = TurnGeometry(graph: graph) // a file from before the geometry was stored
+        }
         let transitions = TransitionTable(graph: graph, turns: turnTables, costs: costs)
         let n = transitions.paths.stateCount
         try check(parameters[expected.count] == Double(n), "built for another graph")

@@ -32,6 +32,23 @@ public struct TurnGeometry: Sendable {
         roads = roadCount
     }
 
+    /// The turn geometry stored with a hierarchy (``ContractionHierarchy/fileSections``), checked
+    /// against the graph; nil where the file has none (written before it was stored).
+    init?(fileSections sections: [String: [UInt8]], graph: RoadGraph) throws(HierarchyFileError) {
+        guard let h = sections["TGHB"], let t = sections["TGTB"], let r = sections["TGRC"] else { return nil }
+        guard let head = GraphFile.values(h, as: Float.self), let tail = GraphFile.values(t, as: Float.self),
+              let roads = GraphFile.values(r, as: UInt8.self),
+              head.count == graph.edgeCount, tail.count == graph.edgeCount, roads.count == graph.nodeCount else {
+            throw HierarchyFileError(reason: "turn geometry sections do not fit the graph")
+        }
+        guard head.allSatisfy({ $0 >= 0 && $0 <= 360 }) && tail.allSatisfy({ $0 >= 0 && $0 <= 360 }) else {
+            throw HierarchyFileError(reason: "turn geometry bearing out of range")
+        }
+        headBearing = head
+        tailBearing = tail
+        self.roads = roads
+    }
+
     /// The direction in which edge `e` reaches its target, degrees clockwise from north.
     @inline(__always)
     public func arrivalBearing(of e: Int) -> Double { Double(tailBearing[e]) }

@@ -326,6 +326,22 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         var truncated = extra
         truncated["HUPW"] = Array(truncated["HUPW"]!.dropLast(3))
         #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: truncated, graph: g) }
+        // The turn geometry is stored with it and read back as measured; a file from before it was
+        // stored measures it again; a damaged one is an error.
+        let measured = TurnGeometry(graph: g)
+        #expect(stored.turns.headBearing == measured.headBearing && stored.turns.tailBearing == measured.tailBearing
+                && stored.turns.roads == measured.roads)
+        var older = extra
+        for tag in ["TGHB", "TGTB", "TGRC"] { older[tag] = nil }
+        #expect(try ContractionHierarchy(fileSections: older, graph: g)?.turns.headBearing == measured.headBearing)
+        var short = extra
+        short["TGRC"] = Array(short["TGRC"]!.dropLast())
+        #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: short, graph: g) }
+        var wild = extra
+        var heads = wild["TGHB"]!.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        heads[0] = .nan
+        wild["TGHB"] = heads.withUnsafeBytes { Array($0) }
+        #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: wild, graph: g) }
     }
 
     /// Route lines have no doubled points: not where a waypoint snapped beside a shape point,
