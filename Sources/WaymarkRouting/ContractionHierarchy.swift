@@ -65,7 +65,9 @@ public struct ContractionHierarchy: Sendable {
 
         // Every arc kept is stored once, at its lower-ranked end.
         up = ArcRows(builder.upward, end: builder.arcHead, weight: builder.arcWeight)
+        builder.upward = FrozenRows(nodeCount: 0) // (freed before the next copy is made)
         down = ArcRows(builder.downward, end: builder.arcTail, weight: builder.arcWeight)
+        builder.downward = FrozenRows(nodeCount: 0)
         arcTail = builder.arcTail
         arcHead = builder.arcHead
         arcFirst = builder.arcFirst
@@ -138,15 +140,16 @@ struct ArcRows: Sendable {
         self.arc = arc
     }
 
-    /// Rows from per-node lists of arc ids; `end` and `weight` are per arc id.
-    init(_ rows: [[UInt32]], end arcEnd: [UInt32], weight arcWeight: [Double]) {
-        var start = [UInt32](repeating: 0, count: rows.count + 1)
-        for (v, arcs) in rows.enumerated() { start[v + 1] = start[v] + UInt32(arcs.count) }
-        let total = Int(start[rows.count])
+    /// Rows from each node's list of arc ids (in node order); `end` and `weight` are per arc id.
+    init(_ rows: FrozenRows, end arcEnd: [UInt32], weight arcWeight: [Double]) {
+        let n = rows.count.count
+        var start = [UInt32](repeating: 0, count: n + 1)
+        for v in 0..<n { start[v + 1] = start[v] + rows.count[v] }
+        let total = Int(start[n])
         var end: [UInt32] = [], weight: [Double] = [], arc: [UInt32] = []
         end.reserveCapacity(total); weight.reserveCapacity(total); arc.reserveCapacity(total)
-        for arcs in rows {
-            for a in arcs {
+        for v in 0..<n {
+            for a in rows.arcs(of: v) {
                 end.append(arcEnd[Int(a)]); weight.append(arcWeight[Int(a)]); arc.append(a)
             }
         }
@@ -176,6 +179,28 @@ struct ArcRows: Sendable {
     }
 }
 
+/// Each node's list of arcs, set once (when the node is contracted) and never changed: the lists
+/// one after another in one array, in the order they were set, instead of an array per node
+/// (which costs a heap block and its header for every node of a country).
+struct FrozenRows {
+    private(set) var flat: [UInt32] = []
+    private(set) var offset: [UInt32]
+    private(set) var count: [UInt32]
+
+    init(nodeCount n: Int) {
+        offset = [UInt32](repeating: 0, count: n)
+        count = [UInt32](repeating: 0, count: n)
+    }
+
+    mutating func set(_ v: Int, _ arcs: [UInt32]) {
+        offset[v] = UInt32(flat.count)
+        count[v] = UInt32(arcs.count)
+        flat.append(contentsOf: arcs)
+    }
+
+    func arcs(of v: Int) -> ArraySlice<UInt32> { flat[Int(offset[v])..<Int(offset[v] + count[v])] }
+}
+
 /// The contraction itself, on adjacency lists that change as nodes go.
 struct HierarchyBuilder {
     var arcTail: [UInt32] = [], arcHead: [UInt32] = [], arcWeight: [Double] = []
@@ -184,8 +209,8 @@ struct HierarchyBuilder {
     var outgoing: [[UInt32]]
     var incoming: [[UInt32]]
     /// Arcs kept for the query graph, at the node contracted first of their two ends.
-    var upward: [[UInt32]]
-    var downward: [[UInt32]]
+    var upward: FrozenRows
+    var downward: FrozenRows
     var contracted: [Bool]
     var depth: [Int32]
     var shortcuts = 0
@@ -206,8 +231,8 @@ struct HierarchyBuilder {
     init(nodeCount n: Int) {
         outgoing = Array(repeating: [], count: n)
         incoming = Array(repeating: [], count: n)
-        upward = Array(repeating: [], count: n)
-        downward = Array(repeating: [], count: n)
+        upward = FrozenRows(nodeCount: n)
+        downward = FrozenRows(nodeCount: n)
         contracted = Array(repeating: false, count: n)
         depth = Array(repeating: 0, count: n)
         distance = Array(repeating: .infinity, count: n)
@@ -341,8 +366,8 @@ struct HierarchyBuilder {
             done += 1
             if done % reportEvery == 0 { progress?(done, n) }
 
-            upward[v] = outgoing[v]
-            downward[v] = incoming[v]
+            upward.set(v, outgoing[v])
+            downward.set(v, incoming[v])
             neighbours.removeAll(keepingCapacity: true)
             for a in incoming[v] {
                 let u = Int(arcTail[Int(a)])
