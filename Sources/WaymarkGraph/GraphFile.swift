@@ -54,10 +54,14 @@ public enum GraphFile {
         fileprivate let append: (inout [UInt8]) -> Void
 
         /// The section holding `values` as stored in memory (little-endian on every platform we run).
+        /// The values' bytes in place, for writing them straight to a file.
+        fileprivate let visit: ((UnsafeRawBufferPointer) -> Void) -> Void
+
         public init<T: BitwiseCopyable>(_ tag: String, _ values: [T]) {
             self.tag = tag
             byteCount = values.count * MemoryLayout<T>.stride
             append = { out in values.withUnsafeBytes { out.append(contentsOf: $0) } }
+            visit = { body in values.withUnsafeBytes(body) }
         }
 
         /// The section's bytes (for reading back in tests and tools).
@@ -73,6 +77,44 @@ public enum GraphFile {
     /// a routing hierarchy) are stored and checksummed with the graph; readers that do not know a
     /// tag skip it. Each section is copied once, into an output reserved at the file's size.
     public static func encode(_ graph: RoadGraph, extra: [Section] = []) -> [UInt8] {
+        let sections = self.sections(graph, extra: extra)
+        var out = header(sections, checksum: nil)
+        out.reserveCapacity(out.count + sections.reduce(0) { $0 + padded($1.byteCount) })
+        for section in sections {
+            section.append(&out)
+            while out.count % 8 != 0 { out.append(0) }
+        }
+        put(checksum(out, from: headerSize) ^ headerChecksum(version: version, sections: UInt32(sections.count), length: UInt64(out.count)),
+            at: 24, in: &out)
+        return out
+    }
+
+    private static func padded(_ n: Int) -> Int { (n + 7) / 8 * 8 }
+
+    /// The header and the section table (padded to 8 bytes), with `checksum` in its place (0 when
+    /// nil, to be filled in).
+    private static func header(_ sections: [Section], checksum: UInt64?) -> [UInt8] {
+        let tableEnd = padded(headerSize + sections.count * tableEntrySize)
+        let total = tableEnd + sections.reduce(0) { $0 + padded($1.byteCount) }
+        var out = [UInt8](repeating: 0, count: tableEnd)
+        out.replaceSubrange(0..<8, with: magic)
+        put(version, at: 8, in: &out)
+        put(UInt32(sections.count), at: 12, in: &out)
+        put(UInt64(total), at: 16, in: &out)
+        var offset = tableEnd
+        for (i, section) in sections.enumerated() {
+            let base = headerSize + i * tableEntrySize
+            put(fourCC(section.tag), at: base, in: &out)
+            put(UInt64(offset), at: base + 8, in: &out)
+            put(UInt64(section.byteCount), at: base + 16, in: &out)
+            offset += padded(section.byteCount)
+        }
+        if let checksum { put(checksum, at: 24, in: &out) }
+        return out
+    }
+
+    /// The graph's own sections, then `extra`.
+    private static func sections(_ graph: RoadGraph, extra: [Section]) -> [Section] {
         var strings: [UInt8] = [], stringOffsets: [UInt32] = [0]
         for s in graph.strings {
             strings.append(contentsOf: s.utf8)
@@ -94,36 +136,81 @@ public enum GraphFile {
             Section("REPT", graph.report.fields.map(\.1)),
             Section("DSID", [graph.drivingSide.rawValue]),
         ] + extra
-        func padded(_ n: Int) -> Int { (n + 7) / 8 * 8 }
-        let total = padded(headerSize + sections.count * tableEntrySize) + sections.reduce(0) { $0 + padded($1.byteCount) }
-        var out = [UInt8](repeating: 0, count: headerSize + sections.count * tableEntrySize)
-        out.reserveCapacity(total)
-        var table: [(UInt32, UInt64, UInt64)] = []
-        for section in sections {
-            while out.count % 8 != 0 { out.append(0) }
-            table.append((fourCC(section.tag), UInt64(out.count), UInt64(section.byteCount)))
-            section.append(&out)
-        }
-        while out.count % 8 != 0 { out.append(0) }
-        assert(out.count == total)
-        out.replaceSubrange(0..<8, with: magic)
-        put(version, at: 8, in: &out)
-        put(UInt32(sections.count), at: 12, in: &out)
-        put(UInt64(out.count), at: 16, in: &out)
-        for (i, entry) in table.enumerated() {
-            let base = headerSize + i * tableEntrySize
-            put(entry.0, at: base, in: &out)
-            put(UInt64(entry.1), at: base + 8, in: &out)
-            put(entry.2, at: base + 16, in: &out)
-        }
-        put(checksum(out, from: headerSize) ^ headerChecksum(version: version, sections: UInt32(sections.count), length: UInt64(out.count)),
-            at: 24, in: &out)
-        return out
+        return sections
     }
 
-    /// Writes the graph atomically (temporary file, fsync, rename).
+    /// Writes the graph atomically (temporary file, fsync, rename), the same bytes as
+    /// ``encode(_:extra:)`` but never the whole file in memory: one pass over the sections for the
+    /// checksum, one to write them from where they are (a country's file is hundreds of MB).
     public static func write(_ graph: RoadGraph, to path: String, extra: [Section] = []) throws(FileWriteError) {
-        try AtomicFile.write(encode(graph, extra: extra), to: path)
+        let sections = self.sections(graph, extra: extra)
+        let zeros = [UInt8](repeating: 0, count: 8)
+        var table = header(sections, checksum: nil)
+        var sum = StreamingChecksum()
+        table.withUnsafeBytes { sum.add(UnsafeRawBufferPointer(rebasing: $0[headerSize...])) }
+        for section in sections {
+            section.visit { sum.add($0) }
+            zeros.withUnsafeBytes { sum.add(UnsafeRawBufferPointer(rebasing: $0[..<(padded(section.byteCount) - section.byteCount)])) }
+        }
+        let total = UInt64(table.count + sections.reduce(0) { $0 + padded($1.byteCount) })
+        put(sum.value ^ headerChecksum(version: version, sections: UInt32(sections.count), length: total), at: 24, in: &table)
+        try AtomicFile.write(to: path) { (sink: inout FileSink) throws(FileWriteError) in
+            try sink.write(table)
+            for section in sections {
+                var failure: FileWriteError?
+                section.visit { raw in
+                    do throws(FileWriteError) { try sink.write(raw) } catch { failure = error }
+                }
+                if let failure { throw failure }
+                try sink.write(Array(zeros[..<(padded(section.byteCount) - section.byteCount)]))
+            }
+        }
+    }
+
+    /// ``checksum(_:from:)`` over bytes that come in pieces: the same value as over their
+    /// concatenation.
+    struct StreamingChecksum {
+        private static let k: UInt64 = 0x9E37_79B9_7F4A_7C15
+        private var lanes: (UInt64, UInt64, UInt64, UInt64) = (1, 2, 3, 4)
+        /// Bytes that did not fill a 32-byte block yet.
+        private var pending: [UInt8] = []
+        private var count = 0
+
+        mutating func add(_ bytes: UnsafeRawBufferPointer) {
+            count += bytes.count
+            var i = 0
+            if !pending.isEmpty {
+                let take = min(32 - pending.count, bytes.count)
+                pending.append(contentsOf: bytes[0..<take])
+                i = take
+                guard pending.count == 32 else { return }
+                pending.withUnsafeBytes { block($0, at: 0) }
+                pending.removeAll(keepingCapacity: true)
+            }
+            while i + 32 <= bytes.count {
+                block(bytes, at: i)
+                i += 32
+            }
+            pending.append(contentsOf: bytes[i...])
+        }
+
+        private mutating func block(_ bytes: UnsafeRawBufferPointer, at i: Int) {
+            let k = StreamingChecksum.k
+            lanes.0 = (lanes.0 ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* k
+            lanes.1 = (lanes.1 ^ bytes.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)) &* k
+            lanes.2 = (lanes.2 ^ bytes.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self)) &* k
+            lanes.3 = (lanes.3 ^ bytes.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)) &* k
+            lanes.0 ^= lanes.0 >> 29; lanes.1 ^= lanes.1 >> 29; lanes.2 ^= lanes.2 >> 29; lanes.3 ^= lanes.3 >> 29
+        }
+
+        var value: UInt64 {
+            var h = lanes.0 &+ (lanes.1 &* 3) &+ (lanes.2 &* 5) &+ (lanes.3 &* 7) &+ UInt64(count)
+            for byte in pending {
+                h = (h ^ UInt64(byte)) &* StreamingChecksum.k
+                h ^= h >> 31
+            }
+            return h
+        }
     }
 
     /// The four-character tags the graph itself uses.

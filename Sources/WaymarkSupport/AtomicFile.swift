@@ -32,7 +32,19 @@ public enum AtomicFile {
     /// followed and its target replaced; a FIFO or a device (`/dev/null`, `/dev/stdout`, a shell's
     /// process substitution) is opened and written through; a directory or a socket is an error.
     public static func write(parts: [[UInt8]], to requested: String) throws(FileWriteError) {
-        if requested == "-" { return try writeThrough(parts, to: requested, fd: STDOUT_FILENO) }
+        try write(to: requested) { (sink: inout FileSink) throws(FileWriteError) in
+            for part in parts { try sink.write(part) }
+        }
+    }
+
+    /// Writes whatever `produce` hands its sink, in order, as one file — for content too large to
+    /// hold in memory a second time (a country's graph file): the same destinations and the same
+    /// atomic replacement as ``write(parts:to:)``.
+    public static func write(to requested: String, _ produce: (inout FileSink) throws(FileWriteError) -> Void) throws(FileWriteError) {
+        if requested == "-" {
+            var sink = FileSink(fd: STDOUT_FILENO, path: requested)
+            return try produce(&sink)
+        }
         let path = resolvingLinks(requested)
         var info = stat()
         if stat(path, &info) == 0 {
@@ -42,14 +54,15 @@ public enum AtomicFile {
                 let fd = open(path, O_WRONLY | O_CLOEXEC)
                 guard fd >= 0 else { throw failure(requested, "open") }
                 defer { close(fd) }
-                return try writeThrough(parts, to: requested, fd: fd)
+                var sink = FileSink(fd: fd, path: requested)
+                return try produce(&sink)
             case S_IFDIR:
                 throw FileWriteError(path: requested, operation: "open", reason: "is a directory")
             default:
                 throw FileWriteError(path: requested, operation: "open", reason: "not a regular file, FIFO or device")
             }
         }
-        try replace(path, with: parts, reportingAs: requested)
+        try replace(path, with: produce, reportingAs: requested)
     }
 
     /// The file a path names once its symbolic links are followed (for a dangling link, where
@@ -70,27 +83,9 @@ public enum AtomicFile {
         return directory + "/" + link
     }
 
-    /// Writes every byte to an open descriptor (a pipe, a device, standard output).
-    private static func writeThrough(_ parts: [[UInt8]], to path: String, fd: Int32) throws(FileWriteError) {
-        for bytes in parts {
-            var written = 0
-            let result = bytes.withUnsafeBytes { buffer -> FileWriteError? in
-                while written < buffer.count {
-                    let n = systemWrite(fd, buffer.baseAddress! + written, buffer.count - written)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        return failure(path, "write")
-                    }
-                    written += n
-                }
-                return nil
-            }
-            if let result { throw result }
-        }
-    }
-
     /// Replaces (or creates) the regular file `path` through a temporary file and a rename.
-    private static func replace(_ path: String, with parts: [[UInt8]], reportingAs requested: String) throws(FileWriteError) {
+    private static func replace(_ path: String, with produce: (inout FileSink) throws(FileWriteError) -> Void,
+                                reportingAs requested: String) throws(FileWriteError) {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -103,7 +98,8 @@ public enum AtomicFile {
         var existing = stat()
         if stat(path, &existing) == 0 { _ = fchmod(fd, existing.st_mode & 0o7777) }
         do {
-            try writeThrough(parts, to: requested, fd: fd)
+            var sink = FileSink(fd: fd, path: requested)
+            try produce(&sink)
         } catch {
             close(fd)
             unlink(temporary)
@@ -159,7 +155,35 @@ public enum AtomicFile {
         }
     }
 
-    private static func failure(_ path: String, _ operation: String) -> FileWriteError {
+    static func failure(_ path: String, _ operation: String) -> FileWriteError {
         FileWriteError(path: path, operation: operation, reason: String(cString: strerror(errno)))
+    }
+}
+
+/// Where ``AtomicFile/write(to:_:)`` puts bytes: every byte written, in order, or an error.
+public struct FileSink {
+    let fd: Int32
+    let path: String
+
+    public mutating func write(_ buffer: UnsafeRawBufferPointer) throws(FileWriteError) {
+        guard var at = buffer.baseAddress else { return }
+        var left = buffer.count
+        while left > 0 {
+            let n = systemWrite(fd, at, left)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw AtomicFile.failure(path, "write")
+            }
+            at += n
+            left -= n
+        }
+    }
+
+    public mutating func write(_ bytes: [UInt8]) throws(FileWriteError) {
+        var failure: FileWriteError?
+        bytes.withUnsafeBytes { raw in
+            do throws(FileWriteError) { try write(raw) } catch { failure = error }
+        }
+        if let failure { throw failure }
     }
 }

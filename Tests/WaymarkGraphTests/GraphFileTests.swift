@@ -76,6 +76,34 @@ func squareGraph() -> RoadGraph {
         let (read, extra) = try GraphFile.readWithExtras(path: path)
         #expect(read == left && read.drivingSide == .left && extra == ["XTRA": [1, 2, 3]])
         #expect(read != g)
+        // Written section by section, the file is byte for byte what encode makes in memory.
+        let extras = [GraphFile.Section("XTRA", [UInt8(1), 2, 3]), GraphFile.Section("XTRB", [Double](repeating: 0.5, count: 37))]
+        try GraphFile.write(left, to: path, extra: extras)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == GraphFile.encode(left, extra: extras))
+    }
+
+    /// The checksum over bytes given in pieces equals the checksum over them at once, however
+    /// they are cut.
+    @Test func streamingChecksum() {
+        var state: UInt64 = 12345
+        func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 33
+        }
+        for length in [0, 1, 31, 32, 33, 100, 1000] {
+            let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: next()) }
+            let whole = GraphFile.checksum(bytes, from: 0)
+            for _ in 0..<20 {
+                var sum = GraphFile.StreamingChecksum()
+                var i = 0
+                while i < length {
+                    let n = min(length - i, Int(next() % 70))
+                    bytes.withUnsafeBytes { sum.add(UnsafeRawBufferPointer(rebasing: $0[i..<(i + n)])) }
+                    i += n
+                }
+                #expect(sum.value == whole, "length \(length)")
+            }
+        }
     }
 
     @Test func rejectsTruncatedCorruptAndForeignFiles() throws {
