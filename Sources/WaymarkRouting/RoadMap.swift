@@ -55,6 +55,8 @@ public final class RoadMap: @unchecked Sendable {
     public let setAsideHierarchy: String?
 
     private let storedHierarchy: ContractionHierarchy?
+    /// Guidance's per-map tables as the graph file stores them (nil: made when prepared).
+    private let storedGuidance: GuidanceTables?
     private let givenLandmarks: Landmarks?
     private let costs: TurnCosts?
     private let lock = NSLock()
@@ -72,6 +74,7 @@ public final class RoadMap: @unchecked Sendable {
                      "the hierarchy was contracted under other turn costs")
         self.graph = graph
         self.storedHierarchy = hierarchy
+        storedGuidance = nil
         self.givenLandmarks = landmarks
         self.method = method
         self.costs = costs
@@ -95,6 +98,7 @@ public final class RoadMap: @unchecked Sendable {
         } else {
             do { hierarchy = try ContractionHierarchy(fileSections: sections, graph: graph) } catch { throw RoadMapError("\(path): \(error)") }
         }
+        do { storedGuidance = try GuidanceTables(fileSections: sections, graph: graph) } catch { throw RoadMapError("\(path): \(error)") }
         self.graph = graph
         storedHierarchy = hierarchy
         givenLandmarks = nil
@@ -120,7 +124,8 @@ public final class RoadMap: @unchecked Sendable {
     func data(progress: ContractionHierarchy.Progress? = nil) -> (data: RoutingData, preparation: Preparation) {
         lock.withLock {
             if let prepared { return prepared }
-            let made = RoutingData.prepare(graph: graph, method: method, stored: storedHierarchy, landmarks: givenLandmarks, costs: costs,
+            let made = RoutingData.prepare(graph: graph, method: method, stored: storedHierarchy, guidance: storedGuidance,
+                                           landmarks: givenLandmarks, costs: costs,
                                            progress: progress)
             prepared = made
             return made
@@ -211,9 +216,11 @@ public final class RoadMap: @unchecked Sendable {
     }
 
     /// Writes the graph to a graph file atomically, with the hierarchy the map holds (stored, or
-    /// contracted by ``prepare()``), so that routes on the file need no preparation.
+    /// contracted by ``prepare()``) and guidance's per-map tables, so that routes on the file need
+    /// no preparation beyond the snap index.
     public func write(to path: String) throws {
-        try GraphFile.write(graph, to: path, extra: hierarchy?.fileSections ?? [])
+        let guidance = lock.withLock { prepared?.data.guidance ?? storedGuidance } ?? GuidanceTables(graph: graph)
+        try GraphFile.write(graph, to: path, extra: (hierarchy?.fileSections ?? []) + guidance.fileSections)
     }
 }
 
@@ -294,7 +301,7 @@ final class RoutingData: Sendable {
     }
 
     private init(graph: RoadGraph, snapIndex: SnapIndex, costs: TurnCosts, turns: TurnGeometry, transitions: TransitionTable,
-                 landmarks: Landmarks?, hierarchy: ContractionHierarchy?) {
+                 landmarks: Landmarks?, hierarchy: ContractionHierarchy?, guidance: GuidanceTables?) {
         self.graph = graph
         self.snapIndex = snapIndex
         self.costs = costs
@@ -302,7 +309,7 @@ final class RoutingData: Sendable {
         self.transitions = transitions
         self.landmarks = landmarks
         self.hierarchy = hierarchy
-        guidance = GuidanceTables(graph: graph)
+        self.guidance = guidance ?? GuidanceTables(graph: graph)
         bounds = try? BoundingBox.enclosing((0..<UInt32(graph.nodeCount)).map(graph.coordinate(of:)))
         var fastest = 1.0
         for e in 0..<graph.edgeCount where graph.edgeWeight[e] > 0 {
@@ -327,7 +334,8 @@ final class RoutingData: Sendable {
 
     /// Builds what `method` needs: the stored hierarchy (its turn tables serve every search) or a
     /// contracted one, or landmarks.
-    static func prepare(graph: RoadGraph, method: RoadMap.SearchMethod, stored: ContractionHierarchy?, landmarks givenLandmarks: Landmarks?,
+    static func prepare(graph: RoadGraph, method: RoadMap.SearchMethod, stored: ContractionHierarchy?, guidance: GuidanceTables? = nil,
+                        landmarks givenLandmarks: Landmarks?,
                         costs givenCosts: TurnCosts?, progress: ContractionHierarchy.Progress? = nil) -> (data: RoutingData, preparation: RoadMap.Preparation) {
         func since(_ t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
         let costs = givenCosts ?? TurnCosts(for: graph)
@@ -354,7 +362,7 @@ final class RoutingData: Sendable {
         let index = SnapIndex(graph: graph)
         indexSeconds += since(clock)
         let data = RoutingData(graph: graph, snapIndex: index, costs: costs, turns: turns, transitions: transitions,
-                               landmarks: landmarks, hierarchy: hierarchy)
+                               landmarks: landmarks, hierarchy: hierarchy, guidance: guidance)
         let preparation = RoadMap.Preparation(search: hierarchy != nil ? .hierarchy : .landmarks,
                                               contracted: hierarchy != nil && stored == nil,
                                               indexSeconds: indexSeconds, searchSeconds: searchSeconds, hierarchyRefused: refused)

@@ -118,6 +118,36 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         }
     }
 
+    /// Guidance's per-map tables are stored with the graph and read back as made; tables made
+    /// under other parameters are made again; damaged ones make the file an error.
+    @Test func storedGuidanceTables() throws {
+        let g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
+        let path = NSTemporaryDirectory() + "guidance-\(UUID().uuidString).wmg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try RoadMap(graph: g).write(to: path)
+        let (graph, sections) = try GraphFile.readWithExtras(path: path)
+        let stored = try #require(try GuidanceTables(fileSections: sections, graph: graph))
+        let made = GuidanceTables(graph: graph)
+        #expect(stored.departBearing == made.departBearing && stored.arrivalBearing == made.arrivalBearing)
+        #expect(stored.names.words == made.names.words && stored.names.core == made.names.core && stored.names.refs == made.names.refs)
+        #expect(made.names.refs.contains { !$0.isEmpty })
+        var other = sections
+        other["GPRM"] = GraphFile.Section("GPRM", [99.0, 16.5]).bytes
+        #expect(try GuidanceTables(fileSections: other, graph: graph) == nil)
+        var short = sections
+        short["GDEP"] = Array(short["GDEP"]!.dropLast(4))
+        #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: short, graph: graph) }
+        var unordered = sections
+        var starts = unordered["GKRS"]!.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
+        starts[0] = 1
+        unordered["GKRS"] = starts.withUnsafeBytes { Array($0) }
+        #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: unordered, graph: graph) }
+        // Routes on the file (stored tables) and on the graph in memory (made tables) agree.
+        let a = try RoadMap(graphFile: path), b = RoadMap(graph: g)
+        let from = Coordinate(latitude: 52.3080, longitude: -2.6010), to = Coordinate(latitude: 52.3110, longitude: -2.5960)
+        #expect(try a.route(from: from, to: to) == b.route(from: from, to: to))
+    }
+
     /// A graph file's hierarchy is used, written back, and set aside (with a reason) when the
     /// caller asks for the other driving side; routes then follow that side.
     @Test func graphFilesAndDrivingSide() throws {

@@ -147,6 +147,12 @@ struct GuidanceTables: Sendable {
     /// From the edge's target back along it.
     let arrivalBearing: [Float]
 
+    init(names: NameKeys, departBearing: [Float], arrivalBearing: [Float]) {
+        self.names = names
+        self.departBearing = departBearing
+        self.arrivalBearing = arrivalBearing
+    }
+
     init(graph: RoadGraph) {
         names = NameKeys(strings: graph.strings, names: graph.segmentName, refs: graph.segmentRef)
         let metres = Junction.lookahead(roadCount: 3)
@@ -233,5 +239,51 @@ extension RoadGraph {
     func bearing(ofArrival e: Int, at v: UInt32, from u: UInt32, metres: Double) -> Double {
         let start = coordinate(of: v), end = coordinate(of: u), m = shapeCount(of: e)
         return bearing(along: m + 2, metres: metres) { i in i == 0 ? start : (i == m + 1 ? end : shapePoint(m - i, of: e)) }
+    }
+}
+
+/// Why stored guidance tables were refused.
+struct GuidanceFileError: Error, CustomStringConvertible {
+    var reason: String
+    var description: String { "stored guidance tables: \(reason)" }
+}
+
+extension GuidanceTables {
+    /// What the tables were made with: their format and the look-ahead of the bearings. Tables
+    /// stored under other parameters are made again rather than used.
+    static var parameters: [Double] { [1, Junction.lookahead(roadCount: 3)] }
+
+    /// The tables as graph-file sections: the bearings, and the name keys with each string's
+    /// ref items one after another.
+    var fileSections: [GraphFile.Section] {
+        var refStart: [UInt32] = [0], refItems: [UInt32] = []
+        for items in names.refs {
+            refItems += items
+            refStart.append(UInt32(refItems.count))
+        }
+        return [.init("GPRM", GuidanceTables.parameters), .init("GDEP", departBearing), .init("GARR", arrivalBearing),
+                .init("GKWD", names.words), .init("GKCR", names.core), .init("GKRS", refStart), .init("GKRI", refItems)]
+    }
+
+    /// The tables a graph file stores, checked against the graph; nil where there are none or
+    /// they were made under other parameters.
+    init?(fileSections sections: [String: [UInt8]], graph: RoadGraph) throws(GuidanceFileError) {
+        guard let raw = sections["GPRM"], GraphFile.values(raw, as: Double.self) == GuidanceTables.parameters else { return nil }
+        func array<T: BitwiseCopyable>(_ tag: String, _: T.Type, count: Int? = nil) throws(GuidanceFileError) -> [T] {
+            guard let raw = sections[tag], let values = GraphFile.values(raw, as: T.self) else { throw GuidanceFileError(reason: "section \(tag) missing or partial") }
+            if let count, values.count != count { throw GuidanceFileError(reason: "section \(tag) does not fit the graph") }
+            return values
+        }
+        let depart = try array("GDEP", Float.self, count: graph.edgeCount), arrival = try array("GARR", Float.self, count: graph.edgeCount)
+        guard depart.allSatisfy({ $0 >= 0 && $0 <= 360 }) && arrival.allSatisfy({ $0 >= 0 && $0 <= 360 }) else {
+            throw GuidanceFileError(reason: "bearing out of range")
+        }
+        let words = try array("GKWD", UInt32.self, count: graph.strings.count), core = try array("GKCR", UInt32.self, count: graph.strings.count)
+        let refStart = try array("GKRS", UInt32.self, count: graph.strings.count + 1), refItems = try array("GKRI", UInt32.self)
+        guard refStart.first == 0, Int(refStart.last!) == refItems.count, zip(refStart, refStart.dropFirst()).allSatisfy({ $0 <= $1 }) else {
+            throw GuidanceFileError(reason: "ref items out of order")
+        }
+        let refs = (0..<graph.strings.count).map { Array(refItems[Int(refStart[$0])..<Int(refStart[$0 + 1])]) }
+        self.init(names: NameKeys(words: words, core: core, refs: refs), departBearing: depart, arrivalBearing: arrival)
     }
 }

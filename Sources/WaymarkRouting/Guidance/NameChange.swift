@@ -143,6 +143,12 @@ struct NameKeys: Sendable {
     /// Per string, its ref items (``NameChange/refItems(_:)``) as interned ids (none for "").
     let refs: [[UInt32]]
 
+    init(words: [UInt32], core: [UInt32], refs: [[UInt32]]) {
+        self.words = words
+        self.core = core
+        self.refs = refs
+    }
+
     /// Keys for `strings`: words and cores only for the ids in `names`, ref items only for the ids
     /// in `refs` (nil: every string). A map's string table also holds refs, signs and lanes,
     /// which name comparisons never look up.
