@@ -55,8 +55,10 @@ public final class RoadMap: @unchecked Sendable {
     public let setAsideHierarchy: String?
 
     private let storedHierarchy: ContractionHierarchy?
-    /// Guidance's per-map tables as the graph file stores them (nil: made when prepared).
+    /// Guidance's per-map tables and the snap index as the graph file stores them (nil: made
+    /// when prepared).
     private let storedGuidance: GuidanceTables?
+    private let storedSnapIndex: SnapIndex?
     private let givenLandmarks: Landmarks?
     private let costs: TurnCosts?
     private let lock = NSLock()
@@ -75,6 +77,7 @@ public final class RoadMap: @unchecked Sendable {
         self.graph = graph
         self.storedHierarchy = hierarchy
         storedGuidance = nil
+        storedSnapIndex = nil
         self.givenLandmarks = landmarks
         self.method = method
         self.costs = costs
@@ -99,6 +102,7 @@ public final class RoadMap: @unchecked Sendable {
             do { hierarchy = try ContractionHierarchy(fileSections: sections, graph: graph) } catch { throw RoadMapError("\(path): \(error)") }
         }
         do { storedGuidance = try GuidanceTables(fileSections: sections, graph: graph) } catch { throw RoadMapError("\(path): \(error)") }
+        do { storedSnapIndex = try SnapIndex(fileSections: sections, graph: graph) } catch { throw RoadMapError("\(path): \(error)") }
         self.graph = graph
         storedHierarchy = hierarchy
         givenLandmarks = nil
@@ -124,7 +128,7 @@ public final class RoadMap: @unchecked Sendable {
     func data(progress: ContractionHierarchy.Progress? = nil) -> (data: RoutingData, preparation: Preparation) {
         lock.withLock {
             if let prepared { return prepared }
-            let made = RoutingData.prepare(graph: graph, method: method, stored: storedHierarchy, guidance: storedGuidance,
+            let made = RoutingData.prepare(graph: graph, method: method, stored: storedHierarchy, guidance: storedGuidance, snapIndex: storedSnapIndex,
                                            landmarks: givenLandmarks, costs: costs,
                                            progress: progress)
             prepared = made
@@ -216,11 +220,12 @@ public final class RoadMap: @unchecked Sendable {
     }
 
     /// Writes the graph to a graph file atomically, with the hierarchy the map holds (stored, or
-    /// contracted by ``prepare()``) and guidance's per-map tables, so that routes on the file need
-    /// no preparation beyond the snap index.
+    /// contracted by ``prepare()``), guidance's per-map tables and the snap index, so that routes
+    /// on the file need no preparation.
     public func write(to path: String) throws {
-        let guidance = lock.withLock { prepared?.data.guidance ?? storedGuidance } ?? GuidanceTables(graph: graph)
-        try GraphFile.write(graph, to: path, extra: (hierarchy?.fileSections ?? []) + guidance.fileSections)
+        let (guidance, index) = lock.withLock { (prepared?.data.guidance ?? storedGuidance, prepared?.data.snapIndex ?? storedSnapIndex) }
+        try GraphFile.write(graph, to: path, extra: (hierarchy?.fileSections ?? []) + (guidance ?? GuidanceTables(graph: graph)).fileSections
+                                                    + (index ?? SnapIndex(graph: graph)).fileSections)
     }
 }
 
@@ -335,6 +340,7 @@ final class RoutingData: Sendable {
     /// Builds what `method` needs: the stored hierarchy (its turn tables serve every search) or a
     /// contracted one, or landmarks.
     static func prepare(graph: RoadGraph, method: RoadMap.SearchMethod, stored: ContractionHierarchy?, guidance: GuidanceTables? = nil,
+                        snapIndex storedIndex: SnapIndex? = nil,
                         landmarks givenLandmarks: Landmarks?,
                         costs givenCosts: TurnCosts?, progress: ContractionHierarchy.Progress? = nil) -> (data: RoutingData, preparation: RoadMap.Preparation) {
         func since(_ t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
@@ -359,7 +365,7 @@ final class RoutingData: Sendable {
         let transitions = hierarchy?.transitions ?? TransitionTable(graph: graph, turns: turns, costs: costs)
         let searchSeconds = since(clock)
         clock = DispatchTime.now().uptimeNanoseconds
-        let index = SnapIndex(graph: graph)
+        let index = storedIndex ?? SnapIndex(graph: graph)
         indexSeconds += since(clock)
         let data = RoutingData(graph: graph, snapIndex: index, costs: costs, turns: turns, transitions: transitions,
                                landmarks: landmarks, hierarchy: hierarchy, guidance: guidance)

@@ -49,6 +49,19 @@ public struct SnapIndex: Sendable {
     private let metresPerDegreeLon: Double, metresPerDegreeLat: Double
 
     public init(graph: RoadGraph) {
+        self.init(graph: graph, stored: nil)
+    }
+
+    /// The parts of an index a graph file can hold: the components and the grid (the rest is
+    /// read off the graph in one pass).
+    struct Stored {
+        var segmentComponent: [UInt32], segmentInTinyComponent: [Bool]
+        var pieceSegment: [UInt32], pieceIndex: [UInt32]
+        var cellKeys: [Int64], cellStart: [UInt32], cellPieces: [UInt32]
+        var metresPerDegreeLon: Double, metresPerDegreeLat: Double
+    }
+
+    init(graph: RoadGraph, stored: Stored?) {
         self.graph = graph
         let segments = graph.segmentCount
         var start = [UInt32](repeating: RoadGraph.invalid, count: segments), end = start
@@ -66,6 +79,13 @@ public struct SnapIndex: Sendable {
             }
         }
         segmentStart = start; segmentEnd = end; forwardEdge = forward; backwardEdge = backward
+        if let stored {
+            segmentComponent = stored.segmentComponent; segmentInTinyComponent = stored.segmentInTinyComponent
+            pieceSegment = stored.pieceSegment; pieceIndex = stored.pieceIndex
+            cellKeys = stored.cellKeys; cellStart = stored.cellStart; cellPieces = stored.cellPieces
+            metresPerDegreeLon = stored.metresPerDegreeLon; metresPerDegreeLat = stored.metresPerDegreeLat
+            return
+        }
         let components = graph.stronglyConnectedComponents()
         var size: [UInt32: Int] = [:]
         for c in components.component { size[c, default: 0] += 1 }
@@ -324,5 +344,63 @@ public struct SnapIndex: Sendable {
             if cellKeys[mid] < key { low = mid + 1 } else { high = mid }
         }
         return low < cellKeys.count && cellKeys[low] == key ? low : nil
+    }
+}
+
+/// Why a stored snap index was refused.
+struct SnapIndexFileError: Error, CustomStringConvertible {
+    var reason: String
+    var description: String { "stored snap index: \(reason)" }
+}
+
+extension SnapIndex {
+    /// Its format, the cell size and the tiny-component size: an index stored under others is
+    /// built again rather than used.
+    static var parameters: [Double] { [1, cellSize, Double(tinyComponentSize)] }
+
+    /// The index's components and grid as graph-file sections.
+    var fileSections: [GraphFile.Section] {
+        [.init("XPRM", SnapIndex.parameters + [metresPerDegreeLon, metresPerDegreeLat]),
+         .init("XCMP", segmentComponent), .init("XTNY", segmentInTinyComponent.map { UInt8($0 ? 1 : 0) }),
+         .init("XPSG", pieceSegment), .init("XPIX", pieceIndex),
+         .init("XCKY", cellKeys), .init("XCST", cellStart), .init("XCPC", cellPieces)]
+    }
+
+    /// The index a graph file stores, checked against the graph so that no stored number can
+    /// lead a query out of bounds; nil where there is none or it was built under other parameters.
+    init?(fileSections sections: [String: [UInt8]], graph: RoadGraph) throws(SnapIndexFileError) {
+        guard let raw = sections["XPRM"], let prm = GraphFile.values(raw, as: Double.self), prm.count == 5,
+              Array(prm.prefix(3)) == SnapIndex.parameters else { return nil }
+        func array<T: BitwiseCopyable>(_ tag: String, _: T.Type, count: Int? = nil) throws(SnapIndexFileError) -> [T] {
+            guard let raw = sections[tag], let values = GraphFile.values(raw, as: T.self) else { throw SnapIndexFileError(reason: "section \(tag) missing or partial") }
+            if let count, values.count != count { throw SnapIndexFileError(reason: "section \(tag) does not fit the graph") }
+            return values
+        }
+        func check(_ ok: Bool, _ what: String) throws(SnapIndexFileError) { if !ok { throw SnapIndexFileError(reason: what) } }
+        let lon = prm[3], lat = prm[4]
+        try check(lon.isFinite && lat.isFinite && lon > 0 && lat > 0, "scale not finite")
+        let segments = graph.segmentCount
+        let component = try array("XCMP", UInt32.self, count: segments)
+        let tiny = try array("XTNY", UInt8.self, count: segments)
+        try check(tiny.allSatisfy { $0 <= 1 }, "tiny flags not 0 or 1")
+        let pieceSegment = try array("XPSG", UInt32.self), pieceIndex = try array("XPIX", UInt32.self, count: pieceSegment.count)
+        // A piece is a segment's shape step: its segment exists and its first point is not the last.
+        for (s, i) in zip(pieceSegment, pieceIndex) {
+            try check(Int(s) < segments, "piece of no segment")
+            try check(Int(i) <= Int(graph.shapeStart[Int(s) + 1] - graph.shapeStart[Int(s)]), "piece beyond its segment's shape")
+        }
+        let keys = try array("XCKY", Int64.self), start = try array("XCST", UInt32.self, count: keys.count + 1)
+        let cellPieces = try array("XCPC", UInt32.self)
+        try check(zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }, "cell keys not ascending")
+        try check(start.first == 0 && Int(start.last!) == cellPieces.count && zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }, "cell rows out of order")
+        try check(cellPieces.allSatisfy { Int($0) < pieceSegment.count }, "cell piece out of range")
+        let stored = Stored(segmentComponent: component, segmentInTinyComponent: tiny.map { $0 == 1 }, pieceSegment: pieceSegment,
+                            pieceIndex: pieceIndex, cellKeys: keys, cellStart: start, cellPieces: cellPieces,
+                            metresPerDegreeLon: lon, metresPerDegreeLat: lat)
+        self.init(graph: graph, stored: stored)
+        // Pieces lie on segments with both ends (the index never makes one on a segment without).
+        for s in pieceSegment where segmentStart[Int(s)] == RoadGraph.invalid {
+            throw SnapIndexFileError(reason: "piece on a segment with no edge")
+        }
     }
 }

@@ -118,8 +118,8 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         }
     }
 
-    /// Guidance's per-map tables are stored with the graph and read back as made; tables made
-    /// under other parameters are made again; damaged ones make the file an error.
+    /// Guidance's per-map tables and the snap index are stored with the graph and read back as
+    /// made; those made under other parameters are made again; damaged ones make the file an error.
     @Test func storedGuidanceTables() throws {
         let g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
         let path = NSTemporaryDirectory() + "guidance-\(UUID().uuidString).wmg"
@@ -142,6 +142,27 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         starts[0] = 1
         unordered["GKRS"] = starts.withUnsafeBytes { Array($0) }
         #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: unordered, graph: graph) }
+        // The snap index likewise: stored as built, other parameters built again, damage an error.
+        let storedIndex = try #require(try SnapIndex(fileSections: sections, graph: graph))
+        #expect(storedIndex.fileSections.map(\.bytes) == SnapIndex(graph: graph).fileSections.map(\.bytes))
+        var otherIndex = sections
+        otherIndex["XPRM"] = GraphFile.Section("XPRM", [1.0, 100, 1000, 1, 1]).bytes
+        #expect(try SnapIndex(fileSections: otherIndex, graph: graph) == nil)
+        for (tag, damage) in [("XPSG", { (v: inout [UInt32]) in v[0] = UInt32(graph.segmentCount) }),
+                              ("XPIX", { (v: inout [UInt32]) in v[0] = 10_000 }),
+                              ("XCPC", { (v: inout [UInt32]) in v[0] = UInt32.max }),
+                              ("XCST", { (v: inout [UInt32]) in v[v.count - 1] += 1 })] {
+            var damaged = sections
+            var values = damaged[tag]!.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
+            damage(&values)
+            damaged[tag] = values.withUnsafeBytes { Array($0) }
+            #expect(throws: SnapIndexFileError.self, "\(tag)") { try SnapIndex(fileSections: damaged, graph: graph) }
+        }
+        var unsorted = sections
+        var keys = unsorted["XCKY"]!.withUnsafeBytes { Array($0.bindMemory(to: Int64.self)) }
+        keys.swapAt(0, 1)
+        unsorted["XCKY"] = keys.withUnsafeBytes { Array($0) }
+        #expect(throws: SnapIndexFileError.self) { try SnapIndex(fileSections: unsorted, graph: graph) }
         // Routes on the file (stored tables) and on the graph in memory (made tables) agree.
         let a = try RoadMap(graphFile: path), b = RoadMap(graph: g)
         let from = Coordinate(latitude: 52.3080, longitude: -2.6010), to = Coordinate(latitude: 52.3110, longitude: -2.5960)
