@@ -422,7 +422,9 @@ extension ContractionHierarchy {
                 .init("HATL", arcTail), .init("HAHD", arcHead), .init("HAF1", arcFirst), .init("HAF2", arcSecond),
                 // The turn geometry the weights were measured on: read back rather than measured
                 // again at every load (two great-circle bearings per edge).
-                .init("TGHB", turns.headBearing), .init("TGTB", turns.tailBearing), .init("TGRC", turns.roads)]
+                .init("TGHB", turns.headBearing), .init("TGTB", turns.tailBearing), .init("TGRC", turns.roads),
+                // And every turn's weight on it (made from the geometry and the turn costs above).
+                .init("TTCS", transitions.cost)]
     }
 
     /// The weights the hierarchy was contracted under: the metric's version (3: routing weights
@@ -460,7 +462,8 @@ extension ContractionHierarchy {
         } else {
             turnTables = TurnGeometry(graph: graph) // a file from before the geometry was stored
         }
-        let transitions = TransitionTable(graph: graph, turns: turnTables, costs: costs)
+        let transitions = try TransitionTable(storedCost: sections["TTCS"], graph: graph)
+            ?? TransitionTable(graph: graph, turns: turnTables, costs: costs)
         let n = transitions.paths.stateCount
         try check(parameters[expected.count] == Double(n), "built for another graph")
         let up = ArcRows(start: try array("HUPS", UInt32.self), end: try array("HUPH", UInt32.self),

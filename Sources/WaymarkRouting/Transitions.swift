@@ -106,6 +106,28 @@ struct TransitionTable: Sendable {
         paths = RestrictedPaths(graph: graph)
     }
 
+    /// The table stored with a hierarchy (its `cost`, in the order the graph gives: each edge's
+    /// turns onto the edges leaving its target), checked against the graph; nil where the file
+    /// has none.
+    init?(storedCost raw: [UInt8]?, graph: RoadGraph) throws(HierarchyFileError) {
+        guard let raw else { return nil }
+        var starts = [UInt32](repeating: 0, count: graph.edgeCount + 1)
+        var total = 0
+        for e in 0..<graph.edgeCount {
+            starts[e] = UInt32(total)
+            total += graph.edges(from: graph.edgeTarget[e]).count
+        }
+        starts[graph.edgeCount] = UInt32(total)
+        guard let cost = GraphFile.values(raw, as: Float.self), cost.count == total else {
+            throw HierarchyFileError(reason: "turn costs do not fit the graph")
+        }
+        // Not negative, not NaN (a U-turn nowhere allowed is +infinity).
+        guard cost.allSatisfy({ $0 >= 0 }) else { throw HierarchyFileError(reason: "turn cost negative or not a number") }
+        start = starts
+        self.cost = cost
+        paths = RestrictedPaths(graph: graph)
+    }
+
     /// Whether a car may turn round at the end of edge `e`, by OSRM's rule: at a dead end, at a
     /// place made for turning (a turning circle or loop, a mini roundabout), where the road it came
     /// by is the only way out or the only way in — never at an ordinary junction.

@@ -342,6 +342,20 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         heads[0] = .nan
         wild["TGHB"] = heads.withUnsafeBytes { Array($0) }
         #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: wild, graph: g) }
+        // So is every turn's weight: read back equal to the table made from the graph (and made
+        // again where a file has none); a wrong count or a NaN is an error.
+        let table = TransitionTable(graph: g, turns: measured, costs: TurnCosts(for: g))
+        #expect(stored.transitions.cost.elementsEqual(table.cost) && stored.transitions.start == table.start)
+        var noCosts = extra
+        noCosts["TTCS"] = nil
+        #expect(try ContractionHierarchy(fileSections: noCosts, graph: g)?.transitions.cost.elementsEqual(table.cost) == true)
+        for damage in [{ (c: inout [Float]) in c.removeLast() }, { (c: inout [Float]) in c[0] = .nan }, { (c: inout [Float]) in c[0] = -1 }] {
+            var damaged = extra
+            var costs = damaged["TTCS"]!.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            damage(&costs)
+            damaged["TTCS"] = costs.withUnsafeBytes { Array($0) }
+            #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: damaged, graph: g) }
+        }
     }
 
     /// Route lines have no doubled points: not where a waypoint snapped beside a shape point,
