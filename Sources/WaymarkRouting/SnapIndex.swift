@@ -377,8 +377,10 @@ extension SnapIndex {
             return values
         }
         func check(_ ok: Bool, _ what: String) throws(SnapIndexFileError) { if !ok { throw SnapIndexFileError(reason: what) } }
+        // The frame's scales: metres per degree of latitude (a constant) and of longitude at the
+        // map's middle latitude (no more than that): any other number could overflow a cell.
         let lon = prm[3], lat = prm[4]
-        try check(lon.isFinite && lat.isFinite && lon > 0 && lat > 0, "scale not finite")
+        try check(lat == Coordinate.earthRadius * .pi / 180 && lon > 0 && lon <= lat, "scale out of range")
         let segments = graph.segmentCount
         let component = try array("XCMP", UInt32.self, count: segments)
         let tiny = try array("XTNY", UInt8.self, count: segments)

@@ -158,6 +158,11 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
             damaged[tag] = values.withUnsafeBytes { Array($0) }
             #expect(throws: SnapIndexFileError.self, "\(tag)") { try SnapIndex(fileSections: damaged, graph: graph) }
         }
+        for scales in [[1.0, 200, 1000, 1e300, 111_195], [1.0, 200, 1000, -1, 111_195], [1.0, 200, 1000, .nan, .nan]] {
+            var scaled = sections
+            scaled["XPRM"] = GraphFile.Section("XPRM", scales).bytes
+            #expect(throws: SnapIndexFileError.self, "\(scales)") { try SnapIndex(fileSections: scaled, graph: graph) }
+        }
         var unsorted = sections
         var keys = unsorted["XCKY"]!.withUnsafeBytes { Array($0.bindMemory(to: Int64.self)) }
         keys.swapAt(0, 1)
