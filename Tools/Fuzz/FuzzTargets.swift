@@ -33,8 +33,16 @@ enum FuzzTarget: String, CaseIterable {
             guard let graph = try? OSMGraphLoader.build(pbf: bytes) else { return }
             routeAcross(graph)
         case .graphFile:
-            guard let graph = try? GraphFile.decode(Data(GraphFile.sealed(bytes)), path: "<fuzz>") else { return }
+            let sealed = GraphFile.sealed(bytes)
+            guard let graph = try? GraphFile.decode(Data(sealed), path: "<fuzz>") else { return }
             routeAcross(graph)
+            // The tables a file stores beside the graph (hierarchy, turn geometry and weights,
+            // guidance tables, snap index) are read only from a file: checked, then routed on.
+            let path = FuzzTarget.scratchDirectory + "/input.wmg"
+            guard FileManager.default.createFile(atPath: path, contents: Data(sealed)), let map = try? RoadMap(graphFile: path) else { return }
+            let a = graph.coordinate(of: 0), b = graph.coordinate(of: UInt32(graph.nodeCount - 1))
+            _ = try? map.route(from: a, to: b)
+            _ = map.nearest(b)
         case .geoJSON:
             _ = try? JSONValue(parsing: bytes)
             _ = try? GeoJSONReader.read(bytes)
@@ -50,6 +58,13 @@ enum FuzzTarget: String, CaseIterable {
             }
         }
     }
+
+    /// Where the graph-file target puts each input as a file (one per process).
+    static let scratchDirectory: String = {
+        let path = NSTemporaryDirectory() + "waymark-fuzz-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }()
 
     /// A 3×3 grid of two-way streets around 52.3 N, 2.6 W, for the HTTP target's requests.
     static let service: OSRMService = {
