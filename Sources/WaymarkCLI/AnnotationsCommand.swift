@@ -8,7 +8,7 @@ enum AnnotationsCommand {
         positionals: ["<annotations.geojson|.csv>"],
         options: [
             OptionSpec(name: "precision", value: "N", help: "Decimal places for positions (default 6, about 0.1 m)."),
-            OptionSpec(name: "output", value: "FILE", help: "Write to FILE (atomically) instead of standard output.", short: "o"),
+            outputOption,
         ],
         discussion: """
         Properties: title and subtitle first, then every other property of the input (CSV columns

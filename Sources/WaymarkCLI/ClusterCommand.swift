@@ -23,7 +23,7 @@ enum ClusterCommand {
             OptionSpec(name: "expansion-zoom", value: "ID", help: "Print the zoom at which cluster ID splits."),
             OptionSpec(name: "format", value: "geojson|text", help: "Output format (default geojson)."),
             OptionSpec(name: "precision", value: "N", help: "Decimal places for GeoJSON positions (default 6)."),
-            OptionSpec(name: "output", value: "FILE", help: "Write to FILE (atomically) instead of standard output.", short: "o"),
+            outputOption,
         ],
         discussion: """
         GeoJSON output is a FeatureCollection: clusters carry cluster: true, cluster_id,

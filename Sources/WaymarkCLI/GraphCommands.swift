@@ -225,6 +225,9 @@ func drivingSide(_ args: ParsedArguments) throws(CLIError) -> DrivingSide? {
 let drivingSideOption = OptionSpec(name: "driving-side", value: "right|left",
                                    help: "Which side traffic keeps to (turns towards the kerb are cheaper); default: the graph file's, or right.")
 
+/// `-o FILE`, as every command that prints its result takes it.
+let outputOption = OptionSpec(name: "output", value: "FILE", help: "Write to FILE (atomically) instead of standard output.", short: "o")
+
 /// The map at `path` (a graph file, or OSM XML built in memory), with the `--driving-side`
 /// option applied; says on standard error when that sets the file's hierarchy aside.
 func openMap(_ path: String, _ args: ParsedArguments, method: RoadMap.SearchMethod = .automatic,

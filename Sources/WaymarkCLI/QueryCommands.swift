@@ -13,7 +13,7 @@ enum TableCommand {
             OptionSpec(name: "format", value: "json|csv", help: "OSRM's table JSON with durations and distances (default), or CSV durations, one row per source."),
             OptionSpec(name: "max-snap", value: "METRES", help: "Farthest a point may be from a road (default 1000)."),
             drivingSideOption,
-            OptionSpec(name: "output", value: "FILE", help: "Write to FILE (atomically) instead of standard output.", short: "o"),
+            outputOption,
         ],
         discussion: "Unreachable pairs are null in JSON and empty in CSV. The map routes on its contraction hierarchy (contracted first if the file has none)."
     )
@@ -48,7 +48,7 @@ enum IsochroneCommand {
             OptionSpec(name: "denoise", value: "0…1", help: "Keep polygons at least this share of the largest's area (default 1: the largest only; 0: all)."),
             OptionSpec(name: "max-snap", value: "METRES", help: "Farthest the start may be from a road (default 1000)."),
             drivingSideOption,
-            OptionSpec(name: "output", value: "FILE", help: "Write to FILE (atomically) instead of standard output.", short: "o"),
+            outputOption,
         ],
         discussion: "The areas follow the roads reached (about two grid cells either side), so what no road reaches stays out; the shorter times' areas lie inside the longer ones'."
     )

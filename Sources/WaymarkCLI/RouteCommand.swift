@@ -22,7 +22,7 @@ enum RouteCommand {
             OptionSpec(name: "threads", value: "N", help: "With --batch: route on N threads over the one loaded map (default 1); output stays in input order."),
             drivingSideOption,
             OptionSpec(name: "search", value: "ch|alt", help: "Contraction hierarchy (prepared once, then fastest per query; default with --batch) or landmarks (default for single routes)."),
-            OptionSpec(name: "output", value: "FILE", help: "Write to FILE (atomically) instead of standard output.", short: "o"),
+            outputOption,
         ],
         discussion: """
         An OSM map (.osm, .osm.gz, .osm.pbf) is built in memory first; a graph file from 'waymark build' loads at once.

@@ -411,6 +411,19 @@ public struct HierarchyFileError: Error, Sendable, Equatable, CustomStringConver
     public var description: String { "stored contraction hierarchy: \(reason) (rebuild with 'waymark build --hierarchy')" }
 }
 
+/// Reading the tables a graph file stores beside the graph (the hierarchy, turn geometry,
+/// guidance tables, snap index), each refusing with its own error.
+enum StoredSection {
+    /// The values of section `tag`, `count` of them when given; otherwise `refuse`'s error.
+    static func values<T: BitwiseCopyable, E: Error>(_ sections: [String: [UInt8]], _ tag: String, as _: T.Type, count: Int? = nil,
+                                                    refuse: (String) -> E) throws(E) -> [T] {
+        guard let raw = sections[tag] else { throw refuse("section \(tag) missing") }
+        guard let values = GraphFile.values(raw, as: T.self) else { throw refuse("section \(tag) has a partial element") }
+        if let count, values.count != count { throw refuse("section \(tag) does not fit the graph") }
+        return values
+    }
+}
+
 extension ContractionHierarchy {
     /// The hierarchy as graph-file sections (see ``GraphFile/encode(_:extra:)``): the query graph,
     /// the arcs for unpacking, and the turn-cost settings it was contracted under.
@@ -444,10 +457,8 @@ extension ContractionHierarchy {
                  turns: TurnGeometry? = nil) throws(HierarchyFileError) {
         let costs = costs ?? TurnCosts(for: graph)
         guard sections["HPRM"] != nil else { return nil }
-        func array<T: BitwiseCopyable>(_ tag: String, _: T.Type) throws(HierarchyFileError) -> [T] {
-            guard let raw = sections[tag] else { throw HierarchyFileError(reason: "section \(tag) missing") }
-            guard let values = GraphFile.values(raw, as: T.self) else { throw HierarchyFileError(reason: "section \(tag) has a partial element") }
-            return values
+        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type) throws(HierarchyFileError) -> [T] {
+            try StoredSection.values(sections, tag, as: type) { HierarchyFileError(reason: $0) }
         }
         let parameters = try array("HPRM", Double.self)
         func check(_ ok: Bool, _ what: String) throws(HierarchyFileError) { if !ok { throw HierarchyFileError(reason: what) } }

@@ -371,10 +371,8 @@ extension SnapIndex {
     init?(fileSections sections: [String: [UInt8]], graph: RoadGraph) throws(SnapIndexFileError) {
         guard let raw = sections["XPRM"], let prm = GraphFile.values(raw, as: Double.self), prm.count == 5,
               Array(prm.prefix(3)) == SnapIndex.parameters else { return nil }
-        func array<T: BitwiseCopyable>(_ tag: String, _: T.Type, count: Int? = nil) throws(SnapIndexFileError) -> [T] {
-            guard let raw = sections[tag], let values = GraphFile.values(raw, as: T.self) else { throw SnapIndexFileError(reason: "section \(tag) missing or partial") }
-            if let count, values.count != count { throw SnapIndexFileError(reason: "section \(tag) does not fit the graph") }
-            return values
+        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int? = nil) throws(SnapIndexFileError) -> [T] {
+            try StoredSection.values(sections, tag, as: type, count: count) { SnapIndexFileError(reason: $0) }
         }
         func check(_ ok: Bool, _ what: String) throws(SnapIndexFileError) { if !ok { throw SnapIndexFileError(reason: what) } }
         // The frame's scales: metres per degree of latitude (a constant) and of longitude at the

@@ -35,12 +35,12 @@ public struct TurnGeometry: Sendable {
     /// The turn geometry stored with a hierarchy (``ContractionHierarchy/fileSections``), checked
     /// against the graph; nil where the file has none (written before it was stored).
     init?(fileSections sections: [String: [UInt8]], graph: RoadGraph) throws(HierarchyFileError) {
-        guard let h = sections["TGHB"], let t = sections["TGTB"], let r = sections["TGRC"] else { return nil }
-        guard let head = GraphFile.values(h, as: Float.self), let tail = GraphFile.values(t, as: Float.self),
-              let roads = GraphFile.values(r, as: UInt8.self),
-              head.count == graph.edgeCount, tail.count == graph.edgeCount, roads.count == graph.nodeCount else {
-            throw HierarchyFileError(reason: "turn geometry sections do not fit the graph")
+        guard sections["TGHB"] != nil else { return nil }
+        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int) throws(HierarchyFileError) -> [T] {
+            try StoredSection.values(sections, tag, as: type, count: count) { HierarchyFileError(reason: $0) }
         }
+        let head = try array("TGHB", Float.self, count: graph.edgeCount), tail = try array("TGTB", Float.self, count: graph.edgeCount)
+        let roads = try array("TGRC", UInt8.self, count: graph.nodeCount)
         guard head.allSatisfy({ $0 >= 0 && $0 <= 360 }) && tail.allSatisfy({ $0 >= 0 && $0 <= 360 }) else {
             throw HierarchyFileError(reason: "turn geometry bearing out of range")
         }

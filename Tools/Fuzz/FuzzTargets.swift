@@ -38,7 +38,8 @@ enum FuzzTarget: String, CaseIterable {
             routeAcross(graph)
             // The tables a file stores beside the graph (hierarchy, turn geometry and weights,
             // guidance tables, snap index) are read only from a file: checked, then routed on.
-            let path = FuzzTarget.scratchDirectory + "/input.wmg"
+            let path = NSTemporaryDirectory() + "waymark-fuzz-\(getpid()).wmg"
+            defer { try? FileManager.default.removeItem(atPath: path) }
             guard FileManager.default.createFile(atPath: path, contents: Data(sealed)), let map = try? RoadMap(graphFile: path) else { return }
             let a = graph.coordinate(of: 0), b = graph.coordinate(of: UInt32(graph.nodeCount - 1))
             _ = try? map.route(from: a, to: b)
@@ -58,13 +59,6 @@ enum FuzzTarget: String, CaseIterable {
             }
         }
     }
-
-    /// Where the graph-file target puts each input as a file (one per process).
-    static let scratchDirectory: String = {
-        let path = NSTemporaryDirectory() + "waymark-fuzz-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
 
     /// A 3×3 grid of two-way streets around 52.3 N, 2.6 W, for the HTTP target's requests.
     static let service: OSRMService = {

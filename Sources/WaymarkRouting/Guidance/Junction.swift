@@ -269,10 +269,8 @@ extension GuidanceTables {
     /// they were made under other parameters.
     init?(fileSections sections: [String: [UInt8]], graph: RoadGraph) throws(GuidanceFileError) {
         guard let raw = sections["GPRM"], GraphFile.values(raw, as: Double.self) == GuidanceTables.parameters else { return nil }
-        func array<T: BitwiseCopyable>(_ tag: String, _: T.Type, count: Int? = nil) throws(GuidanceFileError) -> [T] {
-            guard let raw = sections[tag], let values = GraphFile.values(raw, as: T.self) else { throw GuidanceFileError(reason: "section \(tag) missing or partial") }
-            if let count, values.count != count { throw GuidanceFileError(reason: "section \(tag) does not fit the graph") }
-            return values
+        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int? = nil) throws(GuidanceFileError) -> [T] {
+            try StoredSection.values(sections, tag, as: type, count: count) { GuidanceFileError(reason: $0) }
         }
         let depart = try array("GDEP", Float.self, count: graph.edgeCount), arrival = try array("GARR", Float.self, count: graph.edgeCount)
         guard depart.allSatisfy({ $0 >= 0 && $0 <= 360 }) && arrival.allSatisfy({ $0 >= 0 && $0 <= 360 }) else {

@@ -40,6 +40,9 @@ struct StepAssembler {
         var intersections: [StepIntersection] = []
         func distance(_ all: [Piece]) -> Double { all[pieces].reduce(0) { $0 + $1.length } }
 
+        /// Takes in the next piece of the leg (the road goes on).
+        mutating func takeIn(piece i: Int) { pieces = pieces.lowerBound..<(i + 1) }
+
         /// Takes in the road and junctions of the step after it.
         mutating func absorb(_ other: Draft) {
             pieces = pieces.lowerBound..<other.pieces.upperBound
@@ -72,7 +75,7 @@ struct StepAssembler {
             let v = graph.edgeTarget[e]
             if !graph.isUTurn(e, f) && graph.flags(of: e).intersection([.roundabout, .ferry]) == graph.flags(of: f).intersection([.roundabout, .ferry])
                 && !classifier.announces(e, f) && isPlainPassage(v, e, f) {
-                drafts[drafts.count - 1].pieces = drafts[drafts.count - 1].pieces.lowerBound..<(i + 1)
+                drafts[drafts.count - 1].takeIn(piece: i)
                 i += 1
                 continue
             }
@@ -99,7 +102,7 @@ struct StepAssembler {
                 drafts.append(Draft(pieces: i..<(i + 1), type: .useLane, modifier: ManeuverModifier(angle: road.angle), angle: road.angle,
                                     nameEdge: f, bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing, intersections: [intersection]))
             case .silent:
-                drafts[drafts.count - 1].pieces = drafts[drafts.count - 1].pieces.lowerBound..<(i + 1)
+                drafts[drafts.count - 1].takeIn(piece: i)
                 if junction.roads.count > 2 { drafts[drafts.count - 1].intersections.append(intersection) }
             case let .maneuver(type, modifier):
                 let road = junction.roads[junction.taken!]
