@@ -105,8 +105,8 @@ extension Route {
             list(step.intersections) { x in
                 w.writeRaw("{")
                 key("location"); point(x.location); comma()
-                key("bearings"); list(x.bearings) { number(Double($0)) }; comma()
-                key("entry"); list(x.entry) { w.writeRaw($0 ? "true" : "false") }
+                key("bearings"); list(x.roads) { number(Double($0.bearing)) }; comma()
+                key("entry"); list(x.roads) { w.writeRaw($0.entry ? "true" : "false") }
                 if let i = x.inIndex { comma(); key("in"); number(Double(i)) }
                 if let o = x.outIndex { comma(); key("out"); number(Double(o)) }
                 if !x.lanes.isEmpty {

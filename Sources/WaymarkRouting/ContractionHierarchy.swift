@@ -20,9 +20,15 @@ public struct ContractionHierarchy: Sendable {
     public let shortcutCount: Int
 
     /// Arcs out of each node to higher-ranked nodes (the forward search climbs these), and arcs
-    /// into each node from higher-ranked nodes, stored at the lower node (the backward search).
+    /// into each node from higher-ranked nodes, stored at the lower node (the backward search);
+    /// both over query nodes.
     let up: ArcRows
     let down: ArcRows
+    /// Query nodes: the hierarchy's nodes numbered from the top down (``topDownOrder(count:higher:)``).
+    /// `rank[s]` is node s's query node; `order[q]` the node numbered q. Searches start and end
+    /// in hierarchy nodes and run in query nodes.
+    let rank: [UInt32]
+    let order: [UInt32]
     /// Every arc, for unpacking: its ends and, for a shortcut, the two arcs it replaces.
     let arcTail: [UInt32]
     let arcHead: [UInt32]
@@ -63,10 +69,15 @@ public struct ContractionHierarchy: Sendable {
         nodeCount = paths.stateCount
         shortcutCount = builder.shortcuts
 
-        // Every arc kept is stored once, at its lower-ranked end.
-        up = ArcRows(builder.upward, end: builder.arcHead, weight: builder.arcWeight)
+        // Every arc kept is stored once, at its lower-ranked end, in query-node order.
+        order = ContractionHierarchy.topDownOrder(count: paths.stateCount) { v, visit in
+            for a in builder.upward.arcs(of: v) { visit(Int(builder.arcHead[Int(a)])) }
+            for a in builder.downward.arcs(of: v) { visit(Int(builder.arcTail[Int(a)])) }
+        }! // (contraction's arcs go up, from each node to nodes contracted after it)
+        rank = ContractionHierarchy.inverse(order)
+        up = ArcRows(builder.upward, order: order, rank: rank, end: builder.arcHead, weight: builder.arcWeight)
         builder.upward = FrozenRows(nodeCount: 0) // (freed before the next copy is made)
-        down = ArcRows(builder.downward, end: builder.arcTail, weight: builder.arcWeight)
+        down = ArcRows(builder.downward, order: order, rank: rank, end: builder.arcTail, weight: builder.arcWeight)
         builder.downward = FrozenRows(nodeCount: 0)
         arcTail = builder.arcTail
         arcHead = builder.arcHead
@@ -76,8 +87,10 @@ public struct ContractionHierarchy: Sendable {
 
     /// A hierarchy from its parts (checked by the caller).
     init(nodeCount: Int, shortcutCount: Int, costs: TurnCosts, turns: TurnGeometry, transitions: TransitionTable,
-         up: ArcRows, down: ArcRows, arcTail: [UInt32], arcHead: [UInt32], arcFirst: [Int32], arcSecond: [Int32]) {
+         up: ArcRows, down: ArcRows, order: [UInt32], arcTail: [UInt32], arcHead: [UInt32], arcFirst: [Int32], arcSecond: [Int32]) {
         self.nodeCount = nodeCount
+        self.order = order
+        rank = ContractionHierarchy.inverse(order)
         self.shortcutCount = shortcutCount
         self.costs = costs
         self.turns = turns
@@ -125,57 +138,111 @@ extension ContractionHierarchy {
     public static let maximumTurnsPerEdge = 16
 }
 
-/// One direction of the query graph in CSR form: the arcs of node v are `start[v]..<start[v + 1]`,
-/// each with the node at its other end, its weight (seconds) and its id (for unpacking).
+/// One direction of the query graph in CSR form, over query nodes (``ContractionHierarchy/rank``):
+/// the arcs of query node q are `start[q]..<start[q + 1]`, each with the query node at its other
+/// end, its id (for unpacking) and its weight (seconds), side by side so that relaxing an arc
+/// reads one cache line.
 struct ArcRows: Sendable {
+    struct Arc: Sendable, BitwiseCopyable {
+        var end: UInt32
+        var id: UInt32
+        var weight: Double
+    }
+
     let start: [UInt32]
-    let end: [UInt32]
-    let weight: [Double]
-    let arc: [UInt32]
+    let arcs: [Arc]
 
-    init(start: [UInt32], end: [UInt32], weight: [Double], arc: [UInt32]) {
+    init(start: [UInt32], arcs: [Arc]) {
         self.start = start
-        self.end = end
-        self.weight = weight
-        self.arc = arc
+        self.arcs = arcs
     }
 
-    /// Rows from each node's list of arc ids (in node order); `end` and `weight` are per arc id.
-    init(_ rows: FrozenRows, end arcEnd: [UInt32], weight arcWeight: [Double]) {
-        let n = rows.count.count
-        var start = [UInt32](repeating: 0, count: n + 1)
-        for v in 0..<n { start[v + 1] = start[v] + rows.count[v] }
-        let total = Int(start[n])
-        var end: [UInt32] = [], weight: [Double] = [], arc: [UInt32] = []
-        end.reserveCapacity(total); weight.reserveCapacity(total); arc.reserveCapacity(total)
-        for v in 0..<n {
-            for a in rows.arcs(of: v) {
-                end.append(arcEnd[Int(a)]); weight.append(arcWeight[Int(a)]); arc.append(a)
-            }
-        }
-        self.init(start: start, end: end, weight: weight, arc: arc)
+    /// Rows from the stored columns (checked by the caller).
+    init(start: [UInt32], end: [UInt32], weight: [Double], id: [UInt32]) {
+        var arcs: [Arc] = []
+        arcs.reserveCapacity(end.count)
+        for i in 0..<min(end.count, weight.count, id.count) { arcs.append(Arc(end: end[i], id: id[i], weight: weight[i])) }
+        self.init(start: start, arcs: arcs)
     }
+
+    /// Rows in query-node order from each hierarchy node's list of arc ids: query node q's row is
+    /// node `order[q]`'s list; `end` and `weight` are per arc id, `end` a hierarchy node.
+    init(_ rows: FrozenRows, order: [UInt32], rank: [UInt32], end arcEnd: [UInt32], weight arcWeight: [Double]) {
+        self.init(order: order, rank: rank) { v, body in
+            for a in rows.arcs(of: v) { body(Arc(end: arcEnd[Int(a)], id: a, weight: arcWeight[Int(a)])) }
+        }
+    }
+
+    /// These rows (indexed by hierarchy node, their ends hierarchy nodes) renumbered into query nodes.
+    func renumbered(order: [UInt32], rank: [UInt32]) -> ArcRows {
+        ArcRows(order: order, rank: rank) { v, body in
+            for i in Int(start[v])..<Int(start[v + 1]) { body(arcs[i]) }
+        }
+    }
+
+    private init(order: [UInt32], rank: [UInt32], row: (Int, (Arc) -> Void) -> Void) {
+        var start: [UInt32] = [0], arcs: [Arc] = []
+        start.reserveCapacity(order.count + 1)
+        for v in order {
+            row(Int(v)) { arc in arcs.append(Arc(end: rank[Int(arc.end)], id: arc.id, weight: arc.weight)) }
+            start.append(UInt32(arcs.count))
+        }
+        self.init(start: start, arcs: arcs)
+    }
+
+    /// The columns, as stored.
+    var end: [UInt32] { arcs.map(\.end) }
+    var weight: [Double] { arcs.map(\.weight) }
+    var id: [UInt32] { arcs.map(\.id) }
 
     /// The rows as raw buffers, for a search loop (no bounds checks in release builds).
     struct Buffers {
         let start: UnsafeBufferPointer<UInt32>
-        let end: UnsafeBufferPointer<UInt32>
-        let weight: UnsafeBufferPointer<Double>
-        let arc: UnsafeBufferPointer<UInt32>
+        let arcs: UnsafeBufferPointer<Arc>
 
-        /// Positions of node v's arcs.
+        /// Positions of query node q's arcs.
         @inline(__always)
-        func arcs(of v: Int) -> Range<Int> { Int(start[v])..<Int(start[v + 1]) }
+        func row(_ q: Int) -> Range<Int> { Int(start[q])..<Int(start[q + 1]) }
     }
 
     func withBuffers<R>(_ body: (Buffers) -> R) -> R {
         start.withUnsafeBufferPointer { start in
-            end.withUnsafeBufferPointer { end in
-                weight.withUnsafeBufferPointer { weight in
-                    arc.withUnsafeBufferPointer { arc in body(Buffers(start: start, end: end, weight: weight, arc: arc)) }
-                }
-            }
+            arcs.withUnsafeBufferPointer { arcs in body(Buffers(start: start, arcs: arcs)) }
         }
+    }
+}
+
+extension ContractionHierarchy {
+    /// The hierarchy's nodes from the top down, as query nodes are numbered: a node comes after
+    /// every node above it (reached by its arcs, all of which go up), so the few nodes every
+    /// search climbs to are numbered first and share cache lines and pages. `higher(v, visit)`
+    /// visits the nodes node v's arcs lead up to.
+    /// Nil where the arcs close a cycle (a damaged file).
+    static func topDownOrder(count n: Int, higher: (Int, (Int) -> Void) -> Void) -> [UInt32]? {
+        // Kahn's topological sort from the bottom (nodes nothing leads up to), then reversed.
+        var below = [UInt32](repeating: 0, count: n)
+        for v in 0..<n { higher(v) { below[$0] += 1 } }
+        var order: [UInt32] = []
+        order.reserveCapacity(n)
+        for v in 0..<n where below[v] == 0 { order.append(UInt32(v)) }
+        var next = 0
+        while next < order.count {
+            higher(Int(order[next])) { y in
+                below[y] -= 1
+                if below[y] == 0 { order.append(UInt32(y)) }
+            }
+            next += 1
+        }
+        guard order.count == n else { return nil }
+        order.reverse()
+        return order
+    }
+
+    /// The inverse of a numbering: `rank[order[q]] == q`.
+    static func inverse(_ order: [UInt32]) -> [UInt32] {
+        var rank = [UInt32](repeating: 0, count: order.count)
+        for (q, v) in order.enumerated() { rank[Int(v)] = UInt32(q) }
+        return rank
     }
 }
 
@@ -430,8 +497,10 @@ extension ContractionHierarchy {
     public var fileSections: [GraphFile.Section] {
         let parameters = ContractionHierarchy.parameters(costs) + [Double(nodeCount), Double(shortcutCount)]
         return [.init("HPRM", parameters),
-                .init("HUPS", up.start), .init("HUPH", up.end), .init("HUPW", up.weight), .init("HUPA", up.arc),
-                .init("HDNS", down.start), .init("HDNT", down.end), .init("HDNW", down.weight), .init("HDNA", down.arc),
+                .init("HUPS", up.start), .init("HUPH", up.end), .init("HUPW", up.weight), .init("HUPA", up.id),
+                .init("HDNS", down.start), .init("HDNT", down.end), .init("HDNW", down.weight), .init("HDNA", down.id),
+                // Rows are by query node (files without this section have them by hierarchy node).
+                .init("HORD", order),
                 .init("HATL", arcTail), .init("HAHD", arcHead), .init("HAF1", arcFirst), .init("HAF2", arcSecond),
                 // The turn geometry the weights were measured on: read back rather than measured
                 // again at every load (two great-circle bearings per edge).
@@ -477,10 +546,6 @@ extension ContractionHierarchy {
             ?? TransitionTable(graph: graph, turns: turnTables, costs: costs)
         let n = transitions.paths.stateCount
         try check(parameters[expected.count] == Double(n), "built for another graph")
-        let up = ArcRows(start: try array("HUPS", UInt32.self), end: try array("HUPH", UInt32.self),
-                         weight: try array("HUPW", Double.self), arc: try array("HUPA", UInt32.self))
-        let down = ArcRows(start: try array("HDNS", UInt32.self), end: try array("HDNT", UInt32.self),
-                           weight: try array("HDNW", Double.self), arc: try array("HDNA", UInt32.self))
         let arcTail = try array("HATL", UInt32.self), arcHead = try array("HAHD", UInt32.self)
         let arcFirst = try array("HAF1", Int32.self), arcSecond = try array("HAF2", Int32.self)
         let arcs = arcHead.count
@@ -496,9 +561,23 @@ extension ContractionHierarchy {
                 throw HierarchyFileError(reason: "shortcut \(a) does not join its parts")
             }
         }
-        for (rows, upward) in [(up, true), (down, false)] {
+        // Query nodes: stored since files have "HORD"; older files have their rows by hierarchy
+        // node, numbered here.
+        var order = sections["HORD"] == nil ? nil : try array("HORD", UInt32.self)
+        if let order {
+            try check(order.count == n, "section HORD does not fit the hierarchy")
+            var seen = [Bool](repeating: false, count: n)
+            for v in order {
+                try check(Int(v) < n && !seen[Int(v)], "query nodes are not a numbering of the nodes")
+                seen[Int(v)] = true
+            }
+        }
+        var rank = order.map(ContractionHierarchy.inverse)
+        var rows: [ArcRows] = []
+        for (tags, upward) in [(("HUPS", "HUPH", "HUPW", "HUPA"), true), (("HDNS", "HDNT", "HDNW", "HDNA"), false)] {
             let name = upward ? "upward" : "downward"
-            let (start, ends, weights, ids) = (rows.start, rows.end, rows.weight, rows.arc)
+            let start = try array(tags.0, UInt32.self), ends = try array(tags.1, UInt32.self)
+            let weights = try array(tags.2, Double.self), ids = try array(tags.3, UInt32.self)
             try check(start.count == n + 1 && start.first == 0 && Int(start.last!) == ends.count, "\(name) rows")
             try check(zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }, "\(name) rows not monotonic")
             try check(weights.count == ends.count && ids.count == ends.count, "\(name) arrays differ in length")
@@ -506,15 +585,27 @@ extension ContractionHierarchy {
             try check(weights.allSatisfy { $0.isFinite && $0 >= 0 }, "\(name) weight not finite")
             // Each row's arcs really start (upward) or end (downward) at its node.
             let (near, far) = upward ? (arcTail, arcHead) : (arcHead, arcTail)
-            for v in 0..<n {
-                for i in Int(start[v])..<Int(start[v + 1]) {
-                    let a = Int(ids[i])
-                    if Int(near[a]) != v || far[a] != ends[i] { throw HierarchyFileError(reason: "\(name) arc \(i) does not match its row") }
+            for q in 0..<n {
+                let v = order.map { Int($0[q]) } ?? q
+                for i in Int(start[q])..<Int(start[q + 1]) {
+                    let a = Int(ids[i]), end = rank.map { $0[Int(far[a])] } ?? far[a]
+                    if Int(near[a]) != v || end != ends[i] { throw HierarchyFileError(reason: "\(name) arc \(i) does not match its row") }
                 }
             }
+            rows.append(ArcRows(start: start, end: ends, weight: weights, id: ids))
+        }
+        if order == nil {
+            let (up, down) = (rows[0], rows[1])
+            guard let made = ContractionHierarchy.topDownOrder(count: n, higher: { v, visit in
+                for i in Int(up.start[v])..<Int(up.start[v + 1]) { visit(Int(up.arcs[i].end)) }
+                for i in Int(down.start[v])..<Int(down.start[v + 1]) { visit(Int(down.arcs[i].end)) }
+            }) else { throw HierarchyFileError(reason: "arcs close a cycle") }
+            order = made
+            rank = ContractionHierarchy.inverse(made)
+            rows = rows.map { $0.renumbered(order: made, rank: rank!) }
         }
         self.init(nodeCount: n, shortcutCount: Int(parameters[expected.count + 1]), costs: costs, turns: turnTables,
                   transitions: transitions,
-                  up: up, down: down, arcTail: arcTail, arcHead: arcHead, arcFirst: arcFirst, arcSecond: arcSecond)
+                  up: rows[0], down: rows[1], order: order!, arcTail: arcTail, arcHead: arcHead, arcFirst: arcFirst, arcSecond: arcSecond)
     }
 }

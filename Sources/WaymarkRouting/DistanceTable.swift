@@ -146,7 +146,7 @@ final class TableSearch {
                             guard let turn = graph.turnWeight(e, g.edge, table: ch.transitions) else { continue }
                             let turnSeconds = TransitionTable.duration(e, g.edge, graph, data.turns, data.costs)
                             for s in paths.states(of: e) where paths.state(after: s, onto: g.edge, firstOut: outgoing.lowerBound, flagged: flagged) != nil {
-                                relax(s, TableLabel(cost: turn + partial.weight, duration: turnSeconds + partial.duration, distance: partial.distance))
+                                relax(Int(ch.rank[s]), TableLabel(cost: turn + partial.weight, duration: turnSeconds + partial.duration, distance: partial.distance))
                             }
                         }
                     }
@@ -155,9 +155,9 @@ final class TableSearch {
                         if k > label.cost { continue }
                         // Stalled: a higher node reaches x more cheaply, so no best route meets here.
                         var stalled = false
-                        for i in up.arcs(of: x) {
-                            let y = Int(up.end[i])
-                            if labels.contains(y) && labels[y].cost + up.weight[i] < k { stalled = true; break }
+                        for i in up.row(x) {
+                            let y = Int(up.arcs[i].end)
+                            if labels.contains(y) && labels[y].cost + up.arcs[i].weight < k { stalled = true; break }
                         }
                         if stalled { continue }
                         if buckets.contains(x) {
@@ -167,9 +167,9 @@ final class TableSearch {
                             touched.append(Int32(x))
                         }
                         entries.append(Entry(destination: Int32(j), node: Int32(x), cost: k, duration: label.duration, distance: label.distance))
-                        for i in down.arcs(of: x) {
-                            let a = Int(down.arc[i])
-                            relax(Int(down.end[i]), TableLabel(cost: k + down.weight[i], duration: label.duration + Double(metrics.duration[a]),
+                        for i in down.row(x) {
+                            let arc = down.arcs[i], a = Int(arc.id)
+                            relax(Int(arc.end), TableLabel(cost: k + arc.weight, duration: label.duration + Double(metrics.duration[a]),
                                                                distance: label.distance + Double(metrics.distance[a])))
                         }
                     }
@@ -197,7 +197,7 @@ final class TableSearch {
                     let starts = data.snapIndex.edgePoints(source, graph: graph)
                     for s in starts {
                         let part = graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge]))
-                        relax(s.edge, TableLabel(cost: part.weight, duration: part.duration, distance: part.distance))
+                        relax(Int(ch.rank[s.edge]), TableLabel(cost: part.weight, duration: part.duration, distance: part.distance))
                         // Along one edge, when a destination lies ahead on it.
                         for (j, offset) in goalsOnEdge[s.edge] ?? [] where offset >= s.offset {
                             let direct = graph.part(s.edge, from: s.offset, to: offset)
@@ -224,14 +224,14 @@ final class TableSearch {
                             }
                         }
                         var stalled = false
-                        for i in down.arcs(of: x) {
-                            let y = Int(down.end[i])
-                            if labels.contains(y) && labels[y].cost + down.weight[i] < k { stalled = true; break }
+                        for i in down.row(x) {
+                            let y = Int(down.arcs[i].end)
+                            if labels.contains(y) && labels[y].cost + down.arcs[i].weight < k { stalled = true; break }
                         }
                         if stalled { continue }
-                        for i in up.arcs(of: x) {
-                            let a = Int(up.arc[i])
-                            relax(Int(up.end[i]), TableLabel(cost: k + up.weight[i], duration: label.duration + Double(metrics.duration[a]),
+                        for i in up.row(x) {
+                            let arc = up.arcs[i], a = Int(arc.id)
+                            relax(Int(arc.end), TableLabel(cost: k + arc.weight, duration: label.duration + Double(metrics.duration[a]),
                                                              distance: label.distance + Double(metrics.distance[a])))
                         }
                     }

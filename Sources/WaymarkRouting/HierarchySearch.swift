@@ -20,8 +20,8 @@ public final class HierarchySearch {
     private var unpackStack: [Int] = []
     private var arcs: [Int] = []
 
-    /// One direction's search: its labels (in the backward search, a node it started from has
-    /// parent −1 − i, i the goal point it leads into) and its heap.
+    /// One direction's search over query nodes: its labels (in the backward search, a node it
+    /// started from has parent −1 − i, i the goal point it leads into) and its heap.
     private struct Direction {
         var labels: StampedArray<SearchLabel>
         var heap = MinHeap(capacity: 1024)
@@ -64,8 +64,11 @@ public final class HierarchySearch {
                 best = through
                 meet = x
             }
-            for i in reverse.arcs(of: x) where cost(Int(reverse.end[i])) + reverse.weight[i] < k { return true }
-            for i in rows.arcs(of: x) { relax(Int(rows.end[i]), k + rows.weight[i], parent: Int32(rows.arc[i])) }
+            for i in reverse.row(x) where cost(Int(reverse.arcs[i].end)) + reverse.arcs[i].weight < k { return true }
+            for i in rows.row(x) {
+                let arc = rows.arcs[i]
+                relax(Int(arc.end), k + arc.weight, parent: Int32(arc.id))
+            }
             return true
         }
     }
@@ -116,7 +119,7 @@ public final class HierarchySearch {
             }
         }
         for s in starts {
-            forward.relax(s.edge, graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge])).weight, parent: -1)
+            forward.relax(Int(ch.rank[s.edge]), graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge])).weight, parent: -1)
         }
         // Into a goal edge from every state of the edges before it that may turn onto it.
         let paths = ch.transitions.paths
@@ -128,7 +131,7 @@ public final class HierarchySearch {
                 let e = Int(graph.incomingEdge[slot])
                 guard let turn = graph.turnWeight(e, g.edge, table: ch.transitions) else { continue }
                 for s in paths.states(of: e) where paths.state(after: s, onto: g.edge, firstOut: outgoing.lowerBound, flagged: flagged) != nil {
-                    backward.relax(s, turn + partial, parent: Int32(-1 - i))
+                    backward.relax(Int(ch.rank[s]), turn + partial, parent: Int32(-1 - i))
                 }
             }
         }
@@ -160,16 +163,16 @@ public final class HierarchySearch {
         while forward.labels[x].parent >= 0 {
             let a = Int(forward.labels[x].parent)
             arcs.append(a)
-            x = Int(ch.arcTail[a])
+            x = Int(ch.rank[Int(ch.arcTail[a])])
         }
-        var edges = [x]
+        var edges = [Int(ch.order[x])]
         edges.reserveCapacity(256)
         for a in arcs.reversed() { ch.unpack(a, into: &edges, stack: &unpackStack) }
         x = meet
         while backward.labels[x].parent >= 0 {
             let a = Int(backward.labels[x].parent)
             ch.unpack(a, into: &edges, stack: &unpackStack)
-            x = Int(ch.arcHead[a])
+            x = Int(ch.rank[Int(ch.arcHead[a])])
         }
         let goal = goals[Int(-1 - backward.labels[x].parent)]
         for i in edges.indices { edges[i] = paths.edge(edges[i]) }

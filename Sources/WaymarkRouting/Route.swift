@@ -66,10 +66,25 @@ public struct Maneuver: Sendable, Equatable {
 /// A junction a step passes (its first is the maneuver's), as OSRM's `intersections` entries:
 /// every road there by bearing, which may be entered, the road arrived by and the road taken.
 public struct StepIntersection: Sendable, Equatable {
+    /// One road at the junction: its bearing and whether the car may enter it.
+    public struct Road: Sendable, Equatable {
+        /// Degrees clockwise from north, measured a little way along the road.
+        public var bearing: Int
+        public var entry: Bool
+
+        public init(bearing: Int, entry: Bool) {
+            self.bearing = bearing
+            self.entry = entry
+        }
+    }
+
     public var location: Coordinate
-    /// Degrees clockwise from north, ascending, measured a little way along each road.
-    public var bearings: [Int]
-    public var entry: [Bool]
+    /// The roads by bearing, ascending (one array, not two: a route passes a hundred junctions).
+    public var roads: [Road]
+    /// Degrees clockwise from north, ascending, measured a little way along each road (OSRM's `bearings`).
+    public var bearings: [Int] { roads.map(\.bearing) }
+    /// Which roads may be entered (OSRM's `entry`).
+    public var entry: [Bool] { roads.map(\.entry) }
     /// Index into `bearings` of the road arrived by (nil where the route departs).
     public var inIndex: Int?
     /// Index into `bearings` of the road taken (nil where the route arrives).
@@ -77,10 +92,9 @@ public struct StepIntersection: Sendable, Equatable {
     /// The lanes of the road arrived by, left to right, where it has turn lanes (else empty).
     public var lanes: [Lane] = []
 
-    public init(location: Coordinate, bearings: [Int], entry: [Bool], inIndex: Int?, outIndex: Int?) {
+    public init(location: Coordinate, roads: [Road], inIndex: Int?, outIndex: Int?) {
         self.location = location
-        self.bearings = bearings
-        self.entry = entry
+        self.roads = roads
         self.inIndex = inIndex
         self.outIndex = outIndex
     }

@@ -87,8 +87,9 @@ public final class Router {
             // the closing arrive step is only that end point, so it adds nothing of its own.
             geometry.reserveCapacity(geometry.count + leg.steps.reduce(1) { $0 + $1.geometry.count })
             let legStart = geometry.count
-            for step in leg.steps.dropLast() {
-                geometry.append(contentsOf: step.geometry.count > 1 ? step.geometry.dropLast() : step.geometry[...])
+            for k in leg.steps.indices.dropLast() { // (by index: a step's copy would retain each of its arrays)
+                let count = leg.steps[k].geometry.count
+                geometry.append(contentsOf: leg.steps[k].geometry[..<(count > 1 ? count - 1 : count)])
             }
             geometry.append(leg.steps.last?.geometry.last ?? b.coordinate)
             // A later leg starts where the one before it ended.

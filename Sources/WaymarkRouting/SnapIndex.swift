@@ -22,8 +22,9 @@ public struct Snap: Sendable, Equatable {
 
 /// A uniform grid over every segment's shape pieces, for snapping coordinates to the nearest
 /// point on a road (perpendicular projection onto the geometry, not the nearest node).
-/// Built once per graph; immutable and `Sendable`.
-public struct SnapIndex: Sendable {
+/// Built once per graph; immutable and `Sendable`. A class: searches reach it through the map's
+/// data, and a struct of a dozen arrays would be copied (each array retained and released) there.
+public final class SnapIndex: Sendable {
     /// Grid cell size in metres.
     public static let cellSize = 200.0
 
@@ -48,7 +49,7 @@ public struct SnapIndex: Sendable {
     /// Local planar frame (equirectangular around the graph's middle latitude).
     private let metresPerDegreeLon: Double, metresPerDegreeLat: Double
 
-    public init(graph: RoadGraph) {
+    public convenience init(graph: RoadGraph) {
         self.init(graph: graph, stored: nil)
     }
 
@@ -368,7 +369,7 @@ extension SnapIndex {
 
     /// The index a graph file stores, checked against the graph so that no stored number can
     /// lead a query out of bounds; nil where there is none or it was built under other parameters.
-    init?(fileSections sections: [String: [UInt8]], graph: RoadGraph) throws(SnapIndexFileError) {
+    convenience init?(fileSections sections: [String: [UInt8]], graph: RoadGraph) throws(SnapIndexFileError) {
         guard let raw = sections["XPRM"], let prm = GraphFile.values(raw, as: Double.self), prm.count == 5,
               Array(prm.prefix(3)) == SnapIndex.parameters else { return nil }
         func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int? = nil) throws(SnapIndexFileError) -> [T] {

@@ -358,6 +358,85 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         }
     }
 
+    /// Query nodes are numbered from the top of the hierarchy down (every arc goes to a lower
+    /// number), stored in "HORD"; a file from before (rows by hierarchy node, no "HORD") is
+    /// numbered at load and routes the same; a numbering that is not one, or rows that close a
+    /// cycle, are errors.
+    @Test func queryNodesAreNumberedTopDown() throws {
+        let g = randomGraph(seed: 8, nodes: 60, ways: 110)
+        let fresh = ContractionHierarchy(graph: g)
+        let n = fresh.nodeCount
+        #expect(fresh.order.count == n && Set(fresh.order).count == n)
+        for q in 0..<n {
+            #expect(Int(fresh.rank[Int(fresh.order[q])]) == q)
+            for rows in [fresh.up, fresh.down] {
+                for i in rows.start[q]..<rows.start[q + 1] { #expect(Int(rows.arcs[Int(i)].end) < q) }
+            }
+        }
+        let extra = Dictionary(uniqueKeysWithValues: fresh.fileSections.map { ($0.tag, $0.bytes) })
+        func values<T>(_ tag: String, _: T.Type) -> [T] { extra[tag]!.withUnsafeBytes { Array($0.bindMemory(to: T.self)) } }
+        func bytes<T>(_ values: [T]) -> [UInt8] { values.withUnsafeBytes { Array($0) } }
+        // The same rows by hierarchy node, as files before "HORD" hold them.
+        var older = extra
+        older["HORD"] = nil
+        for tags in [("HUPS", "HUPH", "HUPW", "HUPA"), ("HDNS", "HDNT", "HDNW", "HDNA")] {
+            let start = values(tags.0, UInt32.self), end = values(tags.1, UInt32.self)
+            let weight = values(tags.2, Double.self), id = values(tags.3, UInt32.self)
+            var rowStart: [UInt32] = [0], rowEnd: [UInt32] = [], rowWeight: [Double] = [], rowId: [UInt32] = []
+            for v in 0..<n {
+                let q = Int(fresh.rank[v])
+                for i in Int(start[q])..<Int(start[q + 1]) {
+                    rowEnd.append(fresh.order[Int(end[i])]); rowWeight.append(weight[i]); rowId.append(id[i])
+                }
+                rowStart.append(UInt32(rowEnd.count))
+            }
+            older[tags.0] = bytes(rowStart); older[tags.1] = bytes(rowEnd); older[tags.2] = bytes(rowWeight); older[tags.3] = bytes(rowId)
+        }
+        let numbered = try #require(try ContractionHierarchy(fileSections: older, graph: g))
+        #expect(numbered.order == fresh.order && numbered.up.arcs.map(\.id) == fresh.up.arcs.map(\.id))
+        let index = SnapIndex(graph: g)
+        let a = HierarchySearch(map: RoadMap(graph: g, hierarchy: fresh)), b = HierarchySearch(map: RoadMap(graph: g, hierarchy: numbered))
+        var rng = SplitMix64(seed: 4)
+        for _ in 0..<30 {
+            let p = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
+            let q = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
+            guard let from = index.nearest(to: p, maxDistance: 5000), let to = index.nearest(to: q, maxDistance: 5000) else { continue }
+            #expect(a.route(from: from, to: to) == b.route(from: from, to: to))
+        }
+        // Not a numbering: a node twice, a node out of range, too few.
+        var order = fresh.order
+        order[1] = order[0]
+        for damaged in [order, fresh.order.map { _ in UInt32(n) }, Array(fresh.order.dropLast())] {
+            var sections = extra
+            sections["HORD"] = bytes(damaged)
+            #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: sections, graph: g) }
+        }
+        // An older file whose arcs close a cycle: arc a goes up from v to w, and an original arc b
+        // (no shortcut made of it) going up from w is turned back to v, its row entry with it.
+        func olderValues<T>(_ tag: String, _: T.Type) -> [T] { older[tag]!.withUnsafeBytes { Array($0.bindMemory(to: T.self)) } }
+        let upStart = olderValues("HUPS", UInt32.self), upId = olderValues("HUPA", UInt32.self)
+        var upEnd = olderValues("HUPH", UInt32.self), arcHead = values("HAHD", UInt32.self)
+        let arcFirst = values("HAF1", Int32.self), arcSecond = values("HAF2", Int32.self)
+        let parts = Set(arcFirst.filter { $0 >= 0 } + arcSecond.filter { $0 >= 0 })
+        var found: (v: Int, j: Int)?
+        search: for v in 0..<n {
+            for i in Int(upStart[v])..<Int(upStart[v + 1]) {
+                let w = Int(upEnd[i])
+                for j in Int(upStart[w])..<Int(upStart[w + 1]) where arcFirst[Int(upId[j])] < 0 && !parts.contains(Int32(upId[j])) {
+                    found = (v, j)
+                    break search
+                }
+            }
+        }
+        let (v, j) = try #require(found)
+        upEnd[j] = UInt32(v)
+        arcHead[Int(upId[j])] = UInt32(v)
+        var cyclic = older
+        cyclic["HUPH"] = bytes(upEnd)
+        cyclic["HAHD"] = bytes(arcHead)
+        #expect(throws: HierarchyFileError(reason: "arcs close a cycle")) { try ContractionHierarchy(fileSections: cyclic, graph: g) }
+    }
+
     /// Route lines have no doubled points: not where a waypoint snapped beside a shape point,
     /// not where legs meet, not at the end (the arrive step adds none).
     @Test func routeGeometryHasNoDoubledPoints() throws {

@@ -36,9 +36,17 @@ struct Junction {
 
     /// The junction at the end of edge `arrival`, with `next` the edge taken (or -1).
     init(graph: borrowing RoadGraph, tables: borrowing GuidanceTables, arrival e: Int, next f: Int, table: borrowing TransitionTable) {
+        var storage: [JunctionRoad] = []
+        self.init(graph: graph, tables: tables, arrival: e, next: f, table: table, reusing: &storage)
+    }
+
+    /// The same, its roads written into `storage`'s buffer: a caller that lets each junction go
+    /// before making the next (a route passes a hundred) allocates one buffer for all of them.
+    init(graph: borrowing RoadGraph, tables: borrowing GuidanceTables, arrival e: Int, next f: Int, table: borrowing TransitionTable,
+         reusing found: inout [JunctionRoad]) {
         let v = graph.edgeTarget[e]
         vertex = v
-        var found: [JunctionRoad] = []
+        found.removeAll(keepingCapacity: true)
         found.reserveCapacity(8)
         // Roads are ends of segments: an outgoing edge is one; an incoming edge adds one only when its
         // road has no edge out here (a oneway towards the junction). Bearings are the per-map ones
@@ -109,14 +117,13 @@ struct Junction {
     /// the road arrived by and the road taken.
     func intersection(location: Coordinate) -> StepIntersection {
         let n = roads.count
-        // Built by appending: `Array(repeating:count:)` of a stdlib element type takes an
-        // unspecialised path that looks its storage type up at run time (costlier than the rest).
-        var bearings: [Int] = [], entry: [Bool] = []
-        bearings.reserveCapacity(n)
-        entry.reserveCapacity(n)
         var inIndex: Int? = nil, outIndex: Int? = nil
+        // Appended after reserving: `Array(unsafeUninitializedCapacity:)` and `Array(repeating:)`
+        // look the storage class up in the runtime's metadata cache (costlier than the rest).
+        var sorted: [StepIntersection.Road] = []
+        sorted.reserveCapacity(n)
         withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * n) { scratch in
-            // rounded bearings in road order, then the road at each place among them ascending
+            // Rounded bearings in road order, then the road at each place among them ascending
             // (ties in road order): a handful of roads, counted rather than sorted.
             for i in 0..<n { scratch[i] = Int(roads[i].bearing.rounded()) % 360 }
             for i in 0..<n {
@@ -129,11 +136,10 @@ struct Junction {
             }
             for position in 0..<n {
                 let i = scratch[n + position]
-                bearings.append(scratch[i])
-                entry.append(roads[i].entry)
+                sorted.append(StepIntersection.Road(bearing: scratch[i], entry: roads[i].entry))
             }
         }
-        return StepIntersection(location: location, bearings: bearings, entry: entry, inIndex: inIndex, outIndex: outIndex)
+        return StepIntersection(location: location, roads: sorted, inIndex: inIndex, outIndex: outIndex)
     }
 }
 

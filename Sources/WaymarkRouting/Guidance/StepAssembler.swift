@@ -67,6 +67,7 @@ struct StepAssembler {
         if pieces.count > 1, let first = pieces.first, first.length < 1 { pieces.removeFirst() }
 
         var drafts = [Draft(pieces: 0..<1, type: .depart, modifier: nil, nameEdge: pieces[0].edge)]
+        var roadStorage: [JunctionRoad] = [] // (each junction's roads, one at a time)
         var i = 1
         while i < pieces.count {
             let e = pieces[i - 1].edge, f = pieces[i].edge
@@ -79,7 +80,7 @@ struct StepAssembler {
                 i += 1
                 continue
             }
-            let junction = Junction(graph: graph, tables: data.guidance, arrival: e, next: f, table: data.transitions)
+            let junction = Junction(graph: graph, tables: data.guidance, arrival: e, next: f, table: data.transitions, reusing: &roadStorage)
             let intersection = self.intersection(junction, arrival: e)
             let inRing = graph.flags(of: e).contains(.roundabout), toRing = graph.flags(of: f).contains(.roundabout)
             if !inRing && toRing {
@@ -135,8 +136,8 @@ struct StepAssembler {
             var draft = draft
             if g == 0 {
                 draft.bearingAfter = Double(bearing(startOfGeometry: geometry))
-                intersections.insert(StepIntersection(location: location, bearings: [Int(draft.bearingAfter.rounded()) % 360],
-                                                      entry: [true], inIndex: nil, outIndex: 0), at: 0)
+                intersections.insert(StepIntersection(location: location, roads: [.init(bearing: Int(draft.bearingAfter.rounded()) % 360, entry: true)],
+                                                      inIndex: nil, outIndex: 0), at: 0)
             }
             let maneuver = Maneuver(type: draft.type, modifier: draft.modifier, location: location,
                                     bearingBefore: g == 0 ? 0 : Int(draft.bearingBefore.rounded()) % 360,
@@ -161,11 +162,13 @@ struct StepAssembler {
         steps.append(RouteStep(name: last?.name ?? "", ref: last?.ref ?? "", distance: 0, duration: 0, weight: 0, geometry: [end, end],
                                maneuver: Maneuver(type: .arrive, modifier: side, location: end, bearingBefore: before, bearingAfter: 0, exit: nil),
                                instruction: "", mode: last?.mode ?? .driving,
-                               intersections: [StepIntersection(location: end, bearings: [(before + 180) % 360], entry: [true], inIndex: 0, outIndex: nil)],
+                               intersections: [StepIntersection(location: end, roads: [.init(bearing: (before + 180) % 360, entry: true)], inIndex: 0, outIndex: nil)],
                                rotaryName: nil, drivingSide: drivingSide, highway: last?.highway ?? .service))
         let language = InstructionTemplates.english
         for k in steps.indices {
-            steps[k].instruction = language.instruction(for: steps[k], legIndex: legIndex, legCount: legCount)
+            // Two statements: reading a step while assigning into it would copy the step.
+            let sentence = language.instruction(for: steps[k], legIndex: legIndex, legCount: legCount)
+            steps[k].instruction = sentence
         }
 
         // Summary: the two longest named roads, in route order.
