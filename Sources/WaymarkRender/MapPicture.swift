@@ -98,7 +98,7 @@ public struct MapPicture: Sendable {
         svg.element("title", text: "Map at zoom \(fmt(zoom)) centred on \(Callout.format(fit.center))")
         svg.element("rect", ["width": "100%", "height": "100%", "fill": "#f2efe9"])
 
-        if let graph = scene.graph { drawRoads(graph, project: project, into: &svg) }
+        if let graph = scene.graph { drawRoads(graph, zoom: zoom, project: project, into: &svg) }
         if let route = scene.route { drawRoute(route, project: project, into: &svg) }
         drawPins(scene, zoom: zoom, visible: fit.visibleBox, project: project, into: &svg)
         if let route = scene.route { drawRouteEnds(route, project: project, into: &svg) }
@@ -133,15 +133,51 @@ public struct MapPicture: Sendable {
         }
     }
 
+    /// The zoom from which a class is drawn, after OpenStreetMap Carto: motorways and trunks from
+    /// 5, primaries from 8, secondaries from 9, tertiaries from 10, streets from 12, living streets
+    /// from 13, service roads and the rest from 14 — so a whole city reads as its main roads, not a
+    /// mass of streets.
+    static func minimumZoom(_ highway: HighwayClass) -> Double {
+        switch highway {
+        case .motorway, .trunk: 5
+        case .primary, .ferry: 8
+        case .secondary: 9
+        case .tertiary, .motorwayLink, .trunkLink: 10
+        case .primaryLink, .secondaryLink, .tertiaryLink, .unclassified, .residential: 12
+        case .livingStreet, .winterRoad, .iceRoad: 13
+        case .service, .other: 14
+        }
+    }
+
+    /// Line width at a zoom: the class's full width (``style(_:)``) from zoom 16, thinning towards
+    /// the zoom it appears at (a third of it there, at least half a point), as Carto's widths grow
+    /// with zoom.
+    static func width(_ highway: HighwayClass, zoom: Double) -> Double {
+        let full = style(highway).width
+        let start = minimumZoom(highway), share = zoom >= 16 ? 1 : max(0, zoom - start) / max(1, 16 - start)
+        return max(0.5, full * (1 / 3 + 2 / 3 * share))
+    }
+
+    /// Whether roads of a class get a casing (an outline) at a zoom: main roads from 12, streets
+    /// from 14 (below that Carto draws them as plain lines).
+    static func hasCasing(_ highway: HighwayClass, zoom: Double) -> Bool {
+        guard style(highway).casing != "none" else { return false }
+        switch highway {
+        case .motorway, .trunk, .primary, .secondary, .tertiary, .motorwayLink, .trunkLink: return zoom >= 12
+        default: return zoom >= 14
+        }
+    }
+
     /// Drawing order: minor roads first, motorways on top.
     static let drawingOrder: [HighwayClass] = [
         .ferry, .other, .service, .iceRoad, .winterRoad, .livingStreet, .residential, .unclassified, .tertiaryLink, .tertiary, .secondaryLink,
         .secondary, .primaryLink, .primary, .trunkLink, .trunk, .motorwayLink, .motorway,
     ]
 
-    private func drawRoads(_ graph: RoadGraph, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
+    private func drawRoads(_ graph: RoadGraph, zoom: Double, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
         var paths = [String](repeating: "", count: HighwayClass.allCases.count)
         let margin = 20.0
+        let shown = HighwayClass.allCases.map { zoom >= MapPicture.minimumZoom($0) }
         // Each segment once, from whichever of its directed edges comes first (both ends included).
         var drawn = [Bool](repeating: false, count: graph.segmentCount)
         for v in 0..<UInt32(graph.nodeCount) {
@@ -149,33 +185,71 @@ public struct MapPicture: Sendable {
                 let s = graph.segment(of: e)
                 if drawn[s] { continue }
                 drawn[s] = true
-                let points = graph.geometry(of: e).map(project)
-                guard points.count >= 2 else { continue }
-                var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
-                for p in points { minX = min(minX, p.0); maxX = max(maxX, p.0); minY = min(minY, p.1); maxY = max(maxY, p.1) }
-                guard maxX >= -margin, minX <= width + margin, maxY >= -margin, minY <= height + margin else { continue }
                 let highway = Int(graph.segmentHighway[s])
-                guard highway < paths.count else { continue }
-                paths[highway] += SVGWriter.pathData(points)
+                guard highway < paths.count, shown[highway] else { continue }
+                let projected = graph.geometry(of: e).map(project)
+                guard projected.count >= 2 else { continue }
+                var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
+                for p in projected { minX = min(minX, p.0); maxX = max(maxX, p.0); minY = min(minY, p.1); maxY = max(maxY, p.1) }
+                guard maxX >= -margin, minX <= width + margin, maxY >= -margin, minY <= height + margin else { continue }
+                // Under a quarter of a point in all: nothing to see.
+                guard maxX - minX >= 0.25 || maxY - minY >= 0.25 else { continue }
+                paths[highway] += SVGWriter.pathData(MapPicture.simplified(projected, tolerance: MapPicture.pixelTolerance))
             }
         }
         for layer in ["casing", "fill"] {
             svg.open("g", ["id": "roads-\(layer)", "fill": "none", "stroke-linecap": "round", "stroke-linejoin": "round"])
             for highway in MapPicture.drawingOrder where !paths[Int(highway.rawValue)].isEmpty {
-                let style = MapPicture.style(highway)
+                let style = MapPicture.style(highway), lineWidth = MapPicture.width(highway, zoom: zoom)
                 if layer == "casing" {
-                    guard style.casing != "none" else { continue }
+                    guard MapPicture.hasCasing(highway, zoom: zoom) else { continue }
                     svg.element("path", ["class": "road \(highway.tag)", "d": paths[Int(highway.rawValue)],
-                                         "stroke": style.casing, "stroke-width": fmt(style.width + 2)])
+                                         "stroke": style.casing, "stroke-width": fmt(lineWidth + 2)])
                 } else {
+                    // Without a casing, pale fills (secondary, tertiary, streets) would vanish on the
+                    // land colour: drawn in their casing's colour, as Carto does at low zoom.
+                    let pale = ![.motorway, .motorwayLink, .trunk, .trunkLink, .primary, .primaryLink, .ferry].contains(highway)
+                    let colour = MapPicture.hasCasing(highway, zoom: zoom) || !pale ? style.fill : style.casing
                     var attributes = ["class": "road \(highway.tag)", "d": paths[Int(highway.rawValue)],
-                                      "stroke": style.fill, "stroke-width": fmt(style.width)]
+                                      "stroke": colour, "stroke-width": fmt(lineWidth)]
                     if highway == .ferry { attributes["stroke-dasharray"] = "6 4" }
                     svg.element("path", attributes)
                 }
             }
             svg.close("g")
         }
+    }
+
+    /// Points closer than this (in points) to the line through their neighbours are left out.
+    static let pixelTolerance = 0.5
+
+    /// Douglas–Peucker on projected points: the points a line needs at the picture's scale (its
+    /// first and last always).
+    static func simplified(_ points: [(Double, Double)], tolerance: Double) -> [(Double, Double)] {
+        guard points.count > 2 else { return points }
+        var keep = [Bool](repeating: false, count: points.count)
+        keep[0] = true
+        keep[points.count - 1] = true
+        var stack = [(0, points.count - 1)]
+        let limit = tolerance * tolerance
+        while let (first, last) = stack.popLast() {
+            guard last - first > 1 else { continue }
+            let a = points[first], b = points[last]
+            let dx = b.0 - a.0, dy = b.1 - a.1, length = dx * dx + dy * dy
+            var farthest = -1, distance = limit
+            for i in (first + 1)..<last {
+                let p = points[i]
+                let t = length > 0 ? max(0, min(1, ((p.0 - a.0) * dx + (p.1 - a.1) * dy) / length)) : 0
+                let x = a.0 + t * dx - p.0, y = a.1 + t * dy - p.1
+                if x * x + y * y > distance { distance = x * x + y * y; farthest = i }
+            }
+            if farthest >= 0 {
+                keep[farthest] = true
+                stack.append((first, farthest))
+                stack.append((farthest, last))
+            }
+        }
+        return points.indices.filter { keep[$0] }.map { points[$0] }
     }
 
     // MARK: - Route
@@ -207,6 +281,17 @@ public struct MapPicture: Sendable {
                                "fill": "#34a853", "stroke": "#ffffff", "stroke-width": "3"])
         svg.element("circle", ["id": "route-end", "cx": fmt(last.0), "cy": fmt(last.1), "r": "8",
                                "fill": "#1a1a1a", "stroke": "#ffffff", "stroke-width": "3"])
+        // Via points: where each leg after the first starts, numbered in order.
+        for (k, leg) in route.legs.dropFirst().enumerated() {
+            guard let start = leg.steps.first?.maneuver.location else { continue }
+            let p = project(start)
+            svg.open("g", ["class": "route-via", "data-index": "\(k + 1)"])
+            svg.element("title", text: "Via point \(k + 1)")
+            svg.element("circle", ["cx": fmt(p.0), "cy": fmt(p.1), "r": "9", "fill": "#ffffff", "stroke": "#174ea6", "stroke-width": "3"])
+            svg.element("text", ["x": fmt(p.0), "y": fmt(p.1 + 4), "text-anchor": "middle", "font-size": "11", "font-weight": "bold",
+                                 "fill": "#174ea6"], text: "\(k + 1)")
+            svg.close("g")
+        }
         svg.close("g")
     }
 
@@ -249,10 +334,56 @@ public struct MapPicture: Sendable {
     private func drawSelected(_ scene: MapScene, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
         guard let selected = scene.selected, scene.annotations.indices.contains(selected) else { return }
         let annotation = scene.annotations[selected]
+        // What the bubble should not hide: the route (a point every few points along it) and
+        // the other pins.
+        var covered: [(Double, Double)] = []
+        if let line = scene.route?.geometry.map(project) {
+            for (a, b) in zip(line, line.dropFirst()) {
+                let steps = max(1, Int((hypot(b.0 - a.0, b.1 - a.1) / 6).rounded(.up)))
+                for k in 0..<steps { covered.append((a.0 + (b.0 - a.0) * Double(k) / Double(steps), a.1 + (b.1 - a.1) * Double(k) / Double(steps))) }
+            }
+            if let last = line.last { covered.append(last) }
+        }
+        for (i, other) in scene.annotations.enumerated() where i != selected {
+            let p = project(other.coordinate)
+            covered.append(contentsOf: [p, (p.0, p.1 - 18)]) // the pin's tip and head
+        }
         svg.open("g", ["id": "selected-annotation"])
         drawPin(annotation, selected: true, project: project, into: &svg)
-        drawCallout(Callout(annotation), at: project(annotation.coordinate), into: &svg)
+        drawCallout(Callout(annotation), at: project(annotation.coordinate), avoiding: covered, into: &svg)
         svg.close("g")
+    }
+
+    /// Where a callout bubble goes beside its pin.
+    enum CalloutSide: String, CaseIterable {
+        case above, below, right, left
+    }
+
+    /// The bubble's rectangle and the tip of its pointer for a pin at `pin` (the pin's point; its
+    /// head is above it), a `w` × `h` bubble on one side.
+    func calloutBox(_ side: CalloutSide, pin: (Double, Double), w: Double, h: Double) -> (left: Double, top: Double, tip: (Double, Double)) {
+        let clampX = { (left: Double) in max(8, min(self.width - 8 - w, left)) }
+        let clampY = { (top: Double) in max(8, min(self.height - 8 - h, top)) }
+        switch side {
+        case .above: return (clampX(pin.0 - w / 2), pin.1 - 50 - h, (pin.0, pin.1 - 40))
+        case .below: return (clampX(pin.0 - w / 2), pin.1 + 14, (pin.0, pin.1 + 4))
+        case .right: return (pin.0 + 30, clampY(pin.1 - 20 - h / 2), (pin.0 + 16, pin.1 - 20))
+        case .left: return (pin.0 - 30 - w, clampY(pin.1 - 20 - h / 2), (pin.0 - 16, pin.1 - 20))
+        }
+    }
+
+    /// The side where the bubble covers the fewest of `points` (the route and other pins), above
+    /// when that ties; a side where the bubble would leave the picture only when all would.
+    func calloutSide(pin: (Double, Double), w: Double, h: Double, avoiding points: [(Double, Double)]) -> CalloutSide {
+        var best = CalloutSide.above, bestScore = Int.max
+        for side in CalloutSide.allCases {
+            let box = calloutBox(side, pin: pin, w: w, h: h)
+            let inside = box.left >= 0 && box.top >= 0 && box.left + w <= width && box.top + h <= height
+            var score = inside ? 0 : 1_000_000
+            for p in points where p.0 >= box.left - 4 && p.0 <= box.left + w + 4 && p.1 >= box.top - 4 && p.1 <= box.top + h + 4 { score += 1 }
+            if score < bestScore { best = side; bestScore = score }
+        }
+        return best
     }
 
     /// A balloon marker whose tip is on the coordinate.
@@ -274,18 +405,23 @@ public struct MapPicture: Sendable {
 
     /// The callout bubble above a selected pin: title, subtitle, coordinate, the directions (car)
     /// accessory on the left and the details (info) accessory on the right, pointing at the pin.
-    private func drawCallout(_ callout: Callout, at pin: (Double, Double), into svg: inout SVGWriter) {
+    private func drawCallout(_ callout: Callout, at pin: (Double, Double), avoiding covered: [(Double, Double)], into svg: inout SVGWriter) {
         let title = callout.title ?? "", subtitle = callout.subtitle ?? "", coordinate = callout.coordinateText
         // Text widths estimated from terminal columns (about 0.6 em per column).
         let textWidth = max(Double(TextWidth.of(title)) * 8.6, Double(TextWidth.of(subtitle)) * 7.2, Double(TextWidth.of(coordinate)) * 6.6)
         let accessory = 36.0
         let w = min(width - 16, textWidth + 2 * accessory + 40), h = 66.0
-        let tipY = pin.1 - 40
-        var left = pin.0 - w / 2
-        left = max(8, min(width - 8 - w, left))
-        let top = tipY - 10 - h
-        svg.open("g", ["id": "callout", "font-size": "13"])
-        let pointer = "M\(fmt(pin.0 - 10)) \(fmt(top + h))L\(fmt(pin.0)) \(fmt(tipY))L\(fmt(pin.0 + 10)) \(fmt(top + h))Z"
+        let side = calloutSide(pin: pin, w: w, h: h, avoiding: covered)
+        let (left, top, tip) = calloutBox(side, pin: pin, w: w, h: h)
+        svg.open("g", ["id": "callout", "font-size": "13", "data-side": side.rawValue])
+        // The pointer: a triangle from the bubble's edge nearest the pin to its tip.
+        let pointer: String
+        switch side {
+        case .above: pointer = "M\(fmt(tip.0 - 10)) \(fmt(top + h))L\(fmt(tip.0)) \(fmt(tip.1))L\(fmt(tip.0 + 10)) \(fmt(top + h))Z"
+        case .below: pointer = "M\(fmt(tip.0 - 10)) \(fmt(top))L\(fmt(tip.0)) \(fmt(tip.1))L\(fmt(tip.0 + 10)) \(fmt(top))Z"
+        case .right: pointer = "M\(fmt(left)) \(fmt(tip.1 - 10))L\(fmt(tip.0)) \(fmt(tip.1))L\(fmt(left)) \(fmt(tip.1 + 10))Z"
+        case .left: pointer = "M\(fmt(left + w)) \(fmt(tip.1 - 10))L\(fmt(tip.0)) \(fmt(tip.1))L\(fmt(left + w)) \(fmt(tip.1 + 10))Z"
+        }
         svg.element("rect", ["x": fmt(left + 1), "y": fmt(top + 2), "width": fmt(w), "height": fmt(h), "rx": "12", "fill": "#000000", "fill-opacity": "0.15"])
         svg.element("rect", ["x": fmt(left), "y": fmt(top), "width": fmt(w), "height": fmt(h), "rx": "12", "fill": "#ffffff"])
         svg.element("path", ["d": pointer, "fill": "#ffffff"])

@@ -3,6 +3,8 @@ import Testing
 import WaymarkAnnotations
 import WaymarkGeo
 import WaymarkOSM
+import WaymarkGraph
+import WaymarkRouting
 @testable import WaymarkRender
 
 @Suite struct MapPictureTests {
@@ -45,5 +47,84 @@ import WaymarkOSM
         #expect(svg.components(separatedBy: "class=\"pin selected\"").count - 1 == 1)
         #expect(svg.contains("Eiffel &amp; Co") && svg.contains(">東京タワー</text>"))
         #expect(!svg.contains("class=\"cluster\""))
+    }
+
+    private static func sampleTown() throws -> RoadGraph {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        return try OSMGraphLoader.build(path: root + "/Data/sample-town.osm")
+    }
+
+    /// Roads by zoom, as OSM Carto: far out only the main roads (without casings, pale ones in
+    /// their casing's colour), close in every street with its casing; widths grow with zoom.
+    @Test func roadsShowByZoom() throws {
+        let graph = try MapPictureTests.sampleTown()
+        let town = Coordinate(latitude: 52.31, longitude: -2.59)
+        // Two places a degree apart put the town at about zoom 8; the town alone fills the picture.
+        let far = [Annotation(coordinate: town, title: "Town"), Annotation(coordinate: Coordinate(latitude: 52.9, longitude: -1.6), title: "Far")]
+        let wide = try MapPicture().svg(MapScene(graph: graph, annotations: far))
+        let big = MapPicture(width: 2400, height: 1800)
+        let close = try big.svg(MapScene(graph: graph))
+        #expect(try MapPicture().viewport(for: MapScene(graph: graph, annotations: far)).zoom < 10)
+        #expect(try big.viewport(for: MapScene(graph: graph)).zoom >= 14)
+        #expect(wide.contains("class=\"road motorway\"") && wide.contains("class=\"road primary\""))
+        #expect(!wide.contains("class=\"road residential\"") && !wide.contains("class=\"road service\""))
+        #expect(close.contains("class=\"road residential\"") && close.contains("class=\"road service\""))
+        #expect(!MapPicture.hasCasing(.primary, zoom: 9) && MapPicture.hasCasing(.primary, zoom: 12))
+        #expect(!MapPicture.hasCasing(.residential, zoom: 13) && MapPicture.hasCasing(.residential, zoom: 14))
+        for highway in HighwayClass.allCases {
+            #expect(MapPicture.width(highway, zoom: 16) == MapPicture.style(highway).width)
+            #expect(MapPicture.width(highway, zoom: MapPicture.minimumZoom(highway)) < MapPicture.width(highway, zoom: 15))
+            #expect(MapPicture.width(highway, zoom: 3) >= 0.5)
+        }
+    }
+
+    /// Lines keep only the points the picture's scale needs: a straight run is its two ends, a
+    /// bend wider than the tolerance stays.
+    @Test func linesSimplifiedToThePixel() {
+        let straight = (0...20).map { (Double($0) * 3, 10 + Double($0) * 0.01) }
+        let kept = MapPicture.simplified(straight, tolerance: 0.5)
+        #expect(kept.count == 2 && kept[0] == straight[0] && kept[1] == straight[20])
+        let bent = [(0.0, 0.0), (10, 0.2), (20, 0), (20, 10)]
+        #expect(MapPicture.simplified(bent, tolerance: 0.5).map(\.0) == [0, 20, 20])
+        #expect(MapPicture.simplified(bent, tolerance: 0.1).count == 4)
+    }
+
+    /// The callout goes above its pin unless that hides the route or other pins, then to the side
+    /// that hides the fewest; never out of the picture when another side fits.
+    @Test func calloutAvoidsTheRouteAndPins() {
+        let picture = MapPicture(width: 800, height: 600)
+        let pin = (400.0, 300.0), w = 240.0, h = 66.0
+        #expect(picture.calloutSide(pin: pin, w: w, h: h, avoiding: []) == .above)
+        // A route running straight up from the pin: above is covered, below is free.
+        let up = stride(from: 300.0, through: 0, by: -6).map { (400.0, $0) }
+        #expect(picture.calloutSide(pin: pin, w: w, h: h, avoiding: up) == .below)
+        // Up and down: a side.
+        let vertical = stride(from: 600.0, through: 0, by: -6).map { (400.0, $0) }
+        let side = picture.calloutSide(pin: pin, w: w, h: h, avoiding: vertical)
+        #expect(side == .right || side == .left)
+        let box = picture.calloutBox(side, pin: pin, w: w, h: h)
+        #expect(!vertical.contains { $0.0 >= box.left && $0.0 <= box.left + w && $0.1 >= box.top && $0.1 <= box.top + h })
+        // A pin near the top: above would leave the picture.
+        #expect(picture.calloutSide(pin: (400, 60), w: w, h: h, avoiding: []) == .below)
+        // In the drawing: the side is marked on the callout.
+        let places = [Annotation(coordinate: Coordinate(latitude: 52.30, longitude: -2.60), title: "A", id: .string("a")),
+                      Annotation(coordinate: Coordinate(latitude: 52.32, longitude: -2.57), title: "B", id: .string("b"))]
+        let svg = (try? picture.svg(MapScene(annotations: places, selected: 0))) ?? ""
+        #expect(svg.contains("id=\"callout\"") && svg.contains("data-side=\""))
+    }
+
+    /// Via points are marked and numbered where their leg starts.
+    @Test func viaPointsAreMarked() throws {
+        let graph = try MapPictureTests.sampleTown()
+        let map = RoadMap(graph: graph)
+        let stops = [Coordinate(latitude: 52.309427, longitude: -2.598781), Coordinate(latitude: 52.3127, longitude: -2.5783),
+                     Coordinate(latitude: 52.311680, longitude: -2.572561)]
+        let route = try map.route(stops)
+        #expect(route.legs.count == 2)
+        let svg = try MapPicture().svg(MapScene(graph: graph, route: route))
+        #expect(svg.components(separatedBy: "class=\"route-via\"").count - 1 == 1)
+        #expect(svg.contains("data-index=\"1\"") && svg.contains("Via point 1"))
+        let direct = try MapPicture().svg(MapScene(graph: graph, route: try map.route([stops[0], stops[2]])))
+        #expect(!direct.contains("route-via"))
     }
 }
