@@ -76,21 +76,27 @@ public struct MapPicture: Sendable {
         }
     }
 
-    /// The picture as an SVG document.
-    public func svg(_ scene: MapScene) throws(MapPictureError) -> String {
-        let fit = try viewport(for: scene)
-        let zoom = fit.zoom
-        let scale = pow(2, zoom)
+    /// Where a coordinate falls in the picture (points from its top left) for a viewport.
+    func projection(_ fit: ViewportFit) -> (Coordinate) -> (Double, Double) {
+        let scale = pow(2, fit.zoom)
         let mercator = WebMercator.tiles256
         let centerX = mercator.x(longitude: fit.center.longitude) * scale
         let centerY = mercator.y(latitude: fit.center.latitude) * scale
         let world = mercator.worldSize * scale
-        func project(_ c: Coordinate) -> (Double, Double) {
+        let (width, height) = (self.width, self.height)
+        return { c in
             var x = mercator.x(longitude: c.longitude) * scale - centerX
             // The copy of the world nearest the centre (a view across 180°).
             if x > world / 2 { x -= world } else if x < -world / 2 { x += world }
             return (x + width / 2, mercator.y(latitude: c.latitude) * scale - centerY + height / 2)
         }
+    }
+
+    /// The picture as an SVG document.
+    public func svg(_ scene: MapScene) throws(MapPictureError) -> String {
+        let fit = try viewport(for: scene)
+        let zoom = fit.zoom
+        let project = projection(fit)
         var svg = SVGWriter()
         svg.open("svg", ["xmlns": "http://www.w3.org/2000/svg", "width": fmt(width), "height": fmt(height),
                          "viewBox": "0 0 \(fmt(width)) \(fmt(height))",
@@ -98,7 +104,36 @@ public struct MapPicture: Sendable {
         svg.element("title", text: "Map at zoom \(fmt(zoom)) centred on \(Callout.format(fit.center))")
         svg.element("rect", ["width": "100%", "height": "100%", "fill": "#f2efe9"])
 
-        if let graph = scene.graph { drawRoads(graph, zoom: zoom, project: project, into: &svg) }
+        if let graph = scene.graph {
+            drawRoads(graph, zoom: zoom, project: project, into: &svg)
+            // Names keep clear of the pins and the route's ends (drawn above them).
+            var keepClear: [StreetLabels.Box] = scene.annotations.map { a in
+                let p = project(a.coordinate)
+                return (p.0 - 14, p.1 - 40, p.0 + 14, p.1 + 2)
+            }
+            for end in [scene.route?.geometry.first, scene.route?.geometry.last].compactMap({ $0 }) {
+                let p = project(end)
+                keepClear.append((p.0 - 12, p.1 - 12, p.0 + 12, p.1 + 12))
+            }
+            // And of the route's line (drawn above them), a box every few points along it.
+            if let line = scene.route?.geometry.map(project) {
+                for (a, b) in zip(line, line.dropFirst()) {
+                    let steps = max(1, Int((hypot(b.0 - a.0, b.1 - a.1) / 8).rounded(.up)))
+                    for k in 0...steps {
+                        let t = Double(k) / Double(steps), x = a.0 + (b.0 - a.0) * t, y = a.1 + (b.1 - a.1) * t
+                        keepClear.append((x - 5, y - 5, x + 5, y + 5))
+                    }
+                }
+            }
+            let labels = StreetLabels.place(graph: graph, zoom: zoom, width: width, height: height, keepClear: keepClear, project: project)
+            drawLabels(labels, into: &svg)
+            // Road numbers keep clear of the names too.
+            for label in labels {
+                keepClear.append((label.path.map(\.0).min()!, label.path.map(\.1).min()! - 8, label.path.map(\.0).max()!, label.path.map(\.1).max()! + 8))
+            }
+            drawShields(StreetLabels.shields(graph: graph, zoom: zoom, width: width, height: height, keepClear: keepClear, project: project),
+                        into: &svg)
+        }
         if let route = scene.route { drawRoute(route, project: project, into: &svg) }
         drawPins(scene, zoom: zoom, visible: fit.visibleBox, project: project, into: &svg)
         if let route = scene.route { drawRouteEnds(route, project: project, into: &svg) }
@@ -250,6 +285,37 @@ public struct MapPicture: Sendable {
             }
         }
         return points.indices.filter { keep[$0] }.map { points[$0] }
+    }
+
+    /// Street names along their roads (``StreetLabels``), white-haloed.
+    private func drawLabels(_ labels: [StreetLabels.Label], into svg: inout SVGWriter) {
+        guard !labels.isEmpty else { return }
+        svg.open("g", ["id": "street-names", "fill": "#333333", "text-anchor": "middle"])
+        svg.open("defs")
+        for (i, label) in labels.enumerated() { svg.element("path", ["id": "street-name-\(i)", "d": SVGWriter.pathData(label.path)]) }
+        svg.close("defs")
+        for (i, label) in labels.enumerated() {
+            svg.open("text", ["class": "street-name", "font-size": fmt(label.fontSize), "dy": fmt(label.fontSize * 0.35),
+                              "stroke": "#ffffff", "stroke-width": "3", "stroke-linejoin": "round", "paint-order": "stroke"])
+            svg.element("textPath", ["href": "#street-name-\(i)", "startOffset": "50%"], text: label.name)
+            svg.close("text")
+        }
+        svg.close("g")
+    }
+
+    /// Road numbers in white shields outlined in their road's colour.
+    private func drawShields(_ shields: [StreetLabels.Shield], into svg: inout SVGWriter) {
+        guard !shields.isEmpty else { return }
+        svg.open("g", ["id": "road-shields", "font-size": "10", "font-weight": "bold", "text-anchor": "middle"])
+        for shield in shields {
+            let style = MapPicture.style(shield.highway), (x, y) = shield.center
+            svg.open("g", ["class": "shield"])
+            svg.element("rect", ["x": fmt(x - shield.width / 2), "y": fmt(y - 7), "width": fmt(shield.width), "height": "14", "rx": "3",
+                                 "fill": "#ffffff", "stroke": style.casing, "stroke-width": "1.5"])
+            svg.element("text", ["x": fmt(x), "y": fmt(y + 3.5), "fill": "#202124"], text: shield.ref)
+            svg.close("g")
+        }
+        svg.close("g")
     }
 
     // MARK: - Route

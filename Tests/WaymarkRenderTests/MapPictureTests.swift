@@ -127,4 +127,45 @@ import WaymarkRouting
         let direct = try MapPicture().svg(MapScene(graph: graph, route: try map.route([stops[0], stops[2]])))
         #expect(!direct.contains("route-via"))
     }
+
+    /// Street names run along their roads left to right, inside the picture, never over one
+    /// another or what must stay clear, main roads from zoom 13 and streets from 15; road numbers
+    /// in shields on main roads.
+    @Test func streetNamesAndShields() throws {
+        let graph = try MapPictureTests.sampleTown()
+        let picture = MapPicture(width: 2400, height: 1800)
+        let fit = try picture.viewport(for: MapScene(graph: graph))
+        let project = picture.projection(fit)
+        let labels = StreetLabels.place(graph: graph, zoom: fit.zoom, width: 2400, height: 1800, keepClear: [], project: project)
+        #expect(labels.count >= 5)
+        #expect(labels.contains { $0.name == "High Street" })
+        var boxes: [StreetLabels.Box] = []
+        for label in labels {
+            let first = try #require(label.path.first), last = try #require(label.path.last)
+            #expect(first.0 <= last.0, "\(label.name) reads right to left")
+            let m = label.fontSize * 0.7
+            let box: StreetLabels.Box = (label.path.map(\.0).min()! - m, label.path.map(\.1).min()! - m, label.path.map(\.0).max()! + m, label.path.map(\.1).max()! + m)
+            #expect(box.minX >= 0 && box.minY >= 0 && box.maxX <= 2400 && box.maxY <= 1800)
+            #expect(!boxes.contains { StreetLabels.overlaps($0, box) }, "\(label.name) overlaps another label")
+            boxes.append(box)
+            // Long enough for its text.
+            let length = zip(label.path, label.path.dropFirst()).reduce(0) { $0 + hypot($1.1.0 - $1.0.0, $1.1.1 - $1.0.1) }
+            #expect(length >= StreetLabels.textWidth(label.name, fontSize: label.fontSize))
+        }
+        // Nothing where the picture must stay clear; nothing for streets below zoom 15 or at all below 13.
+        #expect(StreetLabels.place(graph: graph, zoom: fit.zoom, width: 2400, height: 1800, keepClear: [(0, 0, 2400, 1800)], project: project).isEmpty)
+        #expect(StreetLabels.place(graph: graph, zoom: 12.9, width: 2400, height: 1800, keepClear: [], project: project).isEmpty)
+        let main = StreetLabels.place(graph: graph, zoom: 14, width: 2400, height: 1800, keepClear: [], project: project)
+        let streets = StreetLabels.place(graph: graph, zoom: 15, width: 2400, height: 1800, keepClear: [], project: project)
+        #expect(!main.isEmpty && main.count < streets.count)
+        let svg = try picture.svg(MapScene(graph: graph))
+        #expect(svg.contains("<textPath href=\"#street-name-0\"") && svg.contains(">High Street</textPath>"))
+        let shields = StreetLabels.shields(graph: graph, zoom: fit.zoom, width: 2400, height: 1800, keepClear: [], project: project)
+        #expect(shields.contains { $0.ref == "A4117" } && shields.allSatisfy { [.motorway, .trunk, .primary].contains($0.highway) })
+        #expect(svg.contains(">A4117</text>"))
+        #expect(StreetLabels.shields(graph: graph, zoom: 9, width: 2400, height: 1800, keepClear: [], project: project).isEmpty)
+        // Cutting a line by distance along it.
+        let cut = StreetLabels.cut([(0, 0), (10, 0), (10, 10)], from: 5, to: 15)
+        #expect(cut.count == 3 && cut[0] == (5, 0) && cut[1] == (10, 0) && cut[2] == (10, 5))
+    }
 }

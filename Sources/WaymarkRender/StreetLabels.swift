@@ -1,0 +1,212 @@
+import Foundation
+import WaymarkGeo
+import WaymarkGraph
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Street names along the roads, placed the way a map app places them: main roads named from
+/// zoom 13, streets from 15; each name on a straight enough stretch of its road (the road's
+/// pieces with the same name joined end to end), read left to right (never upside down), centred
+/// on the stretch, and left out where it would run into a label already placed or something
+/// the picture must not hide (pins, the route's ends, the callout), or repeat its name nearby.
+struct StreetLabels {
+    struct Label {
+        var name: String
+        /// The stretch the text runs along, left to right, in picture points.
+        var path: [(Double, Double)]
+        var fontSize: Double
+    }
+
+    /// The zoom from which a class's names are shown (nil: never, e.g. service roads).
+    static func minimumZoom(_ highway: HighwayClass) -> Double? {
+        switch highway {
+        case .motorway, .trunk, .primary, .secondary, .tertiary: 13
+        case .unclassified, .residential, .livingStreet: 15
+        default: nil
+        }
+    }
+
+    /// Estimated text width: about 0.58 em per character (DejaVu Sans).
+    static func textWidth(_ text: String, fontSize: Double) -> Double { Double(text.count) * fontSize * 0.58 }
+
+    /// Axis-aligned box of points, widened by `margin`.
+    typealias Box = (minX: Double, minY: Double, maxX: Double, maxY: Double)
+
+    static func overlaps(_ a: Box, _ b: Box) -> Bool { a.minX < b.maxX && b.minX < a.maxX && a.minY < b.maxY && b.minY < a.maxY }
+
+    /// The labels for the roads in view at `zoom`, avoiding `keepClear`.
+    static func place(graph: RoadGraph, zoom: Double, width: Double, height: Double, keepClear: [Box],
+                      project: (Coordinate) -> (Double, Double)) -> [Label] {
+        let stretches = StreetLabels.stretches(graph: graph, width: width, height: height, project: project) { s, highway in
+            let name = graph.segmentName[s]
+            guard name != 0, let from = minimumZoom(highway), zoom >= from else { return nil }
+            return name
+        }
+        // Main roads first, then the longest.
+        func length(_ line: [(Double, Double)]) -> Double {
+            zip(line, line.dropFirst()).reduce(0) { $0 + hypot($1.1.0 - $1.0.0, $1.1.1 - $1.0.1) }
+        }
+        let ordered = stretches.map { ($0, length($0.points)) }.sorted {
+            $0.0.highway.labelRank != $1.0.highway.labelRank ? $0.0.highway.labelRank < $1.0.highway.labelRank : $0.1 > $1.1
+        }
+        var placed: [Box] = keepClear
+        var labels: [Label] = []
+        var named: [(name: UInt32, at: (Double, Double))] = []
+        for (stretch, total) in ordered {
+            let text = graph.strings[Int(stretch.name)]
+            let fontSize = stretch.highway.labelRank <= 2 ? 12.0 : 11
+            let needed = textWidth(text, fontSize: fontSize) + 12
+            guard total >= needed else { continue }
+            // The straightest window of the needed length, tried at the middle, then a third and two thirds along.
+            var chosen: [(Double, Double)]?
+            for share in [0.5, 1.0 / 3, 2.0 / 3] {
+                let from = max(0, min(total - needed, total * share - needed / 2))
+                let window = cut(stretch.points, from: from, to: from + needed)
+                guard let first = window.first, let last = window.last, hypot(last.0 - first.0, last.1 - first.1) >= 0.9 * needed else { continue }
+                chosen = window
+                break
+            }
+            guard var path = chosen, let first = path.first, let last = path.last else { continue }
+            if last.0 < first.0 { path.reverse() } // read left to right
+            let middle = path[path.count / 2]
+            if named.contains(where: { $0.name == stretch.name && hypot($0.at.0 - middle.0, $0.at.1 - middle.1) < 250 }) { continue }
+            let margin = fontSize * 0.7
+            let box: Box = (path.map(\.0).min()! - margin, path.map(\.1).min()! - margin, path.map(\.0).max()! + margin, path.map(\.1).max()! + margin)
+            guard box.minX >= 0, box.minY >= 0, box.maxX <= width, box.maxY <= height else { continue }
+            if placed.contains(where: { overlaps($0, box) }) { continue }
+            placed.append(box)
+            named.append((stretch.name, middle))
+            labels.append(Label(name: text, path: path, fontSize: fontSize))
+        }
+        return labels
+    }
+
+    /// Stretches of road in view: the pieces (segments) `key` gives a key, each joined end to end
+    /// with the pieces of the same key that continue it (where exactly one does), as projected lines.
+    static func stretches(graph: RoadGraph, width: Double, height: Double, project: (Coordinate) -> (Double, Double),
+                          key: (Int, HighwayClass) -> UInt32?) -> [(name: UInt32, highway: HighwayClass, points: [(Double, Double)])] {
+        struct Piece {
+            var key: UInt32
+            var highway: HighwayClass
+            var from: UInt32
+            var to: UInt32
+            var points: [(Double, Double)]
+        }
+        var pieces: [Piece] = []
+        var seen = Set<Int>()
+        for v in 0..<UInt32(graph.nodeCount) {
+            for e in graph.edges(from: v) {
+                let s = graph.segment(of: e)
+                guard !seen.contains(s), let highway = HighwayClass(rawValue: graph.segmentHighway[s]), let k = key(s, highway) else { continue }
+                seen.insert(s)
+                let points = graph.geometry(of: e).map(project)
+                guard points.contains(where: { $0.0 >= 0 && $0.0 <= width && $0.1 >= 0 && $0.1 <= height }) else { continue }
+                pieces.append(Piece(key: k, highway: highway, from: v, to: graph.edgeTarget[e], points: points))
+            }
+        }
+        var atVertex: [UInt64: [Int]] = [:]
+        for (i, p) in pieces.enumerated() {
+            atVertex[UInt64(p.from) << 32 | UInt64(p.key), default: []].append(i)
+            atVertex[UInt64(p.to) << 32 | UInt64(p.key), default: []].append(i)
+        }
+        var used = [Bool](repeating: false, count: pieces.count)
+        var stretches: [(name: UInt32, highway: HighwayClass, points: [(Double, Double)])] = []
+        for start in pieces.indices where !used[start] {
+            used[start] = true
+            var line = pieces[start].points
+            // Onward from each end while exactly one other piece of the key continues there.
+            for forward in [true, false] {
+                var end = forward ? pieces[start].to : pieces[start].from
+                while let next = atVertex[UInt64(end) << 32 | UInt64(pieces[start].key)], next.count == 2,
+                      let k = next.first(where: { !used[$0] }) {
+                    used[k] = true
+                    let piece = pieces[k]
+                    let along = piece.from == end ? piece.points : piece.points.reversed()
+                    if forward { line += along.dropFirst() } else { line = along.dropLast() + line }
+                    end = piece.from == end ? piece.to : piece.from
+                }
+            }
+            stretches.append((pieces[start].key, pieces[start].highway, line))
+        }
+        return stretches
+    }
+
+    /// A road number in a shield: its first ref, where it is drawn (the centre), the class.
+    struct Shield {
+        var ref: String
+        var center: (Double, Double)
+        var highway: HighwayClass
+        var width: Double { StreetLabels.textWidth(ref, fontSize: 10) + 8 }
+    }
+
+    /// Shields with the refs of motorways, trunks and primaries from zoom 10: one at the middle of
+    /// each long enough stretch of a ref, none overlapping another, a label or `keepClear`, none
+    /// repeating its ref within 300 points.
+    static func shields(graph: RoadGraph, zoom: Double, width: Double, height: Double, keepClear: [Box],
+                        project: (Coordinate) -> (Double, Double)) -> [Shield] {
+        guard zoom >= 10 else { return [] }
+        let stretches = StreetLabels.stretches(graph: graph, width: width, height: height, project: project) { s, highway in
+            let ref = graph.segmentRef[s]
+            guard ref != 0, highway == .motorway || highway == .trunk || highway == .primary else { return nil }
+            return ref
+        }
+        var placed = keepClear, shields: [Shield] = []
+        for stretch in stretches.sorted(by: { $0.highway.labelRank < $1.highway.labelRank }) {
+            let full = graph.strings[Int(stretch.name)]
+            let ref = String(full.split(separator: ";").first ?? "").trimmingCharacters(in: .whitespaces)
+            guard !ref.isEmpty, ref.count <= 12 else { continue }
+            let total = zip(stretch.points, stretch.points.dropFirst()).reduce(0) { $0 + hypot($1.1.0 - $1.0.0, $1.1.1 - $1.0.1) }
+            guard total >= 80 else { continue }
+            // At the middle, else a quarter or three quarters along (the name may be at the middle).
+            for share in [0.5, 0.25, 0.75] {
+                guard let center = cut(stretch.points, from: total * share, to: total * share).first else { continue }
+                let shield = Shield(ref: ref, center: center, highway: stretch.highway)
+                let box: Box = (center.0 - shield.width / 2 - 2, center.1 - 9, center.0 + shield.width / 2 + 2, center.1 + 9)
+                guard box.minX >= 0, box.minY >= 0, box.maxX <= width, box.maxY <= height else { continue }
+                if placed.contains(where: { overlaps($0, box) }) { continue }
+                if shields.contains(where: { $0.ref == ref && hypot($0.center.0 - center.0, $0.center.1 - center.1) < 300 }) { break }
+                placed.append(box)
+                shields.append(shield)
+                break
+            }
+        }
+        return shields
+    }
+
+    /// The part of a polyline between two distances along it.
+    static func cut(_ line: [(Double, Double)], from a: Double, to b: Double) -> [(Double, Double)] {
+        var out: [(Double, Double)] = []
+        var travelled = 0.0
+        for (p, q) in zip(line, line.dropFirst()) {
+            let d = hypot(q.0 - p.0, q.1 - p.1)
+            let s = travelled, e = travelled + d
+            func at(_ x: Double) -> (Double, Double) {
+                let t = d > 0 ? max(0, min(1, (x - s) / d)) : 0
+                return (p.0 + (q.0 - p.0) * t, p.1 + (q.1 - p.1) * t)
+            }
+            if e >= a && s <= b {
+                if out.isEmpty { out.append(at(max(a, s))) }
+                out.append(at(min(b, e)))
+            }
+            travelled = e
+            if travelled > b { break }
+        }
+        return out
+    }
+}
+
+extension HighwayClass {
+    /// Which names go first when labels compete (lower first).
+    var labelRank: Int {
+        switch self {
+        case .motorway, .trunk: 0
+        case .primary: 1
+        case .secondary: 2
+        case .tertiary: 3
+        default: 4
+        }
+    }
+}
