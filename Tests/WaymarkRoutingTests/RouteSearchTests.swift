@@ -291,6 +291,20 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         #expect(Array(results) == expected)
     }
 
+    /// Two hierarchies of one random graph (``randomGraph(seed:nodes:ways:)``'s area) give the
+    /// same route between 30 random points.
+    private func expectSameRoutes(_ g: RoadGraph, _ one: ContractionHierarchy, _ other: ContractionHierarchy, seed: UInt64) {
+        let index = SnapIndex(graph: g)
+        let a = HierarchySearch(map: RoadMap(graph: g, hierarchy: one)), b = HierarchySearch(map: RoadMap(graph: g, hierarchy: other))
+        var rng = SplitMix64(seed: seed)
+        for _ in 0..<30 {
+            let p = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
+            let q = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
+            guard let from = index.nearest(to: p, maxDistance: 5000), let to = index.nearest(to: q, maxDistance: 5000) else { continue }
+            #expect(a.route(from: from, to: to) == b.route(from: from, to: to))
+        }
+    }
+
     /// A hierarchy stored in the graph file comes back equal, answers the same, and damage to it is
     /// an error (not a wrong route or a crash).
     @Test func storedHierarchyRoundTrips() throws {
@@ -304,15 +318,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         #expect(graph == g)
         let stored = try #require(try ContractionHierarchy(fileSections: extra, graph: graph))
         #expect(stored.arcCount == fresh.arcCount && stored.shortcutCount == fresh.shortcutCount)
-        let index = SnapIndex(graph: g)
-        let a = HierarchySearch(map: RoadMap(graph: g, hierarchy: fresh)), b = HierarchySearch(map: RoadMap(graph: g, hierarchy: stored))
-        var rng = SplitMix64(seed: 3)
-        for _ in 0..<30 {
-            let p = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
-            let q = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
-            guard let from = index.nearest(to: p, maxDistance: 5000), let to = index.nearest(to: q, maxDistance: 5000) else { continue }
-            #expect(a.route(from: from, to: to) == b.route(from: from, to: to))
-        }
+        expectSameRoutes(g, fresh, stored, seed: 3)
         // No hierarchy stored: nil. Other turn costs, another graph, a shortcut pointing forward: errors.
         #expect(try ContractionHierarchy(fileSections: [:], graph: g) == nil)
         #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: extra, graph: g, costs: TurnCosts(uTurnPenalty: 5)) }
@@ -394,15 +400,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         }
         let numbered = try #require(try ContractionHierarchy(fileSections: older, graph: g))
         #expect(numbered.order == fresh.order && numbered.up.arcs.map(\.id) == fresh.up.arcs.map(\.id))
-        let index = SnapIndex(graph: g)
-        let a = HierarchySearch(map: RoadMap(graph: g, hierarchy: fresh)), b = HierarchySearch(map: RoadMap(graph: g, hierarchy: numbered))
-        var rng = SplitMix64(seed: 4)
-        for _ in 0..<30 {
-            let p = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
-            let q = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
-            guard let from = index.nearest(to: p, maxDistance: 5000), let to = index.nearest(to: q, maxDistance: 5000) else { continue }
-            #expect(a.route(from: from, to: to) == b.route(from: from, to: to))
-        }
+        expectSameRoutes(g, fresh, numbered, seed: 4)
         // Not a numbering: a node twice, a node out of range, too few.
         var order = fresh.order
         order[1] = order[0]
