@@ -168,21 +168,22 @@ struct ArcRows: Sendable {
     /// Rows in query-node order from each hierarchy node's list of arc ids: query node q's row is
     /// node `order[q]`'s list; `end` and `weight` are per arc id, `end` a hierarchy node.
     init(_ rows: FrozenRows, order: [UInt32], rank: [UInt32], end arcEnd: [UInt32], weight arcWeight: [Double]) {
-        self.init(order: order, rank: rank) { v, body in
+        self.init(order: order, rank: rank, total: rows.flat.count) { v, body in
             for a in rows.arcs(of: v) { body(Arc(end: arcEnd[Int(a)], id: a, weight: arcWeight[Int(a)])) }
         }
     }
 
     /// These rows (indexed by hierarchy node, their ends hierarchy nodes) renumbered into query nodes.
     func renumbered(order: [UInt32], rank: [UInt32]) -> ArcRows {
-        ArcRows(order: order, rank: rank) { v, body in
+        ArcRows(order: order, rank: rank, total: arcs.count) { v, body in
             for i in Int(start[v])..<Int(start[v + 1]) { body(arcs[i]) }
         }
     }
 
-    private init(order: [UInt32], rank: [UInt32], row: (Int, (Arc) -> Void) -> Void) {
+    private init(order: [UInt32], rank: [UInt32], total: Int, row: (Int, (Arc) -> Void) -> Void) {
         var start: [UInt32] = [0], arcs: [Arc] = []
         start.reserveCapacity(order.count + 1)
+        arcs.reserveCapacity(total)
         for v in order {
             row(Int(v)) { arc in arcs.append(Arc(end: rank[Int(arc.end)], id: arc.id, weight: arc.weight)) }
             start.append(UInt32(arcs.count))

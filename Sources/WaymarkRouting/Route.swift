@@ -81,16 +81,30 @@ public struct StepIntersection: Sendable, Equatable {
     public var location: Coordinate
     /// The roads by bearing, ascending (one array, not two: a route passes a hundred junctions).
     public var roads: [Road]
-    /// Degrees clockwise from north, ascending, measured a little way along each road (OSRM's `bearings`).
-    public var bearings: [Int] { roads.map(\.bearing) }
-    /// Which roads may be entered (OSRM's `entry`).
-    public var entry: [Bool] { roads.map(\.entry) }
+    /// Degrees clockwise from north, ascending, measured a little way along each road (OSRM's
+    /// `bearings`). Setting it keeps each road's `entry` by position (true for roads added).
+    public var bearings: [Int] {
+        get { roads.map(\.bearing) }
+        set { roads = newValue.enumerated().map { Road(bearing: $1, entry: $0 < roads.count ? roads[$0].entry : true) } }
+    }
+    /// Which roads may be entered (OSRM's `entry`). Setting it keeps each road's bearing by
+    /// position (0 for roads added).
+    public var entry: [Bool] {
+        get { roads.map(\.entry) }
+        set { roads = newValue.enumerated().map { Road(bearing: $0 < roads.count ? roads[$0].bearing : 0, entry: $1) } }
+    }
     /// Index into `bearings` of the road arrived by (nil where the route departs).
     public var inIndex: Int?
     /// Index into `bearings` of the road taken (nil where the route arrives).
     public var outIndex: Int?
     /// The lanes of the road arrived by, left to right, where it has turn lanes (else empty).
     public var lanes: [Lane] = []
+
+    /// An intersection from OSRM's two lists (`bearings` and `entry`, one entry per bearing).
+    public init(location: Coordinate, bearings: [Int], entry: [Bool], inIndex: Int?, outIndex: Int?) {
+        precondition(bearings.count == entry.count, "one entry flag per bearing")
+        self.init(location: location, roads: zip(bearings, entry).map { Road(bearing: $0, entry: $1) }, inIndex: inIndex, outIndex: outIndex)
+    }
 
     public init(location: Coordinate, roads: [Road], inIndex: Int?, outIndex: Int?) {
         self.location = location

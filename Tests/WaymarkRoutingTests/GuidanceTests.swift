@@ -18,6 +18,19 @@ import WaymarkOSM
         }
     }
 
+    /// An intersection holds one list of roads; OSRM's `bearings` and `entry` read and write it.
+    @Test func intersectionRoadsAsOSRMLists() {
+        let here = Coordinate(latitude: 52, longitude: 13)
+        var x = StepIntersection(location: here, bearings: [0, 90, 270], entry: [false, true, true], inIndex: 0, outIndex: 1)
+        #expect(x.roads == [.init(bearing: 0, entry: false), .init(bearing: 90, entry: true), .init(bearing: 270, entry: true)])
+        #expect(x.bearings == [0, 90, 270] && x.entry == [false, true, true])
+        x.bearings = [10, 100, 280, 300]
+        #expect(x.entry == [false, true, true, true] && x.bearings == [10, 100, 280, 300])
+        x.entry = [true, false]
+        #expect(x.bearings == [10, 100] && x.entry == [true, false])
+        #expect(x == StepIntersection(location: here, roads: [.init(bearing: 10, entry: true), .init(bearing: 100, entry: false)], inIndex: 0, outIndex: 1))
+    }
+
     static let roundaboutPicture = """
             a
             b
