@@ -13,16 +13,22 @@ extension RoadMap {
     ///     ``RoadMap/setAsideHierarchy``).
     ///   - method: how routes are searched (see ``RoadMap/SearchMethod``).
     ///   - maxSnapDistance: how far a waypoint may be from its road, in metres.
+    ///   - basemap: for an OSM file, also read what the map shows besides roads (``RoadMap/basemap()``;
+    ///     a graph file has one when it was built with `--basemap`).
     public convenience init(contentsOf url: URL, drivingSide: DrivingSide? = nil, method: SearchMethod = .automatic,
-                            maxSnapDistance: Double = 1000) throws(RoadMapError) {
+                            maxSnapDistance: Double = 1000, basemap: Bool = false) throws(RoadMapError) {
         let path = url.path
         if path.hasSuffix(".wmg") {
             try self.init(graphFile: path, drivingSide: drivingSide, method: method, maxSnapDistance: maxSnapDistance)
             return
         }
-        var graph: RoadGraph
-        do { graph = try OSMGraphLoader.build(path: path) } catch { throw RoadMapError("\(error)") }
+        var graph: RoadGraph, map: Basemap?
+        do {
+            if basemap { (graph, map) = try OSMGraphLoader.buildWithBasemap(path: path) } else { graph = try OSMGraphLoader.build(path: path) }
+        } catch {
+            throw RoadMapError("\(error)")
+        }
         if let drivingSide { graph.drivingSide = drivingSide }
-        self.init(graph: graph, method: method, maxSnapDistance: maxSnapDistance)
+        self.init(graph: graph, method: method, maxSnapDistance: maxSnapDistance, basemap: map)
     }
 }

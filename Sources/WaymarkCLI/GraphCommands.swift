@@ -9,6 +9,7 @@ enum BuildCommand {
         positionals: ["<input.osm|.osm.gz|.osm.pbf>"],
         options: [
             OptionSpec(name: "output", value: "FILE", help: "The graph file to write (atomically), e.g. map.wmg (required).", short: "o"),
+            OptionSpec(name: "basemap", value: nil, help: "Also keep what a map shows besides roads (water, parks, woods, railways, buildings, place names) for 'render'."),
             OptionSpec(name: "hierarchy", value: nil, help: "Also contract the graph (seconds on a city) and store the hierarchy: routes on the file are then answered in a fraction of a millisecond."),
             OptionSpec(name: "driving-side", value: "right|left", help: "Which side traffic keeps to, stored in the file (default right; left for Britain, Japan, Australia, …)."),
             OptionSpec(name: "quiet", value: nil, help: "No progress and no report."),
@@ -39,9 +40,13 @@ enum BuildCommand {
                               width: try args.number("vehicle-width", default: standard.width, in: 0.5...10),
                               length: try args.number("vehicle-length", default: standard.length, in: 1...50),
                               weight: try args.number("vehicle-weight", default: standard.weight, in: 100...100_000))
-        var graph: RoadGraph
+        var graph: RoadGraph, basemap: Basemap?
         do {
-            graph = try OSMGraphLoader.build(path: input, profile: CarProfile(vehicle: vehicle), progress: progress)
+            if args.flag("basemap") {
+                (graph, basemap) = try OSMGraphLoader.buildWithBasemap(path: input, profile: CarProfile(vehicle: vehicle), progress: progress)
+            } else {
+                graph = try OSMGraphLoader.build(path: input, profile: CarProfile(vehicle: vehicle), progress: progress)
+            }
             graph.drivingSide = side
         } catch {
             meter?.finish()
@@ -53,7 +58,7 @@ enum BuildCommand {
             func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
             throw .failure("\(input) holds no road a car may use (\(count(r.osmNodes, "node")), \(count(r.osmWays, "way")) read); no graph file written")
         }
-        let map = RoadMap(graph: graph, method: args.flag("hierarchy") ? .hierarchy : .automatic)
+        let map = RoadMap(graph: graph, method: args.flag("hierarchy") ? .hierarchy : .automatic, basemap: basemap)
         var hierarchyLine = ""
         if args.flag("hierarchy") {
             if !quiet { Output.error("contracting \(graph.edgeCount) directed edges…") }
@@ -73,7 +78,8 @@ enum BuildCommand {
         } catch {
             throw .failure("\(error)")
         }
-        if !quiet { Output.write(summary(graph) + hierarchyLine + memoryLines(graph, file: output)) }
+        let basemapLine = basemap.map { "basemap: \($0.featureCount) features, \($0.places.count) places, \($0.droppedRings) rings dropped (not closed)\n" } ?? ""
+        if !quiet { Output.write(summary(graph) + hierarchyLine + basemapLine + memoryLines(graph, file: output)) }
     }
 
     /// What the build cost in memory and what the file holds per edge: the peak resident size of
@@ -231,11 +237,11 @@ let outputOption = OptionSpec(name: "output", value: "FILE", help: "Write to FIL
 /// The map at `path` (a graph file, or OSM XML built in memory), with the `--driving-side`
 /// option applied; says on standard error when that sets the file's hierarchy aside.
 func openMap(_ path: String, _ args: ParsedArguments, method: RoadMap.SearchMethod = .automatic,
-             maxSnapDistance: Double = 1000) throws(CLIError) -> RoadMap {
+             maxSnapDistance: Double = 1000, basemap: Bool = false) throws(CLIError) -> RoadMap {
     let map: RoadMap
     do {
         map = try RoadMap(contentsOf: URL(fileURLWithPath: path), drivingSide: try drivingSide(args), method: method,
-                          maxSnapDistance: maxSnapDistance)
+                          maxSnapDistance: maxSnapDistance, basemap: basemap)
     } catch {
         throw .failure("\(error)")
     }

@@ -105,7 +105,9 @@ enum RenderCommand {
             guard let file = args.value("annotations") else { throw .usage("--select needs --annotations") }
             selected = try annotationIndex(annotations, id: id, in: file)
         }
-        let map = try openMap(path, args)
+        let map = try openMap(path, args, basemap: true)
+        let basemap: Basemap?
+        do { basemap = try map.basemap() } catch { throw .failure("\(error)") }
         var route: Route?
         if let waypoints {
             do { route = try map.route(waypoints) } catch { throw .failure("\(error)") }
@@ -113,7 +115,7 @@ enum RenderCommand {
         let picture = MapPicture(width: parts[0], height: parts[1])
         let svg: String
         do {
-            svg = try picture.svg(MapScene(graph: map.graph, route: route, annotations: annotations, selected: selected))
+            svg = try picture.svg(MapScene(graph: map.graph, route: route, annotations: annotations, selected: selected, basemap: basemap))
         } catch {
             throw .failure("\(error)")
         }

@@ -20,10 +20,22 @@ public enum OSMGraphLoader {
 
     /// Builds the graph of the file at `path`, XML or PBF (told apart by its first bytes).
     public static func build(path: String, profile: CarProfile = CarProfile(), progress: Progress? = nil) throws(OSMReadError) -> RoadGraph {
+        try build(path: path, profile: profile, basemap: false, progress: progress).graph
+    }
+
+    /// Builds the graph and the basemap (``Basemap``: water, parks, woods, railways, buildings,
+    /// place names) of the file at `path`, in the same pass.
+    public static func buildWithBasemap(path: String, profile: CarProfile = CarProfile(),
+                                        progress: Progress? = nil) throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap) {
+        let (graph, basemap) = try build(path: path, profile: profile, basemap: true, progress: progress)
+        return (graph, basemap ?? Basemap())
+    }
+
+    static func build(path: String, profile: CarProfile, basemap: Bool, progress: Progress?) throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap?) {
         switch sniff(path) {
-        case .pbf: return try buildPBF(path: path, profile: profile, progress: progress)
+        case .pbf: return try buildPBF(path: path, profile: profile, basemap: basemap, progress: progress)
         case let .other(what): throw .notOSM(path: path, found: what)
-        case .xml: return try build(input: try GzipInput(path: path), profile: profile, progress: progress)
+        case .xml: return try build(input: try GzipInput(path: path), profile: profile, basemap: basemap, progress: progress)
         }
     }
 
@@ -57,11 +69,11 @@ public enum OSMGraphLoader {
 
     /// Builds from an open input and closes it on every path, errors included (its inflating
     /// thread holds it alive until then).
-    static func build(input: GzipInput, profile: CarProfile, progress: Progress?) throws(OSMReadError) -> RoadGraph {
+    static func build(input: GzipInput, profile: CarProfile, basemap: Bool = false, progress: Progress?) throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap?) {
         defer { input.close() }
         let start = DispatchTime.now().uptimeNanoseconds
-        let collector = Collector(profile: profile)
-        let decoder = OSMElementDecoder(sink: collector, wantedKeys: wantedKeys)
+        let collector = Collector(profile: profile, basemap: basemap)
+        let decoder = OSMElementDecoder(sink: collector, wantedKeys: basemap ? wantedKeys.union(BasemapCollector.keys) : wantedKeys)
         if let progress {
             input.progress = { read, size in progress(read, size, decoder.nodeCount + decoder.wayCount + decoder.relationCount) }
         }
@@ -70,23 +82,25 @@ public enum OSMGraphLoader {
     }
 
     /// Builds from an OSM PBF file.
-    static func buildPBF(path: String, profile: CarProfile, progress: Progress?) throws(OSMReadError) -> RoadGraph {
+    static func buildPBF(path: String, profile: CarProfile, basemap: Bool = false, progress: Progress?) throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap?) {
         let start = DispatchTime.now().uptimeNanoseconds
         let reader = try PBFReader(path: path)
-        let collector = Collector(profile: profile)
-        try reader.read(into: collector, wantedKeys: wantedKeys, progress: progress)
+        let collector = Collector(profile: profile, basemap: basemap)
+        try reader.read(into: collector, wantedKeys: basemap ? wantedKeys.union(BasemapCollector.keys) : wantedKeys, progress: progress)
         return finish(collector, counts: (reader.nodeCount, reader.wayCount, reader.relationCount), inputBytes: reader.fileSize, start: start)
     }
 
-    private static func finish(_ collector: Collector, counts: (nodes: Int, ways: Int, relations: Int), inputBytes: Int, start: UInt64) -> RoadGraph {
+    private static func finish(_ collector: Collector, counts: (nodes: Int, ways: Int, relations: Int), inputBytes: Int,
+                               start: UInt64) -> (graph: RoadGraph, basemap: Basemap?) {
         var builder = collector.makeBuilder()
         builder.report.osmNodes = counts.nodes
         builder.report.osmWays = counts.ways
         builder.report.osmRelations = counts.relations
         builder.report.inputBytes = inputBytes
         var graph = builder.build()
+        let basemap = collector.makeBasemap()
         graph.report.buildSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return graph
+        return (graph, basemap)
     }
 
     /// Builds the graph of OSM XML text (for tests and small inputs).
@@ -113,7 +127,7 @@ extension OSMGraphLoader {
         }
         defer { try? FileManager.default.removeItem(atPath: path) }
         do {
-            return try buildPBF(path: path, profile: profile, progress: nil)
+            return try buildPBF(path: path, profile: profile, progress: nil).graph
         } catch {
             throw error.renamingPath(path, to: "<pbf>")
         }
@@ -147,12 +161,16 @@ private final class Collector: OSMElementSink {
     /// Restrictions with OSM ids: a via node, or via ways (then `via` is unused).
     var restrictions: [(from: Int64, via: Int64, viaWays: [Int64], to: Int64, kind: RestrictionKind)] = []
     var unusableRestrictions = 0
+    /// The basemap's collector, when one is built too.
+    let basemap: BasemapCollector?
 
-    init(profile: CarProfile) {
+    init(profile: CarProfile, basemap: Bool = false) {
         self.profile = profile
+        self.basemap = basemap ? BasemapCollector() : nil
     }
 
     func node(id: Int64, latitude: Int32, longitude: Int32, tags: [String: String]) {
+        if !tags.isEmpty { basemap?.node(latitude: latitude, longitude: longitude, tags: tags) }
         if let last = nodeIDs.last, id <= last { nodesSorted = false }
         nodeIDs.append(id)
         nodeLatitudes.append(latitude)
@@ -164,6 +182,7 @@ private final class Collector: OSMElementSink {
     }
 
     func way(id: Int64, nodes: [Int64], tags: [String: String]) {
+        basemap?.way(id: id, nodes: nodes, tags: tags)
         guard nodes.count >= 2, let rule = profile.way(tags) else { return }
         wayRefs.append(contentsOf: nodes)
         wayRefStart.append(wayRefs.count)
@@ -172,6 +191,7 @@ private final class Collector: OSMElementSink {
     }
 
     func relation(id: Int64, members: [OSMMember], tags: [String: String]) {
+        basemap?.relation(members: members, tags: tags)
         guard let kind = profile.restriction(tags) else { return }
         let from = members.filter { $0.role == "from" }, via = members.filter { $0.role == "via" }, to = members.filter { $0.role == "to" }
         // One from and one to way, except that `no_entry` may name several from ways and
@@ -188,6 +208,21 @@ private final class Collector: OSMElementSink {
         let viaWays = via[0].kind == .way ? via.map(\.ref) : []
         for f in from {
             for t in to { restrictions.append((f.ref, via[0].ref, viaWays, t.ref, kind)) }
+        }
+    }
+
+    /// The basemap, once ``makeBuilder()`` has sorted the nodes (nil when none was asked for).
+    func makeBasemap() -> Basemap? {
+        guard let basemap else { return nil }
+        let ids = nodeIDs, latitudes = nodeLatitudes, longitudes = nodeLongitudes
+        return basemap.make { id in
+            var low = 0, high = ids.count
+            while low < high {
+                let mid = (low + high) / 2
+                if ids[mid] < id { low = mid + 1 } else { high = mid }
+            }
+            guard low < ids.count && ids[low] == id else { return nil }
+            return Coordinate(latitude: FixedPoint.decode(latitudes[low]), longitude: FixedPoint.decode(longitudes[low]))
         }
     }
 

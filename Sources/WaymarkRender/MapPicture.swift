@@ -15,12 +15,15 @@ public struct MapScene: Sendable {
     public var annotations: [Annotation]
     /// Index into ``annotations`` of the one whose callout is shown.
     public var selected: Int?
+    /// Water, parks, railways, buildings and place names under the roads.
+    public var basemap: Basemap?
 
-    public init(graph: RoadGraph? = nil, route: Route? = nil, annotations: [Annotation] = [], selected: Int? = nil) {
+    public init(graph: RoadGraph? = nil, route: Route? = nil, annotations: [Annotation] = [], selected: Int? = nil, basemap: Basemap? = nil) {
         self.graph = graph
         self.route = route
         self.annotations = annotations
         self.selected = selected
+        self.basemap = basemap
     }
 }
 
@@ -104,6 +107,7 @@ public struct MapPicture: Sendable {
         svg.element("title", text: "Map at zoom \(fmt(zoom)) centred on \(Callout.format(fit.center))")
         svg.element("rect", ["width": "100%", "height": "100%", "fill": "#f2efe9"])
 
+        if let basemap = scene.basemap { drawBasemap(basemap, zoom: zoom, project: project, into: &svg) }
         if let graph = scene.graph {
             drawRoads(graph, zoom: zoom, project: project, into: &svg)
             // Names keep clear of the pins and the route's ends (drawn above them).
@@ -124,6 +128,12 @@ public struct MapPicture: Sendable {
                         keepClear.append((x - 5, y - 5, x + 5, y + 5))
                     }
                 }
+            }
+            // Place names first: they outrank street names.
+            if let basemap = scene.basemap {
+                let places = placeLabels(basemap, zoom: zoom, keepClear: keepClear, project: project)
+                drawPlaceLabels(places, into: &svg)
+                keepClear += places.map(\.box)
             }
             let labels = StreetLabels.place(graph: graph, zoom: zoom, width: width, height: height, keepClear: keepClear, project: project)
             drawLabels(labels, into: &svg)
@@ -314,6 +324,110 @@ public struct MapPicture: Sendable {
                                  "fill": "#ffffff", "stroke": style.casing, "stroke-width": "1.5"])
             svg.element("text", ["x": fmt(x), "y": fmt(y + 3.5), "fill": "#202124"], text: shield.ref)
             svg.close("g")
+        }
+        svg.close("g")
+    }
+
+    // MARK: - Basemap
+
+    /// Fill, outline (or "none") and the zoom from which a basemap kind is drawn, after OSM Carto.
+    static func style(_ kind: Basemap.Kind) -> (fill: String, stroke: String, minimumZoom: Double) {
+        switch kind {
+        case .grass: ("#cdebb0", "none", 0)
+        case .wood: ("#add19e", "none", 0)
+        case .park: ("#c8facc", "#95d5a0", 0)
+        case .water: ("#aad3df", "none", 0)
+        case .river: ("none", "#aad3df", 8)
+        case .coastline: ("none", "#8fb8c8", 0)
+        case .railway: ("none", "#707070", 10)
+        case .building: ("#d9d0c9", "#c4b6ab", 15)
+        }
+    }
+
+    /// Areas under the roads (grass, woods, parks, water, then buildings from zoom 15) and lines
+    /// (rivers, coastline, railways): each simplified to the pixel, parts outside the picture or
+    /// smaller than a point left out. Areas of one ring share a path per kind; an area with holes
+    /// gets a path of its own (even-odd), so overlapping areas never cut holes in each other.
+    private func drawBasemap(_ basemap: Basemap, zoom: Double, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
+        var simple = [String](repeating: "", count: Basemap.Kind.allCases.count)
+        var holed: [(kind: Basemap.Kind, d: String)] = []
+        for f in 0..<basemap.featureCount {
+            let kind = basemap.kinds[f]
+            guard zoom >= MapPicture.style(kind).minimumZoom else { continue }
+            var d = ""
+            for part in basemap.parts(of: f) {
+                let points = part.map(project)
+                var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
+                for p in points { minX = min(minX, p.0); maxX = max(maxX, p.0); minY = min(minY, p.1); maxY = max(maxY, p.1) }
+                guard maxX >= 0, minX <= width, maxY >= 0, minY <= height, maxX - minX >= 1 || maxY - minY >= 1 else { continue }
+                d += SVGWriter.pathData(MapPicture.simplified(points, tolerance: MapPicture.pixelTolerance)) + (kind.isArea ? "Z" : "")
+            }
+            guard !d.isEmpty else { continue }
+            if kind.isArea && basemap.partCount(of: f) > 1 { holed.append((kind, d)) } else { simple[Int(kind.rawValue)] += d }
+        }
+        svg.open("g", ["id": "basemap", "stroke-linejoin": "round", "stroke-linecap": "round"])
+        for kind in Basemap.Kind.allCases {
+            let style = MapPicture.style(kind)
+            var paths = holed.filter { $0.kind == kind }.map { ($0.d, "evenodd") }
+            if !simple[Int(kind.rawValue)].isEmpty { paths.insert((simple[Int(kind.rawValue)], "nonzero"), at: 0) }
+            for (d, rule) in paths {
+                var attributes = ["class": "basemap \(kind)", "d": d, "fill": style.fill, "stroke": style.stroke]
+                if kind.isArea {
+                    attributes["fill-rule"] = rule
+                    if style.stroke != "none" { attributes["stroke-width"] = "0.75" }
+                } else {
+                    attributes["fill"] = "none"
+                    attributes["stroke-width"] = kind == .railway ? "1.5" : fmt(max(1, min(6, (zoom - 8) * 0.8)))
+                }
+                svg.element("path", attributes)
+                if kind == .railway && zoom >= 13 {
+                    svg.element("path", ["class": "basemap railway-dashes", "d": d, "fill": "none", "stroke": "#ffffff",
+                                         "stroke-width": "0.9", "stroke-dasharray": "6 6"])
+                }
+            }
+        }
+        svg.close("g")
+    }
+
+    /// A place's name as placed: where, how large, and the box it keeps to itself.
+    struct PlaceLabel {
+        var place: Basemap.Place
+        var at: (Double, Double)
+        var fontSize: Double
+        var box: StreetLabels.Box
+    }
+
+    /// Place names that show at this zoom, most important first, none over another or over what
+    /// must stay clear, inside the picture.
+    func placeLabels(_ basemap: Basemap, zoom: Double, keepClear: [StreetLabels.Box],
+                     project: (Coordinate) -> (Double, Double)) -> [PlaceLabel] {
+        var placed = keepClear, labels: [PlaceLabel] = []
+        for place in basemap.places.sorted(by: { $0.kind.rawValue < $1.kind.rawValue }) where zoom >= place.kind.minimumZoom {
+            let size: Double
+            switch place.kind {
+            case .city: size = 17
+            case .town: size = 15
+            case .village, .suburb: size = 13
+            case .quarter, .neighbourhood, .hamlet: size = 11
+            }
+            let p = project(place.coordinate), w = StreetLabels.textWidth(place.name, fontSize: size) + 6
+            let box: StreetLabels.Box = (p.0 - w / 2, p.1 - size, p.0 + w / 2, p.1 + size * 0.4)
+            guard box.minX >= 0, box.minY >= 0, box.maxX <= width, box.maxY <= height,
+                  !placed.contains(where: { StreetLabels.overlaps($0, box) }) else { continue }
+            placed.append(box)
+            labels.append(PlaceLabel(place: place, at: p, fontSize: size, box: box))
+        }
+        return labels
+    }
+
+    private func drawPlaceLabels(_ labels: [PlaceLabel], into svg: inout SVGWriter) {
+        guard !labels.isEmpty else { return }
+        svg.open("g", ["id": "place-names", "text-anchor": "middle", "stroke": "#ffffff", "stroke-width": "3",
+                       "stroke-linejoin": "round", "paint-order": "stroke"])
+        for label in labels {
+            let major = label.place.kind == .city || label.place.kind == .town
+            svg.element("text", ["class": "place \(label.place.kind)", "x": fmt(label.at.0), "y": fmt(label.at.1), "font-size": fmt(label.fontSize),
+                                 "font-weight": major ? "bold" : "normal", "fill": major ? "#222222" : "#555555"], text: label.place.name)
         }
         svg.close("g")
     }

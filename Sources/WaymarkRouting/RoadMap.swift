@@ -61,6 +61,14 @@ public final class RoadMap: @unchecked Sendable {
     private let storedSnapIndex: SnapIndex?
     private let givenLandmarks: Landmarks?
     private let costs: TurnCosts?
+    /// What the map shows besides roads: given, or a graph file's sections (read when asked).
+    private let basemapSource: BasemapSource
+
+    private enum BasemapSource {
+        case none
+        case given(Basemap)
+        case stored([String: [UInt8]])
+    }
     private let lock = NSLock()
     /// Guarded by `lock`.
     private var prepared: (data: RoutingData, preparation: Preparation)?
@@ -70,7 +78,8 @@ public final class RoadMap: @unchecked Sendable {
     /// driving side) and `landmarks` are used as given; what `method` needs beyond them is
     /// prepared at the first query. `costs` replaces the graph's own turn costs.
     public init(graph: RoadGraph, hierarchy: ContractionHierarchy? = nil, landmarks: Landmarks? = nil,
-                method: SearchMethod = .automatic, costs: TurnCosts? = nil, maxSnapDistance: Double = 1000) {
+                method: SearchMethod = .automatic, costs: TurnCosts? = nil, maxSnapDistance: Double = 1000, basemap: Basemap? = nil) {
+        basemapSource = basemap.map { .given($0) } ?? .none
         precondition(hierarchy.map { $0.nodeCount == RestrictedPaths(graph: graph).stateCount } ?? true, "the hierarchy was built for another graph")
         precondition(hierarchy.map { $0.costs == (costs ?? TurnCosts(for: graph)) } ?? true,
                      "the hierarchy was contracted under other turn costs")
@@ -103,6 +112,7 @@ public final class RoadMap: @unchecked Sendable {
         }
         do { storedGuidance = try GuidanceTables(fileSections: sections, graph: graph) } catch { throw RoadMapError("\(path): \(error)") }
         do { storedSnapIndex = try SnapIndex(fileSections: sections, graph: graph) } catch { throw RoadMapError("\(path): \(error)") }
+        basemapSource = Basemap.isStored(in: sections) ? .stored(sections.filter { $0.key.hasPrefix("B") }) : .none
         self.graph = graph
         storedHierarchy = hierarchy
         givenLandmarks = nil
@@ -224,8 +234,25 @@ public final class RoadMap: @unchecked Sendable {
     /// on the file need no preparation.
     public func write(to path: String) throws {
         let (guidance, index) = lock.withLock { (prepared?.data.guidance ?? storedGuidance, prepared?.data.snapIndex ?? storedSnapIndex) }
+        let basemap: [GraphFile.Section]
+        switch basemapSource {
+        case .none: basemap = []
+        case let .given(map): basemap = map.fileSections
+        case let .stored(sections): basemap = sections.keys.sorted().map { GraphFile.Section($0, sections[$0]!) }
+        }
         try GraphFile.write(graph, to: path, extra: (hierarchy?.fileSections ?? []) + (guidance ?? GuidanceTables(graph: graph)).fileSections
-                                                    + (index ?? SnapIndex(graph: graph)).fileSections)
+                                                    + (index ?? SnapIndex(graph: graph)).fileSections + basemap)
+    }
+
+    /// What the map shows besides roads (``Basemap``), if it has one: given when the map was
+    /// made, or stored in its graph file (`waymark build --basemap`; read and checked here).
+    public func basemap() throws(RoadMapError) -> Basemap? {
+        switch basemapSource {
+        case .none: return nil
+        case let .given(map): return map
+        case let .stored(sections):
+            do { return try Basemap(fileSections: sections) } catch { throw RoadMapError("\(error)") }
+        }
     }
 }
 

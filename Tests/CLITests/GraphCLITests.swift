@@ -36,6 +36,26 @@ import WaymarkGeoJSON
         try Validator.check([geojson])
     }
 
+    /// `build --basemap` keeps water, buildings and the like for `render`; a graph file without
+    /// it draws roads only; an OSM file renders with its basemap read on the way.
+    @Test func basemapBuiltStoredAndDrawn() throws {
+        let dir = try Run.temporaryDirectory()
+        let with = dir + "/with.wmg", without = dir + "/without.wmg"
+        let build = try Run.waymark("build", Run.data("sample-town.osm"), "-o", with, "--basemap")
+        #expect(build.status == 0, "\(build.stderr)")
+        #expect(build.stdout.contains("basemap: 303 features, 0 places, 0 rings dropped (not closed)"))
+        #expect(try Run.waymark("build", Run.data("sample-town.osm"), "-o", without, "--quiet").status == 0)
+        let drawn = try Run.waymark("render", with, "--size", "3600x2700")
+        #expect(drawn.status == 0 && drawn.stdout.contains("class=\"basemap river\"") && drawn.stdout.contains("class=\"basemap building\""))
+        let plain = try Run.waymark("render", without, "--size", "3600x2700")
+        #expect(plain.status == 0 && !plain.stdout.contains("class=\"basemap"))
+        let fromOSM = try Run.waymark("render", Run.data("sample-town.osm"))
+        #expect(fromOSM.status == 0 && fromOSM.stdout.contains("class=\"basemap river\""))
+        // Routes on the file with a basemap are the same as without.
+        let trip = ["--from", "52.309427,-2.598781", "--to", "52.311680,-2.572561"]
+        #expect(try Run.product("waymark", ["route", with] + trip).stdout == (try Run.product("waymark", ["route", without] + trip).stdout))
+    }
+
     @Test func badInputsExitWithAClearMessage() throws {
         let dir = try Run.temporaryDirectory()
         let broken = dir + "/broken.osm"

@@ -168,4 +168,33 @@ import WaymarkRouting
         let cut = StreetLabels.cut([(0, 0), (10, 0), (10, 10)], from: 5, to: 15)
         #expect(cut.count == 3 && cut[0] == (5, 0) && cut[1] == (10, 0) && cut[2] == (10, 5))
     }
+
+    /// The basemap under the roads: the sample town's river; buildings only from zoom 15;
+    /// place names by importance, never over one another.
+    @Test func basemapUnderTheRoads() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let (graph, town) = try OSMGraphLoader.buildWithBasemap(path: root + "/Data/sample-town.osm")
+        #expect(town.kinds.contains(.river) && town.kinds.filter { $0 == .building }.count >= 100 && town.places.isEmpty)
+        let svg = try MapPicture().svg(MapScene(graph: graph, basemap: town))
+        #expect(svg.contains("class=\"basemap river\"") && !svg.contains("class=\"basemap building\"")) // zoom 13
+        // Drawn under the roads.
+        let basemapAt = try #require(svg.range(of: "id=\"basemap\"")), roadsAt = try #require(svg.range(of: "id=\"roads-casing\""))
+        #expect(basemapAt.lowerBound < roadsAt.lowerBound)
+        let near = MapPicture(width: 3600, height: 2700), far = MapPicture(width: 300, height: 200)
+        #expect(try near.viewport(for: MapScene(graph: graph)).zoom >= 15 && (try far.viewport(for: MapScene(graph: graph)).zoom) < 14)
+        #expect(try near.svg(MapScene(graph: graph, basemap: town)).contains("class=\"basemap building\""))
+        #expect(!(try far.svg(MapScene(graph: graph, basemap: town)).contains("class=\"basemap building\"")))
+
+        var map = Basemap()
+        let centre = Coordinate(latitude: 52.31, longitude: -2.59)
+        map.places = [Basemap.Place(name: "Avelbury", kind: .town, coordinate: centre),
+                      Basemap.Place(name: "Avelbury Centre", kind: .suburb, coordinate: centre), // same spot: left out
+                      Basemap.Place(name: "Mill End", kind: .neighbourhood, coordinate: Coordinate(latitude: 52.306, longitude: -2.6))]
+        let close = try near.svg(MapScene(graph: graph, basemap: map))
+        #expect(close.contains(">Avelbury</text>") && !close.contains(">Avelbury Centre</text>"))
+        let fit = try near.viewport(for: MapScene(graph: graph))
+        let labels = near.placeLabels(map, zoom: 15, keepClear: [], project: near.projection(fit))
+        #expect(labels.map(\.place.name) == ["Avelbury", "Mill End"])
+        #expect(near.placeLabels(map, zoom: 9, keepClear: [], project: near.projection(fit)).map(\.place.name) == ["Avelbury"])
+    }
 }
