@@ -57,7 +57,7 @@ let package = Package(
         .executableTarget(name: "sample-town", dependencies: ["WaymarkGeo"], path: "Tools/SampleTown"),
         .executableTarget(name: "waymark-bench", dependencies: ["Waymark"], path: "Tools/Bench"),
         .executableTarget(name: "waymark-fuzz", dependencies: ["WaymarkOSM", "WaymarkGraph", "WaymarkRouting", "WaymarkAnnotations", "WaymarkGeoJSON",
-                                                               "WaymarkServer"],
+                                                               "WaymarkServer", "WaymarkRender"],
                           path: "Tools/Fuzz"),
 
         // MARK: - Tests

@@ -4,13 +4,15 @@ import WaymarkGeo
 import WaymarkGeoJSON
 import WaymarkGraph
 import WaymarkOSM
+import WaymarkRender
 import WaymarkRouting
 import WaymarkServer
 
 /// What each fuzz target feeds its input to. Every input must end in a value or a thrown error:
 /// a trap, a sanitizer report or a hang is a finding.
 enum FuzzTarget: String, CaseIterable {
-    /// OpenStreetMap XML → car road graph → a route across it, by ALT and by the hierarchy.
+    /// OpenStreetMap XML → car road graph and basemap → a route across it, by ALT and by the
+    /// hierarchy, and a picture of it all.
     case osmXML = "osm-xml"
     /// OpenStreetMap PBF → car road graph → a route across it.
     case pbf
@@ -27,8 +29,12 @@ enum FuzzTarget: String, CaseIterable {
     func run(_ bytes: [UInt8]) {
         switch self {
         case .osmXML:
-            guard let graph = try? OSMGraphLoader.build(xml: String(decoding: bytes, as: UTF8.self)) else { return }
+            let path = NSTemporaryDirectory() + "waymark-fuzz-\(getpid()).osm"
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)),
+                  let (graph, basemap) = try? OSMGraphLoader.buildWithBasemap(path: path) else { return }
             routeAcross(graph)
+            draw(graph, basemap)
         case .pbf:
             guard let graph = try? OSMGraphLoader.build(pbf: bytes) else { return }
             routeAcross(graph)
@@ -44,6 +50,7 @@ enum FuzzTarget: String, CaseIterable {
             let a = graph.coordinate(of: 0), b = graph.coordinate(of: UInt32(graph.nodeCount - 1))
             _ = try? map.route(from: a, to: b)
             _ = map.nearest(b)
+            if let basemap = try? map.basemap() { draw(graph, basemap) }
         case .geoJSON:
             _ = try? JSONValue(parsing: bytes)
             _ = try? GeoJSONReader.read(bytes)
@@ -57,6 +64,13 @@ enum FuzzTarget: String, CaseIterable {
                 _ = FuzzTarget.service.respond(to: request, router: FuzzTarget.router)
                 rest = rest.dropFirst(consumed)
             }
+        }
+    }
+
+    /// The map as a picture, far out and close in (every layer: roads, basemap, names, shields).
+    private func draw(_ graph: RoadGraph, _ basemap: Basemap) {
+        for size in [(120.0, 90.0), (2400.0, 1800.0)] {
+            _ = try? MapPicture(width: size.0, height: size.1).svg(MapScene(graph: graph, basemap: basemap))
         }
     }
 
