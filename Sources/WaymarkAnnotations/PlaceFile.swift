@@ -33,6 +33,20 @@ public struct PlaceFile: Sendable {
     /// The bytes read, to detect a change on disk before replacing the file.
     private let original: [UInt8]?
 
+    /// Which version of the file this is: a hash of the bytes read (64-bit FNV-1a, hex; "none" for
+    /// a file not yet written). An editor that read one version saves only over that version (an
+    /// HTTP `ETag` / `If-Match` pair).
+    public var version: String { PlaceFile.version(of: original) }
+
+    /// The version of file bytes (see ``version``).
+    public static func version(of bytes: [UInt8]?) -> String {
+        guard let bytes else { return "none" }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
     /// Opens an existing file; with `create`, a missing file is an empty collection (written on save).
     public init(path: String, create: Bool = false) throws(PlaceFileError) {
         self.path = path

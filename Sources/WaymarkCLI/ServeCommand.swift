@@ -21,6 +21,7 @@ enum ServeCommand {
             OptionSpec(name: "idle-timeout", value: "SECONDS", help: "How long a kept-alive connection may wait between requests (default 5)."),
             OptionSpec(name: "request-timeout", value: "SECONDS", help: "How long a client has to send a request it has begun (default 10; slower ones get 408)."),
             OptionSpec(name: "cors", value: nil, help: "Allow browsers on other origins (Access-Control-Allow-Origin: *)."),
+            OptionSpec(name: "pois", value: "FILE", help: "Points of interest (GeoJSON): serve the viewer at / (map and list in step, directions, a details editor that saves FILE)."),
             drivingSideOption,
         ],
         discussion: """
@@ -53,13 +54,20 @@ enum ServeCommand {
         let maxSnap = try args.number("max-snap", default: 1000, in: 1...100_000)
 
         let start = DispatchTime.now().uptimeNanoseconds
-        let map = try openMap(path, args, method: .hierarchy, maxSnapDistance: maxSnap)
+        let map = try openMap(path, args, method: .hierarchy, maxSnapDistance: maxSnap, basemap: args.value("pois") != nil)
         let preparation = map.prepare()
         if let refused = preparation.hierarchyRefused { Output.error("note: no contraction hierarchy (\(refused)); routing with landmarks") }
         let service = OSRMService(map: map, limits: limits)
+        var made: ViewerService?
+        if let pois = args.value("pois") {
+            do { made = try ViewerService(osrm: service, placesPath: pois) } catch { throw .failure("\(error)") }
+            configuration.methods.insert("PUT")
+        }
+        let viewer = made
         let server: HTTPServer
         do {
-            server = try HTTPServer(configuration: configuration, log: { Output.error($0) }, makeHandler: { service.makeHandler() })
+            server = try HTTPServer(configuration: configuration, log: { Output.error($0) },
+                                    makeHandler: { viewer?.makeHandler() ?? service.makeHandler() })
         } catch {
             throw .failure("\(error)")
         }

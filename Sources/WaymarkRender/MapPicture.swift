@@ -80,11 +80,13 @@ public struct MapPicture: Sendable {
     }
 
     /// Where a coordinate falls in the picture (points from its top left) for a viewport.
-    func projection(_ fit: ViewportFit) -> (Coordinate) -> (Double, Double) {
-        let scale = pow(2, fit.zoom)
+    func projection(_ fit: ViewportFit) -> (Coordinate) -> (Double, Double) { projection(center: fit.center, zoom: fit.zoom) }
+
+    func projection(center: Coordinate, zoom: Double) -> (Coordinate) -> (Double, Double) {
+        let scale = pow(2, zoom)
         let mercator = WebMercator.tiles256
-        let centerX = mercator.x(longitude: fit.center.longitude) * scale
-        let centerY = mercator.y(latitude: fit.center.latitude) * scale
+        let centerX = mercator.x(longitude: center.longitude) * scale
+        let centerY = mercator.y(latitude: center.latitude) * scale
         let world = mercator.worldSize * scale
         let (width, height) = (self.width, self.height)
         return { c in
@@ -98,13 +100,32 @@ public struct MapPicture: Sendable {
     /// The picture as an SVG document.
     public func svg(_ scene: MapScene) throws(MapPictureError) -> String {
         let fit = try viewport(for: scene)
-        let zoom = fit.zoom
-        let project = projection(fit)
+        return draw(scene, center: fit.center, zoom: fit.zoom, visible: fit.visibleBox)
+    }
+
+    /// The picture of `scene` centred on `center` at `zoom` (0…22), as a map view shows it
+    /// while the user pans and zooms: the viewport is given, not fitted.
+    public func svg(_ scene: MapScene, center: Coordinate, zoom: Double) throws(MapPictureError) -> String {
+        guard center.isValid, zoom.isFinite, zoom >= 0, zoom <= 22 else {
+            throw .viewport("the centre must be on the globe and the zoom from 0 to 22")
+        }
+        let mercator = WebMercator.tiles256, scale = pow(2, zoom)
+        let x = mercator.x(longitude: center.longitude) * scale, y = mercator.y(latitude: center.latitude) * scale
+        let world = mercator.worldSize * scale
+        let west = width >= world ? -180 : mercator.longitude(x: (x - width / 2) / scale)
+        let east = width >= world ? 180 : mercator.longitude(x: (x + width / 2) / scale)
+        let visible = BoundingBox(west: west, south: mercator.latitude(y: (y + height / 2) / scale),
+                                  east: east, north: mercator.latitude(y: (y - height / 2) / scale))
+        return draw(scene, center: center, zoom: zoom, visible: visible)
+    }
+
+    private func draw(_ scene: MapScene, center: Coordinate, zoom: Double, visible: BoundingBox) -> String {
+        let project = projection(center: center, zoom: zoom)
         var svg = SVGWriter()
         svg.open("svg", ["xmlns": "http://www.w3.org/2000/svg", "width": fmt(width), "height": fmt(height),
                          "viewBox": "0 0 \(fmt(width)) \(fmt(height))",
                          "font-family": "DejaVu Sans, Helvetica, Arial, sans-serif"])
-        svg.element("title", text: "Map at zoom \(fmt(zoom)) centred on \(Callout.format(fit.center))")
+        svg.element("title", text: "Map at zoom \(fmt(zoom)) centred on \(Callout.format(center))")
         svg.element("rect", ["width": "100%", "height": "100%", "fill": "#f2efe9"])
 
         if let basemap = scene.basemap { drawBasemap(basemap, zoom: zoom, project: project, into: &svg) }
@@ -145,10 +166,10 @@ public struct MapPicture: Sendable {
                         into: &svg)
         }
         if let route = scene.route { drawRoute(route, project: project, into: &svg) }
-        drawPins(scene, zoom: zoom, visible: fit.visibleBox, project: project, into: &svg)
+        drawPins(scene, zoom: zoom, visible: visible, project: project, into: &svg)
         if let route = scene.route { drawRouteEnds(route, project: project, into: &svg) }
         drawSelected(scene, project: project, into: &svg)
-        drawScaleBar(latitude: fit.center.latitude, zoom: zoom, into: &svg)
+        drawScaleBar(latitude: center.latitude, zoom: zoom, into: &svg)
         drawAttribution(into: &svg)
         svg.close("svg")
         return svg.text

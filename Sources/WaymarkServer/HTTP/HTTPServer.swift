@@ -18,6 +18,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Requests waiting for a worker at most; more are answered 503.
     public var maxQueued = 256
     public var limits = HTTPLimits()
+    /// Methods passed to the handler; others are answered 405 (GET, HEAD and OPTIONS unless told:
+    /// the viewer adds PUT for its editor).
+    public var methods: Set<String> = ["GET", "HEAD", "OPTIONS"]
     /// Seconds a kept-alive connection may wait between requests.
     public var idleTimeout = 5.0
     /// Seconds a client has to send the whole of a request it has begun (slow clients get 408).
@@ -286,9 +289,9 @@ public final class HTTPServer: @unchecked Sendable {
                 let line = request.method + " " + request.target
                 if !listening {
                     respond(c, HTTPServer.errorResponse(.serviceUnavailable, "the server is stopping"), keepAlive: false, request: line, received: received)
-                } else if !["GET", "HEAD", "OPTIONS"].contains(request.method) {
+                } else if !configuration.methods.contains(request.method) {
                     var response = HTTPServer.errorResponse(.methodNotAllowed, "\(request.method) is not served: use GET")
-                    response.headers.append(("Allow", "GET, HEAD, OPTIONS"))
+                    response.headers.append(("Allow", configuration.methods.sorted().joined(separator: ", ")))
                     respond(c, response, keepAlive: request.keepAlive && request.body.isEmpty, request: line, received: received)
                 } else if jobs.push(Job(connection: c.id, fd: c.fd, peer: c.peer, request: request, received: received)) {
                     c.state = .busy

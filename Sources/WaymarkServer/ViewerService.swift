@@ -1,0 +1,211 @@
+import Foundation
+import Waymark
+
+/// The browser viewer of `waymark serve --pois FILE`: one page (``ViewerPage``) with the map
+/// and the list of places, and the endpoints it calls beside OSRM's API, which answers the rest:
+///
+/// - `GET /` the page; `GET /pois` the places file (GeoJSON, with its version as `ETag`);
+/// - `PUT /pois/{id}` `{"title": …, "subtitle": …}` with `If-Match: <version>`: the edit, saved
+///   atomically by ``PlaceFile`` (412 when the file changed since that version, 428 without it);
+/// - `GET /render?lat=&lon=&zoom=&width=&height=` the map picture (roads, basemap, names) there;
+/// - `GET /clusters?west=&south=&east=&north=&zoom=` the places clustered at a zoom (with each
+///   cluster's expansion zoom);
+/// - `GET /fit?width=&height=` the viewport that shows every place (``fitViewport(_:options:)``).
+///
+/// The places are read again after every save; edits are serialised (one lock, and the file's own).
+public final class ViewerService: @unchecked Sendable {
+    public let osrm: OSRMService
+    public let placesPath: String
+    private let basemap: Basemap?
+    private let lock = NSLock()
+    /// Guarded by `lock`: the places as last read.
+    private var places: Places
+
+    private struct Places {
+        var version: String
+        var bytes: [UInt8]
+        var annotations: [Annotation]
+        var ids: [String?]
+        var index: ClusterIndex?
+    }
+
+    public init(osrm: OSRMService, placesPath: String) throws(PlaceFileError) {
+        self.osrm = osrm
+        self.placesPath = placesPath
+        basemap = try? osrm.map.basemap()
+        places = try ViewerService.read(placesPath)
+    }
+
+    private static func read(_ path: String) throws(PlaceFileError) -> Places {
+        let file = try PlaceFile(path: path)
+        let ids = file.annotations.map { $0.id?.description }
+        let index = try? ClusterIndex(coordinates: file.annotations.map(\.coordinate), options: ClusterOptions(maxZoom: 18, radius: 60))
+        return Places(version: file.version, bytes: file.encoded(), annotations: file.annotations, ids: ids, index: index)
+    }
+
+    /// A handler for one thread: the viewer's paths, then OSRM's API.
+    public func makeHandler() -> HTTPHandler {
+        let api = osrm.makeHandler()
+        return { request in self.respond(to: request) ?? api(request) }
+    }
+
+    /// The viewer's answer, or nil for a path it does not serve.
+    public func respond(to request: HTTPRequest) -> HTTPResponse? {
+        let segments = request.segments
+        switch (request.method, segments) {
+        case ("GET", [""]), ("HEAD", [""]), ("GET", []), ("HEAD", []):
+            return HTTPResponse(status: .ok, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
+                                body: Array(ViewerPage.html.utf8))
+        case ("GET", ["pois"]), ("HEAD", ["pois"]):
+            let current = lock.withLock { places }
+            return HTTPResponse(status: .ok, headers: [("Content-Type", "application/geo+json"), ("ETag", "\"\(current.version)\""),
+                                                       ("Cache-Control", "no-store")], body: current.bytes)
+        case ("PUT", let path) where path.count == 2 && path[0] == "pois":
+            return edit(id: path[1], request)
+        case (_, let path) where path.first == "pois" && path.count <= 2:
+            return ViewerService.error(.methodNotAllowed, "MethodNotAllowed", "places are read with GET and edited with PUT /pois/{id}")
+        case ("GET", ["render"]), ("HEAD", ["render"]):
+            return render(request)
+        case ("GET", ["clusters"]):
+            return clusters(request)
+        case ("GET", ["fit"]):
+            return fit(request)
+        case (let method, _) where method != "GET" && method != "HEAD" && method != "OPTIONS":
+            return ViewerService.error(.methodNotAllowed, "MethodNotAllowed", "\(method) is served only for PUT /pois/{id}")
+        default:
+            return nil
+        }
+    }
+
+    static func error(_ status: HTTPStatus, _ code: String, _ message: String, headers: [(name: String, value: String)] = []) -> HTTPResponse {
+        var response = HTTPResponse.json(["code": .string(code), "message": .string(message)], status: status)
+        response.headers += headers
+        return response
+    }
+
+    // MARK: - Editing
+
+    private func edit(id: String, _ request: HTTPRequest) -> HTTPResponse {
+        guard let match = request.header("if-match") else {
+            return ViewerService.error(HTTPStatus(428, "Precondition Required"), "PreconditionRequired",
+                                       "send If-Match with the version read from GET /pois (its ETag)")
+        }
+        guard let body = try? JSONValue(parsing: request.body), let fields = body.objectValue else {
+            return ViewerService.error(.badRequest, "InvalidValue", "the body must be a JSON object: {\"title\": …, \"subtitle\": …}")
+        }
+        for key in fields.keys where key != "title" && key != "subtitle" {
+            return ViewerService.error(.badRequest, "InvalidValue", "'\(key)' cannot be edited here (title and subtitle can; the coordinate is read-only)")
+        }
+        var title: String?, subtitle: String?
+        for (key, value) in fields {
+            guard let text = value.stringValue else { return ViewerService.error(.badRequest, "InvalidValue", "'\(key)' must be a string") }
+            if key == "title" { title = text } else { subtitle = text }
+        }
+        let wanted = match.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        return lock.withLock { () -> HTTPResponse in
+            var file: PlaceFile
+            do { file = try PlaceFile(path: placesPath) } catch {
+                return ViewerService.error(.internalServerError, "ReadFailed", "\(error)")
+            }
+            guard file.version == wanted else {
+                return ViewerService.error(HTTPStatus(412, "Precondition Failed"), "Conflict",
+                                           "the places file changed since version \(wanted) was read (now \(file.version)); nothing saved",
+                                           headers: [("ETag", "\"\(file.version)\"")])
+            }
+            guard file.index(ofID: id) != nil else {
+                return ViewerService.error(.notFound, "NotFound", "no place with id '\(id)'")
+            }
+            do throws(PlaceFileError) {
+                _ = try file.edit(id: id, title: title, subtitle: subtitle)
+                try file.save()
+                places = try ViewerService.read(placesPath)
+            } catch {
+                let changed = error.message.contains("changed on disk")
+                return ViewerService.error(changed ? HTTPStatus(412, "Precondition Failed") : .badRequest, changed ? "Conflict" : "InvalidValue", error.message)
+            }
+            let i = places.ids.firstIndex(of: id)!
+            let feature = ViewerService.feature(places.annotations[i], id: id)
+            return HTTPResponse(status: .ok, headers: [("Content-Type", "application/json"), ("ETag", "\"\(places.version)\"")],
+                                body: (["version": .string(places.version), "feature": feature] as JSONValue).jsonBytes)
+        }
+    }
+
+    static func feature(_ a: Annotation, id: String?) -> JSONValue {
+        var properties: JSONObject = [:]
+        if let title = a.title { properties["title"] = .string(title) }
+        if let subtitle = a.subtitle { properties["subtitle"] = .string(subtitle) }
+        var feature: JSONObject = ["type": "Feature", "properties": .object(properties),
+                                   "geometry": ["type": "Point", "coordinates": .array([.number(a.coordinate.longitude), .number(a.coordinate.latitude)])]]
+        if let id { feature["id"] = .string(id) }
+        return .object(feature)
+    }
+
+    // MARK: - Map
+
+    private func numbers(_ request: HTTPRequest, _ names: [String]) -> [Double]? {
+        var out: [Double] = []
+        for name in names {
+            guard let text = request.query.first(where: { $0.name == name })?.value, let value = Double(text), value.isFinite else { return nil }
+            out.append(value)
+        }
+        return out
+    }
+
+    private func render(_ request: HTTPRequest) -> HTTPResponse {
+        guard let v = numbers(request, ["lat", "lon", "zoom", "width", "height"]) else {
+            return ViewerService.error(.badRequest, "InvalidQuery", "give lat, lon, zoom, width and height as numbers")
+        }
+        guard (-90...90).contains(v[0]), (-180...180).contains(v[1]), (0...22).contains(v[2]), (16...4096).contains(v[3]), (16...4096).contains(v[4]) else {
+            return ViewerService.error(.badRequest, "InvalidValue", "lat −90…90, lon −180…180, zoom 0…22, width and height 16…4096")
+        }
+        let scene = MapScene(graph: osrm.map.graph, basemap: basemap)
+        do {
+            let svg = try MapPicture(width: v[3], height: v[4]).svg(scene, center: Coordinate(latitude: v[0], longitude: v[1]), zoom: v[2])
+            return HTTPResponse(status: .ok, headers: [("Content-Type", "image/svg+xml"), ("Cache-Control", "max-age=300")], body: Array(svg.utf8))
+        } catch {
+            return ViewerService.error(.badRequest, "InvalidValue", "\(error)")
+        }
+    }
+
+    private func clusters(_ request: HTTPRequest) -> HTTPResponse {
+        guard let v = numbers(request, ["west", "south", "east", "north", "zoom"]), (0...30).contains(v[4]),
+              (-180...180).contains(v[0]), (-180...180).contains(v[2]), (-90...90).contains(v[1]), (-90...90).contains(v[3]), v[1] <= v[3] else {
+            return ViewerService.error(.badRequest, "InvalidQuery", "give west, south, east, north (degrees, south ≤ north) and zoom (0…30)")
+        }
+        let current = lock.withLock { places }
+        var items: [JSONValue] = []
+        if let index = current.index {
+            for item in index.clusters(west: v[0], south: v[1], east: v[2], north: v[3], zoom: v[4].rounded(.down)) {
+                switch item {
+                case let .cluster(c):
+                    items.append(["type": "cluster", "id": .number(Double(c.id)), "count": .number(Double(c.pointCount)),
+                                  "lat": .number(c.coordinate.latitude), "lon": .number(c.coordinate.longitude),
+                                  "expansion_zoom": .number(Double((try? index.expansionZoom(of: c.id)) ?? Int(v[4]) + 1))])
+                case let .point(i):
+                    var point: JSONObject = ["type": "point", "lat": .number(current.annotations[i].coordinate.latitude),
+                                             "lon": .number(current.annotations[i].coordinate.longitude)]
+                    if let id = current.ids[i] { point["id"] = .string(id) }
+                    items.append(.object(point))
+                }
+            }
+        }
+        return .json(["version": .string(current.version), "items": .array(items)])
+    }
+
+    private func fit(_ request: HTTPRequest) -> HTTPResponse {
+        guard let v = numbers(request, ["width", "height"]), (64...8192).contains(v[0]), (64...8192).contains(v[1]) else {
+            return ViewerService.error(.badRequest, "InvalidQuery", "give width and height (64…8192)")
+        }
+        let current = lock.withLock { places }
+        var coordinates = current.annotations.map(\.coordinate)
+        if coordinates.isEmpty {
+            let graph = osrm.map.graph
+            coordinates = [0, UInt32(max(0, graph.nodeCount - 1))].filter { Int($0) < graph.nodeCount }.map { graph.coordinate(of: $0) }
+        }
+        let options = ViewportOptions(width: v[0], height: v[1], padding: EdgePadding(top: 60, left: 40, bottom: 40, right: 40), minZoom: 0, maxZoom: 18)
+        guard let fit = try? fitViewport(coordinates, options: options) else {
+            return ViewerService.error(.badRequest, "InvalidValue", "nothing to fit in \(Int(v[0]))×\(Int(v[1]))")
+        }
+        return .json(["center": .array([.number(fit.center.longitude), .number(fit.center.latitude)]), "zoom": .number(fit.zoom)])
+    }
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""The viewer of `waymark serve --pois` in a real browser (Chromium driven by Selenium).
+
+  python3 Tools/viewer_test.py http://127.0.0.1:PORT SERVED.geojson WAYMARK_BINARY
+
+SERVED.geojson is the file the server edits. Checks, in order: the page loads with no console
+errors and shows every place; clicking a pin selects its row; clicking a row selects the pin and
+opens its callout; the callout's car button draws a route from the place selected before, with
+its steps, and a step selected in the list is highlighted on the map; Save in the details editor
+changes the file exactly as `waymark poi edit` does; Cancel leaves it byte for byte; a change made
+to the file elsewhere makes Save say so and write nothing. Exit 0 when all hold; otherwise the
+first failure on standard error and exit 1.
+"""
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+
+def fail(message):
+    print(f"viewer_test: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+
+
+def main():
+    base, served, waymark = sys.argv[1], sys.argv[2], sys.argv[3]
+    options = Options()
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,800"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    wait = WebDriverWait(driver, 20)
+    try:
+        driver.get(base + "/")
+        places = json.load(open(served))["features"]
+        wait.until(lambda d: d.find_element(By.ID, "status").text == f"{len(places)} places")
+        check(len(driver.find_elements(By.CSS_SELECTOR, "#places li")) == len(places), "the list does not show every place")
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#pins .pin, #pins .cluster"))
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#map img.base").get_attribute("src"))
+
+        # A cluster zooms in; then a pin selects its row.
+        clusters = driver.find_elements(By.CSS_SELECTOR, "#pins .cluster")
+        zoom_before = driver.execute_script("return app.map.zoom")
+        if clusters:
+            clusters[0].click()
+            wait.until(lambda d: d.execute_script("return app.map.zoom") > zoom_before)
+        pin = wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#pins .pin")))
+        first = pin.get_attribute("data-id")
+        pin.click()
+        wait.until(lambda d: "selected" in d.find_element(By.CSS_SELECTOR, f'#places li[data-id="{first}"]').get_attribute("class"))
+        check(driver.find_element(By.ID, "callout").is_displayed(), "selecting a pin does not open its callout")
+
+        # A row selects its pin and opens its callout.
+        second = next(str(f["id"]) for f in places if str(f["id"]) != first)
+        driver.find_element(By.CSS_SELECTOR, f'#places li[data-id="{second}"]').click()
+        title = next(f["properties"].get("title", "") for f in places if str(f["id"]) == second)
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#callout .title").text == title)
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#pins .pin.selected[data-id="{second}"]'))
+        check("selected" in driver.find_element(By.CSS_SELECTOR, f'#places li[data-id="{second}"]').get_attribute("class"), "the row is not selected")
+        check("selected" not in driver.find_element(By.CSS_SELECTOR, f'#places li[data-id="{first}"]').get_attribute("class"),
+              "the previous row is still selected")
+
+        # Directions from the place selected before.
+        driver.find_element(By.CSS_SELECTOR, "#callout .directions").click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "svg.overlay #route-line"))
+        steps = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#steps li[data-step]"))
+        check(len(steps) >= 2, "the route has fewer than two steps")
+        check(steps[-1].text.startswith("You have arrived"), f"the last step reads {steps[-1].text!r}")
+        steps[1].click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, 'svg.overlay circle.highlighted[data-step="1"]'))
+        check("selected" in driver.find_element(By.CSS_SELECTOR, '#steps li[data-step="1"]').get_attribute("class"), "the step is not selected in the list")
+        # And the other way round: a maneuver on the map selects its step.
+        driver.execute_script("document.querySelector('svg.overlay circle[data-step=\"0\"]').dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+        wait.until(lambda d: "selected" in d.find_element(By.CSS_SELECTOR, '#steps li[data-step="0"]').get_attribute("class"))
+
+        # Cancel changes nothing.
+        before = open(served, "rb").read()
+        driver.find_element(By.CSS_SELECTOR, f'#places li[data-id="{second}"]').click()
+        wait.until(lambda d: d.find_element(By.ID, "callout").is_displayed())
+        driver.find_element(By.CSS_SELECTOR, "#callout .details").click()
+        field = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#editor input[name=title]")))
+        check(driver.find_element(By.CSS_SELECTOR, "#editor input[name=coordinate]").get_attribute("readonly") is not None,
+              "the coordinate is editable")
+        field.clear()
+        field.send_keys("Not this")
+        driver.find_element(By.ID, "cancel").click()
+        wait.until(EC.invisibility_of_element_located((By.ID, "editor")))
+        check(open(served, "rb").read() == before, "Cancel changed the file")
+
+        # Save writes what `waymark poi edit` writes.
+        expected_dir = tempfile.mkdtemp()
+        expected = expected_dir + "/expected.geojson"
+        shutil.copy(served, expected)
+        subprocess.run([waymark, "poi", "edit", expected, "--id", second, "--title", "The New Name", "--subtitle", "Edited in the browser"],
+                       check=True, capture_output=True)
+        driver.find_element(By.CSS_SELECTOR, "#callout .details").click()
+        field = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#editor input[name=title]")))
+        field.clear()
+        field.send_keys("The New Name")
+        subtitle = driver.find_element(By.CSS_SELECTOR, "#editor input[name=subtitle]")
+        subtitle.clear()
+        subtitle.send_keys("Edited in the browser")
+        driver.find_element(By.ID, "save").click()
+        wait.until(EC.invisibility_of_element_located((By.ID, "editor")))
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, f'#places li[data-id="{second}"] .title').text == "The New Name")
+        check(open(served, "rb").read() == open(expected, "rb").read(), "Save did not write what 'waymark poi edit' writes")
+
+        # A change elsewhere: Save says so and writes nothing.
+        subprocess.run([waymark, "poi", "edit", served, "--id", first, "--subtitle", "Changed elsewhere"], check=True, capture_output=True)
+        changed = open(served, "rb").read()
+        driver.find_element(By.CSS_SELECTOR, "#callout .details").click()
+        field = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#editor input[name=title]")))
+        field.clear()
+        field.send_keys("Too late")
+        driver.find_element(By.ID, "save").click()
+        wait.until(lambda d: "changed elsewhere" in d.find_element(By.ID, "editor-message").text)
+        check(open(served, "rb").read() == changed, "a conflicting Save wrote the file")
+
+        # No errors in the console at any point.
+        errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE" and "412" not in entry["message"]]
+        check(not errors, f"console errors: {errors}")
+    finally:
+        driver.quit()
+    print("viewer_test: all checks passed")
+
+
+if __name__ == "__main__":
+    main()
