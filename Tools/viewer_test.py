@@ -6,9 +6,11 @@
 SERVED.geojson is the file the server edits. Checks, in order: the page loads with no console
 errors and shows every place; clicking a pin selects its row; clicking a row selects the pin and
 opens its callout; the callout's car button draws a route from the place selected before, with
-its steps, and a step selected in the list is highlighted on the map; Save in the details editor
+its steps, and a step selected in the list is highlighted on the map (and the other way round);
+Save in the details editor
 changes the file exactly as `waymark poi edit` does; Cancel leaves it byte for byte; a change made
-to the file elsewhere makes Save say so and write nothing. Exit 0 when all hold; otherwise the
+to the file elsewhere makes Save say so and write nothing; on a narrow screen map and list are
+tabs. Exit 0 when all hold; otherwise the
 first failure on standard error and exit 1.
 """
 import json
@@ -51,6 +53,12 @@ def main():
         check(len(driver.find_elements(By.CSS_SELECTOR, "#places li")) == len(places), "the list does not show every place")
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#pins .pin, #pins .cluster"))
         wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#map img.base").get_attribute("src"))
+
+        # Fit on open: every place is on the map (as pins or counted in clusters).
+        def shown(d):
+            return sum(int(c.get_attribute("data-count")) for c in d.find_elements(By.CSS_SELECTOR, "#pins .cluster")) \
+                + len(d.find_elements(By.CSS_SELECTOR, "#pins .pin"))
+        wait.until(lambda d: shown(d) == len(places))
 
         # A cluster zooms in; then a pin selects its row.
         clusters = driver.find_elements(By.CSS_SELECTOR, "#pins .cluster")
@@ -129,6 +137,17 @@ def main():
         driver.find_element(By.ID, "save").click()
         wait.until(lambda d: "changed elsewhere" in d.find_element(By.ID, "editor-message").text)
         check(open(served, "rb").read() == changed, "a conflicting Save wrote the file")
+        driver.find_element(By.ID, "cancel").click()
+        wait.until(EC.invisibility_of_element_located((By.ID, "editor")))
+
+        # A narrow screen: map and list are tabs; a row chosen in the list shows the map with its callout.
+        driver.set_window_size(480, 800)
+        wait.until(lambda d: d.find_element(By.ID, "tabs").is_displayed())
+        driver.find_element(By.ID, "tab-list").click()
+        wait.until(lambda d: not d.find_element(By.ID, "map").is_displayed() and d.find_element(By.ID, "places").is_displayed())
+        driver.find_element(By.CSS_SELECTOR, f'#places li[data-id="{first}"]').click()
+        wait.until(lambda d: d.find_element(By.ID, "map").is_displayed() and not d.find_element(By.ID, "places").is_displayed())
+        wait.until(lambda d: d.find_element(By.ID, "callout").is_displayed())
 
         # No errors in the console at any point.
         errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE" and "412" not in entry["message"]]

@@ -23,7 +23,8 @@ enum FuzzTarget: String, CaseIterable {
     case geoJSON = "geojson"
     /// Annotations from CSV.
     case csv
-    /// HTTP request bytes → the server's request parser → the OSRM API on a small map.
+    /// HTTP request bytes → the server's request parser → the viewer's paths and the OSRM API on a
+    /// small map.
     case http
 
     func run(_ bytes: [UInt8]) {
@@ -61,7 +62,8 @@ enum FuzzTarget: String, CaseIterable {
             var rest = bytes[...]
             // Pipelined requests, one after another, as the server takes them.
             while case let .request(request, consumed) = HTTPRequestParser.parse(Array(rest)), consumed > 0 {
-                _ = FuzzTarget.service.respond(to: request, router: FuzzTarget.router)
+                // The viewer's paths first (as `serve --pois` answers), then OSRM's API.
+                if FuzzTarget.viewer.respond(to: request) == nil { _ = FuzzTarget.service.respond(to: request, router: FuzzTarget.router) }
                 rest = rest.dropFirst(consumed)
             }
         }
@@ -94,6 +96,14 @@ enum FuzzTarget: String, CaseIterable {
         return OSRMService(map: RoadMap(graph: graph, method: .hierarchy))
     }()
     nonisolated(unsafe) static let router = service.map.makeRouter()
+
+    /// The viewer over the same map, with two places in a scratch file of its own.
+    static let viewer: ViewerService = {
+        let path = NSTemporaryDirectory() + "waymark-fuzz-places-\(getpid()).geojson"
+        let places = #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[-2.6,52.3]},"properties":{"title":"A"}},{"type":"Feature","id":7,"geometry":{"type":"Point","coordinates":[-2.597,52.302]},"properties":{"title":"B","subtitle":"b"}}]}"#
+        FileManager.default.createFile(atPath: path, contents: Data(places.utf8))
+        return try! ViewerService(osrm: service, placesPath: path)
+    }()
 
     /// Snaps the first and last vertex and routes between them with each search.
     private func routeAcross(_ graph: RoadGraph) {
