@@ -41,7 +41,7 @@ enum ViewerPage {
   #callout .subtitle { color: #5f6368; font-size: 12px; }
   #callout .coordinate { color: #80868b; font-size: 11px; }
   #callout button { border: 0; border-radius: 8px; width: 36px; height: 36px; cursor: pointer; font-weight: bold; }
-  #callout .directions { background: #1a73e8; color: #fff; }
+  #callout .directions { background: #1a73e8; color: #fff; display: flex; align-items: center; justify-content: center; padding: 0; }
   #callout .details { background: #fff; color: #1a73e8; border: 2px solid #1a73e8; border-radius: 50%; width: 28px; height: 28px; font-family: Georgia, serif; }
   #zoom { position: absolute; right: 10px; top: 10px; display: flex; flex-direction: column; gap: 4px; }
   #zoom button { width: 32px; height: 32px; font-size: 18px; border: 1px solid #ccc; background: #fff; border-radius: 6px; cursor: pointer; }
@@ -78,7 +78,7 @@ enum ViewerPage {
     <img class="base" alt="">
     <svg class="overlay"></svg>
     <div id="pins"></div>
-    <div id="callout" role="dialog"><button class="directions" title="Directions">🚗</button>
+    <div id="callout" role="dialog"><button class="directions" title="Directions" aria-label="Directions"><svg viewBox="0 0 24 24" width="22" height="22"><path d="M2 15v-4l3-1 3-5h8l3 5 3 1v4z" fill="#fff"/><circle cx="7" cy="16" r="2.5" fill="#fff" stroke="#1a73e8" stroke-width="1.5"/><circle cx="17" cy="16" r="2.5" fill="#fff" stroke="#1a73e8" stroke-width="1.5"/></svg></button>
       <div class="text"><div class="title"></div><div class="subtitle"></div><div class="coordinate"></div></div>
       <button class="details" title="Details">i</button></div>
     <div id="zoom"><button id="zoom-in" title="Zoom in">+</button><button id="zoom-out" title="Zoom out">−</button></div>
