@@ -17,13 +17,18 @@ public struct MapScene: Sendable {
     public var selected: Int?
     /// Water, parks, railways, buildings and place names under the roads.
     public var basemap: Basemap?
+    /// Where the graph's roads and the basemap's features lie (made for them), so a picture of a
+    /// small part of a large map looks only at that part; without one, everything is looked at.
+    public var index: PictureIndex?
 
-    public init(graph: RoadGraph? = nil, route: Route? = nil, annotations: [Annotation] = [], selected: Int? = nil, basemap: Basemap? = nil) {
+    public init(graph: RoadGraph? = nil, route: Route? = nil, annotations: [Annotation] = [], selected: Int? = nil, basemap: Basemap? = nil,
+                index: PictureIndex? = nil) {
         self.graph = graph
         self.route = route
         self.annotations = annotations
         self.selected = selected
         self.basemap = basemap
+        self.index = index
     }
 }
 
@@ -128,9 +133,15 @@ public struct MapPicture: Sendable {
         svg.element("title", text: "Map at zoom \(fmt(zoom)) centred on \(Callout.format(center))")
         svg.element("rect", ["width": "100%", "height": "100%", "fill": "#f2efe9"])
 
-        if let basemap = scene.basemap { drawBasemap(basemap, zoom: zoom, project: project, into: &svg) }
+        // What may show: everything, or what the index finds in view (20 points round it).
+        let margin = 40 / pow(2, zoom)
+        if let basemap = scene.basemap {
+            let features = scene.index?.features(in: visible, margin: margin) ?? Array(0..<basemap.featureCount)
+            drawBasemap(basemap, features: features, zoom: zoom, project: project, into: &svg)
+        }
         if let graph = scene.graph {
-            drawRoads(graph, zoom: zoom, project: project, into: &svg)
+            let edges = scene.index?.edges(in: visible, margin: margin) ?? PictureIndex.edgePerSegment(graph)
+            drawRoads(graph, edges: edges, zoom: zoom, project: project, into: &svg)
             // Names keep clear of the pins and the route's ends (drawn above them).
             var keepClear: [StreetLabels.Box] = scene.annotations.map { a in
                 let p = project(a.coordinate)
@@ -156,13 +167,13 @@ public struct MapPicture: Sendable {
                 drawPlaceLabels(places, into: &svg)
                 keepClear += places.map(\.box)
             }
-            let labels = StreetLabels.place(graph: graph, zoom: zoom, width: width, height: height, keepClear: keepClear, project: project)
+            let labels = StreetLabels.place(graph: graph, edges: edges, zoom: zoom, width: width, height: height, keepClear: keepClear, project: project)
             drawLabels(labels, into: &svg)
             // Road numbers keep clear of the names too.
             for label in labels {
                 keepClear.append((label.path.map(\.0).min()!, label.path.map(\.1).min()! - 8, label.path.map(\.0).max()!, label.path.map(\.1).max()! + 8))
             }
-            drawShields(StreetLabels.shields(graph: graph, zoom: zoom, width: width, height: height, keepClear: keepClear, project: project),
+            drawShields(StreetLabels.shields(graph: graph, edges: edges, zoom: zoom, width: width, height: height, keepClear: keepClear, project: project),
                         into: &svg)
         }
         if let route = scene.route { drawRoute(route, project: project, into: &svg) }
@@ -240,17 +251,14 @@ public struct MapPicture: Sendable {
         .secondary, .primaryLink, .primary, .trunkLink, .trunk, .motorwayLink, .motorway,
     ]
 
-    private func drawRoads(_ graph: RoadGraph, zoom: Double, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
+    /// `edges`: one directed edge per road piece that may show (``PictureIndex``).
+    private func drawRoads(_ graph: RoadGraph, edges: [Int], zoom: Double, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
         var paths = [String](repeating: "", count: HighwayClass.allCases.count)
         let margin = 20.0
         let shown = HighwayClass.allCases.map { zoom >= MapPicture.minimumZoom($0) }
-        // Each segment once, from whichever of its directed edges comes first (both ends included).
-        var drawn = [Bool](repeating: false, count: graph.segmentCount)
-        for v in 0..<UInt32(graph.nodeCount) {
-            for e in graph.edges(from: v) {
+        do {
+            for e in edges {
                 let s = graph.segment(of: e)
-                if drawn[s] { continue }
-                drawn[s] = true
                 let highway = Int(graph.segmentHighway[s])
                 guard highway < paths.count, shown[highway] else { continue }
                 let projected = graph.geometry(of: e).map(project)
@@ -369,10 +377,10 @@ public struct MapPicture: Sendable {
     /// (rivers, coastline, railways): each simplified to the pixel, parts outside the picture or
     /// smaller than a point left out. Areas of one ring share a path per kind; an area with holes
     /// gets a path of its own (even-odd), so overlapping areas never cut holes in each other.
-    private func drawBasemap(_ basemap: Basemap, zoom: Double, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
+    private func drawBasemap(_ basemap: Basemap, features: [Int], zoom: Double, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
         var simple = [String](repeating: "", count: Basemap.Kind.allCases.count)
         var holed: [(kind: Basemap.Kind, d: String)] = []
-        for f in 0..<basemap.featureCount {
+        for f in features {
             let kind = basemap.kinds[f]
             guard zoom >= MapPicture.style(kind).minimumZoom else { continue }
             var d = ""

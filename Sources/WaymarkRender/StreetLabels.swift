@@ -38,9 +38,9 @@ struct StreetLabels {
     static func overlaps(_ a: Box, _ b: Box) -> Bool { a.minX < b.maxX && b.minX < a.maxX && a.minY < b.maxY && b.minY < a.maxY }
 
     /// The labels for the roads in view at `zoom`, avoiding `keepClear`.
-    static func place(graph: RoadGraph, zoom: Double, width: Double, height: Double, keepClear: [Box],
+    static func place(graph: RoadGraph, edges: [Int]? = nil, zoom: Double, width: Double, height: Double, keepClear: [Box],
                       project: (Coordinate) -> (Double, Double)) -> [Label] {
-        let stretches = StreetLabels.stretches(graph: graph, width: width, height: height, project: project) { s, highway in
+        let stretches = StreetLabels.stretches(graph: graph, edges: edges, width: width, height: height, project: project) { s, highway in
             let name = graph.segmentName[s]
             guard name != 0, let from = minimumZoom(highway), zoom >= from else { return nil }
             return name
@@ -86,7 +86,7 @@ struct StreetLabels {
 
     /// Stretches of road in view: the pieces (segments) `key` gives a key, each joined end to end
     /// with the pieces of the same key that continue it (where exactly one does), as projected lines.
-    static func stretches(graph: RoadGraph, width: Double, height: Double, project: (Coordinate) -> (Double, Double),
+    static func stretches(graph: RoadGraph, edges: [Int]?, width: Double, height: Double, project: (Coordinate) -> (Double, Double),
                           key: (Int, HighwayClass) -> UInt32?) -> [(name: UInt32, highway: HighwayClass, points: [(Double, Double)])] {
         struct Piece {
             var key: UInt32
@@ -96,16 +96,13 @@ struct StreetLabels {
             var points: [(Double, Double)]
         }
         var pieces: [Piece] = []
-        var seen = Set<Int>()
-        for v in 0..<UInt32(graph.nodeCount) {
-            for e in graph.edges(from: v) {
-                let s = graph.segment(of: e)
-                guard !seen.contains(s), let highway = HighwayClass(rawValue: graph.segmentHighway[s]), let k = key(s, highway) else { continue }
-                seen.insert(s)
-                let points = graph.geometry(of: e).map(project)
-                guard points.contains(where: { $0.0 >= 0 && $0.0 <= width && $0.1 >= 0 && $0.1 <= height }) else { continue }
-                pieces.append(Piece(key: k, highway: highway, from: v, to: graph.edgeTarget[e], points: points))
-            }
+        // One directed edge per piece: the ones given (those that may show), or all.
+        for e in edges ?? PictureIndex.edgePerSegment(graph) {
+            let s = graph.segment(of: e)
+            guard let highway = HighwayClass(rawValue: graph.segmentHighway[s]), let k = key(s, highway) else { continue }
+            let points = graph.geometry(of: e).map(project)
+            guard points.contains(where: { $0.0 >= 0 && $0.0 <= width && $0.1 >= 0 && $0.1 <= height }) else { continue }
+            pieces.append(Piece(key: k, highway: highway, from: graph.source(of: e), to: graph.edgeTarget[e], points: points))
         }
         var atVertex: [UInt64: [Int]] = [:]
         for (i, p) in pieces.enumerated() {
@@ -145,10 +142,10 @@ struct StreetLabels {
     /// Shields with the refs of motorways, trunks and primaries from zoom 10: one at the middle of
     /// each long enough stretch of a ref, none overlapping another, a label or `keepClear`, none
     /// repeating its ref within 300 points.
-    static func shields(graph: RoadGraph, zoom: Double, width: Double, height: Double, keepClear: [Box],
+    static func shields(graph: RoadGraph, edges: [Int]? = nil, zoom: Double, width: Double, height: Double, keepClear: [Box],
                         project: (Coordinate) -> (Double, Double)) -> [Shield] {
         guard zoom >= 10 else { return [] }
-        let stretches = StreetLabels.stretches(graph: graph, width: width, height: height, project: project) { s, highway in
+        let stretches = StreetLabels.stretches(graph: graph, edges: edges, width: width, height: height, project: project) { s, highway in
             let ref = graph.segmentRef[s]
             guard ref != 0, highway == .motorway || highway == .trunk || highway == .primary else { return nil }
             return ref

@@ -17,6 +17,8 @@ public final class ViewerService: @unchecked Sendable {
     public let osrm: OSRMService
     public let placesPath: String
     private let basemap: Basemap?
+    /// Where the roads and features lie, so a picture of the view looks only at the view.
+    private let pictureIndex: PictureIndex
     private let lock = NSLock()
     /// Guarded by `lock`: the places as last read.
     private var places: Places
@@ -33,6 +35,7 @@ public final class ViewerService: @unchecked Sendable {
         self.osrm = osrm
         self.placesPath = placesPath
         basemap = try? osrm.map.basemap()
+        pictureIndex = PictureIndex(graph: osrm.map.graph, basemap: basemap)
         places = try ViewerService.read(placesPath)
     }
 
@@ -158,7 +161,7 @@ public final class ViewerService: @unchecked Sendable {
         guard (-90...90).contains(v[0]), (-180...180).contains(v[1]), (0...22).contains(v[2]), (16...4096).contains(v[3]), (16...4096).contains(v[4]) else {
             return ViewerService.error(.badRequest, "InvalidValue", "lat −90…90, lon −180…180, zoom 0…22, width and height 16…4096")
         }
-        let scene = MapScene(graph: osrm.map.graph, basemap: basemap)
+        let scene = MapScene(graph: osrm.map.graph, basemap: basemap, index: pictureIndex)
         do {
             let svg = try MapPicture(width: v[3], height: v[4]).svg(scene, center: Coordinate(latitude: v[0], longitude: v[1]), zoom: v[2])
             return HTTPResponse(status: .ok, headers: [("Content-Type", "image/svg+xml"), ("Cache-Control", "max-age=300")], body: Array(svg.utf8))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkAnnotations
 import WaymarkGeo
+import WaymarkSupport
 import WaymarkOSM
 import WaymarkGraph
 import WaymarkRouting
@@ -196,5 +197,35 @@ import WaymarkRouting
         let labels = near.placeLabels(map, zoom: 15, keepClear: [], project: near.projection(fit))
         #expect(labels.map(\.place.name) == ["Avelbury", "Mill End"])
         #expect(near.placeLabels(map, zoom: 9, keepClear: [], project: near.projection(fit)).map(\.place.name) == ["Avelbury"])
+    }
+
+    /// A picture drawn with the index of where things lie is the picture drawn without it, at
+    /// every zoom and anywhere (random views, fixed seed), and the index finds fewer roads close in.
+    @Test func indexChangesNothingButTheWork() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let (graph, town) = try OSMGraphLoader.buildWithBasemap(path: root + "/Data/sample-town.osm")
+        let index = PictureIndex(graph: graph, basemap: town)
+        var rng = SplitMix64(seed: 16)
+        for _ in 0..<12 {
+            let center = Coordinate(latitude: 52.28 + rng.uniform(0, 0.05), longitude: -2.64 + rng.uniform(0, 0.09))
+            let zoom = rng.uniform(9, 18), picture = MapPicture(width: rng.uniform(200, 900), height: rng.uniform(150, 700))
+            let plain = try picture.svg(MapScene(graph: graph, basemap: town), center: center, zoom: zoom)
+            let indexed = try picture.svg(MapScene(graph: graph, basemap: town, index: index), center: center, zoom: zoom)
+            #expect(plain == indexed, "zoom \(zoom) at \(center)")
+        }
+        #expect(index.edges(in: BoundingBox(west: -180, south: -85, east: 180, north: 85), margin: 0) == index.allEdges)
+        // Two towns 100 km apart: a view of one finds only its roads (and the long road between them).
+        var xml = "<osm version=\"0.6\">"
+        for (n, (lat, lon)) in [(52.0, 13.0), (52.0, 13.01), (52.9, 13.0), (52.9, 13.01)].enumerated() {
+            xml += "<node id=\"\(n + 1)\" lat=\"\(lat)\" lon=\"\(lon)\"/>"
+        }
+        xml += "<way id=\"1\"><nd ref=\"1\"/><nd ref=\"2\"/><tag k=\"highway\" v=\"residential\"/></way>"
+        xml += "<way id=\"2\"><nd ref=\"3\"/><nd ref=\"4\"/><tag k=\"highway\" v=\"residential\"/></way>"
+        xml += "<way id=\"3\"><nd ref=\"2\"/><nd ref=\"4\"/><tag k=\"highway\" v=\"primary\"/></way></osm>"
+        let apart = try OSMGraphLoader.build(xml: xml)
+        let split = PictureIndex(graph: apart)
+        let south = split.edges(in: BoundingBox(west: 12.99, south: 51.99, east: 13.02, north: 52.01), margin: 0)
+        #expect(split.allEdges.count == 3 && south.count == 2)
+        #expect(south.allSatisfy { apart.coordinate(of: apart.source(of: $0)).latitude < 52.5 || apart.coordinate(of: apart.edgeTarget[$0]).latitude < 52.5 })
     }
 }
