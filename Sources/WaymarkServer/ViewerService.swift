@@ -4,7 +4,8 @@ import Waymark
 /// The browser viewer of `waymark serve --pois FILE`: one page (``ViewerPage``) with the map
 /// and the list of places, and the endpoints it calls beside OSRM's API, which answers the rest:
 ///
-/// - `GET /` the page; `GET /pois` the places file (GeoJSON, with its version as `ETag`);
+/// - `GET /` the page; `GET /pois` the places file (GeoJSON, with its version as `ETag`), and
+///   `GET /pois/{id}` one of them;
 /// - `PUT /pois/{id}` `{"title": …, "subtitle": …}` with `If-Match: <version>`: the edit, saved
 ///   atomically by ``PlaceFile`` (412 when the file changed since that version, 428 without it);
 /// - `GET /render?lat=&lon=&zoom=&width=&height=` the map picture (roads, basemap, names) there;
@@ -65,6 +66,12 @@ public final class ViewerService: @unchecked Sendable {
                                                        ("Cache-Control", "no-store")], body: current.bytes)
         case ("PUT", let path) where path.count == 2 && path[0] == "pois":
             return edit(id: path[1], request)
+        case ("GET", let path) where path.count == 2 && path[0] == "pois":
+            let current = lock.withLock { places }
+            guard let i = current.ids.firstIndex(of: path[1]) else { return ViewerService.error(.notFound, "NotFound", "no place with id '\(path[1])'") }
+            var response = HTTPResponse.json(ViewerService.feature(current.annotations[i], id: path[1]))
+            response.headers.append(("ETag", "\"\(current.version)\""))
+            return response
         case (_, let path) where path.first == "pois" && path.count <= 2:
             return ViewerService.error(.methodNotAllowed, "MethodNotAllowed", "places are read with GET and edited with PUT /pois/{id}")
         case ("GET", ["render"]), ("HEAD", ["render"]):

@@ -52,6 +52,10 @@ private let browserReady: Bool = {
         #expect(pois.status == 200)
         #expect(try JSONValue(parsing: Array(pois.body.utf8)) == JSONValue(parsing: Array(onDisk.utf8)))
 
+        let one = try RawClient.get("/pois/the-swan", port: port)
+        #expect(one.status == 200 && one.body.contains("\"title\":\"The Swan\"") && one.headers["etag"] == version)
+        #expect(try RawClient.get("/pois/nobody", port: port).status == 404)
+
         // Clusters and the fit over every place; the picture of a viewport.
         let clusters = try RawClient.get("/clusters?west=-2.7&south=52.2&east=-2.5&north=52.4&zoom=13", port: port)
         let items = try #require(try JSONValue(parsing: Array(clusters.body.utf8)).objectValue?["items"]?.arrayValue)
