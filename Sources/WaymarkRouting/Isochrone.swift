@@ -37,6 +37,9 @@ final class IsochroneSearch {
     /// The vertex each entered edge was entered at (its source), beside `entry`.
     private var entrySource: StampedArray<UInt32>
     private var heap = MinHeap(capacity: 4096)
+    /// The edges entered by the last search, in the order first entered (scratch kept between
+    /// searches): read instead of every edge's stamp.
+    private var entered: [Int32] = []
 
     init(data: RoutingData) {
         self.data = data
@@ -63,9 +66,13 @@ final class IsochroneSearch {
         entry.clear()
         entrySource.clear()
         let labels = self.labels, entry = self.entry, entrySource = self.entrySource
-        var heap = self.heap
+        var heap = self.heap, entered = self.entered
         heap.removeAll()
-        defer { self.heap = heap }
+        entered.removeAll(keepingCapacity: true)
+        defer {
+            self.heap = heap
+            self.entered = entered
+        }
 
         // Seconds to the end of each state's edge; `entry` keeps the earliest time each edge is
         // entered (after the turn onto it). The start edges are entered part-way, at time 0.
@@ -93,13 +100,17 @@ final class IsochroneSearch {
                 if transitionCost[transitions + f] == .infinity { continue } // a U-turn not allowed here
                 if restricted && !graph.turnAllowed(via: v, from: fromSegment, to: graph.segment(of: f)) { continue }
                 guard let next = paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: restricted) else { continue }
-                let entered = t + Double(turnSeconds[transitions + f])
-                if entered > limit { continue }
-                if !entry.contains(f) || entry[f] > entered {
-                    entry[f] = entered
+                let reachedAt = t + Double(turnSeconds[transitions + f])
+                if reachedAt > limit { continue }
+                if !entry.contains(f) {
+                    entered.append(Int32(f))
+                    entry[f] = reachedAt
+                    entrySource[f] = v
+                } else if entry[f] > reachedAt {
+                    entry[f] = reachedAt
                     entrySource[f] = v
                 }
-                let done = entered + Double(graph.edgeDuration[f])
+                let done = reachedAt + Double(graph.edgeDuration[f])
                 if done <= limit, !labels.contains(next) || labels[next] > done {
                     labels[next] = done
                     heap.push(done, next)
@@ -110,7 +121,8 @@ final class IsochroneSearch {
         // The roads reached: (edge, offset from its source in metres, time there). The start
         // edges are entered part-way at time 0.
         var reached: [(edge: Int, source: UInt32, offset: Double, time: Double)] = partial.map { ($0.edge, graph.source(of: $0.edge), $0.offset, 0) }
-        for e in 0..<graph.edgeCount where entry.contains(e) { reached.append((e, entrySource[e], 0, entry[e])) }
+        reached.reserveCapacity(reached.count + entered.count)
+        for e in entered.lazy.map(Int.init) { reached.append((e, entrySource[e], 0, entry[e])) }
 
         // A local metric plane around the origin.
         let lat0 = origin.coordinate.latitude, lon0 = origin.coordinate.longitude
