@@ -32,10 +32,11 @@ public final class ViewerService: @unchecked Sendable {
         var index: ClusterIndex?
     }
 
-    public init(osrm: OSRMService, placesPath: String) throws(PlaceFileError) {
+    /// Fails with the reason when the places file cannot be read, or the map's stored basemap is damaged.
+    public init(osrm: OSRMService, placesPath: String) throws {
         self.osrm = osrm
         self.placesPath = placesPath
-        basemap = try? osrm.map.basemap()
+        basemap = try osrm.map.basemap()
         pictureIndex = PictureIndex(graph: osrm.map.graph, basemap: basemap)
         places = try ViewerService.read(placesPath)
     }
@@ -133,10 +134,11 @@ public final class ViewerService: @unchecked Sendable {
                 let changed = error.message.contains("changed on disk")
                 return ViewerService.error(changed ? HTTPStatus(412, "Precondition Failed") : .badRequest, changed ? "Conflict" : "InvalidValue", error.message)
             }
-            let i = places.ids.firstIndex(of: id)!
-            let feature = ViewerService.feature(places.annotations[i], id: id)
+            // (Read back: another writer may have removed the place since; then no feature.)
+            var answer: JSONObject = ["version": .string(places.version)]
+            if let i = places.ids.firstIndex(of: id) { answer["feature"] = ViewerService.feature(places.annotations[i], id: id) }
             return HTTPResponse(status: .ok, headers: [("Content-Type", "application/json"), ("ETag", "\"\(places.version)\"")],
-                                body: (["version": .string(places.version), "feature": feature] as JSONValue).jsonBytes)
+                                body: JSONValue.object(answer).jsonBytes)
         }
     }
 

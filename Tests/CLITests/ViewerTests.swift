@@ -97,6 +97,17 @@ private let browserReady: Bool = {
         #expect(server.stop() == 0)
     }
 
+    /// A places file that cannot be read stops `serve` at once with one line saying why.
+    @Test func badPlacesFile() throws {
+        let missing = try Run.waymark("serve", Run.data("sample-town.osm"), "--pois", directory + "/missing.geojson", "--port", "0")
+        #expect(missing.status != 0 && missing.stderr.contains("missing.geojson: no such file"))
+        #expect(missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+        let notGeoJSON = directory + "/bad.geojson"
+        try Data("{\"type\":\"Point\"}".utf8).write(to: URL(fileURLWithPath: notGeoJSON))
+        let bad = try Run.waymark("serve", Run.data("sample-town.osm"), "--pois", notGeoJSON, "--port", "0")
+        #expect(bad.status != 0 && bad.stderr.split(separator: "\n").count == 1, "\(bad.stderr)")
+    }
+
     @Test(.enabled(if: browserReady, "Chromium, chromedriver or Python's selenium is missing (.ci/run installs them)"))
     func inARealBrowser() throws {
         let server = try ServerProcess([Run.data("sample-town.osm"), "--pois", places])
