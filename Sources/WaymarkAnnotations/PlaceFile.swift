@@ -51,6 +51,9 @@ public struct PlaceFile: Sendable {
     public init(path: String, create: Bool = false) throws(PlaceFileError) {
         self.path = path
         guard let bytes = PlaceFile.read(path) else {
+            // Something there that is not a readable file (a directory, a FIFO, no permission) is
+            // never taken for a missing one, nor replaced.
+            if FileManager.default.fileExists(atPath: path) { throw PlaceFileError("\(path): not a readable regular file") }
             guard create else { throw PlaceFileError("\(path): no such file") }
             annotations = []
             document = ["type": "FeatureCollection", "features": .array([])]

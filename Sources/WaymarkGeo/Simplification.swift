@@ -21,17 +21,32 @@ public enum Simplification {
     /// The points Douglas–Peucker keeps at a zoom level (first and last always).
     public static func douglasPeucker(_ line: [Coordinate], zoom: Int) -> [Coordinate] {
         guard line.count > 2 else { return line }
-        let tolerance = thresholds[max(0, min(18, zoom))] * 1e-12
+        let squared = thresholds[max(0, min(18, zoom))] * 1e-12
         let degrees = WebMercator(worldSize: 360)
-        let points = line.map { (x: degrees.x(longitude: $0.longitude), y: degrees.y(latitude: $0.latitude)) }
-        var keep = [Bool](repeating: false, count: line.count)
+        let keep = kept(line.map { (degrees.x(longitude: $0.longitude), degrees.y(latitude: $0.latitude)) }, squaredTolerance: squared)
+        return line.indices.filter { keep[$0] }.map { line[$0] }
+    }
+
+    /// Douglas–Peucker on points in a plane (any unit, e.g. a picture's points): a point closer
+    /// than `tolerance` to the line between the points kept around it is left out; the first and
+    /// last are always kept.
+    public static func douglasPeucker(_ points: [(Double, Double)], tolerance: Double) -> [(Double, Double)] {
+        guard points.count > 2 else { return points }
+        let keep = kept(points, squaredTolerance: tolerance * tolerance)
+        return points.indices.filter { keep[$0] }.map { points[$0] }
+    }
+
+    /// Which points Douglas–Peucker keeps (a point farther than the tolerance from the chord is
+    /// kept and splits it).
+    private static func kept(_ points: [(Double, Double)], squaredTolerance: Double) -> [Bool] {
+        var keep = [Bool](repeating: false, count: points.count)
         keep[0] = true
-        keep[line.count - 1] = true
-        var stack = [(0, line.count - 1)]
+        keep[points.count - 1] = true
+        var stack = [(0, points.count - 1)]
         while let (first, last) = stack.popLast() {
             guard last - first > 1 else { continue }
             let a = points[first], b = points[last]
-            var farthest = -1, distance = tolerance
+            var farthest = -1, distance = squaredTolerance
             for i in (first + 1)..<last {
                 let d = squaredDistance(points[i], a, b)
                 if d > distance { distance = d; farthest = i }
@@ -42,15 +57,15 @@ public enum Simplification {
                 stack.append((farthest, last))
             }
         }
-        return line.indices.filter { keep[$0] }.map { line[$0] }
+        return keep
     }
 
     /// Squared distance from p to the segment a–b.
-    private static func squaredDistance(_ p: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
-        let dx = b.x - a.x, dy = b.y - a.y
+    private static func squaredDistance(_ p: (Double, Double), _ a: (Double, Double), _ b: (Double, Double)) -> Double {
+        let dx = b.0 - a.0, dy = b.1 - a.1
         let length = dx * dx + dy * dy
-        let t = length > 0 ? max(0, min(1, ((p.x - a.x) * dx + (p.y - a.y) * dy) / length)) : 0
-        let x = a.x + t * dx - p.x, y = a.y + t * dy - p.y
+        let t = length > 0 ? max(0, min(1, ((p.0 - a.0) * dx + (p.1 - a.1) * dy) / length)) : 0
+        let x = a.0 + t * dx - p.0, y = a.1 + t * dy - p.1
         return x * x + y * y
     }
 }

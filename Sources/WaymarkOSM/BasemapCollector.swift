@@ -44,11 +44,12 @@ final class BasemapCollector {
     private var multipolygons: [(kind: Basemap.Kind, outer: [Int64], inner: [Int64])] = []
     private var places: [Basemap.Place] = []
 
+    /// The `place=*` values named on the map.
+    static let placeKinds: [String: Basemap.Place.Kind] = ["city": .city, "town": .town, "village": .village, "suburb": .suburb,
+                                                           "quarter": .quarter, "neighbourhood": .neighbourhood, "hamlet": .hamlet]
+
     func node(latitude: Int32, longitude: Int32, tags: [String: String]) {
-        guard let place = tags["place"], let name = tags["name"], !name.isEmpty else { return }
-        let kinds: [String: Basemap.Place.Kind] = ["city": .city, "town": .town, "village": .village, "suburb": .suburb,
-                                                   "quarter": .quarter, "neighbourhood": .neighbourhood, "hamlet": .hamlet]
-        guard let kind = kinds[place] else { return }
+        guard let place = tags["place"], let name = tags["name"], !name.isEmpty, let kind = BasemapCollector.placeKinds[place] else { return }
         places.append(Basemap.Place(name: name, kind: kind,
                                     coordinate: Coordinate(latitude: FixedPoint.decode(latitude), longitude: FixedPoint.decode(longitude))))
     }

@@ -170,9 +170,7 @@ public struct MapPicture: Sendable {
             let labels = StreetLabels.place(graph: graph, edges: edges, zoom: zoom, width: width, height: height, keepClear: keepClear, project: project)
             drawLabels(labels, into: &svg)
             // Road numbers keep clear of the names too.
-            for label in labels {
-                keepClear.append((label.path.map(\.0).min()!, label.path.map(\.1).min()! - 8, label.path.map(\.0).max()!, label.path.map(\.1).max()! + 8))
-            }
+            keepClear += labels.map { StreetLabels.bounds($0.path, widenedBy: (0, 8)) }
             drawShields(StreetLabels.shields(graph: graph, edges: edges, zoom: zoom, width: width, height: height, keepClear: keepClear, project: project),
                         into: &svg)
         }
@@ -256,20 +254,17 @@ public struct MapPicture: Sendable {
         var paths = [String](repeating: "", count: HighwayClass.allCases.count)
         let margin = 20.0
         let shown = HighwayClass.allCases.map { zoom >= MapPicture.minimumZoom($0) }
-        do {
-            for e in edges {
-                let s = graph.segment(of: e)
-                let highway = Int(graph.segmentHighway[s])
-                guard highway < paths.count, shown[highway] else { continue }
-                let projected = graph.geometry(of: e).map(project)
-                guard projected.count >= 2 else { continue }
-                var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
-                for p in projected { minX = min(minX, p.0); maxX = max(maxX, p.0); minY = min(minY, p.1); maxY = max(maxY, p.1) }
-                guard maxX >= -margin, minX <= width + margin, maxY >= -margin, minY <= height + margin else { continue }
-                // Under a quarter of a point in all: nothing to see.
-                guard maxX - minX >= 0.25 || maxY - minY >= 0.25 else { continue }
-                paths[highway] += SVGWriter.pathData(MapPicture.simplified(projected, tolerance: MapPicture.pixelTolerance))
-            }
+        for e in edges {
+            let s = graph.segment(of: e)
+            let highway = Int(graph.segmentHighway[s])
+            guard highway < paths.count, shown[highway] else { continue }
+            let projected = graph.geometry(of: e).map(project)
+            guard projected.count >= 2 else { continue }
+            let box = StreetLabels.bounds(projected)
+            guard box.maxX >= -margin, box.minX <= width + margin, box.maxY >= -margin, box.minY <= height + margin else { continue }
+            // Under a quarter of a point in all: nothing to see.
+            guard box.maxX - box.minX >= 0.25 || box.maxY - box.minY >= 0.25 else { continue }
+            paths[highway] += SVGWriter.pathData(Simplification.douglasPeucker(projected, tolerance: MapPicture.pixelTolerance))
         }
         for layer in ["casing", "fill"] {
             svg.open("g", ["id": "roads-\(layer)", "fill": "none", "stroke-linecap": "round", "stroke-linejoin": "round"])
@@ -296,35 +291,6 @@ public struct MapPicture: Sendable {
 
     /// Points closer than this (in points) to the line through their neighbours are left out.
     static let pixelTolerance = 0.5
-
-    /// Douglas–Peucker on projected points: the points a line needs at the picture's scale (its
-    /// first and last always).
-    static func simplified(_ points: [(Double, Double)], tolerance: Double) -> [(Double, Double)] {
-        guard points.count > 2 else { return points }
-        var keep = [Bool](repeating: false, count: points.count)
-        keep[0] = true
-        keep[points.count - 1] = true
-        var stack = [(0, points.count - 1)]
-        let limit = tolerance * tolerance
-        while let (first, last) = stack.popLast() {
-            guard last - first > 1 else { continue }
-            let a = points[first], b = points[last]
-            let dx = b.0 - a.0, dy = b.1 - a.1, length = dx * dx + dy * dy
-            var farthest = -1, distance = limit
-            for i in (first + 1)..<last {
-                let p = points[i]
-                let t = length > 0 ? max(0, min(1, ((p.0 - a.0) * dx + (p.1 - a.1) * dy) / length)) : 0
-                let x = a.0 + t * dx - p.0, y = a.1 + t * dy - p.1
-                if x * x + y * y > distance { distance = x * x + y * y; farthest = i }
-            }
-            if farthest >= 0 {
-                keep[farthest] = true
-                stack.append((first, farthest))
-                stack.append((farthest, last))
-            }
-        }
-        return points.indices.filter { keep[$0] }.map { points[$0] }
-    }
 
     /// Street names along their roads (``StreetLabels``), white-haloed.
     private func drawLabels(_ labels: [StreetLabels.Label], into svg: inout SVGWriter) {
@@ -385,11 +351,10 @@ public struct MapPicture: Sendable {
             guard zoom >= MapPicture.style(kind).minimumZoom else { continue }
             var d = ""
             for part in basemap.parts(of: f) {
-                let points = part.map(project)
-                var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
-                for p in points { minX = min(minX, p.0); maxX = max(maxX, p.0); minY = min(minY, p.1); maxY = max(maxY, p.1) }
-                guard maxX >= 0, minX <= width, maxY >= 0, minY <= height, maxX - minX >= 1 || maxY - minY >= 1 else { continue }
-                d += SVGWriter.pathData(MapPicture.simplified(points, tolerance: MapPicture.pixelTolerance)) + (kind.isArea ? "Z" : "")
+                let points = part.map(project), box = StreetLabels.bounds(points)
+                guard box.maxX >= 0, box.minX <= width, box.maxY >= 0, box.minY <= height,
+                      box.maxX - box.minX >= 1 || box.maxY - box.minY >= 1 else { continue }
+                d += SVGWriter.pathData(Simplification.douglasPeucker(points, tolerance: MapPicture.pixelTolerance)) + (kind.isArea ? "Z" : "")
             }
             guard !d.isEmpty else { continue }
             if kind.isArea && basemap.partCount(of: f) > 1 { holed.append((kind, d)) } else { simple[Int(kind.rawValue)] += d }
@@ -506,17 +471,18 @@ public struct MapPicture: Sendable {
 
     // MARK: - Pins and clusters
 
+    /// How pins cluster on a map picture: supercluster's radius is in 1/512ths of a tile, so 60 is
+    /// 30 points on this 256-point tile map, about a pin's height — pins that would overlap cluster
+    /// instead (as MapKit does when annotation views collide).
+    public static let pinClusters = ClusterOptions(maxZoom: 18, radius: 60)
+
     private func drawPins(_ scene: MapScene, zoom: Double, visible: BoundingBox,
                           project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
         guard !scene.annotations.isEmpty else { return }
         // Clustered like MapKit: everything but the selected annotation, which stays a pin.
         let others = scene.annotations.indices.filter { $0 != scene.selected }
         svg.open("g", ["id": "annotations"])
-        // supercluster's radius is in 1/512ths of a tile: 60 is 30 points on this 256-point tile
-        // map, about a pin's height, so pins that would overlap cluster instead (as MapKit does
-        // when annotation views collide).
-        if !others.isEmpty, let index = try? ClusterIndex(annotations: others.map { scene.annotations[$0] },
-                                                           options: ClusterOptions(maxZoom: 18, radius: 60)) {
+        if !others.isEmpty, let index = try? ClusterIndex(annotations: others.map { scene.annotations[$0] }, options: MapPicture.pinClusters) {
             // The visible box, widened a little so pins at the edge are not cut off.
             let items = index.clusters(west: max(-180, visible.west - 1e-3), south: max(-90, visible.south - 1e-3),
                                        east: min(180, visible.east + 1e-3), north: min(90, visible.north + 1e-3),

@@ -32,8 +32,22 @@ struct StreetLabels {
     /// Estimated text width: about 0.58 em per character (DejaVu Sans).
     static func textWidth(_ text: String, fontSize: Double) -> Double { Double(text.count) * fontSize * 0.58 }
 
-    /// Axis-aligned box of points, widened by `margin`.
+    /// An axis-aligned box in picture points.
     typealias Box = (minX: Double, minY: Double, maxX: Double, maxY: Double)
+
+    /// The box around points (at least one), widened by `by` across and down each side.
+    static func bounds(_ points: [(Double, Double)], widenedBy by: (Double, Double) = (0, 0)) -> Box {
+        var box: Box = (.infinity, .infinity, -.infinity, -.infinity)
+        for p in points {
+            box = (min(box.minX, p.0), min(box.minY, p.1), max(box.maxX, p.0), max(box.maxY, p.1))
+        }
+        return (box.minX - by.0, box.minY - by.1, box.maxX + by.0, box.maxY + by.1)
+    }
+
+    /// Length of a line in picture points.
+    static func length(_ line: [(Double, Double)]) -> Double {
+        zip(line, line.dropFirst()).reduce(0) { $0 + hypot($1.1.0 - $1.0.0, $1.1.1 - $1.0.1) }
+    }
 
     static func overlaps(_ a: Box, _ b: Box) -> Bool { a.minX < b.maxX && b.minX < a.maxX && a.minY < b.maxY && b.minY < a.maxY }
 
@@ -46,9 +60,6 @@ struct StreetLabels {
             return name
         }
         // Main roads first, then the longest.
-        func length(_ line: [(Double, Double)]) -> Double {
-            zip(line, line.dropFirst()).reduce(0) { $0 + hypot($1.1.0 - $1.0.0, $1.1.1 - $1.0.1) }
-        }
         let ordered = stretches.map { ($0, length($0.points)) }.sorted {
             $0.0.highway.labelRank != $1.0.highway.labelRank ? $0.0.highway.labelRank < $1.0.highway.labelRank : $0.1 > $1.1
         }
@@ -60,7 +71,8 @@ struct StreetLabels {
             let fontSize = stretch.highway.labelRank <= 2 ? 12.0 : 11
             let needed = textWidth(text, fontSize: fontSize) + 12
             guard total >= needed else { continue }
-            // The straightest window of the needed length, tried at the middle, then a third and two thirds along.
+            // A window of the needed length that is straight enough (its ends 90 % of its length
+            // apart), tried at the middle, then a third and two thirds along.
             var chosen: [(Double, Double)]?
             for share in [0.5, 1.0 / 3, 2.0 / 3] {
                 let from = max(0, min(total - needed, total * share - needed / 2))
@@ -73,8 +85,7 @@ struct StreetLabels {
             if last.0 < first.0 { path.reverse() } // read left to right
             let middle = path[path.count / 2]
             if named.contains(where: { $0.name == stretch.name && hypot($0.at.0 - middle.0, $0.at.1 - middle.1) < 250 }) { continue }
-            let margin = fontSize * 0.7
-            let box: Box = (path.map(\.0).min()! - margin, path.map(\.1).min()! - margin, path.map(\.0).max()! + margin, path.map(\.1).max()! + margin)
+            let box = bounds(path, widenedBy: (fontSize * 0.7, fontSize * 0.7))
             guard box.minX >= 0, box.minY >= 0, box.maxX <= width, box.maxY <= height else { continue }
             if placed.contains(where: { overlaps($0, box) }) { continue }
             placed.append(box)
@@ -155,7 +166,7 @@ struct StreetLabels {
             let full = graph.strings[Int(stretch.name)]
             let ref = String(full.split(separator: ";").first ?? "").trimmingCharacters(in: .whitespaces)
             guard !ref.isEmpty, ref.count <= 12 else { continue }
-            let total = zip(stretch.points, stretch.points.dropFirst()).reduce(0) { $0 + hypot($1.1.0 - $1.0.0, $1.1.1 - $1.0.1) }
+            let total = length(stretch.points)
             guard total >= 80 else { continue }
             // At the middle, else a quarter or three quarters along (the name may be at the middle).
             for share in [0.5, 0.25, 0.75] {

@@ -87,10 +87,10 @@ public struct ContractionHierarchy: Sendable {
 
     /// A hierarchy from its parts (checked by the caller).
     init(nodeCount: Int, shortcutCount: Int, costs: TurnCosts, turns: TurnGeometry, transitions: TransitionTable,
-         up: ArcRows, down: ArcRows, order: [UInt32], arcTail: [UInt32], arcHead: [UInt32], arcFirst: [Int32], arcSecond: [Int32]) {
+         up: ArcRows, down: ArcRows, order: [UInt32], rank: [UInt32], arcTail: [UInt32], arcHead: [UInt32], arcFirst: [Int32], arcSecond: [Int32]) {
         self.nodeCount = nodeCount
         self.order = order
-        rank = ContractionHierarchy.inverse(order)
+        self.rank = rank
         self.shortcutCount = shortcutCount
         self.costs = costs
         self.turns = turns
@@ -607,6 +607,6 @@ extension ContractionHierarchy {
         }
         self.init(nodeCount: n, shortcutCount: Int(parameters[expected.count + 1]), costs: costs, turns: turnTables,
                   transitions: transitions,
-                  up: rows[0], down: rows[1], order: order!, arcTail: arcTail, arcHead: arcHead, arcFirst: arcFirst, arcSecond: arcSecond)
+                  up: rows[0], down: rows[1], order: order!, rank: rank!, arcTail: arcTail, arcHead: arcHead, arcFirst: arcFirst, arcSecond: arcSecond)
     }
 }

@@ -44,7 +44,7 @@ public final class ViewerService: @unchecked Sendable {
     private static func read(_ path: String) throws(PlaceFileError) -> Places {
         let file = try PlaceFile(path: path)
         let ids = file.annotations.map { $0.id?.description }
-        let index = try? ClusterIndex(coordinates: file.annotations.map(\.coordinate), options: ClusterOptions(maxZoom: 18, radius: 60))
+        let index = try? ClusterIndex(coordinates: file.annotations.map(\.coordinate), options: MapPicture.pinClusters)
         return Places(version: file.version, bytes: file.encoded(), annotations: file.annotations, ids: ids, index: index)
     }
 

@@ -102,6 +102,13 @@ private let browserReady: Bool = {
         let missing = try Run.waymark("serve", Run.data("sample-town.osm"), "--pois", directory + "/missing.geojson", "--port", "0")
         #expect(missing.status != 0 && missing.stderr.contains("missing.geojson: no such file"))
         #expect(missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+        // A FIFO or a directory in its place: said so, never waited on or taken for a missing file.
+        let fifo = directory + "/fifo.geojson"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        for odd in [fifo, directory] {
+            let refused = try Run.waymark("serve", Run.data("sample-town.osm"), "--pois", odd, "--port", "0")
+            #expect(refused.status != 0 && refused.stderr.contains("not a readable regular file"), "\(refused.stderr)")
+        }
         let notGeoJSON = directory + "/bad.geojson"
         try Data("{\"type\":\"Point\"}".utf8).write(to: URL(fileURLWithPath: notGeoJSON))
         let bad = try Run.waymark("serve", Run.data("sample-town.osm"), "--pois", notGeoJSON, "--port", "0")

@@ -50,10 +50,10 @@ import WaymarkRouting
         #expect(!svg.contains("class=\"cluster\""))
     }
 
-    private static func sampleTown() throws -> RoadGraph {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-        return try OSMGraphLoader.build(path: root + "/Data/sample-town.osm")
-    }
+    private static let sampleTownPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Data/sample-town.osm").path
+
+    private static func sampleTown() throws -> RoadGraph { try OSMGraphLoader.build(path: sampleTownPath) }
 
     /// Roads by zoom, as OSM Carto: far out only the main roads (without casings, pale ones in
     /// their casing's colour), close in every street with its casing; widths grow with zoom.
@@ -83,11 +83,11 @@ import WaymarkRouting
     /// bend wider than the tolerance stays.
     @Test func linesSimplifiedToThePixel() {
         let straight = (0...20).map { (Double($0) * 3, 10 + Double($0) * 0.01) }
-        let kept = MapPicture.simplified(straight, tolerance: 0.5)
+        let kept = Simplification.douglasPeucker(straight, tolerance: 0.5)
         #expect(kept.count == 2 && kept[0] == straight[0] && kept[1] == straight[20])
         let bent = [(0.0, 0.0), (10, 0.2), (20, 0), (20, 10)]
-        #expect(MapPicture.simplified(bent, tolerance: 0.5).map(\.0) == [0, 20, 20])
-        #expect(MapPicture.simplified(bent, tolerance: 0.1).count == 4)
+        #expect(Simplification.douglasPeucker(bent, tolerance: 0.5).map(\.0) == [0, 20, 20])
+        #expect(Simplification.douglasPeucker(bent, tolerance: 0.1).count == 4)
     }
 
     /// The callout goes above its pin unless that hides the route or other pins, then to the side
@@ -173,8 +173,7 @@ import WaymarkRouting
     /// The basemap under the roads: the sample town's river; buildings only from zoom 15;
     /// place names by importance, never over one another.
     @Test func basemapUnderTheRoads() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-        let (graph, town) = try OSMGraphLoader.buildWithBasemap(path: root + "/Data/sample-town.osm")
+        let (graph, town) = try OSMGraphLoader.buildWithBasemap(path: MapPictureTests.sampleTownPath)
         #expect(town.kinds.contains(.river) && town.kinds.filter { $0 == .building }.count >= 100 && town.places.isEmpty)
         let svg = try MapPicture().svg(MapScene(graph: graph, basemap: town))
         #expect(svg.contains("class=\"basemap river\"") && !svg.contains("class=\"basemap building\"")) // zoom 13
@@ -202,8 +201,7 @@ import WaymarkRouting
     /// A picture drawn with the index of where things lie is the picture drawn without it, at
     /// every zoom and anywhere (random views, fixed seed), and the index finds fewer roads close in.
     @Test func indexChangesNothingButTheWork() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-        let (graph, town) = try OSMGraphLoader.buildWithBasemap(path: root + "/Data/sample-town.osm")
+        let (graph, town) = try OSMGraphLoader.buildWithBasemap(path: MapPictureTests.sampleTownPath)
         let index = PictureIndex(graph: graph, basemap: town)
         var rng = SplitMix64(seed: 16)
         for _ in 0..<12 {
