@@ -113,18 +113,18 @@ extension Basemap {
     }
 
     /// Whether graph-file sections hold a basemap.
-    public static func isStored(in sections: [String: [UInt8]]) -> Bool { sections["BPRM"] != nil }
+    public static func isStored(in sections: FileSections) -> Bool { sections.contains("BPRM") }
 
     /// The basemap a graph file stores, every index and value checked; nil where there is none.
-    public init?(fileSections sections: [String: [UInt8]]) throws(BasemapFileError) {
-        guard let raw = sections["BPRM"] else { return nil }
+    public init?(fileSections sections: FileSections) throws(BasemapFileError) {
+        guard sections.contains("BPRM") else { return nil }
         func array<T: BitwiseCopyable>(_ tag: String, _: T.Type) throws(BasemapFileError) -> [T] {
-            guard let bytes = sections[tag] else { throw BasemapFileError(reason: "section \(tag) missing") }
-            guard let values = GraphFile.values(bytes, as: T.self) else { throw BasemapFileError(reason: "section \(tag) has a partial element") }
-            return values
+            guard sections.contains(tag) else { throw BasemapFileError(reason: "section \(tag) missing") }
+            guard let values = sections.column(tag, as: T.self) else { throw BasemapFileError(reason: "section \(tag) has a partial element") }
+            return values.array
         }
         func check(_ ok: Bool, _ what: String) throws(BasemapFileError) { if !ok { throw BasemapFileError(reason: what) } }
-        guard let parameters = GraphFile.values(raw, as: Double.self), parameters.count == 2, parameters[0] == 1 else {
+        guard let parameters = sections.column("BPRM", as: Double.self)?.array, parameters.count == 2, parameters[0] == 1 else {
             throw BasemapFileError(reason: "written in another format")
         }
         try check(parameters[1] >= 0 && parameters[1] < 1e12 && parameters[1] == parameters[1].rounded(), "dropped-ring count out of range")

@@ -104,7 +104,7 @@ public struct GraphBuilder {
 
     /// Builds the graph. Consumes nothing; can be called once per input.
     public func build() -> RoadGraph {
-        var graph = RoadGraph()
+        var graph = GraphArrays()
         var report = self.report
         report.routableWays = ways.count
 
@@ -335,8 +335,9 @@ public struct GraphBuilder {
         // 4b. Restrictions over via ways: the path of directed edges from the from way's end along
         // the via ways to the to way's start, the ways joined end to end as OSRM joins them.
         var paths = Set<[UInt32]>(), keptOverWays = 0
+        let rows = RoadGraph(graph)
         for r in restrictions where !r.viaWays.isEmpty {
-            guard let path = restrictedPath(r, graph: graph, segmentEnds: segmentEnds, segmentsOfWay: segmentsOfWay) else { continue }
+            guard let path = restrictedPath(r, graph: rows, segmentEnds: segmentEnds, segmentsOfWay: segmentsOfWay) else { continue }
             paths.insert(path + [UInt32(r.kind.rawValue)])
             keptOverWays += 1
         }
@@ -352,9 +353,10 @@ public struct GraphBuilder {
         report.graphNodes = nodeCount
         report.graphEdges = edgeCount
         report.segments = segmentEnds.count
-        report.largestComponentNodes = graph.largestStronglyConnectedComponent()
-        graph.report = report
-        return graph
+        var built = RoadGraph(graph)
+        report.largestComponentNodes = built.largestStronglyConnectedComponent()
+        built.report = report
+        return built
     }
 
     /// The directed edges of a restriction over via ways, or nil when its ways are not in the

@@ -64,6 +64,13 @@ public enum GraphFile {
             visit = { body in values.withUnsafeBytes(body) }
         }
 
+        public init<T: BitwiseCopyable>(_ tag: String, _ values: Column<T>) {
+            self.tag = tag
+            byteCount = values.count * MemoryLayout<T>.stride
+            append = { out in values.withUnsafeBufferPointer { out.append(contentsOf: UnsafeRawBufferPointer($0)) } }
+            visit = { body in values.withUnsafeBufferPointer { body(UnsafeRawBufferPointer($0)) } }
+        }
+
         /// The section's bytes (for reading back in tests and tools).
         public var bytes: [UInt8] {
             var out: [UInt8] = []
@@ -226,11 +233,11 @@ public enum GraphFile {
     }
 
     /// Reads and checks a graph file, and returns its extra sections by tag (checksummed with the
-    /// rest; checking their content is up to whoever wrote them).
-    public static func readWithExtras(path: String) throws(GraphFileError) -> (graph: RoadGraph, extra: [String: [UInt8]]) {
-        guard FileManager.default.fileExists(atPath: path) else { throw .notFound(path) }
-        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path, "permission denied or not a file") }
-        return try decodeWithExtras(data, path: path)
+    /// rest; checking their content is up to whoever wrote them). The file is mapped into memory,
+    /// not read: the extra sections are used in place (see ``FileSections``).
+    public static func readWithExtras(path: String) throws(GraphFileError) -> (graph: RoadGraph, extra: FileSections) {
+        let file = try MappedFile(path: path)
+        return try decode(file.bytes, owner: file, path: path)
     }
 
     /// Decodes and checks a graph file's bytes (`path` is for messages).
@@ -238,18 +245,13 @@ public enum GraphFile {
         try decodeWithExtras(data, path: path).graph
     }
 
-    static func decodeWithExtras(_ data: Data, path: String) throws(GraphFileError) -> (graph: RoadGraph, extra: [String: [UInt8]]) {
-        let result: Result<(graph: RoadGraph, extra: [String: [UInt8]]), GraphFileError> = data.withUnsafeBytes { buffer in
-            do throws(GraphFileError) {
-                return .success(try decode(buffer, path: path))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+    static func decodeWithExtras(_ data: Data, path: String) throws(GraphFileError) -> (graph: RoadGraph, extra: FileSections) {
+        let owned = data.withUnsafeBytes { OwnedBytes($0) }
+        return try decode(owned.bytes, owner: owned, path: path)
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws(GraphFileError) -> (graph: RoadGraph, extra: [String: [UInt8]]) {
+    /// Decodes `bytes`, which `owner` keeps alive (and the extra sections with them).
+    static func decode(_ bytes: UnsafeRawBufferPointer, owner: AnyObject, path: String) throws(GraphFileError) -> (graph: RoadGraph, extra: FileSections) {
         guard bytes.count >= 8, Array(bytes[0..<8]) == magic else {
             if bytes.count < 8, Array(bytes) == Array(magic.prefix(bytes.count)) {
                 throw .truncated(path, expected: headerSize, actual: bytes.count)
@@ -265,7 +267,20 @@ public enum GraphFile {
         guard bytes.count >= length else { throw .truncated(path, expected: length, actual: bytes.count) }
         guard bytes.count == length else { throw .corrupt(path, "\(bytes.count - length) unexpected bytes after the end") }
         let header = found == 1 ? 0 : headerChecksum(version: found, sections: storedCount, length: storedLength)
-        guard checksum(bytes, from: headerSize) ^ header == get(bytes, 24) else { throw .corrupt(path, "checksum mismatch") }
+        // The checksum is summed on one core while the sections are decoded and checked on the
+        // other (checking is safe on any bytes); a mismatch is the error to report, whatever the
+        // checks found.
+        let (intact, decoded) = inParallel({ checksum(bytes, from: headerSize) ^ header == get(bytes, 24) }, {
+            Result { () throws(GraphFileError) in try decodeSections(bytes, owner: owner, count: sectionCount, path: path) }
+        })
+        guard intact else { throw .corrupt(path, "checksum mismatch") }
+        return try decoded.get()
+    }
+
+    /// The graph and the extra sections of a file whose header was read, checked.
+    private static func decodeSections(_ bytes: UnsafeRawBufferPointer, owner: AnyObject, count sectionCount: Int,
+                                       path: String) throws(GraphFileError) -> (graph: RoadGraph, extra: FileSections) {
+        let length = bytes.count
         guard headerSize + sectionCount * tableEntrySize <= length else { throw .corrupt(path, "section table out of bounds") }
 
         var sections: [UInt32: UnsafeRawBufferPointer] = [:]
@@ -278,9 +293,9 @@ public enum GraphFile {
             }
             sections[tag] = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + size)])
         }
-        func array<T: BitwiseCopyable>(_ tag: String, _: T.Type) throws(GraphFileError) -> [T] {
+        func array<T: BitwiseCopyable>(_ tag: String, _: T.Type) throws(GraphFileError) -> Column<T> {
             guard let raw = sections[fourCC(tag)] else { throw .corrupt(path, "section \(tag) missing") }
-            guard let values = values(raw, as: T.self) else { throw .corrupt(path, "section \(tag) has a partial element") }
+            guard let values = Column<T>(raw: raw, owner: owner) else { throw .corrupt(path, "section \(tag) has a partial element") }
             return values
         }
 
@@ -311,7 +326,7 @@ public enum GraphFile {
             g.segmentSigns = try array("SSGN", UInt32.self)
             g.signRows = try array("SGNR", UInt32.self)
         } else {
-            g.segmentSigns = [UInt32](repeating: 0, count: g.segmentName.count)
+            g.segmentSigns = Column([UInt32](repeating: 0, count: g.segmentName.count))
         }
         let stringOffsets = try array("STRO", UInt32.self)
         let stringBytes = try array("STRB", UInt8.self)
@@ -325,7 +340,7 @@ public enum GraphFile {
             g.restrictionPathEdges = try array("RPED", UInt32.self)
             g.restrictionPathKind = try array("RPKN", UInt8.self)
         }
-        guard let report = BuildReport(fields: try array("REPT", Double.self)) else { throw .corrupt(path, "build report values out of range") }
+        guard let report = BuildReport(fields: try array("REPT", Double.self).array) else { throw .corrupt(path, "build report values out of range") }
         g.report = report
         // Files written before the driving side was recorded are right-hand traffic.
         if sections[fourCC("DSID")] != nil {
@@ -341,8 +356,8 @@ public enum GraphFile {
             String(decoding: stringBytes[Int($0)..<Int($1)], as: UTF8.self)
         }
         try validate(g, path: path)
-        var extra: [String: [UInt8]] = [:]
-        for (tag, raw) in sections where !graphTags.contains(name(tag)) { extra[name(tag)] = Array(raw) }
+        var extra = FileSections()
+        for (tag, raw) in sections where !graphTags.contains(name(tag)) { extra.set(name(tag), raw, owner: owner) }
         return (g, extra)
     }
 

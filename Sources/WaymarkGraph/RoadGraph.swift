@@ -24,64 +24,64 @@ public struct RoadGraph: Sendable, Equatable {
     public static let invalid = UInt32.max
 
     // MARK: Vertices
-    public internal(set) var latitudes: [Int32] = []
-    public internal(set) var longitudes: [Int32] = []
+    public internal(set) var latitudes: Column<Int32> = []
+    public internal(set) var longitudes: Column<Int32> = []
     /// Bit 0: traffic signals at this vertex. Bit 1: a turn restriction has this vertex as via, or
     /// a restricted path's from edge ends here. Bit 2: a gate (passable at a delay). Bit 3: a
     /// place made for turning round (U-turns allowed).
-    public internal(set) var nodeFlags: [UInt8] = []
+    public internal(set) var nodeFlags: Column<UInt8> = []
 
     // MARK: Edges (forward rows)
-    public internal(set) var firstEdge: [UInt32] = [0]
-    public internal(set) var edgeTarget: [UInt32] = []
+    public internal(set) var firstEdge: Column<UInt32> = [0]
+    public internal(set) var edgeTarget: Column<UInt32> = []
     /// Segment index << 1, plus 1 when the edge runs against the segment's stored direction.
-    public internal(set) var edgeSegment: [UInt32] = []
-    public internal(set) var edgeLength: [Float] = []
+    public internal(set) var edgeSegment: Column<UInt32> = []
+    public internal(set) var edgeLength: Column<Float> = []
     /// Travel time in seconds (signals and gates passed inside the edge included).
-    public internal(set) var edgeDuration: [Float] = []
+    public internal(set) var edgeDuration: Column<Float> = []
     /// Routing weight in seconds: the travel time divided by the way's rate penalty (OSRM's
     /// "routability": service roads, narrow roads and side roads weigh more than they take).
     /// What the searches minimise; equal to the duration where no penalty applies.
-    public internal(set) var edgeWeight: [Float] = []
+    public internal(set) var edgeWeight: Column<Float> = []
 
     // MARK: Reverse rows
-    public internal(set) var firstIncoming: [UInt32] = [0]
+    public internal(set) var firstIncoming: Column<UInt32> = [0]
     /// For each incoming slot: the edge (index into the forward arrays) and its source vertex.
-    public internal(set) var incomingEdge: [UInt32] = []
-    public internal(set) var incomingSource: [UInt32] = []
+    public internal(set) var incomingEdge: Column<UInt32> = []
+    public internal(set) var incomingSource: Column<UInt32> = []
 
     // MARK: Segments
     /// Shape points strictly between a segment's end vertices: `shapeStart[s]..<shapeStart[s + 1]`.
-    public internal(set) var shapeStart: [UInt32] = [0]
-    public internal(set) var shapeLatitudes: [Int32] = []
-    public internal(set) var shapeLongitudes: [Int32] = []
-    public internal(set) var segmentName: [UInt32] = []
-    public internal(set) var segmentRef: [UInt32] = []
-    public internal(set) var segmentHighway: [UInt8] = []
-    public internal(set) var segmentFlags: [UInt8] = []
-    public internal(set) var segmentWayID: [Int64] = []
+    public internal(set) var shapeStart: Column<UInt32> = [0]
+    public internal(set) var shapeLatitudes: Column<Int32> = []
+    public internal(set) var shapeLongitudes: Column<Int32> = []
+    public internal(set) var segmentName: Column<UInt32> = []
+    public internal(set) var segmentRef: Column<UInt32> = []
+    public internal(set) var segmentHighway: Column<UInt8> = []
+    public internal(set) var segmentFlags: Column<UInt8> = []
+    public internal(set) var segmentWayID: Column<Int64> = []
     /// Signs and lanes: per segment, a row of ``signRows`` (row 0: none, as most roads).
-    public internal(set) var segmentSigns: [UInt32] = []
+    public internal(set) var segmentSigns: Column<UInt32> = []
     /// Rows of five string ids: destinations forward, backward; exits (`junction:ref`); turn
     /// lanes forward, backward ("forward" along the segment's stored direction).
-    public internal(set) var signRows: [UInt32] = [0, 0, 0, 0, 0]
+    public internal(set) var signRows: Column<UInt32> = [0, 0, 0, 0, 0]
     /// The strings names and refs point into; index 0 is the empty string.
     public internal(set) var strings: [String] = [""]
 
     // MARK: Turn restrictions, sorted by via vertex
-    public internal(set) var restrictionVia: [UInt32] = []
-    public internal(set) var restrictionFrom: [UInt32] = []
-    public internal(set) var restrictionTo: [UInt32] = []
-    public internal(set) var restrictionKind: [UInt8] = []
+    public internal(set) var restrictionVia: Column<UInt32> = []
+    public internal(set) var restrictionFrom: Column<UInt32> = []
+    public internal(set) var restrictionTo: Column<UInt32> = []
+    public internal(set) var restrictionKind: Column<UInt8> = []
 
     // MARK: Turn restrictions over via ways
     /// Restricted path p is `restrictionPathEdges[restrictionPathStart[p]..<restrictionPathStart[p + 1]]`:
     /// the directed edges from the from way's last edge, along the via ways in driving order, to the
     /// to way's first edge (at least three). `restrictionPathKind[p]` says whether that last turn is
     /// forbidden (`no_*`) or the only one allowed (`only_*`) once the whole path before it was driven.
-    public internal(set) var restrictionPathStart: [UInt32] = [0]
-    public internal(set) var restrictionPathEdges: [UInt32] = []
-    public internal(set) var restrictionPathKind: [UInt8] = []
+    public internal(set) var restrictionPathStart: Column<UInt32> = [0]
+    public internal(set) var restrictionPathEdges: Column<UInt32> = []
+    public internal(set) var restrictionPathKind: Column<UInt8> = []
 
     /// How the graph was built (the OSM reader fills in input counts and timing).
     public var report = BuildReport()
@@ -104,7 +104,7 @@ public struct RoadGraph: Sendable, Equatable {
     public var restrictionPathCount: Int { restrictionPathKind.count }
 
     /// The directed edges of restricted path `p` (see ``restrictionPathStart``).
-    public func restrictionPath(_ p: Int) -> ArraySlice<UInt32> {
+    public func restrictionPath(_ p: Int) -> Slice<Column<UInt32>> {
         restrictionPathEdges[Int(restrictionPathStart[p])..<Int(restrictionPathStart[p + 1])]
     }
 

@@ -1,4 +1,5 @@
 import WaymarkGraph
+import WaymarkSupport
 
 /// A contraction hierarchy over the edge-based graph: its nodes are the road graph's directed
 /// edges (and their copies along restricted paths, ``RestrictedPaths``) and its arcs the allowed turns (weight: signal delay + turn cost + travel time of the
@@ -28,12 +29,12 @@ public struct ContractionHierarchy: Sendable {
     /// `rank[s]` is node s's query node; `order[q]` the node numbered q. Searches start and end
     /// in hierarchy nodes and run in query nodes.
     let rank: [UInt32]
-    let order: [UInt32]
+    let order: Column<UInt32>
     /// Every arc, for unpacking: its ends and, for a shortcut, the two arcs it replaces.
-    let arcTail: [UInt32]
-    let arcHead: [UInt32]
-    let arcFirst: [Int32]
-    let arcSecond: [Int32]
+    let arcTail: Column<UInt32>
+    let arcHead: Column<UInt32>
+    let arcFirst: Column<Int32>
+    let arcSecond: Column<Int32>
     /// Turn costs, for entering the goal edge part-way.
     let transitions: TransitionTable
     /// The turn costs it was contracted under.
@@ -70,24 +71,27 @@ public struct ContractionHierarchy: Sendable {
         shortcutCount = builder.shortcuts
 
         // Every arc kept is stored once, at its lower-ranked end, in query-node order.
-        order = ContractionHierarchy.topDownOrder(count: paths.stateCount) { v, visit in
+        let order = ContractionHierarchy.topDownOrder(count: paths.stateCount) { v, visit in
             for a in builder.upward.arcs(of: v) { visit(Int(builder.arcHead[Int(a)])) }
             for a in builder.downward.arcs(of: v) { visit(Int(builder.arcTail[Int(a)])) }
         }! // (contraction's arcs go up, from each node to nodes contracted after it)
-        rank = ContractionHierarchy.inverse(order)
+        let rank = ContractionHierarchy.inverse(order)
+        self.order = Column(order)
+        self.rank = rank
         up = ArcRows(builder.upward, order: order, rank: rank, end: builder.arcHead, weight: builder.arcWeight)
         builder.upward = FrozenRows(nodeCount: 0) // (freed before the next copy is made)
         down = ArcRows(builder.downward, order: order, rank: rank, end: builder.arcTail, weight: builder.arcWeight)
         builder.downward = FrozenRows(nodeCount: 0)
-        arcTail = builder.arcTail
-        arcHead = builder.arcHead
-        arcFirst = builder.arcFirst
-        arcSecond = builder.arcSecond
+        arcTail = Column(builder.arcTail)
+        arcHead = Column(builder.arcHead)
+        arcFirst = Column(builder.arcFirst)
+        arcSecond = Column(builder.arcSecond)
     }
 
     /// A hierarchy from its parts (checked by the caller).
     init(nodeCount: Int, shortcutCount: Int, costs: TurnCosts, turns: TurnGeometry, transitions: TransitionTable,
-         up: ArcRows, down: ArcRows, order: [UInt32], rank: [UInt32], arcTail: [UInt32], arcHead: [UInt32], arcFirst: [Int32], arcSecond: [Int32]) {
+         up: ArcRows, down: ArcRows, order: Column<UInt32>, rank: [UInt32], arcTail: Column<UInt32>, arcHead: Column<UInt32>,
+         arcFirst: Column<Int32>, arcSecond: Column<Int32>) {
         self.nodeCount = nodeCount
         self.order = order
         self.rank = rank
@@ -149,20 +153,20 @@ struct ArcRows: Sendable {
         var weight: Double
     }
 
-    let start: [UInt32]
-    let arcs: [Arc]
+    let start: Column<UInt32>
+    let arcs: Column<Arc>
 
-    init(start: [UInt32], arcs: [Arc]) {
+    init(start: Column<UInt32>, arcs: Column<Arc>) {
         self.start = start
         self.arcs = arcs
     }
 
-    /// Rows from the stored columns (checked by the caller).
-    init(start: [UInt32], end: [UInt32], weight: [Double], id: [UInt32]) {
+    /// Rows from the columns files stored before the arcs were stored side by side (checked by the caller).
+    init(start: Column<UInt32>, end: Column<UInt32>, weight: Column<Double>, id: Column<UInt32>) {
         var arcs: [Arc] = []
         arcs.reserveCapacity(end.count)
         for i in 0..<min(end.count, weight.count, id.count) { arcs.append(Arc(end: end[i], id: id[i], weight: weight[i])) }
-        self.init(start: start, arcs: arcs)
+        self.init(start: start, arcs: Column(arcs))
     }
 
     /// Rows in query-node order from each hierarchy node's list of arc ids: query node q's row is
@@ -188,13 +192,8 @@ struct ArcRows: Sendable {
             row(Int(v)) { arc in arcs.append(Arc(end: rank[Int(arc.end)], id: arc.id, weight: arc.weight)) }
             start.append(UInt32(arcs.count))
         }
-        self.init(start: start, arcs: arcs)
+        self.init(start: Column(start), arcs: Column(arcs))
     }
-
-    /// The columns, as stored.
-    var end: [UInt32] { arcs.map(\.end) }
-    var weight: [Double] { arcs.map(\.weight) }
-    var id: [UInt32] { arcs.map(\.id) }
 
     /// The rows as raw buffers, for a search loop (no bounds checks in release builds).
     struct Buffers {
@@ -482,11 +481,11 @@ public struct HierarchyFileError: Error, Sendable, Equatable, CustomStringConver
 /// Reading the tables a graph file stores beside the graph (the hierarchy, turn geometry,
 /// guidance tables, snap index), each refusing with its own error.
 enum StoredSection {
-    /// The values of section `tag`, `count` of them when given; otherwise `refuse`'s error.
-    static func values<T: BitwiseCopyable, E: Error>(_ sections: [String: [UInt8]], _ tag: String, as _: T.Type, count: Int? = nil,
-                                                    refuse: (String) -> E) throws(E) -> [T] {
-        guard let raw = sections[tag] else { throw refuse("section \(tag) missing") }
-        guard let values = GraphFile.values(raw, as: T.self) else { throw refuse("section \(tag) has a partial element") }
+    /// The values of section `tag` (in place in the file), `count` of them when given; otherwise `refuse`'s error.
+    static func values<T: BitwiseCopyable, E: Error>(_ sections: FileSections, _ tag: String, as _: T.Type, count: Int? = nil,
+                                                    refuse: (String) -> E) throws(E) -> Column<T> {
+        guard sections.contains(tag) else { throw refuse("section \(tag) missing") }
+        guard let values = sections.column(tag, as: T.self) else { throw refuse("section \(tag) has a partial element") }
         if let count, values.count != count { throw refuse("section \(tag) does not fit the graph") }
         return values
     }
@@ -498,9 +497,11 @@ extension ContractionHierarchy {
     public var fileSections: [GraphFile.Section] {
         let parameters = ContractionHierarchy.parameters(costs) + [Double(nodeCount), Double(shortcutCount)]
         return [.init("HPRM", parameters),
-                .init("HUPS", up.start), .init("HUPH", up.end), .init("HUPW", up.weight), .init("HUPA", up.id),
-                .init("HDNS", down.start), .init("HDNT", down.end), .init("HDNW", down.weight), .init("HDNA", down.id),
-                // Rows are by query node (files without this section have them by hierarchy node).
+                // The query graph's rows by query node, each arc (end, id, weight) as searches
+                // read it, so that a mapped file is searched in place. (Files without "HUPR" have
+                // the arcs as three columns; files without "HORD", their rows by hierarchy node.)
+                .init("HUPS", up.start), .init("HUPR", up.arcs),
+                .init("HDNS", down.start), .init("HDNR", down.arcs),
                 .init("HORD", order),
                 .init("HATL", arcTail), .init("HAHD", arcHead), .init("HAF1", arcFirst), .init("HAF2", arcSecond),
                 // The turn geometry the weights were measured on: read back rather than measured
@@ -518,19 +519,19 @@ extension ContractionHierarchy {
     }
 
     /// Whether graph-file sections hold a hierarchy.
-    public static func isStored(in sections: [String: [UInt8]]) -> Bool { sections["HPRM"] != nil }
+    public static func isStored(in sections: FileSections) -> Bool { sections.contains("HPRM") }
 
     /// The hierarchy stored in a graph file's sections, checked against the graph and the turn
     /// costs: every index in range, shortcuts refer only to earlier arcs (so unpacking ends),
     /// weights finite and not negative. Nothing stored: nil.
-    public init?(fileSections sections: [String: [UInt8]], graph: RoadGraph, costs: TurnCosts? = nil,
+    public init?(fileSections sections: FileSections, graph: RoadGraph, costs: TurnCosts? = nil,
                  turns: TurnGeometry? = nil) throws(HierarchyFileError) {
         let costs = costs ?? TurnCosts(for: graph)
-        guard sections["HPRM"] != nil else { return nil }
-        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type) throws(HierarchyFileError) -> [T] {
+        guard sections.contains("HPRM") else { return nil }
+        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type) throws(HierarchyFileError) -> Column<T> {
             try StoredSection.values(sections, tag, as: type) { HierarchyFileError(reason: $0) }
         }
-        let parameters = try array("HPRM", Double.self)
+        let parameters = try array("HPRM", Double.self).array
         func check(_ ok: Bool, _ what: String) throws(HierarchyFileError) { if !ok { throw HierarchyFileError(reason: what) } }
         let expected = ContractionHierarchy.parameters(costs)
         try check(parameters.count == expected.count + 2 && parameters[0] == expected[0], "contracted under an older weight metric")
@@ -543,7 +544,7 @@ extension ContractionHierarchy {
         } else {
             turnTables = TurnGeometry(graph: graph) // a file from before the geometry was stored
         }
-        let transitions = try TransitionTable(storedCost: sections["TTCS"], graph: graph)
+        let transitions = try TransitionTable(storedCost: sections.contains("TTCS") ? array("TTCS", Float.self) : nil, graph: graph)
             ?? TransitionTable(graph: graph, turns: turnTables, costs: costs)
         let n = transitions.paths.stateCount
         try check(parameters[expected.count] == Double(n), "built for another graph")
@@ -551,62 +552,118 @@ extension ContractionHierarchy {
         let arcFirst = try array("HAF1", Int32.self), arcSecond = try array("HAF2", Int32.self)
         let arcs = arcHead.count
         try check(arcTail.count == arcs && arcFirst.count == arcs && arcSecond.count == arcs, "arc arrays differ in length")
-        try check(arcTail.allSatisfy { Int($0) < n } && arcHead.allSatisfy { Int($0) < n }, "arc end out of range")
-        for a in 0..<arcs {
-            let first = Int(arcFirst[a]), second = Int(arcSecond[a])
-            if first < 0 && second < 0 { continue }
-            guard first >= 0 && first < a && second >= 0 && second < a else {
-                throw HierarchyFileError(reason: "shortcut \(a) does not refer to earlier arcs")
-            }
-            guard arcTail[first] == arcTail[a] && arcHead[first] == arcTail[second] && arcHead[second] == arcHead[a] else {
-                throw HierarchyFileError(reason: "shortcut \(a) does not join its parts")
-            }
-        }
         // Query nodes: stored since files have "HORD"; older files have their rows by hierarchy
         // node, numbered here.
-        var order = sections["HORD"] == nil ? nil : try array("HORD", UInt32.self)
+        var order = sections.contains("HORD") ? try array("HORD", UInt32.self) : nil
+        var rank: [UInt32]?
         if let order {
             try check(order.count == n, "section HORD does not fit the hierarchy")
-            var seen = [Bool](repeating: false, count: n)
-            for v in order {
-                try check(Int(v) < n && !seen[Int(v)], "query nodes are not a numbering of the nodes")
-                seen[Int(v)] = true
+            var numbered = [UInt32](repeating: UInt32.max, count: n)
+            for (q, v) in order.enumerated() {
+                try check(Int(v) < n && numbered[Int(v)] == UInt32.max, "query nodes are not a numbering of the nodes")
+                numbered[Int(v)] = UInt32(q)
             }
+            rank = numbered
         }
-        var rank = order.map(ContractionHierarchy.inverse)
         var rows: [ArcRows] = []
-        for (tags, upward) in [(("HUPS", "HUPH", "HUPW", "HUPA"), true), (("HDNS", "HDNT", "HDNW", "HDNA"), false)] {
+        for (tags, upward) in [(("HUPS", "HUPR", "HUPH", "HUPW", "HUPA"), true), (("HDNS", "HDNR", "HDNT", "HDNW", "HDNA"), false)] {
             let name = upward ? "upward" : "downward"
-            let start = try array(tags.0, UInt32.self), ends = try array(tags.1, UInt32.self)
-            let weights = try array(tags.2, Double.self), ids = try array(tags.3, UInt32.self)
-            try check(start.count == n + 1 && start.first == 0 && Int(start.last!) == ends.count, "\(name) rows")
-            try check(zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }, "\(name) rows not monotonic")
-            try check(weights.count == ends.count && ids.count == ends.count, "\(name) arrays differ in length")
-            try check(ends.allSatisfy { Int($0) < n } && ids.allSatisfy { Int($0) < arcs }, "\(name) index out of range")
-            try check(weights.allSatisfy { $0.isFinite && $0 >= 0 }, "\(name) weight not finite")
-            // Each row's arcs really start (upward) or end (downward) at its node.
-            let (near, far) = upward ? (arcTail, arcHead) : (arcHead, arcTail)
-            for q in 0..<n {
-                let v = order.map { Int($0[q]) } ?? q
-                for i in Int(start[q])..<Int(start[q + 1]) {
-                    let a = Int(ids[i]), end = rank.map { $0[Int(far[a])] } ?? far[a]
-                    if Int(near[a]) != v || end != ends[i] { throw HierarchyFileError(reason: "\(name) arc \(i) does not match its row") }
-                }
+            let start = try array(tags.0, UInt32.self)
+            let row: ArcRows
+            if sections.contains(tags.1) {
+                row = ArcRows(start: start, arcs: try array(tags.1, ArcRows.Arc.self))
+            } else {
+                let ends = try array(tags.2, UInt32.self), weights = try array(tags.3, Double.self), ids = try array(tags.4, UInt32.self)
+                try check(weights.count == ends.count && ids.count == ends.count, "\(name) arrays differ in length")
+                row = ArcRows(start: start, end: ends, weight: weights, id: ids)
             }
-            rows.append(ArcRows(start: start, end: ends, weight: weights, id: ids))
+            rows.append(row)
         }
+        // The shortcuts and upward rows checked on one core, the downward rows on the other.
+        let (upward, downward) = inParallel({
+            Result { () throws(HierarchyFileError) in
+                try ContractionHierarchy.checkShortcuts(tail: arcTail, head: arcHead, first: arcFirst, second: arcSecond, nodes: n)
+                try rows[0].check(name: "upward", nodes: n, arcs: arcs, order: order, rank: rank, near: arcTail, far: arcHead)
+            }
+        }, {
+            Result { () throws(HierarchyFileError) in
+                try rows[1].check(name: "downward", nodes: n, arcs: arcs, order: order, rank: rank, near: arcHead, far: arcTail)
+            }
+        })
+        try upward.get()
+        try downward.get()
         if order == nil {
             let (up, down) = (rows[0], rows[1])
             guard let made = ContractionHierarchy.topDownOrder(count: n, higher: { v, visit in
                 for i in Int(up.start[v])..<Int(up.start[v + 1]) { visit(Int(up.arcs[i].end)) }
                 for i in Int(down.start[v])..<Int(down.start[v + 1]) { visit(Int(down.arcs[i].end)) }
             }) else { throw HierarchyFileError(reason: "arcs close a cycle") }
-            order = made
-            rank = ContractionHierarchy.inverse(made)
-            rows = rows.map { $0.renumbered(order: made, rank: rank!) }
+            let numbered = ContractionHierarchy.inverse(made)
+            order = Column(made)
+            rank = numbered
+            rows = rows.map { $0.renumbered(order: made, rank: numbered) }
         }
         self.init(nodeCount: n, shortcutCount: Int(parameters[expected.count + 1]), costs: costs, turns: turnTables,
                   transitions: transitions,
                   up: rows[0], down: rows[1], order: order!, rank: rank!, arcTail: arcTail, arcHead: arcHead, arcFirst: arcFirst, arcSecond: arcSecond)
+    }
+}
+
+extension ContractionHierarchy {
+    /// Checks stored arcs for unpacking: ends in range, and each shortcut made of two earlier arcs
+    /// that join (so unpacking ends, and yields a path).
+    static func checkShortcuts(tail: Column<UInt32>, head: Column<UInt32>, first: Column<Int32>, second: Column<Int32>,
+                               nodes n: Int) throws(HierarchyFileError) {
+        func check(_ ok: Bool, _ what: String) throws(HierarchyFileError) { if !ok { throw HierarchyFileError(reason: what) } }
+        try tail.withUnsafeBufferPointer { (tail) throws(HierarchyFileError) in
+            try head.withUnsafeBufferPointer { (head) throws(HierarchyFileError) in
+                try check(tail.allSatisfy { Int($0) < n } && head.allSatisfy { Int($0) < n }, "arc end out of range")
+                try first.withUnsafeBufferPointer { (firsts) throws(HierarchyFileError) in
+                    try second.withUnsafeBufferPointer { (seconds) throws(HierarchyFileError) in
+                        for a in 0..<tail.count {
+                            let first = Int(firsts[a]), second = Int(seconds[a])
+                            if first < 0 && second < 0 { continue }
+                            guard first >= 0 && first < a && second >= 0 && second < a else {
+                                throw HierarchyFileError(reason: "shortcut \(a) does not refer to earlier arcs")
+                            }
+                            guard tail[first] == tail[a] && head[first] == tail[second] && head[second] == head[a] else {
+                                throw HierarchyFileError(reason: "shortcut \(a) does not join its parts")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension ArcRows {
+    /// Checks stored rows against the hierarchy's `nodes` and `arcs`: rows in order, every index
+    /// in range, weights finite and not negative, and each row's arcs really starting (upward) or
+    /// ending (downward) at its node — `near` — and leading to `far`. Rows are by query node when
+    /// the file has the numbering (`order`, `rank`), by hierarchy node when not.
+    func check(name: String, nodes n: Int, arcs arcCount: Int, order: Column<UInt32>?, rank: [UInt32]?,
+               near: Column<UInt32>, far: Column<UInt32>) throws(HierarchyFileError) {
+        func check(_ ok: Bool, _ what: String) throws(HierarchyFileError) { if !ok { throw HierarchyFileError(reason: what) } }
+        try check(start.count == n + 1 && start.first == 0 && Int(start.last!) == arcs.count, "\(name) rows")
+        try start.withUnsafeBufferPointer { (start) throws(HierarchyFileError) in
+            try check(zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }, "\(name) rows not monotonic")
+            try self.arcs.withUnsafeBufferPointer { (rows) throws(HierarchyFileError) in
+                try check(rows.allSatisfy { Int($0.end) < n && Int($0.id) < arcCount }, "\(name) index out of range")
+                try check(rows.allSatisfy { $0.weight.isFinite && $0.weight >= 0 }, "\(name) weight not finite")
+                try near.withUnsafeBufferPointer { (near) throws(HierarchyFileError) in
+                    try far.withUnsafeBufferPointer { (far) throws(HierarchyFileError) in
+                        let numbered = order != nil, order = order ?? [], rank = rank ?? []
+                        for q in 0..<n {
+                            let v = numbered ? Int(order[q]) : q
+                            for i in Int(start[q])..<Int(start[q + 1]) {
+                                let a = Int(rows[i].id), end = numbered ? rank[Int(far[a])] : far[a]
+                                if Int(near[a]) != v || end != rows[i].end { throw HierarchyFileError(reason: "\(name) arc \(i) does not match its row") }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

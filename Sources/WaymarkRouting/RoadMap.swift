@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkSupport
 
 /// A loaded road map that answers many routing queries: the one entry point for apps and servers.
 ///
@@ -67,7 +68,7 @@ public final class RoadMap: @unchecked Sendable {
     private enum BasemapSource {
         case none
         case given(Basemap)
-        case stored([String: [UInt8]])
+        case stored(FileSections)
     }
     private let lock = NSLock()
     /// Guarded by `lock`.
@@ -99,22 +100,37 @@ public final class RoadMap: @unchecked Sendable {
     /// the other side) is then set aside, and ``setAsideHierarchy`` says so.
     public init(graphFile path: String, drivingSide: DrivingSide? = nil, method: SearchMethod = .automatic,
                 maxSnapDistance: Double = 1000) throws(RoadMapError) {
-        var graph: RoadGraph, sections: [String: [UInt8]]
+        var graph: RoadGraph, sections: FileSections
         do { (graph, sections) = try GraphFile.readWithExtras(path: path) } catch { throw RoadMapError("\(error)") }
-        var hierarchy: ContractionHierarchy?, setAside: String?
+        var setAside: String?
+        var useHierarchy = true
         if let drivingSide, drivingSide != graph.drivingSide {
             graph.drivingSide = drivingSide
+            useHierarchy = false
             if ContractionHierarchy.isStored(in: sections) {
                 setAside = "\(path): its hierarchy was contracted for \(drivingSide == .left ? "right" : "left")-hand traffic; not using it"
             }
-        } else {
-            do { hierarchy = try ContractionHierarchy(fileSections: sections, graph: graph) } catch { throw RoadMapError("\(path): \(error)") }
         }
-        do { storedGuidance = try GuidanceTables(fileSections: sections, graph: graph) } catch { throw RoadMapError("\(path): \(error)") }
-        do { storedSnapIndex = try SnapIndex(fileSections: sections, graph: graph) } catch { throw RoadMapError("\(path): \(error)") }
-        basemapSource = Basemap.isStored(in: sections) ? .stored(sections.filter { $0.key.hasPrefix("B") }) : .none
+        // The stored hierarchy is checked on one core, guidance's tables and the snap index on the other.
+        let checked = graph
+        let (hierarchy, tables) = inParallel({
+            Result { () throws(RoadMapError) -> ContractionHierarchy? in
+                guard useHierarchy else { return nil }
+                do { return try ContractionHierarchy(fileSections: sections, graph: checked) } catch { throw RoadMapError("\(path): \(error)") }
+            }
+        }, {
+            Result { () throws(RoadMapError) -> (GuidanceTables?, SnapIndex?) in
+                let guidance: GuidanceTables?, index: SnapIndex?
+                do { guidance = try GuidanceTables(fileSections: sections, graph: checked) } catch { throw RoadMapError("\(path): \(error)") }
+                do { index = try SnapIndex(fileSections: sections, graph: checked) } catch { throw RoadMapError("\(path): \(error)") }
+                return (guidance, index)
+            }
+        })
+        let stored = try hierarchy.get()
+        (storedGuidance, storedSnapIndex) = try tables.get()
+        basemapSource = Basemap.isStored(in: sections) ? .stored(sections.filter { $0.hasPrefix("B") }) : .none
         self.graph = graph
-        storedHierarchy = hierarchy
+        storedHierarchy = stored
         givenLandmarks = nil
         self.method = method
         costs = nil
@@ -238,7 +254,7 @@ public final class RoadMap: @unchecked Sendable {
         switch basemapSource {
         case .none: basemap = []
         case let .given(map): basemap = map.fileSections
-        case let .stored(sections): basemap = sections.keys.sorted().map { GraphFile.Section($0, sections[$0]!) }
+        case let .stored(sections): basemap = sections.tags.compactMap { sections.section($0) }
         }
         try GraphFile.write(graph, to: path, extra: (hierarchy?.fileSections ?? []) + (guidance ?? GuidanceTables(graph: graph)).fileSections
                                                     + (index ?? SnapIndex(graph: graph)).fileSections + basemap)

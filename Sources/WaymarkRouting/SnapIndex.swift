@@ -36,16 +36,17 @@ public final class SnapIndex: Sendable {
     let forwardEdge: [Int32], backwardEdge: [Int32]
     /// The strongly connected component both ends of each segment lie in (`UInt32.max` when they
     /// lie in different ones), and whether it is tiny.
-    let segmentComponent: [UInt32]
-    let segmentInTinyComponent: [Bool]
+    let segmentComponent: Column<UInt32>
+    /// (1: tiny, 0: not)
+    let segmentInTinyComponent: Column<UInt8>
     /// Components with fewer vertices than this are tiny (OSRM's `small_component_size`), except
     /// the largest: on a map smaller than this, its main network still counts as big.
     public static let tinyComponentSize = 1000
     /// Pieces: (segment, index of the piece's first point in the segment's shape).
-    private let pieceSegment: [UInt32], pieceIndex: [UInt32]
+    private let pieceSegment: Column<UInt32>, pieceIndex: Column<UInt32>
     /// Grid cells in CSR form: sorted cell keys, and the pieces of cell k at
     /// `cellPieces[cellStart[k]..<cellStart[k + 1]]`.
-    let cellKeys: [Int64], cellStart: [UInt32], cellPieces: [UInt32]
+    let cellKeys: Column<Int64>, cellStart: Column<UInt32>, cellPieces: Column<UInt32>
     /// Local planar frame (equirectangular around the graph's middle latitude).
     private let metresPerDegreeLon: Double, metresPerDegreeLat: Double
 
@@ -56,9 +57,9 @@ public final class SnapIndex: Sendable {
     /// The parts of an index a graph file can hold: the components and the grid (the rest is
     /// read off the graph in one pass).
     struct Stored {
-        var segmentComponent: [UInt32], segmentInTinyComponent: [Bool]
-        var pieceSegment: [UInt32], pieceIndex: [UInt32]
-        var cellKeys: [Int64], cellStart: [UInt32], cellPieces: [UInt32]
+        var segmentComponent: Column<UInt32>, segmentInTinyComponent: Column<UInt8>
+        var pieceSegment: Column<UInt32>, pieceIndex: Column<UInt32>
+        var cellKeys: Column<Int64>, cellStart: Column<UInt32>, cellPieces: Column<UInt32>
         var metresPerDegreeLon: Double, metresPerDegreeLat: Double
     }
 
@@ -90,14 +91,15 @@ public final class SnapIndex: Sendable {
         let components = graph.stronglyConnectedComponents()
         var size: [UInt32: Int] = [:]
         for c in components.component { size[c, default: 0] += 1 }
-        segmentComponent = (0..<segments).map { s in
+        let component: [UInt32] = (0..<segments).map { s in
             guard start[s] != RoadGraph.invalid else { return .max }
             let a = components.component[Int(start[s])], b = components.component[Int(end[s])]
             return a == b ? a : .max
         }
-        segmentInTinyComponent = segmentComponent.map { c in
-            c == .max || c != components.largest && (size[c] ?? 0) < SnapIndex.tinyComponentSize
-        }
+        segmentComponent = Column(component)
+        segmentInTinyComponent = Column(component.map { c in
+            c == .max || c != components.largest && (size[c] ?? 0) < SnapIndex.tinyComponentSize ? 1 : 0
+        })
 
         var sumLat = 0.0
         for lat in graph.latitudes { sumLat += FixedPoint.decode(lat) }
@@ -149,8 +151,8 @@ public final class SnapIndex: Sendable {
             starts.append(UInt32(i))
         }
         starts.append(UInt32(entries.count))
-        cellKeys = keys; cellStart = starts; cellPieces = entries.map(\.piece)
-        pieceSegment = segmentsOfPiece; pieceIndex = indexOfPiece
+        cellKeys = Column(keys); cellStart = Column(starts); cellPieces = Column(entries.map(\.piece))
+        pieceSegment = Column(segmentsOfPiece); pieceIndex = Column(indexOfPiece)
     }
 
     private static func key(_ x: Int64, _ y: Int64) -> Int64 { (x << 32) ^ (y & 0xFFFF_FFFF) }
@@ -246,7 +248,7 @@ public final class SnapIndex: Sendable {
             // A piece spanning several cells is measured once per cell: cheaper than remembering it.
             for slot in Int(cellStart[k])..<Int(cellStart[k + 1]) {
                 let piece = Int(cellPieces[slot])
-                if bigComponentsOnly && segmentInTinyComponent[Int(pieceSegment[piece])] { continue }
+                if bigComponentsOnly && segmentInTinyComponent[Int(pieceSegment[piece])] != 0 { continue }
                 let (d, t) = measure(piece, c, cx, cy)
                 if best == nil || d < best!.distance { best = (d, piece, t) }
             }
@@ -323,7 +325,7 @@ public final class SnapIndex: Sendable {
         var length = 0.0
         for j in 0..<(shape.count - 1) { length += shape[j].distance(to: shape[j + 1]) }
         return Snap(segment: s, offset: min(offset, length), length: length, coordinate: point, distance: c.distance(to: point),
-                    component: segmentComponent[s], isInTinyComponent: segmentInTinyComponent[s])
+                    component: segmentComponent[s], isInTinyComponent: segmentInTinyComponent[s] != 0)
     }
 
     private func endpoints(_ piece: Int) -> (Coordinate, Coordinate) {
@@ -362,17 +364,17 @@ extension SnapIndex {
     /// The index's components and grid as graph-file sections.
     var fileSections: [GraphFile.Section] {
         [.init("XPRM", SnapIndex.parameters + [metresPerDegreeLon, metresPerDegreeLat]),
-         .init("XCMP", segmentComponent), .init("XTNY", segmentInTinyComponent.map { UInt8($0 ? 1 : 0) }),
+         .init("XCMP", segmentComponent), .init("XTNY", segmentInTinyComponent),
          .init("XPSG", pieceSegment), .init("XPIX", pieceIndex),
          .init("XCKY", cellKeys), .init("XCST", cellStart), .init("XCPC", cellPieces)]
     }
 
     /// The index a graph file stores, checked against the graph so that no stored number can
     /// lead a query out of bounds; nil where there is none or it was built under other parameters.
-    convenience init?(fileSections sections: [String: [UInt8]], graph: RoadGraph) throws(SnapIndexFileError) {
-        guard let raw = sections["XPRM"], let prm = GraphFile.values(raw, as: Double.self), prm.count == 5,
+    convenience init?(fileSections sections: FileSections, graph: RoadGraph) throws(SnapIndexFileError) {
+        guard let prm = sections.column("XPRM", as: Double.self)?.array, prm.count == 5,
               Array(prm.prefix(3)) == SnapIndex.parameters else { return nil }
-        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int? = nil) throws(SnapIndexFileError) -> [T] {
+        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int? = nil) throws(SnapIndexFileError) -> Column<T> {
             try StoredSection.values(sections, tag, as: type, count: count) { SnapIndexFileError(reason: $0) }
         }
         func check(_ ok: Bool, _ what: String) throws(SnapIndexFileError) { if !ok { throw SnapIndexFileError(reason: what) } }
@@ -395,7 +397,7 @@ extension SnapIndex {
         try check(zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }, "cell keys not ascending")
         try check(start.first == 0 && Int(start.last!) == cellPieces.count && zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }, "cell rows out of order")
         try check(cellPieces.allSatisfy { Int($0) < pieceSegment.count }, "cell piece out of range")
-        let stored = Stored(segmentComponent: component, segmentInTinyComponent: tiny.map { $0 == 1 }, pieceSegment: pieceSegment,
+        let stored = Stored(segmentComponent: component, segmentInTinyComponent: tiny, pieceSegment: pieceSegment,
                             pieceIndex: pieceIndex, cellKeys: keys, cellStart: start, cellPieces: cellPieces,
                             metresPerDegreeLon: lon, metresPerDegreeLat: lat)
         self.init(graph: graph, stored: stored)

@@ -3,9 +3,9 @@ import WaymarkGraph
 /// Per-graph tables for turn costs: each edge's bearing as it leaves its source and as it reaches
 /// its target, and how many roads meet at each vertex (turn costs apply where three or more do).
 public struct TurnGeometry: Sendable {
-    let headBearing: [Float]
-    let tailBearing: [Float]
-    let roads: [UInt8]
+    let headBearing: Column<Float>
+    let tailBearing: Column<Float>
+    let roads: Column<UInt8>
 
     public init(graph: RoadGraph) {
         var head = [Float](repeating: 0, count: graph.edgeCount), tail = head
@@ -27,16 +27,16 @@ public struct TurnGeometry: Sendable {
             for (i, s) in segments.enumerated() where i == 0 || s != segments[i - 1] { distinct += 1 }
             roadCount[Int(v)] = UInt8(min(255, distinct))
         }
-        headBearing = head
-        tailBearing = tail
-        roads = roadCount
+        headBearing = Column(head)
+        tailBearing = Column(tail)
+        roads = Column(roadCount)
     }
 
     /// The turn geometry stored with a hierarchy (``ContractionHierarchy/fileSections``), checked
     /// against the graph; nil where the file has none (written before it was stored).
-    init?(fileSections sections: [String: [UInt8]], graph: RoadGraph) throws(HierarchyFileError) {
-        guard sections["TGHB"] != nil else { return nil }
-        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int) throws(HierarchyFileError) -> [T] {
+    init?(fileSections sections: FileSections, graph: RoadGraph) throws(HierarchyFileError) {
+        guard sections.contains("TGHB") else { return nil }
+        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int) throws(HierarchyFileError) -> Column<T> {
             try StoredSection.values(sections, tag, as: type, count: count) { HierarchyFileError(reason: $0) }
         }
         let head = try array("TGHB", Float.self, count: graph.edgeCount), tail = try array("TGTB", Float.self, count: graph.edgeCount)
@@ -69,7 +69,7 @@ public struct TurnGeometry: Sendable {
 /// With it, the restricted paths over via ways: the states of the edge-based graph.
 struct TransitionTable: Sendable {
     let start: [UInt32]
-    let cost: [Float]
+    let cost: Column<Float>
     let paths: RestrictedPaths
 
     init(graph: RoadGraph, turns: TurnGeometry, costs: TurnCosts) {
@@ -102,15 +102,15 @@ struct TransitionTable: Sendable {
         }
         starts[graph.edgeCount] = UInt32(transitions.count)
         start = starts
-        cost = transitions
+        cost = Column(transitions)
         paths = RestrictedPaths(graph: graph)
     }
 
     /// The table stored with a hierarchy (its `cost`, in the order the graph gives: each edge's
     /// turns onto the edges leaving its target), checked against the graph; nil where the file
     /// has none.
-    init?(storedCost raw: [UInt8]?, graph: RoadGraph) throws(HierarchyFileError) {
-        guard let raw else { return nil }
+    init?(storedCost stored: Column<Float>?, graph: RoadGraph) throws(HierarchyFileError) {
+        guard let cost = stored else { return nil }
         var starts = [UInt32](repeating: 0, count: graph.edgeCount + 1)
         var total = 0
         for e in 0..<graph.edgeCount {
@@ -118,7 +118,7 @@ struct TransitionTable: Sendable {
             total += graph.edges(from: graph.edgeTarget[e]).count
         }
         starts[graph.edgeCount] = UInt32(total)
-        guard let cost = GraphFile.values(raw, as: Float.self), cost.count == total else {
+        guard cost.count == total else {
             throw HierarchyFileError(reason: "turn costs do not fit the graph")
         }
         // Not negative, not NaN (a U-turn nowhere allowed is +infinity).

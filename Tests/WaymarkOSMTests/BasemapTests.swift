@@ -96,7 +96,7 @@ import WaymarkGeo
     @Test func storedAndChecked() throws {
         let map = try build("town.osm", Array(BasemapTests.xml.utf8))
         let sections = Dictionary(uniqueKeysWithValues: map.fileSections.map { ($0.tag, $0.bytes) })
-        #expect(try Basemap(fileSections: sections) == map)
+        #expect(try Basemap(fileSections: FileSections(sections)) == map)
         #expect(try Basemap(fileSections: [:]) == nil)
         func damaged(_ tag: String, _ change: (inout [UInt8]) -> Void) -> [String: [UInt8]] {
             var copy = sections
@@ -114,7 +114,7 @@ import WaymarkGeo
             ("section missing", { var copy = sections; copy["BLON"] = nil; return copy }()),
         ]
         for (what, bad) in cases {
-            #expect(throws: BasemapFileError.self, "\(what)") { try Basemap(fileSections: bad) }
+            #expect(throws: BasemapFileError.self, "\(what)") { try Basemap(fileSections: FileSections(bad)) }
         }
     }
 

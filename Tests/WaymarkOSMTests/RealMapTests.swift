@@ -60,7 +60,9 @@ private let sharedExtracts: [String] = {
         #expect(ferry.count == 2 && ferry.allSatisfy { abs(graph.edgeDuration[$0] - 300) < 1e-3 })
         // 30 mph High Street: 0.8 × 48.28 km/h.
         let high = try #require((0..<graph.edgeCount).first { graph.name(of: $0) == "High Street" && !graph.flags(of: $0).contains(.oneway) })
-        #expect(abs(Double(graph.edgeLength[high]) / Double(graph.edgeDuration[high]) * 3.6 - 30 * 1.609344 * 0.8) < 0.5)
+        let length: Float = graph.edgeLength[high], duration: Float = graph.edgeDuration[high]
+        let kmh = Double(length) / Double(duration) * 3.6
+        #expect(abs(kmh - 30 * 1.609344 * 0.8) < 0.5)
     }
 
     @Test func fileRoundTrip() throws {

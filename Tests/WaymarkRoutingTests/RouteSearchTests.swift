@@ -330,7 +330,10 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         forward["HAF1"] = firsts.withUnsafeBytes { Array($0) }
         #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: forward, graph: g) }
         var truncated = extra
-        truncated["HUPW"] = Array(truncated["HUPW"]!.dropLast(3))
+        truncated["HUPR"] = Array(truncated["HUPR"]!.dropLast(3))
+        #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: truncated, graph: g) }
+        truncated = extra
+        truncated["HUPS"] = Array(truncated["HUPS"]!.dropLast(4))
         #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: truncated, graph: g) }
         // The turn geometry is stored with it and read back as measured; a file from before it was
         // stored measures it again; a damaged one is an error.
@@ -379,15 +382,17 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
                 for i in rows.start[q]..<rows.start[q + 1] { #expect(Int(rows.arcs[Int(i)].end) < q) }
             }
         }
-        let extra = Dictionary(uniqueKeysWithValues: fresh.fileSections.map { ($0.tag, $0.bytes) })
+        let extra = FileSections(Dictionary(uniqueKeysWithValues: fresh.fileSections.map { ($0.tag, $0.bytes) }))
         func values<T>(_ tag: String, _: T.Type) -> [T] { extra[tag]!.withUnsafeBytes { Array($0.bindMemory(to: T.self)) } }
         func bytes<T>(_ values: [T]) -> [UInt8] { values.withUnsafeBytes { Array($0) } }
-        // The same rows by hierarchy node, as files before "HORD" hold them.
+        // The same rows by hierarchy node, as files before "HORD" hold them (and with each arc's
+        // end, weight and id in columns of their own, as files before "HUPR" hold them).
         var older = extra
         older["HORD"] = nil
-        for tags in [("HUPS", "HUPH", "HUPW", "HUPA"), ("HDNS", "HDNT", "HDNW", "HDNA")] {
-            let start = values(tags.0, UInt32.self), end = values(tags.1, UInt32.self)
-            let weight = values(tags.2, Double.self), id = values(tags.3, UInt32.self)
+        for tags in [("HUPS", "HUPH", "HUPW", "HUPA", "HUPR"), ("HDNS", "HDNT", "HDNW", "HDNA", "HDNR")] {
+            let start = values(tags.0, UInt32.self), arcs = values(tags.4, ArcRows.Arc.self)
+            let end = arcs.map(\.end), weight = arcs.map(\.weight), id = arcs.map(\.id)
+            older[tags.4] = nil
             var rowStart: [UInt32] = [0], rowEnd: [UInt32] = [], rowWeight: [Double] = [], rowId: [UInt32] = []
             for v in 0..<n {
                 let q = Int(fresh.rank[v])
@@ -402,7 +407,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         #expect(numbered.order == fresh.order && numbered.up.arcs.map(\.id) == fresh.up.arcs.map(\.id))
         expectSameRoutes(g, fresh, numbered, seed: 4)
         // Not a numbering: a node twice, a node out of range, too few.
-        var order = fresh.order
+        var order = fresh.order.array
         order[1] = order[0]
         for damaged in [order, fresh.order.map { _ in UInt32(n) }, Array(fresh.order.dropLast())] {
             var sections = extra
@@ -566,7 +571,7 @@ func packageRoot() -> String {
         let contracted = try #require(HierarchySearch(map: RoadMap(graph: g, hierarchy: leftHand)).route(from: from, to: to))
         #expect(abs(contracted.weight - leftCost) <= 1e-9 * leftCost)
         #expect(throws: HierarchyFileError.self) {
-            try ContractionHierarchy(fileSections: Dictionary(uniqueKeysWithValues: rightHand.fileSections.map { ($0.tag, $0.bytes) }), graph: g)
+            try ContractionHierarchy(fileSections: FileSections(Dictionary(uniqueKeysWithValues: rightHand.fileSections.map { ($0.tag, $0.bytes) })), graph: g)
         }
     }
 }

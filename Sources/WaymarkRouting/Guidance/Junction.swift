@@ -273,9 +273,9 @@ extension GuidanceTables {
 
     /// The tables a graph file stores, checked against the graph; nil where there are none or
     /// they were made under other parameters.
-    init?(fileSections sections: [String: [UInt8]], graph: RoadGraph) throws(GuidanceFileError) {
-        guard let raw = sections["GPRM"], GraphFile.values(raw, as: Double.self) == GuidanceTables.parameters else { return nil }
-        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int? = nil) throws(GuidanceFileError) -> [T] {
+    init?(fileSections sections: FileSections, graph: RoadGraph) throws(GuidanceFileError) {
+        guard sections.column("GPRM", as: Double.self)?.array == GuidanceTables.parameters else { return nil }
+        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int? = nil) throws(GuidanceFileError) -> Column<T> {
             try StoredSection.values(sections, tag, as: type, count: count) { GuidanceFileError(reason: $0) }
         }
         let depart = try array("GDEP", Float.self, count: graph.edgeCount), arrival = try array("GARR", Float.self, count: graph.edgeCount)
@@ -288,6 +288,6 @@ extension GuidanceTables {
             throw GuidanceFileError(reason: "ref items out of order")
         }
         let refs = (0..<graph.strings.count).map { Array(refItems[Int(refStart[$0])..<Int(refStart[$0 + 1])]) }
-        self.init(names: NameKeys(words: words, core: core, refs: refs), departBearing: depart, arrivalBearing: arrival)
+        self.init(names: NameKeys(words: words.array, core: core.array, refs: refs), departBearing: depart.array, arrivalBearing: arrival.array)
     }
 }

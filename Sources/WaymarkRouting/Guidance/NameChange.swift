@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGraph
 
 /// When a change of road deserves a word: OSRM's rule (`requiresNameAnnounced`), with the suffixes of
 /// its car profile, plus one deliberate difference (README): names that differ only by a
@@ -152,7 +153,7 @@ struct NameKeys: Sendable {
     /// Keys for `strings`: words and cores only for the ids in `names`, ref items only for the ids
     /// in `refs` (nil: every string). A map's string table also holds refs, signs and lanes,
     /// which name comparisons never look up.
-    init(strings: [String], names nameIDs: [UInt32]? = nil, refs refIDs: [UInt32]? = nil) {
+    init(strings: [String], names nameIDs: Column<UInt32>? = nil, refs refIDs: Column<UInt32>? = nil) {
         var isName = [Bool](repeating: nameIDs == nil, count: strings.count)
         for id in nameIDs ?? [] { isName[Int(id)] = true }
         func interned(_ key: (String) -> String) -> [UInt32] {

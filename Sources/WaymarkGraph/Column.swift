@@ -1,0 +1,219 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A read-only array of plain values that lives either in memory of its own (an array handed
+/// over) or in place in a mapped graph file — loading a map copies nothing. Indexing is
+/// bounds-checked as an `Array`'s is; search loops take the raw buffer.
+public struct Column<Element: BitwiseCopyable>: RandomAccessCollection, @unchecked Sendable {
+    @usableFromInline let base: UnsafePointer<Element>
+    public let count: Int
+    /// Keeps the values alive: the array's box or the file's mapping.
+    @usableFromInline let owner: AnyObject?
+
+    public typealias Index = Int
+    @inlinable public var startIndex: Int { 0 }
+    @inlinable public var endIndex: Int { count }
+
+    @inlinable
+    public subscript(i: Int) -> Element {
+        precondition(UInt(bitPattern: i) < UInt(bitPattern: count), "Column index out of range")
+        return base[i]
+    }
+
+    /// The values of `array` (kept, not copied).
+    public init(_ array: [Element]) {
+        let box = ArrayBox(array)
+        base = box.base
+        count = array.count
+        owner = box
+    }
+
+    public init<S: Sequence>(_ values: S) where S.Element == Element { self.init(Array(values)) }
+
+    /// `count` values at `base`, kept alive by `owner` (which must never change them).
+    init(base: UnsafePointer<Element>, count: Int, owner: AnyObject) {
+        self.base = base
+        self.count = count
+        self.owner = owner
+    }
+
+    /// The values in `raw`, a part of `owner`'s bytes: in place where they are aligned for the
+    /// type (a copy where not, as a crafted file's may be); nil when not a whole number of values.
+    init?(raw: UnsafeRawBufferPointer, owner: AnyObject) {
+        let stride = MemoryLayout<Element>.stride
+        guard raw.count % stride == 0 else { return nil }
+        let count = raw.count / stride
+        guard count > 0, let start = raw.baseAddress else {
+            self.init([])
+            return
+        }
+        guard Int(bitPattern: start) % MemoryLayout<Element>.alignment == 0 else {
+            var copy: [Element] = []
+            copy.reserveCapacity(count)
+            for i in 0..<count { copy.append(raw.loadUnaligned(fromByteOffset: i * stride, as: Element.self)) }
+            self.init(copy)
+            return
+        }
+        self.init(base: start.bindMemory(to: Element.self, capacity: count), count: count, owner: owner)
+    }
+
+    @inlinable
+    public func withUnsafeBufferPointer<R, E: Error>(_ body: (UnsafeBufferPointer<Element>) throws(E) -> R) throws(E) -> R {
+        let result = try body(UnsafeBufferPointer(start: base, count: count))
+        withExtendedLifetime(owner) {}
+        return result
+    }
+
+    /// The values as an array of their own.
+    public var array: [Element] { withUnsafeBufferPointer { Array($0) } }
+}
+
+extension Column: ExpressibleByArrayLiteral {
+    public init(arrayLiteral elements: Element...) { self.init(elements) }
+}
+
+extension Column: Equatable where Element: Equatable {
+    public static func == (a: Column, b: Column) -> Bool { a.elementsEqual(b) }
+}
+
+extension Column: CustomStringConvertible {
+    public var description: String { array.description }
+}
+
+/// An array kept for a ``Column``: never changed after it is made, so its storage never moves.
+private final class ArrayBox<Element>: @unchecked Sendable {
+    let array: [Element]
+    let base: UnsafePointer<Element>
+    private static var empty: UnsafePointer<Element> {
+        UnsafePointer(bitPattern: MemoryLayout<Element>.alignment)!
+    }
+
+    init(_ array: [Element]) {
+        self.array = array
+        // A native array's elements sit in its heap buffer, which this box keeps and nobody
+        // mutates, so the address stays valid for the box's life.
+        base = array.withUnsafeBufferPointer { $0.baseAddress } ?? ArrayBox.empty
+    }
+}
+
+/// A file mapped read-only into memory (private, so nothing written through it could reach the
+/// file), unmapped when the last ``Column`` using it goes.
+///
+/// A graph file in use must not be changed in place or truncated — `waymark build` never does,
+/// it writes a new file and renames it over the old, and a mapping keeps the old one's pages.
+final class MappedFile: @unchecked Sendable {
+    let bytes: UnsafeRawBufferPointer
+    #if os(Linux)
+    /// Every page mapped at once (the checksum reads them all anyway): one call instead of a fault per few pages.
+    private let mapFlags = MAP_PRIVATE | MAP_POPULATE
+    #else
+    private let mapFlags = MAP_PRIVATE
+    #endif
+
+    init(path: String) throws(GraphFileError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT { throw .notFound(path) }
+            throw .unreadable(path, String(cString: strerror(code)))
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .unreadable(path, String(cString: strerror(errno))) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .unreadable(path, info.st_mode & S_IFMT == S_IFDIR ? "a directory" : "not a regular file")
+        }
+        let size = Int(info.st_size)
+        guard size > 0 else {
+            bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+            return
+        }
+        guard let address = mmap(nil, size, PROT_READ, mapFlags, fd, 0), address != MAP_FAILED else {
+            throw .unreadable(path, String(cString: strerror(errno)))
+        }
+        bytes = UnsafeRawBufferPointer(start: address, count: size)
+    }
+
+    deinit {
+        if let start = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: start), bytes.count) }
+    }
+}
+
+/// Bytes copied into memory of their own (a graph file given as `Data`, a section set in a test).
+final class OwnedBytes: @unchecked Sendable {
+    let bytes: UnsafeRawBufferPointer
+
+    init(_ source: UnsafeRawBufferPointer) {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(source.count, 1), alignment: 16)
+        if source.count > 0 { copy.copyMemory(from: source) }
+        bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(copy)[0..<source.count])
+    }
+
+    static func copy(_ array: [UInt8]) -> OwnedBytes { array.withUnsafeBytes { OwnedBytes($0) } }
+
+    deinit { UnsafeMutableRawPointer(mutating: bytes.baseAddress)?.deallocate() }
+}
+
+/// A graph file's sections besides the graph's own (a hierarchy, guidance tables, a snap index,
+/// a basemap), by four-character tag, in place in the file's mapping.
+public struct FileSections: @unchecked Sendable, ExpressibleByDictionaryLiteral {
+    private struct Entry {
+        let raw: UnsafeRawBufferPointer
+        let owner: AnyObject
+    }
+    private var entries: [String: Entry] = [:]
+
+    public init() {}
+
+    public init(_ sections: [String: [UInt8]]) {
+        for (tag, bytes) in sections { self[tag] = bytes }
+    }
+
+    public init(dictionaryLiteral elements: (String, [UInt8])...) {
+        for (tag, bytes) in elements { self[tag] = bytes }
+    }
+
+    /// `raw`, a part of `owner`'s bytes, as section `tag`.
+    mutating func set(_ tag: String, _ raw: UnsafeRawBufferPointer, owner: AnyObject) {
+        entries[tag] = Entry(raw: raw, owner: owner)
+    }
+
+    /// A section's bytes (a copy); setting one replaces or adds it, nil removes it.
+    public subscript(tag: String) -> [UInt8]? {
+        get { entries[tag].map { entry in Array(entry.raw) } }
+        set {
+            if let newValue {
+                let owned = OwnedBytes.copy(newValue)
+                entries[tag] = Entry(raw: owned.bytes, owner: owned)
+            } else {
+                entries[tag] = nil
+            }
+        }
+    }
+
+    public func contains(_ tag: String) -> Bool { entries[tag] != nil }
+
+    public var tags: [String] { entries.keys.sorted() }
+
+    /// The sections whose tags pass `isIncluded`.
+    public func filter(_ isIncluded: (String) -> Bool) -> FileSections {
+        var kept = FileSections()
+        kept.entries = entries.filter { isIncluded($0.key) }
+        return kept
+    }
+
+    /// Section `tag` as values, in place where it is aligned for them (a copy where not); nil
+    /// when there is no such section or it is not a whole number of values (see ``contains(_:)``).
+    public func column<T: BitwiseCopyable>(_ tag: String, as _: T.Type) -> Column<T>? {
+        guard let entry = entries[tag] else { return nil }
+        return Column(raw: entry.raw, owner: entry.owner)
+    }
+
+    /// The section as a graph-file section to write again.
+    public func section(_ tag: String) -> GraphFile.Section? {
+        self[tag].map { GraphFile.Section(tag, $0) }
+    }
+}
