@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import WaymarkGraph
 import WaymarkSupport
 
@@ -47,8 +49,9 @@ public struct ContractionHierarchy: Sendable {
     public typealias Progress = (_ contracted: Int, _ total: Int) -> Void
 
     /// Contracts the edge-based graph of `graph` under the given turn costs (by default the
-    /// graph's own: its driving side).
-    public init(graph: RoadGraph, costs: TurnCosts? = nil, turns: TurnGeometry? = nil, progress: Progress? = nil) {
+    /// graph's own: its driving side), on `threads` threads (default: one per core). The
+    /// hierarchy is the same whatever the number of threads.
+    public init(graph: RoadGraph, costs: TurnCosts? = nil, turns: TurnGeometry? = nil, threads: Int? = nil, progress: Progress? = nil) {
         let costs = costs ?? TurnCosts(for: graph)
         let turnTables = turns ?? TurnGeometry(graph: graph)
         let table = TransitionTable(graph: graph, turns: turnTables, costs: costs)
@@ -66,7 +69,7 @@ public struct ContractionHierarchy: Sendable {
                 builder.addOriginal(UInt32(s), UInt32(t), turn + Double(graph.edgeWeight[f]))
             }
         }
-        builder.contractAll(progress: progress)
+        builder.contractAll(threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, progress: progress)
         nodeCount = paths.stateCount
         shortcutCount = builder.shortcuts
 
@@ -259,7 +262,7 @@ struct FrozenRows {
         count = [UInt32](repeating: 0, count: n)
     }
 
-    mutating func set(_ v: Int, _ arcs: [UInt32]) {
+    mutating func set<C: Collection<UInt32>>(_ v: Int, _ arcs: C) {
         offset[v] = UInt32(flat.count)
         count[v] = UInt32(arcs.count)
         flat.append(contentsOf: arcs)
@@ -268,17 +271,125 @@ struct FrozenRows {
     func arcs(of v: Int) -> ArraySlice<UInt32> { flat[Int(offset[v])..<Int(offset[v] + count[v])] }
 }
 
+/// Each node's list of arc ids while contraction changes them: all lists in one pool, each in a
+/// slot that moves to the pool's end, twice as large, when it fills (the pool is compacted when
+/// more than half of it is abandoned slots). One array instead of one per node: no heap block
+/// and header per node, and no reference count per list for the threads to fight over.
+struct ArcLists {
+    private var start: [UInt32]
+    private var counts: [UInt32]
+    private var capacity: [UInt32]
+    private var pool: [UInt32] = []
+    private var live = 0
+
+    init(nodeCount n: Int) {
+        start = [UInt32](repeating: 0, count: n)
+        counts = start
+        capacity = start
+    }
+
+    var nodeCount: Int { start.count }
+
+    func count(_ v: Int) -> Int { Int(counts[v]) }
+
+    subscript(v: Int) -> ArraySlice<UInt32> { pool[Int(start[v])..<Int(start[v] + counts[v])] }
+
+    mutating func append(_ id: UInt32, at v: Int) {
+        if counts[v] == capacity[v] { move(v, capacity: max(4, 2 * Int(capacity[v]))) }
+        pool[Int(start[v] + counts[v])] = id
+        counts[v] += 1
+        live += 1
+    }
+
+    /// Replaces arc `old` in v's list by `new` (in its place).
+    mutating func replace(_ old: UInt32, with new: UInt32, at v: Int) {
+        for i in Int(start[v])..<Int(start[v] + counts[v]) where pool[i] == old {
+            pool[i] = new
+            return
+        }
+    }
+
+    /// Removes arc `id` from v's list (the last one takes its place).
+    mutating func remove(_ id: UInt32, at v: Int) {
+        let first = Int(start[v]), last = first + Int(counts[v]) - 1
+        guard last >= first else { return }
+        for i in first...last where pool[i] == id {
+            pool[i] = pool[last]
+            counts[v] -= 1
+            live -= 1
+            return
+        }
+    }
+
+    mutating func clear(_ v: Int) {
+        live -= Int(counts[v])
+        counts[v] = 0
+    }
+
+    private mutating func move(_ v: Int, capacity newCapacity: Int) {
+        if pool.count + newCapacity > 4 * live + 4096 { compact() } // (about half abandoned: compaction stays amortised O(1))
+        let from = Int(start[v]), count = Int(counts[v])
+        let to = pool.count
+        for i in 0..<count { pool.append(pool[from + i]) }
+        for _ in count..<newCapacity { pool.append(0) }
+        start[v] = UInt32(to)
+        capacity[v] = UInt32(newCapacity)
+    }
+
+    /// Every list packed again, each with room for as many more as it has.
+    private mutating func compact() {
+        var packed: [UInt32] = []
+        packed.reserveCapacity(2 * live + 4 * start.count)
+        for v in start.indices {
+            let from = Int(start[v]), count = Int(counts[v])
+            start[v] = UInt32(packed.count)
+            if count == 0 {
+                capacity[v] = 0
+                continue
+            }
+            packed.append(contentsOf: pool[from..<(from + count)])
+            let room = max(count, 2)
+            for _ in 0..<room { packed.append(0) }
+            capacity[v] = UInt32(count + room)
+        }
+        pool = packed
+    }
+
+    /// The lists as raw buffers, for a search loop on several threads.
+    struct Rows {
+        let start: UnsafeBufferPointer<UInt32>
+        let counts: UnsafeBufferPointer<UInt32>
+        let pool: UnsafeBufferPointer<UInt32>
+
+        @inline(__always)
+        func row(_ v: Int) -> UnsafeBufferPointer<UInt32> {
+            UnsafeBufferPointer(rebasing: pool[Int(start[v])..<Int(start[v] + counts[v])])
+        }
+    }
+
+    func withRows<R>(_ body: (Rows) -> R) -> R {
+        start.withUnsafeBufferPointer { start in
+            counts.withUnsafeBufferPointer { counts in
+                pool.withUnsafeBufferPointer { pool in body(Rows(start: start, counts: counts, pool: pool)) }
+            }
+        }
+    }
+}
+
 /// The contraction itself, on adjacency lists that change as nodes go.
 struct HierarchyBuilder {
     var arcTail: [UInt32] = [], arcHead: [UInt32] = [], arcWeight: [Double] = []
     var arcFirst: [Int32] = [], arcSecond: [Int32] = []
     /// Arcs of the remaining graph at each remaining node.
-    var outgoing: [[UInt32]]
-    var incoming: [[UInt32]]
+    var outgoing: ArcLists
+    var incoming: ArcLists
     /// Arcs kept for the query graph, at the node contracted first of their two ends.
     var upward: FrozenRows
     var downward: FrozenRows
     var contracted: [Bool]
+    /// The nodes being contracted in the current round, numbered from 1 in their order (0: not
+    /// in the round). A witness search for a node of the round goes round those before it.
+    var contracting: [UInt32]
     var depth: [Int32]
     var shortcuts = 0
     /// Witness searches settle at most this many nodes when estimating a priority, and when
@@ -287,24 +398,14 @@ struct HierarchyBuilder {
     static let estimateLimit = 20
     static let contractLimit = 100
 
-    // Witness search scratch.
-    var distance: [Double]
-    var stamp: [UInt32]
-    /// Nodes the current witness search is looking for (marked with its generation).
-    var targetStamp: [UInt32]
-    var generation: UInt32 = 0
-    var heap = MinHeap(capacity: 1024)
-
     init(nodeCount n: Int) {
-        outgoing = Array(repeating: [], count: n)
-        incoming = Array(repeating: [], count: n)
+        outgoing = ArcLists(nodeCount: n)
+        incoming = ArcLists(nodeCount: n)
         upward = FrozenRows(nodeCount: n)
         downward = FrozenRows(nodeCount: n)
         contracted = Array(repeating: false, count: n)
+        contracting = Array(repeating: 0, count: n)
         depth = Array(repeating: 0, count: n)
-        distance = Array(repeating: .infinity, count: n)
-        stamp = Array(repeating: 0, count: n)
-        targetStamp = Array(repeating: 0, count: n)
     }
 
     mutating func addOriginal(_ u: UInt32, _ w: UInt32, _ weight: Double) {
@@ -314,15 +415,15 @@ struct HierarchyBuilder {
     /// Adds u → w, or lowers an existing u → w; no-op when an existing one is as cheap.
     private mutating func addArc(_ u: UInt32, _ w: UInt32, _ weight: Double, first: Int32, second: Int32) {
         let id = UInt32(arcHead.count)
-        for (i, a) in outgoing[Int(u)].enumerated() where arcHead[Int(a)] == w {
+        if let a = outgoing[Int(u)].first(where: { arcHead[Int($0)] == w }) {
             if arcWeight[Int(a)] <= weight { return }
-            outgoing[Int(u)][i] = id
-            if let j = incoming[Int(w)].firstIndex(of: a) { incoming[Int(w)][j] = id }
+            outgoing.replace(a, with: id, at: Int(u))
+            incoming.replace(a, with: id, at: Int(w))
             append(u, w, weight, first, second)
             return
         }
-        outgoing[Int(u)].append(id)
-        incoming[Int(w)].append(id)
+        outgoing.append(id, at: Int(u))
+        incoming.append(id, at: Int(w))
         append(u, w, weight, first, second)
     }
 
@@ -332,140 +433,227 @@ struct HierarchyBuilder {
         if first >= 0 { shortcuts += 1 }
     }
 
-    /// Bounded Dijkstra from `source` in the remaining graph without `avoid`, up to `limit` cost
-    /// or `maxSettled` nodes, or until the `targets` (the heads of `avoid`'s outgoing arcs) are
-    /// all settled; `distance[x]` is valid where `stamp[x] == generation`.
-    private mutating func witnessSearch(from source: UInt32, avoid: UInt32, targets: [UInt32], limit: Double, maxSettled: Int) {
-        generation &+= 1
-        if generation == 0 {
-            for i in stamp.indices { stamp[i] = 0; targetStamp[i] = 0 }
-            generation = 1
-        }
-        var remaining = 0
-        for w in targets where targetStamp[Int(w)] != generation && w != source {
-            targetStamp[Int(w)] = generation
-            remaining += 1
-        }
-        heap.removeAll()
-        stamp[Int(source)] = generation
-        distance[Int(source)] = 0
-        heap.push(0, Int(source))
-        var settled = 0
-        while let (d, x) = heap.pop() {
-            if d > distance[x] { continue }
-            if d > limit || settled >= maxSettled { break }
-            settled += 1
-            if targetStamp[x] == generation {
-                remaining -= 1
-                if remaining == 0 { break }
-            }
-            for a in outgoing[x] {
-                let y = Int(arcHead[Int(a)])
-                if y == Int(avoid) { continue }
-                let c = d + arcWeight[Int(a)]
-                if stamp[y] != generation || c < distance[y] {
-                    stamp[y] = generation
-                    distance[y] = c
-                    heap.push(c, y)
-                }
-            }
+    /// A shortcut u → w for the path through arcs `first` (u → v) and `second` (v → w).
+    struct Shortcut {
+        var tail: UInt32, head: UInt32, weight: Double, first: Int32, second: Int32
+    }
+
+    /// One thread's witness-search scratch: `distance[x]` is valid where `stamp[x] == generation`.
+    struct Scratch {
+        var distance: [Double]
+        var stamp: [UInt32]
+        /// Nodes the current witness search is looking for (marked with its generation).
+        var targetStamp: [UInt32]
+        var generation: UInt32 = 0
+        var heap = MinHeap(capacity: 1024)
+        var targets: [UInt32] = []
+
+        init(nodeCount n: Int) {
+            distance = Array(repeating: .infinity, count: n)
+            stamp = Array(repeating: 0, count: n)
+            targetStamp = Array(repeating: 0, count: n)
         }
     }
 
-    /// Contracts `v` (or only counts the shortcuts it would need when `simulate`).
-    /// Returns the number of shortcuts.
-    private mutating func contract(_ v: UInt32, simulate: Bool) -> Int {
+    /// Bounded Dijkstra from `source` in the remaining graph without `avoid` and the nodes of the
+    /// round before it, up to `limit` cost or `maxSettled` nodes, or until the `targets` (in
+    /// `scratch`: the heads of `avoid`'s outgoing arcs) are all settled.
+    ///
+    /// A round's nodes are contracted at once as if one after another in their order: a witness
+    /// for a node may pass later ones (each of which keeps the distances through itself, with a
+    /// shortcut or a witness avoiding every node before it), never earlier ones. The last node's
+    /// witnesses avoid the whole round, so, from the last back, every witness survives the round.
+    private func witnessSearch(from source: UInt32, avoid: UInt32, limit: Double, maxSettled: Int, _ s: inout Scratch) {
+        let before = contracting[Int(avoid)]
+        s.generation &+= 1
+        if s.generation == 0 {
+            for i in s.stamp.indices { s.stamp[i] = 0; s.targetStamp[i] = 0 }
+            s.generation = 1
+        }
+        let generation = s.generation
+        var remaining = 0
+        for w in s.targets where s.targetStamp[Int(w)] != generation && w != source {
+            s.targetStamp[Int(w)] = generation
+            remaining += 1
+        }
+        s.heap.removeAll()
+        s.stamp[Int(source)] = generation
+        s.distance[Int(source)] = 0
+        s.heap.push(0, Int(source))
+        var settled = 0
+        // Raw buffers: on several threads, retaining each row's array would make its reference
+        // count a cache line the cores fight over.
+        outgoing.withRows { outgoing in
+        arcHead.withUnsafeBufferPointer { arcHead in
+        arcWeight.withUnsafeBufferPointer { arcWeight in
+        contracting.withUnsafeBufferPointer { contracting in
+            while let (d, x) = s.heap.pop() {
+                if d > s.distance[x] { continue }
+                if d > limit || settled >= maxSettled { break }
+                settled += 1
+                if s.targetStamp[x] == generation {
+                    remaining -= 1
+                    if remaining == 0 { break }
+                }
+                do {
+                    for a in outgoing.row(x) {
+                        let y = Int(arcHead[Int(a)])
+                        if y == Int(avoid) || contracting[y] != 0 && contracting[y] < before { continue }
+                        let c = d + arcWeight[Int(a)]
+                        if s.stamp[y] != generation || c < s.distance[y] {
+                            s.stamp[y] = generation
+                            s.distance[y] = c
+                            s.heap.push(c, y)
+                        }
+                    }
+                }
+            }
+        }
+        }
+        }
+        }
+    }
+
+    /// The shortcuts contracting `v` needs (appended to `found`), or only their number when
+    /// `simulate`. Reads the graph, changes nothing: safe on several threads at once.
+    private func shortcuts(of v: UInt32, simulate: Bool, _ s: inout Scratch, into found: inout [Shortcut]) -> Int {
         var added = 0
-        let ins = incoming[Int(v)], outs = outgoing[Int(v)]
+        let ins = Array(incoming[Int(v)]), outs = Array(outgoing[Int(v)])
         guard !ins.isEmpty && !outs.isEmpty else { return 0 }
         var maxOut = 0.0
         for b in outs { maxOut = max(maxOut, arcWeight[Int(b)]) }
-        var targets: [UInt32] = []
-        targets.reserveCapacity(outs.count)
-        for b in outs { targets.append(arcHead[Int(b)]) }
+        s.targets.removeAll(keepingCapacity: true)
+        for b in outs { s.targets.append(arcHead[Int(b)]) }
         for a in ins {
             let u = arcTail[Int(a)]
             let wa = arcWeight[Int(a)]
-            witnessSearch(from: u, avoid: v, targets: targets, limit: wa + maxOut, maxSettled: simulate ? HierarchyBuilder.estimateLimit : HierarchyBuilder.contractLimit)
+            witnessSearch(from: u, avoid: v, limit: wa + maxOut,
+                          maxSettled: simulate ? HierarchyBuilder.estimateLimit : HierarchyBuilder.contractLimit, &s)
             for b in outs {
                 let w = arcHead[Int(b)]
                 if w == u { continue }
                 let c = wa + arcWeight[Int(b)]
-                if stamp[Int(w)] == generation && distance[Int(w)] <= c { continue }
+                if s.stamp[Int(w)] == s.generation && s.distance[Int(w)] <= c { continue }
                 added += 1
-                if !simulate { addArc(u, w, c, first: Int32(a), second: Int32(b)) }
+                if !simulate { found.append(Shortcut(tail: u, head: w, weight: c, first: Int32(a), second: Int32(b))) }
             }
         }
         return added
     }
 
-    private mutating func priority(_ v: UInt32) -> Double {
-        let added = contract(v, simulate: true)
-        let removed = incoming[Int(v)].count + outgoing[Int(v)].count
+    private func priority(_ v: UInt32, _ s: inout Scratch) -> Double {
+        var none: [Shortcut] = []
+        let added = shortcuts(of: v, simulate: true, &s, into: &none)
+        let removed = incoming.count(Int(v)) + outgoing.count(Int(v))
         // Edge difference, edge quotient and depth (the weights chosen by measuring Porto's
         // preparation time and query effort; counting contracted neighbours did not help).
         return Double(added - removed) + 4 * Double(added) / Double(max(1, removed)) + Double(depth[Int(v)])
     }
 
-    mutating func contractAll(progress: ContractionHierarchy.Progress? = nil) {
-        let n = outgoing.count
-        let reportEvery = max(256, n / 200)
-        var done = 0
-        var queue = MinHeap(capacity: n + 16)
-        defer { queue.deallocate() }
-        var current = [Double](repeating: 0, count: n)
-        for v in 0..<n {
-            current[v] = priority(UInt32(v))
-            queue.push(current[v], v)
-        }
-        var neighbours: [UInt32] = []
-        while let (p, v) = queue.pop() {
-            if contracted[v] || p != current[v] { continue }
-            // Lazy update: the priority may have grown since it was queued.
-            let fresh = priority(UInt32(v))
-            if let top = queue.peekKey, fresh > top {
-                current[v] = fresh
-                queue.push(fresh, v)
-                continue
+    /// `body(i, scratch)` for every i in `0..<count`, on `scratches.count` threads, each with its
+    /// own scratch; the graph is only read meanwhile.
+    private func forEach(_ count: Int, _ scratches: UnsafeMutableBufferPointer<Scratch>,
+                         _ body: (HierarchyBuilder, Int, inout Scratch) -> Void) {
+        let threads = count < 64 ? 1 : scratches.count
+        nonisolated(unsafe) let graph = self, scratch = scratches
+        withoutActuallyEscaping(body) { body in
+            nonisolated(unsafe) let body = body
+            DispatchQueue.concurrentPerform(iterations: threads) { t in
+                for i in stride(from: t, to: count, by: threads) { body(graph, i, &scratch[t]) }
             }
-            _ = contract(UInt32(v), simulate: false)
-            contracted[v] = true
-            done += 1
-            if done % reportEvery == 0 { progress?(done, n) }
+        }
+    }
 
-            upward.set(v, outgoing[v])
-            downward.set(v, incoming[v])
-            neighbours.removeAll(keepingCapacity: true)
-            for a in incoming[v] {
-                let u = Int(arcTail[Int(a)])
-                if let i = outgoing[u].firstIndex(of: a) { outgoing[u].swapAt(i, outgoing[u].count - 1); outgoing[u].removeLast() }
-                neighbours.append(UInt32(u))
-            }
-            for b in outgoing[v] {
-                let w = Int(arcHead[Int(b)])
-                if let i = incoming[w].firstIndex(of: b) { incoming[w].swapAt(i, incoming[w].count - 1); incoming[w].removeLast() }
-                neighbours.append(UInt32(w))
-            }
-            outgoing[v] = []
-            incoming[v] = []
-            neighbours.sort()
-            var last = UInt32.max
-            neighbours.removeAll { x in
-                defer { last = x }
-                return x == last
-            }
-            for u in neighbours where !contracted[Int(u)] {
-                depth[Int(u)] = max(depth[Int(u)], depth[v] + 1)
-            }
-            for u in neighbours where !contracted[Int(u)] {
-                let q = priority(u)
-                if q != current[Int(u)] {
-                    current[Int(u)] = q
-                    queue.push(q, Int(u))
+    /// A node's place in the contraction order among its neighbours: priority, then a hash of its
+    /// number (so that ties do not follow the numbering, which follows the map).
+    private static func key(_ priority: Double, _ v: UInt32) -> (Double, UInt64) {
+        var x = UInt64(v) &* 0x9E37_79B9_7F4A_7C15
+        x ^= x >> 29
+        return (priority, x)
+    }
+
+    /// Contracts every node, in rounds: each round takes the nodes whose priority is lower than
+    /// every neighbour's (no two of them adjacent, so none adds a shortcut at another), finds their
+    /// shortcuts on all `threads` at once with witness searches that go round all of them, adds
+    /// the shortcuts, and re-estimates the neighbours' priorities, also in parallel. The result
+    /// depends on the map only, not on the number of threads or their timing.
+    mutating func contractAll(threads: Int, progress: ContractionHierarchy.Progress? = nil) {
+        let n = outgoing.nodeCount
+        let threads = max(1, min(threads, 64))
+        let scratches = UnsafeMutableBufferPointer<Scratch>.allocate(capacity: threads)
+        _ = scratches.initialize(from: (0..<threads).map { _ in Scratch(nodeCount: n) })
+        defer {
+            for s in scratches { s.heap.deallocate() }
+            scratches.deinitialize()
+            scratches.deallocate()
+        }
+        let reportEvery = max(256, n / 200)
+        var reported = 0
+        var priority = [Double](repeating: 0, count: n)
+        priority.withUnsafeMutableBufferPointer { out in
+            nonisolated(unsafe) let out = out
+            forEach(n, scratches) { graph, v, s in out[v] = graph.priority(UInt32(v), &s) }
+        }
+        var remaining = (0..<UInt32(n)).map { $0 }
+        var done = 0
+        var round: [UInt32] = [], neighbours: [UInt32] = []
+        var seen = [Bool](repeating: false, count: n)
+        while !remaining.isEmpty {
+            // The round: nodes that come before all their neighbours.
+            round.removeAll(keepingCapacity: true)
+            for v in remaining {
+                let own = HierarchyBuilder.key(priority[Int(v)], v)
+                var first = true
+                for a in incoming[Int(v)] where HierarchyBuilder.key(priority[Int(arcTail[Int(a)])], arcTail[Int(a)]) < own { first = false; break }
+                if first {
+                    for b in outgoing[Int(v)] where HierarchyBuilder.key(priority[Int(arcHead[Int(b)])], arcHead[Int(b)]) < own { first = false; break }
                 }
+                if first { round.append(v) }
+            }
+            for (i, v) in round.enumerated() { contracting[Int(v)] = UInt32(i + 1) }
+            var found = [[Shortcut]](repeating: [], count: round.count)
+            found.withUnsafeMutableBufferPointer { out in
+                nonisolated(unsafe) let out = out
+                let chosen = round
+                forEach(chosen.count, scratches) { graph, i, s in _ = graph.shortcuts(of: chosen[i], simulate: false, &s, into: &out[i]) }
+            }
+            neighbours.removeAll(keepingCapacity: true)
+            for (i, v32) in round.enumerated() {
+                let v = Int(v32)
+                for c in found[i] { addArc(c.tail, c.head, c.weight, first: c.first, second: c.second) }
+                upward.set(v, outgoing[v])
+                downward.set(v, incoming[v])
+                for a in incoming[v] {
+                    let u = Int(arcTail[Int(a)])
+                    outgoing.remove(a, at: u)
+                    depth[u] = max(depth[u], depth[v] + 1)
+                    if !seen[u] { seen[u] = true; neighbours.append(UInt32(u)) }
+                }
+                for b in outgoing[v] {
+                    let w = Int(arcHead[Int(b)])
+                    incoming.remove(b, at: w)
+                    depth[w] = max(depth[w], depth[v] + 1)
+                    if !seen[w] { seen[w] = true; neighbours.append(UInt32(w)) }
+                }
+                outgoing.clear(v)
+                incoming.clear(v)
+                contracted[v] = true
+                contracting[v] = 0
+            }
+            done += round.count
+            if done - reported >= reportEvery || done == n {
+                reported = done
+                if done < n { progress?(done, n) }
+            }
+            remaining.removeAll { contracted[Int($0)] }
+            // The neighbours' priorities, again.
+            for u in neighbours { seen[Int(u)] = false }
+            priority.withUnsafeMutableBufferPointer { out in
+                nonisolated(unsafe) let out = out
+                let nodes = neighbours
+                forEach(nodes.count, scratches) { graph, i, s in out[Int(nodes[i])] = graph.priority(nodes[i], &s) }
             }
         }
-        heap.deallocate()
         progress?(n, n)
     }
 }

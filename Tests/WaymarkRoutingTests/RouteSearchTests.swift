@@ -305,6 +305,49 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         }
     }
 
+    /// Contraction runs in rounds on all threads; the hierarchy depends on the map only: one
+    /// thread and three make the same arcs and the same routes (the tests above hold it to Dijkstra).
+    @Test func contractionIsTheSameOnAnyNumberOfThreads() throws {
+        for seed in [UInt64(11)] {
+            let g = randomGraph(seed: seed, nodes: 200, ways: 400)
+            let one = ContractionHierarchy(graph: g, threads: 1), three = ContractionHierarchy(graph: g, threads: 3)
+            #expect(one.arcCount == three.arcCount && one.shortcutCount == three.shortcutCount)
+            #expect(one.arcTail == three.arcTail && one.arcHead == three.arcHead && one.arcFirst == three.arcFirst)
+            #expect(one.order == three.order && one.up.arcs.map(\.weight) == three.up.arcs.map(\.weight))
+            expectSameRoutes(g, one, three, seed: seed)
+        }
+    }
+
+    /// Each node's arc list in one pool (``ArcLists``): appends past a slot's room move it,
+    /// compaction keeps every list, removal and replacement touch only the arc named.
+    @Test func arcListsKeepEveryList() {
+        var lists = ArcLists(nodeCount: 50)
+        var model = [[UInt32]](repeating: [], count: 50)
+        var rng = SplitMix64(seed: 21)
+        for step in 0..<20_000 {
+            let v = Int(rng.next() % 50)
+            switch rng.next() % 10 {
+            case 0 where !model[v].isEmpty:
+                let id = model[v][Int(rng.next() % UInt64(model[v].count))]
+                lists.remove(id, at: v)
+                let i = model[v].firstIndex(of: id)!
+                model[v][i] = model[v].last!
+                model[v].removeLast()
+            case 1 where !model[v].isEmpty:
+                let id = model[v][Int(rng.next() % UInt64(model[v].count))]
+                lists.replace(id, with: UInt32(100_000 + step), at: v)
+                model[v][model[v].firstIndex(of: id)!] = UInt32(100_000 + step)
+            case 2 where rng.next() % 20 == 0:
+                lists.clear(v)
+                model[v] = []
+            default:
+                lists.append(UInt32(step), at: v)
+                model[v].append(UInt32(step))
+            }
+        }
+        for v in 0..<50 { #expect(Array(lists[v]) == model[v] && lists.count(v) == model[v].count) }
+    }
+
     /// A hierarchy stored in the graph file comes back equal, answers the same, and damage to it is
     /// an error (not a wrong route or a crash).
     @Test func storedHierarchyRoundTrips() throws {
