@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -106,6 +107,9 @@ private final class ArrayBox<Element>: @unchecked Sendable {
 /// it writes a new file and renames it over the old, and a mapping keeps the old one's pages.
 final class MappedFile: @unchecked Sendable {
     let bytes: UnsafeRawBufferPointer
+    /// For a large file: its identity in ``CheckedFiles``, and whether that lists it.
+    let identity: String?
+    let alreadyChecked: Bool
     #if os(Linux)
     /// Every page mapped at once (the checksum reads them all anyway): one call instead of a fault per few pages.
     private let mapFlags = MAP_PRIVATE | MAP_POPULATE
@@ -129,9 +133,23 @@ final class MappedFile: @unchecked Sendable {
         let size = Int(info.st_size)
         guard size > 0 else {
             bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+            identity = nil
+            alreadyChecked = false
             return
         }
-        guard let address = mmap(nil, size, PROT_READ, mapFlags, fd, 0), address != MAP_FAILED else {
+        // A large file's identity, and whether it was checked in full before (``CheckedFiles``).
+        var header = [UInt8](repeating: 0, count: 32)
+        if size >= CheckedFiles.minimumSize, pread(fd, &header, 32, 0) == 32 {
+            let stated = header[24..<32].reversed().map { String(format: "%02x", $0) }.joined()
+            identity = "\(info.st_dev) \(info.st_ino) \(size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec) "
+                + "\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec) \(stated)"
+        } else {
+            identity = nil
+        }
+        alreadyChecked = identity.map(CheckedFiles.contains) ?? false
+        // A file to check is read whole anyway: all its pages mapped in one call. One checked
+        // before is read only where queries go.
+        guard let address = mmap(nil, size, PROT_READ, alreadyChecked ? MAP_PRIVATE : mapFlags, fd, 0), address != MAP_FAILED else {
             throw .unreadable(path, String(cString: strerror(errno)))
         }
         bytes = UnsafeRawBufferPointer(start: address, count: size)

@@ -240,6 +240,28 @@ public enum GraphFile {
         return try decode(file.bytes, owner: file, path: path)
     }
 
+    /// A graph file opened for a map: as ``readWithExtras(path:)``, except that a large file
+    /// checked in full by an earlier load (``CheckedFiles``) is not checked again.
+    public struct Opened {
+        public let graph: RoadGraph
+        public let extra: FileSections
+        /// Whether an earlier load checked the file in full: the checksum and the graph's checks
+        /// were skipped, and the caller skips its checks of the extra sections too.
+        public let alreadyChecked: Bool
+        fileprivate let identity: String?
+
+        /// Records the file as checked in full; call once every extra section passed its checks.
+        public func markChecked() {
+            if !alreadyChecked, let identity { CheckedFiles.record(identity) }
+        }
+    }
+
+    public static func open(path: String) throws(GraphFileError) -> Opened {
+        let file = try MappedFile(path: path)
+        let (graph, extra) = try decode(file.bytes, owner: file, path: path, trusted: file.alreadyChecked)
+        return Opened(graph: graph, extra: extra, alreadyChecked: file.alreadyChecked, identity: file.identity)
+    }
+
     /// Decodes and checks a graph file's bytes (`path` is for messages).
     public static func decode(_ data: Data, path: String) throws(GraphFileError) -> RoadGraph {
         try decodeWithExtras(data, path: path).graph
@@ -251,7 +273,8 @@ public enum GraphFile {
     }
 
     /// Decodes `bytes`, which `owner` keeps alive (and the extra sections with them).
-    static func decode(_ bytes: UnsafeRawBufferPointer, owner: AnyObject, path: String) throws(GraphFileError) -> (graph: RoadGraph, extra: FileSections) {
+    static func decode(_ bytes: UnsafeRawBufferPointer, owner: AnyObject, path: String,
+                       trusted: Bool = false) throws(GraphFileError) -> (graph: RoadGraph, extra: FileSections) {
         guard bytes.count >= 8, Array(bytes[0..<8]) == magic else {
             if bytes.count < 8, Array(bytes) == Array(magic.prefix(bytes.count)) {
                 throw .truncated(path, expected: headerSize, actual: bytes.count)
@@ -270,6 +293,7 @@ public enum GraphFile {
         // The checksum is summed on one core while the sections are decoded and checked on the
         // other (checking is safe on any bytes); a mismatch is the error to report, whatever the
         // checks found.
+        if trusted { return try decodeSections(bytes, owner: owner, count: sectionCount, path: path, validating: false) }
         let (intact, decoded) = inParallel({ checksum(bytes, from: headerSize) ^ header == get(bytes, 24) }, {
             Result { () throws(GraphFileError) in try decodeSections(bytes, owner: owner, count: sectionCount, path: path) }
         })
@@ -278,8 +302,8 @@ public enum GraphFile {
     }
 
     /// The graph and the extra sections of a file whose header was read, checked.
-    private static func decodeSections(_ bytes: UnsafeRawBufferPointer, owner: AnyObject, count sectionCount: Int,
-                                       path: String) throws(GraphFileError) -> (graph: RoadGraph, extra: FileSections) {
+    private static func decodeSections(_ bytes: UnsafeRawBufferPointer, owner: AnyObject, count sectionCount: Int, path: String,
+                                       validating: Bool = true) throws(GraphFileError) -> (graph: RoadGraph, extra: FileSections) {
         let length = bytes.count
         guard headerSize + sectionCount * tableEntrySize <= length else { throw .corrupt(path, "section table out of bounds") }
 
@@ -355,7 +379,7 @@ public enum GraphFile {
         g.strings = zip(stringOffsets, stringOffsets.dropFirst()).map {
             String(decoding: stringBytes[Int($0)..<Int($1)], as: UTF8.self)
         }
-        try validate(g, path: path)
+        if validating { try validate(g, path: path) }
         var extra = FileSections()
         for (tag, raw) in sections where !graphTags.contains(name(tag)) { extra.set(name(tag), raw, owner: owner) }
         return (g, extra)

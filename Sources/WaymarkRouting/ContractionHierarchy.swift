@@ -30,7 +30,7 @@ public struct ContractionHierarchy: Sendable {
     /// Query nodes: the hierarchy's nodes numbered from the top down (``topDownOrder(count:higher:)``).
     /// `rank[s]` is node s's query node; `order[q]` the node numbered q. Searches start and end
     /// in hierarchy nodes and run in query nodes.
-    let rank: [UInt32]
+    let rank: Column<UInt32>
     let order: Column<UInt32>
     /// Every arc, for unpacking: its ends and, for a shortcut, the two arcs it replaces.
     let arcTail: Column<UInt32>
@@ -80,7 +80,7 @@ public struct ContractionHierarchy: Sendable {
         }! // (contraction's arcs go up, from each node to nodes contracted after it)
         let rank = ContractionHierarchy.inverse(order)
         self.order = Column(order)
-        self.rank = rank
+        self.rank = Column(rank)
         up = ArcRows(builder.upward, order: order, rank: rank, end: builder.arcHead, weight: builder.arcWeight)
         builder.upward = FrozenRows(nodeCount: 0) // (freed before the next copy is made)
         down = ArcRows(builder.downward, order: order, rank: rank, end: builder.arcTail, weight: builder.arcWeight)
@@ -93,7 +93,7 @@ public struct ContractionHierarchy: Sendable {
 
     /// A hierarchy from its parts (checked by the caller).
     init(nodeCount: Int, shortcutCount: Int, costs: TurnCosts, turns: TurnGeometry, transitions: TransitionTable,
-         up: ArcRows, down: ArcRows, order: Column<UInt32>, rank: [UInt32], arcTail: Column<UInt32>, arcHead: Column<UInt32>,
+         up: ArcRows, down: ArcRows, order: Column<UInt32>, rank: Column<UInt32>, arcTail: Column<UInt32>, arcHead: Column<UInt32>,
          arcFirst: Column<Int32>, arcSecond: Column<Int32>) {
         self.nodeCount = nodeCount
         self.order = order
@@ -690,7 +690,7 @@ extension ContractionHierarchy {
                 // the arcs as three columns; files without "HORD", their rows by hierarchy node.)
                 .init("HUPS", up.start), .init("HUPR", up.arcs),
                 .init("HDNS", down.start), .init("HDNR", down.arcs),
-                .init("HORD", order),
+                .init("HORD", order), .init("HRNK", rank),
                 .init("HATL", arcTail), .init("HAHD", arcHead), .init("HAF1", arcFirst), .init("HAF2", arcSecond),
                 // The turn geometry the weights were measured on: read back rather than measured
                 // again at every load (two great-circle bearings per edge).
@@ -712,8 +712,10 @@ extension ContractionHierarchy {
     /// The hierarchy stored in a graph file's sections, checked against the graph and the turn
     /// costs: every index in range, shortcuts refer only to earlier arcs (so unpacking ends),
     /// weights finite and not negative. Nothing stored: nil.
+    /// `alreadyChecked`: the file was checked in full by an earlier load (``GraphFile/Opened``):
+    /// the linear checks are skipped.
     public init?(fileSections sections: FileSections, graph: RoadGraph, costs: TurnCosts? = nil,
-                 turns: TurnGeometry? = nil) throws(HierarchyFileError) {
+                 turns: TurnGeometry? = nil, alreadyChecked: Bool = false) throws(HierarchyFileError) {
         let costs = costs ?? TurnCosts(for: graph)
         guard sections.contains("HPRM") else { return nil }
         func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type) throws(HierarchyFileError) -> Column<T> {
@@ -727,12 +729,13 @@ extension ContractionHierarchy {
         let turnTables: TurnGeometry
         if let turns {
             turnTables = turns
-        } else if let stored = try TurnGeometry(fileSections: sections, graph: graph) {
+        } else if let stored = try TurnGeometry(fileSections: sections, graph: graph, alreadyChecked: alreadyChecked) {
             turnTables = stored
         } else {
             turnTables = TurnGeometry(graph: graph) // a file from before the geometry was stored
         }
-        let transitions = try TransitionTable(storedCost: sections.contains("TTCS") ? array("TTCS", Float.self) : nil, graph: graph)
+        let transitions = try TransitionTable(storedCost: sections.contains("TTCS") ? array("TTCS", Float.self) : nil, graph: graph,
+                                              alreadyChecked: alreadyChecked)
             ?? TransitionTable(graph: graph, turns: turnTables, costs: costs)
         let n = transitions.paths.stateCount
         try check(parameters[expected.count] == Double(n), "built for another graph")
@@ -743,15 +746,30 @@ extension ContractionHierarchy {
         // Query nodes: stored since files have "HORD"; older files have their rows by hierarchy
         // node, numbered here.
         var order = sections.contains("HORD") ? try array("HORD", UInt32.self) : nil
-        var rank: [UInt32]?
-        if let order {
+        var rank: Column<UInt32>?
+        if let order, sections.contains("HRNK") {
+            // Its inverse stored too (files since "HRNK"): used in place. Each query node's node
+            // has that query node as its rank, so both are numberings.
+            let stored = try array("HRNK", UInt32.self)
+            try check(order.count == n && stored.count == n, "sections HORD and HRNK do not fit the hierarchy")
+            if !alreadyChecked {
+                try order.withUnsafeBufferPointer { (order) throws(HierarchyFileError) in
+                    try stored.withUnsafeBufferPointer { (rank) throws(HierarchyFileError) in
+                        for q in 0..<n where Int(order[q]) >= n || rank[Int(order[q])] != UInt32(q) {
+                            throw HierarchyFileError(reason: "query nodes are not a numbering of the nodes")
+                        }
+                    }
+                }
+            }
+            rank = stored
+        } else if let order {
             try check(order.count == n, "section HORD does not fit the hierarchy")
             var numbered = [UInt32](repeating: UInt32.max, count: n)
             for (q, v) in order.enumerated() {
                 try check(Int(v) < n && numbered[Int(v)] == UInt32.max, "query nodes are not a numbering of the nodes")
                 numbered[Int(v)] = UInt32(q)
             }
-            rank = numbered
+            rank = Column(numbered)
         }
         var rows: [ArcRows] = []
         for (tags, upward) in [(("HUPS", "HUPR", "HUPH", "HUPW", "HUPA"), true), (("HDNS", "HDNR", "HDNT", "HDNW", "HDNA"), false)] {
@@ -768,7 +786,7 @@ extension ContractionHierarchy {
             rows.append(row)
         }
         // The shortcuts and upward rows checked on one core, the downward rows on the other.
-        let (upward, downward) = inParallel({
+        let (upward, downward) = alreadyChecked && order != nil ? (.success(()), .success(())) : inParallel({
             Result { () throws(HierarchyFileError) in
                 try ContractionHierarchy.checkShortcuts(tail: arcTail, head: arcHead, first: arcFirst, second: arcSecond, nodes: n)
                 try rows[0].check(name: "upward", nodes: n, arcs: arcs, order: order, rank: rank, near: arcTail, far: arcHead)
@@ -788,7 +806,7 @@ extension ContractionHierarchy {
             }) else { throw HierarchyFileError(reason: "arcs close a cycle") }
             let numbered = ContractionHierarchy.inverse(made)
             order = Column(made)
-            rank = numbered
+            rank = Column(numbered)
             rows = rows.map { $0.renumbered(order: made, rank: numbered) }
         }
         self.init(nodeCount: n, shortcutCount: Int(parameters[expected.count + 1]), costs: costs, turns: turnTables,
@@ -830,7 +848,7 @@ extension ArcRows {
     /// in range, weights finite and not negative, and each row's arcs really starting (upward) or
     /// ending (downward) at its node — `near` — and leading to `far`. Rows are by query node when
     /// the file has the numbering (`order`, `rank`), by hierarchy node when not.
-    func check(name: String, nodes n: Int, arcs arcCount: Int, order: Column<UInt32>?, rank: [UInt32]?,
+    func check(name: String, nodes n: Int, arcs arcCount: Int, order: Column<UInt32>?, rank: Column<UInt32>?,
                near: Column<UInt32>, far: Column<UInt32>) throws(HierarchyFileError) {
         func check(_ ok: Bool, _ what: String) throws(HierarchyFileError) { if !ok { throw HierarchyFileError(reason: what) } }
         try check(start.count == n + 1 && start.first == 0 && Int(start.last!) == arcs.count, "\(name) rows")

@@ -100,8 +100,10 @@ public final class RoadMap: @unchecked Sendable {
     /// the other side) is then set aside, and ``setAsideHierarchy`` says so.
     public init(graphFile path: String, drivingSide: DrivingSide? = nil, method: SearchMethod = .automatic,
                 maxSnapDistance: Double = 1000) throws(RoadMapError) {
-        var graph: RoadGraph, sections: FileSections
-        do { (graph, sections) = try GraphFile.readWithExtras(path: path) } catch { throw RoadMapError("\(error)") }
+        let file: GraphFile.Opened
+        do { file = try GraphFile.open(path: path) } catch { throw RoadMapError("\(error)") }
+        var graph = file.graph
+        let sections = file.extra, checked = file.alreadyChecked
         var setAside: String?
         var useHierarchy = true
         if let drivingSide, drivingSide != graph.drivingSide {
@@ -112,22 +114,24 @@ public final class RoadMap: @unchecked Sendable {
             }
         }
         // The stored hierarchy is checked on one core, guidance's tables and the snap index on the other.
-        let checked = graph
+        let read = graph
         let (hierarchy, tables) = inParallel({
             Result { () throws(RoadMapError) -> ContractionHierarchy? in
                 guard useHierarchy else { return nil }
-                do { return try ContractionHierarchy(fileSections: sections, graph: checked) } catch { throw RoadMapError("\(path): \(error)") }
+                do { return try ContractionHierarchy(fileSections: sections, graph: read, alreadyChecked: checked) } catch { throw RoadMapError("\(path): \(error)") }
             }
         }, {
             Result { () throws(RoadMapError) -> (GuidanceTables?, SnapIndex?) in
                 let guidance: GuidanceTables?, index: SnapIndex?
-                do { guidance = try GuidanceTables(fileSections: sections, graph: checked) } catch { throw RoadMapError("\(path): \(error)") }
-                do { index = try SnapIndex(fileSections: sections, graph: checked) } catch { throw RoadMapError("\(path): \(error)") }
+                do { guidance = try GuidanceTables(fileSections: sections, graph: read, alreadyChecked: checked) } catch { throw RoadMapError("\(path): \(error)") }
+                do { index = try SnapIndex(fileSections: sections, graph: read, alreadyChecked: checked) } catch { throw RoadMapError("\(path): \(error)") }
                 return (guidance, index)
             }
         })
         let stored = try hierarchy.get()
         (storedGuidance, storedSnapIndex) = try tables.get()
+        // Every section passed: a large file need not be checked at its next load.
+        if useHierarchy || !ContractionHierarchy.isStored(in: sections) { file.markChecked() }
         basemapSource = Basemap.isStored(in: sections) ? .stored(sections.filter { $0.hasPrefix("B") }) : .none
         self.graph = graph
         storedHierarchy = stored
@@ -307,12 +311,34 @@ final class RoutingData: Sendable {
     let costs: TurnCosts
     let turns: TurnGeometry
     let transitions: TransitionTable
-    /// Metres per unit of weight of the "fastest" edge by weight (A*'s great-circle bound).
-    let maximumSpeed: Double
+    /// Metres per unit of weight of the "fastest" edge by weight (A*'s great-circle bound),
+    /// measured at the first search that needs it (not at load: it reads every edge).
+    var maximumSpeed: Double {
+        derivedLock.withLock {
+            if let madeMaximumSpeed { return madeMaximumSpeed }
+            var fastest = 1.0
+            for e in 0..<graph.edgeCount where graph.edgeWeight[e] > 0 {
+                fastest = max(fastest, Double(graph.edgeLength[e]) / Double(graph.edgeWeight[e]))
+            }
+            madeMaximumSpeed = fastest
+            return fastest
+        }
+    }
     let landmarks: Landmarks?
     let hierarchy: ContractionHierarchy?
-    /// The box around every vertex (nil for an empty graph).
-    let bounds: BoundingBox?
+    /// The box around every vertex (nil for an empty graph), measured at the first error that
+    /// needs it.
+    var bounds: BoundingBox? {
+        derivedLock.withLock {
+            if let madeBounds { return madeBounds }
+            let box = try? BoundingBox.enclosing((0..<UInt32(graph.nodeCount)).map(graph.coordinate(of:)))
+            madeBounds = .some(box)
+            return box
+        }
+    }
+    private let derivedLock = NSLock()
+    nonisolated(unsafe) private var madeMaximumSpeed: Double?
+    nonisolated(unsafe) private var madeBounds: BoundingBox??
     /// What guidance looks up rather than measures on every route: name keys, perceived bearings.
     let guidance: GuidanceTables
     /// Travel time and length of every hierarchy arc, made at the first table (nil without a hierarchy).
@@ -358,12 +384,6 @@ final class RoutingData: Sendable {
         self.landmarks = landmarks
         self.hierarchy = hierarchy
         self.guidance = guidance ?? GuidanceTables(graph: graph)
-        bounds = try? BoundingBox.enclosing((0..<UInt32(graph.nodeCount)).map(graph.coordinate(of:)))
-        var fastest = 1.0
-        for e in 0..<graph.edgeCount where graph.edgeWeight[e] > 0 {
-            fastest = max(fastest, Double(graph.edgeLength[e]) / Double(graph.edgeWeight[e]))
-        }
-        maximumSpeed = fastest
     }
 
     /// Why no road is within `maxDistance` metres of `c`: outside the map's area (and perhaps given

@@ -371,7 +371,8 @@ extension SnapIndex {
 
     /// The index a graph file stores, checked against the graph so that no stored number can
     /// lead a query out of bounds; nil where there is none or it was built under other parameters.
-    convenience init?(fileSections sections: FileSections, graph: RoadGraph) throws(SnapIndexFileError) {
+    /// `alreadyChecked`: the file was checked in full by an earlier load; the linear checks are skipped.
+    convenience init?(fileSections sections: FileSections, graph: RoadGraph, alreadyChecked: Bool = false) throws(SnapIndexFileError) {
         guard let prm = sections.column("XPRM", as: Double.self)?.array, prm.count == 5,
               Array(prm.prefix(3)) == SnapIndex.parameters else { return nil }
         func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int? = nil) throws(SnapIndexFileError) -> Column<T> {
@@ -385,24 +386,27 @@ extension SnapIndex {
         let segments = graph.segmentCount
         let component = try array("XCMP", UInt32.self, count: segments)
         let tiny = try array("XTNY", UInt8.self, count: segments)
-        try check(tiny.allSatisfy { $0 <= 1 }, "tiny flags not 0 or 1")
+        try check(alreadyChecked || tiny.allSatisfy { $0 <= 1 }, "tiny flags not 0 or 1")
         let pieceSegment = try array("XPSG", UInt32.self), pieceIndex = try array("XPIX", UInt32.self, count: pieceSegment.count)
         // A piece is a segment's shape step: its segment exists and its first point is not the last.
-        for (s, i) in zip(pieceSegment, pieceIndex) {
+        for (s, i) in zip(pieceSegment, pieceIndex) where !alreadyChecked {
             try check(Int(s) < segments, "piece of no segment")
             try check(Int(i) <= Int(graph.shapeStart[Int(s) + 1] - graph.shapeStart[Int(s)]), "piece beyond its segment's shape")
         }
         let keys = try array("XCKY", Int64.self), start = try array("XCST", UInt32.self, count: keys.count + 1)
         let cellPieces = try array("XCPC", UInt32.self)
-        try check(zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }, "cell keys not ascending")
-        try check(start.first == 0 && Int(start.last!) == cellPieces.count && zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }, "cell rows out of order")
-        try check(cellPieces.allSatisfy { Int($0) < pieceSegment.count }, "cell piece out of range")
+        try check(start.first == 0 && Int(start.last!) == cellPieces.count, "cell rows out of order")
+        if !alreadyChecked {
+            try check(zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }, "cell keys not ascending")
+            try check(zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }, "cell rows out of order")
+            try check(cellPieces.allSatisfy { Int($0) < pieceSegment.count }, "cell piece out of range")
+        }
         let stored = Stored(segmentComponent: component, segmentInTinyComponent: tiny, pieceSegment: pieceSegment,
                             pieceIndex: pieceIndex, cellKeys: keys, cellStart: start, cellPieces: cellPieces,
                             metresPerDegreeLon: lon, metresPerDegreeLat: lat)
         self.init(graph: graph, stored: stored)
         // Pieces lie on segments with both ends (the index never makes one on a segment without).
-        for s in pieceSegment where segmentStart[Int(s)] == RoadGraph.invalid {
+        for s in pieceSegment where !alreadyChecked && segmentStart[Int(s)] == RoadGraph.invalid {
             throw SnapIndexFileError(reason: "piece on a segment with no edge")
         }
     }

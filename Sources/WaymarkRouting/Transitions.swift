@@ -34,14 +34,14 @@ public struct TurnGeometry: Sendable {
 
     /// The turn geometry stored with a hierarchy (``ContractionHierarchy/fileSections``), checked
     /// against the graph; nil where the file has none (written before it was stored).
-    init?(fileSections sections: FileSections, graph: RoadGraph) throws(HierarchyFileError) {
+    init?(fileSections sections: FileSections, graph: RoadGraph, alreadyChecked: Bool = false) throws(HierarchyFileError) {
         guard sections.contains("TGHB") else { return nil }
         func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int) throws(HierarchyFileError) -> Column<T> {
             try StoredSection.values(sections, tag, as: type, count: count) { HierarchyFileError(reason: $0) }
         }
         let head = try array("TGHB", Float.self, count: graph.edgeCount), tail = try array("TGTB", Float.self, count: graph.edgeCount)
         let roads = try array("TGRC", UInt8.self, count: graph.nodeCount)
-        guard head.allSatisfy({ $0 >= 0 && $0 <= 360 }) && tail.allSatisfy({ $0 >= 0 && $0 <= 360 }) else {
+        guard alreadyChecked || head.allSatisfy({ $0 >= 0 && $0 <= 360 }) && tail.allSatisfy({ $0 >= 0 && $0 <= 360 }) else {
             throw HierarchyFileError(reason: "turn geometry bearing out of range")
         }
         headBearing = head
@@ -109,7 +109,7 @@ struct TransitionTable: Sendable {
     /// The table stored with a hierarchy (its `cost`, in the order the graph gives: each edge's
     /// turns onto the edges leaving its target), checked against the graph; nil where the file
     /// has none.
-    init?(storedCost stored: Column<Float>?, graph: RoadGraph) throws(HierarchyFileError) {
+    init?(storedCost stored: Column<Float>?, graph: RoadGraph, alreadyChecked: Bool = false) throws(HierarchyFileError) {
         guard let cost = stored else { return nil }
         var starts = [UInt32](repeating: 0, count: graph.edgeCount + 1)
         var total = 0
@@ -122,7 +122,7 @@ struct TransitionTable: Sendable {
             throw HierarchyFileError(reason: "turn costs do not fit the graph")
         }
         // Not negative, not NaN (a U-turn nowhere allowed is +infinity).
-        guard cost.allSatisfy({ $0 >= 0 }) else { throw HierarchyFileError(reason: "turn cost negative or not a number") }
+        guard alreadyChecked || cost.allSatisfy({ $0 >= 0 }) else { throw HierarchyFileError(reason: "turn cost negative or not a number") }
         start = starts
         self.cost = cost
         paths = RestrictedPaths(graph: graph)

@@ -118,6 +118,37 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         }
     }
 
+    /// A large graph file checked in full once is not checked again (``CheckedFiles``): the
+    /// second load skips the checks and routes the same; a write to the file (same size) is
+    /// seen and the file checked — and refused — again.
+    @Test func largeFilesCheckedOnce() throws {
+        let g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
+        let folder = NSTemporaryDirectory() + "checked-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        setenv("XDG_CACHE_HOME", folder + "/cache", 1)
+        let path = folder + "/town.wmg"
+        // Padded past the size below which files are always checked.
+        let padding = GraphFile.Section("XPAD", [UInt8](repeating: 7, count: CheckedFiles.minimumSize))
+        try GraphFile.write(g, to: path, extra: ContractionHierarchy(graph: g).fileSections + [padding])
+        let from = Coordinate(latitude: 52.3050, longitude: -2.6050), to = Coordinate(latitude: 52.3120, longitude: -2.5920)
+        #expect(try GraphFile.open(path: path).alreadyChecked == false)
+        let first = try RoadMap(graphFile: path).route(from: from, to: to)
+        let opened = try GraphFile.open(path: path)
+        #expect(opened.alreadyChecked && opened.graph == g)
+        #expect(try RoadMap(graphFile: path).route(from: from, to: to) == first)
+        // One byte of the padding changed in place: a new change time, checked again, refused.
+        usleep(20_000)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let offset = try #require(bytes.lastIndex(of: 7))
+        handle.seek(toFileOffset: UInt64(offset))
+        handle.write(Data([8]))
+        handle.closeFile()
+        #expect(throws: GraphFileError.corrupt(path, "checksum mismatch")) { try GraphFile.open(path: path) }
+        #expect(throws: RoadMapError.self) { try RoadMap(graphFile: path) }
+    }
+
     /// Guidance's per-map tables and the snap index are stored with the graph and read back as
     /// made; those made under other parameters are made again; damaged ones make the file an error.
     @Test func storedGuidanceTables() throws {

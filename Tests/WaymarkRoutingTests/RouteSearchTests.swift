@@ -432,6 +432,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         // end, weight and id in columns of their own, as files before "HUPR" hold them).
         var older = extra
         older["HORD"] = nil
+        older["HRNK"] = nil
         for tags in [("HUPS", "HUPH", "HUPW", "HUPA", "HUPR"), ("HDNS", "HDNT", "HDNW", "HDNA", "HDNR")] {
             let start = values(tags.0, UInt32.self), arcs = values(tags.4, ArcRows.Arc.self)
             let end = arcs.map(\.end), weight = arcs.map(\.weight), id = arcs.map(\.id)
@@ -456,7 +457,11 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
             var sections = extra
             sections["HORD"] = bytes(damaged)
             #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: sections, graph: g) }
+            sections = extra
+            sections["HRNK"] = bytes(damaged) // the stored inverse damaged instead
+            #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: sections, graph: g) }
         }
+        #expect(fresh.rank.array == ContractionHierarchy.inverse(fresh.order.array))
         // An older file whose arcs close a cycle: arc a goes up from v to w, and an original arc b
         // (no shortcut made of it) going up from w is turned back to v, its row entry with it.
         func olderValues<T>(_ tag: String, _: T.Type) -> [T] { older[tag]!.withUnsafeBytes { Array($0.bindMemory(to: T.self)) } }

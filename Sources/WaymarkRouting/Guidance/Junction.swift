@@ -273,13 +273,13 @@ extension GuidanceTables {
 
     /// The tables a graph file stores, checked against the graph; nil where there are none or
     /// they were made under other parameters.
-    init?(fileSections sections: FileSections, graph: RoadGraph) throws(GuidanceFileError) {
+    init?(fileSections sections: FileSections, graph: RoadGraph, alreadyChecked: Bool = false) throws(GuidanceFileError) {
         guard sections.column("GPRM", as: Double.self)?.array == GuidanceTables.parameters else { return nil }
         func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int? = nil) throws(GuidanceFileError) -> Column<T> {
             try StoredSection.values(sections, tag, as: type, count: count) { GuidanceFileError(reason: $0) }
         }
         let depart = try array("GDEP", Float.self, count: graph.edgeCount), arrival = try array("GARR", Float.self, count: graph.edgeCount)
-        guard depart.allSatisfy({ $0 >= 0 && $0 <= 360 }) && arrival.allSatisfy({ $0 >= 0 && $0 <= 360 }) else {
+        guard alreadyChecked || depart.allSatisfy({ $0 >= 0 && $0 <= 360 }) && arrival.allSatisfy({ $0 >= 0 && $0 <= 360 }) else {
             throw GuidanceFileError(reason: "bearing out of range")
         }
         let words = try array("GKWD", UInt32.self, count: graph.strings.count), core = try array("GKCR", UInt32.self, count: graph.strings.count)
