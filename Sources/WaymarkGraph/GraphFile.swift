@@ -290,10 +290,11 @@ public enum GraphFile {
         guard bytes.count >= length else { throw .truncated(path, expected: length, actual: bytes.count) }
         guard bytes.count == length else { throw .corrupt(path, "\(bytes.count - length) unexpected bytes after the end") }
         let header = found == 1 ? 0 : headerChecksum(version: found, sections: storedCount, length: storedLength)
+        // A file checked in full by an earlier load (``CheckedFiles``): neither summed nor checked.
+        if trusted { return try decodeSections(bytes, owner: owner, count: sectionCount, path: path, validating: false) }
         // The checksum is summed on one core while the sections are decoded and checked on the
         // other (checking is safe on any bytes); a mismatch is the error to report, whatever the
         // checks found.
-        if trusted { return try decodeSections(bytes, owner: owner, count: sectionCount, path: path, validating: false) }
         let (intact, decoded) = inParallel({ checksum(bytes, from: headerSize) ^ header == get(bytes, 24) }, {
             Result { () throws(GraphFileError) in try decodeSections(bytes, owner: owner, count: sectionCount, path: path) }
         })

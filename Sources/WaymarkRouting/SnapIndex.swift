@@ -389,9 +389,11 @@ extension SnapIndex {
         try check(alreadyChecked || tiny.allSatisfy { $0 <= 1 }, "tiny flags not 0 or 1")
         let pieceSegment = try array("XPSG", UInt32.self), pieceIndex = try array("XPIX", UInt32.self, count: pieceSegment.count)
         // A piece is a segment's shape step: its segment exists and its first point is not the last.
-        for (s, i) in zip(pieceSegment, pieceIndex) where !alreadyChecked {
-            try check(Int(s) < segments, "piece of no segment")
-            try check(Int(i) <= Int(graph.shapeStart[Int(s) + 1] - graph.shapeStart[Int(s)]), "piece beyond its segment's shape")
+        if !alreadyChecked {
+            for (s, i) in zip(pieceSegment, pieceIndex) {
+                try check(Int(s) < segments, "piece of no segment")
+                try check(Int(i) <= Int(graph.shapeStart[Int(s) + 1] - graph.shapeStart[Int(s)]), "piece beyond its segment's shape")
+            }
         }
         let keys = try array("XCKY", Int64.self), start = try array("XCST", UInt32.self, count: keys.count + 1)
         let cellPieces = try array("XCPC", UInt32.self)
@@ -406,8 +408,10 @@ extension SnapIndex {
                             metresPerDegreeLon: lon, metresPerDegreeLat: lat)
         self.init(graph: graph, stored: stored)
         // Pieces lie on segments with both ends (the index never makes one on a segment without).
-        for s in pieceSegment where !alreadyChecked && segmentStart[Int(s)] == RoadGraph.invalid {
-            throw SnapIndexFileError(reason: "piece on a segment with no edge")
+        if !alreadyChecked {
+            for s in pieceSegment where segmentStart[Int(s)] == RoadGraph.invalid {
+                throw SnapIndexFileError(reason: "piece on a segment with no edge")
+            }
         }
     }
 }
