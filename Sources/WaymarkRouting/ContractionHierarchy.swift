@@ -85,6 +85,7 @@ public struct ContractionHierarchy: Sendable {
         builder.upward = FrozenRows(nodeCount: 0) // (freed before the next copy is made)
         down = ArcRows(builder.downward, order: order, rank: rank, end: builder.arcTail, weight: builder.arcWeight)
         builder.downward = FrozenRows(nodeCount: 0)
+        builder.arcWeight = [] // (in the rows now)
         arcTail = Column(builder.arcTail)
         arcHead = Column(builder.arcHead)
         arcFirst = Column(builder.arcFirst)
@@ -654,6 +655,12 @@ struct HierarchyBuilder {
                 forEach(nodes.count, scratches) { graph, i, s in out[Int(nodes[i])] = graph.priority(nodes[i], &s) }
             }
         }
+        // What only contraction needed, freed before the query rows are made.
+        outgoing = ArcLists(nodeCount: 0)
+        incoming = ArcLists(nodeCount: 0)
+        contracted = []
+        contracting = []
+        depth = []
         progress?(n, n)
     }
 }
