@@ -118,10 +118,8 @@ extension Basemap {
     /// The basemap a graph file stores, every index and value checked; nil where there is none.
     public init?(fileSections sections: FileSections) throws(BasemapFileError) {
         guard sections.contains("BPRM") else { return nil }
-        func array<T: BitwiseCopyable>(_ tag: String, _: T.Type) throws(BasemapFileError) -> [T] {
-            guard sections.contains(tag) else { throw BasemapFileError(reason: "section \(tag) missing") }
-            guard let values = sections.column(tag, as: T.self) else { throw BasemapFileError(reason: "section \(tag) has a partial element") }
-            return values.array
+        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type) throws(BasemapFileError) -> [T] {
+            try sections.values(tag, as: type) { BasemapFileError(reason: $0) }.array
         }
         func check(_ ok: Bool, _ what: String) throws(BasemapFileError) { if !ok { throw BasemapFileError(reason: what) } }
         guard let parameters = sections.column("BPRM", as: Double.self)?.array, parameters.count == 2, parameters[0] == 1 else {

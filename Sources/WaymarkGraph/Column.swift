@@ -52,10 +52,7 @@ public struct Column<Element: BitwiseCopyable>: RandomAccessCollection, @uncheck
             return
         }
         guard Int(bitPattern: start) % MemoryLayout<Element>.alignment == 0 else {
-            var copy: [Element] = []
-            copy.reserveCapacity(count)
-            for i in 0..<count { copy.append(raw.loadUnaligned(fromByteOffset: i * stride, as: Element.self)) }
-            self.init(copy)
+            self.init(GraphFile.values(raw, as: Element.self)!)
             return
         }
         self.init(base: start.bindMemory(to: Element.self, capacity: count), count: count, owner: owner)
@@ -118,7 +115,8 @@ final class MappedFile: @unchecked Sendable {
     #endif
 
     init(path: String) throws(GraphFileError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking, so that a FIFO is refused below instead of waiting for a writer.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT { throw .notFound(path) }
@@ -230,8 +228,18 @@ public struct FileSections: @unchecked Sendable, ExpressibleByDictionaryLiteral 
         return Column(raw: entry.raw, owner: entry.owner)
     }
 
-    /// The section as a graph-file section to write again.
+    /// The values of section `tag` (see ``column(_:as:)``), `count` of them when given; otherwise
+    /// `refuse`'s error, for the table that reads them (the hierarchy, the snap index, …).
+    public func values<T: BitwiseCopyable, E: Error>(_ tag: String, as _: T.Type, count: Int? = nil,
+                                                    refuse: (String) -> E) throws(E) -> Column<T> {
+        guard contains(tag) else { throw refuse("section \(tag) missing") }
+        guard let values = column(tag, as: T.self) else { throw refuse("section \(tag) has a partial element") }
+        if let count, values.count != count { throw refuse("section \(tag) does not fit the graph") }
+        return values
+    }
+
+    /// The section as a graph-file section to write again (from where it lies).
     public func section(_ tag: String) -> GraphFile.Section? {
-        self[tag].map { GraphFile.Section(tag, $0) }
+        column(tag, as: UInt8.self).map { GraphFile.Section(tag, $0) }
     }
 }

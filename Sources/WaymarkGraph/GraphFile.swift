@@ -57,12 +57,7 @@ public enum GraphFile {
         /// The values' bytes in place, for writing them straight to a file.
         fileprivate let visit: ((UnsafeRawBufferPointer) -> Void) -> Void
 
-        public init<T: BitwiseCopyable>(_ tag: String, _ values: [T]) {
-            self.tag = tag
-            byteCount = values.count * MemoryLayout<T>.stride
-            append = { out in values.withUnsafeBytes { out.append(contentsOf: $0) } }
-            visit = { body in values.withUnsafeBytes(body) }
-        }
+        public init<T: BitwiseCopyable>(_ tag: String, _ values: [T]) { self.init(tag, Column(values)) }
 
         public init<T: BitwiseCopyable>(_ tag: String, _ values: Column<T>) {
             self.tag = tag
@@ -503,11 +498,8 @@ public enum GraphFile {
 
     // MARK: - Bytes
 
-    /// Section bytes as values; nil when they are not a whole number of values.
-    public static func values<T: BitwiseCopyable>(_ bytes: [UInt8], as type: T.Type) -> [T]? {
-        bytes.withUnsafeBytes { values($0, as: type) }
-    }
-
+    /// Section bytes as values of their own (the source need not be aligned); nil when they are
+    /// not a whole number of values.
     static func values<T: BitwiseCopyable>(_ raw: UnsafeRawBufferPointer, as _: T.Type) -> [T]? {
         guard raw.count % MemoryLayout<T>.stride == 0 else { return nil }
         let count = raw.count / MemoryLayout<T>.stride

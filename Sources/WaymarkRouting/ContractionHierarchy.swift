@@ -78,7 +78,7 @@ public struct ContractionHierarchy: Sendable {
             for a in builder.upward.arcs(of: v) { visit(Int(builder.arcHead[Int(a)])) }
             for a in builder.downward.arcs(of: v) { visit(Int(builder.arcTail[Int(a)])) }
         }! // (contraction's arcs go up, from each node to nodes contracted after it)
-        let rank = ContractionHierarchy.inverse(order)
+        let rank = ContractionHierarchy.inverse(order)! // (a topological order is a numbering)
         self.order = Column(order)
         self.rank = Column(rank)
         up = ArcRows(builder.upward, order: order, rank: rank, end: builder.arcHead, weight: builder.arcWeight)
@@ -242,10 +242,14 @@ extension ContractionHierarchy {
         return order
     }
 
-    /// The inverse of a numbering: `rank[order[q]] == q`.
-    static func inverse(_ order: [UInt32]) -> [UInt32] {
-        var rank = [UInt32](repeating: 0, count: order.count)
-        for (q, v) in order.enumerated() { rank[Int(v)] = UInt32(q) }
+    /// The inverse of a numbering: `rank[order[q]] == q`; nil when `order` is not a numbering of
+    /// `0..<order.count` (a value out of range or twice).
+    static func inverse<C: Collection<UInt32>>(_ order: C) -> [UInt32]? {
+        var rank = [UInt32](repeating: UInt32.max, count: order.count)
+        for (q, v) in order.enumerated() {
+            guard Int(v) < rank.count, rank[Int(v)] == UInt32.max else { return nil }
+            rank[Int(v)] = UInt32(q)
+        }
         return rank
     }
 }
@@ -673,19 +677,6 @@ public struct HierarchyFileError: Error, Sendable, Equatable, CustomStringConver
     public var description: String { "stored contraction hierarchy: \(reason) (rebuild with 'waymark build --hierarchy')" }
 }
 
-/// Reading the tables a graph file stores beside the graph (the hierarchy, turn geometry,
-/// guidance tables, snap index), each refusing with its own error.
-enum StoredSection {
-    /// The values of section `tag` (in place in the file), `count` of them when given; otherwise `refuse`'s error.
-    static func values<T: BitwiseCopyable, E: Error>(_ sections: FileSections, _ tag: String, as _: T.Type, count: Int? = nil,
-                                                    refuse: (String) -> E) throws(E) -> Column<T> {
-        guard sections.contains(tag) else { throw refuse("section \(tag) missing") }
-        guard let values = sections.column(tag, as: T.self) else { throw refuse("section \(tag) has a partial element") }
-        if let count, values.count != count { throw refuse("section \(tag) does not fit the graph") }
-        return values
-    }
-}
-
 extension ContractionHierarchy {
     /// The hierarchy as graph-file sections (see ``GraphFile/encode(_:extra:)``): the query graph,
     /// the arcs for unpacking, and the turn-cost settings it was contracted under.
@@ -726,7 +717,7 @@ extension ContractionHierarchy {
         let costs = costs ?? TurnCosts(for: graph)
         guard sections.contains("HPRM") else { return nil }
         func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type) throws(HierarchyFileError) -> Column<T> {
-            try StoredSection.values(sections, tag, as: type) { HierarchyFileError(reason: $0) }
+            try sections.values(tag, as: type) { HierarchyFileError(reason: $0) }
         }
         let parameters = try array("HPRM", Double.self).array
         func check(_ ok: Bool, _ what: String) throws(HierarchyFileError) { if !ok { throw HierarchyFileError(reason: what) } }
@@ -771,10 +762,8 @@ extension ContractionHierarchy {
             rank = stored
         } else if let order {
             try check(order.count == n, "section HORD does not fit the hierarchy")
-            var numbered = [UInt32](repeating: UInt32.max, count: n)
-            for (q, v) in order.enumerated() {
-                try check(Int(v) < n && numbered[Int(v)] == UInt32.max, "query nodes are not a numbering of the nodes")
-                numbered[Int(v)] = UInt32(q)
+            guard let numbered = ContractionHierarchy.inverse(order) else {
+                throw HierarchyFileError(reason: "query nodes are not a numbering of the nodes")
             }
             rank = Column(numbered)
         }
@@ -811,7 +800,7 @@ extension ContractionHierarchy {
                 for i in Int(up.start[v])..<Int(up.start[v + 1]) { visit(Int(up.arcs[i].end)) }
                 for i in Int(down.start[v])..<Int(down.start[v + 1]) { visit(Int(down.arcs[i].end)) }
             }) else { throw HierarchyFileError(reason: "arcs close a cycle") }
-            let numbered = ContractionHierarchy.inverse(made)
+            let numbered = ContractionHierarchy.inverse(made)!
             order = Column(made)
             rank = Column(numbered)
             rows = rows.map { $0.renumbered(order: made, rank: numbered) }

@@ -376,7 +376,7 @@ extension SnapIndex {
         guard let prm = sections.column("XPRM", as: Double.self)?.array, prm.count == 5,
               Array(prm.prefix(3)) == SnapIndex.parameters else { return nil }
         func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int? = nil) throws(SnapIndexFileError) -> Column<T> {
-            try StoredSection.values(sections, tag, as: type, count: count) { SnapIndexFileError(reason: $0) }
+            try sections.values(tag, as: type, count: count) { SnapIndexFileError(reason: $0) }
         }
         func check(_ ok: Bool, _ what: String) throws(SnapIndexFileError) { if !ok { throw SnapIndexFileError(reason: what) } }
         // The frame's scales: metres per degree of latitude (a constant) and of longitude at the

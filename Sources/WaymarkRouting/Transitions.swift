@@ -37,7 +37,7 @@ public struct TurnGeometry: Sendable {
     init?(fileSections sections: FileSections, graph: RoadGraph, alreadyChecked: Bool = false) throws(HierarchyFileError) {
         guard sections.contains("TGHB") else { return nil }
         func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int) throws(HierarchyFileError) -> Column<T> {
-            try StoredSection.values(sections, tag, as: type, count: count) { HierarchyFileError(reason: $0) }
+            try sections.values(tag, as: type, count: count) { HierarchyFileError(reason: $0) }
         }
         let head = try array("TGHB", Float.self, count: graph.edgeCount), tail = try array("TGTB", Float.self, count: graph.edgeCount)
         let roads = try array("TGRC", UInt8.self, count: graph.nodeCount)

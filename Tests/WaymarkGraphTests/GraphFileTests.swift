@@ -129,6 +129,16 @@ func squareGraph() -> RoadGraph {
         #expect(decode([]) == .truncated("g.wmg", expected: 32, actual: 0))
         #expect(decode(bytes + [0, 0, 0, 0, 0, 0, 0, 0]) == .corrupt("g.wmg", "8 unexpected bytes after the end"))
         #expect(throws: GraphFileError.notFound(directory + "/none.wmg")) { try GraphFile.read(path: directory + "/none.wmg") }
+        // The file is mapped: a FIFO is refused at once (not waited on), a directory said so, a
+        // symbolic link followed.
+        let fifo = directory + "/fifo.wmg", folder = directory + "/folder.wmg", file = directory + "/g.wmg", link = directory + "/link.wmg"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: GraphFileError.unreadable(fifo, "not a regular file")) { try GraphFile.read(path: fifo) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(throws: GraphFileError.unreadable(folder, "a directory")) { try GraphFile.read(path: folder) }
+        try GraphFile.write(squareGraph(), to: file)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        #expect(try GraphFile.read(path: link) == squareGraph())
         // Descriptions say what to do.
         #expect(GraphFileError.corrupt("g.wmg", "checksum mismatch").description.contains("rebuild it with 'waymark build'"))
     }
@@ -264,6 +274,22 @@ func squareGraph() -> RoadGraph {
         GraphFile.put(GraphFile.checksum(bytes, from: 32) ^ GraphFile.headerChecksum(version: GraphFile.version, sections: UInt32(count), length: length),
                       at: 24, in: &bytes)
         return bytes
+    }
+}
+
+/// Columns over bytes: in place where aligned, copied where not (a crafted file may place a
+/// section anywhere), refused when not a whole number of values.
+@Suite struct ColumnTests {
+    @Test func overAlignedAndMisalignedBytes() throws {
+        let values: [Int32] = [7, -3, 1 << 30, 0]
+        let bytes = [UInt8](repeating: 0xEE, count: 1) + values.withUnsafeBytes { Array($0) } + [0xEE]
+        let owned = bytes.withUnsafeBytes { OwnedBytes($0) }
+        let misaligned = try #require(Column<Int32>(raw: UnsafeRawBufferPointer(rebasing: owned.bytes[1..<17]), owner: owned))
+        #expect(misaligned.array == values)
+        let aligned = try #require(Column<Int32>(raw: UnsafeRawBufferPointer(rebasing: owned.bytes[0..<16]), owner: owned))
+        #expect(aligned.count == 4 && aligned.withUnsafeBufferPointer { $0.baseAddress == UnsafeRawPointer(owned.bytes.baseAddress!).assumingMemoryBound(to: Int32.self) })
+        #expect(Column<Int32>(raw: UnsafeRawBufferPointer(rebasing: owned.bytes[1..<16]), owner: owned) == nil)
+        #expect(Column<Int32>(raw: UnsafeRawBufferPointer(rebasing: owned.bytes[3..<3]), owner: owned)?.isEmpty == true)
     }
 }
 

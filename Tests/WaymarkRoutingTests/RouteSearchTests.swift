@@ -461,7 +461,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
             sections["HRNK"] = bytes(damaged) // the stored inverse damaged instead
             #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: sections, graph: g) }
         }
-        #expect(fresh.rank.array == ContractionHierarchy.inverse(fresh.order.array))
+        #expect(fresh.rank.array == ContractionHierarchy.inverse(fresh.order))
         // An older file whose arcs close a cycle: arc a goes up from v to w, and an original arc b
         // (no shortcut made of it) going up from w is turned back to v, its row entry with it.
         func olderValues<T>(_ tag: String, _: T.Type) -> [T] { older[tag]!.withUnsafeBytes { Array($0.bindMemory(to: T.self)) } }

@@ -276,7 +276,7 @@ extension GuidanceTables {
     init?(fileSections sections: FileSections, graph: RoadGraph, alreadyChecked: Bool = false) throws(GuidanceFileError) {
         guard sections.column("GPRM", as: Double.self)?.array == GuidanceTables.parameters else { return nil }
         func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int? = nil) throws(GuidanceFileError) -> Column<T> {
-            try StoredSection.values(sections, tag, as: type, count: count) { GuidanceFileError(reason: $0) }
+            try sections.values(tag, as: type, count: count) { GuidanceFileError(reason: $0) }
         }
         let depart = try array("GDEP", Float.self, count: graph.edgeCount), arrival = try array("GARR", Float.self, count: graph.edgeCount)
         guard alreadyChecked || depart.allSatisfy({ $0 >= 0 && $0 <= 360 }) && arrival.allSatisfy({ $0 >= 0 && $0 <= 360 }) else {
