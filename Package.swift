@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "WaymarkGeoJSON", dependencies: ["WaymarkGeo"]),
         .target(name: "WaymarkAnnotations", dependencies: ["WaymarkSupport", "WaymarkGeo", "WaymarkGeoJSON"]),
         .target(name: "WaymarkGraph", dependencies: ["WaymarkSupport", "WaymarkGeo"]),
-        .target(name: "WaymarkOSM", dependencies: ["CLibXML2", "CZlib", "WaymarkGraph", "WaymarkGeo"]),
+        .target(name: "WaymarkOSM", dependencies: ["CLibXML2", "CZlib", "WaymarkSupport", "WaymarkGraph", "WaymarkGeo"]),
         .target(name: "WaymarkRouting", dependencies: ["WaymarkSupport", "WaymarkGraph", "WaymarkGeo"]),
         .target(name: "WaymarkRender", dependencies: ["WaymarkGeo", "WaymarkGeoJSON", "WaymarkAnnotations", "WaymarkGraph",
                                                       "WaymarkRouting"]),

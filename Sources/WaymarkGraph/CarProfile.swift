@@ -423,8 +423,9 @@ public struct CarProfile: Sendable {
 
         // Posted limits: 0.8 × the limit, per direction.
         let (limitForward, limitBackward) = present.contains(.maxspeed) ? CarProfile.forwardBackward(tags, CarProfile.maxspeedKeys) : (nil, nil)
-        if let limit = limitForward.map(maxspeed), limit > 0 { forwardSpeed = limit * speedReduction }
-        if let limit = limitBackward.map(maxspeed), limit > 0 { backwardSpeed = limit * speedReduction }
+        // (Calls, not `limitForward.map(maxspeed)`: a method reference would copy the whole profile.)
+        if let value = limitForward, case let limit = maxspeed(value), limit > 0 { forwardSpeed = limit * speedReduction }
+        if let value = limitBackward, case let limit = maxspeed(value), limit > 0 { backwardSpeed = limit * speedReduction }
 
         // Surface, track type and smoothness cap the speed.
         if present.contains(.surface) {

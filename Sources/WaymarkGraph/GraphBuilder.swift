@@ -72,12 +72,14 @@ public struct GraphBuilder {
     }
 
     /// `edges` less the parallel duplicates of single-node-pair segments (see `build`); `name`
-    /// gives a segment's name.
-    private static func withoutDuplicates(_ edges: [PendingEdge], shapeStart: [UInt32], name: (UInt32) -> String) -> [PendingEdge] {
-        let plain = edges.indices.filter { i in
-            let s = Int(edges[i].segment >> 1)
+    /// gives a segment's name. Duplicates leave the same source, so each source's edges (in
+    /// input order) are compared with each other only.
+    private static func withoutDuplicates(_ edges: [PendingEdge], nodeCount: Int, shapeStart: [UInt32],
+                                          name: (UInt32) -> String) -> [PendingEdge] {
+        func isPlain(_ e: PendingEdge) -> Bool {
+            let s = Int(e.segment >> 1)
             return shapeStart[s] == shapeStart[s + 1]
-        }.sorted { (edges[$0].source, edges[$0].target) < (edges[$1].source, edges[$1].target) }
+        }
         func better(_ a: PendingEdge, than b: PendingEdge) -> Bool {
             if a.weight != b.weight { return a.weight < b.weight }
             if a.duration != b.duration { return a.duration < b.duration }
@@ -85,21 +87,36 @@ public struct GraphBuilder {
             if x.isEmpty != y.isEmpty { return !x.isEmpty }
             return x.utf8.lexicographicallyPrecedes(y.utf8)
         }
-        var dropped = Set<Int>()
-        var start = 0
-        while start < plain.count {
-            var end = start + 1
-            while end < plain.count && edges[plain[end]].source == edges[plain[start]].source
-                && edges[plain[end]].target == edges[plain[start]].target { end += 1 }
-            if end - start > 1 {
-                var best = plain[start]
-                for i in plain[(start + 1)..<end] where better(edges[i], than: edges[best]) { best = i }
-                for i in plain[start..<end] where i != best { dropped.insert(i) }
+        // The edges by source, each source's in input order.
+        var first = [Int](repeating: 0, count: nodeCount + 1)
+        for e in edges { first[Int(e.source) + 1] += 1 }
+        for v in 0..<nodeCount { first[v + 1] += first[v] }
+        var cursor = first
+        var bySource = [UInt32](repeating: 0, count: edges.count)
+        for (i, e) in edges.enumerated() {
+            bySource[cursor[Int(e.source)]] = UInt32(i)
+            cursor[Int(e.source)] += 1
+        }
+        // In each group of plain edges with the same ends, the first best is kept.
+        var dropped: [Bool] = [], settled = [Bool](repeating: false, count: edges.count)
+        for v in 0..<nodeCount where first[v + 1] - first[v] > 1 {
+            let row = bySource[first[v]..<first[v + 1]]
+            for (k, i) in zip(row.indices, row) where !settled[Int(i)] && isPlain(edges[Int(i)]) {
+                var best = Int(i)
+                for j in row[(k + 1)...] where !settled[Int(j)] && edges[Int(j)].target == edges[Int(i)].target && isPlain(edges[Int(j)]) {
+                    settled[Int(j)] = true
+                    if dropped.isEmpty { dropped = [Bool](repeating: false, count: edges.count) }
+                    if better(edges[Int(j)], than: edges[best]) {
+                        dropped[best] = true
+                        best = Int(j)
+                    } else {
+                        dropped[Int(j)] = true
+                    }
+                }
             }
-            start = end
         }
         guard !dropped.isEmpty else { return edges }
-        return edges.indices.filter { !dropped.contains($0) }.map { edges[$0] }
+        return edges.indices.filter { !dropped[$0] }.map { edges[$0] }
     }
 
     /// Builds the graph. Consumes nothing; can be called once per input.
@@ -170,6 +187,8 @@ public struct GraphBuilder {
         }
         var pending: [PendingEdge] = []
         var segmentEnds: [(UInt32, UInt32)] = []
+        // The segments of the ways restrictions name, in order.
+        let restricted = Set(restrictions.flatMap { [$0.fromWay, $0.toWay] + $0.viaWays })
         var segmentsOfWay: [Int64: [UInt32]] = [:]
         var shapeLat: [Int32] = [], shapeLon: [Int32] = []
 
@@ -180,8 +199,9 @@ public struct GraphBuilder {
             var lostStretches = 0
             for (a, b) in zip(nodes, nodes.dropFirst()) {
                 if a == GraphBuilder.missing || b == GraphBuilder.missing { lostStretches += 1; continue }
-                totalLength += distance(a, b)
+                if way.rule.duration != nil { totalLength += distance(a, b) }
             }
+            let recordsSegments = restricted.contains(way.id)
             if lostStretches > 0 {
                 report.droppedSegmentsMissingNodes += lostStretches
                 report.waysWithMissingNodes += 1
@@ -203,7 +223,7 @@ public struct GraphBuilder {
                 }
                 let segment = UInt32(segmentEnds.count)
                 segmentEnds.append((from, end))
-                segmentsOfWay[way.id, default: []].append(segment)
+                if recordsSegments { segmentsOfWay[way.id, default: []].append(segment) }
                 graph.segmentName.append(name)
                 graph.segmentRef.append(ref)
                 graph.segmentSigns.append(signs)
@@ -270,7 +290,7 @@ public struct GraphBuilder {
         // parallel edges between the same two vertices. As OSRM, keep one per direction: the least
         // weight, then duration, then the smallest name (a named one before an unnamed one).
         // Only single node pairs count: pieces with different shapes are different roads.
-        pending = GraphBuilder.withoutDuplicates(pending, shapeStart: graph.shapeStart) { graph.strings[Int(graph.segmentName[Int($0)])] }
+        pending = GraphBuilder.withoutDuplicates(pending, nodeCount: graph.latitudes.count, shapeStart: graph.shapeStart) { graph.strings[Int(graph.segmentName[Int($0)])] }
 
         // 3. Rows: counting sort of the edges by source, then by target for the reverse rows.
         let nodeCount = graph.latitudes.count

@@ -8,6 +8,20 @@ public enum TagValues {
         return digits.isEmpty ? nil : Double(digits)
     }
 
+    /// Whether `text` holds `part`, byte for byte (without Foundation's `NSString` search, which a
+    /// country's ways would pay for once each).
+    static func mentions(_ text: String, _ part: StaticString) -> Bool {
+        let needle = UnsafeRawBufferPointer(start: part.utf8Start, count: part.utf8CodeUnitCount)
+        let bytes = Array(text.utf8)
+        guard needle.count > 0, bytes.count >= needle.count else { return needle.count == 0 }
+        for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] {
+            var i = 1
+            while i < needle.count && bytes[start + i] == needle[i] { i += 1 }
+            if i == needle.count { return true }
+        }
+        return false
+    }
+
     /// The first decimal number anywhere in `text` (`,` read as a decimal point): OSRM's
     /// `%d+%.?%d*`.
     static func firstNumber(_ text: String) -> Double? {
@@ -26,7 +40,7 @@ public enum TagValues {
     /// `mp/h`. Nil when the value does not start with a digit (`none`, `DE:urban`, ` 50`).
     public static func speed(_ text: String) -> Double? {
         guard let n = leadingInteger(Substring(text)) else { return nil }
-        return text.contains("mph") || text.contains("mp/h") ? n * 1.609 : n
+        return mentions(text, "mph") || mentions(text, "mp/h") ? n * 1.609 : n
     }
 
     /// A length in metres: `2.5`, `2,5 m`, `3'6"` (feet and inches), `12 ft`. Nil without a number.
@@ -47,8 +61,8 @@ public enum TagValues {
     /// A weight in kilograms: `3.5` and `3.5 t` are tonnes, `2000 kg` kilograms, `5000 lbs` pounds.
     public static func kilograms(_ text: String) -> Double? {
         guard let n = firstNumber(text) else { return nil }
-        if text.contains("lbs") { return n * 0.45359237 }
-        if text.contains("kg") { return n }
+        if mentions(text, "lbs") { return n * 0.45359237 }
+        if mentions(text, "kg") { return n }
         return n * 1000
     }
 

@@ -11,6 +11,30 @@ protocol OSMElementSink: AnyObject {
     func node(id: Int64, latitude: Int32, longitude: Int32, tags: [String: String])
     func way(id: Int64, nodes: [Int64], tags: [String: String])
     func relation(id: Int64, members: [OSMMember], tags: [String: String])
+    /// Work a PBF reader does on each decoded block on its decoding threads, before the block is
+    /// taken (judging its elements by the profile, say); nil for none.
+    var blockPreparation: PBFBlock.Preparation? { get }
+    /// A decoded PBF block (prepared, if ``blockPreparation`` is given), in file order.
+    func take(_ block: PBFBlock)
+}
+
+extension OSMElementSink {
+    var blockPreparation: PBFBlock.Preparation? { nil }
+
+    /// Hands the block's elements over one by one, in order.
+    func take(_ block: PBFBlock) {
+        var tagged = 0
+        for i in block.nodeIDs.indices {
+            var tags: [String: String] = [:]
+            if tagged < block.nodeTags.count && block.nodeTags[tagged].index == i {
+                tags = block.nodeTags[tagged].tags
+                tagged += 1
+            }
+            node(id: block.nodeIDs[i], latitude: block.latitudes[i], longitude: block.longitudes[i], tags: tags)
+        }
+        for way in block.ways { self.way(id: way.id, nodes: way.refs, tags: way.tags) }
+        for relation in block.relations { self.relation(id: relation.id, members: relation.members, tags: relation.tags) }
+    }
 }
 
 /// A relation member.

@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkSupport
 
 /// Reads an OpenStreetMap file — XML (`.osm`, `.osm.gz`) in one streaming pass, or PBF
 /// (`.osm.pbf`, decoded on all cores by ``PBFReader``) — and builds the car road graph. Both
@@ -181,13 +182,64 @@ private final class Collector: OSMElementSink {
         }
     }
 
-    func way(id: Int64, nodes: [Int64], tags: [String: String]) {
-        basemap?.way(id: id, nodes: nodes, tags: tags)
-        guard nodes.count >= 2, let rule = profile.way(tags) else { return }
+    /// On the decoding threads: each way and tagged node judged by the profile, and the tags
+    /// dropped unless the basemap needs them (so they are also freed there).
+    var blockPreparation: PBFBlock.Preparation? {
+        let profile = profile, keepTags = basemap != nil
+        return { block in
+            for i in block.nodeTags.indices {
+                block.nodeTags[i].rule = profile.node(block.nodeTags[i].tags)
+                if !keepTags { block.nodeTags[i].tags = [:] }
+            }
+            for i in block.ways.indices {
+                let rule = block.ways[i].refs.count >= 2 ? profile.way(block.ways[i].tags) : nil
+                block.ways[i].rule = rule
+                if !keepTags {
+                    block.ways[i].tags = [:]
+                    if rule == nil { block.ways[i].refs = [] }
+                }
+            }
+        }
+    }
+
+    /// A judged block: its nodes appended in bulk, its roads kept.
+    func take(_ block: PBFBlock) {
+        if nodesSorted, var previous = nodeIDs.last ?? block.nodeIDs.first.map({ $0 &- 1 }) {
+            for id in block.nodeIDs {
+                if id <= previous {
+                    nodesSorted = false
+                    break
+                }
+                previous = id
+            }
+        }
+        nodeIDs.append(contentsOf: block.nodeIDs)
+        nodeLatitudes.append(contentsOf: block.latitudes)
+        nodeLongitudes.append(contentsOf: block.longitudes)
+        for node in block.nodeTags {
+            let id = block.nodeIDs[node.index]
+            if let basemap, !node.tags.isEmpty { basemap.node(latitude: block.latitudes[node.index], longitude: block.longitudes[node.index], tags: node.tags) }
+            if let rule = node.rule, !rule.isEmpty { nodeRules[id] = rule }
+        }
+        for way in block.ways {
+            basemap?.way(id: way.id, nodes: way.refs, tags: way.tags)
+            guard way.refs.count >= 2, let rule = way.rule else { continue }
+            keep(id: way.id, nodes: way.refs, rule: rule)
+        }
+        for relation in block.relations { self.relation(id: relation.id, members: relation.members, tags: relation.tags) }
+    }
+
+    private func keep(id: Int64, nodes: [Int64], rule: WayRule) {
         wayRefs.append(contentsOf: nodes)
         wayRefStart.append(wayRefs.count)
         wayRules.append(rule)
         wayIDs.append(id)
+    }
+
+    func way(id: Int64, nodes: [Int64], tags: [String: String]) {
+        basemap?.way(id: id, nodes: nodes, tags: tags)
+        guard nodes.count >= 2, let rule = profile.way(tags) else { return }
+        keep(id: id, nodes: nodes, rule: rule)
     }
 
     func relation(id: Int64, members: [OSMMember], tags: [String: String]) {
@@ -249,10 +301,19 @@ private final class Collector: OSMElementSink {
             let i = index(of: id)
             if i != GraphBuilder.missing { builder.nodeRules[i] = rule }
         }
+        // Way references to node indices: binary searches, half on each of two cores.
+        var resolved = [UInt32](repeating: 0, count: wayRefs.count)
+        resolved.withUnsafeMutableBufferPointer { out in
+            nonisolated(unsafe) let out = out
+            let refs = wayRefs, half = refs.count / 2
+            func resolve(_ range: Range<Int>) {
+                for i in range { out[i] = index(of: refs[i]) }
+            }
+            _ = inParallel({ resolve(0..<half) }, { resolve(half..<refs.count) })
+        }
         builder.ways.reserveCapacity(wayRules.count)
         for w in wayRules.indices {
-            let refs = wayRefs[wayRefStart[w]..<wayRefStart[w + 1]].map(index(of:))
-            builder.ways.append(GraphBuilder.Way(nodes: refs, rule: wayRules[w], id: wayIDs[w]))
+            builder.ways.append(GraphBuilder.Way(nodes: Array(resolved[wayRefStart[w]..<wayRefStart[w + 1]]), rule: wayRules[w], id: wayIDs[w]))
         }
         for r in restrictions {
             if !r.viaWays.isEmpty {

@@ -1,6 +1,7 @@
 import CZlib
 import Dispatch
 import Foundation
+import WaymarkGraph
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -194,6 +195,7 @@ final class PBFReader {
         }
 
         let keys = KeySet(wantedKeys)
+        let preparation = sink.blockPreparation
         let batchSize = max(4, 4 * ProcessInfo.processInfo.activeProcessorCount)
         func readBatch() throws(OSMReadError) -> [RawBlob] {
             var batch: [RawBlob] = []
@@ -204,7 +206,7 @@ final class PBFReader {
             return batch
         }
 
-        var pending: DecodeBatch? = DecodeBatch(try readBatch(), keys: keys)
+        var pending: DecodeBatch? = DecodeBatch(try readBatch(), keys: keys, preparation: preparation)
         // On every way out (an error included), no decoding is left running.
         defer { pending?.wait() }
         while let batch = pending {
@@ -215,7 +217,7 @@ final class PBFReader {
             var readError: OSMReadError?
             do {
                 let next = try readBatch()
-                if !next.isEmpty { pending = DecodeBatch(next, keys: keys) }
+                if !next.isEmpty { pending = DecodeBatch(next, keys: keys, preparation: preparation) }
             } catch {
                 readError = error
             }
@@ -231,17 +233,7 @@ final class PBFReader {
     }
 
     private func deliver(_ block: PBFBlock, to sink: OSMElementSink) {
-        var tagged = 0
-        for i in block.nodeIDs.indices {
-            var tags: [String: String] = [:]
-            if tagged < block.nodeTags.count && block.nodeTags[tagged].index == i {
-                tags = block.nodeTags[tagged].tags
-                tagged += 1
-            }
-            sink.node(id: block.nodeIDs[i], latitude: block.latitudes[i], longitude: block.longitudes[i], tags: tags)
-        }
-        for way in block.ways { sink.way(id: way.id, nodes: way.refs, tags: way.tags) }
-        for relation in block.relations { sink.relation(id: relation.id, members: relation.members, tags: relation.tags) }
+        sink.take(block)
         nodeCount += block.nodeIDs.count
         wayCount += block.ways.count
         relationCount += block.relations.count
@@ -277,7 +269,7 @@ private final class DecodeBatch: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var finished = false
 
-    init(_ blobs: [PBFReader.RawBlob], keys: KeySet) {
+    init(_ blobs: [PBFReader.RawBlob], keys: KeySet, preparation: PBFBlock.Preparation?) {
         self.blobs = blobs
         slots = .allocate(capacity: blobs.count)
         slots.initialize(repeating: nil)
@@ -286,7 +278,9 @@ private final class DecodeBatch: @unchecked Sendable {
         DispatchQueue.global().async {
             DispatchQueue.concurrentPerform(iterations: blobs.count) { i in
                 slots[i] = Result { () throws(PBFFormatError) in
-                    try PBFBlock(PBFReader.inflate(blobs[i].data), keys: keys)
+                    var block = try PBFBlock(PBFReader.inflate(blobs[i].data), keys: keys)
+                    preparation?(&block)
+                    return block
                 }
             }
             done.signal()
@@ -314,12 +308,18 @@ struct PBFBlock: Sendable {
     struct TaggedNode: Sendable {
         var index: Int
         var tags: [String: String]
+        /// What the profile makes of the node, when a preparation has judged it.
+        var rule: NodeRule? = nil
     }
     struct Way: Sendable {
         var id: Int64
         var refs: [Int64]
         var tags: [String: String]
+        /// What the profile makes of the way (nil: not a road), when a preparation has judged it.
+        var rule: WayRule? = nil
     }
+    /// Work on a decoded block, done on the decoding thread.
+    typealias Preparation = @Sendable (inout PBFBlock) -> Void
     struct Relation: Sendable {
         var id: Int64
         var members: [OSMMember]

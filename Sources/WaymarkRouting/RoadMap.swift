@@ -260,8 +260,10 @@ public final class RoadMap: @unchecked Sendable {
         case let .given(map): basemap = map.fileSections
         case let .stored(sections): basemap = sections.tags.compactMap { sections.section($0) }
         }
-        try GraphFile.write(graph, to: path, extra: (hierarchy?.fileSections ?? []) + (guidance ?? GuidanceTables(graph: graph)).fileSections
-                                                    + (index ?? SnapIndex(graph: graph)).fileSections + basemap)
+        // Tables not made yet are made now, side by side.
+        let (guidanceSections, indexSections) = inParallel({ (guidance ?? GuidanceTables(graph: graph)).fileSections },
+                                                           { (index ?? SnapIndex(graph: graph)).fileSections })
+        try GraphFile.write(graph, to: path, extra: (hierarchy?.fileSections ?? []) + guidanceSections + indexSections + basemap)
     }
 
     /// What the map shows besides roads (``Basemap``), if it has one: given when the map was

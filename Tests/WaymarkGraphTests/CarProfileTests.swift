@@ -269,6 +269,10 @@ import Testing
         #expect(abs(TagValues.metres("3'6\"")! - 1.0668) < 1e-9)
         #expect(TagValues.kilograms("7.5") == 7500 && TagValues.kilograms("800 kg") == 800)
         #expect(TagValues.speed("50") == 50 && TagValues.speed("none") == nil && TagValues.speed(" 50") == nil)
+        #expect(abs(TagValues.speed("30 mph")! - 48.27) < 1e-9 && abs(TagValues.speed("30mp/h")! - 48.27) < 1e-9)
+        #expect(TagValues.speed("30 mp") == 30 && TagValues.speed("30 km/h") == 30 && TagValues.kilograms("5000 lbs")! > 2267)
+        #expect(TagValues.mentions("ab mph", "mph") && TagValues.mentions("mph", "mph") && !TagValues.mentions("mp", "mph")
+                && !TagValues.mentions("", "mph") && TagValues.mentions("x", "") && !TagValues.mentions("mmp h", "mph"))
         #expect(TagValues.canonicalList("A 1;A  2; A 3") == "A 1; A 2; A 3")
     }
 }

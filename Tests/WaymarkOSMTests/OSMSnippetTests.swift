@@ -159,6 +159,16 @@ extension RoadGraph {
         let shapes = try Snippet.build([Snippet.way(1, [1, 2, 3], ["highway": "residential", "name": "A Street"]),
                                         Snippet.way(2, [1, 6, 3], ["highway": "residential", "name": "B Street"])])
         #expect(shapes.edgeCount == 4)
+        // Duplicates found among a vertex's other edges: two pairs of ways over 2–1 and 2–3, in
+        // between a single way to 4; the faster of each pair stays, the other edges are untouched.
+        let mixed = try Snippet.build([Snippet.way(1, [2, 1], ["highway": "residential", "name": "A Street"]),
+                                       Snippet.way(2, [2, 3], ["highway": "residential", "name": "B Street"]),
+                                       Snippet.way(3, [2, 4], ["highway": "residential", "name": "C Street"]),
+                                       Snippet.way(4, [1, 2], ["highway": "primary", "name": "D Road"]),
+                                       Snippet.way(5, [3, 2], ["highway": "residential", "name": "A Street"])])
+        #expect(mixed.edgeCount == 6)
+        let names = Set((0..<mixed.edgeCount).map { mixed.name(of: $0) })
+        #expect(names == ["A Street", "C Street", "D Road"])
     }
 
     @Test func maxspeedVariantsSetDurations() throws {
