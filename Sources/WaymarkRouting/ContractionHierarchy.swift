@@ -69,7 +69,9 @@ public struct ContractionHierarchy: Sendable {
                 builder.addOriginal(UInt32(s), UInt32(t), turn + Double(graph.edgeWeight[f]))
             }
         }
+        returnFreedMemory()
         builder.contractAll(threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, progress: progress)
+        returnFreedMemory()
         nodeCount = paths.stateCount
         shortcutCount = builder.shortcuts
 

@@ -260,9 +260,17 @@ public final class RoadMap: @unchecked Sendable {
         case let .given(map): basemap = map.fileSections
         case let .stored(sections): basemap = sections.tags.compactMap { sections.section($0) }
         }
-        // Tables not made yet are made now, side by side.
-        let (guidanceSections, indexSections) = inParallel({ (guidance ?? GuidanceTables(graph: graph)).fileSections },
+        // Tables not made yet are made now: side by side, or one after the other beside a
+        // hierarchy just built, where the build's peak memory is.
+        let guidanceSections: [GraphFile.Section], indexSections: [GraphFile.Section]
+        if hierarchy == nil {
+            (guidanceSections, indexSections) = inParallel({ (guidance ?? GuidanceTables(graph: graph)).fileSections },
                                                            { (index ?? SnapIndex(graph: graph)).fileSections })
+        } else {
+            guidanceSections = (guidance ?? GuidanceTables(graph: graph)).fileSections
+            returnFreedMemory()
+            indexSections = (index ?? SnapIndex(graph: graph)).fileSections
+        }
         try GraphFile.write(graph, to: path, extra: (hierarchy?.fileSections ?? []) + guidanceSections + indexSections + basemap)
     }
 

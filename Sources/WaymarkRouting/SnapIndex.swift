@@ -144,7 +144,7 @@ public final class SnapIndex: Sendable {
             }
         }
         // Entries come in piece order: sorted by key, equal keys keep it.
-        entries = SnapIndex.sortedByKey(entries)
+        SnapIndex.sortByKey(&entries)
         var keys: [Int64] = [], starts: [UInt32] = []
         for (i, entry) in entries.enumerated() where keys.last != entry.key {
             keys.append(entry.key)
@@ -157,29 +157,38 @@ public final class SnapIndex: Sendable {
 
     private static func key(_ x: Int64, _ y: Int64) -> Int64 { (x << 32) ^ (y & 0xFFFF_FFFF) }
 
-    /// The entries in ascending key order, equal keys in the order given: a radix sort, 16 bits
-    /// a pass from the lowest (the sign bit flipped, so negative keys come first), skipping a
-    /// pass where every key has the same digit. Linear, where a comparison sort of a city's cell
-    /// entries took much of the index's build.
+    /// The entries in ascending key order, equal keys in the order given (see ``sortByKey(_:)``).
     static func sortedByKey(_ entries: [(key: Int64, piece: UInt32)]) -> [(key: Int64, piece: UInt32)] {
+        var sorted = entries
+        sortByKey(&sorted)
+        return sorted
+    }
+
+    /// Sorts the entries in ascending key order, equal keys in the order given: a radix sort, 16
+    /// bits a pass from the lowest (the sign bit flipped, so negative keys come first), skipping a
+    /// pass where every key has the same digit. Linear, where a comparison sort of a city's cell
+    /// entries took much of the index's build; one buffer beside the entries (a country's are
+    /// hundreds of MB).
+    static func sortByKey(_ entries: inout [(key: Int64, piece: UInt32)]) {
         let n = entries.count
-        guard n > 1 else { return entries }
-        var source = entries, target = entries
+        guard n > 1 else { return }
+        var other: [(key: Int64, piece: UInt32)] = []
         var counts = [Int](repeating: 0, count: 1 << 16 + 1)
         @inline(__always) func digit(_ key: Int64, _ shift: UInt64) -> Int {
             Int(truncatingIfNeeded: ((UInt64(bitPattern: key) ^ (1 << 63)) >> shift) & 0xFFFF)
         }
         for pass in 0..<4 {
             let shift = UInt64(16 * pass)
-            let sorted: Bool = counts.withUnsafeMutableBufferPointer { counts in
+            let moved: Bool = counts.withUnsafeMutableBufferPointer { counts in
                 counts.update(repeating: 0)
-                source.withUnsafeBufferPointer { src in
+                entries.withUnsafeBufferPointer { src in
                     for e in src { counts[digit(e.key, shift) + 1] += 1 }
                 }
                 if counts.contains(n) { return false } // one digit for all: nothing to move
                 for d in 1..<counts.count { counts[d] += counts[d - 1] }
-                source.withUnsafeBufferPointer { src in
-                    target.withUnsafeMutableBufferPointer { dst in
+                if other.isEmpty { other = Array(repeating: (0, 0), count: n) }
+                entries.withUnsafeBufferPointer { src in
+                    other.withUnsafeMutableBufferPointer { dst in
                         for e in src {
                             let d = digit(e.key, shift)
                             dst[counts[d]] = e
@@ -189,9 +198,8 @@ public final class SnapIndex: Sendable {
                 }
                 return true
             }
-            if sorted { swap(&source, &target) }
+            if moved { swap(&entries, &other) }
         }
-        return source
     }
 
     /// A segment's full shape in its stored direction.
