@@ -122,7 +122,12 @@ final class IsochroneSearch {
         // edges are entered part-way at time 0.
         var reached: [(edge: Int, source: UInt32, offset: Double, time: Double)] = partial.map { ($0.edge, graph.source(of: $0.edge), $0.offset, 0) }
         reached.reserveCapacity(reached.count + entered.count)
-        for e in entered.lazy.map(Int.init) { reached.append((e, entrySource[e], 0, entry[e])) }
+        if entered.count > graph.edgeCount / 8 {
+            // Much of the map: in edge order, so the graph's arrays are read front to back.
+            for e in 0..<graph.edgeCount where entry.contains(e) { reached.append((e, entrySource[e], 0, entry[e])) }
+        } else {
+            for e in entered.lazy.map(Int.init) { reached.append((e, entrySource[e], 0, entry[e])) }
+        }
 
         // A local metric plane around the origin.
         let lat0 = origin.coordinate.latitude, lon0 = origin.coordinate.longitude
@@ -182,23 +187,27 @@ final class IsochroneSearch {
                 }
             }
         }
-        // Spread: the minimum over a (2·spread+1)² square, rows then columns.
+        // Spread: the minimum over a (2·spread+1)² square, rows then columns, each pass a few
+        // whole-row minimums (contiguous, so the compiler vectorises them).
         var rows = time
         time.withUnsafeMutableBufferPointer { time in
             rows.withUnsafeMutableBufferPointer { rows in
                 for j in 0..<height {
-                    let row = j * width
-                    for i in 0..<width {
-                        var m = Float.infinity
-                        for di in max(0, i - spread)...min(width - 1, i + spread) { m = min(m, time[row + di]) }
-                        rows[row + i] = m
+                    let source = UnsafeMutableBufferPointer(rebasing: time[(j * width)..<((j + 1) * width)])
+                    let target = UnsafeMutableBufferPointer(rebasing: rows[(j * width)..<((j + 1) * width)])
+                    for shift in 1...spread where shift < width {
+                        // target[i] = min(source[i - spread…i + spread]), by shifted copies.
+                        for i in 0..<(width - shift) { target[i] = Swift.min(target[i], source[i + shift]) }
+                        for i in shift..<width { target[i] = Swift.min(target[i], source[i - shift]) }
                     }
                 }
                 for j in 0..<height {
-                    for i in 0..<width {
-                        var m = Float.infinity
-                        for dj in max(0, j - spread)...min(height - 1, j + spread) { m = min(m, rows[dj * width + i]) }
-                        time[j * width + i] = m
+                    let target = UnsafeMutableBufferPointer(rebasing: time[(j * width)..<((j + 1) * width)])
+                    let first = Swift.max(0, j - spread), last = Swift.min(height - 1, j + spread)
+                    for i in 0..<width { target[i] = rows[first * width + i] }
+                    for dj in first...last where dj != first {
+                        let row = UnsafeMutableBufferPointer(rebasing: rows[(dj * width)..<((dj + 1) * width)])
+                        for i in 0..<width { target[i] = Swift.min(target[i], row[i]) }
                     }
                 }
             }
