@@ -113,9 +113,10 @@ public final class SnapIndex: Sendable {
         func cell(_ c: Coordinate) -> (Int64, Int64) {
             (Int64((c.longitude * lonScale / SnapIndex.cellSize).rounded(.down)), Int64((c.latitude * latScale / SnapIndex.cellSize).rounded(.down)))
         }
+        var shape: [Coordinate] = []
         // Waypoints never snap onto ferries or private service roads (OSRM's `is_startpoint`).
         for s in 0..<segments where start[s] != RoadGraph.invalid && !EdgeFlags(rawValue: graph.segmentFlags[s]).contains(.notStartpoint) {
-            let shape = SnapIndex.shape(graph, s, start[s], end[s])
+            SnapIndex.shape(graph, s, start[s], end[s], into: &shape)
             for i in 0..<(shape.count - 1) {
                 let piece = UInt32(segmentsOfPiece.count)
                 segmentsOfPiece.append(UInt32(s))
@@ -205,13 +206,19 @@ public final class SnapIndex: Sendable {
     /// A segment's full shape in its stored direction.
     static func shape(_ graph: RoadGraph, _ s: Int, _ start: UInt32, _ end: UInt32) -> [Coordinate] {
         var points: [Coordinate] = []
+        shape(graph, s, start, end, into: &points)
+        return points
+    }
+
+    /// ``shape(_:_:_:_:)`` into `points` (emptied first; its storage kept between segments).
+    static func shape(_ graph: RoadGraph, _ s: Int, _ start: UInt32, _ end: UInt32, into points: inout [Coordinate]) {
+        points.removeAll(keepingCapacity: true)
         points.reserveCapacity(Int(graph.shapeStart[s + 1] - graph.shapeStart[s]) + 2)
         points.append(graph.coordinate(of: start))
         for i in Int(graph.shapeStart[s])..<Int(graph.shapeStart[s + 1]) {
             points.append(Coordinate(latitude: FixedPoint.decode(graph.shapeLatitudes[i]), longitude: FixedPoint.decode(graph.shapeLongitudes[i])))
         }
         points.append(graph.coordinate(of: end))
-        return points
     }
 
     /// The nearest point on a road within `maxDistance` metres, or nil. A road in a big strongly
