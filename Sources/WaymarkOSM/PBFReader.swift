@@ -420,7 +420,10 @@ struct PBFBlock: Sendable {
         /// Tags from parallel key and value index lists.
         mutating func tags(keys: [UInt64], values: [UInt64]) throws(PBFFormatError) -> [String: String] {
             guard keys.count == values.count else { throw PBFFormatError("\(keys.count) tag keys but \(values.count) values") }
-            var tags: [String: String] = [:]
+            // Sized once for the wanted keys (growing one insert at a time rehashes twice or more).
+            var wanted = 0
+            for k in keys where k < UInt64(wantedKey.count) && wantedKey[Int(k)] != nil { wanted += 1 }
+            var tags = [String: String](minimumCapacity: wanted)
             for (k, v) in zip(keys, values) {
                 guard let key = try key(k) else { _ = try check(v); continue }
                 tags[key] = try string(v)
