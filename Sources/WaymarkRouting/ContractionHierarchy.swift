@@ -562,8 +562,7 @@ struct HierarchyBuilder {
     private func forEach(_ count: Int, _ scratches: UnsafeMutableBufferPointer<Scratch>,
                          _ body: (HierarchyBuilder, Int, inout Scratch) -> Void) {
         let threads = count < 64 ? 1 : scratches.count
-        let graph = self
-        nonisolated(unsafe) let scratch = scratches
+        nonisolated(unsafe) let graph = self, scratch = scratches
         withoutActuallyEscaping(body) { body in
             nonisolated(unsafe) let body = body
             DispatchQueue.concurrentPerform(iterations: threads) { t in
