@@ -191,8 +191,19 @@ private final class Collector: OSMElementSink {
                 block.nodeTags[i].rule = profile.node(block.nodeTags[i].tags)
                 if !keepTags { block.nodeTags[i].tags = [:] }
             }
+            // Each distinct tag set judged once.
+            var judged = [WayRule??](repeating: nil, count: block.wayTagSets)
             for i in block.ways.indices {
-                let rule = block.ways[i].refs.count >= 2 ? profile.way(block.ways[i].tags) : nil
+                var rule: WayRule?
+                if block.ways[i].refs.count >= 2 {
+                    let set = Int(block.ways[i].tagSet)
+                    if set < judged.count, let known = judged[set] {
+                        rule = known
+                    } else {
+                        rule = profile.way(block.ways[i].tags)
+                        if set < judged.count { judged[set] = .some(rule) }
+                    }
+                }
                 block.ways[i].rule = rule
                 if !keepTags {
                     block.ways[i].tags = [:]

@@ -317,6 +317,9 @@ struct PBFBlock: Sendable {
         var tags: [String: String]
         /// What the profile makes of the way (nil: not a road), when a preparation has judged it.
         var rule: WayRule? = nil
+        /// Which of the block's distinct tag sets the way has (see ``PBFBlock/wayTagSets``): ways
+        /// with the same wanted tags share one number and one dictionary.
+        var tagSet: Int32 = 0
     }
     /// Work on a decoded block, done on the decoding thread.
     typealias Preparation = @Sendable (inout PBFBlock) -> Void
@@ -334,6 +337,9 @@ struct PBFBlock: Sendable {
     var nodeTags: [TaggedNode] = []
     var ways: [Way] = []
     var relations: [Relation] = []
+    /// How many distinct tag sets the block's ways have (a street cut at its junctions repeats
+    /// its tags): a preparation judges each set once.
+    var wayTagSets = 0
 
     /// Decodes a primitive block, keeping only tags whose keys are in `keys`.
     init(_ block: [UInt8], keys: KeySet) throws(PBFFormatError) {
@@ -370,13 +376,15 @@ struct PBFBlock: Sendable {
             }
             strings.prepare()
             let coordinates = Coordinates(granularity: granularity, latOffset: latOffset, lonOffset: lonOffset)
+            var tagSets = WayTagSets()
+            defer { wayTagSets = tagSets.count }
             for group in groups {
                 var g = ProtobufReader(group)
                 while let (field, wire) = try g.field() {
                     switch field {
                     case 1: try decodeNode(try g.lengthDelimited(wire: wire), &strings, coordinates)
                     case 2: try decodeDense(try g.lengthDelimited(wire: wire), &strings, coordinates)
-                    case 3: try decodeWay(try g.lengthDelimited(wire: wire), &strings)
+                    case 3: try decodeWay(try g.lengthDelimited(wire: wire), &strings, &tagSets)
                     case 4: try decodeRelation(try g.lengthDelimited(wire: wire), &strings)
                     default: try g.skip(wire: wire) // changesets
                     }
@@ -529,7 +537,13 @@ struct PBFBlock: Sendable {
         guard tags.isEmpty else { throw PBFFormatError("dense nodes: the last node's tags are not ended") }
     }
 
-    private mutating func decodeWay(_ bytes: UnsafeRawBufferPointer, _ strings: inout Strings) throws(PBFFormatError) {
+    /// The distinct wanted tag sets of a block's ways, by their (key, value) string indices.
+    private struct WayTagSets {
+        var known: [[UInt64]: (number: Int32, tags: [String: String])] = [:]
+        var count: Int { known.count }
+    }
+
+    private mutating func decodeWay(_ bytes: UnsafeRawBufferPointer, _ strings: inout Strings, _ tagSets: inout WayTagSets) throws(PBFFormatError) {
         var reader = ProtobufReader(bytes)
         var id: Int64?
         var keys: [UInt64] = [], values: [UInt64] = [], refs: [Int64] = []
@@ -543,7 +557,23 @@ struct PBFBlock: Sendable {
             }
         }
         guard let id else { throw PBFFormatError("a way without its id") }
-        ways.append(Way(id: id, refs: refs, tags: try strings.tags(keys: keys, values: values)))
+        // The wanted tags' string indices, checked in the order `tags(keys:values:)` checks
+        // them; a set seen before in the block shares its dictionary and its number.
+        guard keys.count == values.count else { throw PBFFormatError("\(keys.count) tag keys but \(values.count) values") }
+        var signature: [UInt64] = []
+        for (k, v) in zip(keys, values) {
+            guard try strings.key(k) != nil else { _ = try strings.check(v); continue }
+            _ = try strings.check(v)
+            signature.append(k << 32 | v)
+        }
+        if let known = tagSets.known[signature] {
+            ways.append(Way(id: id, refs: refs, tags: known.tags, tagSet: known.number))
+        } else {
+            let tags = try strings.tags(keys: keys, values: values)
+            let number = Int32(tagSets.count)
+            tagSets.known[signature] = (number, tags)
+            ways.append(Way(id: id, refs: refs, tags: tags, tagSet: number))
+        }
     }
 
     private mutating func decodeRelation(_ bytes: UnsafeRawBufferPointer, _ strings: inout Strings) throws(PBFFormatError) {
