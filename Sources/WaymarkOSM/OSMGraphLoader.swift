@@ -215,9 +215,10 @@ private final class Collector: OSMElementSink {
 
     /// A judged block: its nodes appended in bulk, its roads kept.
     func take(_ block: PBFBlock) {
-        if nodesSorted, var previous = nodeIDs.last ?? block.nodeIDs.first.map({ $0 &- 1 }) {
+        if nodesSorted {
+            var previous = nodeIDs.last
             for id in block.nodeIDs {
-                if id <= previous {
+                if let previous, id <= previous {
                     nodesSorted = false
                     break
                 }

@@ -419,24 +419,42 @@ struct PBFBlock: Sendable {
 
         mutating func string(_ i: UInt64) throws(PBFFormatError) -> String {
             let k = try check(i)
-            if let s = decoded[k] { return s }
+            return decoded[k] ?? decode(k)
+        }
+
+        /// String `k` (in range), decoded and kept for the block's next use of it.
+        private mutating func decode(_ k: Int) -> String {
             let s = String(decoding: bytes[k], as: UTF8.self)
             decoded[k] = s
             return s
         }
 
-        /// Tags from parallel key and value index lists.
-        mutating func tags(keys: [UInt64], values: [UInt64]) throws(PBFFormatError) -> [String: String] {
+        /// The wanted tags of parallel key and value index lists, each as `key << 32 | value`
+        /// (string indices, all checked), in the lists' order.
+        func wantedPairs(keys: [UInt64], values: [UInt64]) throws(PBFFormatError) -> [UInt64] {
             guard keys.count == values.count else { throw PBFFormatError("\(keys.count) tag keys but \(values.count) values") }
-            // Sized once for the wanted keys (growing one insert at a time rehashes twice or more).
-            var wanted = 0
-            for k in keys where k < UInt64(wantedKey.count) && wantedKey[Int(k)] != nil { wanted += 1 }
-            var tags = [String: String](minimumCapacity: wanted)
+            var pairs: [UInt64] = []
             for (k, v) in zip(keys, values) {
-                guard let key = try key(k) else { _ = try check(v); continue }
-                tags[key] = try string(v)
+                let wanted = try key(k) != nil
+                _ = try check(v)
+                if wanted { pairs.append(k << 32 | v) } // (a block's string table has far fewer than 2³² strings)
+            }
+            return pairs
+        }
+
+        /// Tags from ``wantedPairs(keys:values:)`` (a later value of a key replaces an earlier one).
+        mutating func tags(pairs: [UInt64]) -> [String: String] {
+            var tags = [String: String](minimumCapacity: pairs.count)
+            for pair in pairs {
+                let k = Int(pair >> 32), v = Int(pair & 0xFFFF_FFFF)
+                tags[wantedKey[k]!] = decoded[v] ?? decode(v)
             }
             return tags
+        }
+
+        /// Tags from parallel key and value index lists.
+        mutating func tags(keys: [UInt64], values: [UInt64]) throws(PBFFormatError) -> [String: String] {
+            tags(pairs: try wantedPairs(keys: keys, values: values))
         }
     }
 
@@ -557,19 +575,12 @@ struct PBFBlock: Sendable {
             }
         }
         guard let id else { throw PBFFormatError("a way without its id") }
-        // The wanted tags' string indices, checked in the order `tags(keys:values:)` checks
-        // them; a set seen before in the block shares its dictionary and its number.
-        guard keys.count == values.count else { throw PBFFormatError("\(keys.count) tag keys but \(values.count) values") }
-        var signature: [UInt64] = []
-        for (k, v) in zip(keys, values) {
-            guard try strings.key(k) != nil else { _ = try strings.check(v); continue }
-            _ = try strings.check(v)
-            signature.append(k << 32 | v)
-        }
+        // A set of wanted tags seen before in the block shares its dictionary and its number.
+        let signature = try strings.wantedPairs(keys: keys, values: values)
         if let known = tagSets.known[signature] {
             ways.append(Way(id: id, refs: refs, tags: known.tags, tagSet: known.number))
         } else {
-            let tags = try strings.tags(keys: keys, values: values)
+            let tags = strings.tags(pairs: signature)
             let number = Int32(tagSets.count)
             tagSets.known[signature] = (number, tags)
             ways.append(Way(id: id, refs: refs, tags: tags, tagSet: number))

@@ -502,16 +502,14 @@ struct HierarchyBuilder {
                     remaining -= 1
                     if remaining == 0 { break }
                 }
-                do {
-                    for a in outgoing.row(x) {
-                        let y = Int(arcHead[Int(a)])
-                        if y == Int(avoid) || contracting[y] != 0 && contracting[y] < before { continue }
-                        let c = d + arcWeight[Int(a)]
-                        if s.stamp[y] != generation || c < s.distance[y] {
-                            s.stamp[y] = generation
-                            s.distance[y] = c
-                            s.heap.push(c, y)
-                        }
+                for a in outgoing.row(x) {
+                    let y = Int(arcHead[Int(a)])
+                    if y == Int(avoid) || contracting[y] != 0 && contracting[y] < before { continue }
+                    let c = d + arcWeight[Int(a)]
+                    if s.stamp[y] != generation || c < s.distance[y] {
+                        s.stamp[y] = generation
+                        s.distance[y] = c
+                        s.heap.push(c, y)
                     }
                 }
             }
