@@ -89,15 +89,20 @@ import WaymarkOSM
         }
     }
 
-    /// Arriving head-on at a T junction: the end of the road, left or right.
+    /// Arriving head-on at a T junction: the end of the road, left or right, when a junction was
+    /// passed on the way there; straight after the step before, OSRM tells it as a plain turn.
     @Test func endOfRoad() throws {
         let grid = GridMap(picture: """
             a   b   c
                 |
+                e   f
+                |
                 d
-            """, ways: [("abc", [:]), ("db", [:])], namesFromNodes: true)
-        try check(grid, [("d", "a", "db,abc,abc", "depart,end of road left,arrive"),
-                         ("d", "c", "db,abc,abc", "depart,end of road right,arrive")])
+            """, ways: [("abc", [:]), ("deb", [:]), ("ef", [:])], namesFromNodes: true)
+        try check(grid, [("d", "a", "deb,abc,abc", "depart,end of road left,arrive"),
+                         ("d", "c", "deb,abc,abc", "depart,end of road right,arrive"),
+                         ("e", "a", "deb,abc,abc", "depart,turn left,arrive"),
+                         ("f", "c", "ef,deb,abc,abc", "depart,turn right,turn right,arrive")])
     }
 
     /// At a crossroads, straight on along the same road says nothing; a turn says which way.
@@ -356,23 +361,112 @@ import WaymarkOSM
     }
 
     /// The per-map bearings (measured once per segment end and shared by an edge and its twin)
-    /// are exactly what measuring each edge gives.
+    /// are exactly what measuring each edge at its own junction gives.
     @Test(arguments: [0, 3, 4]) func perMapBearingsAreTheMeasuredOnes(seed: Int) throws {
         // Seed 0: the sample town, whose roads have shapes; the others: random graphs.
         let graph = seed == 0 ? try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
             : randomGraph(seed: UInt64(seed), nodes: 60, ways: 110)
         if seed == 0 { #expect((0..<graph.edgeCount).filter { graph.interiorPointCount(of: $0) > 2 }.count > 50) }
         let tables = GuidanceTables(graph: graph)
-        let metres = Junction.lookahead(roadCount: 3)
-        var twoWay = 0
+        var twoWay = 0, scratch: [PerceivedBearing.Point] = []
         for v in 0..<UInt32(graph.nodeCount) {
             for e in graph.edges(from: v) {
-                #expect(tables.departBearing[e] == Float(graph.bearing(of: e, from: v, metres: metres)))
-                #expect(tables.arrivalBearing[e] == Float(graph.bearing(ofArrival: e, at: graph.edgeTarget[e], from: v, metres: metres)))
-                if !graph.isReversed(e) && graph.edges(from: graph.edgeTarget[e]).contains(where: { graph.isUTurn(e, $0) }) { twoWay += 1 }
+                let w = graph.edgeTarget[e]
+                let leaving = graph.perceivedBearing(of: e, from: v, atTarget: false, roadCount: graph.roadCount(at: v), scratch: &scratch)
+                let arriving = graph.perceivedBearing(of: e, from: v, atTarget: true, roadCount: graph.roadCount(at: w), scratch: &scratch)
+                #expect(tables.departBearing[e] == Float(leaving))
+                #expect(tables.arrivalBearing[e] == Float(arriving))
+                if !graph.isReversed(e) && graph.edges(from: w).contains(where: { graph.isUTurn(e, $0) }) { twoWay += 1 }
             }
         }
         #expect(twoWay > 10)
+    }
+
+    /// OSRM's perceived bearings, case by case: where the driver is taken to look along a road.
+    @Test func perceivedBearings() {
+        typealias P = PerceivedBearing.Point
+        let residential = PerceivedBearing.Road(highway: .residential, roundabout: false)
+        func bearing(_ points: [(Double, Double)], _ road: PerceivedBearing.Road = residential, roads: Int = 3) -> Double {
+            PerceivedBearing.bearing(points: points.map { P(x: $0.0, y: $0.1) }, road: road, roadCount: roads)
+        }
+        // A straight road: towards its end, whatever its length.
+        #expect(abs(bearing([(0, 0), (30, 30)]) - 45) < 1e-9)
+        // Repeated points count once.
+        #expect(abs(bearing([(0, 0), (0, 0), (30, 0)]) - 90) < 1e-9)
+        // Where two roads meet: the first point more than a metre away.
+        #expect(abs(bearing([(0, 0), (0.5, 0.5), (10, 0), (10, 50)], roads: 2) - 90) < 1e-9)
+        // On a roundabout: two metres along, so the ring's curve does not count.
+        let ring = (0...12).map { k -> (Double, Double) in
+            let a = Double(k) * .pi / 12
+            return (15 * sin(a), 15 - 15 * cos(a))
+        }
+        let roundabout = bearing(ring, PerceivedBearing.Road(highway: .primary, roundabout: true))
+        #expect(abs(roundabout - 82.5) < 1, "\(roundabout)")  // (the first chord; 16.5 m along would say 58°)
+        // A road drawn from the middle of a junction: a short offset, then straight on north. The
+        // offset is taken out: the road is seen heading north (a point 16.5 m along would say 18°).
+        let offset = bearing([(0, 0), (4, 0), (4, 60)])
+        #expect(offset < 2 || offset > 358, "\(offset)")
+        // A service road: ten metres along.
+        let service = bearing([(0, 0), (5, 0), (5, 50)], PerceivedBearing.Road(highway: .service, roundabout: false))
+        #expect(abs(service - atan2(5.0, 5.0) * 180 / .pi) < 1e-6, "\(service)")
+        // A road that runs straight on for its first stretch: five metres along it.
+        #expect(abs(bearing([(0, 0), (0, 30), (20, 60)]) - 0) < 1e-9)
+    }
+
+    /// OSRM's obvious turns: straight on past a road that joins from behind needs no word, named
+    /// or not; a ref that changes on a road of one name is the same road.
+    @Test func obviousPastARoadFromBehind() throws {
+        let grid = GridMap(picture: """
+            a       e
+              b
+                c
+                  d
+            """, ways: [("abcd", ["highway": "primary"]), ("ce", ["highway": "primary"])])
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        let route = try map.route(from: grid.positions["a"]!, to: grid.positions["d"]!)
+        #expect(route.legs[0].steps.map(\.maneuver.type) == [.depart, .arrive])
+
+        let refs = GridMap(picture: """
+            a   b   c
+                    |
+                    d
+            """, ways: [("ab", ["name": "Via de Cintura Interna", "ref": "IC 23"]), ("bc", ["name": "Via de Cintura Interna", "ref": "A 44"]),
+                        ("cd", ["name": "Rua Nova"])])
+        try check(refs, [("a", "c", "Via de Cintura Interna,Via de Cintura Interna", "depart,arrive")])
+        #expect(!NameChange.mustAnnounce(fromName: "Via de Cintura Interna", fromRef: "IC 23", toName: "Via de Cintura Interna", toRef: "A 44"))
+        #expect(!NameChange.mustAnnounce(fromName: "Main Street", fromRef: "A 1", toName: "Main Street West", toRef: "A 2"))
+        #expect(NameChange.mustAnnounce(fromName: "Main Street", fromRef: "A 1", toName: "Main Street Extension", toRef: "A 2"))
+    }
+
+    /// Leaving a motorway: the ramp's side is told against the motorway that goes on, not against
+    /// straight ahead; a ramp of a lesser road is no motorway ramp (a turn, not `on ramp`).
+    @Test func rampSides() throws {
+        // The motorway bends left at b; the ramp leaves a little left of straight on, yet right of
+        // the motorway: a ramp on the right.
+        let grid = GridMap(picture: """
+                            c   d
+
+
+
+
+                            e   f
+            a   b
+            """, ways: [("abcd", ["highway": "motorway", "oneway": "yes", "ref": "A 1"]),
+                        ("bef", ["highway": "motorway_link", "oneway": "yes"])])
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        let off = try map.route(from: grid.positions["a"]!, to: grid.positions["f"]!)
+        #expect(off.legs[0].steps.map(\.maneuver.type) == [.depart, .offRamp, .arrive])
+        #expect(off.legs[0].steps[1].maneuver.modifier == .slightRight)
+
+        let local = GridMap(picture: """
+            a - - - b - - - c
+                      e
+                        f
+            """, ways: [("abc", ["highway": "primary", "name": "Rua A"]), ("bef", ["highway": "primary_link", "oneway": "yes"])])
+        let localMap = RoadMap(graph: try local.graph(), method: .landmarks)
+        let turn = try localMap.route(from: local.positions["a"]!, to: local.positions["f"]!)
+        #expect(turn.legs[0].steps.map(\.maneuver.type) != [.depart, .onRamp, .arrive])
+        #expect(!turn.legs[0].steps.contains { $0.maneuver.type == .onRamp })
     }
 
     /// OSRM's turn directions by angle (180 straight on, below it to the right).

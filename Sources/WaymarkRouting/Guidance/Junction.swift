@@ -30,10 +30,6 @@ struct Junction {
     /// The index in `roads` of the edge driven out, if one was.
     var taken: Int?
 
-    /// Metres along a road at which its perceived bearing is measured: OSRM looks ten metres ahead
-    /// where a road only bends, and further (lanes' widths beyond) at real junctions.
-    static func lookahead(roadCount: Int) -> Double { roadCount <= 2 ? 10 : 16.5 }
-
     /// The junction at the end of edge `arrival`, with `next` the edge taken (or -1).
     init(graph: borrowing RoadGraph, tables: borrowing GuidanceTables, arrival e: Int, next f: Int, table: borrowing TransitionTable) {
         var storage: [JunctionRoad] = []
@@ -49,8 +45,8 @@ struct Junction {
         found.removeAll(keepingCapacity: true)
         found.reserveCapacity(8)
         // Roads are ends of segments: an outgoing edge is one; an incoming edge adds one only when its
-        // road has no edge out here (a oneway towards the junction). Bearings are the per-map ones
-        // at a real junction; where only two roads meet they are measured nearer (below).
+        // road has no edge out here (a oneway towards the junction). Bearings are the per-map
+        // perceived ones (``PerceivedBearing``).
         let outgoing = graph.edges(from: v)
         for g in outgoing {
             found.append(JunctionRoad(out: g, segment: Int(graph.edgeSegment[g]), bearing: Double(tables.departBearing[g]),
@@ -61,20 +57,6 @@ struct Junction {
             let key = Int(graph.edgeSegment[h] ^ 1)
             if found.contains(where: { $0.segment == key }) { continue }
             found.append(JunctionRoad(out: -1, segment: key, bearing: Double(tables.arrivalBearing[h]), angle: 0, entry: false))
-        }
-        if found.count <= 2 {
-            let distance = Junction.lookahead(roadCount: found.count)
-            for i in found.indices {
-                if found[i].out >= 0 {
-                    found[i].bearing = graph.bearing(of: found[i].out, from: v, metres: distance)
-                    continue
-                }
-                // An incoming-only road: its edge is the one arriving on that segment's other end.
-                for slot in graph.incoming(to: v) where Int(graph.edgeSegment[Int(graph.incomingEdge[slot])] ^ 1) == found[i].segment {
-                    found[i].bearing = graph.bearing(ofArrival: Int(graph.incomingEdge[slot]), at: v, from: graph.incomingSource[slot], metres: distance)
-                    break
-                }
-            }
         }
         let arrivedKey = Int(graph.edgeSegment[e] ^ 1)
         let first = found.firstIndex { $0.segment == arrivedKey } ?? 0
@@ -144,8 +126,8 @@ struct Junction {
 }
 
 /// Per map, what guidance would otherwise measure on every route: keys for comparing names, and
-/// each edge's perceived bearing at a junction (``Junction/lookahead(roadCount:)`` of three or more
-/// roads) from its source and, looking back, from its target.
+/// each edge's perceived bearing (``PerceivedBearing``) from its source and, looking back, from
+/// its target.
 struct GuidanceTables: Sendable {
     let names: NameKeys
     /// Degrees clockwise from north, from the edge's source along it.
@@ -161,19 +143,28 @@ struct GuidanceTables: Sendable {
 
     init(graph: RoadGraph) {
         names = NameKeys(strings: graph.strings, names: graph.segmentName, refs: graph.segmentRef)
-        let metres = Junction.lookahead(roadCount: 3)
         var depart = [Float](repeating: 0, count: graph.edgeCount), arrival = depart
         // An edge and its twin the other way along the same segment read the same points in the
         // same order at each end: leaving a vertex along one is arriving there along the other.
         // Each end of a segment is measured once.
         var twin = [Int32](repeating: -1, count: graph.segmentCount * 2)
         for e in 0..<graph.edgeCount { twin[Int(graph.edgeSegment[e])] = Int32(e) }
+        // Roads at each vertex (OSRM measures differently where only two meet): every edge out,
+        // and every edge in whose road has no edge out here.
+        var roads = [UInt8](repeating: 0, count: graph.nodeCount)
+        for v in 0..<UInt32(graph.nodeCount) {
+            var n = graph.edges(from: v).count
+            for slot in graph.incoming(to: v) where twin[Int(graph.edgeSegment[Int(graph.incomingEdge[slot])] ^ 1)] < 0 { n += 1 }
+            roads[Int(v)] = UInt8(min(n, 255))
+        }
         var done = [Bool](repeating: false, count: graph.edgeCount)
+        var points: [PerceivedBearing.Point] = []
         for v in 0..<UInt32(graph.nodeCount) {
             for e in graph.edges(from: v) where !done[e] {
                 let back = Int(twin[Int(graph.edgeSegment[e] ^ 1)])
-                let leaving = Float(graph.bearing(of: e, from: v, metres: metres))
-                let arriving = Float(graph.bearing(ofArrival: e, at: graph.edgeTarget[e], from: v, metres: metres))
+                let w = graph.edgeTarget[e]
+                let leaving = Float(graph.perceivedBearing(of: e, from: v, atTarget: false, roadCount: Int(roads[Int(v)]), scratch: &points))
+                let arriving = Float(graph.perceivedBearing(of: e, from: v, atTarget: true, roadCount: Int(roads[Int(w)]), scratch: &points))
                 depart[e] = leaving
                 arrival[e] = arriving
                 done[e] = true
@@ -204,47 +195,45 @@ extension RoadGraph {
         return Int(shapeStart[s + 1] - shapeStart[s])
     }
 
-    /// The bearing from a polyline's first point to the point `metres` along it (or its end when
-    /// shorter), the polyline given point by point. Over a few metres the earth is flat: distances
-    /// and the bearing are measured on the local plane, which differs from the great circle by
-    /// far less than a degree and costs no trigonometry per point.
-    private func bearing(along count: Int, metres: Double, _ point: (Int) -> Coordinate) -> Double {
-        let start = point(0)
+    /// Roads at vertex `v`: the segments that end there (OSRM's out-degree in its node-based graph).
+    func roadCount(at v: UInt32) -> Int {
+        var keys = Set<UInt32>()
+        for e in edges(from: v) { keys.insert(edgeSegment[e]) }
+        for slot in incoming(to: v) { keys.insert(edgeSegment[Int(incomingEdge[slot])] ^ 1) }
+        return keys.count
+    }
+
+    /// The perceived bearing (``PerceivedBearing``) of edge `e` (from `v`) leaving `v`, or, `atTarget`,
+    /// of its road seen from its target back along it, at a junction of `roadCount` roads.
+    func perceivedBearing(of e: Int, from v: UInt32, atTarget: Bool, roadCount: Int, scratch points: inout [PerceivedBearing.Point]) -> Double {
+        let road = PerceivedBearing.Road(highway: highway(of: e), roundabout: flags(of: e).contains(.roundabout))
+        planarGeometry(of: e, from: v, reversed: atTarget, into: &points)
+        return PerceivedBearing.bearing(points: points, road: road, roadCount: roadCount, closed: v == edgeTarget[e])
+    }
+
+    /// Edge `e`'s (from `v`) geometry on the local plane in metres around its first point (its source, or
+    /// its target when `reversed`), from there to its other end.
+    func planarGeometry(of e: Int, from v: UInt32, reversed: Bool, into points: inout [PerceivedBearing.Point]) {
+        points.removeAll(keepingCapacity: true)
+        let m = shapeCount(of: e)
+        let first = coordinate(of: v), last = coordinate(of: edgeTarget[e])
+        let origin = reversed ? last : first
         let metresPerDegree = Coordinate.earthRadius * .pi / 180
-        let east = cos(start.latitude * .pi / 180) * metresPerDegree
-        var travelled = 0.0
-        var x = 0.0, y = 0.0
-        for i in 1..<count {
-            let p = point(i)
-            var dLon = p.longitude - start.longitude
+        let east = cos(origin.latitude * .pi / 180) * metresPerDegree
+        func add(_ p: Coordinate) {
+            var dLon = p.longitude - origin.longitude
             if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
-            let nx = dLon * east, ny = (p.latitude - start.latitude) * metresPerDegree
-            let d = ((nx - x) * (nx - x) + (ny - y) * (ny - y)).squareRoot()
-            if travelled + d >= metres && d > 0 {
-                let t = (metres - travelled) / d
-                x += t * (nx - x)
-                y += t * (ny - y)
-                break
-            }
-            travelled += d
-            x = nx
-            y = ny
+            points.append(PerceivedBearing.Point(x: dLon * east, y: (p.latitude - origin.latitude) * metresPerDegree))
         }
-        if x == 0 && y == 0 { return 0 }
-        let degrees = atan2(x, y) * 180 / .pi
-        return degrees < 0 ? degrees + 360 : degrees
-    }
-
-    /// The bearing from `v` (edge `e`'s source) to the point `metres` along `e`.
-    func bearing(of e: Int, from v: UInt32, metres: Double) -> Double {
-        let start = coordinate(of: v), end = coordinate(of: edgeTarget[e]), m = shapeCount(of: e)
-        return bearing(along: m + 2, metres: metres) { i in i == 0 ? start : (i == m + 1 ? end : shapePoint(i - 1, of: e)) }
-    }
-
-    /// The bearing from `v` (edge `e`'s target) back along `e` (from `u`) to the point `metres` before its end.
-    func bearing(ofArrival e: Int, at v: UInt32, from u: UInt32, metres: Double) -> Double {
-        let start = coordinate(of: v), end = coordinate(of: u), m = shapeCount(of: e)
-        return bearing(along: m + 2, metres: metres) { i in i == 0 ? start : (i == m + 1 ? end : shapePoint(m - i, of: e)) }
+        if reversed {
+            add(last)
+            for k in stride(from: m - 1, through: 0, by: -1) { add(shapePoint(k, of: e)) }
+            add(first)
+        } else {
+            add(first)
+            for k in 0..<m { add(shapePoint(k, of: e)) }
+            add(last)
+        }
     }
 }
 
@@ -255,9 +244,9 @@ struct GuidanceFileError: Error, CustomStringConvertible {
 }
 
 extension GuidanceTables {
-    /// What the tables were made with: their format and the look-ahead of the bearings. Tables
-    /// stored under other parameters are made again rather than used.
-    static var parameters: [Double] { [1, Junction.lookahead(roadCount: 3)] }
+    /// What the tables were made with: the version of their format and of the bearings' measure.
+    /// Tables stored under other parameters are made again rather than used.
+    static var parameters: [Double] { [2] }
 
     /// The tables as graph-file sections: the bearings, and the name keys with each string's
     /// ref items one after another.

@@ -35,7 +35,9 @@ enum NameChange {
         let namesEmpty = fromName.isEmpty && toName.isEmpty
         // OSRM compares bytes (std::string): so do these.
         let contained = sameName || isPrefix(fromName, of: toName) || isPrefix(toName, of: fromName)
-        let suffixChange = !contained && keys.core[Int(from.name)] != 0 && keys.core[Int(from.name)] == keys.core[Int(to.name)]
+        // OSRM's suffix change: what is left around the names' common part is only compass words
+        // (or nothing: equal names are one too, whatever their refs).
+        let suffixChange = (sameName && !fromName.isEmpty) || (keys.core[Int(from.name)] != 0 && keys.core[Int(from.name)] == keys.core[Int(to.name)])
         let sameWords = keys.words[Int(from.name)] != 0 && keys.words[Int(from.name)] == keys.words[Int(to.name)]
         let namesEqual = contained || suffixChange || sameWords
         let nameRemoved = !fromName.isEmpty && toName.isEmpty

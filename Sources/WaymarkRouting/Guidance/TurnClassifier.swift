@@ -78,108 +78,267 @@ struct TurnClassifier {
                                        strings: graph.strings, keys: names)
     }
 
-    /// The decision for driving from `e` into the junction's taken road.
+    /// Whether going from segment `s` onto segment `t` must be announced (OSRM's `requiresNameAnnounced`).
+    func announcesSegments(_ s: Int, _ t: Int) -> Bool {
+        if graph.segmentName[s] == graph.segmentName[t] && graph.segmentRef[s] == graph.segmentRef[t] { return false }
+        return NameChange.mustAnnounce(from: (graph.segmentName[s], graph.segmentRef[s]), to: (graph.segmentName[t], graph.segmentRef[t]),
+                                       strings: graph.strings, keys: names)
+    }
+
+    /// OSRM's `HaveIdenticalNames`: both named and no announcement either way.
+    func identicalNames(_ s: Int, _ t: Int) -> Bool {
+        !hasNoName(s) && !hasNoName(t) && !announcesSegments(s, t) && !announcesSegments(t, s)
+    }
+
+    /// OSRM's empty name id: neither a name nor a ref.
+    func hasNoName(_ s: Int) -> Bool { graph.segmentName[s] == 0 && graph.segmentRef[s] == 0 }
+
+    /// What OSRM's guidance reads of one road at a junction.
+    struct RoadData {
+        var segment: Int
+        var highway: HighwayClass
+        var roundabout: Bool
+        var restricted: Bool
+    }
+
+    func data(ofEdge e: Int) -> RoadData {
+        let s = graph.segment(of: e)
+        return RoadData(segment: s, highway: graph.highway(of: e), roundabout: graph.flags(of: e).contains(.roundabout),
+                        restricted: graph.flags(of: e).contains(graph.isReversed(e) ? .restrictedBackward : .restrictedForward))
+    }
+
+    func data(of road: JunctionRoad) -> RoadData {
+        if road.out >= 0 { return data(ofEdge: road.out) }
+        let s = road.segment >> 1
+        let flags = EdgeFlags(rawValue: graph.segmentFlags[s])
+        return RoadData(segment: s, highway: HighwayClass(rawValue: graph.segmentHighway[s]) ?? .service,
+                        roundabout: flags.contains(.roundabout), restricted: !flags.intersection(.restrictedAccess).isEmpty)
+    }
+
+    /// The decision for driving from `e` into the junction's taken road: OSRM's turn handlers
+    /// (motorway junctions, two-, three- and many-way intersections) for that road.
     func decide(arrival e: Int, junction j: Junction) -> TurnDecision {
         guard let t = j.taken else { return .silent }
         let road = j.roads[t], f = road.out
         let inClass = graph.highway(of: e), outClass = graph.highway(of: f)
         if road.angle < 0.01 || road.angle > 359.99 { return .maneuver(.continue, .uturn) }
         let modifier = ManeuverModifier(angle: road.angle)
-        let modeChange = graph.flags(of: e).contains(.ferry) != graph.flags(of: f).contains(.ferry)
 
-        // Motorway junctions: leaving onto a ramp, splitting, joining from a ramp.
-        if inClass.isMotorwayClass && outClass.isRamp {
-            if j.roads.dropFirst().contains(where: { $0.entry && $0.out != f && $0.out >= 0 }) {
-                return .maneuver(.offRamp, sideModifier(road.angle))
-            }
+        // Motorway junctions: leaving onto a ramp beside the motorway that goes on, joining from a ramp.
+        if inClass.isMotorwayClass && outClass.isRamp, let on = motorwayContinuation(arrival: e, junction: j, taken: t) {
+            if road.angle < on { return .maneuver(.offRamp, road.angle < 145 ? .right : .slightRight) }
+            return .maneuver(.offRamp, road.angle > 215 ? .left : .slightLeft)
         }
         if inClass.isRamp && outClass.isMotorwayClass && isThroughStreet(j, taken: t) {
             return .maneuver(.merge, road.angle > 180 ? .slightRight : .slightLeft)
         }
 
-        if isObvious(arrival: e, junction: j, candidate: t) {
-            return obviousDecision(arrival: e, junction: j, taken: t, modeChange: modeChange)
+        let obvious = obviousRoad(arrival: e, junction: j)
+        if j.roads.count == 3 {
+            let allLinks = j.roads.allSatisfy { data(of: $0).highway.isRamp } && graph.highway(of: e).isRamp
+            if let fork = forkModifier(arrival: e, junction: j, taken: t), allLinks || obvious == nil { return .maneuver(.fork, fork) }
+            if obvious == nil && isEndOfRoad(j) {
+                let side: ManeuverModifier = t == 1 ? .right : .left
+                return .maneuver(basicType(e, f) == .onRamp ? .onRamp : .endOfRoad, side)
+            }
+            if let o = obvious {
+                if o == t { return obviousDecision(arrival: e, junction: j, taken: t) }
+                // Both ways on straight: the one not obvious is the slight one.
+                let bothStraight = ManeuverModifier(angle: j.roads[o].angle) == .straight && modifier == .straight
+                let second = bothStraight ? (t == 2 ? ManeuverModifier.slightLeft : .slightRight) : modifier
+                return .maneuver(basicType(e, f), second)
+            }
+            return .maneuver(basicType(e, f), modifier)
         }
-        if let fork = forkModifier(arrival: e, junction: j, taken: t) { return .maneuver(.fork, fork) }
-        if isEndOfRoad(j) && !(!inClass.isRamp && outClass.isRamp) { return .maneuver(.endOfRoad, modifier) }
+        if let o = obvious, o == t { return obviousDecision(arrival: e, junction: j, taken: t) }
+        if obvious == nil, let fork = forkModifier(arrival: e, junction: j, taken: t) { return .maneuver(.fork, fork) }
         return .maneuver(basicType(e, f), modifier)
     }
 
-    /// OnRamp, Continue (same name) or Turn: OSRM's `findBasicTurnType`.
+    /// OSRM's `findBasicTurnType`: onto a motorway or trunk ramp from elsewhere, on along the same
+    /// name, or a turn.
     func basicType(_ e: Int, _ f: Int) -> ManeuverType {
         let inClass = graph.highway(of: e), outClass = graph.highway(of: f)
-        if !inClass.isRamp && outClass.isRamp { return .onRamp }
+        if !inClass.isMotorwayRamp && outClass.isMotorwayRamp { return .onRamp }
         if !name(e).isEmpty && !name(f).isEmpty && !announces(e, f) { return .continue }
         return .turn
     }
 
-    private func sideModifier(_ angle: Double) -> ManeuverModifier {
-        let m = ManeuverModifier(angle: angle)
-        if m == .straight { return angle <= 180 ? .slightRight : .slightLeft }
-        return m
+    /// The angle of the motorway that goes on from a motorway (OSRM's `findBestContinue`): the
+    /// road of the same name, else the straightest motorway; nil when none goes on.
+    private func motorwayContinuation(arrival e: Int, junction j: Junction, taken t: Int) -> Double? {
+        let via = graph.segment(of: e)
+        for road in j.roads.dropFirst() where road.entry && road.out >= 0 && graph.highway(of: road.out).isMotorwayClass {
+            let s = graph.segment(of: road.out)
+            if !hasNoName(via) && !hasNoName(s) && !announcesSegments(via, s) { return road.angle }
+        }
+        var best: Double? = nil, deviation = 180.0
+        for road in j.roads.dropFirst() where road.out >= 0 && graph.highway(of: road.out).isMotorwayClass && road.deviation < deviation {
+            deviation = road.deviation
+            best = road.angle
+        }
+        return best
     }
 
     /// OSRM's `getInstructionForObvious`.
-    private func obviousDecision(arrival e: Int, junction j: Junction, taken t: Int, modeChange: Bool) -> TurnDecision {
+    private func obviousDecision(arrival e: Int, junction j: Junction, taken t: Int) -> TurnDecision {
         let road = j.roads[t], f = road.out
         let type = basicType(e, f)
         let modifier = ManeuverModifier(angle: road.angle)
         if type == .onRamp { return .maneuver(.onRamp, modifier) }
-        if modeChange { return .maneuver(.notification, modifier) }
-        guard type == .turn, announces(e, f) else { return .silent }
-        guard isThroughStreet(j, taken: t) else { return .maneuver(.newName, modifier) }
+        let modeChange = graph.flags(of: e).contains(.ferry) != graph.flags(of: f).contains(.ferry)
+        guard type == .turn, announces(e, f) else { return modeChange ? .maneuver(.notification, modifier) : .silent }
+        guard isThroughStreet(j, taken: t) else { return .maneuver(modeChange ? .notification : .newName, modifier) }
         if graph.highway(of: f).isMotorwayClass { return .maneuver(.merge, road.angle > 180 ? .slightRight : .slightLeft) }
+        if graph.highway(of: e).isMotorwayRamp && graph.highway(of: f).isMotorwayRamp {
+            return modeChange ? .maneuver(.notification, modifier) : .silent
+        }
         let onward = graph.coordinate(of: graph.edgeTarget[f]).distance(to: graph.coordinate(of: j.vertex))
         let straight = road.deviation < TurnClassifier.narrowTurnAngle && onward > 2 * TurnClassifier.maxCollapseDistance
         return .maneuver(.turn, straight ? .straight : modifier)
     }
 
-    /// Whether the road taken runs on through the junction: another road here carries its name
-    /// or ref, roughly opposite it (a side road joining a through street).
+    /// OSRM's `isThroughStreet`: another road here, nearly opposite the one taken, has its name
+    /// (both ways) and its class: the road taken runs on through the junction.
     func isThroughStreet(_ j: Junction, taken t: Int) -> Bool {
-        let taken = j.roads[t].segment >> 1
-        guard graph.segmentName[taken] != 0 || graph.segmentRef[taken] != 0 else { return false }
+        let taken = data(of: j.roads[t])
+        guard !hasNoName(taken.segment) else { return false }
         return j.roads.indices.contains { i in
-            guard i != t && i != 0, abs(abs(j.roads[i].bearing - j.roads[t].bearing) - 180) < 35 else { return false }
-            let other = j.roads[i].segment >> 1
-            if graph.segmentName[other] == graph.segmentName[taken] && graph.segmentRef[other] == graph.segmentRef[taken] { return true }
-            return !NameChange.mustAnnounce(from: (graph.segmentName[other], graph.segmentRef[other]),
-                                            to: (graph.segmentName[taken], graph.segmentRef[taken]), strings: graph.strings, keys: names)
+            guard i != t && i != 0 else { return false }
+            let other = data(of: j.roads[i])
+            return PerceivedBearing.deviation(j.roads[i].angle, j.roads[t].angle) > 180 - TurnClassifier.fuzzyAngleDifference
+                && identicalNames(taken.segment, other.segment) && other.highway == taken.highway
         }
     }
 
-    /// Whether the candidate road is the one a driver would follow without being told: no other
-    /// road here looks as likely (OSRM's `IsDistinctNarrowTurn` / `IsDistinctWideTurn`, simplified).
-    func isObvious(arrival e: Int, junction j: Junction, candidate c: Int) -> Bool {
-        let candidate = j.roads[c]
-        guard candidate.entry else { return false }
-        if j.roads.count <= 2 { return true }
-        let via = graph.highway(of: e), to = graph.highway(of: candidate.out)
-        let cd = candidate.deviation
-        let continuesName = !name(e).isEmpty && !announces(e, candidate.out)
-        for i in 1..<j.roads.count where i != c {
-            let road = j.roads[i]
+    /// OSRM's `findObviousTurn`: the index of the road a driver would follow without being told,
+    /// if there is one.
+    func obviousRoad(arrival e: Int, junction j: Junction) -> Int? {
+        let roads = j.roads
+        if roads.count == 1 { return nil }
+        if roads.count == 2 { return 1 }
+        let via = data(ofEdge: e)
+        func closestToStraight(excluding excluded: (JunctionRoad) -> Bool) -> Int? {
+            var best: Int? = nil, deviation = Double.infinity
+            for i in roads.indices where !excluded(roads[i]) && roads[i].deviation < deviation {
+                best = i
+                deviation = roads[i].deviation
+            }
+            return best
+        }
+        func valid(_ i: Int) -> Int? {
+            guard i != 0 else { return nil }
+            return data(of: roads[i]).roundabout == via.roundabout ? i : nil
+        }
+        // The road that keeps the name (and does not drop in class).
+        let continues = closestToStraight { road in
+            if !road.entry { return true }
+            if self.hasNoName(via.segment) && !via.highway.mayBeIgnored { return true }
+            let d = self.data(of: road)
+            if self.hasNoName(d.segment) && !d.highway.mayBeIgnored { return true }
+            if self.hasNoName(via.segment) != self.hasNoName(d.segment) { return true }
+            if d.highway.strictlyLess(than: via.highway) { return true }
+            if d.highway.isLink(to: via.highway) { return true }
+            return self.announcesSegments(via.segment, d.segment)
+        }
+        if let c = continues, isDistinct(arrival: via, candidate: c, junction: j) { return valid(c) }
+        // The straightest road of the same class or better.
+        let straightmost = closestToStraight { road in
+            if !road.entry { return true }
+            let d = self.data(of: road)
+            return d.highway.strictlyLess(than: via.highway) || d.highway.isLink(to: via.highway)
+        }
+        if let c = straightmost, isDistinct(arrival: via, candidate: c, junction: j) { return valid(c) }
+        // Any road that may be entered, if it is the only way on that is not sharp.
+        guard let valid0 = closestToStraight(excluding: { !$0.entry }) else { return nil }
+        let nonSharp = roads.filter { $0.deviation <= 90 }.count
+        let onlyNonSharp = roads[valid0].deviation <= 90 && nonSharp == 1
+        if valid0 != straightmost && (roads[valid0].deviation <= TurnClassifier.groupAngle || onlyNonSharp)
+            && !data(of: roads[valid0]).highway.mayBeIgnored && isDistinct(arrival: via, candidate: valid0, junction: j) {
+            return valid(valid0)
+        }
+        let enterable = roads.filter(\.entry).count
+        if data(of: roads[valid0]).highway.isMotorwayClass && roads[valid0].deviation <= TurnClassifier.groupAngle && enterable == 1 {
+            return valid(valid0)
+        }
+        // A road splitting up, every part of it under the one name.
+        let allSameName = roads.allSatisfy { road in
+            let s = data(of: road).segment
+            return graph.segmentName[s] != 0 && graph.segmentName[s] == graph.segmentName[via.segment] && graph.segmentRef[s] == graph.segmentRef[via.segment]
+        }
+        if roads.count == 3 && allSameName && enterable == 1
+            && (PerceivedBearing.deviation(roads[1].angle, 90) > TurnClassifier.narrowTurnAngle
+                || PerceivedBearing.deviation(roads[2].angle, 270) > TurnClassifier.narrowTurnAngle) {
+            return valid(valid0)
+        }
+        return nil
+    }
+
+    /// OSRM's `IsDistinctTurn`: no other road here looks as likely as the candidate.
+    private func isDistinct(arrival via: RoadData, candidate c: Int, junction j: Junction) -> Bool {
+        j.roads[c].deviation < TurnClassifier.groupAngle ? isDistinctNarrow(arrival: via, candidate: c, junction: j)
+            : isDistinctWide(arrival: via, candidate: c, junction: j)
+    }
+
+    /// OSRM's `IsDistinctNarrowTurn` (lane counts, which Waymark does not keep, count as unknown).
+    private func isDistinctNarrow(arrival via: RoadData, candidate c: Int, junction j: Junction) -> Bool {
+        let roads = j.roads
+        let candidate = data(of: roads[c])
+        let cd = roads[c].deviation
+        let noNameChangeToCandidate = !announcesSegments(via.segment, candidate.segment)
+        for i in 1..<roads.count where i != c {
+            let road = roads[i]
+            if cd < TurnClassifier.narrowTurnAngle && !road.entry { continue }
+            let compare = data(of: road)
             let rd = road.deviation
-            let roadClass = road.out >= 0 ? graph.highway(of: road.out) : HighwayClass(rawValue: graph.segmentHighway[road.segment >> 1]) ?? .service
             let distinct = rd > TurnClassifier.distinctionRatio * cd && abs(rd - cd) > TurnClassifier.fuzzyAngleDifference / 2
             let slightlyDistinct = rd > 0.7 * TurnClassifier.distinctionRatio * cd
-            let lowerClass = roadClass.priority > max(via.priority, to.priority) && (roadClass.isLowPriority || roadClass.priority >= via.priority + 4)
-            if cd < TurnClassifier.groupAngle {
-                if cd < TurnClassifier.narrowTurnAngle && !road.entry { continue }
-                let nameChangesToRoad = road.out >= 0 ? announces(e, road.out) : true
-                if distinct && (continuesName || nameChangesToRoad) { continue }
-                if distinct && via.priority > HighwayClass.secondary.priority { continue }
-                if (distinct || slightlyDistinct && continuesName) && lowerClass { continue }
-                if roadClass.isRamp && via.priority == to.priority && !via.isRamp { continue }
-                if roadClass.isLowPriority && !to.isLowPriority && slightlyDistinct { continue }
-                return false
-            } else {
-                let straight = ManeuverModifier(angle: road.angle) == .straight
-                if !straight && lowerClass { continue }
-                if distinct { continue }
-                if !road.entry && road.out < 0 && !straight && rd > cd { continue }
-                return false
+            if !via.restricted && !candidate.restricted && compare.restricted && distinct { continue }
+            if via.roundabout == candidate.roundabout && via.roundabout != compare.roundabout && cd < rd { continue }
+            let nameChangesToCompare = announcesSegments(via.segment, compare.segment)
+            if (noNameChangeToCandidate || nameChangesToCompare) && distinct { continue }
+            // A road that goes on across the junction is not the candidate's rival.
+            let opposite = Junction.normalized(road.bearing + 180)
+            var opposing = 0, closest = Double.infinity
+            for k in roads.indices {
+                let d = PerceivedBearing.deviation(roads[k].bearing, opposite)
+                if d < closest { closest = d; opposing = k }
             }
+            let opposingData = data(of: roads[opposing])
+            let fourOrMore = roads.count >= 4
+            let noNameChangeFromOpposing = !announcesSegments(opposingData.segment, compare.segment)
+            let opposingAngle = PerceivedBearing.deviation(road.angle, roads[opposing].angle)
+            let opposingDistinct = noNameChangeFromOpposing || opposingAngle > 180 - TurnClassifier.narrowTurnAngle
+            if fourOrMore && opposingDistinct && distinct { continue }
+            if fourOrMore && noNameChangeToCandidate && nameChangesToCompare && slightlyDistinct && noNameChangeFromOpposing
+                && opposingAngle > 180 - TurnClassifier.fuzzyAngleDifference { continue }
+            if !fourOrMore && noNameChangeToCandidate && nameChangesToCompare && distinct
+                && opposingAngle > 180 - TurnClassifier.groupAngle { continue }
+            if via.highway.osrmPriority > HighwayClass.secondary.osrmPriority && distinct { continue }
+            let samePriority = via.highway.osrmPriority == candidate.highway.osrmPriority
+            if samePriority && candidate.highway.osrmPriority < compare.highway.osrmPriority && noNameChangeToCandidate && slightlyDistinct { continue }
+            if samePriority && candidate.highway.osrmPriority > compare.highway.osrmPriority + 4 && noNameChangeToCandidate && slightlyDistinct { continue }
+            if compare.highway.hasLowerClass(from: via.highway, to: candidate.highway) { continue }
+            if samePriority && via.highway.osrmGroup < compare.highway.osrmGroup
+                && announcesSegments(candidate.segment, compare.segment) && nameChangesToCompare { continue }
+            if samePriority && compare.highway.isRamp { continue }
+            return false
+        }
+        return true
+    }
+
+    /// OSRM's `IsDistinctWideTurn` (without its check of bearings measured at the junction itself).
+    private func isDistinctWide(arrival via: RoadData, candidate c: Int, junction j: Junction) -> Bool {
+        let roads = j.roads
+        let candidate = data(of: roads[c])
+        let cd = roads[c].deviation
+        for i in 1..<roads.count where i != c {
+            let road = roads[i]
+            let compare = data(of: road)
+            let straight = ManeuverModifier(angle: road.angle) == .straight
+            if !straight && compare.highway.hasLowerClass(from: via.highway, to: candidate.highway) { continue }
+            if road.deviation > TurnClassifier.distinctionRatio * cd { continue }
+            return false
         }
         return true
     }
@@ -204,9 +363,72 @@ struct TurnClassifier {
         return .straight
     }
 
-    /// A T junction met head-on: one way to the right, one to the left, nothing straight on.
+    /// OSRM's `isEndOfRoad`: a T junction met head-on, one way to the right and one to the left.
     private func isEndOfRoad(_ j: Junction) -> Bool {
         guard j.roads.count == 3 else { return false }
-        return abs(j.roads[1].angle - 90) < TurnClassifier.narrowTurnAngle && abs(j.roads[2].angle - 270) < TurnClassifier.narrowTurnAngle
+        return PerceivedBearing.deviation(j.roads[1].angle, 90) < TurnClassifier.narrowTurnAngle
+            && PerceivedBearing.deviation(j.roads[2].angle, 270) < TurnClassifier.narrowTurnAngle
+            && PerceivedBearing.deviation(j.roads[1].angle, j.roads[2].angle) > 2 * TurnClassifier.narrowTurnAngle
+    }
+}
+
+extension HighwayClass {
+    /// OSRM's `RoadPriorityClass` (lower is more important).
+    var osrmPriority: Int {
+        switch self {
+        case .motorway: 0
+        case .motorwayLink: 1
+        case .trunk: 2
+        case .trunkLink: 3
+        case .primary: 4
+        case .primaryLink: 5
+        case .secondary: 6
+        case .secondaryLink: 7
+        case .tertiary: 8
+        case .tertiaryLink: 9
+        case .residential: 10
+        case .livingStreet: 11
+        case .service: 12
+        case .unclassified: 15
+        case .ferry, .winterRoad, .iceRoad, .other: 31
+        }
+    }
+
+    /// OSRM's `getRoadGroup`.
+    var osrmGroup: Int {
+        switch osrmPriority {
+        case 0...1: 0
+        case 2...3: 1
+        case 4...9: 2
+        case 10...13: 3
+        case 14...15: 4
+        case 16: 5
+        case 18: 6
+        default: 7
+        }
+    }
+
+    /// OSRM's `IsRampClass`: a motorway's or trunk's link.
+    var isMotorwayRamp: Bool { self == .motorwayLink || self == .trunkLink }
+
+    /// OSRM's `strictlyLess`: a lower general category of road.
+    func strictlyLess(than other: HighwayClass) -> Bool {
+        if !mayBeIgnored && other.mayBeIgnored { return false }
+        if mayBeIgnored && !other.mayBeIgnored { return true }
+        return osrmGroup > other.osrmGroup
+    }
+
+    /// OSRM's `isLinkTo`: the link of that very road class.
+    func isLink(to road: HighwayClass) -> Bool {
+        switch (self, road) {
+        case (.motorwayLink, .motorway), (.trunkLink, .trunk), (.primaryLink, .primary), (.secondaryLink, .secondary),
+             (.tertiaryLink, .tertiary): true
+        default: false
+        }
+    }
+
+    /// OSRM's `roadHasLowerClass` without lane counts: a link of both roads' class.
+    func hasLowerClass(from via: HighwayClass, to candidate: HighwayClass) -> Bool {
+        isLink(to: via) && isLink(to: candidate)
     }
 }
