@@ -304,9 +304,10 @@ struct PerceivedBearing {
         return turn < 0 ? turn + 360 : turn
     }
 
+    /// How far apart two directions are, 0…180 (both in 0…360).
     static func deviation(_ a: Double, _ b: Double) -> Double {
-        let d = abs(a - b).truncatingRemainder(dividingBy: 360)
-        return min(d, 360 - d)
+        let d = abs(a - b)
+        return d > 180 ? 360 - d : d
     }
 
     /// OSRM's `IsDirectOffset`: the road starts with a short offset (the width of the lanes) and

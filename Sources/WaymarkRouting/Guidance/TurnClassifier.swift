@@ -101,19 +101,19 @@ struct TurnClassifier {
         var restricted: Bool
     }
 
-    func data(ofEdge e: Int) -> RoadData {
-        let s = graph.segment(of: e)
-        return RoadData(segment: s, highway: graph.highway(of: e), roundabout: graph.flags(of: e).contains(.roundabout),
-                        restricted: graph.flags(of: e).contains(graph.isReversed(e) ? .restrictedBackward : .restrictedForward))
-    }
-
-    func data(of road: JunctionRoad) -> RoadData {
-        if road.out >= 0 { return data(ofEdge: road.out) }
-        let s = road.segment >> 1
+    /// The road of segment key `key` (segment << 1, plus 1 against its stored direction), driven
+    /// away from the junction in that direction.
+    func data(key: Int) -> RoadData {
+        let s = key >> 1
         let flags = EdgeFlags(rawValue: graph.segmentFlags[s])
         return RoadData(segment: s, highway: HighwayClass(rawValue: graph.segmentHighway[s]) ?? .service,
-                        roundabout: flags.contains(.roundabout), restricted: !flags.intersection(.restrictedAccess).isEmpty)
+                        roundabout: flags.contains(.roundabout), restricted: flags.contains(key & 1 == 1 ? .restrictedBackward : .restrictedForward))
     }
+
+    func data(ofEdge e: Int) -> RoadData { data(key: Int(graph.edgeSegment[e])) }
+
+    /// A junction's road leaving it (for a oneway towards the junction, the way it would leave).
+    func data(of road: JunctionRoad) -> RoadData { data(key: road.segment) }
 
     /// The decision for driving from `e` into the junction's taken road: OSRM's turn handlers
     /// (motorway junctions, two-, three- and many-way intersections) for that road.
@@ -135,8 +135,8 @@ struct TurnClassifier {
 
         let obvious = obviousRoad(arrival: e, junction: j)
         if j.roads.count == 3 {
-            let allLinks = j.roads.allSatisfy { data(of: $0).highway.isRamp } && graph.highway(of: e).isRamp
-            if let fork = forkModifier(arrival: e, junction: j, taken: t), allLinks || obvious == nil { return .maneuver(.fork, fork) }
+            let allLinks = obvious != nil && graph.highway(of: e).isRamp && j.roads.allSatisfy { data(of: $0).highway.isRamp }
+            if allLinks || obvious == nil, let fork = forkModifier(arrival: e, junction: j, taken: t) { return .maneuver(.fork, fork) }
             if obvious == nil && isEndOfRoad(j) {
                 let side: ManeuverModifier = t == 1 ? .right : .left
                 return .maneuver(basicType(e, f) == .onRamp ? .onRamp : .endOfRoad, side)
@@ -251,13 +251,16 @@ struct TurnClassifier {
         if let c = straightmost, isDistinct(arrival: via, candidate: c, junction: j) { return valid(c) }
         // Any road that may be entered, if it is the only way on that is not sharp.
         guard let valid0 = closestToStraight(excluding: { !$0.entry }) else { return nil }
-        let nonSharp = roads.filter { $0.deviation <= 90 }.count
+        var nonSharp = 0, enterable = 0
+        for road in roads {
+            if road.deviation <= 90 { nonSharp += 1 }
+            if road.entry { enterable += 1 }
+        }
         let onlyNonSharp = roads[valid0].deviation <= 90 && nonSharp == 1
         if valid0 != straightmost && (roads[valid0].deviation <= TurnClassifier.groupAngle || onlyNonSharp)
             && !data(of: roads[valid0]).highway.mayBeIgnored && isDistinct(arrival: via, candidate: valid0, junction: j) {
             return valid(valid0)
         }
-        let enterable = roads.filter(\.entry).count
         if data(of: roads[valid0]).highway.isMotorwayClass && roads[valid0].deviation <= TurnClassifier.groupAngle && enterable == 1 {
             return valid(valid0)
         }
@@ -295,32 +298,41 @@ struct TurnClassifier {
             let slightlyDistinct = rd > 0.7 * TurnClassifier.distinctionRatio * cd
             if !via.restricted && !candidate.restricted && compare.restricted && distinct { continue }
             if via.roundabout == candidate.roundabout && via.roundabout != compare.roundabout && cd < rd { continue }
-            let nameChangesToCompare = announcesSegments(via.segment, compare.segment)
-            if (noNameChangeToCandidate || nameChangesToCompare) && distinct { continue }
-            // A road that goes on across the junction is not the candidate's rival.
-            let opposite = Junction.normalized(road.bearing + 180)
-            var opposing = 0, closest = Double.infinity
-            for k in roads.indices {
-                let d = PerceivedBearing.deviation(roads[k].bearing, opposite)
-                if d < closest { closest = d; opposing = k }
+            // Name comparisons cost the most: made only where a rule reads them, in OSRM's order.
+            var namesChange: Bool? = nil
+            func nameChangesToCompare() -> Bool {
+                if let known = namesChange { return known }
+                let answer = announcesSegments(via.segment, compare.segment)
+                namesChange = answer
+                return answer
             }
-            let opposingData = data(of: roads[opposing])
+            if distinct && (noNameChangeToCandidate || nameChangesToCompare()) { continue }
+            // A road that goes on across the junction is not the candidate's rival.
             let fourOrMore = roads.count >= 4
-            let noNameChangeFromOpposing = !announcesSegments(opposingData.segment, compare.segment)
-            let opposingAngle = PerceivedBearing.deviation(road.angle, roads[opposing].angle)
-            let opposingDistinct = noNameChangeFromOpposing || opposingAngle > 180 - TurnClassifier.narrowTurnAngle
-            if fourOrMore && opposingDistinct && distinct { continue }
-            if fourOrMore && noNameChangeToCandidate && nameChangesToCompare && slightlyDistinct && noNameChangeFromOpposing
-                && opposingAngle > 180 - TurnClassifier.fuzzyAngleDifference { continue }
-            if !fourOrMore && noNameChangeToCandidate && nameChangesToCompare && distinct
-                && opposingAngle > 180 - TurnClassifier.groupAngle { continue }
+            if distinct || (fourOrMore && slightlyDistinct && noNameChangeToCandidate) {
+                let opposite = Junction.normalized(road.bearing + 180)
+                var opposing = 0, closest = Double.infinity
+                for k in roads.indices {
+                    let d = PerceivedBearing.deviation(roads[k].bearing, opposite)
+                    if d < closest { closest = d; opposing = k }
+                }
+                let opposingSegment = data(of: roads[opposing]).segment
+                let noNameChangeFromOpposing = !announcesSegments(opposingSegment, compare.segment)
+                let opposingAngle = PerceivedBearing.deviation(road.angle, roads[opposing].angle)
+                let opposingDistinct = noNameChangeFromOpposing || opposingAngle > 180 - TurnClassifier.narrowTurnAngle
+                if fourOrMore && opposingDistinct && distinct { continue }
+                if fourOrMore && noNameChangeToCandidate && slightlyDistinct && noNameChangeFromOpposing
+                    && opposingAngle > 180 - TurnClassifier.fuzzyAngleDifference && nameChangesToCompare() { continue }
+                if !fourOrMore && noNameChangeToCandidate && distinct && opposingAngle > 180 - TurnClassifier.groupAngle
+                    && nameChangesToCompare() { continue }
+            }
             if via.highway.osrmPriority > HighwayClass.secondary.osrmPriority && distinct { continue }
             let samePriority = via.highway.osrmPriority == candidate.highway.osrmPriority
             if samePriority && candidate.highway.osrmPriority < compare.highway.osrmPriority && noNameChangeToCandidate && slightlyDistinct { continue }
             if samePriority && candidate.highway.osrmPriority > compare.highway.osrmPriority + 4 && noNameChangeToCandidate && slightlyDistinct { continue }
             if compare.highway.hasLowerClass(from: via.highway, to: candidate.highway) { continue }
             if samePriority && via.highway.osrmGroup < compare.highway.osrmGroup
-                && announcesSegments(candidate.segment, compare.segment) && nameChangesToCompare { continue }
+                && nameChangesToCompare() && announcesSegments(candidate.segment, compare.segment) { continue }
             if samePriority && compare.highway.isRamp { continue }
             return false
         }
@@ -350,16 +362,22 @@ struct TurnClassifier {
         // Branches of like importance only: a side road or a service road beside the way on is
         // not the other half of a fork.
         let takenPriority = graph.highway(of: road.out).priority
-        let ahead = j.roads.indices.filter { i in
-            guard i != 0, j.roads[i].entry, j.roads[i].out >= 0, j.roads[i].deviation < TurnClassifier.groupAngle else { return false }
-            return abs(graph.highway(of: j.roads[i].out).priority - takenPriority) <= 2
+        // The branches ahead, counted without a list: roads are in order of angle, so the first
+        // is the rightmost and the last the leftmost.
+        var count = 0, first = -1, last = -1
+        for i in 1..<j.roads.count {
+            let r = j.roads[i]
+            guard r.entry, r.out >= 0, r.deviation < TurnClassifier.groupAngle,
+                  abs(graph.highway(of: r.out).priority - takenPriority) <= 2 else { continue }
+            count += 1
+            if first < 0 { first = i }
+            last = i
         }
-        guard ahead.count >= 2, ahead.count <= 3, ahead.contains(t) else { return nil }
-        let spread = j.roads[ahead.last!].angle - j.roads[ahead.first!].angle
-        guard spread < TurnClassifier.groupAngle else { return nil }
-        // Roads are in order of angle: the first is the rightmost.
-        if t == ahead.first { return .slightRight }
-        if t == ahead.last { return .slightLeft }
+        // (The road taken is one of them: entered, ahead, of its own class.)
+        guard count >= 2, count <= 3 else { return nil }
+        guard j.roads[last].angle - j.roads[first].angle < TurnClassifier.groupAngle else { return nil }
+        if t == first { return .slightRight }
+        if t == last { return .slightLeft }
         return .straight
     }
 
