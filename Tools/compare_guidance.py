@@ -7,6 +7,12 @@ steps=true) and reads Waymark's answers for the same pairs from `waymark route -
 for each, how often the maneuver sequences (type and modifier of every step) are identical,
 how often the types alone are, and the most frequent differences.
 
+Step by step: where the two routes share road (their geometries pass the same places, to about
+10 m), each OSRM maneuver is looked up at the same place in Waymark's route: the same type and
+modifier, another one, or none (Waymark says nothing there); Waymark maneuvers where OSRM says
+nothing are counted too. Whole sequences differ as soon as the two routes take different roads;
+this count does not.
+
     python3.12 Tools/compare_guidance.py --osrm porto.osrm --pairs ../shared/bench/od_pairs/od_pairs_porto.json \
         --waymark waymark-porto.ndjson [--show 5]
 
@@ -28,6 +34,59 @@ def maneuvers(route):
     return out
 
 
+def decode_polyline(text, precision=5):
+    """The points of an encoded polyline, (latitude, longitude)."""
+    index = lat = lon = 0
+    points = []
+    factor = 10 ** precision
+    while index < len(text):
+        deltas = []
+        for _ in range(2):
+            shift = result = 0
+            while True:
+                byte = ord(text[index]) - 63
+                index += 1
+                result |= (byte & 0x1F) << shift
+                shift += 5
+                if byte < 0x20:
+                    break
+            deltas.append(~(result >> 1) if result & 1 else result >> 1)
+        lat += deltas[0]
+        lon += deltas[1]
+        points.append((lat / factor, lon / factor))
+    return points
+
+
+def cell(lat, lon):
+    """A grid cell of about 10 m."""
+    return (round(lat * 1e4), round(lon * 1e4))
+
+
+def step_places(route):
+    """(cell, type, modifier) of every maneuver."""
+    out = {}
+    for leg in route["legs"]:
+        for step in leg["steps"]:
+            m = step["maneuver"]
+            lon, lat = m["location"][0], m["location"][1]
+            out[cell(lat, lon)] = (str(m["type"]), str(m["modifier"]) if "modifier" in m else "")
+    return out
+
+
+def cells_of_osrm(route):
+    return {cell(c[1], c[0]) for c in route["geometry"]["coordinates"]}
+
+
+def cells_of_waymark(route):
+    found = set()
+    for leg in route["legs"]:
+        for step in leg["steps"]:
+            g = step["geometry"]
+            points = decode_polyline(g) if isinstance(g, str) else [(c[1], c[0]) for c in g["coordinates"]]
+            found |= {cell(lat, lon) for lat, lon in points}
+    return found
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--osrm", required=True, help="the .osrm dataset (CH)")
@@ -46,11 +105,12 @@ def main():
     steps_osrm, steps_ours = [], []
     identical = same_types = compared = 0
     differences = collections.Counter()
+    aligned, unlike, only_osrm, only_ours = collections.Counter(), collections.Counter(), collections.Counter(), collections.Counter()
     shown = 0
     for i, (pair, mine) in enumerate(zip(pairs, ours)):
         a, b = pair["from"], pair["to"]
         params = osrm.RouteParameters(coordinates=[(a["lon"], a["lat"]), (b["lon"], b["lat"])], steps=True,
-                                      overview="false")
+                                      overview="full", geometries="geojson")
         try:
             theirs = engine.Route(params)
         except RuntimeError:
@@ -58,6 +118,23 @@ def main():
         if theirs["code"] != "Ok" or mine.get("code") != "Ok":
             continue
         x, y = maneuvers(theirs["routes"][0]), maneuvers(mine["routes"][0])
+        shared = cells_of_osrm(theirs["routes"][0]) & cells_of_waymark(mine["routes"][0])
+        at_osrm, at_ours = step_places(theirs["routes"][0]), step_places(mine["routes"][0])
+        for place, maneuver in at_osrm.items():
+            if place not in shared:
+                continue
+            if place not in at_ours:
+                aligned["osrm only"] += 1
+                only_osrm[maneuver] += 1
+            elif at_ours[place] == maneuver:
+                aligned["same"] += 1
+            else:
+                aligned["different"] += 1
+                unlike[(maneuver, at_ours[place])] += 1
+        for place, maneuver in at_ours.items():
+            if place in shared and place not in at_osrm:
+                aligned["waymark only"] += 1
+                only_ours[maneuver] += 1
         compared += 1
         steps_osrm.append(len(x))
         steps_ours.append(len(y))
@@ -80,6 +157,19 @@ def main():
     print(f"steps per route, Waymark: median {statistics.median(steps_ours)}, mean {statistics.mean(steps_ours):.1f}")
     print(f"identical maneuver sequences (type and modifier): {identical} ({100 * identical / compared:.1f} %)")
     print(f"identical maneuver types: {same_types} ({100 * same_types / compared:.1f} %)")
+    total = aligned["same"] + aligned["different"] + aligned["osrm only"]
+    print(f"OSRM maneuvers on road both routes take: {total}")
+    print(f"  the same maneuver in Waymark: {aligned['same']} ({100 * aligned['same'] / max(1, total):.1f} %)")
+    print(f"  another maneuver: {aligned['different']} ({100 * aligned['different'] / max(1, total):.1f} %)")
+    print(f"  none in Waymark: {aligned['osrm only']} ({100 * aligned['osrm only'] / max(1, total):.1f} %)")
+    print(f"Waymark maneuvers where OSRM has none: {aligned['waymark only']}")
+    def pair(m):
+        return f"{m[0]} {m[1]}".strip()
+    print("most frequent other maneuvers (OSRM -> Waymark):")
+    for (a, b), n in unlike.most_common(8):
+        print(f"  {n}: {pair(a)} -> {pair(b)}")
+    print("most frequent OSRM maneuvers Waymark does not make:", ", ".join(f"{pair(m)} {n}" for m, n in only_osrm.most_common(5)))
+    print("most frequent Waymark maneuvers OSRM does not make:", ", ".join(f"{pair(m)} {n}" for m, n in only_ours.most_common(5)))
     print("most frequent differences (routes where the count of a type differs):")
     for (t, who), n in differences.most_common(10):
         print(f"  {t}: {who} in {n} routes")
