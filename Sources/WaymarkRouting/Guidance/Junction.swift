@@ -206,7 +206,9 @@ extension RoadGraph {
     /// The perceived bearing (``PerceivedBearing``) of edge `e` (from `v`) leaving `v`, or, `atTarget`,
     /// of its road seen from its target back along it, at a junction of `roadCount` roads.
     func perceivedBearing(of e: Int, from v: UInt32, atTarget: Bool, roadCount: Int, scratch points: inout [PerceivedBearing.Point]) -> Double {
-        let road = PerceivedBearing.Road(highway: highway(of: e), roundabout: flags(of: e).contains(.roundabout))
+        let road = PerceivedBearing.Road(highway: highway(of: e), roundabout: flags(of: e).contains(.roundabout),
+                                         cosLatitude: cos(coordinate(of: atTarget ? edgeTarget[e] : v).latitude * .pi / 180),
+                                         grid: osrmGrid(of: e, from: v, atTarget: atTarget))
         planarGeometry(of: e, from: v, reversed: atTarget, into: &points)
         return PerceivedBearing.bearing(points: points, road: road, roadCount: roadCount, closed: v == edgeTarget[e])
     }
@@ -217,10 +219,11 @@ extension RoadGraph {
         points.removeAll(keepingCapacity: true)
         let m = shapeCount(of: e)
         let first = coordinate(of: v), last = coordinate(of: edgeTarget[e])
-        let origin = reversed ? last : first
+        let origin = OSRMGrid.rounded(reversed ? last : first)
         let metresPerDegree = Coordinate.earthRadius * .pi / 180
         let east = cos(origin.latitude * .pi / 180) * metresPerDegree
-        func add(_ p: Coordinate) {
+        func add(_ c: Coordinate) {
+            let p = OSRMGrid.rounded(c)
             var dLon = p.longitude - origin.longitude
             if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
             points.append(PerceivedBearing.Point(x: dLon * east, y: (p.latitude - origin.latitude) * metresPerDegree))
@@ -235,6 +238,21 @@ extension RoadGraph {
             add(last)
         }
     }
+
+    /// OSRM's coordinate grid at the junction where edge `e` (from `v`) is measured.
+    func osrmGrid(of e: Int, from v: UInt32, atTarget: Bool) -> PerceivedBearing.Grid {
+        let origin = OSRMGrid.rounded(coordinate(of: atTarget ? edgeTarget[e] : v))
+        let unit = Coordinate.earthRadius * .pi / 180 / 1_000_000
+        return PerceivedBearing.Grid(unitX: unit * cos(origin.latitude * .pi / 180), unitY: unit,
+                                     negativeX: origin.longitude < 0, negativeY: origin.latitude < 0)
+    }
+}
+
+/// OSRM keeps coordinates in integers of 10⁻⁶° (Waymark in 10⁻⁷°): rounded to the nearest.
+enum OSRMGrid {
+    static func rounded(_ c: Coordinate) -> Coordinate {
+        Coordinate(latitude: (c.latitude * 1_000_000).rounded() / 1_000_000, longitude: (c.longitude * 1_000_000).rounded() / 1_000_000)
+    }
 }
 
 /// Why stored guidance tables were refused.
@@ -246,7 +264,7 @@ struct GuidanceFileError: Error, CustomStringConvertible {
 extension GuidanceTables {
     /// What the tables were made with: the version of their format and of the bearings' measure.
     /// Tables stored under other parameters are made again rather than used.
-    static var parameters: [Double] { [2] }
+    static var parameters: [Double] { [4] }
 
     /// The tables as graph-file sections: the bearings, and the name keys with each string's
     /// ref items one after another.

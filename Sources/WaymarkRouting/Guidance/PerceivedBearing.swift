@@ -36,6 +36,37 @@ struct PerceivedBearing {
     struct Road {
         var highway: HighwayClass
         var roundabout: Bool
+        /// The cosine of the junction's latitude (OSRM fits lines in degrees).
+        var cosLatitude = 1.0
+        /// OSRM's coordinate grid around the junction, when points are to land on it as OSRM's do.
+        var grid: Grid? = nil
+    }
+
+    /// OSRM keeps coordinates as integers of 10⁻⁶° and cuts every point it interpolates to them
+    /// (towards zero): at two metres along a roundabout that moves a bearing by a degree or more,
+    /// enough to tip a turn across a modifier's threshold. Points measured on this grid (the
+    /// junction at a grid point) land where OSRM's do.
+    struct Grid {
+        /// Metres per 10⁻⁶° east and north at the junction.
+        var unitX: Double
+        var unitY: Double
+        /// Whether the junction's longitude / latitude is negative (cutting towards zero rounds up there).
+        var negativeX: Bool
+        var negativeY: Bool
+
+        /// A point interpolated between grid points, cut to the grid as OSRM's `interpolateLinear`.
+        func cut(_ p: Point) -> Point {
+            func toward(_ v: Double, _ negative: Bool) -> Double { negative ? (v - 1e-7).rounded(.up) : (v + 1e-7).rounded(.down) }
+            return Point(x: toward(p.x / unitX, negativeX) * unitX, y: toward(p.y / unitY, negativeY) * unitY)
+        }
+
+        /// OSRM's `GetCorrectedCoordinate` in integers: the head moved back by 90 % of the base's
+        /// offset from the junction, the 90 % cut towards zero.
+        func corrected(base: Point, head: Point) -> Point {
+            func units(_ v: Double, _ unit: Double) -> Int { Int((v / unit).rounded()) }
+            let dx = 90 * units(base.x, unitX) / 100, dy = 90 * units(base.y, unitY) / 100
+            return Point(x: head.x - Double(dx) * unitX, y: head.y - Double(dy) * unitY)
+        }
     }
 
     /// Degrees clockwise from north from the junction (`points[0]`, the origin) to the perceived
@@ -65,13 +96,14 @@ struct PerceivedBearing {
     /// OSRM's `ExtractRepresentativeCoordinate`.
     static func representative(_ input: [Point], road: Road, closed: Bool) -> Point {
         var points = input
+        let g = road.grid
         if closed { return points[1] }
         if points.count <= 2 { return points[points.count - 1] }
-        if road.roundabout { return coordinate(atLength: skippingInaccuracies, points) }
+        if road.roundabout { return coordinate(atLength: skippingInaccuracies, points, grid: g) }
         let turn = points[0]
         if road.highway.mayBeIgnored {
             // OSRM also tries an offset correction here, under a condition that cannot hold.
-            return trimmed(points, to: lookaheadWithoutLanes).last!
+            return trimmed(points, to: lookaheadWithoutLanes, grid: g).last!
         }
         let considered = road.highway.offsetCorrection * assumedLaneCount
         let firstDistance = points[0].distance(to: points[1])
@@ -79,13 +111,13 @@ struct PerceivedBearing {
 
         let lookahead = farLookahead + considered * laneWidth
         var lengths = lengthCache(points, limit: lookahead)
-        points = trimmed(points, to: lookahead, cache: lengths)
+        points = trimmed(points, to: lookahead, cache: lengths, grid: g)
         lengths[lengths.count - 1] = min(lengths[lengths.count - 1], lookahead)
         let total = lengths.reduce(0, +)
         if points.count == 2 || total <= skippingInaccuracies { return points[points.count - 1] }
 
         if maxDeviation(points[...], from: points[0], to: points[points.count - 1]) < 0.5 * laneWidth {
-            return points[0] == points[points.count - 1] ? coordinate(atLength: skippingInaccuracies, points) : points[points.count - 1]
+            return points[0] == points[points.count - 1] ? coordinate(atLength: skippingInaccuracies, points, grid: g) : points[points.count - 1]
         }
 
         // How far the road runs straight from the junction before it bends.
@@ -98,48 +130,50 @@ struct PerceivedBearing {
         }
         let straightIndex = index - 1
         if straightDistance >= considered * laneWidth + lookaheadWithoutLanes {
-            return coordinate(atLength: 5, points, cache: lengths)
+            return coordinate(atLength: 5, points, cache: lengths, grid: g)
         }
 
-        let line = regressionLine(points)
+        let line = regressionLine(points, cosLatitude: road.cosLatitude, grid: g)
         if maxDeviation(points[...], from: line.0, to: line.1) < 0.35 * laneWidth {
-            return corrected(turn, base: project(points[0], on: line), head: project(points[points.count - 1], on: line))
+            return corrected(turn, base: project(points[0], on: line), head: project(points[points.count - 1], on: line), grid: g)
         }
         if isDirectOffset(points, straightIndex: straightIndex, straightDistance: straightDistance, total: total,
                           lengths: lengths, considered: considered) {
             let k = max(1, straightIndex)
-            return corrected(turn, base: points[k], head: points[k + 1])
+            return corrected(turn, base: points[k], head: points[k + 1], grid: g)
         }
         if isCurve(points, lengths: lengths, total: total, laneWidths: considered * laneWidth, roundabout: road.roundabout) {
             if total <= skippingInaccuracies { return points[points.count - 1] }
-            var curve = trimmed(points, to: 3 * skippingInaccuracies, cache: lengths)
+            var curve = trimmed(points, to: 3 * skippingInaccuracies, cache: lengths, grid: g)
             var curveLengths = Array(lengths.prefix(curve.count))
             curveLengths[curveLengths.count - 1] = curve[curve.count - 2].distance(to: curve[curve.count - 1])
             let head = curve[curve.count - 1]
-            curve = trimmed(curve, to: 2 * skippingInaccuracies, cache: curveLengths)
-            return corrected(turn, base: curve[curve.count - 1], head: head)
+            curve = trimmed(curve, to: 2 * skippingInaccuracies, cache: curveLengths, grid: g)
+            return corrected(turn, base: curve[curve.count - 1], head: head, grid: g)
         }
         let trimming = 0.8 * considered * laneWidth
-        let front = trimmedFront(points, by: 0.8 * trimming)
+        let front = trimmedFront(points, by: 0.8 * trimming, grid: g)
         if front.count >= 2 && total >= trimming + 2 {
-            let line = regressionLine(front)
+            let line = regressionLine(front, cosLatitude: road.cosLatitude, grid: g)
             if maxDeviation(front[...], from: line.0, to: line.1) < 0.5 * laneWidth {
-                return corrected(turn, base: line.0, head: line.1)
+                return corrected(turn, base: line.0, head: line.1, grid: g)
             }
         }
-        let result = coordinate(atLength: lookaheadWithoutLanes, points, cache: lengths)
+        let result = coordinate(atLength: lookaheadWithoutLanes, points, cache: lengths, grid: g)
         if result != points[0] { return result }
         return points.first { $0 != points[0] } ?? result
     }
 
+    static func onGrid(_ p: Point, _ grid: Grid?) -> Point { grid?.cut(p) ?? p }
+
     /// The point `distance` along the line (its end when shorter).
-    static func coordinate(atLength distance: Double, _ points: [Point]) -> Point {
+    static func coordinate(atLength distance: Double, _ points: [Point], grid: Grid?) -> Point {
         var travelled = 0.0
         for i in 1..<points.count {
             let d = points[i - 1].distance(to: points[i])
             if travelled + d >= distance {
                 let t = d > 0 ? max(0, min(1, (distance - travelled) / d)) : 1
-                return points[i - 1] + t * (points[i] - points[i - 1])
+                return onGrid(points[i - 1] + t * (points[i] - points[i - 1]), grid)
             }
             travelled += d
         }
@@ -147,13 +181,13 @@ struct PerceivedBearing {
     }
 
     /// The same with the segments' lengths given (`cache[i]` from point i-1 to i).
-    static func coordinate(atLength distance: Double, _ points: [Point], cache: [Double]) -> Point {
+    static func coordinate(atLength distance: Double, _ points: [Point], cache: [Double], grid: Grid?) -> Point {
         var travelled = 0.0
         for i in 1..<points.count {
             let d = cache[i]
             if travelled + d >= distance {
                 let t = d > 0 ? max(0, min(1, (distance - travelled) / d)) : 1
-                return points[i - 1] + t * (points[i] - points[i - 1])
+                return onGrid(points[i - 1] + t * (points[i] - points[i - 1]), grid)
             }
             travelled += d
         }
@@ -174,14 +208,14 @@ struct PerceivedBearing {
     }
 
     /// OSRM's `TrimCoordinatesToLength` without a length cache: the line cut at `length`.
-    static func trimmed(_ points: [Point], to length: Double) -> [Point] {
+    static func trimmed(_ points: [Point], to length: Double, grid: Grid?) -> [Point] {
         var travelled = 0.0
         for i in 1..<points.count {
             let next = travelled + points[i - 1].distance(to: points[i])
             if next >= length {
                 var cut = Array(points[...i])
                 let t = next > travelled ? max(0, min(1, (length - travelled) / (next - travelled))) : 1
-                cut[i] = points[i - 1] + t * (points[i] - points[i - 1])
+                cut[i] = onGrid(points[i - 1] + t * (points[i] - points[i - 1]), grid)
                 return cut
             }
             travelled = next
@@ -192,7 +226,7 @@ struct PerceivedBearing {
     /// OSRM's `TrimCoordinatesToLength` with a length cache, as it behaves: when the cache's last
     /// segment is shorter than `length` the line is cut to the cache's points (its last point kept
     /// whole); otherwise the cache's entries are read as distances from the start.
-    static func trimmed(_ input: [Point], to length: Double, cache: [Double]) -> [Point] {
+    static func trimmed(_ input: [Point], to length: Double, cache: [Double], grid: Grid?) -> [Point] {
         var points = input
         if cache[cache.count - 1] < length {
             if points.count > cache.count { points.removeSubrange(cache.count...) }
@@ -204,7 +238,7 @@ struct PerceivedBearing {
             if next >= length {
                 points.removeSubrange((i + 1)...)
                 let t = next > travelled ? max(0, min(1, (length - travelled) / (next - travelled))) : 1
-                points[i] = points[i - 1] + t * (points[i] - points[i - 1])
+                points[i] = onGrid(points[i - 1] + t * (points[i] - points[i - 1]), grid)
                 break
             }
             travelled = next
@@ -213,14 +247,14 @@ struct PerceivedBearing {
     }
 
     /// OSRM's `TrimCoordinatesByLengthFront`: the line without its first `length` metres (empty when shorter).
-    static func trimmedFront(_ points: [Point], by length: Double) -> [Point] {
+    static func trimmedFront(_ points: [Point], by length: Double, grid: Grid?) -> [Point] {
         var travelled = 0.0
         for i in 1..<points.count {
             let next = travelled + points[i - 1].distance(to: points[i])
             if next >= length {
                 let t = next > travelled ? max(0, min(1, (length - travelled) / (next - travelled))) : 1
                 var rest = Array(points[(i - 1)...])
-                rest[0] = points[i - 1] + t * (points[i] - points[i - 1])
+                rest[0] = onGrid(points[i - 1] + t * (points[i] - points[i - 1]), grid)
                 return rest
             }
             travelled = next
@@ -245,13 +279,14 @@ struct PerceivedBearing {
     }
 
     /// OSRM's `GetCorrectedCoordinate`: the head moved back by 90 % of the base's offset from the turn.
-    static func corrected(_ turn: Point, base: Point, head: Point) -> Point {
+    static func corrected(_ turn: Point, base: Point, head: Point, grid: Grid?) -> Point {
         if base.distance(to: head) < desiredCoordinateDifference { return head }
+        if let grid { return grid.corrected(base: base - turn, head: head) }
         return head - 0.9 * (base - turn)
     }
 
     /// OSRM's `SampleCoordinates`: the first point, then one every `rate` metres up to `maxLength`.
-    static func samples(_ points: [Point], maxLength: Double, rate: Double) -> [Point] {
+    static func samples(_ points: [Point], maxLength: Double, rate: Double, grid: Grid? = nil) -> [Point] {
         var result = [points[0]]
         var carry = 0.0, total = 0.0
         for i in 1..<points.count {
@@ -263,7 +298,7 @@ struct PerceivedBearing {
                 let n = Int(((min(maxLength - total, d) + carry) / rate).rounded(.down))
                 for k in 0..<n where d > 0 {
                     let t = max(0, min(1, (base + Double(k) * rate) / d))
-                    result.append(a + t * (b - a))
+                    result.append(onGrid(a + t * (b - a), grid))
                 }
                 carry = (d + carry) - Double(n) * rate
             } else {
@@ -275,26 +310,39 @@ struct PerceivedBearing {
     }
 
     /// OSRM's `RegressionLine`: a least-squares line through the first 40 m sampled every metre,
-    /// from the line's first point to its last, both projected onto it. (OSRM fits latitude on
-    /// longitude, turning steep lines first; the line through the samples' principal axis is the
-    /// same fit without the turn.)
-    static func regressionLine(_ points: [Point]) -> (Point, Point) {
-        let sampled = samples(points, maxLength: farLookahead, rate: 1)
+    /// from the line's first point to its last, both projected onto it.
+    static func regressionLine(_ points: [Point], cosLatitude: Double, grid: Grid?) -> (Point, Point) {
+        let sampled = samples(points, maxLength: farLookahead, rate: 1, grid: grid)
         guard sampled.count >= 2 else { return (points[0], points[points.count - 1]) }
-        let n = Double(sampled.count)
-        let mean = Point(x: sampled.reduce(0) { $0 + $1.x } / n, y: sampled.reduce(0) { $0 + $1.y } / n)
-        var sxx = 0.0, syy = 0.0, sxy = 0.0
-        for p in sampled {
-            let d = p - mean
-            sxx += d.x * d.x; syy += d.y * d.y; sxy += d.x * d.y
+        let line = leastSquares(sampled, cosLatitude: cosLatitude)
+        return (project(points[0], on: line), project(points[points.count - 1], on: line))
+    }
+
+    /// OSRM's `leastSquareRegression`: latitude fitted on longitude by ordinary least squares,
+    /// from the smallest longitude to the largest; a line steeper than twice as tall as wide (in
+    /// degrees, hence `cosLatitude`) is fitted turned a quarter first. (Ordinary least squares
+    /// gives the same line whether the axes are in degrees or metres.)
+    static func leastSquares(_ points: [Point], cosLatitude: Double) -> (Point, Point) {
+        var minX = points[0].x, maxX = minX, minY = points[0].y, maxY = minY
+        for p in points {
+            minX = min(minX, p.x); maxX = max(maxX, p.x)
+            minY = min(minY, p.y); maxY = max(maxY, p.y)
         }
-        let angle = 0.5 * atan2(2 * sxy, sxx - syy)
-        let direction = Point(x: cos(angle), y: sin(angle))
-        func onLine(_ p: Point) -> Point {
-            let d = p - mean
-            return mean + (d.x * direction.x + d.y * direction.y) * direction
+        if (maxY - minY) * cosLatitude > 2 * (maxX - minX) {
+            // Turned right a quarter, fitted, turned back.
+            let turned = leastSquares(points.map { Point(x: $0.y, y: -$0.x) }, cosLatitude: 1 / max(cosLatitude, 1e-9))
+            return (Point(x: -turned.0.y, y: turned.0.x), Point(x: -turned.1.y, y: turned.1.x))
         }
-        return (onLine(points[0]), onLine(points[points.count - 1]))
+        let n = Double(points.count)
+        let meanX = points.reduce(0) { $0 + $1.x } / n, meanY = points.reduce(0) { $0 + $1.y } / n
+        var sxx = 0.0, sxy = 0.0
+        for p in points {
+            sxx += (p.x - meanX) * (p.x - meanX)
+            sxy += (p.x - meanX) * (p.y - meanY)
+        }
+        let slope = sxx > 0 ? sxy / sxx : 0
+        let intercept = meanY - slope * meanX
+        return (Point(x: minX, y: intercept + slope * minX), Point(x: maxX, y: intercept + slope * maxX))
     }
 
     /// OSRM's `computeAngle` at `b` from `a` to `c`: 180 straight on.
