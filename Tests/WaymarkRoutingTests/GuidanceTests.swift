@@ -413,6 +413,29 @@ import WaymarkOSM
         #expect(abs(bearing([(0, 0), (0, 30), (20, 60)]) - 0) < 1e-9)
     }
 
+    /// OSRM's numbers: points cut to its 10⁻⁶° grid towards zero, its corrected coordinate in
+    /// integers, and its least-squares line (fitted turned a quarter when steep).
+    @Test func osrmNumerics() {
+        typealias P = PerceivedBearing.Point
+        let grid = PerceivedBearing.Grid(unitX: 0.1, unitY: 0.1, negativeX: true, negativeY: false)
+        // West of Greenwich a longitude is negative: cutting towards zero moves east (up); north
+        // of the equator latitudes are cut down.
+        func near(_ a: P, _ b: P) -> Bool { abs(a.x - b.x) < 1e-9 && abs(a.y - b.y) < 1e-9 }
+        #expect(near(grid.cut(P(x: 0.25, y: 0.25)), P(x: 0.3, y: 0.2)))
+        #expect(near(grid.cut(P(x: -0.25, y: -0.25)), P(x: -0.2, y: -0.3)))
+        #expect(near(grid.cut(P(x: 0.3, y: 0.3)), P(x: 0.3, y: 0.3)))  // a grid point stays
+        // 90 % of an offset of 7 units is 6 (integer division): 2.0 - 0.6 = 1.4.
+        let corrected = grid.corrected(base: P(x: 0.7, y: 0), head: P(x: 2, y: 5))
+        #expect(abs(corrected.x - 1.4) < 1e-9 && abs(corrected.y - 5) < 1e-9)
+        // A steep line is fitted turned (x on y): a vertical run of points gives a vertical line.
+        let steep = PerceivedBearing.leastSquares([P(x: 0, y: 0), P(x: 0.1, y: 10), P(x: 0, y: 20), P(x: 0.1, y: 30)], cosLatitude: 1)
+        #expect(abs(steep.0.y - 0) < 1e-9 && abs(steep.1.y - 30) < 1e-9)
+        #expect(abs(steep.1.x - steep.0.x) < 0.1)
+        // A flat one directly: y on x.
+        let flat = PerceivedBearing.leastSquares([P(x: 0, y: 1), P(x: 10, y: 2), P(x: 20, y: 3)], cosLatitude: 1)
+        #expect(abs(flat.0.y - 1) < 1e-9 && abs(flat.1.y - 3) < 1e-9 && flat.0.x == 0 && flat.1.x == 20)
+    }
+
     /// OSRM's obvious turns: straight on past a road that joins from behind needs no word, named
     /// or not; a ref that changes on a road of one name is the same road.
     @Test func obviousPastARoadFromBehind() throws {
