@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
@@ -157,21 +158,31 @@ struct GuidanceTables: Sendable {
             for slot in graph.incoming(to: v) where twin[Int(graph.edgeSegment[Int(graph.incomingEdge[slot])] ^ 1)] < 0 { n += 1 }
             roads[Int(v)] = UInt8(min(n, 255))
         }
-        var done = [Bool](repeating: false, count: graph.edgeCount)
-        var points: [PerceivedBearing.Point] = []
-        for v in 0..<UInt32(graph.nodeCount) {
-            for e in graph.edges(from: v) where !done[e] {
-                let back = Int(twin[Int(graph.edgeSegment[e] ^ 1)])
-                let w = graph.edgeTarget[e]
-                let leaving = Float(graph.perceivedBearing(of: e, from: v, atTarget: false, roadCount: Int(roads[Int(v)]), scratch: &points))
-                let arriving = Float(graph.perceivedBearing(of: e, from: v, atTarget: true, roadCount: Int(roads[Int(w)]), scratch: &points))
-                depart[e] = leaving
-                arrival[e] = arriving
-                done[e] = true
-                if back >= 0 {
-                    depart[back] = arriving
-                    arrival[back] = leaving
-                    done[back] = true
+        // Each pair of twins is measured by the part of the map holding the source of the
+        // smaller edge of the two, and written there only: the parts run side by side.
+        let parts = max(1, min(8, ProcessInfo.processInfo.activeProcessorCount))
+        let (twinOf, roadsAt) = (twin, roads)
+        depart.withUnsafeMutableBufferPointer { departs in
+            arrival.withUnsafeMutableBufferPointer { arrivals in
+                nonisolated(unsafe) let (departs, arrivals) = (departs, arrivals)
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    var points: [PerceivedBearing.Point] = []
+                    let lower = graph.nodeCount * part / parts, upper = graph.nodeCount * (part + 1) / parts
+                    for v in UInt32(lower)..<UInt32(upper) {
+                        for e in graph.edges(from: v) {
+                            let back = Int(twinOf[Int(graph.edgeSegment[e] ^ 1)])
+                            if back >= 0 && back < e { continue }
+                            let w = graph.edgeTarget[e]
+                            let leaving = Float(graph.perceivedBearing(of: e, from: v, atTarget: false, roadCount: Int(roadsAt[Int(v)]), scratch: &points))
+                            let arriving = Float(graph.perceivedBearing(of: e, from: v, atTarget: true, roadCount: Int(roadsAt[Int(w)]), scratch: &points))
+                            departs[e] = leaving
+                            arrivals[e] = arriving
+                            if back >= 0 {
+                                departs[back] = arriving
+                                arrivals[back] = leaving
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -206,22 +217,26 @@ extension RoadGraph {
     /// The perceived bearing (``PerceivedBearing``) of edge `e` (from `v`) leaving `v`, or, `atTarget`,
     /// of its road seen from its target back along it, at a junction of `roadCount` roads.
     func perceivedBearing(of e: Int, from v: UInt32, atTarget: Bool, roadCount: Int, scratch points: inout [PerceivedBearing.Point]) -> Double {
+        // Measured where OSRM measures: on its 10⁻⁶° grid around the junction.
+        let origin = OSRMGrid.rounded(coordinate(of: atTarget ? edgeTarget[e] : v))
+        let cosLatitude = cos(origin.latitude * .pi / 180)
+        let metresPerDegree = Coordinate.earthRadius * .pi / 180
+        let grid = PerceivedBearing.Grid(unitX: metresPerDegree * cosLatitude / 1_000_000, unitY: metresPerDegree / 1_000_000,
+                                         negativeX: origin.longitude < 0, negativeY: origin.latitude < 0)
         let road = PerceivedBearing.Road(highway: highway(of: e), roundabout: flags(of: e).contains(.roundabout),
-                                         cosLatitude: cos(coordinate(of: atTarget ? edgeTarget[e] : v).latitude * .pi / 180),
-                                         grid: osrmGrid(of: e, from: v, atTarget: atTarget))
-        planarGeometry(of: e, from: v, reversed: atTarget, into: &points)
+                                         cosLatitude: cosLatitude, grid: grid)
+        planarGeometry(of: e, from: v, reversed: atTarget, origin: origin, east: metresPerDegree * cosLatitude, into: &points)
         return PerceivedBearing.bearing(points: points, road: road, roadCount: roadCount, closed: v == edgeTarget[e])
     }
 
-    /// Edge `e`'s (from `v`) geometry on the local plane in metres around its first point (its source, or
-    /// its target when `reversed`), from there to its other end.
-    func planarGeometry(of e: Int, from v: UInt32, reversed: Bool, into points: inout [PerceivedBearing.Point]) {
+    /// Edge `e`'s (from `v`) geometry, on OSRM's grid, on the local plane in metres (`east` metres
+    /// per degree of longitude) around `origin`, its first point (its source, or its target when
+    /// `reversed`), from there to its other end.
+    func planarGeometry(of e: Int, from v: UInt32, reversed: Bool, origin: Coordinate, east: Double, into points: inout [PerceivedBearing.Point]) {
         points.removeAll(keepingCapacity: true)
         let m = shapeCount(of: e)
         let first = coordinate(of: v), last = coordinate(of: edgeTarget[e])
-        let origin = OSRMGrid.rounded(reversed ? last : first)
         let metresPerDegree = Coordinate.earthRadius * .pi / 180
-        let east = cos(origin.latitude * .pi / 180) * metresPerDegree
         func add(_ c: Coordinate) {
             let p = OSRMGrid.rounded(c)
             var dLon = p.longitude - origin.longitude
@@ -237,14 +252,6 @@ extension RoadGraph {
             for k in 0..<m { add(shapePoint(k, of: e)) }
             add(last)
         }
-    }
-
-    /// OSRM's coordinate grid at the junction where edge `e` (from `v`) is measured.
-    func osrmGrid(of e: Int, from v: UInt32, atTarget: Bool) -> PerceivedBearing.Grid {
-        let origin = OSRMGrid.rounded(coordinate(of: atTarget ? edgeTarget[e] : v))
-        let unit = Coordinate.earthRadius * .pi / 180 / 1_000_000
-        return PerceivedBearing.Grid(unitX: unit * cos(origin.latitude * .pi / 180), unitY: unit,
-                                     negativeX: origin.longitude < 0, negativeY: origin.latitude < 0)
     }
 }
 

@@ -287,7 +287,14 @@ struct PerceivedBearing {
 
     /// OSRM's `SampleCoordinates`: the first point, then one every `rate` metres up to `maxLength`.
     static func samples(_ points: [Point], maxLength: Double, rate: Double, grid: Grid? = nil) -> [Point] {
-        var result = [points[0]]
+        var result: [Point] = []
+        forEachSample(points, maxLength: maxLength, rate: rate, grid: grid) { result.append($0) }
+        return result
+    }
+
+    /// The samples one by one, without a list of them.
+    static func forEachSample(_ points: [Point], maxLength: Double, rate: Double, grid: Grid?, _ body: (Point) -> Void) {
+        body(points[0])
         var carry = 0.0, total = 0.0
         for i in 1..<points.count {
             if total > maxLength { break }
@@ -298,7 +305,7 @@ struct PerceivedBearing {
                 let n = Int(((min(maxLength - total, d) + carry) / rate).rounded(.down))
                 for k in 0..<n where d > 0 {
                     let t = max(0, min(1, (base + Double(k) * rate) / d))
-                    result.append(onGrid(a + t * (b - a), grid))
+                    body(onGrid(a + t * (b - a), grid))
                 }
                 carry = (d + carry) - Double(n) * rate
             } else {
@@ -306,43 +313,51 @@ struct PerceivedBearing {
             }
             total += d
         }
-        return result
+    }
+
+    /// Sums for a least-squares fit, gathered point by point.
+    struct Fit {
+        var n = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0
+        var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
+
+        mutating func add(_ p: Point) {
+            n += 1; sx += p.x; sy += p.y
+            sxx += p.x * p.x; syy += p.y * p.y; sxy += p.x * p.y
+            minX = min(minX, p.x); maxX = max(maxX, p.x); minY = min(minY, p.y); maxY = max(maxY, p.y)
+        }
+
+        /// OSRM's `leastSquareRegression`: latitude fitted on longitude by ordinary least squares,
+        /// from the smallest longitude to the largest; a line more than twice as tall as wide (in
+        /// degrees, hence `cosLatitude`) is fitted turned a quarter: longitude on latitude, from
+        /// the smallest latitude to the largest. (Ordinary least squares gives the same line
+        /// whether the axes are in degrees or metres.)
+        func line(cosLatitude: Double) -> (Point, Point) {
+            let meanX = sx / n, meanY = sy / n
+            let vx = sxx - n * meanX * meanX, vy = syy - n * meanY * meanY, cxy = sxy - n * meanX * meanY
+            if (maxY - minY) * cosLatitude > 2 * (maxX - minX) {
+                let slope = vy > 0 ? cxy / vy : 0
+                return (Point(x: meanX + slope * (minY - meanY), y: minY), Point(x: meanX + slope * (maxY - meanY), y: maxY))
+            }
+            let slope = vx > 0 ? cxy / vx : 0
+            return (Point(x: minX, y: meanY + slope * (minX - meanX)), Point(x: maxX, y: meanY + slope * (maxX - meanX)))
+        }
     }
 
     /// OSRM's `RegressionLine`: a least-squares line through the first 40 m sampled every metre,
     /// from the line's first point to its last, both projected onto it.
     static func regressionLine(_ points: [Point], cosLatitude: Double, grid: Grid?) -> (Point, Point) {
-        let sampled = samples(points, maxLength: farLookahead, rate: 1, grid: grid)
-        guard sampled.count >= 2 else { return (points[0], points[points.count - 1]) }
-        let line = leastSquares(sampled, cosLatitude: cosLatitude)
+        var fit = Fit()
+        forEachSample(points, maxLength: farLookahead, rate: 1, grid: grid) { fit.add($0) }
+        guard fit.n >= 2 else { return (points[0], points[points.count - 1]) }
+        let line = fit.line(cosLatitude: cosLatitude)
         return (project(points[0], on: line), project(points[points.count - 1], on: line))
     }
 
-    /// OSRM's `leastSquareRegression`: latitude fitted on longitude by ordinary least squares,
-    /// from the smallest longitude to the largest; a line steeper than twice as tall as wide (in
-    /// degrees, hence `cosLatitude`) is fitted turned a quarter first. (Ordinary least squares
-    /// gives the same line whether the axes are in degrees or metres.)
+    /// The least-squares line through `points` (see ``Fit/line(cosLatitude:)``).
     static func leastSquares(_ points: [Point], cosLatitude: Double) -> (Point, Point) {
-        var minX = points[0].x, maxX = minX, minY = points[0].y, maxY = minY
-        for p in points {
-            minX = min(minX, p.x); maxX = max(maxX, p.x)
-            minY = min(minY, p.y); maxY = max(maxY, p.y)
-        }
-        if (maxY - minY) * cosLatitude > 2 * (maxX - minX) {
-            // Turned right a quarter, fitted, turned back.
-            let turned = leastSquares(points.map { Point(x: $0.y, y: -$0.x) }, cosLatitude: 1 / max(cosLatitude, 1e-9))
-            return (Point(x: -turned.0.y, y: turned.0.x), Point(x: -turned.1.y, y: turned.1.x))
-        }
-        let n = Double(points.count)
-        let meanX = points.reduce(0) { $0 + $1.x } / n, meanY = points.reduce(0) { $0 + $1.y } / n
-        var sxx = 0.0, sxy = 0.0
-        for p in points {
-            sxx += (p.x - meanX) * (p.x - meanX)
-            sxy += (p.x - meanX) * (p.y - meanY)
-        }
-        let slope = sxx > 0 ? sxy / sxx : 0
-        let intercept = meanY - slope * meanX
-        return (Point(x: minX, y: intercept + slope * minX), Point(x: maxX, y: intercept + slope * maxX))
+        var fit = Fit()
+        for p in points { fit.add(p) }
+        return fit.line(cosLatitude: cosLatitude)
     }
 
     /// OSRM's `computeAngle` at `b` from `a` to `c`: 180 straight on.
