@@ -413,6 +413,41 @@ import WaymarkOSM
         #expect(abs(bearing([(0, 0), (0, 30), (20, 60)]) - 0) < 1e-9)
     }
 
+    /// A ring drivable both ways is no roundabout for OSRM (two ways on at each of its vertices):
+    /// it is told turn by turn, with no exit count.
+    @Test func twoWayRingIsNoRoundabout() throws {
+        var ways = Self.roundaboutWays(ring: ["oneway": "no"])
+        for i in 0..<4 { ways[i].tags["name"] = ways[i].nodes }
+        let grid = GridMap(picture: Self.roundaboutPicture, ways: ways, spacing: 20)
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        let route = try map.route(from: grid.positions["a"]!, to: grid.positions["f"]!)
+        let types = route.legs[0].steps.map(\.maneuver.type)
+        #expect(!types.contains(.roundabout) && !types.contains(.exitRoundabout) && !types.contains(.roundaboutTurn), "\(types)")
+        #expect(types.first == .depart && types.last == .arrive && types.count >= 3)
+        // The same ring one way is a roundabout.
+        var oneWay = Self.roundaboutWays()
+        for i in 0..<4 { oneWay[i].tags["name"] = oneWay[i].nodes }
+        let ringGrid = GridMap(picture: Self.roundaboutPicture, ways: oneWay, spacing: 20)
+        let ring = try RoadMap(graph: try ringGrid.graph(), method: .landmarks).route(from: ringGrid.positions["a"]!, to: ringGrid.positions["f"]!)
+        #expect(ring.legs[0].steps.map(\.maneuver.type).contains(.roundabout))
+    }
+
+    /// A ramp joining a motorway of one name: merge left when the motorway goes on to the right
+    /// of the one behind (the ramp comes from the right), as OSRM's `fromRamp` says it.
+    @Test func rampJoinsFromTheRight() throws {
+        let join = GridMap(picture: """
+            a - - - b - - - - - - - c
+                  d
+            e
+            """, ways: [("ab", ["highway": "motorway", "oneway": "yes", "name": "Via Norte"]),
+                        ("bc", ["highway": "motorway", "oneway": "yes", "name": "Via Norte"]),
+                        ("edb", ["highway": "motorway_link", "oneway": "yes"])])
+        let map = RoadMap(graph: try join.graph(), method: .landmarks)
+        let merge = try map.route(from: join.positions["e"]!, to: join.positions["c"]!)
+        #expect(merge.legs[0].steps.map(\.maneuver.type) == [.depart, .merge, .arrive])
+        #expect(merge.legs[0].steps[1].maneuver.modifier == .slightLeft)
+    }
+
     /// OSRM's numbers: points cut to its 10⁻⁶° grid towards zero, its corrected coordinate in
     /// integers, and its least-squares line (fitted turned a quarter when steep).
     @Test func osrmNumerics() {

@@ -50,7 +50,8 @@ struct StepAssembler {
         }
     }
 
-    enum RoundaboutKind { case roundabout, rotary, intersection }
+    /// `notARing`: OSRM's `RoundaboutType::None`, a ring it does not tell as one (see ``roundaboutKind(at:entering:)``).
+    enum RoundaboutKind { case roundabout, rotary, intersection, notARing }
 
     func assemble(_ path: RoutePath, from origin: Snap, to destination: Snap, input: (Coordinate, Coordinate),
                   legIndex: Int, legCount: Int, drivingSide: DrivingSide) -> RouteLeg {
@@ -83,11 +84,12 @@ struct StepAssembler {
             let junction = Junction(graph: graph, tables: data.guidance, arrival: e, next: f, table: data.transitions, reusing: &roadStorage)
             let intersection = self.intersection(junction, arrival: e)
             let inRing = graph.flags(of: e).contains(.roundabout), toRing = graph.flags(of: f).contains(.roundabout)
-            if !inRing && toRing {
+            if !inRing && toRing && roundaboutKind(at: v, entering: f) != .notARing {
                 i = roundabout(entering: i, pieces: pieces, junction: junction, at: intersection, drafts: &drafts)
                 continue
             }
-            if inRing && !toRing {
+            if inRing && !toRing, let ring = graph.edges(from: v).first(where: { graph.flags(of: $0).contains(.roundabout) }),
+               roundaboutKind(at: v, entering: ring) != .notARing {
                 // Leaving a roundabout the route started on.
                 let road = junction.roads[junction.taken!]
                 drafts.append(Draft(pieces: i..<(i + 1), type: .exitRoundabout, modifier: ManeuverModifier(angle: road.angle), angle: road.angle,
@@ -287,7 +289,9 @@ struct StepAssembler {
 
     /// OSRM's roundabout types: a rotary is large (radius over 15 m) and has one name of its own
     /// (not one of the roads meeting it); a small one (radius under 15 m) with at most four
-    /// junctions, one road at each and their bearings 60° or more apart, reads as a turn.
+    /// junctions, one road at each and their bearings 60° or more apart, reads as a turn. A ring
+    /// OSRM does not take for one (`getRoundaboutType`'s `None`: somewhere on it a third ring road
+    /// meets, it splits, or it does not close) is told turn by turn like any road.
     func roundaboutKind(at v: UInt32, entering first: Int) -> RoundaboutKind {
         let tables = data.guidance
         var length = 0.0
@@ -305,11 +309,16 @@ struct StepAssembler {
             let name = graph.segmentName[graph.segment(of: e)]
             if name != 0 { ringName = ringName == 0 || ringName == name ? name : nil }
             w = graph.edgeTarget[e]
-            var next = -1
+            var next = -1, ringRoads = 1, onward = 0 // (ringRoads: the one arrived by)
             roads.removeAll(keepingCapacity: true)
             for g in graph.edges(from: w) {
                 if graph.flags(of: g).contains(.roundabout) {
-                    if !graph.isUTurn(e, g) { next = g }
+                    // (A ring drivable both ways has two ways on at each vertex: no ring for OSRM.)
+                    onward += 1
+                    if !graph.isUTurn(e, g) {
+                        next = g
+                        ringRoads += 1
+                    }
                 } else {
                     roads.append(graph.segment(of: g))
                     connected.append(graph.segmentName[graph.segment(of: g)])
@@ -318,17 +327,23 @@ struct StepAssembler {
             }
             for slot in graph.incoming(to: w) {
                 let h = Int(graph.incomingEdge[slot])
-                guard !graph.flags(of: h).contains(.roundabout), !roads.contains(graph.segment(of: h)) else { continue }
+                if graph.flags(of: h).contains(.roundabout) {
+                    // Another ring road coming in (not the one arrived by, nor a two-way one out).
+                    if h != e && !graph.edges(from: w).contains(where: { graph.isUTurn(h, $0) }) { ringRoads += 1 }
+                    continue
+                }
+                guard !roads.contains(graph.segment(of: h)) else { continue }
                 roads.append(graph.segment(of: h))
                 connected.append(graph.segmentName[graph.segment(of: h)])
                 exitBearings.append(tables.arrivalBearing[h])
             }
             if !roads.isEmpty { junctions += 1 }
             if roads.count > 1 { simple = false }
-            guard next >= 0 else { return .roundabout }
+            guard next >= 0, onward == 1, ringRoads == 2 else { return .notARing }
             e = next
             count += 1
         } while w != v && count < 500 // (w is where the next edge round starts)
+        guard w == v else { return .notARing }
         let radius = length / (2 * Double.pi)
         if let name = ringName, name != 0, !connected.contains(name), radius > 15 { return .rotary }
         guard junctions <= 4 && simple && radius < 15 else { return .roundabout }

@@ -129,6 +129,18 @@ struct TurnClassifier {
             if road.angle < on { return .maneuver(.offRamp, road.angle < 145 ? .right : .slightRight) }
             return .maneuver(.offRamp, road.angle > 215 ? .left : .slightLeft)
         }
+        // OSRM's `fromRamp` where a ramp joins a motorway of one name: the side the ramp comes
+        // from says which way to merge (the motorway going on to the right of the one behind:
+        // merge left).
+        if inClass.isMotorwayRamp && j.roads.count == 3 && isMotorwayJunction(j), j.roads[3 - t].entry == false {
+            let right = graph.segmentName[data(of: j.roads[1]).segment], left = graph.segmentName[data(of: j.roads[2]).segment]
+            if outClass.isMotorwayClass && right != 0 && left != 0
+                && !announcesSegments(data(of: j.roads[2]).segment, data(of: j.roads[1]).segment) {
+                if road.deviation < 2 * TurnClassifier.narrowTurnAngle { return .maneuver(.merge, t == 1 ? .slightLeft : .slightRight) }
+                return .maneuver(.merge, modifier)
+            }
+            return obviousDecision(arrival: e, junction: j, taken: t)
+        }
         if inClass.isRamp && outClass.isMotorwayClass && isThroughStreet(j, taken: t) {
             return .maneuver(.merge, road.angle > 180 ? .slightRight : .slightLeft)
         }
@@ -153,6 +165,18 @@ struct TurnClassifier {
         if let o = obvious, o == t { return obviousDecision(arrival: e, junction: j, taken: t) }
         if obvious == nil, let fork = forkModifier(arrival: e, junction: j, taken: t) { return .maneuver(.fork, fork) }
         return .maneuver(basicType(e, f), modifier)
+    }
+
+    /// OSRM's motorway handler's junctions (`canProcess`): motorways and their ramps only, and no
+    /// way on that turns off by more than 60°.
+    private func isMotorwayJunction(_ j: Junction) -> Bool {
+        var motorway = false
+        for road in j.roads {
+            if road.entry && road.deviation > TurnClassifier.groupAngle { return false }
+            let highway = data(of: road).highway
+            if highway.isMotorwayClass { motorway = motorway || road.entry } else if !highway.isMotorwayRamp { return false }
+        }
+        return motorway
     }
 
     /// OSRM's `findBasicTurnType`: onto a motorway or trunk ramp from elsewhere, on along the same
