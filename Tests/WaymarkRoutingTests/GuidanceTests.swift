@@ -413,6 +413,20 @@ import WaymarkOSM
         #expect(abs(bearing([(0, 0), (0, 30), (20, 60)]) - 0) < 1e-9)
     }
 
+    /// Two real turns 20 m apart, each with a choice, stay two steps (OSRM collapses only its
+    /// scenarios: U-turns, name changes, a turn onto a road that then leaves no choice, a
+    /// staggered crossing of a few metres).
+    @Test func twoTurnsWithChoicesStayTwo() throws {
+        let grid = GridMap(picture: """
+            a   b   c
+                |
+                d   e
+                |
+                f
+            """, ways: [("abc", [:]), ("bdf", [:]), ("de", [:])], namesFromNodes: true)
+        try check(grid, [("a", "e", "abc,bdf,de,de", "depart,turn right,turn left,arrive")])
+    }
+
     /// A ring drivable both ways is no roundabout for OSRM (two ways on at each of its vertices):
     /// it is told turn by turn, with no exit count.
     @Test func twoWayRingIsNoRoundabout() throws {

@@ -379,6 +379,18 @@ struct StepAssembler {
             // Signed deviations (positive to the right) add up.
             let total = (180 - s.angle) + (180 - next.angle)
             let sameRoad = !classifier.announces(before, after)
+            // Only OSRM's collapsing scenarios: a U-turn, a name that comes and goes, a name
+            // change before or after the turn, a turn onto a road that then leaves no choice, a
+            // staggered crossing of a few metres. Two real turns in a row stay two steps.
+            let undisturbed = s.intersections.count <= 1
+            let choiceless = (next.intersections.first?.roads.filter(\.entry).count ?? 2) == 1
+            let nameChange = s.type == .newName || s.modifier == .straight || next.type == .newName || next.modifier == .straight
+            let staggered = s.distance(pieces) < 3 && (180 - s.angle) * (180 - next.angle) < 0
+            guard (abs(total) > 150 && sameRoad) || (abs(total) < 25 && sameRoad) || staggered
+                    || undisturbed && (nameChange || choiceless) else {
+                i += 1
+                continue
+            }
             var merged = s
             merged.absorb(next)
             merged.nameEdge = after
