@@ -84,8 +84,8 @@ struct StepAssembler {
             let junction = Junction(graph: graph, tables: data.guidance, arrival: e, next: f, table: data.transitions, reusing: &roadStorage)
             let intersection = self.intersection(junction, arrival: e)
             let inRing = graph.flags(of: e).contains(.roundabout), toRing = graph.flags(of: f).contains(.roundabout)
-            if !inRing && toRing && roundaboutKind(at: v, entering: f) != .notARing {
-                i = roundabout(entering: i, pieces: pieces, junction: junction, at: intersection, drafts: &drafts)
+            if !inRing && toRing, case let kind = roundaboutKind(at: v, entering: f), kind != .notARing {
+                i = roundabout(entering: i, kind: kind, pieces: pieces, junction: junction, at: intersection, drafts: &drafts)
                 continue
             }
             if inRing && !toRing, let ring = graph.edges(from: v).first(where: { graph.flags(of: $0).contains(.roundabout) }),
@@ -232,10 +232,8 @@ struct StepAssembler {
     // MARK: - Roundabouts
 
     /// Adds the steps for a roundabout entered at piece `i` and returns the index after them.
-    private func roundabout(entering i: Int, pieces: [Piece], junction: Junction, at entryIntersection: StepIntersection,
+    private func roundabout(entering i: Int, kind: RoundaboutKind, pieces: [Piece], junction: Junction, at entryIntersection: StepIntersection,
                             drafts: inout [Draft]) -> Int {
-        let entry = junction.vertex
-        let kind = roundaboutKind(at: entry, entering: pieces[i].edge)
         var k = i
         var exits = 0
         var intersections = [entryIntersection]
@@ -383,7 +381,9 @@ struct StepAssembler {
             // change before or after the turn, a turn onto a road that then leaves no choice, a
             // staggered crossing of a few metres. Two real turns in a row stay two steps.
             let undisturbed = s.intersections.count <= 1
-            let choiceless = (next.intersections.first?.roads.filter(\.entry).count ?? 2) == 1
+            var ways = 0
+            for road in next.intersections.first?.roads ?? [] where road.entry { ways += 1 }
+            let choiceless = ways == 1
             let nameChange = s.type == .newName || s.modifier == .straight || next.type == .newName || next.modifier == .straight
             let staggered = s.distance(pieces) < 3 && (180 - s.angle) * (180 - next.angle) < 0
             guard (abs(total) > 150 && sameRoad) || (abs(total) < 25 && sameRoad) || staggered
