@@ -166,18 +166,24 @@ struct PerceivedBearing {
 
     static func onGrid(_ p: Point, _ grid: Grid?) -> Point { grid?.cut(p) ?? p }
 
-    /// The point `distance` along the line (its end when shorter).
-    static func coordinate(atLength distance: Double, _ points: [Point], grid: Grid?) -> Point {
+    /// Where the line reaches `distance` metres along: the index of the point after that place
+    /// and the place itself (on the grid); nil when the line is shorter.
+    static func crossing(_ points: [Point], at distance: Double, grid: Grid?) -> (index: Int, point: Point)? {
         var travelled = 0.0
         for i in 1..<points.count {
             let d = points[i - 1].distance(to: points[i])
             if travelled + d >= distance {
                 let t = d > 0 ? max(0, min(1, (distance - travelled) / d)) : 1
-                return onGrid(points[i - 1] + t * (points[i] - points[i - 1]), grid)
+                return (i, onGrid(points[i - 1] + t * (points[i] - points[i - 1]), grid))
             }
             travelled += d
         }
-        return points[points.count - 1]
+        return nil
+    }
+
+    /// The point `distance` along the line (its end when shorter).
+    static func coordinate(atLength distance: Double, _ points: [Point], grid: Grid?) -> Point {
+        crossing(points, at: distance, grid: grid)?.point ?? points[points.count - 1]
     }
 
     /// The same with the segments' lengths given (`cache[i]` from point i-1 to i).
@@ -209,18 +215,10 @@ struct PerceivedBearing {
 
     /// OSRM's `TrimCoordinatesToLength` without a length cache: the line cut at `length`.
     static func trimmed(_ points: [Point], to length: Double, grid: Grid?) -> [Point] {
-        var travelled = 0.0
-        for i in 1..<points.count {
-            let next = travelled + points[i - 1].distance(to: points[i])
-            if next >= length {
-                var cut = Array(points[...i])
-                let t = next > travelled ? max(0, min(1, (length - travelled) / (next - travelled))) : 1
-                cut[i] = onGrid(points[i - 1] + t * (points[i] - points[i - 1]), grid)
-                return cut
-            }
-            travelled = next
-        }
-        return points
+        guard let cut = crossing(points, at: length, grid: grid) else { return points }
+        var kept = Array(points[...cut.index])
+        kept[cut.index] = cut.point
+        return kept
     }
 
     /// OSRM's `TrimCoordinatesToLength` with a length cache, as it behaves: when the cache's last
@@ -248,18 +246,10 @@ struct PerceivedBearing {
 
     /// OSRM's `TrimCoordinatesByLengthFront`: the line without its first `length` metres (empty when shorter).
     static func trimmedFront(_ points: [Point], by length: Double, grid: Grid?) -> [Point] {
-        var travelled = 0.0
-        for i in 1..<points.count {
-            let next = travelled + points[i - 1].distance(to: points[i])
-            if next >= length {
-                let t = next > travelled ? max(0, min(1, (length - travelled) / (next - travelled))) : 1
-                var rest = Array(points[(i - 1)...])
-                rest[0] = onGrid(points[i - 1] + t * (points[i] - points[i - 1]), grid)
-                return rest
-            }
-            travelled = next
-        }
-        return []
+        guard let cut = crossing(points, at: length, grid: grid) else { return [] }
+        var rest = Array(points[(cut.index - 1)...])
+        rest[0] = cut.point
+        return rest
     }
 
     /// The nearest point to `p` on the segment from `a` to `b`.
