@@ -29,21 +29,11 @@ extension HighwayClass {
     /// (90.1 % against 90.2 % of its maneuvers), as Waymark's fork test is simpler than its `findFork`.
     var priority: Int {
         switch self {
-        case .motorway: 0
-        case .motorwayLink: 1
-        case .trunk: 2
-        case .trunkLink: 3
-        case .primary: 4
-        case .primaryLink: 5
-        case .secondary: 6
-        case .secondaryLink: 7
-        case .tertiary: 8
-        case .tertiaryLink: 9
-        case .unclassified, .residential: 10
-        case .livingStreet: 11
+        case .unclassified: 10
         case .ferry, .winterRoad, .iceRoad: 12
         case .service: 13
         case .other: 14
+        default: osrmPriority // motorway 0 … tertiary link 9, residential 10, living street 11
         }
     }
 
