@@ -115,8 +115,11 @@ struct TurnClassifier {
         if road.angle < 0.01 || road.angle > 359.99 { return .maneuver(.continue, .uturn) }
         let modifier = ManeuverModifier(angle: road.angle)
 
-        // Motorway junctions: leaving onto a ramp beside the motorway that goes on, joining from a ramp.
-        if inClass.isMotorwayClass && outClass.isRamp, let on = motorwayContinuation(arrival: e, junction: j, taken: t) {
+        // Motorway junctions: leaving onto a ramp beside a motorway that goes on (one that may be
+        // entered), joining from a ramp.
+        if inClass.isMotorwayClass && outClass.isRamp,
+           j.roads.contains(where: { $0.entry && $0.out >= 0 && graph.highway(of: $0.out).isMotorwayClass }),
+           let on = motorwayContinuation(arrival: e, junction: j, taken: t) {
             if road.angle < on { return .maneuver(.offRamp, road.angle < 145 ? .right : .slightRight) }
             return .maneuver(.offRamp, road.angle > 215 ? .left : .slightLeft)
         }
