@@ -560,7 +560,8 @@ struct HierarchyBuilder {
     private func forEach(_ count: Int, _ scratches: UnsafeMutableBufferPointer<Scratch>,
                          _ body: (HierarchyBuilder, Int, inout Scratch) -> Void) {
         let threads = count < 64 ? 1 : scratches.count
-        nonisolated(unsafe) let graph = self, scratch = scratches
+        let graph = self
+        nonisolated(unsafe) let scratch = scratches
         withoutActuallyEscaping(body) { body in
             nonisolated(unsafe) let body = body
             DispatchQueue.concurrentPerform(iterations: threads) { t in

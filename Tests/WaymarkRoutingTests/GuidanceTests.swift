@@ -477,11 +477,16 @@ import WaymarkOSM
         let corrected = grid.corrected(base: P(x: 0.7, y: 0), head: P(x: 2, y: 5))
         #expect(abs(corrected.x - 1.4) < 1e-9 && abs(corrected.y - 5) < 1e-9)
         // A steep line is fitted turned (x on y): a vertical run of points gives a vertical line.
-        let steep = PerceivedBearing.leastSquares([P(x: 0, y: 0), P(x: 0.1, y: 10), P(x: 0, y: 20), P(x: 0.1, y: 30)], cosLatitude: 1)
+        func leastSquares(_ points: [P]) -> (P, P) {
+            var fit = PerceivedBearing.Fit()
+            for p in points { fit.add(p) }
+            return fit.line(cosLatitude: 1)
+        }
+        let steep = leastSquares([P(x: 0, y: 0), P(x: 0.1, y: 10), P(x: 0, y: 20), P(x: 0.1, y: 30)])
         #expect(abs(steep.0.y - 0) < 1e-9 && abs(steep.1.y - 30) < 1e-9)
         #expect(abs(steep.1.x - steep.0.x) < 0.1)
         // A flat one directly: y on x.
-        let flat = PerceivedBearing.leastSquares([P(x: 0, y: 1), P(x: 10, y: 2), P(x: 20, y: 3)], cosLatitude: 1)
+        let flat = leastSquares([P(x: 0, y: 1), P(x: 10, y: 2), P(x: 20, y: 3)])
         #expect(abs(flat.0.y - 1) < 1e-9 && abs(flat.1.y - 3) < 1e-9 && flat.0.x == 0 && flat.1.x == 20)
     }
 

@@ -219,13 +219,9 @@ extension RoadGraph {
     func perceivedBearing(of e: Int, from v: UInt32, atTarget: Bool, roadCount: Int, scratch points: inout [PerceivedBearing.Point]) -> Double {
         // Measured where OSRM measures: on its 10⁻⁶° grid around the junction.
         let origin = OSRMGrid.rounded(coordinate(of: atTarget ? edgeTarget[e] : v))
-        let cosLatitude = cos(origin.latitude * .pi / 180)
-        let metresPerDegree = Coordinate.earthRadius * .pi / 180
-        let grid = PerceivedBearing.Grid(unitX: metresPerDegree * cosLatitude / 1_000_000, unitY: metresPerDegree / 1_000_000,
-                                         negativeX: origin.longitude < 0, negativeY: origin.latitude < 0)
-        let road = PerceivedBearing.Road(highway: highway(of: e), roundabout: flags(of: e).contains(.roundabout),
-                                         cosLatitude: cosLatitude, grid: grid)
-        planarGeometry(of: e, from: v, reversed: atTarget, origin: origin, east: metresPerDegree * cosLatitude, into: &points)
+        let grid = PerceivedBearing.Grid(origin: origin)
+        let road = PerceivedBearing.Road(highway: highway(of: e), roundabout: flags(of: e).contains(.roundabout), grid: grid)
+        planarGeometry(of: e, from: v, reversed: atTarget, origin: origin, east: Coordinate.earthRadius * .pi / 180 * grid.cosLatitude, into: &points)
         return PerceivedBearing.bearing(points: points, road: road, roadCount: roadCount, closed: v == edgeTarget[e])
     }
 

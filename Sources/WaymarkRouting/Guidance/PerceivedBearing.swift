@@ -29,16 +29,13 @@ struct PerceivedBearing {
     static let assumedLaneCount = 2.0
     static let desiredCoordinateDifference = 2.0
     static let skippingInaccuracies = 2.0
-    static let narrowTurnAngle = 40.0
-    static let fuzzyAngleDifference = 25.0
 
     /// What OSRM knows of the road when it measures: its class and whether it is part of a circle.
     struct Road {
         var highway: HighwayClass
         var roundabout: Bool
-        /// The cosine of the junction's latitude (OSRM fits lines in degrees).
-        var cosLatitude = 1.0
-        /// OSRM's coordinate grid around the junction, when points are to land on it as OSRM's do.
+        /// OSRM's coordinate grid around the junction, when points are to land on it as OSRM's do
+        /// (and lines are fitted in degrees at its latitude).
         var grid: Grid? = nil
     }
 
@@ -47,12 +44,30 @@ struct PerceivedBearing {
     /// enough to tip a turn across a modifier's threshold. Points measured on this grid (the
     /// junction at a grid point) land where OSRM's do.
     struct Grid {
+        /// The cosine of the junction's latitude (OSRM fits lines in degrees).
+        var cosLatitude: Double
         /// Metres per 10⁻⁶° east and north at the junction.
         var unitX: Double
         var unitY: Double
         /// Whether the junction's longitude / latitude is negative (cutting towards zero rounds up there).
         var negativeX: Bool
         var negativeY: Bool
+
+        /// The grid around a junction at `origin` (a grid point).
+        init(origin: Coordinate) {
+            let metresPerDegree = Coordinate.earthRadius * .pi / 180
+            cosLatitude = cos(origin.latitude * .pi / 180)
+            unitX = metresPerDegree * cosLatitude / 1_000_000
+            unitY = metresPerDegree / 1_000_000
+            negativeX = origin.longitude < 0
+            negativeY = origin.latitude < 0
+        }
+
+        /// A grid of the given units (at the equator, east of Greenwich unless said).
+        init(unitX: Double, unitY: Double, negativeX: Bool, negativeY: Bool) {
+            (self.unitX, self.unitY, self.negativeX, self.negativeY) = (unitX, unitY, negativeX, negativeY)
+            cosLatitude = 1
+        }
 
         /// A point interpolated between grid points, cut to the grid as OSRM's `interpolateLinear`.
         func cut(_ p: Point) -> Point {
@@ -133,7 +148,7 @@ struct PerceivedBearing {
             return coordinate(atLength: 5, points, cache: lengths, grid: g)
         }
 
-        let line = regressionLine(points, cosLatitude: road.cosLatitude, grid: g)
+        let line = regressionLine(points, grid: g)
         if maxDeviation(points[...], from: line.0, to: line.1) < 0.35 * laneWidth {
             return corrected(turn, base: project(points[0], on: line), head: project(points[points.count - 1], on: line), grid: g)
         }
@@ -154,7 +169,7 @@ struct PerceivedBearing {
         let trimming = 0.8 * considered * laneWidth
         let front = trimmedFront(points, by: 0.8 * trimming, grid: g)
         if front.count >= 2 && total >= trimming + 2 {
-            let line = regressionLine(front, cosLatitude: road.cosLatitude, grid: g)
+            let line = regressionLine(front, grid: g)
             if maxDeviation(front[...], from: line.0, to: line.1) < 0.5 * laneWidth {
                 return corrected(turn, base: line.0, head: line.1, grid: g)
             }
@@ -275,14 +290,8 @@ struct PerceivedBearing {
         return head - 0.9 * (base - turn)
     }
 
-    /// OSRM's `SampleCoordinates`: the first point, then one every `rate` metres up to `maxLength`.
-    static func samples(_ points: [Point], maxLength: Double, rate: Double, grid: Grid? = nil) -> [Point] {
-        var result: [Point] = []
-        forEachSample(points, maxLength: maxLength, rate: rate, grid: grid) { result.append($0) }
-        return result
-    }
-
-    /// The samples one by one, without a list of them.
+    /// OSRM's `SampleCoordinates`, point by point: the first point, then one every `rate` metres
+    /// up to `maxLength`.
     static func forEachSample(_ points: [Point], maxLength: Double, rate: Double, grid: Grid?, _ body: (Point) -> Void) {
         body(points[0])
         var carry = 0.0, total = 0.0
@@ -335,26 +344,17 @@ struct PerceivedBearing {
 
     /// OSRM's `RegressionLine`: a least-squares line through the first 40 m sampled every metre,
     /// from the line's first point to its last, both projected onto it.
-    static func regressionLine(_ points: [Point], cosLatitude: Double, grid: Grid?) -> (Point, Point) {
+    static func regressionLine(_ points: [Point], grid: Grid?) -> (Point, Point) {
         var fit = Fit()
         forEachSample(points, maxLength: farLookahead, rate: 1, grid: grid) { fit.add($0) }
         guard fit.n >= 2 else { return (points[0], points[points.count - 1]) }
-        let line = fit.line(cosLatitude: cosLatitude)
+        let line = fit.line(cosLatitude: grid?.cosLatitude ?? 1)
         return (project(points[0], on: line), project(points[points.count - 1], on: line))
-    }
-
-    /// The least-squares line through `points` (see ``Fit/line(cosLatitude:)``).
-    static func leastSquares(_ points: [Point], cosLatitude: Double) -> (Point, Point) {
-        var fit = Fit()
-        for p in points { fit.add(p) }
-        return fit.line(cosLatitude: cosLatitude)
     }
 
     /// OSRM's `computeAngle` at `b` from `a` to `c`: 180 straight on.
     static func angle(_ a: Point, _ b: Point, _ c: Point) -> Double {
-        let inBearing = bearing(of: b - a), outBearing = bearing(of: c - b)
-        let turn = (180 - (outBearing - inBearing)).truncatingRemainder(dividingBy: 360)
-        return turn < 0 ? turn + 360 : turn
+        Junction.turnAngle(arriving: bearing(of: b - a), leaving: bearing(of: c - b))
     }
 
     /// How far apart two directions are, 0…180 (both in 0…360).
@@ -385,7 +385,7 @@ struct PerceivedBearing {
         if roundabout { return true }
         let n = points.count
         let begin = bearing(of: points[1] - points[0]), end = bearing(of: points[n - 1] - points[n - 2])
-        guard deviation(begin, end) > 0.5 * narrowTurnAngle else { return false }
+        guard deviation(begin, end) > 0.5 * TurnClassifier.narrowTurnAngle else { return false }
         func side(_ p: Point) -> Bool {
             let a = points[0], b = points[n - 1]
             return (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x) > 0
@@ -426,7 +426,7 @@ struct PerceivedBearing {
         if angles.count >= 2 {
             for i in 1..<angles.count {
                 let previous = angles[i - 1], current = angles[i]
-                let bothTurn = deviation(previous, 180) > fuzzyAngleDifference && deviation(current, 180) > fuzzyAngleDifference
+                let bothTurn = deviation(previous, 180) > TurnClassifier.fuzzyAngleDifference && deviation(current, 180) > TurnClassifier.fuzzyAngleDifference
                 if bothTurn && (previous > 180) == (current < 180) { return false }
                 let isStraight = deviation(current, 180) < 5
                 cursor += 1

@@ -60,14 +60,9 @@ struct TurnClassifier {
     static let maxCollapseDistance = 30.0
 
     func name(_ e: Int) -> String { graph.name(of: e) }
-    func ref(_ e: Int) -> String { graph.ref(of: e) }
 
-    func announces(_ e: Int, _ f: Int) -> Bool {
-        let s = graph.segment(of: e), t = graph.segment(of: f)
-        if graph.segmentName[s] == graph.segmentName[t] && graph.segmentRef[s] == graph.segmentRef[t] { return false }
-        return NameChange.mustAnnounce(from: (graph.segmentName[s], graph.segmentRef[s]), to: (graph.segmentName[t], graph.segmentRef[t]),
-                                       strings: graph.strings, keys: names)
-    }
+    /// Whether driving from edge `e` onto edge `f` must be announced (OSRM's `requiresNameAnnounced`).
+    func announces(_ e: Int, _ f: Int) -> Bool { announcesSegments(graph.segment(of: e), graph.segment(of: f)) }
 
     /// Whether going from segment `s` onto segment `t` must be announced (OSRM's `requiresNameAnnounced`).
     func announcesSegments(_ s: Int, _ t: Int) -> Bool {
