@@ -53,7 +53,7 @@ extension Route {
         // as the shortest form of the rounded value, without formatting a Double.
         func key(_ k: StaticString) { w.writeKey(k) }
         func comma() { w.writeByte(UInt8(ascii: ",")) }
-        func number(_ x: Double) { w.writeNumber(x) }
+        func integer(_ x: Int) { w.writeInteger(Int64(x)) }
         func tenths(_ x: Double) { w.writeNumber(x, decimals: 1) }
         func point(_ c: Coordinate) {
             w.beginArray()
@@ -64,15 +64,15 @@ extension Route {
         }
         func line(_ coordinates: [Coordinate]) {
             switch geometries {
-            case .polyline: w.writeString(Polyline.encode(coordinates, precision: 5))
-            case .polyline6: w.writeString(Polyline.encode(coordinates, precision: 6))
+            case .polyline: w.writePolyline(coordinates, precision: 5)
+            case .polyline6: w.writePolyline(coordinates, precision: 6)
             case .geojson:
-                w.writeRaw("{\"type\":\"LineString\",\"coordinates\":[")
+                w.writeRaw("{\"type\":\"LineString\",\"coordinates\":[" as StaticString)
                 for (i, c) in coordinates.enumerated() {
                     if i > 0 { comma() }
                     point(c)
                 }
-                w.writeRaw("]}")
+                w.writeRaw("]}" as StaticString)
             }
         }
         func list<T>(_ items: [T], _ body: (T) -> Void) {
@@ -84,7 +84,7 @@ extension Route {
             w.endArray()
         }
         func step(_ step: RouteStep) {
-            w.writeRaw("{")
+            w.writeByte(UInt8(ascii: "{"))
             key("name"); w.writeString(step.name); comma()
             key("distance"); tenths(step.distance); comma()
             key("duration"); tenths(step.duration); comma()
@@ -92,56 +92,56 @@ extension Route {
             key("geometry"); line(step.geometry); comma()
             key("mode"); w.writeString(step.mode.rawValue); comma()
             key("driving_side"); w.writeString(step.drivingSide == .left ? "left" : "right"); comma()
-            key("maneuver"); w.writeRaw("{")
+            key("maneuver"); w.writeByte(UInt8(ascii: "{"))
             key("type"); w.writeString(step.maneuver.type.rawValue); comma()
             key("location"); point(step.maneuver.location); comma()
-            key("bearing_before"); number(Double(step.maneuver.bearingBefore)); comma()
-            key("bearing_after"); number(Double(step.maneuver.bearingAfter)); comma()
+            key("bearing_before"); integer(step.maneuver.bearingBefore); comma()
+            key("bearing_after"); integer(step.maneuver.bearingAfter); comma()
             if let modifier = step.maneuver.modifier { key("modifier"); w.writeString(modifier.rawValue); comma() }
-            if let exit = step.maneuver.exit { key("exit"); number(Double(exit)); comma() }
+            if let exit = step.maneuver.exit { key("exit"); integer(exit); comma() }
             key("instruction"); w.writeString(step.instruction)
-            w.writeRaw("}"); comma()
+            w.writeByte(UInt8(ascii: "}")); comma()
             key("intersections")
             list(step.intersections) { x in
-                w.writeRaw("{")
+                w.writeByte(UInt8(ascii: "{"))
                 key("location"); point(x.location); comma()
-                key("bearings"); list(x.roads) { number(Double($0.bearing)) }; comma()
-                key("entry"); list(x.roads) { w.writeRaw($0.entry ? "true" : "false") }
-                if let i = x.inIndex { comma(); key("in"); number(Double(i)) }
-                if let o = x.outIndex { comma(); key("out"); number(Double(o)) }
+                key("bearings"); list(x.roads) { integer($0.bearing) }; comma()
+                key("entry"); list(x.roads) { w.writeRaw($0.entry ? "true" as StaticString : "false") }
+                if let i = x.inIndex { comma(); key("in"); integer(i) }
+                if let o = x.outIndex { comma(); key("out"); integer(o) }
                 if !x.lanes.isEmpty {
                     comma(); key("lanes")
                     list(x.lanes) { lane in
-                        w.writeRaw("{")
+                        w.writeByte(UInt8(ascii: "{"))
                         key("indications"); list(lane.indications) { w.writeString($0) }; comma()
-                        key("valid"); w.writeRaw(lane.valid ? "true" : "false")
+                        key("valid"); w.writeRaw(lane.valid ? "true" as StaticString : "false")
                         if let v = lane.validIndication { comma(); key("valid_indication"); w.writeString(v) }
-                        w.writeRaw("}")
+                        w.writeByte(UInt8(ascii: "}"))
                     }
                 }
-                w.writeRaw("}")
+                w.writeByte(UInt8(ascii: "}"))
             }
             if !step.ref.isEmpty { comma(); key("ref"); w.writeString(step.ref) }
             if !step.destinations.isEmpty { comma(); key("destinations"); w.writeString(step.destinations) }
             if !step.exits.isEmpty { comma(); key("exits"); w.writeString(step.exits) }
             if let rotary = step.rotaryName { comma(); key("rotary_name"); w.writeString(rotary) }
-            w.writeRaw("}")
+            w.writeByte(UInt8(ascii: "}"))
         }
 
-        w.writeRaw("{")
+        w.writeByte(UInt8(ascii: "{"))
         key("code"); w.writeString("Ok"); comma()
-        key("routes"); w.writeRaw("[{")
+        key("routes"); w.writeRaw("[{" as StaticString)
         key("distance"); tenths(distance); comma()
         key("duration"); tenths(duration); comma()
         key("legs")
         list(legs) { leg in
-            w.writeRaw("{")
+            w.writeByte(UInt8(ascii: "{"))
             key("distance"); tenths(leg.distance); comma()
             key("duration"); tenths(leg.duration); comma()
             key("weight"); tenths(leg.weight); comma()
             key("summary"); w.writeString(withSteps ? leg.summary : ""); comma()
             key("steps"); list(withSteps ? leg.steps : [], step)
-            w.writeRaw("}")
+            w.writeByte(UInt8(ascii: "}"))
         }
         comma()
         key("weight_name"); w.writeString("routability"); comma()
@@ -154,18 +154,18 @@ extension Route {
             comma(); key("geometry"); line(Simplification.douglasPeucker(geometry, zoom: zoom))
         case .false: break
         }
-        w.writeRaw("}]")
+        w.writeRaw("}]" as StaticString)
         if withWaypoints {
             comma(); key("waypoints")
             list(Array(zip(waypoints, waypointNames))) { snap, name in
-                w.writeRaw("{")
+                w.writeByte(UInt8(ascii: "{"))
                 key("name"); w.writeString(name); comma()
                 key("location"); point(snap.coordinate); comma()
                 key("distance"); tenths(snap.distance)
-                w.writeRaw("}")
+                w.writeByte(UInt8(ascii: "}"))
             }
         }
-        w.writeRaw("}")
+        w.writeByte(UInt8(ascii: "}"))
     }
 
     /// The road name of each waypoint (from the steps that start and end legs).

@@ -32,20 +32,50 @@ public enum Polyline {
 
     /// Encodes coordinates at `precision` decimal digits (5 or 6; 1…9 allowed).
     public static func encode(_ coordinates: [Coordinate], precision: Int = 5) -> String {
+        var bytes: [UInt8] = []
+        encode(coordinates, precision: precision, appendingTo: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``encode(_:precision:)``'s characters appended to `bytes` (ASCII `?`…`~`), without making a
+    /// string.
+    public static func encode(_ coordinates: [Coordinate], precision: Int = 5, appendingTo bytes: inout [UInt8]) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: maximumEncodedCount(coordinates.count)))
+        let written = bytes.withUnsafeMutableBufferPointer { encode(coordinates, precision: precision, into: $0.baseAddress! + start) }
+        bytes.removeSubrange((start + written)...)
+    }
+
+    /// The most characters ``encode(_:precision:into:)`` writes for `points` coordinates (13 per
+    /// 64-bit value).
+    public static func maximumEncodedCount(_ points: Int) -> Int { points * 26 }
+
+    /// ``encode(_:precision:)``'s characters written at `out`, which has room for
+    /// ``maximumEncodedCount(_:)`` of them: how many were written (what a JSON writer streams).
+    public static func encode(_ coordinates: [Coordinate], precision: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
         precondition((1...9).contains(precision), "polyline precision must be 1…9, not \(precision)")
         let factor = power10(precision)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(coordinates.count * 2 * (precision + 1))
+        var at = 0
+        @inline(__always) func put(_ delta: Int) {
+            var v = delta < 0 ? ~(delta << 1) : delta << 1
+            while v >= 0x20 {
+                out[at] = UInt8((0x20 | (v & 0x1f)) + 63)
+                at += 1
+                v >>= 5
+            }
+            out[at] = UInt8(v + 63)
+            at += 1
+        }
         var previousLat = 0, previousLon = 0
         for c in coordinates {
             let lat = Int((c.latitude * factor).rounded())
             let lon = Int((c.longitude * factor).rounded())
-            append(lat - previousLat, to: &bytes)
-            append(lon - previousLon, to: &bytes)
+            put(lat - previousLat)
+            put(lon - previousLon)
             previousLat = lat
             previousLon = lon
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return at
     }
 
     /// Decodes a polyline at `precision` decimal digits.
@@ -94,14 +124,5 @@ public enum Polyline {
         var f = 1.0
         for _ in 0..<n { f *= 10 }
         return f
-    }
-
-    private static func append(_ delta: Int, to bytes: inout [UInt8]) {
-        var v = delta < 0 ? ~(delta << 1) : delta << 1
-        while v >= 0x20 {
-            bytes.append(UInt8((0x20 | (v & 0x1f)) + 63))
-            v >>= 5
-        }
-        bytes.append(UInt8(v + 63))
     }
 }

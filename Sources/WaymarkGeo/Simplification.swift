@@ -23,8 +23,13 @@ public enum Simplification {
         guard line.count > 2 else { return line }
         let squared = thresholds[max(0, min(18, zoom))] * 1e-12
         let degrees = WebMercator(worldSize: 360)
-        let keep = kept(line.map { (degrees.x(longitude: $0.longitude), degrees.y(latitude: $0.latitude)) }, squaredTolerance: squared)
-        return line.indices.filter { keep[$0] }.map { line[$0] }
+        var points: [(Double, Double)] = []
+        points.reserveCapacity(line.count)
+        for c in line { points.append((degrees.x(longitude: c.longitude), degrees.y(latitude: c.latitude))) }
+        let keep = kept(points, squaredTolerance: squared)
+        var result: [Coordinate] = []
+        for i in line.indices where keep[i] { result.append(line[i]) }
+        return result
     }
 
     /// Douglas–Peucker on points in a plane (any unit, e.g. a picture's points): a point closer
@@ -33,7 +38,9 @@ public enum Simplification {
     public static func douglasPeucker(_ points: [(Double, Double)], tolerance: Double) -> [(Double, Double)] {
         guard points.count > 2 else { return points }
         let keep = kept(points, squaredTolerance: tolerance * tolerance)
-        return points.indices.filter { keep[$0] }.map { points[$0] }
+        var result: [(Double, Double)] = []
+        for i in points.indices where keep[i] { result.append(points[i]) }
+        return result
     }
 
     /// Which points Douglas–Peucker keeps (a point farther than the tolerance from the chord is
@@ -43,24 +50,29 @@ public enum Simplification {
         keep[0] = true
         keep[points.count - 1] = true
         var stack = [(0, points.count - 1)]
-        while let (first, last) = stack.popLast() {
-            guard last - first > 1 else { continue }
-            let a = points[first], b = points[last]
-            var farthest = -1, distance = squaredTolerance
-            for i in (first + 1)..<last {
-                let d = squaredDistance(points[i], a, b)
-                if d > distance { distance = d; farthest = i }
-            }
-            if farthest >= 0 {
-                keep[farthest] = true
-                stack.append((first, farthest))
-                stack.append((farthest, last))
+        points.withUnsafeBufferPointer { points in
+            keep.withUnsafeMutableBufferPointer { keep in
+                while let (first, last) = stack.popLast() {
+                    guard last - first > 1 else { continue }
+                    let a = points[first], b = points[last]
+                    var farthest = -1, distance = squaredTolerance
+                    for i in (first + 1)..<last {
+                        let d = squaredDistance(points[i], a, b)
+                        if d > distance { distance = d; farthest = i }
+                    }
+                    if farthest >= 0 {
+                        keep[farthest] = true
+                        stack.append((first, farthest))
+                        stack.append((farthest, last))
+                    }
+                }
             }
         }
         return keep
     }
 
     /// Squared distance from p to the segment a–b.
+    @inline(__always)
     private static func squaredDistance(_ p: (Double, Double), _ a: (Double, Double), _ b: (Double, Double)) -> Double {
         let dx = b.0 - a.0, dy = b.1 - a.1
         let length = dx * dx + dy * dy

@@ -1,14 +1,72 @@
+import WaymarkGeo
+
 /// Writes JSON text into a byte buffer. Numbers use the shortest text that reads back to the same
 /// `Double` (integers without a fraction); non-finite numbers, which JSON cannot express, are
 /// written as `null`. Strings are escaped per RFC 8259 (control characters, quote, backslash).
-public struct JSONWriter: Sendable {
+///
+/// A value, like an array: a writer's buffer is copied before a write when another writer shares it
+/// (hence `@unchecked Sendable`: the pointer is only written through while uniquely owned).
+public struct JSONWriter: @unchecked Sendable {
     /// The bytes written so far (UTF-8).
-    public private(set) var bytes: [UInt8] = []
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
     /// Indentation per nesting level in spaces; 0 writes compact JSON on one line.
     public var indent: Int
+    // The bytes, in a buffer of our own that the small writes other modules inline can reach: a
+    // route's JSON is some ten thousand writes of a few bytes, and an array append each cost more
+    // than the writing. The buffer is copied before a write when another writer shares it, so
+    // writers stay values; pointer and counts live here, not in the owner, so that writing needs
+    // no run-time exclusivity checks.
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var count = 0
+    @usableFromInline var capacity: Int
+    @usableFromInline var owner: Owner
 
     public init(indent: Int = 0) {
         self.indent = indent
+        owner = Owner(capacity: 1024)
+        base = owner.base
+        capacity = 1024
+    }
+
+    /// Frees the buffer with the last writer that holds it.
+    @usableFromInline
+    final class Owner: @unchecked Sendable { // its buffer is only written while uniquely referenced
+        @usableFromInline let base: UnsafeMutablePointer<UInt8>
+
+        @usableFromInline init(capacity: Int) { base = .allocate(capacity: capacity) }
+
+        deinit { base.deallocate() }
+    }
+
+    /// A buffer of `capacity` bytes of our own holding what was written.
+    @usableFromInline mutating func moveToNewBuffer(capacity: Int) {
+        let bigger = Owner(capacity: capacity)
+        bigger.base.update(from: base, count: count)
+        owner = bigger
+        base = bigger.base
+        self.capacity = capacity
+    }
+
+    /// Where the next `extra` bytes go (then ``commit(_:)`` how many were written).
+    @inlinable @inline(__always)
+    mutating func room(_ extra: Int) -> UnsafeMutablePointer<UInt8> {
+        if count + extra > capacity || !isKnownUniquelyReferenced(&owner) {
+            moveToNewBuffer(capacity: Swift.max(count + extra, count + extra > capacity ? capacity * 2 : capacity))
+        }
+        return base + count
+    }
+
+    @inlinable @inline(__always)
+    mutating func commit(_ written: Int) { count += written }
+
+    @inlinable @inline(__always)
+    mutating func append(_ bytes: UnsafePointer<UInt8>, count: Int) {
+        room(count).update(from: bytes, count: count)
+        commit(count)
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if let base = bytes.baseAddress { append(base, count: bytes.count) }
     }
 
     /// The text written so far.
@@ -63,7 +121,7 @@ public struct JSONWriter: Sendable {
             for i in 0..<utf8.count {
                 let byte = utf8[i]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                if run < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<i])) }
+                if run < i { append(UnsafeBufferPointer(rebasing: utf8[run..<i])) }
                 run = i + 1
                 switch byte {
                 case UInt8(ascii: "\""): writeRaw("\\\"")
@@ -77,8 +135,32 @@ public struct JSONWriter: Sendable {
                     writeByte(hexDigit(byte & 0xF))
                 }
             }
-            if run < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...])) }
+            if run < utf8.count { append(UnsafeBufferPointer(rebasing: utf8[run...])) }
         }
+        writeByte(UInt8(ascii: "\""))
+    }
+
+    /// Writes coordinates as an encoded polyline string (``Polyline/encode(_:precision:)``),
+    /// streamed without making the string: of its alphabet (`?`…`~`) only the backslash needs an escape.
+    public mutating func writePolyline(_ coordinates: [Coordinate], precision: Int) {
+        writeByte(UInt8(ascii: "\""))
+        let out = room(Polyline.maximumEncodedCount(coordinates.count) * 2) // each character possibly escaped
+        let written = Polyline.encode(coordinates, precision: precision, into: out)
+        var backslashes = 0
+        for i in 0..<written where out[i] == UInt8(ascii: "\\") { backslashes += 1 }
+        if backslashes > 0 {
+            // Each backslash doubled, moving the text right from its end.
+            var to = written + backslashes
+            for from in stride(from: written - 1, through: 0, by: -1) {
+                to -= 1
+                out[to] = out[from]
+                if out[from] == UInt8(ascii: "\\") {
+                    to -= 1
+                    out[to] = out[from]
+                }
+            }
+        }
+        commit(written + backslashes)
         writeByte(UInt8(ascii: "\""))
     }
 
@@ -100,46 +182,42 @@ public struct JSONWriter: Sendable {
         let factor = JSONWriter.powersOfTen[min(max(decimals, 0), 15)]
         let scaledDouble = (value * factor).rounded()
         guard scaledDouble.magnitude < 9_007_199_254_740_992 else { return writeNumber(value) }
-        var scaled = Int64(scaledDouble)
+        let scaled = Int64(scaledDouble)
         if scaled == 0 { return writeByte(UInt8(ascii: "0")) }
-        // The text is put together right to left in a stack buffer and appended once (this runs
-        // for every coordinate of a route: one append, not one per digit).
+        // Written in place: sign, whole part, then the fraction without its trailing zeros (this
+        // runs for every coordinate of a route).
         let decimals = min(max(decimals, 0), 15)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in // at most 18 bytes
-            var at = buffer.count
-            func put(_ byte: UInt8) {
-                at -= 1
-                buffer[at] = byte
+        let divisor = UInt64(factor), magnitude = scaled.magnitude
+        let whole = magnitude / divisor
+        var fraction = magnitude % divisor, width = decimals
+        if fraction != 0 {
+            while fraction % 10 == 0 {
+                fraction /= 10
+                width -= 1
             }
-            let negative = scaled < 0
-            if negative { scaled = -scaled }
-            let divisor = Int64(factor)
-            var whole = scaled / divisor, fraction = scaled % divisor
-            if fraction != 0 {
-                var width = decimals
-                while fraction % 10 == 0 {
-                    fraction /= 10
-                    width -= 1
-                }
-                for _ in 0..<width {
-                    put(UInt8(ascii: "0") + UInt8(fraction % 10))
-                    fraction /= 10
-                }
-                put(UInt8(ascii: "."))
-            }
-            repeat {
-                put(UInt8(ascii: "0") + UInt8(whole % 10))
-                whole /= 10
-            } while whole > 0
-            if negative { put(UInt8(ascii: "-")) }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[at...]))
         }
+        let out = room(40) // sign, 16 whole digits, point, 15 decimals
+        var at = 0
+        if scaled < 0 {
+            out[0] = UInt8(ascii: "-")
+            at = 1
+        }
+        at += JSONWriter.writeDigits(whole, at: out + at)
+        if fraction != 0 {
+            out[at] = UInt8(ascii: ".")
+            for i in stride(from: at + width, to: at, by: -1) {
+                out[i] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: fraction % 10)
+                fraction /= 10
+            }
+            at += width + 1
+        }
+        commit(at)
     }
 
     // MARK: - Structure (for writers that stream their own shapes)
 
-    public mutating func beginArray() { writeByte(UInt8(ascii: "[")) }
-    public mutating func endArray() { writeByte(UInt8(ascii: "]")) }
+    @inlinable public mutating func beginArray() { writeByte(UInt8(ascii: "[")) }
+    @inlinable public mutating func endArray() { writeByte(UInt8(ascii: "]")) }
 
     /// Writes `"key":` (with a space after the colon when indenting).
     public mutating func writeKey(_ key: String) {
@@ -152,46 +230,68 @@ public struct JSONWriter: Sendable {
     public mutating func newline(_ level: Int) {
         guard indent > 0 else { return }
         writeByte(0x0A)
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * indent))
+        let out = room(level * indent)
+        out.initialize(repeating: UInt8(ascii: " "), count: level * indent)
+        commit(level * indent)
     }
 
-    public mutating func writeRaw(_ text: String) { bytes.append(contentsOf: text.utf8) }
+    public mutating func writeRaw(_ text: String) {
+        var text = text
+        text.withUTF8 { append($0) }
+    }
 
     /// Writes `"key":` for a key known when compiling, which must need no escapes (streaming
     /// writers' fixed member names): no string handling at run time.
-    public mutating func writeKey(_ key: StaticString) {
-        writeByte(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        writeByte(UInt8(ascii: "\""))
-        writeByte(UInt8(ascii: ":"))
-        if indent > 0 { writeByte(UInt8(ascii: " ")) }
+    @inlinable public mutating func writeKey(_ key: StaticString) {
+        let n = key.utf8CodeUnitCount
+        let out = room(n + 4)
+        out[0] = UInt8(ascii: "\"")
+        (out + 1).update(from: key.utf8Start, count: n)
+        out[n + 1] = UInt8(ascii: "\"")
+        out[n + 2] = UInt8(ascii: ":")
+        if indent > 0 {
+            out[n + 3] = UInt8(ascii: " ")
+            commit(n + 4)
+        } else {
+            commit(n + 3)
+        }
     }
 
     /// Writes text known when compiling as it is.
-    public mutating func writeRaw(_ text: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    @inlinable public mutating func writeRaw(_ text: StaticString) {
+        append(text.utf8Start, count: text.utf8CodeUnitCount)
     }
 
-    @inline(__always)
-    public mutating func writeByte(_ byte: UInt8) { bytes.append(byte) }
+    @inlinable @inline(__always)
+    public mutating func writeByte(_ byte: UInt8) {
+        room(1).pointee = byte
+        commit(1)
+    }
 
-    private mutating func writeInteger(_ value: Int64) {
+    /// Writes an integer (|value| < 2^53, so never `Int64.min`).
+    public mutating func writeInteger(_ value: Int64) {
+        let out = room(21)
+        var at = 0
         if value < 0 {
-            writeByte(UInt8(ascii: "-"))
-            // Int64.min cannot reach here: callers keep |value| < 2^53.
-            return writeInteger(-value)
+            out[0] = UInt8(ascii: "-")
+            at = 1
         }
-        if value < 10 { return writeByte(UInt8(ascii: "0") + UInt8(value)) }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
-            var at = buffer.count
-            var v = value
-            while v > 0 {
-                at -= 1
-                buffer[at] = UInt8(ascii: "0") + UInt8(v % 10)
-                v /= 10
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[at...]))
+        commit(at + JSONWriter.writeDigits(UInt64(value.magnitude), at: out + at))
+    }
+
+    /// Writes the decimal digits of `value` at `out`; how many.
+    @usableFromInline static func writeDigits(_ value: UInt64, at out: UnsafeMutablePointer<UInt8>) -> Int {
+        var count = 1, rest = value / 10
+        while rest > 0 {
+            count += 1
+            rest /= 10
         }
+        var v = value
+        for i in stride(from: count - 1, through: 0, by: -1) {
+            out[i] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: v % 10)
+            v /= 10
+        }
+        return count
     }
 
     private func hexDigit(_ nibble: UInt8) -> UInt8 {

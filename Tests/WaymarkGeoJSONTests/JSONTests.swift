@@ -1,4 +1,5 @@
 import Testing
+import WaymarkGeo
 @testable import WaymarkGeoJSON
 
 @Suite struct JSONTests {
@@ -55,6 +56,53 @@ import Testing
         #expect(text(0.000001, 6) == "0.000001")
         #expect(text(-12.0000504, 5) == "-12.00005")
         #expect(text(1.23456789, 2) == "1.23")
+    }
+}
+
+extension JSONTests {
+    @Test func writerIsAValueAndGrows() throws {
+        var a = JSONWriter()
+        a.writeRaw("[" as StaticString)
+        var b = a // shares the buffer until one of them writes
+        let long = String(repeating: "x", count: 5_000) // past the first buffer
+        a.writeString(long)
+        b.writeInteger(-42)
+        b.writeByte(UInt8(ascii: ","))
+        b.writeInteger(0)
+        b.writeByte(UInt8(ascii: ","))
+        b.writeInteger(9_007_199_254_740_991)
+        a.endArray()
+        b.endArray()
+        #expect(a.text == "[\"" + long + "\"]")
+        #expect(b.text == "[-42,0,9007199254740991]")
+        var c = JSONWriter(indent: 2)
+        c.writeByte(UInt8(ascii: "{"))
+        c.newline(1)
+        c.writeKey("name" as StaticString)
+        c.writeString("a \"quoted\" \\ name")
+        c.newline(0)
+        c.writeByte(UInt8(ascii: "}"))
+        #expect(try JSONValue(parsing: c.bytes) == ["name": "a \"quoted\" \\ name"])
+        #expect(c.text.contains("\n  \"name\": "))
+    }
+
+    @Test func polylinesAreStreamedWithTheirBackslashesEscaped() throws {
+        // A southward step of 15 × 10⁻⁵° encodes as a backslash, which JSON must escape.
+        let line = [Coordinate(latitude: 41.15, longitude: -8.61), Coordinate(latitude: 41.14985, longitude: -8.61),
+                    Coordinate(latitude: 41.1497, longitude: -8.6101)]
+        for precision in [5, 6] {
+            let encoded = Polyline.encode(line, precision: precision)
+            var w = JSONWriter()
+            w.writePolyline(line, precision: precision)
+            #expect(try JSONValue(parsing: w.bytes) == .string(encoded))
+            var bytes: [UInt8] = [1, 2]
+            Polyline.encode(line, precision: precision, appendingTo: &bytes)
+            #expect(bytes == [1, 2] + Array(encoded.utf8))
+        }
+        #expect(Polyline.encode(line, precision: 5).contains("\\"))
+        var empty = JSONWriter()
+        empty.writePolyline([], precision: 5)
+        #expect(empty.text == "\"\"")
     }
 }
 
