@@ -8,7 +8,11 @@ errors, and each server's peak RSS. Servers and wrk share the machine: both serv
 threads, and run alternately, never at once.
 
   python3 Tools/http_bench.py --waymark-map /tmp/porto-h.wmg --osrm /tmp/osrm-porto/porto.osrm \
-      --pairs ../shared/bench/od_pairs/od_pairs_porto.json --seconds 20 --connections 1,2,16
+      --pairs ../shared/bench/od_pairs/od_pairs_porto.json --seconds 20 --connections 1,2,16 [--rounds 5]
+
+With --rounds N both servers stay up and wrk drives them in turn N times per concurrency (each
+for --seconds), so a slow spell of the machine falls on both; the table gives the pooled rates,
+the median round's p50/p95, and the spread of the per-round ratios.
 
 Needs wrk (Debian package) and osrm-routed (pip osrm-bindings under pyenv's Python 3.12).
 """
@@ -63,6 +67,7 @@ def main():
     ap.add_argument("--connections", default="1,2,16")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--query", default="steps=true")
+    ap.add_argument("--rounds", type=int, default=1, help="alternate the servers this many times per concurrency")
     ap.add_argument("--out", default="bench-results/http.json")
     args = ap.parse_args()
 
@@ -80,37 +85,62 @@ def main():
         "osrm-routed": lambda port: [os.path.join(osrm_bin(), "osrm-routed"), args.osrm, "-i", "127.0.0.1", "-p", str(port),
                                      "-t", str(args.threads), "-l", "WARNING"],
     }
-    results = {"pairs": len(pairs), "seconds": args.seconds, "threads": args.threads, "query": args.query, "runs": {}}
+    results = {"pairs": len(pairs), "seconds": args.seconds, "threads": args.threads, "query": args.query,
+               "rounds": args.rounds, "runs": {}}
     for connections in [int(c) for c in args.connections.split(",")]:
-        for name, command in servers.items():
-            port = free_port()
-            log = open(os.path.join(tmp, f"{name}.log"), "w")
-            proc = subprocess.Popen(command(port), stdout=log, stderr=log)
-            try:
-                wait_ready(f"http://127.0.0.1:{port}/nearest/v1/driving/{pairs[0]['from']['lon']},{pairs[0]['from']['lat']}")
-                rss_before = status_kb(proc.pid, "VmRSS")
-                r = run_wrk(port, paths_file, connections, args.seconds, tmp)
-                r["rss_start_mb"] = rss_before / 1024
-                r["rss_end_mb"] = status_kb(proc.pid, "VmRSS") / 1024
-                r["peak_rss_mb"] = status_kb(proc.pid, "VmHWM") / 1024
-            finally:
+        # Both servers are started (and warmed) once; wrk then drives them in turn, `rounds` times,
+        # so that a slow spell of the machine falls on both alike. Only one is under load at a time.
+        procs, ports, rss_start = {}, {}, {}
+        try:
+            for name, command in servers.items():
+                ports[name] = free_port()
+                log = open(os.path.join(tmp, f"{name}.log"), "w")
+                procs[name] = subprocess.Popen(command(ports[name]), stdout=log, stderr=log)
+                wait_ready(f"http://127.0.0.1:{ports[name]}/nearest/v1/driving/{pairs[0]['from']['lon']},{pairs[0]['from']['lat']}")
+                rss_start[name] = status_kb(procs[name].pid, "VmRSS")
+            rounds = {name: [] for name in servers}
+            for _ in range(args.rounds):
+                for name in servers:
+                    rounds[name].append(run_wrk(ports[name], paths_file, connections, args.seconds, tmp))
+            for name in servers:
+                runs = rounds[name]
+                total = sum(r["requests"] for r in runs)
+                r = {"requests": total, "rps": total / (args.seconds * len(runs)),
+                     "round_rps": [x["rps"] for x in runs],
+                     "non2xx": sum(x["non2xx"] for x in runs), "socket_errors": sum(x["socket_errors"] for x in runs),
+                     "timeouts": sum(x["timeouts"] for x in runs),
+                     "p50_ms": sorted(x["p50_ms"] for x in runs)[len(runs) // 2],
+                     "p95_ms": sorted(x["p95_ms"] for x in runs)[len(runs) // 2],
+                     "rss_start_mb": rss_start[name] / 1024, "rss_end_mb": status_kb(procs[name].pid, "VmRSS") / 1024,
+                     "peak_rss_mb": status_kb(procs[name].pid, "VmHWM") / 1024}
+                results["runs"].setdefault(str(connections), {})[name] = r
+        finally:
+            for name, proc in procs.items():
                 proc.send_signal(signal.SIGTERM)
                 try:
                     proc.wait(timeout=60)
                 except subprocess.TimeoutExpired:
                     proc.kill()
-            r["exit"] = proc.returncode
-            results["runs"].setdefault(str(connections), {})[name] = r
+                results["runs"].get(str(connections), {}).get(name, {})["exit"] = proc.returncode
+        run = results["runs"][str(connections)]
+        ratios = sorted(w / o for w, o in zip(run["waymark"]["round_rps"], run["osrm-routed"]["round_rps"]))
+        run["round_ratios"] = ratios
+        for name, r in run.items():
+            if name == "round_ratios":
+                continue
             print(f"c={connections:3d} {name:12s} {r['rps']:9.1f} req/s  p50 {r['p50_ms']:.3f} ms  p95 {r['p95_ms']:.3f} ms  "
                   f"non2xx {r['non2xx']} socket errors {r['socket_errors']} timeouts {r['timeouts']}  "
                   f"RSS {r['rss_start_mb']:.0f}→{r['rss_end_mb']:.0f} MB (peak {r['peak_rss_mb']:.0f})  exit {r['exit']}", flush=True)
+        print(f"c={connections:3d} ratio per round: " + " ".join(f"{x:.2f}" for x in ratios), flush=True)
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     json.dump(results, open(args.out, "w"), indent=1)
-    print("\n| connections | waymark req/s | osrm-routed req/s | ratio | waymark p50 / p95 ms | osrm-routed p50 / p95 ms | errors (w / o) |")
-    print("|---:|---:|---:|---:|---:|---:|---|")
+    print("\n| connections | waymark req/s | osrm-routed req/s | ratio | ratio per round (min / median / max) | "
+          "waymark p50 / p95 ms | osrm-routed p50 / p95 ms | errors (w / o) |")
+    print("|---:|---:|---:|---:|---|---:|---:|---|")
     for c, run in results["runs"].items():
-        w, o = run["waymark"], run["osrm-routed"]
-        print(f"| {c} | {w['rps']:.0f} | {o['rps']:.0f} | {w['rps'] / o['rps']:.2f} | {w['p50_ms']:.2f} / {w['p95_ms']:.2f} | "
+        w, o, ratios = run["waymark"], run["osrm-routed"], run["round_ratios"]
+        print(f"| {c} | {w['rps']:.0f} | {o['rps']:.0f} | {w['rps'] / o['rps']:.2f} | "
+              f"{ratios[0]:.2f} / {ratios[len(ratios) // 2]:.2f} / {ratios[-1]:.2f} | {w['p50_ms']:.2f} / {w['p95_ms']:.2f} | "
               f"{o['p50_ms']:.2f} / {o['p95_ms']:.2f} | {w['non2xx'] + w['socket_errors']} / {o['non2xx'] + o['socket_errors']} |")
 
 
