@@ -93,6 +93,7 @@ def main():
     ap.add_argument("--pairs", required=True)
     ap.add_argument("--waymark", required=True, help="waymark route --batch output (NDJSON)")
     ap.add_argument("--show", type=int, default=0, help="print this many differing pairs")
+    ap.add_argument("--examples", default=None, help='print where Waymark makes this maneuver and OSRM none (e.g. "turn straight")')
     args = ap.parse_args()
 
     import osrm
@@ -135,6 +136,14 @@ def main():
             if place in shared and place not in at_osrm:
                 aligned["waymark only"] += 1
                 only_ours[maneuver] += 1
+                if args.examples and f"{maneuver[0]} {maneuver[1]}".strip() == args.examples and only_ours[maneuver] <= 12:
+                    step = next(s for leg in mine["routes"][0]["legs"] for s in leg["steps"]
+                                if cell(s["maneuver"]["location"][1], s["maneuver"]["location"][0]) == place)
+                    print(f"pair {i} at {step['maneuver']['location'][1]:.6f},{step['maneuver']['location'][0]:.6f}: "
+                          f"{step['maneuver']['instruction']} (OSRM: " + ", ".join(
+                              f"{o['maneuver']['type']} {o['maneuver']['modifier'] if 'modifier' in o['maneuver'] else ''} {o['name']}" for leg in theirs["routes"][0]["legs"]
+                              for o in leg["steps"] if abs(o["maneuver"]["location"][1] - step["maneuver"]["location"][1]) < 0.003
+                              and abs(o["maneuver"]["location"][0] - step["maneuver"]["location"][0]) < 0.004) + ")")
         compared += 1
         steps_osrm.append(len(x))
         steps_ours.append(len(y))
