@@ -427,6 +427,37 @@ import WaymarkOSM
         try check(grid, [("a", "e", "abc,bdf,de,de", "depart,turn right,turn left,arrive")])
     }
 
+    /// OSRM's segregated intersection: a short edge (`b`–`c`, 25 m) between a oneway coming in
+    /// and a oneway going out is inside one crossing. A turn at its end is told at its start, by the
+    /// direction from before the one end to after the other; a new name straight through likewise.
+    /// Farther apart (100 m) the two ends are junctions of their own. (The road on is long enough
+    /// for its new name to be told: OSRM leaves out names read for under 105 m.)
+    @Test func segregatedIntersectionIsToldAtItsStart() throws {
+        let picture = """
+            a         b    c                              d
+                      |    |
+                      |    |
+                      e    f
+            """
+        func grid(spacing: Double, onward: String) -> GridMap {
+            GridMap(picture: picture, ways: [("abc", ["name": "Main"]), ("cd", ["name": onward]), ("eb", ["name": "Side", "oneway": "yes"]),
+                                             ("cf", ["name": "Side", "oneway": "yes"]), ("ef", ["name": "Bottom"])], spacing: spacing)
+        }
+        for (spacing, at) in [(5.0, Character("b")), (20.0, Character("c"))] {
+            let turning = grid(spacing: spacing, onward: "Main")
+            try check(turning, [("a", "f", "Main,Side,Side", "depart,turn right,arrive")])
+            let route = try RoadMap(graph: try turning.graph(), method: .landmarks).route(from: turning.positions["a"]!, to: turning.positions["f"]!)
+            #expect(route.legs[0].steps[1].maneuver.location.distance(to: turning.positions[at]!) < 1, "spacing \(spacing)")
+            let renamed = grid(spacing: spacing, onward: "Other")
+            try check(renamed, [("a", "d", "Main,Other,Other", "depart,new name straight,arrive")])
+            let straight = try RoadMap(graph: try renamed.graph(), method: .landmarks).route(from: renamed.positions["a"]!, to: renamed.positions["d"]!)
+            #expect(straight.legs[0].steps[1].maneuver.location.distance(to: renamed.positions[at]!) < 1, "spacing \(spacing)")
+            #expect(straight.legs[0].steps[1].intersections.count == (at == "b" ? 2 : 1))
+        }
+        // Straight through under one name: nothing to say.
+        try check(grid(spacing: 5, onward: "Main"), [("a", "d", "Main,Main", "depart,arrive")])
+    }
+
     /// A ring drivable both ways is no roundabout for OSRM (two ways on at each of its vertices):
     /// it is told turn by turn, with no exit count.
     @Test func twoWayRingIsNoRoundabout() throws {

@@ -92,6 +92,10 @@ struct Junction {
     static func turnAngle(arriving: Double, leaving: Double) -> Double { normalized(180 - (leaving - arriving)) }
 
     static func normalized(_ bearing: Double) -> Double {
+        // The usual cases without a division (exact: the subtraction of 360 from a value under 720 is).
+        if bearing >= 0 && bearing < 360 { return bearing }
+        if bearing >= 360 && bearing < 720 { return bearing - 360 }
+        if bearing < 0 && bearing > -360 { return bearing + 360 }
         let b = bearing.truncatingRemainder(dividingBy: 360)
         return b < 0 ? b + 360 : b
     }
@@ -108,7 +112,8 @@ struct Junction {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * n) { scratch in
             // Rounded bearings in road order, then the road at each place among them ascending
             // (ties in road order): a handful of roads, counted rather than sorted.
-            for i in 0..<n { scratch[i] = Int(roads[i].bearing.rounded()) % 360 }
+            // (Bearings lie in 0..<360, so adding a half and cutting rounds them as `rounded()` does.)
+            for i in 0..<n { scratch[i] = Int(roads[i].bearing + 0.5) % 360 }
             for i in 0..<n {
                 let b = scratch[i]
                 var position = 0

@@ -50,6 +50,14 @@ struct StepAssembler {
         }
     }
 
+    /// A junction the road went on through where OSRM keeps a (suppressed) step: the piece after
+    /// it and its bearings (its intersection is the last of its step's).
+    struct PassedJunction {
+        var piece: Int
+        var bearingBefore: Double
+        var bearingAfter: Double
+    }
+
     /// `notARing`: OSRM's `RoundaboutType::None`, a ring it does not tell as one (see ``roundaboutKind(at:entering:)``).
     enum RoundaboutKind { case roundabout, rotary, intersection, notARing }
 
@@ -69,6 +77,8 @@ struct StepAssembler {
 
         var drafts = [Draft(pieces: 0..<1, type: .depart, modifier: nil, nameEdge: pieces[0].edge)]
         var roadStorage: [JunctionRoad] = [] // (each junction's roads, one at a time)
+        // The last junction passed without a step where OSRM has a suppressed one (three roads or more).
+        var passed: PassedJunction? = nil
         var i = 1
         while i < pieces.count {
             let e = pieces[i - 1].edge, f = pieces[i].edge
@@ -106,11 +116,16 @@ struct StepAssembler {
                                     nameEdge: f, bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing, intersections: [intersection]))
             case .silent:
                 drafts[drafts.count - 1].takeIn(piece: i)
-                if junction.roads.count > 2 { drafts[drafts.count - 1].intersections.append(intersection) }
+                if junction.roads.count > 2 {
+                    drafts[drafts.count - 1].intersections.append(intersection)
+                    // OSRM keeps a (suppressed) step here until it collapses its steps.
+                    passed = PassedJunction(piece: i, bearingBefore: junction.arrivalBearing, bearingAfter: junction.roads[junction.taken!].bearing)
+                }
             case let .maneuver(type, modifier):
                 let road = junction.roads[junction.taken!]
-                drafts.append(Draft(pieces: i..<(i + 1), type: type, modifier: modifier, angle: road.angle, nameEdge: f,
-                                    bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing, intersections: [intersection]))
+                let draft = Draft(pieces: i..<(i + 1), type: type, modifier: modifier, angle: road.angle, nameEdge: f,
+                                  bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing, intersections: [intersection])
+                if !joinSegregated(draft, arrival: e, passed: passed, drafts: &drafts, pieces) { drafts.append(draft) }
             }
             i += 1
         }
@@ -358,6 +373,90 @@ struct StepAssembler {
     /// OSRM's collapsing of turns that belong together: a maneuver onto a piece shorter than
     /// 30 m followed by another becomes one (a U-turn across a median, a staggered crossing,
     /// a turn through a short connector, a name that comes back at once).
+    /// OSRM's `collapseSegregatedTurnInstructions`: a maneuver at the end of a segregated edge
+    /// (``TurnClassifier/isSegregated(_:from:)``) is told at the edge's start, as one with the
+    /// step there (a maneuver, or the road going on where OSRM keeps a suppressed step): a U-turn
+    /// where the two turn back, else by the direction from before the one to after the other
+    /// (OSRM's `SegregatedTurnStrategy`). False when `draft` (the maneuver) is not such a one.
+    private func joinSegregated(_ draft: Draft, arrival e: Int, passed: PassedJunction?,
+                                drafts: inout [Draft], _ pieces: [Piece]) -> Bool {
+        let k = draft.pieces.lowerBound - 1 // the piece along the edge
+        guard k >= 1, pieces[k].from == 0, pieces[k].edge == e, classifier.isSegregated(e, from: graph.edgeTarget[pieces[k - 1].edge]),
+              !classifier.isSegregated(draft.nameEdge, from: graph.edgeTarget[e]) else { return false }
+        var current: Draft
+        var suppressedStart = false // OSRM's suppressed step where the road went on
+        if let last = drafts.last, last.pieces == k..<(k + 1), drafts.count >= 2 {
+            switch last.type {
+            case .turn, .newName, .continue, .endOfRoad, .fork, .merge, .onRamp, .offRamp: break
+            default: return false
+            }
+            current = drafts.removeLast()
+        } else if let passed, passed.piece == k, let last = drafts.last, last.pieces.upperBound == k + 1, last.pieces.lowerBound < k,
+                  let intersection = last.intersections.last {
+            // The road went on at the edge's start: that junction becomes the step's place.
+            drafts[drafts.count - 1].pieces = last.pieces.lowerBound..<k
+            drafts[drafts.count - 1].intersections.removeLast()
+            current = Draft(pieces: k..<(k + 1), type: .newName, modifier: nil, nameEdge: e, bearingBefore: passed.bearingBefore,
+                            bearingAfter: passed.bearingAfter, intersections: [intersection])
+            suppressedStart = true
+        } else {
+            return false
+        }
+        let angle = Junction.turnAngle(arriving: current.bearingBefore, leaving: draft.bearingAfter)
+        let direction = ManeuverModifier(angle: angle)
+        var type = draft.type, modifier: ManeuverModifier? = direction
+        if PerceivedBearing.deviation(angle, 0) < TurnClassifier.narrowTurnAngle {
+            type = .continue
+            modifier = .uturn
+        } else if (current.type == .endOfRoad && !suppressedStart) || draft.type == .endOfRoad {
+            type = .endOfRoad
+        } else if current.type == .fork && !suppressedStart {
+            type = .fork
+            modifier = current.modifier
+        } else if direction == .straight && [.newName, .continue, .turn].contains(draft.type)
+                    && [.straight, .slightLeft, .slightRight].contains(draft.modifier)
+                    || (125...235).contains(angle) && current.intersections.count == 1
+                    && takesStraightest(current.intersections[0]) && takesStraightest(draft.intersections[0]) {
+            // Straight through (or nearly, taking the straightest road at both ends): a new
+            // name, or nothing where the name is the one before.
+            let before = graph.segment(of: drafts[drafts.count - 1].nameEdge), after = graph.segment(of: draft.nameEdge)
+            if !classifier.hasNoName(before) && !classifier.hasNoName(after) && !classifier.announcesSegments(before, after) {
+                current.absorb(draft)
+                drafts[drafts.count - 1].absorb(current)
+                return true
+            }
+            type = .newName
+            modifier = .straight
+        } else if direction != .straight && [.turn, .continue, .newName].contains(draft.type) {
+            type = .turn
+        }
+        current.absorb(draft)
+        current.type = type
+        current.modifier = modifier
+        current.angle = angle
+        current.nameEdge = draft.nameEdge
+        drafts.append(current)
+        return true
+    }
+
+    /// OSRM's `hasStraightestTurn`: the road taken turns within 55° of straight on, and no other
+    /// road that may be entered is straighter by more than 10°.
+    private func takesStraightest(_ x: StepIntersection) -> Bool {
+        guard let inIndex = x.inIndex, let outIndex = x.outIndex else { return false }
+        let arriving = Junction.normalized(Double(x.roads[inIndex].bearing) + 180)
+        let path = Junction.turnAngle(arriving: arriving, leaving: Double(x.roads[outIndex].bearing))
+        guard (125...235).contains(path) else { return false }
+        var other = 360.0, otherDelta = 360.0
+        for (i, road) in x.roads.enumerated() where i != inIndex && i != outIndex && road.entry {
+            let turn = Junction.turnAngle(arriving: arriving, leaving: Double(road.bearing))
+            if abs(turn - 180) < otherDelta {
+                otherDelta = abs(turn - 180)
+                other = turn
+            }
+        }
+        return PerceivedBearing.deviation(path, other) > 10 ? abs(path - 180) <= otherDelta : true
+    }
+
     func collapse(_ drafts: inout [Draft], _ pieces: [Piece]) {
         func collapsible(_ type: ManeuverType) -> Bool {
             switch type {
