@@ -17,9 +17,8 @@ import os
 import re
 import subprocess
 import tempfile
-import time
 
-from benchlib import free_port
+from benchlib import free_port, wait_ready
 
 
 def total(waymark, graph, paths, count):
@@ -30,17 +29,8 @@ def total(waymark, graph, paths, count):
                                  waymark, "serve", graph, "--port", str(port), "--threads", "2"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            deadline = time.time() + 300
-            while True:
-                try:
-                    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-                    c.request("GET", "/health")
-                    c.getresponse().read()
-                    break
-                except OSError:
-                    if time.time() > deadline:
-                        raise
-                    time.sleep(0.5)
+            wait_ready(f"http://127.0.0.1:{port}/health", timeout=300) # (slow under valgrind)
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
             for path in paths[:count]:
                 c.request("GET", path)
                 r = c.getresponse()

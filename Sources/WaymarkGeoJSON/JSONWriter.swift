@@ -50,8 +50,9 @@ public struct JSONWriter: @unchecked Sendable {
     /// Where the next `extra` bytes go (then ``commit(_:)`` how many were written).
     @inlinable @inline(__always)
     mutating func room(_ extra: Int) -> UnsafeMutablePointer<UInt8> {
-        if count + extra > capacity || !isKnownUniquelyReferenced(&owner) {
-            moveToNewBuffer(capacity: Swift.max(count + extra, count + extra > capacity ? capacity * 2 : capacity))
+        let needed = count + extra
+        if needed > capacity || !isKnownUniquelyReferenced(&owner) {
+            moveToNewBuffer(capacity: needed > capacity ? Swift.max(needed, capacity * 2) : capacity)
         }
         return base + count
     }

@@ -16,7 +16,8 @@ extension TurnClassifier {
     /// Whether edge `e` is such an internal edge: at most 32 m, not on a roundabout; a oneway road
     /// (a road of a residential class or better, not a link) comes in at its source at an angle
     /// (not nearly straight on into `e`), and one leaves at its target at an angle; and the turns
-    /// into `e` and out of it do not go to opposite sides.
+    /// into `e` and out of it do not go to opposite sides. `a` is `e`'s source (the caller knows
+    /// it; the graph would find it by a search).
     func isSegregated(_ e: Int, from a: UInt32) -> Bool {
         guard Double(graph.edgeLength[e]) <= TurnClassifier.internalEdgeLength, !graph.flags(of: e).contains(.roundabout) else { return false }
         let b = graph.edgeTarget[e]

@@ -125,7 +125,7 @@ struct StepAssembler {
                 let road = junction.roads[junction.taken!]
                 let draft = Draft(pieces: i..<(i + 1), type: type, modifier: modifier, angle: road.angle, nameEdge: f,
                                   bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing, intersections: [intersection])
-                if !joinSegregated(draft, arrival: e, passed: passed, drafts: &drafts, pieces) { drafts.append(draft) }
+                if !joinSegregated(draft, passed: passed, drafts: &drafts, pieces) { drafts.append(draft) }
             }
             i += 1
         }
@@ -378,10 +378,11 @@ struct StepAssembler {
     /// step there (a maneuver, or the road going on where OSRM keeps a suppressed step): a U-turn
     /// where the two turn back, else by the direction from before the one to after the other
     /// (OSRM's `SegregatedTurnStrategy`). False when `draft` (the maneuver) is not such a one.
-    private func joinSegregated(_ draft: Draft, arrival e: Int, passed: PassedJunction?,
-                                drafts: inout [Draft], _ pieces: [Piece]) -> Bool {
-        let k = draft.pieces.lowerBound - 1 // the piece along the edge
-        guard k >= 1, pieces[k].from == 0, pieces[k].edge == e, classifier.isSegregated(e, from: graph.edgeTarget[pieces[k - 1].edge]),
+    private func joinSegregated(_ draft: Draft, passed: PassedJunction?, drafts: inout [Draft], _ pieces: [Piece]) -> Bool {
+        let k = draft.pieces.lowerBound - 1 // the piece along the edge arrived by
+        guard k >= 1, pieces[k].from == 0 else { return false }
+        let e = pieces[k].edge
+        guard classifier.isSegregated(e, from: graph.edgeTarget[pieces[k - 1].edge]),
               !classifier.isSegregated(draft.nameEdge, from: graph.edgeTarget[e]) else { return false }
         var current: Draft
         var suppressedStart = false // OSRM's suppressed step where the road went on
