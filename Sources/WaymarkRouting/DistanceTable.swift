@@ -18,10 +18,13 @@ public struct DistanceTable: Sendable, Equatable {
 
 /// Travel time and length of every arc of a contraction hierarchy (a shortcut: the sum of the two
 /// arcs it replaces), for searches that report more than the weight they minimise. Built once
-/// per map, on the first table.
+/// per map, on the first table or isochrone.
 struct ArcMetrics: Sendable {
     let duration: [Float]
     let distance: [Float]
+    /// Travel time of the hierarchy's downward rows' arcs, in the rows' order (the isochrone's
+    /// sweep reads them front to back).
+    let downDuration: [Float]
 
     init(hierarchy ch: ContractionHierarchy, data: RoutingData) {
         let graph = data.graph, paths = ch.transitions.paths
@@ -55,8 +58,10 @@ struct ArcMetrics: Sendable {
                 stack.removeLast()
             }
         }
-        self.duration = duration.map { Float($0) }
+        let seconds = duration.map { Float($0) }
+        self.duration = seconds
         self.distance = distance.map { Float($0) }
+        downDuration = ch.down.withBuffers { down in down.arcs.map { seconds[Int($0.id)] } }
     }
 }
 

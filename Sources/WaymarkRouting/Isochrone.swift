@@ -6,12 +6,13 @@ import WaymarkGraph
 /// reached, as polygons with holes (GeoJSON orientation: outer rings counterclockwise, holes
 /// clockwise).
 ///
-/// How it is made: a one-to-all Dijkstra over the edge-based graph by travel time (turn times,
-/// restrictions and U-turn rules as routes have them), bounded by the longest time; every road
-/// reached is sampled onto a grid, each cell keeping the earliest time it is reached; a small
-/// neighbourhood minimum spreads that time over the cells beside the roads (about two cells, so
-/// the area follows the roads and leaves out what no road reaches); each time's cells are traced
-/// into rings along the cell edges. The areas of shorter times lie inside the longer ones.
+/// How it is made: a one-to-all search over the edge-based graph by routing weight (turn costs,
+/// restrictions and U-turn rules as routes have them), reading off the travel time along the
+/// same ways (``IsochroneSearch``); every road reached is sampled onto a grid, each cell keeping
+/// the earliest time it is reached; a small neighbourhood minimum spreads that time over the
+/// cells beside the roads (about two cells, so the area follows the roads and leaves out what no
+/// road reaches); each time's cells are traced into rings along the cell edges. The areas of
+/// shorter times lie inside the longer ones.
 public struct Isochrone: Sendable, Equatable {
     /// One time's area.
     public struct Contour: Sendable, Equatable {
@@ -29,121 +30,95 @@ public struct Isochrone: Sendable, Equatable {
     public var cellSize: Double
 }
 
+/// A label of the isochrone's searches: the routing weight they minimise (as routes do) and the
+/// seconds along the same way.
+struct TimedLabel: BitwiseCopyable {
+    var weight: Double
+    var seconds: Double
+    static let none = TimedLabel(weight: .infinity, seconds: .infinity)
+}
+
 /// The isochrone search's scratch: labels per state, a heap, the entry time per edge.
+///
+/// Which places a time reaches: those whose route (the way of least routing weight, as
+/// ``Router`` finds it) takes at most that time, so a route to a point inside an area never says
+/// more than its time. Two searches give the same labels: on a map with a contraction hierarchy,
+/// an upward search from the origin then one sweep down the whole hierarchy (PHAST, Delling et
+/// al. 2011: no queue, every arc read once, in order); on a map without, a Dijkstra over the
+/// edge-based graph that stops once every way still queued takes longer than the time. (The
+/// Dijkstra cannot stop at the time's weight: a road for local traffic only costs OSRM's
+/// `max_turn_weight` to enter, so a way within the time may weigh an hour, and the Dijkstra runs
+/// to that weight; the sweep's cost does not depend on the time.)
 final class IsochroneSearch {
+    enum Method {
+        case dijkstra
+        case sweep
+    }
+
     private let data: RoutingData
-    private var labels: StampedArray<Double>
+    private var labels: StampedArray<TimedLabel>
     private var entry: StampedArray<Double>
-    /// The vertex each entered edge was entered at (its source), beside `entry`.
-    private var entrySource: StampedArray<UInt32>
     private var heap = MinHeap(capacity: 4096)
+    /// States the Dijkstra settled, in order (scratch kept between searches).
+    private var settled: [Int32] = []
     /// The edges entered by the last search, in the order first entered (scratch kept between
     /// searches): read instead of every edge's stamp.
     private var entered: [Int32] = []
+    /// The sweep's labels by query node (made at the first sweep).
+    private var sweepLabels: UnsafeMutablePointer<TimedLabel>?
 
     init(data: RoutingData) {
         self.data = data
         labels = StampedArray(count: data.transitions.paths.stateCount)
         entry = StampedArray(count: data.graph.edgeCount)
-        entrySource = StampedArray(count: data.graph.edgeCount)
     }
 
     deinit {
         labels.deallocate()
         entry.deallocate()
-        entrySource.deallocate()
         heap.deallocate()
+        sweepLabels?.deallocate()
     }
 
     /// The areas reached within each of `minutes` (positive, distinct) from `origin`;
     /// `denoise` (0…1) keeps, per time, the polygons at least that share of the largest one's area
-    /// (1: the largest alone, 0: all).
-    func isochrone(from origin: Snap, minutes: [Double], denoise: Double) -> Isochrone {
+    /// (1: the largest alone, 0: all). `method` chooses the search (by default by the time).
+    func isochrone(from origin: Snap, minutes: [Double], denoise: Double, method: Method? = nil) -> Isochrone {
         let graph = data.graph
         let times = minutes.sorted()
         let limit = (times.last ?? 0) * 60
-        labels.clear()
-        entry.clear()
-        entrySource.clear()
-        let labels = self.labels, entry = self.entry, entrySource = self.entrySource
-        var heap = self.heap, entered = self.entered
-        heap.removeAll()
-        entered.removeAll(keepingCapacity: true)
-        defer {
-            self.heap = heap
-            self.entered = entered
-        }
-
-        // Seconds to the end of each state's edge; `entry` keeps the earliest time each edge is
-        // entered (after the turn onto it). The start edges are entered part-way, at time 0.
-        let starts = data.snapIndex.edgePoints(origin, graph: graph)
-        var partial: [(edge: Int, offset: Double)] = []
-        for s in starts {
-            let rest = graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge])).duration
-            partial.append((s.edge, s.offset))
-            if rest <= limit, !labels.contains(s.edge) || labels[s.edge] > rest {
-                labels[s.edge] = rest
-                heap.push(rest, s.edge)
-            }
-        }
-        let paths = data.transitions.paths
-        let transitionStart = data.transitions.start, transitionCost = data.transitions.cost
-        let turnSeconds = data.turnDurations
-        while let (t, s) = heap.pop() {
-            guard t == labels[s] else { continue }
-            let e = paths.edge(s), v = graph.edgeTarget[e]
-            let restricted = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
-            let fromSegment = graph.segment(of: e)
-            let outgoing = graph.edges(from: v)
-            let transitions = Int(transitionStart[e]) - outgoing.lowerBound
-            for f in outgoing {
-                if transitionCost[transitions + f] == .infinity { continue } // a U-turn not allowed here
-                if restricted && !graph.turnAllowed(via: v, from: fromSegment, to: graph.segment(of: f)) { continue }
-                guard let next = paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: restricted) else { continue }
-                let reachedAt = t + Double(turnSeconds[transitions + f])
-                if reachedAt > limit { continue }
-                if !entry.contains(f) {
-                    entered.append(Int32(f))
-                    entry[f] = reachedAt
-                    entrySource[f] = v
-                } else if entry[f] > reachedAt {
-                    entry[f] = reachedAt
-                    entrySource[f] = v
-                }
-                let done = reachedAt + Double(graph.edgeDuration[f])
-                if done <= limit, !labels.contains(next) || labels[next] > done {
-                    labels[next] = done
-                    heap.push(done, next)
-                }
-            }
-        }
-
-        // The roads reached: (edge, offset from its source in metres, time there). The start
-        // edges are entered part-way at time 0.
-        var reached: [(edge: Int, source: UInt32, offset: Double, time: Double)] = partial.map { ($0.edge, graph.source(of: $0.edge), $0.offset, 0) }
-        reached.reserveCapacity(reached.count + entered.count)
-        if entered.count > graph.edgeCount / 8 {
-            // Much of the map: in edge order, so the graph's arrays are read front to back.
-            for e in 0..<graph.edgeCount where entry.contains(e) { reached.append((e, entrySource[e], 0, entry[e])) }
-        } else {
-            for e in entered.lazy.map(Int.init) { reached.append((e, entrySource[e], 0, entry[e])) }
-        }
-
+        let reached = reach(from: origin, within: limit, method: method)
         // A local metric plane around the origin.
         let lat0 = origin.coordinate.latitude, lon0 = origin.coordinate.longitude
         let metresPerDegree = 111_195.0, cosLat = max(0.01, cos(lat0 * .pi / 180))
+        // (Longitudes wrap only on a map across the antimeridian.)
+        let wraps = data.bounds.map { $0.crossesAntimeridian || $0.longitudeSpan > 180 } ?? true
         @inline(__always) func project(_ c: Coordinate) -> (x: Double, y: Double) {
             var dLon = c.longitude - lon0
-            if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
+            if wraps { if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 } }
             return (dLon * cosLat * metresPerDegree, (c.latitude - lat0) * metresPerDegree)
+        }
+        // Where much of the map is reached, every vertex is projected once, not once per edge.
+        var projected: [(x: Double, y: Double)] = []
+        if reached.count > graph.nodeCount / 2 {
+            projected.reserveCapacity(graph.nodeCount)
+            graph.latitudes.withUnsafeBufferPointer { latitudes in
+                graph.longitudes.withUnsafeBufferPointer { longitudes in
+                    for v in 0..<graph.nodeCount {
+                        projected.append(project(Coordinate(latitude: FixedPoint.decode(latitudes[v]), longitude: FixedPoint.decode(longitudes[v]))))
+                    }
+                }
+            }
+        }
+        @inline(__always) func vertex(_ v: UInt32) -> (x: Double, y: Double) {
+            projected.isEmpty ? project(graph.coordinate(of: v)) : projected[Int(v)]
         }
         // The grid: about 500 cells across the vertices reached, 20–500 m each, with a margin for
         // the spread and for shapes bulging past their vertices.
         var minX = 0.0, minY = 0.0, maxX = 0.0, maxY = 0.0
         for r in reached {
-            for p in [project(graph.coordinate(of: r.source)), project(graph.coordinate(of: graph.edgeTarget[r.edge]))] {
-                minX = min(minX, p.x); maxX = max(maxX, p.x); minY = min(minY, p.y); maxY = max(maxY, p.y)
-            }
+            let a = vertex(r.source), b = vertex(graph.edgeTarget[r.edge])
+            minX = min(minX, a.x, b.x); maxX = max(maxX, a.x, b.x); minY = min(minY, a.y, b.y); maxY = max(maxY, a.y, b.y)
         }
         let cell = min(500, max(20, max(maxX - minX, maxY - minY) / 500))
         let spread = 2, margin = spread + 6
@@ -157,27 +132,45 @@ final class IsochroneSearch {
         // plane and measured against the edge's length (the two differ by well under a percent at
         // a city's scale).
         let step = cell * 1.8
+        let perCell = 1 / cell
+        let shapeStart = graph.shapeStart, shapeLatitudes = graph.shapeLatitudes, shapeLongitudes = graph.shapeLongitudes
         time.withUnsafeMutableBufferPointer { grid in
+            @inline(__always) func mark(_ x: Double, _ y: Double, _ t: Double) {
+                let i = Int((x - originX) * perCell), j = Int((y - originY) * perCell)
+                if i >= 0 && j >= 0 && i < width && j < height && Float(t) < grid[j * width + i] { grid[j * width + i] = Float(t) }
+            }
             for r in reached {
                 let length = Double(graph.edgeLength[r.edge]), duration = Double(graph.edgeDuration[r.edge])
                 guard length > 0 else { continue }
                 let reach = duration > 0 ? min(length, r.offset + (limit - r.time) / duration * length) : length
                 guard reach >= r.offset else { continue }
-                // The shape read in place: the source, the interior points, the target.
-                let interior = graph.interiorPointCount(of: r.edge)
+                // The shape read in place: the source, the interior points (in the direction
+                // driven), the target.
+                let segment = graph.segment(of: r.edge), reversed = graph.isReversed(r.edge)
+                let lower = Int(shapeStart[segment]), upper = Int(shapeStart[segment + 1])
+                let interior = upper - lower
+                var a = vertex(r.source)
+                if interior == 0 && r.offset == 0 && reach == length && length <= step {
+                    // Most roads reached: a straight piece shorter than a step, wholly reached,
+                    // sampled at its two ends.
+                    let b = vertex(graph.edgeTarget[r.edge])
+                    mark(a.x, a.y, r.time)
+                    mark(b.x, b.y, r.time + duration)
+                    continue
+                }
                 var d = r.offset, walked = 0.0
-                var a = project(graph.coordinate(of: r.source))
                 for k in 0...interior {
-                    let b = project(k < interior ? graph.interiorPoint(of: r.edge, k) : graph.coordinate(of: graph.edgeTarget[r.edge]))
+                    let b: (x: Double, y: Double)
+                    if k < interior {
+                        let i = reversed ? upper - 1 - k : lower + k
+                        b = project(Coordinate(latitude: FixedPoint.decode(shapeLatitudes[i]), longitude: FixedPoint.decode(shapeLongitudes[i])))
+                    } else {
+                        b = vertex(graph.edgeTarget[r.edge])
+                    }
                     let piece = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
                     while d <= walked + piece && d <= reach {
                         let f = piece > 0 ? (d - walked) / piece : 0
-                        let x = a.x + f * (b.x - a.x), y = a.y + f * (b.y - a.y)
-                        let i = Int((x - originX) / cell), j = Int((y - originY) / cell)
-                        if i >= 0 && j >= 0 && i < width && j < height {
-                            let t = Float(r.time + (d - r.offset) / length * duration)
-                            if t < grid[j * width + i] { grid[j * width + i] = t }
-                        }
+                        mark(a.x + f * (b.x - a.x), a.y + f * (b.y - a.y), r.time + (d - r.offset) / length * duration)
                         if d == reach { break }
                         d = min(reach, d + step)
                     }
@@ -228,6 +221,226 @@ final class IsochroneSearch {
         }
         return Isochrone(origin: origin, contours: contours, cellSize: cell)
     }
+
+    /// The roads reached within `limit` seconds: (edge, its source vertex, offset from there in
+    /// metres, time there); the origin's edges first, entered part-way at time 0.
+    func reach(from origin: Snap, within limit: Double, method: Method? = nil) -> [(edge: Int, source: UInt32, offset: Double, time: Double)] {
+        let starts = data.snapIndex.edgePoints(origin, graph: data.graph)
+        if (method ?? (data.hierarchy != nil ? .sweep : .dijkstra)) == .sweep, let hierarchy = data.hierarchy, let metrics = data.arcMetrics {
+            return sweep(from: starts, limit: limit, hierarchy: hierarchy, metrics: metrics)
+        }
+        return dijkstra(from: starts, limit: limit)
+    }
+
+    /// The Dijkstra: labels of the states in order of weight, until every way still queued takes
+    /// longer than `limit` (a state whose way of least weight takes too long still passes that
+    /// on, so no heavier but quicker way reaches past it: the labels are the sweep's).
+    private func dijkstra(from starts: [EdgePoint], limit: Double) -> [(edge: Int, source: UInt32, offset: Double, time: Double)] {
+        let graph = data.graph
+        labels.clear()
+        let labels = self.labels
+        var heap = self.heap, settled = self.settled
+        heap.removeAll()
+        settled.removeAll(keepingCapacity: true)
+        defer {
+            self.heap = heap
+            self.settled = settled
+        }
+        // Heap items are state × 2, plus 1 where the label pushed was within the limit; `within`
+        // counts those still queued.
+        var within = 0
+        @inline(__always) func push(_ s: Int, _ label: TimedLabel) {
+            let inTime = label.seconds <= limit
+            if inTime { within += 1 }
+            heap.push(label.weight, s << 1 | (inTime ? 1 : 0))
+        }
+        for s in starts {
+            let rest = graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge]))
+            if !labels.contains(s.edge) || labels[s.edge].weight > rest.weight {
+                labels[s.edge] = TimedLabel(weight: rest.weight, seconds: rest.duration)
+                push(s.edge, labels[s.edge])
+            }
+        }
+        let paths = data.transitions.paths
+        let transitionStart = data.transitions.start, transitionCost = data.transitions.cost
+        let turnSeconds = data.turnDurations
+        while within > 0, let (k, item) = heap.pop() {
+            if item & 1 != 0 { within -= 1 }
+            let s = item >> 1
+            let label = labels[s]
+            guard k == label.weight else { continue }
+            settled.append(Int32(s))
+            let e = paths.edge(s), v = graph.edgeTarget[e]
+            let restricted = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
+            let fromSegment = graph.segment(of: e)
+            let outgoing = graph.edges(from: v)
+            let transitions = Int(transitionStart[e]) - outgoing.lowerBound
+            for f in outgoing {
+                let turn = transitionCost[transitions + f]
+                if turn == .infinity { continue } // a U-turn not allowed here
+                if restricted && !graph.turnAllowed(via: v, from: fromSegment, to: graph.segment(of: f)) { continue }
+                guard let next = paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: restricted) else { continue }
+                // Summed as the hierarchy's arcs are (turn and edge first), so both searches agree.
+                let weight = k + (Double(turn) + Double(graph.edgeWeight[f]))
+                if labels.contains(next) && labels[next].weight <= weight { continue }
+                let seconds = label.seconds + Double(turnSeconds[transitions + f]) + Double(graph.edgeDuration[f])
+                labels[next] = TimedLabel(weight: weight, seconds: seconds)
+                push(next, labels[next])
+            }
+        }
+        var entries = beginEntries(limit: limit, starts: starts, listed: true)
+        for s in settled.lazy.map(Int.init) {
+            let l = labels[s]
+            if l.seconds <= limit && !entries.isStart(s) { entries.enter(state: s, seconds: l.seconds) }
+        }
+        return finishEntries(&entries) { s in labels.contains(s) ? labels[s] : .none }
+    }
+
+    /// The sweep: an upward search from the origin's edges, then every query node from the top
+    /// down takes the best of its arcs from above.
+    private func sweep(from starts: [EdgePoint], limit: Double, hierarchy ch: ContractionHierarchy,
+                       metrics: ArcMetrics) -> [(edge: Int, source: UInt32, offset: Double, time: Double)] {
+        let graph = data.graph, n = ch.nodeCount
+        let labels: UnsafeMutablePointer<TimedLabel>
+        if let made = sweepLabels { labels = made } else {
+            labels = .allocate(capacity: max(1, n))
+            sweepLabels = labels
+        }
+        labels.update(repeating: .none, count: n)
+        var heap = self.heap
+        heap.removeAll()
+        defer { self.heap = heap }
+        for s in starts {
+            let rest = graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge]))
+            let q = Int(ch.rank[s.edge])
+            if labels[q].weight > rest.weight {
+                labels[q] = TimedLabel(weight: rest.weight, seconds: rest.duration)
+                heap.push(rest.weight, q)
+            }
+        }
+        metrics.duration.withUnsafeBufferPointer { duration in
+            ch.up.withBuffers { up in
+                while let (k, q) = heap.pop() {
+                    guard k == labels[q].weight else { continue }
+                    let seconds = labels[q].seconds
+                    for i in up.row(q) {
+                        let arc = up.arcs[i], w = k + arc.weight, end = Int(arc.end)
+                        if w < labels[end].weight {
+                            labels[end] = TimedLabel(weight: w, seconds: seconds + Double(duration[Int(arc.id)]))
+                            heap.push(w, end)
+                        }
+                    }
+                }
+            }
+        }
+        // Each node final once the nodes above it are; the edges entered noted on the way.
+        var entries = beginEntries(limit: limit, starts: starts, listed: false)
+        metrics.downDuration.withUnsafeBufferPointer { duration in
+            ch.down.withBuffers { down in
+                ch.order.withUnsafeBufferPointer { order in
+                    for q in 0..<n {
+                        var best = labels[q]
+                        for i in down.row(q) {
+                            let arc = down.arcs[i], from = labels[Int(arc.end)]
+                            let w = from.weight + arc.weight
+                            if w < best.weight { best = TimedLabel(weight: w, seconds: from.seconds + Double(duration[i])) }
+                        }
+                        labels[q] = best
+                        if best.seconds <= limit {
+                            let s = Int(order[q])
+                            if !entries.isStart(s) { entries.enter(state: s, seconds: best.seconds) }
+                        }
+                    }
+                }
+            }
+        }
+        let rank = ch.rank
+        return finishEntries(&entries) { s in labels[Int(rank[s])] }
+    }
+
+    /// When each edge is first entered (after the turn onto it), from the states' labels: an edge
+    /// is entered at its state's seconds less its own.
+    struct EntryTimes {
+        let limit: Double
+        let starts: [EdgePoint]
+        /// The origin's edges (−1: none), whose states are labelled from the origin, not from their start.
+        let startA: Int, startB: Int
+        let paths: RestrictedPaths
+        let edgeDuration: Column<Float>
+        let times: StampedArray<Double>
+        /// Whether the edges entered are listed (not where much of the map will be: read in edge order then).
+        let listed: Bool
+        var entered: [Int32]
+        /// Edges entered.
+        var count = 0
+
+        @inline(__always)
+        func isStart(_ s: Int) -> Bool { s == startA || s == startB }
+
+        @inline(__always)
+        mutating func enter(state s: Int, seconds: Double) {
+            let f = paths.edge(s)
+            enter(f, at: Swift.max(0, seconds - Double(edgeDuration[f])))
+        }
+
+        @inline(__always)
+        mutating func enter(_ f: Int, at time: Double) {
+            if time > limit { return }
+            if !times.contains(f) {
+                if listed { entered.append(Int32(f)) }
+                count += 1
+                times[f] = time
+            } else if times[f] > time {
+                times[f] = time
+            }
+        }
+    }
+
+    private func beginEntries(limit: Double, starts: [EdgePoint], listed: Bool) -> EntryTimes {
+        entry.clear()
+        var entered = self.entered
+        entered.removeAll(keepingCapacity: true)
+        self.entered = []
+        return EntryTimes(limit: limit, starts: starts, startA: starts.first?.edge ?? -1, startB: starts.count > 1 ? starts[1].edge : -1,
+                          paths: data.transitions.paths, edgeDuration: data.graph.edgeDuration, times: entry, listed: listed, entered: entered)
+    }
+
+    /// The roads reached: (edge, its source vertex, offset from there in metres, time there). The
+    /// origin's edges are entered at the origin at time 0, and before it only by coming round to
+    /// their start (from `label`'s states).
+    private func finishEntries(_ entries: inout EntryTimes, label: (Int) -> TimedLabel) -> [(edge: Int, source: UInt32, offset: Double, time: Double)] {
+        let graph = data.graph, paths = entries.paths, starts = entries.starts
+        defer { self.entered = entries.entered }
+        for start in starts {
+            let f = start.edge, v = graph.source(of: f), outgoing = graph.edges(from: v)
+            let flagged = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
+            var best = TimedLabel.none
+            for slot in graph.incoming(to: v) {
+                let e = Int(graph.incomingEdge[slot])
+                guard let turn = graph.turnWeight(e, f, table: data.transitions) else { continue }
+                for s in paths.states(of: e) where paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: flagged) != nil {
+                    let l = label(s), w = l.weight + (turn + Double(graph.edgeWeight[f]))
+                    if w < best.weight {
+                        best = TimedLabel(weight: w, seconds: l.seconds + TransitionTable.duration(e, f, graph, data.turns, data.costs))
+                    }
+                }
+            }
+            if best.weight.isFinite { entries.enter(f, at: best.seconds) }
+        }
+        let entry = entries.times, entered = entries.entered
+
+        var reached: [(edge: Int, source: UInt32, offset: Double, time: Double)] = starts.map { ($0.edge, graph.source(of: $0.edge), $0.offset, 0) }
+        reached.reserveCapacity(reached.count + entries.count)
+        if !entries.listed || entered.count > graph.edgeCount / 8 {
+            // Much of the map: in edge order, so the graph's arrays are read front to back.
+            for v in 0..<UInt32(graph.nodeCount) {
+                for f in graph.edges(from: v) where entry.contains(f) { reached.append((f, v, 0, entry[f])) }
+            }
+        } else {
+            for f in entered.lazy.map(Int.init) { reached.append((f, graph.source(of: f), 0, entry[f])) }
+        }
+        return reached
+    }
 }
 
 /// Outlines of a set of grid cells: rings along the cell edges with the set on their left (outer
@@ -249,12 +462,19 @@ enum IsochroneOutline {
         var out = [UInt8](repeating: 0, count: corners) // bit d: an unused edge leaves this corner heading d
         func id(_ x: Int, _ y: Int) -> Int { y * (width + 1) + x }
         var count = 0
-        for y in 0..<height {
-            for x in 0..<width where inside[y * width + x] {
-                if !at(x, y - 1) { out[id(x, y)] |= 1 << 0; count += 1 }
-                if !at(x + 1, y) { out[id(x + 1, y)] |= 1 << 1; count += 1 }
-                if !at(x, y + 1) { out[id(x + 1, y + 1)] |= 1 << 2; count += 1 }
-                if !at(x - 1, y) { out[id(x, y + 1)] |= 1 << 3; count += 1 }
+        inside.withUnsafeBufferPointer { inside in
+            out.withUnsafeMutableBufferPointer { out in
+                for y in 0..<height {
+                    let row = y * width, corner = y * (width + 1)
+                    for x in 0..<width where inside[row + x] {
+                        // Away from the grid's edge the neighbours are read directly.
+                        let away = y > 0 && y < height - 1 && x > 0 && x < width - 1
+                        if !(away ? inside[row - width + x] : at(x, y - 1)) { out[corner + x] |= 1 << 0; count += 1 }
+                        if !(away ? inside[row + x + 1] : at(x + 1, y)) { out[corner + x + 1] |= 1 << 1; count += 1 }
+                        if !(away ? inside[row + width + x] : at(x, y + 1)) { out[corner + width + 1 + x + 1] |= 1 << 2; count += 1 }
+                        if !(away ? inside[row + x - 1] : at(x - 1, y)) { out[corner + width + 1 + x] |= 1 << 3; count += 1 }
+                    }
+                }
             }
         }
         let step = [(1, 0), (0, 1), (-1, 0), (0, -1)]
@@ -276,7 +496,8 @@ enum IsochroneOutline {
                 if (x == sx && y == sy) || here == 0 { break }
                 // At a corner two cells share diagonally, turn left: the set stays on the left,
                 // so the two cells are outlined apart.
-                let next = [(d + 1) % 4, d, (d + 3) % 4].first { here & (1 << $0) != 0 }!
+                let left = (d + 1) & 3, right = (d + 3) & 3
+                let next = here & (1 << left) != 0 ? left : here & (1 << d) != 0 ? d : right
                 if next != d { ring.append(Point(x: x, y: y)) }
                 d = next
             }

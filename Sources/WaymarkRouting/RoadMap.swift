@@ -351,14 +351,14 @@ final class RoutingData: Sendable {
     nonisolated(unsafe) private var madeBounds: BoundingBox??
     /// What guidance looks up rather than measures on every route: name keys, perceived bearings.
     let guidance: GuidanceTables
-    /// Travel time and length of every hierarchy arc, made at the first table (nil without a hierarchy).
+    /// Travel time and length of every hierarchy arc, made at the first table or isochrone (nil without a hierarchy).
     private let arcMetricsLock = NSLock()
     nonisolated(unsafe) private var madeArcMetrics: ArcMetrics?
 
     nonisolated(unsafe) private var madeTurnDurations: [Float]?
 
     /// Seconds of every turn in ``transitions`` (same layout; the weights there may carry
-    /// penalties), made at the first isochrone.
+    /// penalties), made at the first isochrone on a map without a hierarchy.
     var turnDurations: [Float] {
         arcMetricsLock.withLock {
             if let madeTurnDurations { return madeTurnDurations }

@@ -123,6 +123,38 @@ import WaymarkSupport
         #expect(throws: RouteError.self) { try map.isochrone(from: Coordinate(latitude: 60, longitude: 13), minutes: [5]) }
     }
 
+    /// The sweep down the hierarchy and the Dijkstra reach the same roads at the same times, on
+    /// maps with turn restrictions (copies of edges along restricted paths), from points on
+    /// oneway and two-way roads, for short and long times.
+    @Test(arguments: [5, 6, 7, 8]) func sweepAndDijkstraAgree(seed: Int) throws {
+        let g = randomGraph(seed: UInt64(seed), nodes: 120, ways: 220)
+        let map = RoadMap(graph: g, method: .hierarchy, maxSnapDistance: 5000)
+        let data = map.data().data
+        let search = IsochroneSearch(data: data), router = Router(map: map, data: data)
+        var rng = SplitMix64(seed: UInt64(seed))
+        var compared = 0
+        for _ in 0..<6 {
+            let c = Coordinate(latitude: 52 + Double(rng.next() % 1000) / 50_000, longitude: 13 + Double(rng.next() % 1000) / 33_000)
+            guard let snap = try? router.snap(c) else { continue }
+            for limit in [20.0, 60, 180, 1200] {
+                func table(_ method: IsochroneSearch.Method) -> [String: Double] {
+                    var t: [String: Double] = [:]
+                    for r in search.reach(from: snap, within: limit, method: method) {
+                        let key = "\(r.edge)@\(r.offset)"
+                        t[key] = min(t[key] ?? .infinity, r.time)
+                        #expect(r.source == g.source(of: r.edge))
+                    }
+                    return t
+                }
+                let dijkstra = table(.dijkstra), sweep = table(.sweep)
+                #expect(Set(dijkstra.keys) == Set(sweep.keys), "seed \(seed), \(limit) s: reached roads differ")
+                for (key, time) in dijkstra { #expect(abs(time - (sweep[key] ?? -1)) < 1e-3, "seed \(seed), \(limit) s, \(key)") }
+                compared += dijkstra.count
+            }
+        }
+        #expect(compared > 100)
+    }
+
     /// Shared outline corners test as on the boundary (the point-in-polygon test is exclusive there).
     private func nearBoundary(_ polygon: [[Coordinate]], _ p: Coordinate) -> Bool {
         polygon.contains { ring in zip(ring, ring.dropFirst()).contains { a, b in
