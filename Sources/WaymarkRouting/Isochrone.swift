@@ -64,8 +64,10 @@ final class IsochroneSearch {
     /// The edges entered by the last search, in the order first entered (scratch kept between
     /// searches): read instead of every edge's stamp.
     private var entered: [Int32] = []
-    /// The sweep's labels by query node (made at the first sweep).
+    /// The sweep's labels by query node, and the upward search's before it (made at the first
+    /// sweep; the sweep writes every label, so only the upward ones need clearing).
     private var sweepLabels: UnsafeMutablePointer<TimedLabel>?
+    private var upwardLabels: StampedArray<TimedLabel>?
 
     init(data: RoutingData) {
         self.data = data
@@ -78,6 +80,7 @@ final class IsochroneSearch {
         entry.deallocate()
         heap.deallocate()
         sweepLabels?.deallocate()
+        upwardLabels?.deallocate()
     }
 
     /// The areas reached within each of `minutes` (positive, distinct) from `origin`;
@@ -142,7 +145,8 @@ final class IsochroneSearch {
             for r in reached {
                 let length = Double(graph.edgeLength[r.edge]), duration = Double(graph.edgeDuration[r.edge])
                 guard length > 0 else { continue }
-                let reach = duration > 0 ? min(length, r.offset + (limit - r.time) / duration * length) : length
+                let secondsPerMetre = duration / length
+                let reach = duration > 0 ? min(length, r.offset + (limit - r.time) / secondsPerMetre) : length
                 guard reach >= r.offset else { continue }
                 // The shape read in place: the source, the interior points (in the direction
                 // driven), the target.
@@ -168,9 +172,10 @@ final class IsochroneSearch {
                         b = vertex(graph.edgeTarget[r.edge])
                     }
                     let piece = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+                    let perPiece = piece > 0 ? 1 / piece : 0
                     while d <= walked + piece && d <= reach {
-                        let f = piece > 0 ? (d - walked) / piece : 0
-                        mark(a.x + f * (b.x - a.x), a.y + f * (b.y - a.y), r.time + (d - r.offset) / length * duration)
+                        let f = (d - walked) * perPiece
+                        mark(a.x + f * (b.x - a.x), a.y + f * (b.y - a.y), r.time + (d - r.offset) * secondsPerMetre)
                         if d == reach { break }
                         d = min(reach, d + step)
                     }
@@ -306,27 +311,30 @@ final class IsochroneSearch {
             labels = .allocate(capacity: max(1, n))
             sweepLabels = labels
         }
-        labels.update(repeating: .none, count: n)
+        var upward = upwardLabels ?? StampedArray(count: n)
+        upward.clear()
+        upwardLabels = upward
         var heap = self.heap
         heap.removeAll()
         defer { self.heap = heap }
+        @inline(__always) func weight(_ q: Int) -> Double { upward.contains(q) ? upward[q].weight : .infinity }
         for s in starts {
             let rest = graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge]))
             let q = Int(ch.rank[s.edge])
-            if labels[q].weight > rest.weight {
-                labels[q] = TimedLabel(weight: rest.weight, seconds: rest.duration)
+            if weight(q) > rest.weight {
+                upward[q] = TimedLabel(weight: rest.weight, seconds: rest.duration)
                 heap.push(rest.weight, q)
             }
         }
         metrics.duration.withUnsafeBufferPointer { duration in
             ch.up.withBuffers { up in
                 while let (k, q) = heap.pop() {
-                    guard k == labels[q].weight else { continue }
-                    let seconds = labels[q].seconds
+                    guard k == upward[q].weight else { continue }
+                    let seconds = upward[q].seconds
                     for i in up.row(q) {
                         let arc = up.arcs[i], w = k + arc.weight, end = Int(arc.end)
-                        if w < labels[end].weight {
-                            labels[end] = TimedLabel(weight: w, seconds: seconds + Double(duration[Int(arc.id)]))
+                        if w < weight(end) {
+                            upward[end] = TimedLabel(weight: w, seconds: seconds + Double(duration[Int(arc.id)]))
                             heap.push(w, end)
                         }
                     }
@@ -339,7 +347,7 @@ final class IsochroneSearch {
             ch.down.withBuffers { down in
                 ch.order.withUnsafeBufferPointer { order in
                     for q in 0..<n {
-                        var best = labels[q]
+                        var best = upward.contains(q) ? upward[q] : .none
                         for i in down.row(q) {
                             let arc = down.arcs[i], from = labels[Int(arc.end)]
                             let w = from.weight + arc.weight
