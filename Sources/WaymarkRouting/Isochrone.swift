@@ -40,9 +40,9 @@ struct TimedLabel: BitwiseCopyable {
 
 /// The isochrone search's scratch: labels per state, a heap, the entry time per edge.
 ///
-/// Which places a time reaches: those whose route (the way of least routing weight, as
-/// ``Router`` finds it) takes at most that time, so a route to a point inside an area never says
-/// more than its time. Two searches give the same labels: on a map with a contraction hierarchy,
+/// Which roads a time reaches: those whose route (the way of least routing weight, as ``Router``
+/// finds it) takes at most that time, so the areas agree with the durations routes and tables
+/// give (to the grid's resolution). Two searches give the same labels: on a map with a contraction hierarchy,
 /// an upward search from the origin then one sweep down the whole hierarchy (PHAST, Delling et
 /// al. 2011: no queue, every arc read once, in order); on a map without, a Dijkstra over the
 /// edge-based graph that stops once every way still queued takes longer than the time. (The
