@@ -52,7 +52,13 @@ struct TimedLabel: BitwiseCopyable {
 final class IsochroneSearch {
     enum Method {
         case dijkstra
+        /// Down the whole hierarchy.
         case sweep
+        /// Down only the part of the hierarchy the states within reach need (RPHAST, Delling et
+        /// al. 2011): the states whose edges start within the time at the map's fastest speed,
+        /// and every node above them their labels come from; the whole hierarchy where that
+        /// circle holds a third of the map's vertices or more.
+        case restrictedSweep
     }
 
     private let data: RoutingData
@@ -68,6 +74,8 @@ final class IsochroneSearch {
     /// sweep; the sweep writes every label, so only the upward ones need clearing).
     private var sweepLabels: UnsafeMutablePointer<TimedLabel>?
     private var upwardLabels: StampedArray<TimedLabel>?
+    /// The restricted sweep's nodes, a bit per query node (scratch kept between searches).
+    private var selected: [UInt64] = []
 
     init(data: RoutingData) {
         self.data = data
@@ -230,11 +238,40 @@ final class IsochroneSearch {
     /// The roads reached within `limit` seconds: (edge, its source vertex, offset from there in
     /// metres, time there); the origin's edges first, entered part-way at time 0.
     func reach(from origin: Snap, within limit: Double, method: Method? = nil) -> [(edge: Int, source: UInt32, offset: Double, time: Double)] {
-        let starts = data.snapIndex.edgePoints(origin, graph: data.graph)
-        if (method ?? (data.hierarchy != nil ? .sweep : .dijkstra)) == .sweep, let hierarchy = data.hierarchy, let metrics = data.arcMetrics {
-            return sweep(from: starts, limit: limit, hierarchy: hierarchy, metrics: metrics)
+        let graph = data.graph
+        let starts = data.snapIndex.edgePoints(origin, graph: graph)
+        let asked = method, method = method ?? (data.hierarchy != nil ? .restrictedSweep : .dijkstra)
+        guard method != .dijkstra, let hierarchy = data.hierarchy, let metrics = data.arcMetrics else {
+            return dijkstra(from: starts, limit: limit)
         }
-        return dijkstra(from: starts, limit: limit)
+        var targets: [UInt32]?
+        if method == .restrictedSweep, let grid = data.vertexGrid {
+            // Every edge that can be entered within the time starts within this radius of the
+            // origin (a metre of slack for rounding).
+            let radius = limit * grid.fastest + 1
+            // Labelling a node found costs about what the whole sweep costs a node, and finding
+            // it about as much again (measured on Porto): where the circle holds a third of the
+            // vertices or more, the whole sweep is as cheap (unless the restricted one is asked for).
+            var inside = 0
+            grid.forEachCell(near: origin.coordinate, within: radius) { inside += $0.count }
+            if inside < graph.nodeCount / 3 || asked == .restrictedSweep {
+                var found: [UInt32] = []
+                grid.forEachCell(near: origin.coordinate, within: radius) { cell in
+                    for v in cell { for f in graph.edges(from: v) { found.append(UInt32(f)) } }
+                }
+                let paths = data.transitions.paths
+                for (s, _) in paths.duplicates { found.append(UInt32(s)) }
+                // The origin's edges, and the edges into their start (entering them from behind).
+                for start in starts {
+                    found.append(UInt32(start.edge))
+                    for slot in graph.incoming(to: graph.source(of: start.edge)) {
+                        found.append(graph.incomingEdge[slot])
+                    }
+                }
+                targets = found
+            }
+        }
+        return sweep(from: starts, limit: limit, hierarchy: hierarchy, metrics: metrics, targets: targets)
     }
 
     /// The Dijkstra: labels of the states in order of weight, until every way still queued takes
@@ -303,8 +340,12 @@ final class IsochroneSearch {
 
     /// The sweep: an upward search from the origin's edges, then every query node from the top
     /// down takes the best of its arcs from above.
+    ///
+    /// With `targets` (states), only they and the nodes above them that their labels come from are
+    /// labelled: those found from the targets up the downward arcs, marked in a bitmap and swept
+    /// in order.
     private func sweep(from starts: [EdgePoint], limit: Double, hierarchy ch: ContractionHierarchy,
-                       metrics: ArcMetrics) -> [(edge: Int, source: UInt32, offset: Double, time: Double)] {
+                       metrics: ArcMetrics, targets: [UInt32]?) -> [(edge: Int, source: UInt32, offset: Double, time: Double)] {
         let graph = data.graph, n = ch.nodeCount
         let labels: UnsafeMutablePointer<TimedLabel>
         if let made = sweepLabels { labels = made } else {
@@ -341,12 +382,36 @@ final class IsochroneSearch {
                 }
             }
         }
+        // The nodes to label: all, or the targets and what lies above them.
+        var selected = self.selected
+        defer { self.selected = selected }
+        if let targets {
+            selected.removeAll(keepingCapacity: true)
+            selected.append(contentsOf: repeatElement(0, count: n / 64 + 1))
+            var stack = targets.map { ch.rank[Int($0)] }
+            selected.withUnsafeMutableBufferPointer { bits in
+                ch.down.withBuffers { down in
+                    for q in stack { bits[Int(q) >> 6] |= 1 << (UInt64(q) & 63) }
+                    while let q = stack.popLast() {
+                        for i in down.row(Int(q)) {
+                            let u = down.arcs[i].end
+                            let word = Int(u) >> 6, bit: UInt64 = 1 << (UInt64(u) & 63)
+                            if bits[word] & bit == 0 {
+                                bits[word] |= bit
+                                stack.append(u)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
         // Each node final once the nodes above it are; the edges entered noted on the way.
-        var entries = beginEntries(limit: limit, starts: starts, listed: false)
+        var entries = beginEntries(limit: limit, starts: starts, listed: targets != nil)
         metrics.downDuration.withUnsafeBufferPointer { duration in
             ch.down.withBuffers { down in
                 ch.order.withUnsafeBufferPointer { order in
-                    for q in 0..<n {
+                    @inline(__always) func label(_ q: Int) {
                         var best = upward.contains(q) ? upward[q] : .none
                         for i in down.row(q) {
                             let arc = down.arcs[i], from = labels[Int(arc.end)]
@@ -359,11 +424,27 @@ final class IsochroneSearch {
                             if !entries.isStart(s) { entries.enter(state: s, seconds: best.seconds) }
                         }
                     }
+                    if targets == nil {
+                        for q in 0..<n { label(q) }
+                    } else {
+                        for (w, word) in selected.enumerated() where word != 0 {
+                            var bits = word
+                            while bits != 0 {
+                                label(w << 6 | bits.trailingZeroBitCount)
+                                bits &= bits - 1
+                            }
+                        }
+                    }
                 }
             }
         }
         let rank = ch.rank
-        return finishEntries(&entries) { s in labels[Int(rank[s])] }
+        let restricted = targets != nil
+        return finishEntries(&entries) { s in
+            let q = Int(rank[s])
+            // (A node left out lies beyond the time's reach.)
+            return !restricted || selected[q >> 6] & (1 << (UInt64(q) & 63)) != 0 ? labels[q] : .none
+        }
     }
 
     /// When each edge is first entered (after the turn onto it), from the states' labels: an edge

@@ -374,6 +374,20 @@ final class RoutingData: Sendable {
         }
     }
 
+    nonisolated(unsafe) private var madeVertexGrid: VertexGrid??
+
+    /// The vertices by cell and the fastest speed by travel time (nil for an empty map), made at
+    /// the first isochrone that needs them.
+    var vertexGrid: VertexGrid? {
+        guard let box = bounds else { return nil }
+        return arcMetricsLock.withLock {
+            if let madeVertexGrid { return madeVertexGrid }
+            let made = VertexGrid(graph: graph, bounds: box)
+            madeVertexGrid = .some(made)
+            return made
+        }
+    }
+
     var arcMetrics: ArcMetrics? {
         guard let hierarchy else { return nil }
         return arcMetricsLock.withLock {
