@@ -94,6 +94,7 @@ def main():
     ap.add_argument("--waymark", required=True, help="waymark route --batch output (NDJSON)")
     ap.add_argument("--show", type=int, default=0, help="print this many differing pairs")
     ap.add_argument("--examples", default=None, help='print where Waymark makes this maneuver and OSRM none (e.g. "turn straight")')
+    ap.add_argument("--missing", default=None, help='print where OSRM makes this maneuver and Waymark none (e.g. "new name straight")')
     args = ap.parse_args()
 
     import osrm
@@ -127,6 +128,15 @@ def main():
             if place not in at_ours:
                 aligned["osrm only"] += 1
                 only_osrm[maneuver] += 1
+                if args.missing and f"{maneuver[0]} {maneuver[1]}".strip() == args.missing and only_osrm[maneuver] <= 12:
+                    step = next(s for leg in theirs["routes"][0]["legs"] for s in leg["steps"]
+                                if cell(s["maneuver"]["location"][1], s["maneuver"]["location"][0]) == place)
+                    lat, lon = step["maneuver"]["location"][1], step["maneuver"]["location"][0]
+                    print(f"pair {i} at {lat:.6f},{lon:.6f}: OSRM {maneuver[0]} {maneuver[1]} onto {step['name']!r} "
+                          f"(Waymark nearby: " + ", ".join(
+                              f"{w['maneuver']['type']} {w['maneuver'].get('modifier', '')} {w['name']}" for leg in mine["routes"][0]["legs"]
+                              for w in leg["steps"] if abs(w["maneuver"]["location"][1] - lat) < 0.003
+                              and abs(w["maneuver"]["location"][0] - lon) < 0.004) + ")")
             elif at_ours[place] == maneuver:
                 aligned["same"] += 1
             else:
