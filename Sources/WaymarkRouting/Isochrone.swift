@@ -42,13 +42,14 @@ struct TimedLabel: BitwiseCopyable {
 ///
 /// Which roads a time reaches: those whose route (the way of least routing weight, as ``Router``
 /// finds it) takes at most that time, so the areas agree with the durations routes and tables
-/// give (to the grid's resolution). Two searches give the same labels: on a map with a contraction hierarchy,
-/// an upward search from the origin then one sweep down the whole hierarchy (PHAST, Delling et
-/// al. 2011: no queue, every arc read once, in order); on a map without, a Dijkstra over the
-/// edge-based graph that stops once every way still queued takes longer than the time. (The
-/// Dijkstra cannot stop at the time's weight: a road for local traffic only costs OSRM's
-/// `max_turn_weight` to enter, so a way within the time may weigh an hour, and the Dijkstra runs
-/// to that weight; the sweep's cost does not depend on the time.)
+/// give (to the grid's resolution). The searches (``Method``) give the same labels: on a map with
+/// a contraction hierarchy, an upward search from the origin then one sweep down the hierarchy
+/// (PHAST, Delling et al. 2011: no queue, every arc read once, in order), on a big map down only
+/// the part within the time's reach; on a map without, a Dijkstra over the edge-based graph that
+/// stops once every way still queued takes longer than the time. (The Dijkstra cannot stop at the
+/// time's weight: a road for local traffic only costs OSRM's `max_turn_weight` to enter, so a way
+/// within the time may weigh an hour, and the Dijkstra runs to that weight; the sweep's cost does
+/// not depend on the weights.)
 final class IsochroneSearch {
     enum Method {
         case dijkstra
@@ -93,7 +94,8 @@ final class IsochroneSearch {
 
     /// The areas reached within each of `minutes` (positive, distinct) from `origin`;
     /// `denoise` (0…1) keeps, per time, the polygons at least that share of the largest one's area
-    /// (1: the largest alone, 0: all). `method` chooses the search (by default by the time).
+    /// (1: the largest alone, 0: all). `method` chooses the search (by default the restricted
+    /// sweep where a hierarchy is loaded, else the Dijkstra).
     func isochrone(from origin: Snap, minutes: [Double], denoise: Double, method: Method? = nil) -> Isochrone {
         let graph = data.graph
         let times = minutes.sorted()
