@@ -249,8 +249,8 @@ final class IsochroneSearch {
         var targets: [UInt32]?
         if method == .restrictedSweep, let grid = data.vertexGrid {
             // Every edge that can be entered within the time starts within this radius of the
-            // origin (a metre of slack for rounding).
-            let radius = limit * grid.fastest + 1
+            // origin (with slack for rounding and the plane's approximation of the sphere).
+            let radius = limit * grid.fastest * 1.01 + 10
             // Labelling a node found costs about what the whole sweep costs a node, and finding
             // it about as much again (measured on Porto): where the circle holds a third of the
             // vertices or more, the whole sweep is as cheap (unless the restricted one is asked for).

@@ -21,9 +21,12 @@ struct VertexGrid: Sendable {
 
     init(graph: RoadGraph, bounds: BoundingBox, cellSize: Double = 1000) {
         self.cellSize = cellSize
-        let middle = (bounds.north + bounds.south) / 2
+        // East–west metres per degree at the latitude farthest from the equator, so that distances
+        // in the plane are never longer than on the ground: a circle in the plane holds every
+        // vertex within its radius on the ground.
+        let farthest = max(abs(bounds.north), abs(bounds.south))
         metresPerDegreeLat = 111_195
-        metresPerDegreeLon = max(1, 111_195 * cos(middle * .pi / 180))
+        metresPerDegreeLon = max(1, 111_195 * cos(farthest * .pi / 180))
         west = bounds.west
         south = bounds.south
         // (A map across the antimeridian is measured from its west edge round to its east edge.)
@@ -62,8 +65,8 @@ struct VertexGrid: Sendable {
         return y * columns + x
     }
 
-    /// Calls `body` with the vertices of each cell within `radius` metres of `c` (in the grid's
-    /// plane): every vertex within the radius, and some beyond it.
+    /// Calls `body` with the vertices of each cell within `radius` metres of `c` in the grid's
+    /// plane: every vertex within the radius on the ground, and some beyond it.
     func forEachCell(near c: Coordinate, within radius: Double, _ body: (ArraySlice<UInt32>) -> Void) {
         var dLon = c.longitude - west
         if dLon < -180 { dLon += 360 }

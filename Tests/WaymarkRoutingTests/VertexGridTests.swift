@@ -1,0 +1,36 @@
+import Testing
+import WaymarkGeo
+import WaymarkGraph
+import WaymarkOSM
+import WaymarkSupport
+@testable import WaymarkRouting
+
+/// The isochrone's vertex grid: every vertex within a radius on the ground is among the cells it
+/// gives, on a map spanning 40° of latitude (where a plane at the middle latitude would stretch
+/// distances in the north) and for radii from one cell to most of the map.
+@Suite struct VertexGridTests {
+    @Test func everyVertexWithinTheRadiusIsGiven() throws {
+        var rng = SplitMix64(seed: 11)
+        var b = GraphBuilder()
+        let count = 400
+        for _ in 0..<count {
+            b.latitudes.append(FixedPoint.encode(rng.uniform(30, 70)))
+            b.longitudes.append(FixedPoint.encode(rng.uniform(-20, 40)))
+        }
+        let rule = CarProfile().way(["highway": "primary"])!
+        for w in 0..<count { b.ways.append(GraphBuilder.Way(nodes: [UInt32(w), UInt32((w + 1) % count)], rule: rule, id: Int64(w))) }
+        let graph = b.build()
+        let box = try #require(try BoundingBox.enclosing((0..<UInt32(graph.nodeCount)).map(graph.coordinate(of:))))
+        let grid = VertexGrid(graph: graph, bounds: box, cellSize: 50_000)
+        #expect(grid.fastest > 1)
+        for _ in 0..<200 {
+            let c = Coordinate(latitude: rng.uniform(28, 72), longitude: rng.uniform(-22, 42))
+            let radius = rng.uniform(30_000, 2_000_000)
+            var given = Set<UInt32>()
+            grid.forEachCell(near: c, within: radius) { given.formUnion($0) }
+            for v in 0..<UInt32(graph.nodeCount) where graph.coordinate(of: v).distance(to: c) <= radius {
+                #expect(given.contains(v), "vertex \(v) at \(graph.coordinate(of: v).distance(to: c)) m of \(c), radius \(radius)")
+            }
+        }
+    }
+}
