@@ -19,14 +19,18 @@ struct VertexGrid: Sendable {
     /// The fastest edge's speed by travel time (metres per second), at least 1.
     let fastest: Double
 
+    /// `cellSize` in metres, larger where the map would need more than a cell per vertex or
+    /// four million cells.
     init(graph: RoadGraph, bounds: BoundingBox, cellSize: Double = 1000) {
-        self.cellSize = cellSize
         // East–west metres per degree at the latitude farthest from the equator, so that distances
         // in the plane are never longer than on the ground: a circle in the plane holds every
         // vertex within its radius on the ground.
         let farthest = max(abs(bounds.north), abs(bounds.south))
         metresPerDegreeLat = 111_195
         metresPerDegreeLon = max(1, 111_195 * cos(farthest * .pi / 180))
+        let area = bounds.longitudeSpan * metresPerDegreeLon * bounds.latitudeSpan * metresPerDegreeLat
+        let cellSize = max(cellSize, (area / Double(max(1024, min(graph.nodeCount, 4_000_000)))).squareRoot())
+        self.cellSize = cellSize
         west = bounds.west
         south = bounds.south
         // (A map across the antimeridian is measured from its west edge round to its east edge.)

@@ -23,6 +23,9 @@ import WaymarkSupport
         let box = try #require(try BoundingBox.enclosing((0..<UInt32(graph.nodeCount)).map(graph.coordinate(of:))))
         let grid = VertexGrid(graph: graph, bounds: box, cellSize: 50_000)
         #expect(grid.fastest > 1)
+        // (About a cell per vertex at most, with at least 1,024 cells: 400 vertices over about
+        // 2,300 × 4,400 km in the plane; each side rounded up a cell.)
+        #expect(grid.columns * grid.rows <= 2 * 1024)
         for _ in 0..<200 {
             let c = Coordinate(latitude: rng.uniform(28, 72), longitude: rng.uniform(-22, 42))
             let radius = rng.uniform(30_000, 2_000_000)
