@@ -261,8 +261,8 @@ final class IsochroneSearch {
                 grid.forEachCell(near: origin.coordinate, within: radius) { cell in
                     for v in cell { for f in graph.edges(from: v) { found.append(UInt32(f)) } }
                 }
-                let paths = data.transitions.paths
-                for (s, _) in paths.duplicates { found.append(UInt32(s)) }
+                // Every duplicate state (they follow the edges' own; few).
+                found.append(contentsOf: (graph.edgeCount..<data.transitions.paths.stateCount).lazy.map(UInt32.init))
                 // The origin's edges, and the edges into their start (entering them from behind).
                 for start in starts {
                     found.append(UInt32(start.edge))

@@ -108,11 +108,6 @@ struct RestrictedPaths: Sendable {
         return t == RestrictedPaths.forbidden ? nil : Int(t)
     }
 
-    /// Every duplicate state (after the edges' own), with the edge it stands for.
-    var duplicates: some Sequence<(state: Int, edge: Int)> {
-        duplicateEdge.enumerated().lazy.map { (edgeCount + $0.offset, Int($0.element)) }
-    }
-
     /// The states of edge `e`: itself and its duplicates.
     func states(of e: Int) -> [Int] {
         guard let more = copies[UInt32(e)] else { return [e] }
