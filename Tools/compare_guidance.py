@@ -125,6 +125,7 @@ def main():
     ap.add_argument("--waymark", required=True, help="waymark route --batch output (NDJSON)")
     ap.add_argument("--show", type=int, default=0, help="print this many differing pairs")
     ap.add_argument("--examples", default=None, help='print where Waymark makes this maneuver and OSRM none (e.g. "turn straight")')
+    ap.add_argument("--unlike", default=None, help='print where OSRM and Waymark make different maneuvers, e.g. "turn slight right -> turn straight"')
     ap.add_argument("--missing", default=None, help='print where OSRM makes this maneuver and Waymark none (e.g. "new name straight")')
     args = ap.parse_args()
 
@@ -179,6 +180,12 @@ def main():
             else:
                 aligned["different"] += 1
                 unlike[(maneuver, at_ours[place])] += 1
+                pair_text = f"{maneuver[0]} {maneuver[1]}".strip() + " -> " + f"{at_ours[place][0]} {at_ours[place][1]}".strip()
+                if args.unlike and pair_text == args.unlike and unlike[(maneuver, at_ours[place])] <= 12:
+                    step = next(s for leg in theirs["routes"][0]["legs"] for s in leg["steps"]
+                                if cell(s["maneuver"]["location"][1], s["maneuver"]["location"][0]) == place)
+                    print(f"pair {i} at {step['maneuver']['location'][1]:.6f},{step['maneuver']['location'][0]:.6f}: "
+                          f"OSRM {pair_text} onto {step['name']!r}")
         for place, maneuver in at_ours.items():
             if place in shared and place not in at_osrm:
                 aligned["waymark only"] += 1

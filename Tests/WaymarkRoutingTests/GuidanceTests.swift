@@ -427,6 +427,58 @@ import WaymarkOSM
         try check(grid, [("a", "e", "abc,bdf,de,de", "depart,turn right,turn left,arrive")])
     }
 
+    /// A turn and a turn back 20 m on, each where there is a choice, are two steps, as in OSRM
+    /// (its collapsing scenarios leave them: not a staggered crossing under 3 m, not a name that
+    /// comes and goes). Whether the roads are unnamed or the road after has the name before.
+    @Test func turnAndTurnBackStayTwo() throws {
+        let picture = """
+                    g - - - c - - - - - d
+                            |
+            a - - - - - - - b - - - - - e
+            """
+        let unnamed = GridMap(picture: picture, ways: [("abe", [:]), ("bc", [:]), ("gcd", [:])], spacing: 10)
+        try check(unnamed, [("a", "d", ",,,", "depart,turn left,turn right,arrive")])
+        let named = GridMap(picture: picture, ways: [("abe", ["name": "Rua Alta"]), ("bc", ["name": "Travessa"]),
+                                                     ("gc", ["name": "Rua Baixa"]), ("cd", ["name": "Rua Alta"])], spacing: 10)
+        try check(named, [("a", "d", "Rua Alta,Travessa,Rua Alta,Rua Alta", "depart,turn left,turn right,arrive")])
+    }
+
+    /// OSRM's `maneuverSucceededByNameChange`: a turn onto a short unnamed piece, then straight on
+    /// onto a named road (a strong name change, up to 45 m on) is one turn onto that road.
+    @Test func turnThenNameIsOneTurn() throws {
+        let grid = GridMap(picture: """
+            a - - - b - - - e
+                    |
+                f - c
+                    |
+                    |
+                    |
+                    |
+                    |
+                    |
+                    d
+            """, ways: [("abe", ["name": "Rua Velha"]), ("bc", [:]), ("fc", ["name": "Travessa"]), ("cd", ["name": "Rua Nova"])])
+        try check(grid, [("a", "d", "Rua Velha,Rua Nova,Rua Nova", "depart,turn right,arrive")])
+    }
+
+    /// OSRM's `maneuverPreceededByNameChange`: a name read for a few metres before a turn joins the
+    /// road before, and the turn is told where it is.
+    @Test func nameThenTurnIsToldAtTheTurn() throws {
+        let grid = GridMap(picture: """
+                          f
+                          |
+            a - - - - - - b c - - - - e
+                            |
+                            |
+                            d
+            """, ways: [("ab", ["name": "Rua Velha"]), ("bf", ["name": "Travessa"]), ("bce", ["name": "Rua Curta"]),
+                        ("cd", ["name": "Rua Nova"])], spacing: 10)
+        try check(grid, [("a", "d", "Rua Velha,Rua Nova,Rua Nova", "depart,turn right,arrive")])
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        let turn = try map.route(from: grid.positions["a"]!, to: grid.positions["d"]!).legs[0].steps[1]
+        #expect(turn.maneuver.location.distance(to: grid.positions["c"]!) < 1)
+    }
+
     /// OSRM's segregated intersection: a short edge (`b`–`c`, 25 m) between a oneway coming in
     /// and a oneway going out is inside one crossing. A turn at its end is told at its start, by the
     /// direction from before the one end to after the other; a new name straight through likewise.

@@ -468,7 +468,8 @@ struct StepAssembler {
         var i = 1
         while i + 1 < drafts.count {
             let s = drafts[i], next = drafts[i + 1]
-            guard s.distance(pieces) < TurnClassifier.maxCollapseDistance, collapsible(s.type), collapsible(next.type) else {
+            let length = s.distance(pieces), limit = TurnClassifier.maxCollapseDistance
+            guard length <= 2 * limit, collapsible(s.type), collapsible(next.type) else {
                 i += 1
                 continue
             }
@@ -477,42 +478,109 @@ struct StepAssembler {
             // Signed deviations (positive to the right) add up.
             let total = (180 - s.angle) + (180 - next.angle)
             let sameRoad = !classifier.announces(before, after)
-            // Only OSRM's collapsing scenarios: a U-turn, a name that comes and goes, a name
-            // change before or after the turn, a turn onto a road that then leaves no choice, a
-            // staggered crossing of a few metres. Two real turns in a row stay two steps.
+            // OSRM's collapsing scenarios (`collapseTurnInstructions`), each with its own reach;
+            // anything else, such as two real turns in a row, stays two steps.
             let undisturbed = s.intersections.count <= 1
+            let short = length <= limit && undisturbed
             var ways = 0
             for road in next.intersections.first?.roads ?? [] where road.entry { ways += 1 }
             let choiceless = ways == 1
-            let nameChange = s.type == .newName || s.modifier == .straight || next.type == .newName || next.modifier == .straight
-            let staggered = s.distance(pieces) < 3 && (180 - s.angle) * (180 - next.angle) < 0
-            guard (abs(total) > 150 && sameRoad) || (abs(total) < 25 && sameRoad) || staggered
-                    || undisturbed && (nameChange || choiceless) else {
+            func straightOn(_ d: Draft) -> Bool { (d.type == .turn || d.type == .continue) && d.modifier == .straight }
+            func nameChange(_ d: Draft) -> Bool { d.type == .newName || straightOn(d) }
+            // A staggered crossing: a turn and a turn back within a few metres.
+            let staggered = length < 3 && undisturbed && (180 - s.angle) * (180 - next.angle) < 0
+            // A U-turn through a short piece, a short unnamed link between named roads, or into
+            // the only way on; back on a road with a name (unnamed roads are not "the same").
+            let named = !classifier.hasNoName(graph.segment(of: before)) && !classifier.hasNoName(graph.segment(of: after))
+            let link = length <= 2 * limit && undisturbed && classifier.hasNoName(graph.segment(of: s.nameEdge)) && named
+            let uTurn = abs(total) > 150 && sameRoad && named && [.turn, .continue, .endOfRoad].contains(s.type)
+                && (short || link || choiceless && undisturbed)
+            // A name that comes and goes, both steps name changes; two turns that cancel out
+            // stay two steps.
+            let oscillation = abs(total) < 25 && sameRoad && length <= limit
+                && (s.type == .newName || s.type == .turn && s.modifier == .straight)
+                && (next.type == .newName || next.type == .turn && next.modifier == .straight)
+            // A name change just before a maneuver, or just after one (a straight new name, or
+            // one without a choice, from a little further).
+            let preceded = short && nameChange(s)
+            let succeeded = nameChange(next)
+                && (short || next.type == .newName && (next.modifier == .straight || choiceless) && length <= 1.5 * limit)
+            // A turn, then a road that leaves no choice: close after a turn, or a little further
+            // after going straight on.
+            let choicelessAfter = choiceless && (short && s.modifier != .straight
+                || straightOn(s) && undisturbed && length <= 2 * limit)
+            guard staggered || uTurn || oscillation || preceded || succeeded || choicelessAfter else {
                 i += 1
                 continue
             }
-            var merged = s
-            merged.absorb(next)
-            merged.nameEdge = after
-            merged.bearingAfter = next.bearingAfter
-            if abs(total) > 150 && sameRoad {
+            if oscillation {
+                // Back on the road we were on: nothing to say.
+                drafts[i - 1].absorb(s)
+                drafts[i - 1].absorb(next)
+                drafts.removeSubrange(i...(i + 1))
+                continue
+            }
+            // The prior road's name against another step's road (OSRM's `haveSameName`: unnamed
+            // roads are never the same).
+            func continuesPrior(_ d: Draft) -> Bool {
+                let a = graph.segment(of: before), b = graph.segment(of: d.nameEdge)
+                return !classifier.hasNoName(a) && !classifier.hasNoName(b) && !classifier.announcesSegments(a, b)
+            }
+            // OSRM's `findTotalTurnAngle`: both turns' deviations together, unless that is nearly
+            // straight on or the first is long and the two bend different ways (then the first's).
+            let totalAngle = min(359, max(1, 180 - total))
+            let useTotal = PerceivedBearing.deviation(totalAngle, 180) >= 0.5 * TurnClassifier.narrowTurnAngle
+                && (length < limit || s.angle <= 185 && next.angle <= 185 || s.angle >= 175 && next.angle >= 175)
+            let angle = useTotal ? totalAngle : s.angle
+            // OSRM's `AdjustToCombinedTurnStrategy`: the maneuver at `at` takes in `from`.
+            func adjusted(_ at: Draft, from: Draft) -> Draft {
+                var step = at
+                let modifier = at.type == .fork || at.type == .merge ? at.modifier : ManeuverModifier(angle: angle)
+                if nameChange(from) || nameChange(at) {
+                    if at.type == .continue && !continuesPrior(from) { step.type = .turn }
+                    else if at.type == .turn && continuesPrior(from) { step.type = .continue }
+                } else if from.type == .onRamp {
+                    step.type = .onRamp
+                } else if at.type == .turn && from.type == .turn && continuesPrior(from) {
+                    step.type = .continue
+                } else if at.type == .continue && from.type == .turn && !continuesPrior(from) {
+                    step.type = .turn
+                }
+                step.modifier = modifier
+                step.angle = angle
+                return step
+            }
+            if preceded && !staggered && !uTurn {
+                // The name change joins the road before; the maneuver stays where it is.
+                drafts[i - 1].absorb(s)
+                drafts[i + 1] = adjusted(next, from: s)
+                drafts.remove(at: i)
+                continue
+            }
+            var merged: Draft
+            if uTurn {
+                merged = s
                 merged.type = .continue
                 merged.modifier = .uturn
                 merged.angle = 0
-            } else if abs(total) < 25 && sameRoad {
-                // Back on the road we were on: nothing to say.
-                drafts[i - 1].absorb(merged)
-                drafts.removeSubrange(i...(i + 1))
-                continue
+            } else if staggered {
+                // Across and on: a new name, or nothing where the road is the one before.
+                if continuesPrior(next) {
+                    drafts[i - 1].absorb(s)
+                    drafts[i - 1].absorb(next)
+                    drafts.removeSubrange(i...(i + 1))
+                    continue
+                }
+                merged = s
+                merged.type = .newName
+                merged.modifier = .straight
+                merged.angle = 180
             } else {
-                let angle = min(359, max(1, 180 - total))
-                merged.angle = angle
-                merged.modifier = ManeuverModifier(angle: angle)
-                let type = classifier.basicType(before, after)
-                merged.type = (type == .continue && s.type == .newName) ? .newName : (next.type == .merge ? .merge : type)
-                if merged.type == .turn && sameRoad { merged.type = .continue }
-                if abs(total) < 25 && merged.type == .turn && next.type == .newName { merged.type = .newName }
+                merged = adjusted(s, from: next)
             }
+            merged.absorb(next)
+            merged.nameEdge = after
+            merged.bearingAfter = next.bearingAfter
             drafts[i] = merged
             drafts.remove(at: i + 1)
         }
