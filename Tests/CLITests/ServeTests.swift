@@ -10,6 +10,8 @@ final class ServerProcess: @unchecked Sendable {
     let process = Process()
     let port: UInt16
     private let box = LogBox()
+    /// Signalled when the log has been read to its end (the process closed its stderr).
+    private let drained = DispatchSemaphore(value: 0)
 
     private final class LogBox: @unchecked Sendable {
         let lock = NSLock()
@@ -28,7 +30,7 @@ final class ServerProcess: @unchecked Sendable {
         // Read the log as it comes (so the pipe never fills), and the port from the first line.
         let handle = err.fileHandleForReading
         let ready = DispatchSemaphore(value: 0)
-        let box = self.box
+        let box = self.box, drained = self.drained
         DispatchQueue.global().async {
             var signalled = false
             while true {
@@ -41,6 +43,7 @@ final class ServerProcess: @unchecked Sendable {
                 }
             }
             if !signalled { ready.signal() }
+            drained.signal()
         }
         _ = ready.wait(timeout: .now() + 60)
         let text = box.read
@@ -58,6 +61,8 @@ final class ServerProcess: @unchecked Sendable {
     func stop() -> Int32 {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         process.waitUntilExit()
+        // The log's last lines may still be in the pipe: read to its end before anyone looks.
+        if drained.wait(timeout: .now() + 10) == .success { drained.signal() } // stays open for a second stop()
         return process.terminationStatus
     }
 

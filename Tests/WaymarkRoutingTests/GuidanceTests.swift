@@ -479,6 +479,24 @@ import WaymarkOSM
         #expect(turn.maneuver.location.distance(to: grid.positions["c"]!) < 1)
     }
 
+    /// OSRM's `isNameOszillation`: a name that comes and goes (a tunnel under its own name, 300 m)
+    /// is not told, however long; with a junction inside the stretch, both changes are told.
+    @Test func nameThatComesAndGoes() throws {
+        let plain = GridMap(picture: """
+            a - - - - - b - - - - - - - - - - - - - - c - - - - - d
+            """, ways: [("ab", ["name": "Autoestrada", "ref": "A 4"]), ("bc", ["name": "Túnel (Autoestrada)", "ref": "A 4"]),
+                        ("cd", ["name": "Autoestrada", "ref": "A 4"])])
+        try check(plain, [("a", "d", "Autoestrada,Autoestrada", "depart,arrive")])
+        let crossed = GridMap(picture: """
+                                    e
+                                    |
+            a - - - - - b - - - - - f - - - - - - - - c - - - - - d
+            """, ways: [("ab", ["name": "Autoestrada", "ref": "A 4"]), ("bfc", ["name": "Túnel (Autoestrada)", "ref": "A 4"]),
+                        ("ef", ["name": "Rua"]), ("cd", ["name": "Autoestrada", "ref": "A 4"])])
+        try check(crossed, [("a", "d", "Autoestrada,Túnel (Autoestrada),Autoestrada,Autoestrada",
+                             "depart,new name straight,new name straight,arrive")])
+    }
+
     /// OSRM's segregated intersection: a short edge (`b`–`c`, 25 m) between a oneway coming in
     /// and a oneway going out is inside one crossing. A turn at its end is told at its start, by the
     /// direction from before the one end to after the other; a new name straight through likewise.

@@ -468,16 +468,30 @@ struct StepAssembler {
         var i = 1
         while i + 1 < drafts.count {
             let s = drafts[i], next = drafts[i + 1]
-            let length = s.distance(pieces), limit = TurnClassifier.maxCollapseDistance
-            guard length <= 2 * limit, collapsible(s.type), collapsible(next.type) else {
+            guard collapsible(s.type), collapsible(next.type) else {
                 i += 1
                 continue
             }
             let before = pieces[drafts[i - 1].pieces.upperBound - 1].edge
             let after = next.nameEdge
+            let sameRoad = !classifier.announces(before, after)
+            // OSRM's `isNameOszillation`, at any distance: a name that comes and goes, both steps
+            // name changes (a new name, or a turn straight on), is nothing to say. (Not past a
+            // junction between them: OSRM has a silent step there, and the two are not next.)
+            if sameRoad && s.intersections.count <= 1 && (s.type == .newName || s.type == .turn && s.modifier == .straight)
+                && (next.type == .newName || next.type == .turn && next.modifier == .straight) {
+                drafts[i - 1].absorb(s)
+                drafts[i - 1].absorb(next)
+                drafts.removeSubrange(i...(i + 1))
+                continue
+            }
+            let length = s.distance(pieces), limit = TurnClassifier.maxCollapseDistance
+            guard length <= 2 * limit else {
+                i += 1
+                continue
+            }
             // Signed deviations (positive to the right) add up.
             let total = (180 - s.angle) + (180 - next.angle)
-            let sameRoad = !classifier.announces(before, after)
             // OSRM's collapsing scenarios (`collapseTurnInstructions`), each with its own reach;
             // anything else, such as two real turns in a row, stays two steps.
             let undisturbed = s.intersections.count <= 1
@@ -495,11 +509,6 @@ struct StepAssembler {
             let link = length <= 2 * limit && undisturbed && classifier.hasNoName(graph.segment(of: s.nameEdge)) && named
             let uTurn = abs(total) > 150 && sameRoad && named && [.turn, .continue, .endOfRoad].contains(s.type)
                 && (short || link || choiceless && undisturbed)
-            // A name that comes and goes, both steps name changes; two turns that cancel out
-            // stay two steps.
-            let oscillation = abs(total) < 25 && sameRoad && length <= limit
-                && (s.type == .newName || s.type == .turn && s.modifier == .straight)
-                && (next.type == .newName || next.type == .turn && next.modifier == .straight)
             // A name change just before a maneuver, or just after one (a straight new name, or
             // one without a choice, from a little further).
             let preceded = short && nameChange(s)
@@ -509,15 +518,8 @@ struct StepAssembler {
             // after going straight on.
             let choicelessAfter = choiceless && (short && s.modifier != .straight
                 || straightOn(s) && undisturbed && length <= 2 * limit)
-            guard staggered || uTurn || oscillation || preceded || succeeded || choicelessAfter else {
+            guard staggered || uTurn || preceded || succeeded || choicelessAfter else {
                 i += 1
-                continue
-            }
-            if oscillation {
-                // Back on the road we were on: nothing to say.
-                drafts[i - 1].absorb(s)
-                drafts[i - 1].absorb(next)
-                drafts.removeSubrange(i...(i + 1))
                 continue
             }
             // The prior road's name against another step's road (OSRM's `haveSameName`: unnamed
