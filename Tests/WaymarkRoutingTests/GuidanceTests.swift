@@ -497,6 +497,22 @@ import WaymarkOSM
                              "depart,new name straight,new name straight,arrive")])
     }
 
+    /// A straight-on step a few metres before a ramp joins it (OSRM collapses onto ramps as onto
+    /// any maneuver): one "on ramp", where the ramp leaves.
+    @Test func straightBeforeARampJoinsIt() throws {
+        let grid = GridMap(picture: """
+            a - - - - b c - - - - d
+                      |   \\
+                      g     e
+                              f
+            """, ways: [("ab", ["highway": "primary"]), ("bg", [:]), ("bcd", ["highway": "service"]),
+                        ("cef", ["highway": "motorway_link", "oneway": "yes"]), ("df", [:])], spacing: 10)
+        try check(grid, [("a", "f", ",,", "depart,on ramp slight right,arrive")])
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        let ramp = try map.route(from: grid.positions["a"]!, to: grid.positions["f"]!).legs[0].steps[1]
+        #expect(ramp.maneuver.location.distance(to: grid.positions["c"]!) < 1)
+    }
+
     /// OSRM's segregated intersection: a short edge (`b`–`c`, 25 m) between a oneway coming in
     /// and a oneway going out is inside one crossing. A turn at its end is told at its start, by the
     /// direction from before the one end to after the other; a new name straight through likewise.

@@ -461,7 +461,7 @@ struct StepAssembler {
     func collapse(_ drafts: inout [Draft], _ pieces: [Piece]) {
         func collapsible(_ type: ManeuverType) -> Bool {
             switch type {
-            case .turn, .newName, .continue, .endOfRoad, .fork, .merge: true
+            case .turn, .newName, .continue, .endOfRoad, .fork, .merge, .onRamp, .offRamp: true
             default: false
             }
         }
