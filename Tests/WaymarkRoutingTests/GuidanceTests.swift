@@ -168,6 +168,28 @@ import WaymarkOSM
                          ("a", "d", "ab,bd,bd", "depart,fork slight right,arrive")])
     }
 
+    /// OSRM's `findFork`: two branches 34° either side of straight on (67° apart) still fork, set
+    /// apart from the road behind; where one branch is a minor road (a service road) beside a
+    /// residential one, the residential branch goes on unsaid and the service road is a slight turn
+    /// (OSRM's `assignFork`).
+    @Test func forksAsOSRMFindsThem() throws {
+        let picture = """
+                                  c
+
+
+
+            a - - - - - - - b
+
+
+
+                                  d
+            """
+        let even = GridMap(picture: picture, ways: [("ab", [:]), ("bc", [:]), ("bd", [:])])
+        try check(even, [("a", "c", ",,", "depart,fork slight left,arrive"), ("a", "d", ",,", "depart,fork slight right,arrive")])
+        let minor = GridMap(picture: picture, ways: [("ab", ["highway": "service"]), ("bc", [:]), ("bd", ["highway": "service"])])
+        try check(minor, [("a", "c", ",", "depart,arrive"), ("a", "d", ",,", "depart,turn slight right,arrive")])
+    }
+
     /// Leaving a motorway by a slip road, and joining one.
     @Test func rampsAndMerges() throws {
         let grid = GridMap(picture: """

@@ -23,20 +23,6 @@ extension ManeuverModifier {
 }
 
 extension HighwayClass {
-    /// How alike two roads are for a fork (lower is more important; links just below their road;
-    /// unclassified beside residential). OSRM's own numbers (``osrmPriority``) decide obvious turns;
-    /// with them and OSRM's one-step rule, forks matched OSRM less often on the Porto pairs
-    /// (90.1 % against 90.2 % of its maneuvers), as Waymark's fork test is simpler than its `findFork`.
-    var priority: Int {
-        switch self {
-        case .unclassified: 10
-        case .ferry, .winterRoad, .iceRoad: 12
-        case .service: 13
-        case .other: 14
-        default: osrmPriority // motorway 0 … tertiary link 9, residential 10, living street 11
-        }
-    }
-
     var isRamp: Bool {
         switch self {
         case .motorwayLink, .trunkLink, .primaryLink, .secondaryLink, .tertiaryLink: true
@@ -137,7 +123,8 @@ struct TurnClassifier {
         let obvious = obviousRoad(arrival: e, junction: j)
         if j.roads.count == 3 {
             let allLinks = obvious != nil && graph.highway(of: e).isRamp && j.roads.allSatisfy { data(of: $0).highway.isRamp }
-            if allLinks || obvious == nil, let fork = forkModifier(arrival: e, junction: j, taken: t) { return .maneuver(.fork, fork) }
+            if allLinks || obvious == nil, let range = fork(arrival: e, junction: j),
+               let decision = forkDecision(arrival: e, junction: j, fork: range, taken: t) { return decision }
             if obvious == nil && isEndOfRoad(j) {
                 let side: ManeuverModifier = t == 1 ? .right : .left
                 return .maneuver(basicType(e, f) == .onRamp ? .onRamp : .endOfRoad, side)
@@ -152,7 +139,8 @@ struct TurnClassifier {
             return .maneuver(basicType(e, f), modifier)
         }
         if let o = obvious, o == t { return obviousDecision(arrival: e, junction: j, taken: t) }
-        if obvious == nil, let fork = forkModifier(arrival: e, junction: j, taken: t) { return .maneuver(.fork, fork) }
+        if obvious == nil, let range = fork(arrival: e, junction: j),
+           let decision = forkDecision(arrival: e, junction: j, fork: range, taken: t) { return decision }
         return .maneuver(basicType(e, f), modifier)
     }
 
@@ -368,30 +356,94 @@ struct TurnClassifier {
         return true
     }
 
-    /// A fork: two (or three) ways ahead close together, none obvious. The modifier says which.
-    private func forkModifier(arrival e: Int, junction j: Junction, taken t: Int) -> ManeuverModifier? {
-        let road = j.roads[t]
-        guard road.deviation < TurnClassifier.groupAngle else { return nil }
-        // Branches of like importance only: a side road or a service road beside the way on is
-        // not the other half of a fork.
-        let takenPriority = graph.highway(of: road.out).priority
-        // The branches ahead, counted without a list: roads are in order of angle, so the first
-        // is the rightmost and the last the leftmost.
-        var count = 0, first = -1, last = -1
-        for i in 1..<j.roads.count {
-            let r = j.roads[i]
-            guard r.entry, r.out >= 0, r.deviation < TurnClassifier.groupAngle,
-                  abs(graph.highway(of: r.out).priority - takenPriority) <= 2 else { continue }
-            count += 1
-            if first < 0 { first = i }
-            last = i
+    /// OSRM's `findFork`: the roads ahead, right to left, that fork (two or three, each close to
+    /// straight on or to its neighbour), set apart from the roads beside them by 60°, none of
+    /// them obvious against its neighbour, of classes alike, all enterable, by the same mode.
+    func fork(arrival e: Int, junction j: Junction) -> ClosedRange<Int>? {
+        let roads = j.roads, n = roads.count
+        guard n >= 3 else { return nil }
+        var straightmost = 0
+        for i in roads.indices where roads[i].deviation < roads[straightmost].deviation { straightmost = i }
+        guard roads[straightmost].deviation <= TurnClassifier.narrowTurnAngle else { return nil }
+        // OSRM's `isOutermostForkCandidate`: `a` is a fork's outermost road when its neighbour `b`
+        // further out is neither close to straight nor close to `a` (or `a` is far from straight).
+        func outermost(_ a: Int, _ b: Int) -> Bool {
+            roads[b].deviation > TurnClassifier.narrowTurnAngle
+                && (PerceivedBearing.deviation(roads[a].angle, roads[b].angle) > TurnClassifier.narrowTurnAngle
+                    || roads[a].deviation > TurnClassifier.groupAngle)
         }
-        // (The road taken is one of them: entered, ahead, of its own class.)
-        guard count >= 2, count <= 3 else { return nil }
-        guard j.roads[last].angle - j.roads[first].angle < TurnClassifier.groupAngle else { return nil }
-        if t == first { return .slightRight }
-        if t == last { return .slightLeft }
-        return .straight
+        var right = 1 // (the pair of road 1 and the U-turn always ends the search)
+        for i in stride(from: straightmost, to: 0, by: -1) where outermost(i, i - 1) { right = i; break }
+        var left = n - 1
+        for i in straightmost..<(n - 1) where outermost(i, i + 1) { left = i; break }
+        guard right < left, left - right < 3 else { return nil }
+        let range = right...left
+        // Set apart on both sides.
+        let beyondLeft = left + 1 == n ? 0 : left + 1
+        guard PerceivedBearing.deviation(roads[left].angle, roads[beyondLeft].angle) >= TurnClassifier.groupAngle,
+              PerceivedBearing.deviation(roads[right].angle, roads[right - 1].angle) >= TurnClassifier.groupAngle else { return nil }
+        // Enterable, by the same mode as the road arrived by.
+        let ferry = graph.flags(of: e).contains(.ferry)
+        for i in range {
+            guard roads[i].entry, roads[i].out >= 0, graph.flags(of: roads[i].out).contains(.ferry) == ferry else { return nil }
+        }
+        // None obvious against its neighbour (OSRM's `hasObvious`).
+        for i in right..<left where isObviousOfTwo(arrival: e, roads[i], roads[i + 1]) || isObviousOfTwo(arrival: e, roads[i + 1], roads[i]) {
+            return nil
+        }
+        // Classes alike (OSRM's `isCompatibleByRoadClass`): links with links, none obvious by class.
+        let via = graph.highway(of: e)
+        let rightIsLink = graph.highway(of: roads[right].out).isRamp
+        for i in range {
+            let base = graph.highway(of: roads[i].out)
+            if base.isRamp != rightIsLink { return nil }
+            for k in range where k != i && TurnClassifier.obviousByRoadClass(via, base, graph.highway(of: roads[k].out)) { return nil }
+        }
+        return range
+    }
+
+    /// OSRM's `obviousByRoadClass`: `candidate` stands out from `other` by class alone.
+    static func obviousByRoadClass(_ via: HighwayClass, _ candidate: HighwayClass, _ other: HighwayClass) -> Bool {
+        let higher = 1.75 * Double(candidate.osrmPriority) < Double(other.osrmPriority)
+        return (higher && via == candidate) || (!candidate.mayBeIgnored && !via.mayBeIgnored && other.mayBeIgnored)
+    }
+
+    /// OSRM's `isObviousOfTwo`: taking `road` beside `other` needs no telling.
+    private func isObviousOfTwo(arrival e: Int, _ road: JunctionRoad, _ other: JunctionRoad) -> Bool {
+        let via = graph.highway(of: e), mine = graph.highway(of: road.out), theirs = graph.highway(of: other.out)
+        if TurnClassifier.obviousByRoadClass(via, mine, theirs) { return true }
+        if TurnClassifier.obviousByRoadClass(via, theirs, mine) { return false }
+        if road.deviation < Double.ulpOfOne && !name(e).isEmpty && !announces(e, road.out) { return true }
+        return other.deviation / road.deviation > 1.4 && abs(other.deviation - road.deviation) > TurnClassifier.fuzzyAngleDifference
+    }
+
+    /// The decision for the road taken at a fork (`range`, right to left), as OSRM's `assignFork`
+    /// words it: both branches of like importance fork; beside a minor road (service, parking)
+    /// the other branch is silent and the minor one a turn; of three, the middle goes straight on
+    /// (silent if it keeps the name and runs within 3° of straight). At a junction of more roads
+    /// two branches of unlike class (OSRM's `canBeSeenAsFork`) are an obvious way and a slight
+    /// turn. Nil when the road taken is not one of the fork's.
+    func forkDecision(arrival e: Int, junction j: Junction, fork range: ClosedRange<Int>, taken t: Int) -> TurnDecision? {
+        guard range.contains(t) else { return nil }
+        let f = j.roads[t].out
+        let modeChange = graph.flags(of: e).contains(.ferry) != graph.flags(of: f).contains(.ferry)
+        let silent: TurnDecision = modeChange ? .maneuver(.notification, ManeuverModifier(angle: j.roads[t].angle)) : .silent
+        if range.count == 3 {
+            if t == range.lowerBound { return .maneuver(.fork, .slightRight) }
+            if t == range.upperBound { return .maneuver(.fork, .slightLeft) }
+            if j.roads[t].deviation < 3 && !announces(e, f) { return modeChange ? .maneuver(.notification, .straight) : .silent }
+            return .maneuver(.fork, .straight)
+        }
+        let leftClass = graph.highway(of: j.roads[range.upperBound].out), rightClass = graph.highway(of: j.roads[range.lowerBound].out)
+        let isLeft = t == range.upperBound
+        if j.roads.count > 3 && abs(leftClass.osrmPriority - rightClass.osrmPriority) > 1 {
+            let obviousIsRight = leftClass.osrmPriority > rightClass.osrmPriority
+            if isLeft != obviousIsRight { return obviousDecision(arrival: e, junction: j, taken: t) }
+            return .maneuver(basicType(e, f), isLeft ? .slightLeft : .slightRight)
+        }
+        let (mine, theirs) = isLeft ? (leftClass, rightClass) : (rightClass, leftClass)
+        if theirs.mayBeIgnored && !mine.mayBeIgnored { return silent == .silent ? .silent : .maneuver(.notification, isLeft ? .slightLeft : .slightRight) }
+        return .maneuver(mine.mayBeIgnored && !theirs.mayBeIgnored ? .turn : .fork, isLeft ? .slightLeft : .slightRight)
     }
 
     /// OSRM's `isEndOfRoad`: a T junction met head-on, one way to the right and one to the left.
