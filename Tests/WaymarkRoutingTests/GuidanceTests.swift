@@ -535,6 +535,26 @@ import WaymarkOSM
         #expect(ramp.maneuver.location.distance(to: grid.positions["c"]!) < 1)
     }
 
+    /// OSRM's `maneuverSucceededBySuppressedDirection`: a slight right (34°), then 25 m on a
+    /// junction where the road bends on, unsaid, 42° further right: one turn, by both (right).
+    @Test func turnThenSilentBendIsOneTurn() throws {
+        let grid = GridMap(picture: """
+                       f
+            a       b     g
+
+                       c
+
+
+
+                        d
+
+
+
+                         e
+            """, ways: [("ab", [:]), ("bg", [:]), ("bcde", [:]), ("cf", ["highway": "service"])], spacing: 7)
+        try check(grid, [("a", "e", ",,", "depart,turn right,arrive")])
+    }
+
     /// OSRM's segregated intersection: a short edge (`b`–`c`, 25 m) between a oneway coming in
     /// and a oneway going out is inside one crossing. A turn at its end is told at its start, by the
     /// direction from before the one end to after the other; a new name straight through likewise.

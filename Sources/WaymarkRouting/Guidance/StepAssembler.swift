@@ -466,8 +466,27 @@ struct StepAssembler {
             }
         }
         var i = 1
-        while i + 1 < drafts.count {
-            let s = drafts[i], next = drafts[i + 1]
+        while i < drafts.count {
+            let s = drafts[i]
+            // OSRM's `maneuverSucceededBySuppressedDirection`: a maneuver, then within 30 m a
+            // junction the road bends through unsaid to the same side (OSRM's next step is that
+            // silent one, even before an arrival): one turn, by the angle of both.
+            if collapsible(s.type) && s.intersections.count >= 2 {
+                if let bend = silentBend(s, pieces), bend.distance <= TurnClassifier.maxCollapseDistance,
+                   ManeuverModifier(angle: bend.angle) != .straight, s.modifier != .uturn,
+                   sameSide(s.modifier, ManeuverModifier(angle: bend.angle)),
+                   let first = s.intersections.first, let inIndex = first.inIndex {
+                    let total = Junction.turnAngle(arriving: Double(first.roads[inIndex].bearing) + 180, leaving: bend.leaving)
+                    if PerceivedBearing.deviation(total, 180) >= 0.5 * TurnClassifier.narrowTurnAngle {
+                        drafts[i].angle = total
+                        if s.type != .fork && s.type != .merge { drafts[i].modifier = ManeuverModifier(angle: total) }
+                    }
+                }
+                i += 1
+                continue
+            }
+            guard i + 1 < drafts.count else { break }
+            let next = drafts[i + 1]
             guard collapsible(s.type), collapsible(next.type) else {
                 i += 1
                 continue
@@ -512,7 +531,7 @@ struct StepAssembler {
             // A name change just before a maneuver, or just after one (a straight new name, or
             // one without a choice, from a little further).
             let preceded = short && nameChange(s)
-            let succeeded = nameChange(next)
+            let succeeded = nameChange(next) && undisturbed
                 && (short || next.type == .newName && (next.modifier == .straight || choiceless) && length <= 1.5 * limit)
             // A turn, then a road that leaves no choice: close after a turn, or a little further
             // after going straight on.
@@ -600,6 +619,30 @@ struct StepAssembler {
             }
             k += 1
         }
+    }
+
+    /// The first junction a step passes without a word: how far along the step it is, the turn
+    /// angle there and the bearing leaving it.
+    private func silentBend(_ d: Draft, _ pieces: [Piece]) -> (distance: Double, angle: Double, leaving: Double)? {
+        guard d.intersections.count >= 2 else { return nil }
+        let x = d.intersections[1]
+        guard let inIndex = x.inIndex, let outIndex = x.outIndex else { return nil }
+        var distance = 0.0
+        for k in d.pieces.dropLast() {
+            distance += pieces[k].length
+            if graph.coordinate(of: graph.edgeTarget[pieces[k].edge]) == x.location {
+                let leaving = Double(x.roads[outIndex].bearing)
+                return (distance, Junction.turnAngle(arriving: Double(x.roads[inIndex].bearing) + 180, leaving: leaving), leaving)
+            }
+        }
+        return nil
+    }
+
+    /// OSRM's `areSameSide`: both to the left or both to the right (straight on is either).
+    private func sameSide(_ a: ManeuverModifier?, _ b: ManeuverModifier) -> Bool {
+        func left(_ m: ManeuverModifier?) -> Bool { m == .straight || m == .slightLeft || m == .left || m == .sharpLeft }
+        func right(_ m: ManeuverModifier?) -> Bool { m == .straight || m == .slightRight || m == .right || m == .sharpRight }
+        return (left(a) && left(b)) || (right(a) && right(b))
     }
 
     // MARK: - Geometry
