@@ -555,6 +555,24 @@ import WaymarkOSM
         try check(grid, [("a", "e", ",,", "depart,turn right,arrive")])
     }
 
+    /// OSRM's `DrivewayHandler`: where only minor roads (here a service road) join a road of one
+    /// name, there is no turn at all, and the junction is not among the step's intersections; on
+    /// an unnamed road it is (OSRM makes a name change there and drops it later).
+    @Test func drivewaysAreNotIntersections() throws {
+        let picture = """
+            a - - - - - - b - - - - - - c
+                          |
+                          d
+            """
+        for (name, listed) in [("Rua Nova", 1), ("", 2)] {
+            let grid = GridMap(picture: picture, ways: [("abc", name.isEmpty ? [:] : ["name": name]), ("bd", ["highway": "service"])])
+            let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+            let steps = try map.route(from: grid.positions["a"]!, to: grid.positions["c"]!).legs[0].steps
+            #expect(steps.map(\.maneuver.type) == [.depart, .arrive])
+            #expect(steps[0].intersections.count == listed, "\(name)")
+        }
+    }
+
     /// OSRM's segregated intersection: a short edge (`b`–`c`, 25 m) between a oneway coming in
     /// and a oneway going out is inside one crossing. A turn at its end is told at its start, by the
     /// direction from before the one end to after the other; a new name straight through likewise.

@@ -107,6 +107,13 @@ struct StepAssembler {
                 i += 1
                 continue
             }
+            if classifier.isDrivewayPassage(arrival: e, junction: junction) {
+                // OSRM's `DrivewayHandler`: past minor roads on a road of one name, no turn at
+                // all (not even a silent step: the junction is not listed).
+                drafts[drafts.count - 1].takeIn(piece: i)
+                i += 1
+                continue
+            }
             switch classifier.decide(arrival: e, junction: junction) {
             case .silent where TurnLanes.keep(intersection.lanes) != nil && junction.roads.count > 2:
                 // Straight on, but not from every lane: which lanes to keep to (README: OSRM

@@ -144,6 +144,19 @@ struct TurnClassifier {
         return .maneuver(basicType(e, f), modifier)
     }
 
+    /// OSRM's `DrivewayHandler` where it says nothing: besides the road arrived by (not a minor
+    /// road) and the road taken, only minor roads (service, parking aisles…) meet here, and the
+    /// road taken has the same name (both named; OSRM's `isSameName`). OSRM gives no turn there,
+    /// so the junction is not among the step's intersections.
+    func isDrivewayPassage(arrival e: Int, junction j: Junction) -> Bool {
+        guard j.roads.count > 2, let t = j.taken, !graph.highway(of: e).mayBeIgnored else { return false }
+        var major = 0
+        for road in j.roads where !data(of: road).highway.mayBeIgnored { major += 1 }
+        guard major == 2, !data(of: j.roads[t]).highway.mayBeIgnored, j.roads[t].angle > 0.01, j.roads[t].angle < 359.99 else { return false }
+        let f = j.roads[t].out
+        return !name(e).isEmpty && !name(f).isEmpty && !announces(e, f)
+    }
+
     /// OSRM's motorway handler's junctions (`canProcess`): motorways and their ramps only, and no
     /// way on that turns off by more than 60°.
     private func isMotorwayJunction(_ j: Junction) -> Bool {
