@@ -149,12 +149,18 @@ struct TurnClassifier {
     /// road taken has the same name (both named; OSRM's `isSameName`). OSRM gives no turn there,
     /// so the junction is not among the step's intersections.
     func isDrivewayPassage(arrival e: Int, junction j: Junction) -> Bool {
-        guard j.roads.count > 2, let t = j.taken, !graph.highway(of: e).mayBeIgnored else { return false }
+        guard j.roads.count > 2, let t = j.taken else { return false }
+        // Most junctions have three major roads: counted first, reading only each road's class.
         var major = 0
-        for road in j.roads where !data(of: road).highway.mayBeIgnored { major += 1 }
-        guard major == 2, !data(of: j.roads[t]).highway.mayBeIgnored, j.roads[t].angle > 0.01, j.roads[t].angle < 359.99 else { return false }
+        for road in j.roads where !(HighwayClass(rawValue: graph.segmentHighway[road.segment >> 1]) ?? .service).mayBeIgnored {
+            major += 1
+            if major > 2 { return false }
+        }
+        guard major == 2, j.roads[t].angle > 0.01, j.roads[t].angle < 359.99,
+              !data(of: j.roads[0]).highway.mayBeIgnored, !data(of: j.roads[t]).highway.mayBeIgnored else { return false }
         let f = j.roads[t].out
-        return !name(e).isEmpty && !name(f).isEmpty && !announces(e, f)
+        // Both named (ids only: no string is made), and the name goes on.
+        return graph.segmentName[graph.segment(of: e)] != 0 && graph.segmentName[graph.segment(of: f)] != 0 && !announces(e, f)
     }
 
     /// OSRM's motorway handler's junctions (`canProcess`): motorways and their ramps only, and no
