@@ -506,6 +506,8 @@ struct HierarchyBuilder {
                     let y = Int(arcHead[Int(a)])
                     if y == Int(avoid) || contracting[y] != 0 && contracting[y] < before { continue }
                     let c = d + arcWeight[Int(a)]
+                    // Beyond the limit a node is never settled: not worth a place in the heap.
+                    if c > limit { continue }
                     if s.stamp[y] != generation || c < s.distance[y] {
                         s.stamp[y] = generation
                         s.distance[y] = c
