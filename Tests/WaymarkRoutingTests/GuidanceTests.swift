@@ -18,6 +18,14 @@ import WaymarkOSM
         }
     }
 
+    /// Step `k` of the route from `from` to `to` is told at vertex `vertex`.
+    func expectStep(_ k: Int, from: Character, to: Character, at vertex: Character, on grid: GridMap,
+                    sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        let step = try map.route(from: grid.positions[from]!, to: grid.positions[to]!).legs[0].steps[k]
+        #expect(step.maneuver.location.distance(to: grid.positions[vertex]!) < 1, sourceLocation: sourceLocation)
+    }
+
     /// An intersection holds one list of roads; OSRM's `bearings` and `entry` read and write it.
     @Test func intersectionRoadsAsOSRMLists() {
         let here = Coordinate(latitude: 52, longitude: 13)
@@ -496,9 +504,7 @@ import WaymarkOSM
             """, ways: [("ab", ["name": "Rua Velha"]), ("bf", ["name": "Travessa"]), ("bce", ["name": "Rua Curta"]),
                         ("cd", ["name": "Rua Nova"])], spacing: 10)
         try check(grid, [("a", "d", "Rua Velha,Rua Nova,Rua Nova", "depart,turn right,arrive")])
-        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
-        let turn = try map.route(from: grid.positions["a"]!, to: grid.positions["d"]!).legs[0].steps[1]
-        #expect(turn.maneuver.location.distance(to: grid.positions["c"]!) < 1)
+        try expectStep(1, from: "a", to: "d", at: "c", on: grid)
     }
 
     /// OSRM's `isNameOszillation`: a name that comes and goes (a tunnel under its own name, 300 m)
@@ -530,9 +536,7 @@ import WaymarkOSM
             """, ways: [("ab", ["highway": "primary"]), ("bg", [:]), ("bcd", ["highway": "service"]),
                         ("cef", ["highway": "motorway_link", "oneway": "yes"]), ("df", [:])], spacing: 10)
         try check(grid, [("a", "f", ",,", "depart,on ramp slight right,arrive")])
-        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
-        let ramp = try map.route(from: grid.positions["a"]!, to: grid.positions["f"]!).legs[0].steps[1]
-        #expect(ramp.maneuver.location.distance(to: grid.positions["c"]!) < 1)
+        try expectStep(1, from: "a", to: "f", at: "c", on: grid)
     }
 
     /// OSRM's `maneuverSucceededBySuppressedDirection`: a slight right (34°), then 25 m on a
