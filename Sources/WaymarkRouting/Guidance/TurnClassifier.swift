@@ -445,8 +445,8 @@ struct TurnClassifier {
     func forkDecision(arrival e: Int, junction j: Junction, fork range: ClosedRange<Int>, taken t: Int) -> TurnDecision? {
         guard range.contains(t) else { return nil }
         let f = j.roads[t].out
+        // Unsaid, unless the mode changes (OSRM's `Suppressed` or `Notification`).
         let modeChange = graph.flags(of: e).contains(.ferry) != graph.flags(of: f).contains(.ferry)
-        let silent: TurnDecision = modeChange ? .maneuver(.notification, ManeuverModifier(angle: j.roads[t].angle)) : .silent
         if range.count == 3 {
             if t == range.lowerBound { return .maneuver(.fork, .slightRight) }
             if t == range.upperBound { return .maneuver(.fork, .slightLeft) }
@@ -461,8 +461,9 @@ struct TurnClassifier {
             return .maneuver(basicType(e, f), isLeft ? .slightLeft : .slightRight)
         }
         let (mine, theirs) = isLeft ? (leftClass, rightClass) : (rightClass, leftClass)
-        if theirs.mayBeIgnored && !mine.mayBeIgnored { return silent == .silent ? .silent : .maneuver(.notification, isLeft ? .slightLeft : .slightRight) }
-        return .maneuver(mine.mayBeIgnored && !theirs.mayBeIgnored ? .turn : .fork, isLeft ? .slightLeft : .slightRight)
+        let side: ManeuverModifier = isLeft ? .slightLeft : .slightRight
+        if theirs.mayBeIgnored && !mine.mayBeIgnored { return modeChange ? .maneuver(.notification, side) : .silent }
+        return .maneuver(mine.mayBeIgnored && !theirs.mayBeIgnored ? .turn : .fork, side)
     }
 
     /// OSRM's `isEndOfRoad`: a T junction met head-on, one way to the right and one to the left.
