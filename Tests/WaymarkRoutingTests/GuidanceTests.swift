@@ -97,6 +97,22 @@ import WaymarkOSM
         }
     }
 
+    /// OSRM's `qualifiesAsRoundaboutIntersection`: a small ring's exits, sorted by bearing, need
+    /// only be more than 40° apart (here 45°: north and north-east) for a roundabout turn.
+    @Test func smallRoundaboutWithCloseExitsIsATurn() throws {
+        let grid = GridMap(picture: """
+            a   h
+            b
+        d c   g
+            e
+            f
+        """, ways: [("ab", ["highway": "primary"]), ("cd", ["highway": "primary"]), ("ef", ["highway": "primary"]),
+                    ("gh", ["highway": "primary"]), ("bcegb", ["highway": "primary", "junction": "roundabout"])], spacing: 3)
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        let route = try map.route(from: grid.positions["a"]!, to: grid.positions["d"]!)
+        #expect(route.legs[0].steps.map(\.maneuver.type) == [.depart, .roundaboutTurn, .arrive])
+    }
+
     /// Arriving head-on at a T junction: the end of the road, left or right, when a junction was
     /// passed on the way there; straight after the step before, OSRM tells it as a plain turn.
     @Test func endOfRoad() throws {

@@ -367,10 +367,12 @@ struct StepAssembler {
         let radius = length / (2 * Double.pi)
         if let name = ringName, name != 0, !connected.contains(name), radius > 15 { return .rotary }
         guard junctions <= 4 && simple && radius < 15 else { return .roundabout }
+        // OSRM's `qualifiesAsRoundaboutIntersection`: the exits' bearings, sorted, each more than
+        // 40° from the next (the last against the first by plain difference, as OSRM compares).
+        exitBearings.sort()
+        let n = exitBearings.count
         let distinct = exitBearings.indices.allSatisfy { i in
-            exitBearings.indices.allSatisfy { k in
-                k == i || abs(abs(exitBearings[i] - exitBearings[k]).truncatingRemainder(dividingBy: 360) - 180) <= 120
-            }
+            abs(exitBearings[(i + 1) % n] - exitBearings[i]) > Float(TurnClassifier.narrowTurnAngle)
         }
         return distinct ? .intersection : .roundabout
     }
