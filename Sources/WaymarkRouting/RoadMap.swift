@@ -374,7 +374,7 @@ final class RoutingData: Sendable {
         }
     }
 
-    nonisolated(unsafe) private var madeVertexGrid: VertexGrid??
+    nonisolated(unsafe) private var madeVertexGrid: VertexGrid?
 
     /// The vertices by cell and the fastest speed by travel time (nil for an empty map), made at
     /// the first isochrone that needs them.
@@ -383,7 +383,7 @@ final class RoutingData: Sendable {
         return arcMetricsLock.withLock {
             if let madeVertexGrid { return madeVertexGrid }
             let made = VertexGrid(graph: graph, bounds: box)
-            madeVertexGrid = .some(made)
+            madeVertexGrid = made
             return made
         }
     }

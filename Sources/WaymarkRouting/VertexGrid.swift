@@ -75,8 +75,14 @@ struct VertexGrid: Sendable {
         var dLon = c.longitude - west
         if dLon < -180 { dLon += 360 }
         let x = dLon * metresPerDegreeLon, y = (c.latitude - south) * metresPerDegreeLat
-        let x0 = max(0, Int(((x - radius) / cellSize).rounded(.down))), x1 = min(columns - 1, Int(((x + radius) / cellSize).rounded(.down)))
-        let y0 = max(0, Int(((y - radius) / cellSize).rounded(.down))), y1 = min(rows - 1, Int(((y + radius) / cellSize).rounded(.down)))
+        // Clamped before the conversion: a huge radius (a map with an absurdly fast edge) must not
+        // overflow an Int.
+        func index(_ metres: Double, _ count: Int) -> Int {
+            Int(min(Double(count - 1), max(-1, (metres / cellSize).rounded(.down))))
+        }
+        guard radius >= 0 else { return }
+        let x0 = max(0, index(x - radius, columns)), x1 = index(x + radius, columns)
+        let y0 = max(0, index(y - radius, rows)), y1 = index(y + radius, rows)
         guard x0 <= x1 && y0 <= y1 else { return }
         for row in y0...y1 {
             // Cells whose nearest point is beyond the radius are left out.

@@ -35,5 +35,12 @@ import WaymarkSupport
                 #expect(given.contains(v), "vertex \(v) at \(graph.coordinate(of: v).distance(to: c)) m of \(c), radius \(radius)")
             }
         }
+        // A radius past any Int's reach (a map with an absurdly fast edge) gives every vertex, a
+        // negative or NaN one none: no trap converting the cell range.
+        for (radius, expected) in [(1e300, graph.nodeCount), (.infinity, graph.nodeCount), (-1, 0), (.nan, 0)] {
+            var given = 0
+            grid.forEachCell(near: Coordinate(latitude: 50, longitude: 10), within: radius) { given += $0.count }
+            #expect(given == expected, "radius \(radius)")
+        }
     }
 }

@@ -534,7 +534,7 @@ struct StepAssembler {
             // A U-turn through a short piece, a short unnamed link between named roads, or into
             // the only way on; back on a road with a name (unnamed roads are not "the same").
             let named = !classifier.hasNoName(graph.segment(of: before)) && !classifier.hasNoName(graph.segment(of: after))
-            let link = length <= 2 * limit && undisturbed && classifier.hasNoName(graph.segment(of: s.nameEdge)) && named
+            let link = undisturbed && classifier.hasNoName(graph.segment(of: s.nameEdge)) && named // (within 60 m: above)
             let uTurn = abs(total) > 150 && sameRoad && named && [.turn, .continue, .endOfRoad].contains(s.type)
                 && (short || link || choiceless && undisturbed)
             // A name change just before a maneuver, or just after one (a straight new name, or
@@ -544,8 +544,7 @@ struct StepAssembler {
                 && (short || next.type == .newName && (next.modifier == .straight || choiceless) && length <= 1.5 * limit)
             // A turn, then a road that leaves no choice: close after a turn, or a little further
             // after going straight on.
-            let choicelessAfter = choiceless && (short && s.modifier != .straight
-                || straightOn(s) && undisturbed && length <= 2 * limit)
+            let choicelessAfter = choiceless && (short && s.modifier != .straight || straightOn(s) && undisturbed)
             guard staggered || uTurn || preceded || succeeded || choicelessAfter else {
                 i += 1
                 continue

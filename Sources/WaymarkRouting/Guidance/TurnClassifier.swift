@@ -455,13 +455,13 @@ struct TurnClassifier {
         }
         let leftClass = graph.highway(of: j.roads[range.upperBound].out), rightClass = graph.highway(of: j.roads[range.lowerBound].out)
         let isLeft = t == range.upperBound
+        let side: ManeuverModifier = isLeft ? .slightLeft : .slightRight
         if j.roads.count > 3 && abs(leftClass.osrmPriority - rightClass.osrmPriority) > 1 {
             let obviousIsRight = leftClass.osrmPriority > rightClass.osrmPriority
             if isLeft != obviousIsRight { return obviousDecision(arrival: e, junction: j, taken: t) }
-            return .maneuver(basicType(e, f), isLeft ? .slightLeft : .slightRight)
+            return .maneuver(basicType(e, f), side)
         }
         let (mine, theirs) = isLeft ? (leftClass, rightClass) : (rightClass, leftClass)
-        let side: ManeuverModifier = isLeft ? .slightLeft : .slightRight
         if theirs.mayBeIgnored && !mine.mayBeIgnored { return modeChange ? .maneuver(.notification, side) : .silent }
         return .maneuver(mine.mayBeIgnored && !theirs.mayBeIgnored ? .turn : .fork, side)
     }
