@@ -414,6 +414,8 @@ import WaymarkOSM
             : randomGraph(seed: UInt64(seed), nodes: 60, ways: 110)
         if seed == 0 { #expect((0..<graph.edgeCount).filter { graph.interiorPointCount(of: $0) > 2 }.count > 50) }
         let tables = GuidanceTables(graph: graph)
+        // (No divided road's carriageways merge in these maps: every bearing is as measured.)
+        #expect(tables.merged.arriving.isEmpty)
         var twoWay = 0, scratch: [PerceivedBearing.Point] = []
         for v in 0..<UInt32(graph.nodeCount) {
             for e in graph.edges(from: v) {
@@ -553,6 +555,68 @@ import WaymarkOSM
                         ("cef", ["highway": "motorway_link", "oneway": "yes"]), ("df", [:])], spacing: 10)
         try check(grid, [("a", "f", ",,", "depart,on ramp slight right,arrive")])
         try expectStep(1, from: "a", to: "f", at: "c", on: grid)
+    }
+
+    /// A divided road whose two carriageways end side by side at a T junction: OSRM sees one road
+    /// there (its `MergableRoadDetector`), so the junction has three roads, not four, and the
+    /// carriageway coming in is listed once, at the bearing between the two.
+    static let dividedRoadPicture = """
+        x   t   y
+           i o
+
+
+
+
+
+
+
+
+
+
+           p q
+            s
+
+
+
+
+
+            m   w
+
+
+
+
+
+            z
+        """
+
+    @Test func dividedRoadIsOneRoadAtTheJunction() throws {
+        let primary = ["highway": "primary", "name": "Divided"]
+        let grid = GridMap(picture: Self.dividedRoadPicture,
+                           ways: [("xty", ["highway": "primary", "name": "Cross"]), ("spit", primary.merging(["oneway": "yes"]) { $1 }),
+                                  ("toqs", primary.merging(["oneway": "yes"]) { $1 }), ("zms", primary), ("mw", ["name": "Side"])],
+                           spacing: 4)
+        try check(grid, [("z", "x", "Divided,Cross,Cross", "depart,end of road left,arrive"),
+                         ("z", "y", "Divided,Cross,Cross", "depart,end of road right,arrive"),
+                         ("x", "z", "Cross,Divided,Divided", "depart,turn right,arrive")])
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        // Where the road splits (s) the two carriageways are one road too: a plain passage, not listed.
+        let there = try map.route(from: grid.positions["z"]!, to: grid.positions["x"]!).legs[0].steps
+        #expect(there[0].intersections.map(\.bearings) == [[0], [0, 90, 180]])
+        #expect(there[1].intersections.map(\.bearings) == [[90, 180, 270]])
+        let back = try map.route(from: grid.positions["x"]!, to: grid.positions["z"]!).legs[0].steps
+        #expect(back[1].intersections.map(\.bearings) == [[90, 180, 270], [0, 90, 180]])
+
+        // Found once per map and stored with it: read back as made; out of order, an error.
+        let path = NSTemporaryDirectory() + "merged-\(UUID().uuidString).wmg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try map.write(to: path)
+        let (graph, sections) = try GraphFile.readWithExtras(path: path)
+        let stored = try #require(try GuidanceTables(fileSections: sections, graph: graph))
+        #expect(stored.merged.arriving.count == 2 && stored.merged == GuidanceTables(graph: graph).merged)
+        #expect(stored.departBearing == GuidanceTables(graph: graph).departBearing)
+        var unordered = sections
+        unordered["GMIN"] = stored.merged.arriving.reversed().withUnsafeBytes { Array($0) }
+        #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: unordered, graph: graph) }
     }
 
     /// OSRM's `maneuverSucceededBySuppressedDirection`: a slight right (34°), then 25 m on a

@@ -57,10 +57,19 @@ struct Junction {
             let h = Int(graph.incomingEdge[slot])
             let key = Int(graph.edgeSegment[h] ^ 1)
             if found.contains(where: { $0.segment == key }) { continue }
+            // A carriageway merged with the one out beside it is that road (``MergedRoads``).
+            if h != e && tables.merged.isMerged(arriving: h) { continue }
             found.append(JunctionRoad(out: -1, segment: key, bearing: Double(tables.arrivalBearing[h]), angle: 0, entry: false))
         }
         let arrivedKey = Int(graph.edgeSegment[e] ^ 1)
-        let first = found.firstIndex { $0.segment == arrivedKey } ?? 0
+        var first = found.firstIndex { $0.segment == arrivedKey } ?? 0
+        // Arrived along a merged carriageway: the one out beside it is the road back (OSRM's U-turn).
+        if let g = tables.merged.partner(ofArriving: e), let p = found.firstIndex(where: { $0.out == g }), p != first {
+            found[first].out = g
+            found[first].entry = found[p].entry
+            found.remove(at: p)
+            if p < first { first -= 1 }
+        }
         let arrivalBearing = found[first].bearing + 180
         found.withUnsafeMutableBufferPointer { roads in
             for i in roads.indices {
@@ -136,15 +145,19 @@ struct Junction {
 /// its target.
 struct GuidanceTables: Sendable {
     let names: NameKeys
-    /// Degrees clockwise from north, from the edge's source along it.
+    /// Degrees clockwise from north, from the edge's source along it (divided roads' carriageways
+    /// merged, ``MergedRoads``).
     let departBearing: [Float]
     /// From the edge's target back along it.
     let arrivalBearing: [Float]
+    /// The carriageways OSRM sees as one road at a junction.
+    let merged: MergedRoads
 
-    init(names: NameKeys, departBearing: [Float], arrivalBearing: [Float]) {
+    init(names: NameKeys, departBearing: [Float], arrivalBearing: [Float], merged: MergedRoads) {
         self.names = names
         self.departBearing = departBearing
         self.arrivalBearing = arrivalBearing
+        self.merged = merged
     }
 
     init(graph: RoadGraph) {
@@ -191,8 +204,34 @@ struct GuidanceTables: Sendable {
                 }
             }
         }
+        // OSRM's merged carriageways, judged on the bearings as measured, by the same parts.
+        let detector = MergableRoadDetector(graph: graph, depart: depart, arrival: arrival, edgeByKey: twin, roadCounts: roads,
+                                            names: TurnClassifier(graph: graph, names: names))
+        var found = [[(arriving: Int, leaving: Int)]](repeating: [], count: parts)
+        depart.withUnsafeMutableBufferPointer { departs in
+            arrival.withUnsafeMutableBufferPointer { arrivals in
+                found.withUnsafeMutableBufferPointer { found in
+                    nonisolated(unsafe) let (departs, arrivals, found) = (departs, arrivals, found)
+                    DispatchQueue.concurrentPerform(iterations: parts) { part in
+                        let lower = graph.nodeCount * part / parts, upper = graph.nodeCount * (part + 1) / parts
+                        for v in UInt32(lower)..<UInt32(upper) where roadsAt[Int(v)] >= 2 {
+                            guard let result = detector.merge(at: v) else { continue }
+                            found[part] += result.merged
+                            // Each road's bearing at `v`: its edge out's, and its edge in's looking back.
+                            for road in result.roads {
+                                let b = Float(road.bearing)
+                                if road.out >= 0 && departs[road.out] != b { departs[road.out] = b }
+                                if road.arriving >= 0 && arrivals[road.arriving] != b { arrivals[road.arriving] = b }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let pairs = found.flatMap { $0 }.sorted { $0.arriving < $1.arriving }
         departBearing = depart
         arrivalBearing = arrival
+        merged = MergedRoads(arriving: pairs.map { UInt32($0.arriving) }, leaving: pairs.map { UInt32($0.leaving) }, edgeCount: graph.edgeCount)
     }
 }
 
@@ -272,7 +311,7 @@ struct GuidanceFileError: Error, CustomStringConvertible {
 extension GuidanceTables {
     /// What the tables were made with: the version of their format and of the bearings' measure.
     /// Tables stored under other parameters are made again rather than used.
-    static var parameters: [Double] { [4] }
+    static var parameters: [Double] { [5] }
 
     /// The tables as graph-file sections: the bearings, and the name keys with each string's
     /// ref items one after another.
@@ -283,7 +322,8 @@ extension GuidanceTables {
             refStart.append(UInt32(refItems.count))
         }
         return [.init("GPRM", GuidanceTables.parameters), .init("GDEP", departBearing), .init("GARR", arrivalBearing),
-                .init("GKWD", names.words), .init("GKCR", names.core), .init("GKRS", refStart), .init("GKRI", refItems)]
+                .init("GKWD", names.words), .init("GKCR", names.core), .init("GKRS", refStart), .init("GKRI", refItems),
+                .init("GMIN", merged.arriving), .init("GMOU", merged.leaving)]
     }
 
     /// The tables a graph file stores, checked against the graph; nil where there are none or
@@ -303,6 +343,12 @@ extension GuidanceTables {
             throw GuidanceFileError(reason: "ref items out of order")
         }
         let refs = (0..<graph.strings.count).map { Array(refItems[Int(refStart[$0])..<Int(refStart[$0 + 1])]) }
-        self.init(names: NameKeys(words: words.array, core: core.array, refs: refs), departBearing: depart.array, arrivalBearing: arrival.array)
+        let arriving = try array("GMIN", UInt32.self), leaving = try array("GMOU", UInt32.self, count: arriving.count)
+        guard zip(arriving, arriving.dropFirst()).allSatisfy({ $0 < $1 }), arriving.allSatisfy({ Int($0) < graph.edgeCount }),
+              leaving.allSatisfy({ Int($0) < graph.edgeCount }) else {
+            throw GuidanceFileError(reason: "merged roads out of order or range")
+        }
+        self.init(names: NameKeys(words: words.array, core: core.array, refs: refs), departBearing: depart.array, arrivalBearing: arrival.array,
+                  merged: MergedRoads(arriving: arriving.array, leaving: leaving.array, edgeCount: graph.edgeCount))
     }
 }
