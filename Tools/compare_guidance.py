@@ -124,6 +124,7 @@ def main():
     ap.add_argument("--pairs", required=True)
     ap.add_argument("--waymark", required=True, help="waymark route --batch output (NDJSON)")
     ap.add_argument("--show", type=int, default=0, help="print this many differing pairs")
+    ap.add_argument("--top", type=int, default=8, help="list this many of the most frequent other maneuvers")
     ap.add_argument("--examples", default=None, help='print where Waymark makes this maneuver and OSRM none (e.g. "turn straight")')
     ap.add_argument("--unlike", default=None, help='print where OSRM and Waymark make different maneuvers, e.g. "turn slight right -> turn straight"')
     ap.add_argument("--missing", default=None, help='print where OSRM makes this maneuver and Waymark none (e.g. "new name straight")')
@@ -232,7 +233,7 @@ def main():
     def pair(m):
         return f"{m[0]} {m[1]}".strip()
     print("most frequent other maneuvers (OSRM -> Waymark):")
-    for (a, b), n in unlike.most_common(8):
+    for (a, b), n in unlike.most_common(args.top):
         print(f"  {n}: {pair(a)} -> {pair(b)}")
     print("most frequent OSRM maneuvers Waymark does not make:", ", ".join(f"{pair(m)} {n}" for m, n in only_osrm.most_common(5)))
     print("most frequent Waymark maneuvers OSRM does not make:", ", ".join(f"{pair(m)} {n}" for m, n in only_ours.most_common(5)))

@@ -619,6 +619,18 @@ import WaymarkOSM
         #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: unordered, graph: graph) }
     }
 
+    /// OSRM's `TurnAnalysis` makes an on ramp taken from a motorway an off ramp: here a divided
+    /// motorway ends (its carriageways one road at `t`) in a link that goes on.
+    @Test func onRampFromAMotorwayIsAnOffRamp() throws {
+        let motorway = ["highway": "motorway", "ref": "A 1", "oneway": "yes"]
+        let picture = "    n\n\n\n\n\n" + Self.dividedRoadPicture.replacingOccurrences(of: "x   t   y", with: "    t")
+        let grid = GridMap(picture: picture,
+                           ways: [("tn", ["highway": "motorway_link", "name": "Avenida"]), ("spit", motorway), ("toqs", motorway),
+                                  ("zms", ["highway": "motorway", "ref": "A 1"]), ("mw", ["name": "Side"])],
+                           spacing: 4)
+        try check(grid, [("z", "n", ",Avenida,Avenida", "depart,off ramp straight,arrive")])
+    }
+
     /// OSRM's `maneuverSucceededBySuppressedDirection`: a slight right (34°), then 25 m on a
     /// junction where the road bends on, unsaid, 42° further right: one turn, by both (right).
     @Test func turnThenSilentBendIsOneTurn() throws {

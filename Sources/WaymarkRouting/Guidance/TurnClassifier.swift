@@ -90,6 +90,13 @@ struct TurnClassifier {
     /// The decision for driving from `e` into the junction's taken road: OSRM's turn handlers
     /// (motorway junctions, two-, three- and many-way intersections) for that road.
     func decide(arrival e: Int, junction j: Junction) -> TurnDecision {
+        let decision = decideByHandlers(arrival: e, junction: j)
+        // OSRM's `TurnAnalysis`: an on ramp taken from a motorway-like road is an off ramp.
+        if case let .maneuver(.onRamp, modifier) = decision, graph.highway(of: e).isMotorwayClass { return .maneuver(.offRamp, modifier) }
+        return decision
+    }
+
+    private func decideByHandlers(arrival e: Int, junction j: Junction) -> TurnDecision {
         guard let t = j.taken else { return .silent }
         let road = j.roads[t], f = road.out
         let inClass = graph.highway(of: e), outClass = graph.highway(of: f)
