@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaymarkGraph
+import WaymarkSupport
 @testable import WaymarkOSM
 
 /// Small hand-written OSM files, one profile rule each.
@@ -223,6 +224,43 @@ extension RoadGraph {
         let g = try Snippet.build([Snippet.way(1, [9_000_000_000_1, 5, -3], ["highway": "residential"])], nodes: nodes)
         #expect(g.nodeCount == 2 && g.edgeCount == 2 && g.report.droppedSegmentsMissingNodes == 0)
         #expect(abs(Double(g.edgeLength[0]) - 136.6) < 1)
+    }
+
+    /// Way references are found among the nodes' ids through a directory of id ranges: sparse
+    /// ids spread over a wide range (negative too), some references to nodes the file lacks.
+    @Test(arguments: [1, 7, 42] as [UInt64]) func wayReferencesFindTheirNodes(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        var ids = Set<Int>()
+        while ids.count < 300 { ids.insert(Int(Int64(bitPattern: rng.next()) >> Int64(rng.next() % 40 + 20))) }
+        let present = Array(ids)
+        // A way through 120 of them in a row along the parallel, with a few ids no node has.
+        var refs: [Int] = [], missing = Set<Int>()
+        for id in present.prefix(120) {
+            refs.append(id)
+            if rng.next() % 8 == 0 {
+                var absent = Int(Int64(bitPattern: rng.next()) >> 24)
+                while ids.contains(absent) { absent += 1 }
+                refs.append(absent)
+                missing.insert(absent)
+            }
+        }
+        let nodes = present.enumerated().map { Snippet.node($1, 52.0, 13.0 + Double($0) * 0.0005) }
+        let g = try Snippet.build([Snippet.way(1, refs, ["highway": "residential"])], nodes: nodes)
+        let lost = zip(refs, refs.dropFirst()).filter { missing.contains($0.0) || missing.contains($0.1) }.count
+        #expect(g.report.droppedSegmentsMissingNodes == lost)
+        #expect(g.report.waysWithMissingNodes == (missing.isEmpty ? 0 : 1))
+        // Each run of present nodes is a road, both ways, between its first and last node.
+        var runs: [[Int]] = [[]]
+        for id in refs {
+            if missing.contains(id) { runs.append([]) } else { runs[runs.count - 1].append(id) }
+        }
+        runs = runs.filter { $0.count >= 2 }
+        #expect(g.edgeCount == 2 * runs.count)
+        let lon = Dictionary(uniqueKeysWithValues: present.enumerated().map { ($1, 13.0 + Double($0) * 0.0005) })
+        let arcs = g.arcs
+        for run in runs {
+            #expect(arcs.contains(String(format: "%.5f>%.5f", lon[run.first!]!, lon[run.last!]!)))
+        }
     }
 
     @Test func malformedXMLNamesTheLine() {
