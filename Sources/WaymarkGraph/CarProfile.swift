@@ -83,6 +83,9 @@ public struct WayRule: Sendable, Equatable {
     public var flags: EdgeFlags
     public var name: String
     public var ref: String
+    /// OSRM's lane count (`lanes`, else `lanes:forward` + `lanes:backward`, at least the turn
+    /// lanes' count; 0 unknown), for guidance.
+    public var lanes: UInt8 = 0
     /// Signs, per direction (`destination:ref: destination`, else `destination:street`, `;` read
     /// as `, `), on oneways only, as OSRM's car profile keeps them.
     public var destinationsForward: String { get { sign(0) } set { setSign(0, newValue) } }
@@ -494,7 +497,25 @@ public struct CarProfile: Sendable {
             rule.turnLanesForward = forwardDriven ? lanesForward ?? "" : ""
             rule.turnLanesBackward = backwardDriven ? lanesBackward ?? "" : ""
         }
+        // OSRM's `num_lanes` (guidance.lua, then at least the turn lanes kept, both ways).
+        var lanes = 0
+        if present.contains(.penalty) {
+            if let total = tags["lanes"] {
+                lanes = CarProfile.laneCount(total) ?? 0
+            } else {
+                lanes = (tags["lanes:forward"].flatMap(CarProfile.laneCount) ?? 0) + (tags["lanes:backward"].flatMap(CarProfile.laneCount) ?? 0)
+            }
+        }
+        func turnLaneCount(_ s: String) -> Int { s.isEmpty ? 0 : s.utf8.reduce(1) { $0 + ($1 == UInt8(ascii: "|") ? 1 : 0) } }
+        lanes = max(lanes, turnLaneCount(rule.turnLanesForward) + turnLaneCount(rule.turnLanesBackward))
+        rule.lanes = UInt8(min(lanes, 255))
         return rule
+    }
+
+    /// OSRM's `to_number_uint`: a positive whole number as Lua's `tonumber` reads it, else nil.
+    static func laneCount(_ text: String) -> Int? {
+        guard let n = Double(text.trimmingCharacters(in: .whitespaces)), n > 0, n.rounded(.down) == n, n < 1e9 else { return nil }
+        return Int(n)
     }
 
     /// The signs of a oneway as OSRM's `get_destination` assembles them: "A 4: Braga, Guimarães"
@@ -672,7 +693,7 @@ struct TagFamily: OptionSet, Sendable {
         add(["hov:lanes"], .hov, directional: true)
         add(["maxspeed:advisory", "maxspeed", "source:maxspeed", "maxspeed:type"], .maxspeed, directional: true)
         add(["surface", "tracktype", "smoothness"], .surface)
-        add(["width", "lanes", "lane_markings", "side_road", "priority"], .penalty)
+        add(["width", "lanes", "lanes:forward", "lanes:backward", "lane_markings", "side_road", "priority"], .penalty)
         add(["toll"], .toll)
         add(["name", "ref", "is_sidepath:of:name", "street:name"], .names)
         add(["destination", "destination:ref", "destination:street", "turn:lanes"], .signs, directional: true)

@@ -23,6 +23,7 @@ struct GraphArrays {
     var segmentFlags: [UInt8] = []
     var segmentWayID: [Int64] = []
     var segmentSigns: [UInt32] = []
+    var segmentLanes: [UInt8] = []
     var signRows: [UInt32] = [0, 0, 0, 0, 0]
     var restrictionVia: [UInt32] = []
     var restrictionFrom: [UInt32] = []
@@ -59,6 +60,7 @@ extension RoadGraph {
         segmentFlags = Column(parts.segmentFlags)
         segmentWayID = Column(parts.segmentWayID)
         segmentSigns = Column(parts.segmentSigns)
+        segmentLanes = Column(parts.segmentLanes)
         signRows = Column(parts.signRows)
         restrictionVia = Column(parts.restrictionVia)
         restrictionFrom = Column(parts.restrictionFrom)

@@ -229,6 +229,7 @@ public struct GraphBuilder {
                 graph.segmentSigns.append(signs)
                 graph.segmentHighway.append(way.rule.highway.rawValue)
                 graph.segmentFlags.append(way.rule.flags.rawValue)
+                graph.segmentLanes.append(way.rule.lanes)
                 graph.segmentWayID.append(way.id)
                 for (lat, lon) in shape {
                     shapeLat.append(lat)

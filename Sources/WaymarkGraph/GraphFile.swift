@@ -130,7 +130,7 @@ public enum GraphFile {
             Section("SSHP", graph.shapeStart), Section("SLAT", graph.shapeLatitudes), Section("SLON", graph.shapeLongitudes),
             Section("SNAM", graph.segmentName), Section("SREF", graph.segmentRef), Section("SHWY", graph.segmentHighway),
             Section("SFLG", graph.segmentFlags), Section("SWAY", graph.segmentWayID),
-            Section("SSGN", graph.segmentSigns), Section("SGNR", graph.signRows),
+            Section("SSGN", graph.segmentSigns), Section("SGNR", graph.signRows), Section("SLAN", graph.segmentLanes),
             Section("STRO", stringOffsets), Section("STRB", strings),
             Section("RVIA", graph.restrictionVia), Section("RFRM", graph.restrictionFrom), Section("RTO_", graph.restrictionTo),
             Section("RKND", graph.restrictionKind), Section("RPST", graph.restrictionPathStart),
@@ -217,7 +217,7 @@ public enum GraphFile {
 
     /// The four-character tags the graph itself uses.
     static let graphTags: Set<String> = ["NLAT", "NLON", "NFLG", "EFST", "ETGT", "ESEG", "ELEN", "EDUR", "EWGT", "IFST", "IEDG", "ISRC",
-                                         "SSHP", "SLAT", "SLON", "SNAM", "SREF", "SHWY", "SFLG", "SWAY", "SSGN", "SGNR", "STRO", "STRB",
+                                         "SSHP", "SLAT", "SLON", "SNAM", "SREF", "SHWY", "SFLG", "SWAY", "SSGN", "SGNR", "SLAN", "STRO", "STRB",
                                          "RVIA", "RFRM", "RTO_", "RKND", "RPST", "RPED", "RPKN", "REPT", "DSID"]
 
     // MARK: - Reading
@@ -348,6 +348,8 @@ public enum GraphFile {
         } else {
             g.segmentSigns = Column([UInt32](repeating: 0, count: g.segmentName.count))
         }
+        // Files written before lane counts were kept know none.
+        g.segmentLanes = sections[fourCC("SLAN")] != nil ? try array("SLAN", UInt8.self) : Column([UInt8](repeating: 0, count: g.segmentName.count))
         let stringOffsets = try array("STRO", UInt32.self)
         let stringBytes = try array("STRB", UInt8.self)
         g.restrictionVia = try array("RVIA", UInt32.self)
@@ -414,7 +416,8 @@ public enum GraphFile {
         try check(g.shapeStart.count == s + 1 && g.shapeStart.first == 0 && Int(g.shapeStart.last!) == g.shapeLatitudes.count
                   && g.shapeLongitudes.count == g.shapeLatitudes.count, "segment shapes")
         try check(zip(g.shapeStart, g.shapeStart.dropFirst()).allSatisfy { $0 <= $1 }, "segment shapes not monotonic")
-        try check(g.segmentRef.count == s && g.segmentHighway.count == s && g.segmentFlags.count == s && g.segmentWayID.count == s,
+        try check(g.segmentRef.count == s && g.segmentHighway.count == s && g.segmentFlags.count == s && g.segmentWayID.count == s
+                  && g.segmentLanes.count == s,
                   "segment arrays differ in length")
         try check(g.segmentName.allSatisfy { Int($0) < g.strings.count } && g.segmentRef.allSatisfy { Int($0) < g.strings.count },
                   "string index out of range")

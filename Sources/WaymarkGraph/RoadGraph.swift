@@ -60,6 +60,10 @@ public struct RoadGraph: Sendable, Equatable {
     public internal(set) var segmentHighway: Column<UInt8> = []
     public internal(set) var segmentFlags: Column<UInt8> = []
     public internal(set) var segmentWayID: Column<Int64> = []
+    /// The way's lane count as OSRM's car profile reads it (`lanes`, else `lanes:forward` plus
+    /// `lanes:backward`, at least as many as its turn lanes; 0 when unknown): guidance measures
+    /// bearings and carriageways' widths by it.
+    public internal(set) var segmentLanes: Column<UInt8> = []
     /// Signs and lanes: per segment, a row of ``signRows`` (row 0: none, as most roads).
     public internal(set) var segmentSigns: Column<UInt32> = []
     /// Rows of five string ids: destinations forward, backward; exits (`junction:ref`); turn

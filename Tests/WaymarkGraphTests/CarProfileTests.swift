@@ -191,6 +191,23 @@ import Testing
         #expect(try penalties(["highway": "residential", "priority": "backward"]) == [0.7, 1])
     }
 
+    /// OSRM's lane count for guidance: `lanes` (a positive whole number, else none), else
+    /// `lanes:forward` + `lanes:backward`, and at least as many as the turn lanes kept.
+    @Test func laneCounts() throws {
+        func lanes(_ tags: [String: String]) throws -> UInt8 { try #require(profile.way(["highway": "primary"].merging(tags) { $1 })).lanes }
+        #expect(try lanes([:]) == 0)
+        #expect(try lanes(["lanes": "4"]) == 4)
+        #expect(try lanes(["lanes": " 3 "]) == 3)
+        #expect(try lanes(["lanes": "2;3"]) == 0)
+        #expect(try lanes(["lanes": "1.5"]) == 0)
+        #expect(try lanes(["lanes": "0"]) == 0)
+        #expect(try lanes(["lanes:forward": "2", "lanes:backward": "1"]) == 3)
+        #expect(try lanes(["lanes": "2", "lanes:forward": "5"]) == 2) // `lanes` wins when present
+        #expect(try lanes(["turn:lanes:forward": "left|through|right", "turn:lanes:backward": "through"]) == 4)
+        #expect(try lanes(["lanes": "2", "oneway": "yes", "turn:lanes": "left|through|through"]) == 3)
+        #expect(try lanes(["lanes": "600"]) == 255)
+    }
+
     @Test func ferriesAndCarTrains() throws {
         let ferry = try #require(profile.way(["route": "ferry"]))
         #expect(ferry.highway == .ferry && ferry.flags.contains([.ferry, .notStartpoint]) && ferry.duration == nil)

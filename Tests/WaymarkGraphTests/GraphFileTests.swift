@@ -241,13 +241,15 @@ func squareGraph() -> RoadGraph {
         b.longitudes = points.map { FixedPoint.encode($0.1) }
         let ramp = CarProfile().way(["highway": "motorway_link", "oneway": "yes", "destination": "Braga", "destination:ref": "A 3",
                                      "junction:ref": "12", "turn:lanes": "through|right"])!
-        let street = CarProfile().way(["highway": "residential", "turn:lanes:backward": "left|through"])!
+        let street = CarProfile().way(["highway": "residential", "turn:lanes:backward": "left|through", "lanes": "3"])!
         b.ways = [GraphBuilder.Way(nodes: [0, 1], rule: ramp, id: 1), GraphBuilder.Way(nodes: [1, 2], rule: street, id: 2)]
         let g = b.build()
         let rampEdge = try #require(g.edges(from: 0).first)
         #expect(g.destinations(of: rampEdge) == "A 3: Braga" && g.exits(of: rampEdge) == "12" && g.turnLanes(of: rampEdge) == "through|right")
         let up = try #require(g.edges(from: 1).first { g.edgeTarget[$0] == 2 }), down = try #require(g.edges(from: 2).first)
         #expect(g.turnLanes(of: up).isEmpty && g.turnLanes(of: down) == "left|through" && g.destinations(of: down).isEmpty)
+        // Lane counts: the ramp's two turn lanes, the street's `lanes`.
+        #expect(g.segmentLanes[g.segment(of: rampEdge)] == 2 && g.segmentLanes[g.segment(of: up)] == 3)
         #expect(try GraphFile.decode(Data(GraphFile.encode(g)), path: "s.wmg") == g)
     }
 

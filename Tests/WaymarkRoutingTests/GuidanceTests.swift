@@ -459,6 +459,13 @@ import WaymarkOSM
         #expect(abs(service - atan2(5.0, 5.0) * 180 / .pi) < 1e-6, "\(service)")
         // A road that runs straight on for its first stretch: five metres along it.
         #expect(abs(bearing([(0, 0), (0, 30), (20, 60)]) - 0) < 1e-9)
+        // A road drawn from 8 m beside the junction: the offset of a junction of four-lane roads
+        // (half their width), corrected to the road's own line; at two-lane roads a turn in itself.
+        let bend: [(Double, Double)] = [(0, 0), (8, 0), (8, 60)]
+        #expect(bearing(bend) > 70)
+        let wide = bearing(bend, PerceivedBearing.Road(highway: .residential, roundabout: false, lanes: 4))
+        #expect(wide < 2, "\(wide)")
+        #expect(bearing(bend, PerceivedBearing.Road(highway: .residential, roundabout: false, lanes: 2)) == bearing(bend))
     }
 
     /// Two real turns 20 m apart, each with a choice, stay two steps (OSRM collapses only its

@@ -170,8 +170,9 @@ struct GuidanceTables: Sendable {
         for e in 0..<graph.edgeCount { twin[Int(graph.edgeSegment[e])] = Int32(e) }
         // Roads at each vertex (OSRM measures differently where only two meet): every edge out,
         // and every edge in whose road has no edge out here.
-        var roads = [UInt8](repeating: 0, count: graph.nodeCount)
+        var roads = [UInt8](repeating: 0, count: graph.nodeCount), lanes = roads
         for v in 0..<UInt32(graph.nodeCount) {
+            lanes[Int(v)] = UInt8(graph.intersectionLanes(at: v))
             var n = graph.edges(from: v).count
             for slot in graph.incoming(to: v) where twin[Int(graph.edgeSegment[Int(graph.incomingEdge[slot])] ^ 1)] < 0 { n += 1 }
             roads[Int(v)] = UInt8(min(n, 255))
@@ -179,7 +180,7 @@ struct GuidanceTables: Sendable {
         // Each pair of twins is measured by the part of the map holding the source of the
         // smaller edge of the two, and written there only: the parts run side by side.
         let parts = max(1, min(8, ProcessInfo.processInfo.activeProcessorCount))
-        let (twinOf, roadsAt) = (twin, roads)
+        let (twinOf, roadsAt, lanesAt) = (twin, roads, lanes)
         depart.withUnsafeMutableBufferPointer { departs in
             arrival.withUnsafeMutableBufferPointer { arrivals in
                 nonisolated(unsafe) let (departs, arrivals) = (departs, arrivals)
@@ -191,8 +192,10 @@ struct GuidanceTables: Sendable {
                             let back = Int(twinOf[Int(graph.edgeSegment[e] ^ 1)])
                             if back >= 0 && back < e { continue }
                             let w = graph.edgeTarget[e]
-                            let leaving = Float(graph.perceivedBearing(of: e, from: v, atTarget: false, roadCount: Int(roadsAt[Int(v)]), scratch: &points))
-                            let arriving = Float(graph.perceivedBearing(of: e, from: v, atTarget: true, roadCount: Int(roadsAt[Int(w)]), scratch: &points))
+                            let leaving = Float(graph.perceivedBearing(of: e, from: v, atTarget: false, roadCount: Int(roadsAt[Int(v)]),
+                                                                       lanes: Int(lanesAt[Int(v)]), scratch: &points))
+                            let arriving = Float(graph.perceivedBearing(of: e, from: v, atTarget: true, roadCount: Int(roadsAt[Int(w)]),
+                                                                        lanes: Int(lanesAt[Int(w)]), scratch: &points))
                             departs[e] = leaving
                             arrivals[e] = arriving
                             if back >= 0 {
@@ -258,13 +261,23 @@ extension RoadGraph {
         return keys.count
     }
 
+    /// The most lanes of any road at vertex `v` (OSRM's `getIntersectionLanes`).
+    func intersectionLanes(at v: UInt32) -> Int {
+        var most: UInt8 = 0
+        for e in edges(from: v) { most = max(most, segmentLanes[segment(of: e)]) }
+        for slot in incoming(to: v) { most = max(most, segmentLanes[segment(of: Int(incomingEdge[slot]))]) }
+        return Int(most)
+    }
+
     /// The perceived bearing (``PerceivedBearing``) of edge `e` (from `v`) leaving `v`, or, `atTarget`,
     /// of its road seen from its target back along it, at a junction of `roadCount` roads.
-    func perceivedBearing(of e: Int, from v: UInt32, atTarget: Bool, roadCount: Int, scratch points: inout [PerceivedBearing.Point]) -> Double {
+    func perceivedBearing(of e: Int, from v: UInt32, atTarget: Bool, roadCount: Int, lanes: Int? = nil,
+                          scratch points: inout [PerceivedBearing.Point]) -> Double {
         // Measured where OSRM measures: on its 10⁻⁶° grid around the junction.
         let origin = OSRMGrid.rounded(coordinate(of: atTarget ? edgeTarget[e] : v))
         let grid = PerceivedBearing.Grid(origin: origin)
-        let road = PerceivedBearing.Road(highway: highway(of: e), roundabout: flags(of: e).contains(.roundabout), grid: grid)
+        let road = PerceivedBearing.Road(highway: highway(of: e), roundabout: flags(of: e).contains(.roundabout),
+                                         lanes: lanes ?? intersectionLanes(at: atTarget ? edgeTarget[e] : v), grid: grid)
         planarGeometry(of: e, from: v, reversed: atTarget, origin: origin, east: Coordinate.earthRadius * .pi / 180 * grid.cosLatitude, into: &points)
         return PerceivedBearing.bearing(points: points, road: road, roadCount: roadCount, closed: v == edgeTarget[e])
     }
@@ -311,7 +324,7 @@ struct GuidanceFileError: Error, CustomStringConvertible {
 extension GuidanceTables {
     /// What the tables were made with: the version of their format and of the bearings' measure.
     /// Tables stored under other parameters are made again rather than used.
-    static var parameters: [Double] { [5] }
+    static var parameters: [Double] { [6] }
 
     /// The tables as graph-file sections: the bearings, and the name keys with each string's
     /// ref items one after another.

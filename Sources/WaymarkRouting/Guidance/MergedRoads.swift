@@ -42,8 +42,7 @@ struct MergedRoads: Sendable, Equatable {
 }
 
 /// OSRM's `MergableRoadDetector` on Waymark's graph, over the perceived bearings as measured
-/// (`depart`/`arrival`, see ``GuidanceTables``). Lane counts are not kept: every road counts as
-/// one lane where OSRM reads `lanes` for the width it allows between carriageways.
+/// (`depart`/`arrival`, see ``GuidanceTables``).
 struct MergableRoadDetector {
     let graph: RoadGraph
     let depart: [Float]
@@ -143,6 +142,8 @@ struct MergableRoadDetector {
 
     func sameNameID(_ s: Int, _ t: Int) -> Bool { graph.segmentName[s] == graph.segmentName[t] && graph.segmentRef[s] == graph.segmentRef[t] }
     func nameless(_ s: Int) -> Bool { graph.segmentName[s] == 0 }
+    /// OSRM's lane count of a road, at least one.
+    func lanes(_ road: End) -> Double { Double(max(graph.segmentLanes[road.segment], 1)) }
 
     // MARK: - Walking along a road (OSRM's NodeBasedGraphWalker)
 
@@ -328,7 +329,7 @@ struct MergableRoadDetector {
             r = right!
         }
         guard let c = Self.closest(l.view, to: 90), Self.deviation(l.view[c].angle, 90) <= Self.narrowTurn else { return false }
-        let width = 2 * Self.laneWidth
+        let width = (lanes(lhs) + lanes(rhs)) * Self.laneWidth
         if graph.coordinate(of: l.node).distance(to: graph.coordinate(of: r.node)) > width + 10 { return false }
         var connection: Found? = nil
         findJunction(from: l.node, along: l.view[c].end, name: s, initialBearing: bearing, into: &connection)
@@ -365,7 +366,7 @@ struct MergableRoadDetector {
         let l = sampled(left.points), r = sampled(right.points)
         guard l.count >= 2, r.count >= 2, Self.areParallel(l, r) else { return false }
         let apart = min(Self.distance(l[l.count / 2], to: r), Self.distance(r[r.count / 2], to: l))
-        return apart <= 0.5 * 2 * Self.laneWidth + 12
+        return apart <= 0.5 * (lanes(lhs) + lanes(rhs)) * Self.laneWidth + 12
     }
 
     /// OSRM's `areParallel`: the two least-squares lines differ by a slope of under a fifth.

@@ -34,6 +34,9 @@ struct PerceivedBearing {
     struct Road {
         var highway: HighwayClass
         var roundabout: Bool
+        /// The most lanes of any road at the junction (OSRM's `getIntersectionLanes`; 0 unknown,
+        /// taken as ``assumedLaneCount``).
+        var lanes = 0
         /// OSRM's coordinate grid around the junction, when points are to land on it as OSRM's do
         /// (and lines are fitted in degrees at its latitude).
         var grid: Grid? = nil
@@ -120,7 +123,7 @@ struct PerceivedBearing {
             // OSRM also tries an offset correction here, under a condition that cannot hold.
             return trimmed(points, to: lookaheadWithoutLanes, grid: g).last!
         }
-        let considered = road.highway.offsetCorrection * assumedLaneCount
+        let considered = road.highway.offsetCorrection * (road.lanes == 0 ? assumedLaneCount : Double(road.lanes))
         let firstDistance = points[0].distance(to: points[1])
         if firstDistance > considered * laneWidth + lookaheadWithoutLanes { return points[1] }
 
