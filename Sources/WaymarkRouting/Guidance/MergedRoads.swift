@@ -115,12 +115,19 @@ struct MergableRoadDetector {
         guard let back = roads.firstIndex(where: { $0.key == end.key ^ 1 }) else { return [] }
         let arriving = roads[back].bearing + 180
         var view = [ViewRoad(end: roads[back], angle: 0)]
+        view.reserveCapacity(roads.count)
         for (i, road) in roads.enumerated() where i != back {
-            view.append(ViewRoad(end: road, angle: Junction.turnAngle(arriving: arriving, leaving: road.bearing)))
+            // By angle after the road back: an insertion sort (a handful of roads), stable.
+            let entry = ViewRoad(end: road, angle: Junction.turnAngle(arriving: arriving, leaving: road.bearing))
+            var k = view.count
+            view.append(entry)
+            while k > 1 && view[k - 1].angle > entry.angle {
+                view[k] = view[k - 1]
+                k -= 1
+            }
+            view[k] = entry
         }
-        // Stable by angle after the road back.
-        let rest = view[1...].enumerated().sorted { ($0.element.angle, $0.offset) < ($1.element.angle, $1.offset) }.map(\.element)
-        return [view[0]] + rest
+        return view
     }
 
     static func deviation(_ a: Double, _ b: Double) -> Double { PerceivedBearing.deviation(normalized(a), normalized(b)) }
