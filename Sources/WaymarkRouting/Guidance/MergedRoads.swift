@@ -56,15 +56,17 @@ struct MergableRoadDetector {
     /// Whether a carriageway only comes in at `v`: without one, nothing merges there.
     func hasInwardOnly(_ v: UInt32) -> Bool { graph.edges(from: v).count < Int(roadCounts[Int(v)]) }
 
-    // OSRM's constants (extractor/intersection/constants.hpp, mergable_road_detector).
+    // OSRM's constants (extractor/intersection/constants.hpp, mergable_road_detector); the
+    // angles and lane width it shares with the rest of guidance are ``TurnClassifier``'s and
+    // ``PerceivedBearing``'s.
     static let mergableAngle = 95.0
-    static let laneWidth = 3.25
     static let noTurnDeviation = 3.0
-    static let narrowTurn = 40.0
-    static let fuzzyAngle = 25.0
-    static let groupAngle = 60.0
     static let extractDistance = 120.0
     static let pruningDistance = 30.0
+    static let laneWidth = PerceivedBearing.laneWidth
+    static let narrowTurn = TurnClassifier.narrowTurnAngle
+    static let fuzzyAngle = TurnClassifier.fuzzyAngleDifference
+    static let groupAngle = TurnClassifier.groupAngle
 
     /// One road at a vertex, leaving it (OSRM's node-based edge, `reversed` when it may not be driven out).
     struct End {
@@ -117,17 +119,24 @@ struct MergableRoadDetector {
         var view = [ViewRoad(end: roads[back], angle: 0)]
         view.reserveCapacity(roads.count)
         for (i, road) in roads.enumerated() where i != back {
-            // By angle after the road back: an insertion sort (a handful of roads), stable.
-            let entry = ViewRoad(end: road, angle: Junction.turnAngle(arriving: arriving, leaving: road.bearing))
-            var k = view.count
-            view.append(entry)
-            while k > 1 && view[k - 1].angle > entry.angle {
-                view[k] = view[k - 1]
+            view.append(ViewRoad(end: road, angle: Junction.turnAngle(arriving: arriving, leaving: road.bearing)))
+        }
+        Self.sortStably(&view, from: 1) { $0.angle }
+        return view
+    }
+
+    /// An insertion sort of `items[start...]` by `key`, stable (a handful of roads).
+    static func sortStably<T>(_ items: inout [T], from start: Int, by key: (T) -> Double) {
+        guard items.count > start + 1 else { return }
+        for i in (start + 1)..<items.count {
+            let item = items[i], value = key(item)
+            var k = i
+            while k > start && key(items[k - 1]) > value {
+                items[k] = items[k - 1]
                 k -= 1
             }
-            view[k] = entry
+            items[k] = item
         }
-        return view
     }
 
     static func deviation(_ a: Double, _ b: Double) -> Double { PerceivedBearing.deviation(normalized(a), normalized(b)) }
@@ -318,23 +327,20 @@ struct MergableRoadDetector {
     /// across by a short connection.
     func isNarrowTriangle(_ v: UInt32, _ lhs: End, _ rhs: End) -> Bool {
         let s = lhs.segment, bearing = lhs.bearing
-        var left: Found? = nil
-        findJunction(from: v, along: lhs, name: s, initialBearing: bearing, into: &left)
-        guard var l = left, !l.view.isEmpty else { return false }
-        if let r = Self.closest(l.view, to: 90), Self.deviation(l.view[r].angle, 90) > Self.narrowTurn,
-           let on = Self.closest(l.view, to: 180) {
-            findJunction(from: l.node, along: l.view[on].end, name: s, initialBearing: bearing, into: &left)
-            l = left!
+        // To the next junction along each (on past it once where it has no turn towards the other).
+        func junction(along road: End, towards side: Double) -> Found? {
+            var found: Found? = nil
+            findJunction(from: v, along: road, name: s, initialBearing: bearing, into: &found)
+            guard let f = found, !f.view.isEmpty else { return nil }
+            if let t = Self.closest(f.view, to: side), Self.deviation(f.view[t].angle, side) > Self.narrowTurn,
+               let on = Self.closest(f.view, to: 180) {
+                findJunction(from: f.node, along: f.view[on].end, name: s, initialBearing: bearing, into: &found)
+            }
+            return found
         }
+        guard let l = junction(along: lhs, towards: 90) else { return false }
         if graph.coordinate(of: v).distance(to: graph.coordinate(of: l.node)) > 80 { return false }
-        var right: Found? = nil
-        findJunction(from: v, along: rhs, name: s, initialBearing: bearing, into: &right)
-        guard var r = right, !r.view.isEmpty else { return false }
-        if let t = Self.closest(r.view, to: 270), Self.deviation(r.view[t].angle, 270) > Self.narrowTurn,
-           let on = Self.closest(r.view, to: 180) {
-            findJunction(from: r.node, along: r.view[on].end, name: s, initialBearing: bearing, into: &right)
-            r = right!
-        }
+        guard let r = junction(along: rhs, towards: 270) else { return false }
         guard let c = Self.closest(l.view, to: 90), Self.deviation(l.view[c].angle, 90) <= Self.narrowTurn else { return false }
         let width = (lanes(lhs) + lanes(rhs)) * Self.laneWidth
         if graph.coordinate(of: l.node).distance(to: graph.coordinate(of: r.node)) > width + 10 { return false }
@@ -444,16 +450,7 @@ struct MergableRoadDetector {
     /// The roads at `v` sorted clockwise as OSRM sorts them.
     func sortedEnds(at v: UInt32) -> [End] {
         var roads = ends(at: v)
-        // A handful of roads: an insertion sort, stable.
-        for i in roads.indices.dropFirst() {
-            let road = roads[i]
-            var k = i
-            while k > 0 && roads[k - 1].bearing > road.bearing {
-                roads[k] = roads[k - 1]
-                k -= 1
-            }
-            roads[k] = road
-        }
+        Self.sortStably(&roads, from: 0) { $0.bearing }
         return roads
     }
 
