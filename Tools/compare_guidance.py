@@ -125,6 +125,7 @@ def main():
     ap.add_argument("--waymark", required=True, help="waymark route --batch output (NDJSON)")
     ap.add_argument("--show", type=int, default=0, help="print this many differing pairs")
     ap.add_argument("--top", type=int, default=8, help="list this many of the most frequent other maneuvers")
+    ap.add_argument("--limit", type=int, default=12, help="print at most this many places for --missing, --unlike, --examples")
     ap.add_argument("--examples", default=None, help='print where Waymark makes this maneuver and OSRM none (e.g. "turn straight")')
     ap.add_argument("--unlike", default=None, help='print where OSRM and Waymark make different maneuvers, e.g. "turn slight right -> turn straight"')
     ap.add_argument("--missing", default=None, help='print where OSRM makes this maneuver and Waymark none (e.g. "new name straight")')
@@ -167,7 +168,7 @@ def main():
                     roads = [(s["name"], s["ref"] if "ref" in s else "") for s in steps[k - 1:k + 1]]
                     if k > 0 and announces(*roads, waymark=False) and not announces(*roads, waymark=True):
                         aligned["deliberate"] += 1
-                if args.missing and f"{maneuver[0]} {maneuver[1]}".strip() == args.missing and only_osrm[maneuver] <= 12:
+                if args.missing and f"{maneuver[0]} {maneuver[1]}".strip() == args.missing and only_osrm[maneuver] <= args.limit:
                     step = next(s for leg in theirs["routes"][0]["legs"] for s in leg["steps"]
                                 if cell(s["maneuver"]["location"][1], s["maneuver"]["location"][0]) == place)
                     lat, lon = step["maneuver"]["location"][1], step["maneuver"]["location"][0]
@@ -182,7 +183,7 @@ def main():
                 aligned["different"] += 1
                 unlike[(maneuver, at_ours[place])] += 1
                 pair_text = f"{maneuver[0]} {maneuver[1]}".strip() + " -> " + f"{at_ours[place][0]} {at_ours[place][1]}".strip()
-                if args.unlike and pair_text == args.unlike and unlike[(maneuver, at_ours[place])] <= 12:
+                if args.unlike and pair_text == args.unlike and unlike[(maneuver, at_ours[place])] <= args.limit:
                     step = next(s for leg in theirs["routes"][0]["legs"] for s in leg["steps"]
                                 if cell(s["maneuver"]["location"][1], s["maneuver"]["location"][0]) == place)
                     print(f"pair {i} at {step['maneuver']['location'][1]:.6f},{step['maneuver']['location'][0]:.6f}: "
@@ -191,7 +192,7 @@ def main():
             if place in shared and place not in at_osrm:
                 aligned["waymark only"] += 1
                 only_ours[maneuver] += 1
-                if args.examples and f"{maneuver[0]} {maneuver[1]}".strip() == args.examples and only_ours[maneuver] <= 12:
+                if args.examples and f"{maneuver[0]} {maneuver[1]}".strip() == args.examples and only_ours[maneuver] <= args.limit:
                     step = next(s for leg in mine["routes"][0]["legs"] for s in leg["steps"]
                                 if cell(s["maneuver"]["location"][1], s["maneuver"]["location"][0]) == place)
                     print(f"pair {i} at {step['maneuver']['location'][1]:.6f},{step['maneuver']['location'][0]:.6f}: "

@@ -186,17 +186,18 @@ struct MergableRoadDetector {
     }
 
     /// OSRM's `TraverseRoad`: from `start` along `first`, then on by `select` at each junction,
-    /// `update` told each road driven and the roads at its end, until it asks to stop, the walk
-    /// comes back to `start`, or nothing is selected.
+    /// `update` told each road driven and the roads at its end; it ends where the walk comes back
+    /// to `start`, at a dead end, where nothing is selected, or (asked only then) where
+    /// `terminate` says so.
     func traverse(from start: UInt32, along first: End, select: ([ViewRoad]) -> End?,
-                  update: (UInt32, End, [ViewRoad]) -> Bool) {
+                  update: (UInt32, End, [ViewRoad]) -> Void, terminate: () -> Bool) {
         var v = start, end = first
         for _ in 0..<1000 {
             let view = self.view(after: end)
-            let stop = update(v, end, view)
+            update(v, end, view)
             if end.far == start || view.count <= 1 { return }
             guard let next = select(view) else { return }
-            if stop { return }
+            if terminate() { return }
             v = end.far
             end = next
         }
@@ -223,8 +224,7 @@ struct MergableRoadDetector {
             if d + length > limit { piece = PerceivedBearing.trimmed(piece, to: limit - length, grid: nil) }
             points += piece
             length = min(limit, length + d)
-            return length >= limit
-        })
+        }, terminate: { length >= limit })
         return (points, length)
     }
 
@@ -237,7 +237,8 @@ struct MergableRoadDetector {
         var node: UInt32 { via.far }
     }
 
-    /// Walks on to the next junction of three roads or more (at most `hops` roads), continuing `found`.
+    /// Walks on to the next junction of three roads or more (five roads at most, counted on from
+    /// `found`'s walk before), continuing `found`.
     func findJunction(from start: UInt32, along end: End, name s: Int, initialBearing: Double, into found: inout Found?) {
         var state = found
         traverse(from: start, along: end, select: { straightmost($0, name: s, initialBearing: initialBearing, stopOnAmbiguous: false) },
@@ -245,10 +246,12 @@ struct MergableRoadDetector {
             var f = state ?? Found(from: v, via: road, view: view)
             f.hops += 1
             f.from = v; f.via = road; f.view = view
-            let stop = view.count > 2 || f.hops == 5
-            if stop { f.hops = 0 }
             state = f
-            return stop
+        }, terminate: {
+            // (OSRM's finder starts counting again only when it stops here.)
+            guard let f = state, f.view.count > 2 || f.hops == 5 else { return false }
+            state!.hops = 0
+            return true
         })
         found = state
     }
