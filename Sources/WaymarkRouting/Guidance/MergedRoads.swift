@@ -111,10 +111,20 @@ struct MergableRoadDetector {
     }
 
     /// OSRM's `getConnectedRoads` without merging: every road at the far end of `end`, the road
-    /// back first (angle 0), the rest by angle.
-    func view(after end: End) -> [ViewRoad] {
-        let roads = ends(at: end.far)
+    /// back first (angle 0), the rest by angle. `close`: bearings to each road's first point over
+    /// a metre away, as OSRM's walkers measure (`getConnectedRoads<true>`), not the perceived ones.
+    func view(after end: End, close: Bool = false) -> [ViewRoad] {
+        var roads = ends(at: end.far)
         guard let back = roads.firstIndex(where: { $0.key == end.key ^ 1 }) else { return [] }
+        if close {
+            var scratch: [PerceivedBearing.Point] = []
+            for i in roads.indices {
+                let road = roads[i]
+                roads[i].bearing = road.out >= 0
+                    ? graph.perceivedBearing(of: road.out, from: end.far, atTarget: false, roadCount: 2, lanes: 0, scratch: &scratch)
+                    : graph.perceivedBearing(of: road.arriving, from: road.far, atTarget: true, roadCount: 2, lanes: 0, scratch: &scratch)
+            }
+        }
         let arriving = roads[back].bearing + 180
         var view = [ViewRoad(end: roads[back], angle: 0)]
         view.reserveCapacity(roads.count)
@@ -193,7 +203,7 @@ struct MergableRoadDetector {
                   update: (UInt32, End, [ViewRoad]) -> Void, terminate: () -> Bool) {
         var v = start, end = first
         for _ in 0..<1000 {
-            let view = self.view(after: end)
+            let view = self.view(after: end, close: true)
             update(v, end, view)
             if end.far == start || view.count <= 1 { return }
             guard let next = select(view) else { return }
