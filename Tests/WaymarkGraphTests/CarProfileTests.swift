@@ -206,6 +206,7 @@ import Testing
         #expect(try lanes(["turn:lanes:forward": "left|through|right", "turn:lanes:backward": "through"]) == 4)
         #expect(try lanes(["lanes": "2", "oneway": "yes", "turn:lanes": "left|through|through"]) == 3)
         #expect(try lanes(["lanes": "600"]) == 255)
+        for garbage in ["nan", "inf", "-2", "1e300", "two", ""] { #expect(try lanes(["lanes": garbage]) == 0, "\(garbage)") }
     }
 
     @Test func ferriesAndCarTrains() throws {

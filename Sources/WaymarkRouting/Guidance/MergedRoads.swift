@@ -240,7 +240,6 @@ struct MergableRoadDetector {
 
     /// OSRM's `IntersectionFinderAccumulator` state: the last road walked and the roads at its end.
     struct Found {
-        var from: UInt32
         var via: End
         var view: [ViewRoad]
         var hops = 0
@@ -252,10 +251,10 @@ struct MergableRoadDetector {
     func findJunction(from start: UInt32, along end: End, name s: Int, initialBearing: Double, into found: inout Found?) {
         var state = found
         traverse(from: start, along: end, select: { straightmost($0, name: s, initialBearing: initialBearing, stopOnAmbiguous: false) },
-                 update: { v, road, view in
-            var f = state ?? Found(from: v, via: road, view: view)
+                 update: { _, road, view in
+            var f = state ?? Found(via: road, view: view)
             f.hops += 1
-            f.from = v; f.via = road; f.view = view
+            f.via = road; f.view = view
             state = f
         }, terminate: {
             // (OSRM's finder starts counting again only when it stops here.)
@@ -472,8 +471,9 @@ struct MergableRoadDetector {
     func merge(at v: UInt32) -> (roads: [End], merged: [(arriving: Int, leaving: Int)])? {
         // Nothing merges here, nor at the far end of a short road from here: bearings as measured.
         let here = hasInwardOnly(v)
-        if !here && !ends(at: v).contains(where: { $0.length <= Self.pruningDistance && hasInwardOnly($0.far) }) { return nil }
-        var roads = sortedEnds(at: v)
+        var roads = ends(at: v)
+        if !here && !roads.contains(where: { $0.length <= Self.pruningDistance && hasInwardOnly($0.far) }) { return nil }
+        Self.sortStably(&roads, from: 0) { $0.bearing }
         let n = roads.count
         var mergedHere = [Bool](repeating: false, count: n)
         var merged: [(arriving: Int, leaving: Int)] = []
