@@ -126,6 +126,7 @@ public struct RoadGraph: Sendable, Equatable {
     public func incoming(to node: UInt32) -> Range<Int> { Int(firstIncoming[Int(node)])..<Int(firstIncoming[Int(node) + 1]) }
 
     /// The source vertex of an edge (binary search over the rows).
+    @inlinable
     public func source(of edge: Int) -> UInt32 {
         var low = 0, high = nodeCount
         while high - low > 1 {
@@ -144,12 +145,13 @@ public struct RoadGraph: Sendable, Equatable {
     @inlinable
     public func highway(of edge: Int) -> HighwayClass { HighwayClass(rawValue: segmentHighway[segment(of: edge)]) ?? .service }
     /// The destinations signed for driving along `edge` (OSRM's `destinations`; empty when none).
-    public func destinations(of edge: Int) -> String { signString(edge, isReversed(edge) ? 1 : 0) }
+    @inlinable public func destinations(of edge: Int) -> String { signString(edge, isReversed(edge) ? 1 : 0) }
     /// The exit numbers signed on `edge`'s way (`junction:ref`; empty when none).
-    public func exits(of edge: Int) -> String { signString(edge, 2) }
+    @inlinable public func exits(of edge: Int) -> String { signString(edge, 2) }
     /// `turn:lanes` for driving along `edge`, left to right, `|` between lanes (empty when none).
-    public func turnLanes(of edge: Int) -> String { signString(edge, isReversed(edge) ? 4 : 3) }
-    private func signString(_ edge: Int, _ column: Int) -> String {
+    @inlinable public func turnLanes(of edge: Int) -> String { signString(edge, isReversed(edge) ? 4 : 3) }
+    @inlinable @usableFromInline
+    func signString(_ edge: Int, _ column: Int) -> String {
         let row = Int(segmentSigns[segment(of: edge)])
         return row == 0 ? "" : strings[Int(signRows[row * 5 + column])]
     }
@@ -187,6 +189,7 @@ public struct RoadGraph: Sendable, Equatable {
     /// Appends the edge's geometry (as ``geometry(of:)``) to `points`, without its first point when
     /// `skippingSource` (joining it to a line that already ends there), and without building
     /// arrays on the way.
+    @inlinable
     public func appendGeometry(of edge: Int, to points: inout [Coordinate], skippingSource: Bool) {
         if !skippingSource { points.append(coordinate(of: source(of: edge))) }
         let s = segment(of: edge)

@@ -407,7 +407,7 @@ final class RoutingData: Sendable {
         self.transitions = transitions
         self.landmarks = landmarks
         self.hierarchy = hierarchy
-        self.guidance = guidance ?? GuidanceTables(graph: graph)
+        self.guidance = guidance ?? GuidanceTables(graph: graph, transitions: transitions)
     }
 
     /// Why no road is within `maxDistance` metres of `c`: outside the map's area (and perhaps given

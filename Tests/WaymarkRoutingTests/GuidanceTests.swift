@@ -430,6 +430,38 @@ import WaymarkOSM
         #expect(twoWay > 10)
     }
 
+    /// Every turn's verdict is made with the map (as OSRM decides each turn's instruction when it
+    /// builds its graph) and is the one a route would otherwise work out at the junction: read
+    /// back for driving from each edge onto each edge after it, a turn no route may take unknown.
+    @Test(arguments: [0, 3, 4]) func storedVerdictsAreTheWorkedOutOnes(seed: Int) throws {
+        let graph = seed == 0 ? try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
+            : randomGraph(seed: UInt64(seed), nodes: 60, ways: 110)
+        let table = TransitionTable(graph: graph, turns: TurnGeometry(graph: graph), costs: TurnCosts(for: graph))
+        let tables = GuidanceTables(graph: graph, transitions: table)
+        #expect(tables.decisions.count == GuidanceTables.turnCount(graph))
+        let classifier = TurnClassifier(graph: graph, names: tables.names)
+        var kinds: [TurnVerdict: Int] = [:]
+        for e in 0..<graph.edgeCount {
+            for f in graph.edges(from: graph.edgeTarget[e]) {
+                let junction = Junction(graph: graph, tables: tables, arrival: e, next: f, table: table)
+                let code = tables.decision(arrival: e, next: f, graph: graph, table: table)
+                guard let t = junction.taken, junction.roads[t].entry else {
+                    #expect(code == TurnVerdict.unknown)
+                    continue
+                }
+                let verdict = classifier.verdict(arrival: e, junction: junction)
+                #expect(TurnVerdict(code: code) == verdict, "edge \(e) onto \(f)")
+                kinds[verdict, default: 0] += 1
+            }
+        }
+        // Not a map of one kind of turn: silent passages, and left and right turns.
+        #expect(kinds[.decided(.silent), default: 0] > 10)
+        #expect(kinds[.decided(.maneuver(.turn, .left)), default: 0] > 5 && kinds[.decided(.maneuver(.turn, .right)), default: 0] > 5)
+        // Every code stands for one verdict, and that verdict for the code.
+        for code in 1..<UInt8(TurnVerdict.codeLimit) { #expect(TurnVerdict(code: code)?.code == code) }
+        #expect(TurnVerdict(code: 0) == nil && TurnVerdict(code: UInt8(TurnVerdict.codeLimit)) == nil)
+    }
+
     /// OSRM's perceived bearings, case by case: where the driver is taken to look along a road.
     @Test func perceivedBearings() {
         typealias P = PerceivedBearing.Point

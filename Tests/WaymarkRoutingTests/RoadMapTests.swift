@@ -162,6 +162,10 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         #expect(stored.departBearing == made.departBearing && stored.arrivalBearing == made.arrivalBearing)
         #expect(stored.names.words == made.names.words && stored.names.core == made.names.core && stored.names.refs == made.names.refs)
         #expect(made.names.refs.contains { !$0.isEmpty })
+        #expect(stored.decisions == made.decisions && made.decisions.contains { $0 > 2 })
+        var unknownVerdict = sections
+        unknownVerdict["GDEC"]![0] = UInt8(TurnVerdict.codeLimit)
+        #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: unknownVerdict, graph: graph) }
         var other = sections
         other["GPRM"] = GraphFile.Section("GPRM", [99.0, 16.5]).bytes
         #expect(try GuidanceTables(fileSections: other, graph: graph) == nil)

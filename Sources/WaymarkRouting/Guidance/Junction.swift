@@ -152,16 +152,36 @@ struct GuidanceTables: Sendable {
     let arrivalBearing: [Float]
     /// The carriageways OSRM sees as one road at a junction.
     let merged: MergedRoads
+    /// Every turn's ``TurnVerdict`` code, in the order of the transition table's turns (each
+    /// edge's onto the edges leaving its target); ``TurnVerdict/unknown`` for a turn no route
+    /// takes. Empty when not made (the verdicts are then found on each route).
+    let decisions: [UInt8]
 
-    init(names: NameKeys, departBearing: [Float], arrivalBearing: [Float], merged: MergedRoads) {
+    init(names: NameKeys, departBearing: [Float], arrivalBearing: [Float], merged: MergedRoads, decisions: [UInt8]) {
         self.names = names
         self.departBearing = departBearing
         self.arrivalBearing = arrivalBearing
         self.merged = merged
+        self.decisions = decisions
     }
 
-    init(graph: RoadGraph) {
-        names = NameKeys(strings: graph.strings, names: graph.segmentName, refs: graph.segmentRef)
+    /// The stored verdict code for driving from edge `e` onto edge `f` (leaving `e`'s target).
+    @inline(__always)
+    func decision(arrival e: Int, next f: Int, graph: borrowing RoadGraph, table: borrowing TransitionTable) -> UInt8 {
+        guard !decisions.isEmpty else { return TurnVerdict.unknown }
+        return decisions[Int(table.start[e]) + f - Int(graph.firstEdge[Int(graph.edgeTarget[e])])]
+    }
+
+    /// The turns of a transition table over `graph` (each edge's onto the edges leaving its target).
+    static func turnCount(_ graph: RoadGraph) -> Int {
+        var count = 0
+        for e in 0..<graph.edgeCount { count += graph.edges(from: graph.edgeTarget[e]).count }
+        return count
+    }
+
+    /// Made for `graph`; `transitions` (which turns may be taken) made here when not given.
+    init(graph: RoadGraph, transitions: TransitionTable? = nil) {
+        let names = NameKeys(strings: graph.strings, names: graph.segmentName, refs: graph.segmentRef)
         var depart = [Float](repeating: 0, count: graph.edgeCount), arrival = depart
         // An edge and its twin the other way along the same segment read the same points in the
         // same order at each end: leaving a vertex along one is arriving there along the other.
@@ -232,9 +252,37 @@ struct GuidanceTables: Sendable {
             }
         }
         let pairs = found.flatMap { $0 }.sorted { $0.arriving < $1.arriving }
-        departBearing = depart
-        arrivalBearing = arrival
-        merged = MergedRoads(arriving: pairs.map { UInt32($0.arriving) }, leaving: pairs.map { UInt32($0.leaving) }, edgeCount: graph.edgeCount)
+        let measured = GuidanceTables(names: names, departBearing: depart, arrivalBearing: arrival,
+                                      merged: MergedRoads(arriving: pairs.map { UInt32($0.arriving) }, leaving: pairs.map { UInt32($0.leaving) },
+                                                          edgeCount: graph.edgeCount),
+                                      decisions: [])
+        let table = transitions ?? TransitionTable(graph: graph, turns: TurnGeometry(graph: graph), costs: TurnCosts(for: graph))
+        self.init(names: names, departBearing: depart, arrivalBearing: arrival, merged: measured.merged,
+                  decisions: GuidanceTables.verdicts(graph: graph, tables: measured, table: table, parts: parts))
+    }
+
+    /// Every turn's verdict (``decisions``), the edges shared out among `parts` run side by side.
+    private static func verdicts(graph: RoadGraph, tables: GuidanceTables, table: TransitionTable, parts: Int) -> [UInt8] {
+        var codes = [UInt8](repeating: TurnVerdict.unknown, count: Int(table.start[graph.edgeCount]))
+        let classifier = TurnClassifier(graph: graph, names: tables.names)
+        codes.withUnsafeMutableBufferPointer { codes in
+            nonisolated(unsafe) let codes = codes
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                var storage: [JunctionRoad] = []
+                for e in graph.edgeCount * part / parts..<graph.edgeCount * (part + 1) / parts {
+                    let leaving = graph.edges(from: graph.edgeTarget[e])
+                    guard !leaving.isEmpty else { continue }
+                    var junction = Junction(graph: graph, tables: tables, arrival: e, next: -1, table: table, reusing: &storage)
+                    let row = Int(table.start[e]) - leaving.lowerBound
+                    // Each road out that may be entered is one turn (a route takes no other).
+                    for k in junction.roads.indices where junction.roads[k].out >= 0 && junction.roads[k].entry {
+                        junction.taken = k
+                        codes[row + junction.roads[k].out] = classifier.verdict(arrival: e, junction: junction).code
+                    }
+                }
+            }
+        }
+        return codes
     }
 }
 
@@ -324,7 +372,7 @@ struct GuidanceFileError: Error, CustomStringConvertible {
 extension GuidanceTables {
     /// What the tables were made with: the version of their format and of the bearings' measure.
     /// Tables stored under other parameters are made again rather than used.
-    static var parameters: [Double] { [6] }
+    static var parameters: [Double] { [7] }
 
     /// The tables as graph-file sections: the bearings, and the name keys with each string's
     /// ref items one after another.
@@ -336,7 +384,7 @@ extension GuidanceTables {
         }
         return [.init("GPRM", GuidanceTables.parameters), .init("GDEP", departBearing), .init("GARR", arrivalBearing),
                 .init("GKWD", names.words), .init("GKCR", names.core), .init("GKRS", refStart), .init("GKRI", refItems),
-                .init("GMIN", merged.arriving), .init("GMOU", merged.leaving)]
+                .init("GMIN", merged.arriving), .init("GMOU", merged.leaving), .init("GDEC", decisions)]
     }
 
     /// The tables a graph file stores, checked against the graph; nil where there are none or
@@ -361,7 +409,11 @@ extension GuidanceTables {
               leaving.allSatisfy({ Int($0) < graph.edgeCount }) else {
             throw GuidanceFileError(reason: "merged roads out of order or range")
         }
+        let decisions = try array("GDEC", UInt8.self, count: GuidanceTables.turnCount(graph))
+        guard alreadyChecked || decisions.allSatisfy({ Int($0) < TurnVerdict.codeLimit }) else {
+            throw GuidanceFileError(reason: "turn verdict out of range")
+        }
         self.init(names: NameKeys(words: words.array, core: core.array, refs: refs), departBearing: depart.array, arrivalBearing: arrival.array,
-                  merged: MergedRoads(arriving: arriving.array, leaving: leaving.array, edgeCount: graph.edgeCount))
+                  merged: MergedRoads(arriving: arriving.array, leaving: leaving.array, edgeCount: graph.edgeCount), decisions: decisions.array)
     }
 }

@@ -92,10 +92,10 @@ struct StepAssembler {
                 continue
             }
             let junction = Junction(graph: graph, tables: data.guidance, arrival: e, next: f, table: data.transitions, reusing: &roadStorage)
-            let intersection = self.intersection(junction, arrival: e)
+            let intersection = StepAssembler.intersection(junction, arrival: e, graph: graph)
             let inRing = graph.flags(of: e).contains(.roundabout), toRing = graph.flags(of: f).contains(.roundabout)
             if !inRing && toRing, case let kind = roundaboutKind(at: v, entering: f), kind != .notARing {
-                i = roundabout(entering: i, kind: kind, pieces: pieces, junction: junction, at: intersection, drafts: &drafts)
+                i = roundabout(entering: i, kind: kind, pieces: pieces, junction: junction, at: intersection, drafts: &drafts, graph: graph)
                 continue
             }
             if inRing && !toRing, let ring = graph.edges(from: v).first(where: { graph.flags(of: $0).contains(.roundabout) }),
@@ -107,14 +107,17 @@ struct StepAssembler {
                 i += 1
                 continue
             }
-            if classifier.isDrivewayPassage(arrival: e, junction: junction) {
+            // Decided when the map was made (``GuidanceTables/decisions``), else here.
+            let verdict = TurnVerdict(code: data.guidance.decision(arrival: e, next: f, graph: graph, table: data.transitions))
+                ?? classifier.verdict(arrival: e, junction: junction)
+            guard case let .decided(decision) = verdict else {
                 // OSRM's `DrivewayHandler`: past minor roads on a road of one name, no turn at
                 // all (not even a silent step: the junction is not listed).
                 drafts[drafts.count - 1].takeIn(piece: i)
                 i += 1
                 continue
             }
-            switch classifier.decide(arrival: e, junction: junction) {
+            switch decision {
             case .silent where TurnLanes.keep(intersection.lanes) != nil && junction.roads.count > 2:
                 // Straight on, but not from every lane: which lanes to keep to (README: OSRM
                 // deprecated this type; Waymark keeps it where lanes split).
@@ -149,7 +152,7 @@ struct StepAssembler {
 
         var steps: [RouteStep] = []
         for (g, draft) in drafts.enumerated() {
-            let geometry = cut(pieces[draft.pieces], start: g == 0 ? nil : graph.edgeTarget[pieces[draft.pieces.lowerBound - 1].edge])
+            let geometry = StepAssembler.cut(pieces[draft.pieces], start: g == 0 ? nil : graph.edgeTarget[pieces[draft.pieces.lowerBound - 1].edge], graph: graph)
             var duration = 0.0, weight = 0.0
             for k in draft.pieces {
                 let p = pieces[k]
@@ -230,7 +233,7 @@ struct StepAssembler {
     }
 
     /// The junction as OSRM's `intersections` entry, with the lanes of the road arrived by.
-    private func intersection(_ junction: Junction, arrival e: Int) -> StepIntersection {
+    private static func intersection(_ junction: Junction, arrival e: Int, graph: borrowing RoadGraph) -> StepIntersection {
         var intersection = junction.intersection(location: graph.coordinate(of: junction.vertex))
         let lanes = graph.turnLanes(of: e)
         if !lanes.isEmpty { intersection.lanes = TurnLanes.lanes(lanes, at: junction) }
@@ -255,7 +258,7 @@ struct StepAssembler {
 
     /// Adds the steps for a roundabout entered at piece `i` and returns the index after them.
     private func roundabout(entering i: Int, kind: RoundaboutKind, pieces: [Piece], junction: Junction, at entryIntersection: StepIntersection,
-                            drafts: inout [Draft]) -> Int {
+                            drafts: inout [Draft], graph: borrowing RoadGraph) -> Int {
         var k = i
         var exits = 0
         var intersections = [entryIntersection]
@@ -289,7 +292,7 @@ struct StepAssembler {
         draft.modifier = ManeuverModifier(angle: kind == .intersection ? overall : junction.roads[junction.taken!].angle)
         draft.angle = overall
         draft.nameEdge = pieces[k].edge
-        let exitIntersection = intersection(exitJunction, arrival: pieces[k - 1].edge)
+        let exitIntersection = StepAssembler.intersection(exitJunction, arrival: pieces[k - 1].edge, graph: graph)
         if kind == .intersection {
             // A small roundabout told as a turn: one step through it and onto the exit road.
             intersections.append(exitIntersection)
@@ -657,7 +660,7 @@ struct StepAssembler {
 
     /// The pieces' geometry joined, each cut to its driven part.
     /// `start` is the vertex the first piece leaves from, when known (else it is looked up).
-    func cut(_ pieces: ArraySlice<Piece>, start: UInt32? = nil) -> [Coordinate] {
+    static func cut(_ pieces: ArraySlice<Piece>, start: UInt32? = nil, graph: borrowing RoadGraph) -> [Coordinate] {
         var points: [Coordinate] = []
         points.reserveCapacity(pieces.reduce(1) { $0 + graph.interiorPointCount(of: $1.edge) + 1 })
         for p in pieces {
@@ -675,7 +678,7 @@ struct StepAssembler {
     }
 
     /// The part of a polyline between two distances along it.
-    private func slice(_ line: [Coordinate], from a: Double, to b: Double) -> [Coordinate] {
+    private static func slice(_ line: [Coordinate], from a: Double, to b: Double) -> [Coordinate] {
         var result: [Coordinate] = []
         var travelled = 0.0
         for (p, q) in zip(line, line.dropFirst()) {

@@ -1,9 +1,49 @@
 import WaymarkGraph
 
 /// What happens at one junction of a route: nothing worth saying (`silent`), or a maneuver.
-enum TurnDecision: Equatable {
+enum TurnDecision: Hashable {
     case silent
     case maneuver(ManeuverType, ManeuverModifier)
+}
+
+/// The classifier's verdict on one turn at a junction, as a map keeps it for every turn
+/// (``GuidanceTables/decisions``): made when the map is built, as OSRM decides each turn's
+/// instruction when it builds its graph, rather than on every route.
+enum TurnVerdict: Hashable {
+    /// OSRM's `DrivewayHandler`: past minor roads on a road of one name; not even listed.
+    case drivewayPassage
+    case decided(TurnDecision)
+
+    private static let types = ManeuverType.allCases
+    private static let modifiers = ManeuverModifier.allCases
+    /// Codes from `firstManeuver` on are maneuvers, by type then modifier.
+    private static let firstManeuver = 3
+    /// One past the largest code.
+    static let codeLimit = firstManeuver + types.count * modifiers.count
+    /// The code of a turn not decided in advance (one no route may take, or a table from before).
+    static let unknown: UInt8 = 0
+
+    /// The verdict one byte stands for; nil for ``unknown`` (or a code out of range).
+    init?(code: UInt8) {
+        switch Int(code) {
+        case 1: self = .decided(.silent)
+        case 2: self = .drivewayPassage
+        case TurnVerdict.firstManeuver..<TurnVerdict.codeLimit:
+            let k = Int(code) - TurnVerdict.firstManeuver, n = TurnVerdict.modifiers.count
+            self = .decided(.maneuver(TurnVerdict.types[k / n], TurnVerdict.modifiers[k % n]))
+        default: return nil
+        }
+    }
+
+    var code: UInt8 {
+        switch self {
+        case .decided(.silent): return 1
+        case .drivewayPassage: return 2
+        case let .decided(.maneuver(type, modifier)):
+            let t = TurnVerdict.types.firstIndex(of: type)!, m = TurnVerdict.modifiers.firstIndex(of: modifier)!
+            return UInt8(TurnVerdict.firstManeuver + t * TurnVerdict.modifiers.count + m)
+        }
+    }
 }
 
 extension ManeuverModifier {
@@ -34,9 +74,14 @@ extension HighwayClass {
 
 /// Decides the maneuver at each junction the way OSRM's guidance does: obvious continuations are
 /// silent, name changes announced only when OSRM would, forks, ends of roads, ramps and merges.
-struct TurnClassifier {
+final class TurnClassifier: Sendable {
     let graph: RoadGraph
     let names: NameKeys
+
+    init(graph: RoadGraph, names: NameKeys) {
+        self.graph = graph
+        self.names = names
+    }
 
     // OSRM's guidance constants (include/extractor/intersection/constants.hpp, guidance/constants.hpp).
     static let narrowTurnAngle = 40.0
@@ -89,6 +134,11 @@ struct TurnClassifier {
 
     /// The decision for driving from `e` into the junction's taken road: OSRM's turn handlers
     /// (motorway junctions, two-, three- and many-way intersections) for that road.
+    /// The verdict on the turn junction `j` takes, arrived at along edge `e`.
+    func verdict(arrival e: Int, junction j: Junction) -> TurnVerdict {
+        isDrivewayPassage(arrival: e, junction: j) ? .drivewayPassage : .decided(decide(arrival: e, junction: j))
+    }
+
     func decide(arrival e: Int, junction j: Junction) -> TurnDecision {
         let decision = decideByHandlers(arrival: e, junction: j)
         // OSRM's `TurnAnalysis`: an on ramp taken from a motorway-like road is an off ramp.
