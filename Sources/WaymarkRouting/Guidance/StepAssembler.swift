@@ -85,8 +85,9 @@ struct StepAssembler {
             // Where the road only goes on (two roads meet, nothing to choose), there is nothing to
             // say unless the name or the mode changes: no junction to analyse.
             let v = graph.edgeTarget[e]
+            // (The names last: most vertices of a route are junctions, and comparing names costs the most.)
             if !graph.isUTurn(e, f) && graph.flags(of: e).intersection([.roundabout, .ferry]) == graph.flags(of: f).intersection([.roundabout, .ferry])
-                && !classifier.announces(e, f) && isPlainPassage(v, e, f) {
+                && isPlainPassage(v, e, f) && !classifier.announces(e, f) {
                 drafts[drafts.count - 1].takeIn(piece: i)
                 i += 1
                 continue
