@@ -162,10 +162,21 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         #expect(stored.departBearing == made.departBearing && stored.arrivalBearing == made.arrivalBearing)
         #expect(stored.names.words == made.names.words && stored.names.core == made.names.core && stored.names.refs == made.names.refs)
         #expect(made.names.refs.contains { !$0.isEmpty })
-        #expect(stored.decisions == made.decisions && made.decisions.contains { $0 > 2 })
-        var unknownVerdict = sections
+        // A map written unprepared stores no turn verdicts; one prepared for routing stores them all.
+        #expect(stored.decisions.isEmpty && made.decisions.isEmpty)
+        let prepared = RoadMap(graph: g)
+        _ = prepared.prepare()
+        try prepared.write(to: path)
+        let (_, withVerdicts) = try GraphFile.readWithExtras(path: path)
+        let verdicts = try #require(try GuidanceTables(fileSections: withVerdicts, graph: graph)).decisions
+        let table = TransitionTable(graph: graph, turns: TurnGeometry(graph: graph), costs: TurnCosts(for: graph))
+        #expect(verdicts == GuidanceTables(graph: graph, transitions: table).decisions && verdicts.contains { $0 > 2 })
+        var unknownVerdict = withVerdicts
         unknownVerdict["GDEC"]![0] = UInt8(TurnVerdict.codeLimit)
         #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: unknownVerdict, graph: graph) }
+        var shortVerdicts = withVerdicts
+        shortVerdicts["GDEC"] = Array(shortVerdicts["GDEC"]!.dropLast())
+        #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: shortVerdicts, graph: graph) }
         var other = sections
         other["GPRM"] = GraphFile.Section("GPRM", [99.0, 16.5]).bytes
         #expect(try GuidanceTables(fileSections: other, graph: graph) == nil)

@@ -179,7 +179,9 @@ struct GuidanceTables: Sendable {
         return count
     }
 
-    /// Made for `graph`; `transitions` (which turns may be taken) made here when not given.
+    /// Made for `graph`; every turn's verdict too where `transitions` (which turns may be taken)
+    /// are given: a map prepared for routing has them (a plain `build` stores no verdicts, and
+    /// its routes work each out at the junction).
     init(graph: RoadGraph, transitions: TransitionTable? = nil) {
         let names = NameKeys(strings: graph.strings, names: graph.segmentName, refs: graph.segmentRef)
         var depart = [Float](repeating: 0, count: graph.edgeCount), arrival = depart
@@ -256,9 +258,8 @@ struct GuidanceTables: Sendable {
                                       merged: MergedRoads(arriving: pairs.map { UInt32($0.arriving) }, leaving: pairs.map { UInt32($0.leaving) },
                                                           edgeCount: graph.edgeCount),
                                       decisions: [])
-        let table = transitions ?? TransitionTable(graph: graph, turns: TurnGeometry(graph: graph), costs: TurnCosts(for: graph))
         self.init(names: names, departBearing: depart, arrivalBearing: arrival, merged: measured.merged,
-                  decisions: GuidanceTables.verdicts(graph: graph, tables: measured, table: table, parts: parts))
+                  decisions: transitions.map { GuidanceTables.verdicts(graph: graph, tables: measured, table: $0, parts: parts) } ?? [])
     }
 
     /// Every turn's verdict (``decisions``), the edges shared out among `parts` run side by side.
@@ -409,7 +410,10 @@ extension GuidanceTables {
               leaving.allSatisfy({ Int($0) < graph.edgeCount }) else {
             throw GuidanceFileError(reason: "merged roads out of order or range")
         }
-        let decisions = try array("GDEC", UInt8.self, count: GuidanceTables.turnCount(graph))
+        let decisions = try array("GDEC", UInt8.self)
+        guard decisions.isEmpty || decisions.count == GuidanceTables.turnCount(graph) else {
+            throw GuidanceFileError(reason: "turn verdicts do not fit the graph")
+        }
         guard alreadyChecked || decisions.allSatisfy({ Int($0) < TurnVerdict.codeLimit }) else {
             throw GuidanceFileError(reason: "turn verdict out of range")
         }
