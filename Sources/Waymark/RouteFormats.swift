@@ -119,6 +119,7 @@ extension Route {
                         w.writeByte(UInt8(ascii: "}"))
                     }
                 }
+                if !x.classes.isEmpty { comma(); key("classes"); list(x.classes) { w.writeString($0) } }
                 w.writeByte(UInt8(ascii: "}"))
             }
             if !step.ref.isEmpty { comma(); key("ref"); w.writeString(step.ref) }

@@ -61,6 +61,8 @@ public struct EdgeFlags: OptionSet, Sendable, Hashable {
     public static let restrictedBackward = EdgeFlags(rawValue: 1 << 5)
     /// Waypoints do not snap here (ferries, private service roads), as OSRM's `is_startpoint`.
     public static let notStartpoint = EdgeFlags(rawValue: 1 << 6)
+    /// In a tunnel (`tunnel` other than `no`; OSRM's `tunnel` class).
+    public static let tunnel = EdgeFlags(rawValue: 1 << 7)
     /// Both directions restricted.
     public static let restrictedAccess: EdgeFlags = [.restrictedForward, .restrictedBackward]
 }
@@ -469,6 +471,7 @@ public struct CarProfile: Sendable {
         if junction == "roundabout" || junction == "circular" { flags.insert(.roundabout) }
         if ferry { flags.insert([.ferry, .notStartpoint]) }
         if present.contains(.toll) && tags["toll"] == "yes" { flags.insert(.toll) }
+        if present.contains(.tunnel), let tunnel = tags["tunnel"], tunnel != "no" { flags.insert(.tunnel) }
         if restrictedForward { flags.insert(.restrictedForward) }
         if restrictedBackward { flags.insert(.restrictedBackward) }
         if highway == "service", let accessForward, serviceAccessBlacklist.contains(accessForward) { flags.insert(.notStartpoint) }
@@ -671,6 +674,7 @@ struct TagFamily: OptionSet, Sendable {
     static let toll = TagFamily(rawValue: 1 << 11)
     static let names = TagFamily(rawValue: 1 << 12)
     static let signs = TagFamily(rawValue: 1 << 13)
+    static let tunnel = TagFamily(rawValue: 1 << 14)
 
     /// The families of every key the way function reads (a key may be in several).
     static let byKey: [String: TagFamily] = {
@@ -695,6 +699,7 @@ struct TagFamily: OptionSet, Sendable {
         add(["surface", "tracktype", "smoothness"], .surface)
         add(["width", "lanes", "lanes:forward", "lanes:backward", "lane_markings", "side_road", "priority"], .penalty)
         add(["toll"], .toll)
+        add(["tunnel"], .tunnel)
         add(["name", "ref", "is_sidepath:of:name", "street:name"], .names)
         add(["destination", "destination:ref", "destination:street", "turn:lanes"], .signs, directional: true)
         add(["junction:ref"], .signs)

@@ -99,6 +99,9 @@ public struct StepIntersection: Sendable, Equatable {
     public var outIndex: Int?
     /// The lanes of the road arrived by, left to right, where it has turn lanes (else empty).
     public var lanes: [Lane] = []
+    /// The classes of the road the route leaves by (OSRM's `classes`: of `toll`, `motorway`,
+    /// `ferry`, `restricted`, `tunnel`, in that order; empty where it has none, or arrives).
+    public var classes: [String] = []
 
     /// An intersection from OSRM's two lists (`bearings` and `entry`, one entry per bearing).
     public init(location: Coordinate, bearings: [Int], entry: [Bool], inIndex: Int?, outIndex: Int?) {

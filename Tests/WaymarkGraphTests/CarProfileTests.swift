@@ -97,6 +97,15 @@ import Testing
         #expect(directions(tags) == expected, "\(tags)")
     }
 
+    /// car.lua's `tunnel` class: any `tunnel` value but `no`.
+    @Test func tunnels() throws {
+        for (value, inTunnel) in [("yes", true), ("building_passage", true), ("culvert", true), ("no", false)] {
+            #expect(try #require(profile.way(["highway": "primary", "tunnel": value])).flags.contains(.tunnel) == inTunnel, "tunnel=\(value)")
+        }
+        #expect(try #require(profile.way(["highway": "primary"])).flags.contains(.tunnel) == false)
+        #expect(CarProfile.wayKeys.contains("tunnel"))
+    }
+
     @Test func roundaboutFlags() throws {
         #expect(try #require(profile.way(["highway": "primary", "junction": "roundabout"])).flags.contains([.roundabout, .oneway]))
         #expect(try #require(profile.way(["highway": "primary", "junction": "circular"])).flags.contains(.roundabout))

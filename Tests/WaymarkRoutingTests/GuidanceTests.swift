@@ -462,6 +462,31 @@ import WaymarkOSM
         #expect(TurnVerdict(code: 0) == nil && TurnVerdict(code: UInt8(TurnVerdict.codeLimit)) == nil)
     }
 
+    /// OSRM's `classes` on each intersection: car.lua's classes (toll, motorway, ferry, restricted,
+    /// tunnel) of the road the route leaves it by, in the profile's order; none where it arrives.
+    @Test func intersectionsCarryTheClassesOfTheRoadTaken() throws {
+        let grid = GridMap(picture: """
+              g   h   i   j
+            a b   c   d   e   f
+            """,
+            // (Motorways are oneways unless tagged: two-way here, so that every road is in one component.)
+            ways: [("ab", ["highway": "primary"]), ("bc", ["highway": "motorway", "toll": "yes", "oneway": "no"]),
+                   ("cd", ["highway": "motorway_link", "tunnel": "yes", "oneway": "no"]), ("de", ["highway": "primary", "access": "destination"]),
+                   ("ef", ["highway": "primary", "tunnel": "no"]),
+                   ("gb", ["highway": "tertiary"]), ("hc", ["highway": "tertiary"]), ("id", ["highway": "tertiary"]), ("je", ["highway": "tertiary"])],
+            spacing: 25, namesFromNodes: true)
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        let route = try map.route(from: grid.positions["a"]!, to: grid.positions["f"]!)
+        let classes = route.legs[0].steps.flatMap { $0.intersections.map(\.classes) }
+        #expect(classes == [[], ["toll", "motorway"], ["motorway", "tunnel"], ["restricted"], [], []])
+        // A ferry is one too.
+        let ferry = GridMap(picture: """
+            a b   c d
+            """, ways: [("ab", [:]), ("bc", ["route": "ferry", "highway": ""]), ("cd", [:])], spacing: 40)
+        let crossing = try RoadMap(graph: try ferry.graph(), method: .landmarks).route(from: ferry.positions["a"]!, to: ferry.positions["d"]!)
+        #expect(crossing.legs[0].steps.flatMap { $0.intersections.map(\.classes) }.contains(["ferry"]))
+    }
+
     /// OSRM's perceived bearings, case by case: where the driver is taken to look along a road.
     @Test func perceivedBearings() {
         typealias P = PerceivedBearing.Point

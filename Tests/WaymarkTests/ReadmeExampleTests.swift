@@ -36,3 +36,24 @@ private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathCompon
         }
     }
 }
+
+@Suite struct OSRMClassesTests {
+    /// OSRM's `classes` key on an intersection whose road out has classes (and none elsewhere).
+    @Test func intersectionsListTheirClasses() throws {
+        // a - b - c eastwards at 52° N, about 70 m apart; b - c a toll motorway; a side road b - d.
+        let nodes = [(1, 52.0, 13.0), (2, 52.0, 13.001), (3, 52.0, 13.002), (4, 52.0006, 13.001)]
+        var xml = "<?xml version=\"1.0\"?><osm version=\"0.6\">"
+        for (id, lat, lon) in nodes { xml += "<node id=\"\(id)\" lat=\"\(lat)\" lon=\"\(lon)\"/>" }
+        xml += "<way id=\"10\"><nd ref=\"1\"/><nd ref=\"2\"/><tag k=\"highway\" v=\"primary\"/><tag k=\"name\" v=\"West\"/></way>"
+        xml += "<way id=\"11\"><nd ref=\"2\"/><nd ref=\"3\"/><tag k=\"highway\" v=\"motorway\"/><tag k=\"oneway\" v=\"no\"/><tag k=\"toll\" v=\"yes\"/><tag k=\"tunnel\" v=\"yes\"/></way>"
+        xml += "<way id=\"12\"><nd ref=\"2\"/><nd ref=\"4\"/><tag k=\"highway\" v=\"tertiary\"/></way></osm>"
+        let url = URL(fileURLWithPath: NSTemporaryDirectory() + "classes-\(UUID().uuidString).osm")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data(xml.utf8).write(to: url)
+        let map = try RoadMap(contentsOf: url)
+        let json = try map.route(from: Coordinate(latitude: 52.0, longitude: 13.0002), to: Coordinate(latitude: 52.0, longitude: 13.0018), via: []).osrmJSON()
+        let steps = json["routes"]?.arrayValue?.first?["legs"]?.arrayValue?.first?["steps"]?.arrayValue ?? []
+        let listed = steps.flatMap { $0["intersections"]?.arrayValue ?? [] }.map { $0["classes"]?.arrayValue?.compactMap(\.stringValue) }
+        #expect(listed == [nil, ["toll", "motorway", "tunnel"], nil], "\(listed)")
+    }
+}

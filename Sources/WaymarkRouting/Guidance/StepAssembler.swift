@@ -173,8 +173,10 @@ struct StepAssembler {
             var draft = draft
             if g == 0 {
                 draft.bearingAfter = Double(bearing(startOfGeometry: geometry))
-                intersections.insert(StepIntersection(location: location, roads: [.init(bearing: Int(draft.bearingAfter.rounded()) % 360, entry: true)],
-                                                      inIndex: nil, outIndex: 0), at: 0)
+                var start = StepIntersection(location: location, roads: [.init(bearing: Int(draft.bearingAfter.rounded()) % 360, entry: true)],
+                                             inIndex: nil, outIndex: 0)
+                start.classes = graph.travelClasses(of: pieces[0].edge)
+                intersections.insert(start, at: 0)
             }
             let maneuver = Maneuver(type: draft.type, modifier: draft.modifier, location: location,
                                     bearingBefore: g == 0 ? 0 : Int(draft.bearingBefore.rounded()) % 360,
@@ -238,6 +240,7 @@ struct StepAssembler {
         var intersection = junction.intersection(location: graph.coordinate(of: junction.vertex))
         let lanes = graph.turnLanes(of: e)
         if !lanes.isEmpty { intersection.lanes = TurnLanes.lanes(lanes, at: junction) }
+        if let t = junction.taken { intersection.classes = graph.travelClasses(of: junction.roads[t].out) }
         return intersection
     }
 
@@ -714,5 +717,23 @@ struct StepAssembler {
         let b = g[g.count - 1]
         let a = g.dropLast().last { $0.distance(to: b) > 1 } ?? g[g.count - 2]
         return Int(a.direction(to: b).rounded()) % 360
+    }
+}
+
+extension RoadGraph {
+    /// OSRM's car classes of driving along `edge` (its `classes`, in its order: `toll`,
+    /// `motorway` (motorways and their links), `ferry`, `restricted` (access restricted this
+    /// way), `tunnel`); empty for most roads.
+    func travelClasses(of edge: Int) -> [String] {
+        let flags = flags(of: edge), highway = highway(of: edge)
+        guard !flags.isDisjoint(with: [.toll, .ferry, .restrictedForward, .restrictedBackward, .tunnel])
+                || highway == .motorway || highway == .motorwayLink else { return [] }
+        var classes: [String] = []
+        if flags.contains(.toll) { classes.append("toll") }
+        if highway == .motorway || highway == .motorwayLink { classes.append("motorway") }
+        if flags.contains(.ferry) { classes.append("ferry") }
+        if flags.contains(isReversed(edge) ? .restrictedBackward : .restrictedForward) { classes.append("restricted") }
+        if flags.contains(.tunnel) { classes.append("tunnel") }
+        return classes
     }
 }
