@@ -119,7 +119,16 @@ extension Route {
                         w.writeByte(UInt8(ascii: "}"))
                     }
                 }
-                if !x.classes.isEmpty { comma(); key("classes"); list(x.classes) { w.writeString($0) } }
+                if !x.classes.isEmpty {
+                    comma(); key("classes"); w.writeByte(UInt8(ascii: "["))
+                    var first = true
+                    for (c, name) in TravelClasses.all where x.classes.contains(c) {
+                        if !first { comma() }
+                        first = false
+                        w.writeByte(UInt8(ascii: "\"")); w.writeRaw(name); w.writeByte(UInt8(ascii: "\""))
+                    }
+                    w.writeByte(UInt8(ascii: "]"))
+                }
                 w.writeByte(UInt8(ascii: "}"))
             }
             if !step.ref.isEmpty { comma(); key("ref"); w.writeString(step.ref) }

@@ -65,6 +65,23 @@ public struct Maneuver: Sendable, Equatable {
 
 /// A junction a step passes (its first is the maneuver's), as OSRM's `intersections` entries:
 /// every road there by bearing, which may be entered, the road arrived by and the road taken.
+/// OSRM's car classes of a road (car.lua's `classes`), as a set; ``names`` in the profile's order.
+public struct TravelClasses: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let toll = TravelClasses(rawValue: 1 << 0)
+    public static let motorway = TravelClasses(rawValue: 1 << 1)
+    public static let ferry = TravelClasses(rawValue: 1 << 2)
+    public static let restricted = TravelClasses(rawValue: 1 << 3)
+    public static let tunnel = TravelClasses(rawValue: 1 << 4)
+
+    /// Each class and its name, in the profile's order.
+    public static let all: [(TravelClasses, StaticString)] = [(.toll, "toll"), (.motorway, "motorway"), (.ferry, "ferry"),
+                                                              (.restricted, "restricted"), (.tunnel, "tunnel")]
+    /// The classes' names (`toll`, `motorway`, `ferry`, `restricted`, `tunnel`, in that order).
+    public var names: [String] { TravelClasses.all.filter { contains($0.0) }.map { $0.1.description } }
+}
+
 public struct StepIntersection: Sendable, Equatable {
     /// One road at the junction: its bearing and whether the car may enter it.
     public struct Road: Sendable, Equatable {
@@ -99,9 +116,9 @@ public struct StepIntersection: Sendable, Equatable {
     public var outIndex: Int?
     /// The lanes of the road arrived by, left to right, where it has turn lanes (else empty).
     public var lanes: [Lane] = []
-    /// The classes of the road the route leaves by (OSRM's `classes`: of `toll`, `motorway`,
-    /// `ferry`, `restricted`, `tunnel`, in that order; empty where it has none, or arrives).
-    public var classes: [String] = []
+    /// The classes of the road the route leaves by (OSRM's `classes`; empty where it has none,
+    /// or where the route arrives).
+    public var classes: TravelClasses = []
 
     /// An intersection from OSRM's two lists (`bearings` and `entry`, one entry per bearing).
     public init(location: Coordinate, bearings: [Int], entry: [Bool], inIndex: Int?, outIndex: Int?) {
@@ -109,11 +126,12 @@ public struct StepIntersection: Sendable, Equatable {
         self.init(location: location, roads: zip(bearings, entry).map { Road(bearing: $0, entry: $1) }, inIndex: inIndex, outIndex: outIndex)
     }
 
-    public init(location: Coordinate, roads: [Road], inIndex: Int?, outIndex: Int?) {
+    public init(location: Coordinate, roads: [Road], inIndex: Int?, outIndex: Int?, classes: TravelClasses = []) {
         self.location = location
         self.roads = roads
         self.inIndex = inIndex
         self.outIndex = outIndex
+        self.classes = classes
     }
 }
 

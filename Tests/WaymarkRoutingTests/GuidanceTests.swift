@@ -477,14 +477,14 @@ import WaymarkOSM
             spacing: 25, namesFromNodes: true)
         let map = RoadMap(graph: try grid.graph(), method: .landmarks)
         let route = try map.route(from: grid.positions["a"]!, to: grid.positions["f"]!)
-        let classes = route.legs[0].steps.flatMap { $0.intersections.map(\.classes) }
+        let classes = route.legs[0].steps.flatMap { $0.intersections.map(\.classes.names) }
         #expect(classes == [[], ["toll", "motorway"], ["motorway", "tunnel"], ["restricted"], [], []])
         // A ferry is one too.
         let ferry = GridMap(picture: """
             a b   c d
             """, ways: [("ab", [:]), ("bc", ["route": "ferry", "highway": ""]), ("cd", [:])], spacing: 40)
         let crossing = try RoadMap(graph: try ferry.graph(), method: .landmarks).route(from: ferry.positions["a"]!, to: ferry.positions["d"]!)
-        #expect(crossing.legs[0].steps.flatMap { $0.intersections.map(\.classes) }.contains(["ferry"]))
+        #expect(crossing.legs[0].steps.flatMap { $0.intersections.map(\.classes) }.contains(.ferry))
     }
 
     /// OSRM's perceived bearings, case by case: where the driver is taken to look along a road.

@@ -111,7 +111,7 @@ struct Junction {
 
     /// OSRM's `intersections` entry: bearings sorted clockwise from north, which may be entered,
     /// the road arrived by and the road taken.
-    func intersection(location: Coordinate) -> StepIntersection {
+    func intersection(location: Coordinate, classes: TravelClasses = []) -> StepIntersection {
         let n = roads.count
         var inIndex: Int? = nil, outIndex: Int? = nil
         // Appended after reserving: `Array(unsafeUninitializedCapacity:)` and `Array(repeating:)`
@@ -136,7 +136,7 @@ struct Junction {
                 sorted.append(StepIntersection.Road(bearing: scratch[i], entry: roads[i].entry))
             }
         }
-        return StepIntersection(location: location, roads: sorted, inIndex: inIndex, outIndex: outIndex)
+        return StepIntersection(location: location, roads: sorted, inIndex: inIndex, outIndex: outIndex, classes: classes)
     }
 }
 

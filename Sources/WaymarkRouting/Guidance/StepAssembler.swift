@@ -173,10 +173,8 @@ struct StepAssembler {
             var draft = draft
             if g == 0 {
                 draft.bearingAfter = Double(bearing(startOfGeometry: geometry))
-                var start = StepIntersection(location: location, roads: [.init(bearing: Int(draft.bearingAfter.rounded()) % 360, entry: true)],
-                                             inIndex: nil, outIndex: 0)
-                start.classes = graph.travelClasses(of: pieces[0].edge)
-                intersections.insert(start, at: 0)
+                intersections.insert(StepIntersection(location: location, roads: [.init(bearing: Int(draft.bearingAfter.rounded()) % 360, entry: true)],
+                                                      inIndex: nil, outIndex: 0, classes: graph.travelClasses(of: pieces[0].edge)), at: 0)
             }
             let maneuver = Maneuver(type: draft.type, modifier: draft.modifier, location: location,
                                     bearingBefore: g == 0 ? 0 : Int(draft.bearingBefore.rounded()) % 360,
@@ -237,10 +235,11 @@ struct StepAssembler {
 
     /// The junction as OSRM's `intersections` entry, with the lanes of the road arrived by.
     private static func intersection(_ junction: Junction, arrival e: Int, graph: borrowing RoadGraph) -> StepIntersection {
-        var intersection = junction.intersection(location: graph.coordinate(of: junction.vertex))
+        var classes: TravelClasses = []
+        if let t = junction.taken { classes = graph.travelClasses(of: junction.roads[t].out) }
+        var intersection = junction.intersection(location: graph.coordinate(of: junction.vertex), classes: classes)
         let lanes = graph.turnLanes(of: e)
         if !lanes.isEmpty { intersection.lanes = TurnLanes.lanes(lanes, at: junction) }
-        if let t = junction.taken { intersection.classes = graph.travelClasses(of: junction.roads[t].out) }
         return intersection
     }
 
@@ -721,19 +720,17 @@ struct StepAssembler {
 }
 
 extension RoadGraph {
-    /// OSRM's car classes of driving along `edge` (its `classes`, in its order: `toll`,
-    /// `motorway` (motorways and their links), `ferry`, `restricted` (access restricted this
-    /// way), `tunnel`); empty for most roads.
-    func travelClasses(of edge: Int) -> [String] {
+    /// OSRM's car classes of driving along `edge` (car.lua's `classes`: `motorway` for motorways
+    /// and their links, `restricted` where access is restricted this way).
+    @inline(__always)
+    func travelClasses(of edge: Int) -> TravelClasses {
         let flags = flags(of: edge), highway = highway(of: edge)
-        guard !flags.isDisjoint(with: [.toll, .ferry, .restrictedForward, .restrictedBackward, .tunnel])
-                || highway == .motorway || highway == .motorwayLink else { return [] }
-        var classes: [String] = []
-        if flags.contains(.toll) { classes.append("toll") }
-        if highway == .motorway || highway == .motorwayLink { classes.append("motorway") }
-        if flags.contains(.ferry) { classes.append("ferry") }
-        if flags.contains(isReversed(edge) ? .restrictedBackward : .restrictedForward) { classes.append("restricted") }
-        if flags.contains(.tunnel) { classes.append("tunnel") }
+        var classes: TravelClasses = []
+        if flags.contains(.toll) { classes.insert(.toll) }
+        if highway == .motorway || highway == .motorwayLink { classes.insert(.motorway) }
+        if flags.contains(.ferry) { classes.insert(.ferry) }
+        if flags.contains(isReversed(edge) ? .restrictedBackward : .restrictedForward) { classes.insert(.restricted) }
+        if flags.contains(.tunnel) { classes.insert(.tunnel) }
         return classes
     }
 }
