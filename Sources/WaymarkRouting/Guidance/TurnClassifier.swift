@@ -7,8 +7,8 @@ enum TurnDecision: Hashable {
 }
 
 /// The classifier's verdict on one turn at a junction, as a map keeps it for every turn
-/// (``GuidanceTables/decisions``): made when the map is built, as OSRM decides each turn's
-/// instruction when it builds its graph, rather than on every route.
+/// (``GuidanceTables/decisions``): made when the map is prepared for routing, as OSRM decides
+/// each turn's instruction when it builds its graph, rather than on every route.
 enum TurnVerdict: Hashable {
     /// OSRM's `DrivewayHandler`: past minor roads on a road of one name; not even listed.
     case drivewayPassage
