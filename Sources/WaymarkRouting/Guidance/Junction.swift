@@ -110,8 +110,8 @@ struct Junction {
     }
 
     /// OSRM's `intersections` entry: bearings sorted clockwise from north, which may be entered,
-    /// the road arrived by and the road taken.
-    func intersection(location: Coordinate, classes: TravelClasses = []) -> StepIntersection {
+    /// the road arrived by and the road taken, and the `classes` of the road taken.
+    func intersection(location: Coordinate, classes: TravelClasses) -> StepIntersection {
         let n = roads.count
         var inIndex: Int? = nil, outIndex: Int? = nil
         // Appended after reserving: `Array(unsafeUninitializedCapacity:)` and `Array(repeating:)`

@@ -8,6 +8,9 @@ import WaymarkGraph
 struct StepAssembler {
     let data: RoutingData
     // Held once: a computed `data.graph` would copy the graph's arrays' references at every use.
+    // The per-junction helpers (`cut`, `intersection`, `roundabout`) take it as a `borrowing`
+    // parameter instead: calling a graph method on this stored property copies the whole graph
+    // (865 bytes) to the stack first, once per call.
     let graph: RoadGraph
     let classifier: TurnClassifier
 
