@@ -1,3 +1,4 @@
+import Foundation
 import WaymarkGeo
 
 /// Builds a ``RoadGraph`` from ways whose tags the profile has already judged. Knows nothing of
@@ -126,7 +127,11 @@ public struct GraphBuilder {
         report.routableWays = ways.count
 
         // 1. Which input nodes become vertices: used more than once, way ends, next to a gap.
+        // One byte per input node says all the walk below asks of it (one cache miss, not three):
+        // its uses (the low two bits; 2 makes it a vertex), whether it blocks, whether passing it
+        // costs time.
         let inputCount = latitudes.count
+        let usesMask: UInt8 = 3, blocks: UInt8 = 4, delays: UInt8 = 8
         var uses = [UInt8](repeating: 0, count: inputCount)
         for way in ways {
             for (i, node) in way.nodes.enumerated() where node != GraphBuilder.missing {
@@ -135,20 +140,22 @@ public struct GraphBuilder {
                 uses[Int(node)] = isEnd ? 2 : min(2, uses[Int(node)] &+ 1)
             }
         }
-        var blocked = [Bool](repeating: false, count: inputCount)
         /// Vertex flags of each input node (signals, gate), and the seconds passing it costs.
         var flags = [UInt8](repeating: 0, count: inputCount)
         var delay: [UInt32: Double] = [:]
         for (node, rule) in nodeRules where Int(node) < inputCount {
-            blocked[Int(node)] = rule.blocks
+            if rule.blocks { uses[Int(node)] |= blocks }
             if rule.trafficSignals { flags[Int(node)] |= RoadGraph.trafficSignalsFlag }
             if rule.barrierDelay > 0 { flags[Int(node)] |= RoadGraph.gateFlag }
             if rule.turningPlace {
                 flags[Int(node)] |= RoadGraph.turningPlaceFlag
-                uses[Int(node)] = 2 // a vertex of its own, as in OSRM, so cars can turn round there
+                uses[Int(node)] = uses[Int(node)] & ~usesMask | 2 // a vertex of its own, as in OSRM, so cars can turn round there
             }
             let seconds = (rule.trafficSignals ? profile.trafficSignalDelay : 0) + rule.barrierDelay
-            if seconds > 0 { delay[node] = seconds }
+            if seconds > 0 {
+                delay[node] = seconds
+                uses[Int(node)] |= delays
+            }
         }
 
         var vertexOf = [UInt32](repeating: RoadGraph.invalid, count: inputCount)
@@ -191,15 +198,19 @@ public struct GraphBuilder {
         let restricted = Set(restrictions.flatMap { [$0.fromWay, $0.toWay] + $0.viaWays })
         var segmentsOfWay: [Int64: [UInt32]] = [:]
         var shapeLat: [Int32] = [], shapeLon: [Int32] = []
+        // The length of every stretch between two references of a way (0 next to a missing
+        // node), measured up front on all cores: the walk below only adds them up.
+        let (stretchStart, stretches) = stretchLengths()
 
-        for way in ways {
+        for (w, way) in ways.enumerated() {
             let nodes = way.nodes
+            let lengths = stretchStart[w]
             // Total length over present stretches, to share a ferry's duration out by length.
             var totalLength = 0.0
             var lostStretches = 0
-            for (a, b) in zip(nodes, nodes.dropFirst()) {
+            for (i, (a, b)) in zip(nodes, nodes.dropFirst()).enumerated() {
                 if a == GraphBuilder.missing || b == GraphBuilder.missing { lostStretches += 1; continue }
-                if way.rule.duration != nil { totalLength += distance(a, b) }
+                if way.rule.duration != nil { totalLength += stretches[lengths + i + 1] }
             }
             let recordsSegments = restricted.contains(way.id)
             if lostStretches > 0 {
@@ -258,28 +269,30 @@ public struct GraphBuilder {
                 shape.removeAll(keepingCapacity: true)
             }
 
-            for node in nodes {
+            for (i, node) in nodes.enumerated() {
                 if node == GraphBuilder.missing {
                     start = nil // the stretch into and out of a missing node is lost
                     previous = node
                     continue
                 }
                 if previous != GraphBuilder.missing && previous == node { continue } // repeated reference
-                if start != nil, previous != GraphBuilder.missing { length += distance(previous, node) }
-                if blocked[Int(node)] {
+                // (A repeated reference skipped just before is the same node as `previous`.)
+                if start != nil, previous != GraphBuilder.missing { length += stretches[lengths + i] }
+                let state = uses[Int(node)]
+                if state & blocks != 0 {
                     // A barrier: the piece ends at a vertex of its own and the next piece starts at
                     // another, so nothing passes through here.
                     let end = newVertex(node)
                     finishPiece(at: end)
                     begin(newVertex(node))
                     report.barrierCuts += 1
-                } else if uses[Int(node)] >= 2 || start == nil {
+                } else if state & usesMask >= 2 || start == nil {
                     let vertex = sharedVertex(node)
                     finishPiece(at: vertex)
                     begin(vertex)
                 } else {
                     shape.append((latitudes[Int(node)], longitudes[Int(node)]))
-                    interiorDelay += delay[node] ?? 0
+                    if state & delays != 0 { interiorDelay += delay[node] ?? 0 }
                 }
                 previous = node
             }
@@ -337,7 +350,7 @@ public struct GraphBuilder {
         report.restrictionsRead = restrictions.count + unusableRestrictions
         var resolved: [(via: UInt32, from: UInt32, to: UInt32, kind: UInt8)] = []
         for r in restrictions where r.viaWays.isEmpty {
-            guard Int(r.via) < inputCount, !blocked[Int(r.via)], vertexOf[Int(r.via)] != RoadGraph.invalid else { continue }
+            guard Int(r.via) < inputCount, uses[Int(r.via)] & blocks == 0, vertexOf[Int(r.via)] != RoadGraph.invalid else { continue }
             let via = vertexOf[Int(r.via)]
             func touching(_ way: Int64) -> UInt32? {
                 let candidates = (segmentsOfWay[way] ?? []).filter { segmentEnds[Int($0)].0 == via || segmentEnds[Int($0)].1 == via }
@@ -439,6 +452,30 @@ public struct GraphBuilder {
             return nil
         }
         return path
+    }
+
+    /// Where each way's stretches start in `lengths`, and the lengths: for the way's reference
+    /// `i` > 0, `lengths[start + i]` is the distance from reference `i - 1` (0 where either is
+    /// missing). The ways are shared out among the cores.
+    private func stretchLengths() -> (start: [Int], lengths: [Double]) {
+        var start = [Int](repeating: 0, count: ways.count + 1)
+        for (w, way) in ways.enumerated() { start[w + 1] = start[w] + way.nodes.count }
+        var lengths = [Double](repeating: 0, count: start[ways.count])
+        let parts = max(1, min(16, ProcessInfo.processInfo.activeProcessorCount * 4))
+        lengths.withUnsafeMutableBufferPointer { out in
+            nonisolated(unsafe) let (out, builder) = (out, self)
+            let offsets = start
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                let ways = builder.ways
+                for w in ways.count * part / parts..<ways.count * (part + 1) / parts {
+                    let nodes = ways[w].nodes
+                    for i in nodes.indices.dropFirst() where nodes[i - 1] != GraphBuilder.missing && nodes[i] != GraphBuilder.missing {
+                        out[offsets[w] + i] = builder.distance(nodes[i - 1], nodes[i])
+                    }
+                }
+            }
+        }
+        return (start, lengths)
     }
 
     private func distance(_ a: UInt32, _ b: UInt32) -> Double {

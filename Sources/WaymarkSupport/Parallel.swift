@@ -1,18 +1,42 @@
+import Foundation
 import Dispatch
 
 /// Runs `first` and `second` at the same time (on two cores where there are two) and returns
 /// both results once both are done.
+///
+/// `second` runs on a thread of its own and `first` on the caller's, so that either may share
+/// its own work out with `DispatchQueue.concurrentPerform`. (When both ran as the two
+/// iterations of one `concurrentPerform`, such nested work stayed on its one thread: the guidance
+/// tables beside the snap index took 3.7 s of a tile's build, against 2.8 s one after the other.)
 public func inParallel<A, B>(_ first: () -> A, _ second: () -> B) -> (A, B) {
-    withoutActuallyEscaping(first) { first in
-        withoutActuallyEscaping(second) { second in
-            nonisolated(unsafe) let run = (first, second)
-            // Two variables, each written by one of the two iterations only.
-            nonisolated(unsafe) var a: A?
-            nonisolated(unsafe) var b: B?
-            DispatchQueue.concurrentPerform(iterations: 2) { i in
-                if i == 0 { a = run.0() } else { b = run.1() }
-            }
-            return (a!, b!)
+    withoutActuallyEscaping(second) { second in
+        // The thread holds the box, not the closure, and the box lets go of the closure before
+        // the thread signals: by the time this returns, nothing but the caller holds it (as
+        // `withoutActuallyEscaping` checks).
+        let work = SecondWork(second)
+        let thread = Thread {
+            work.run()
         }
+        thread.stackSize = 8 << 20
+        thread.start()
+        let a = first()
+        work.done.wait()
+        return (a, work.result!)
+    }
+}
+
+/// The work `inParallel` hands to its second thread, and what it gives back.
+private final class SecondWork<B>: @unchecked Sendable {
+    private var body: (() -> B)?
+    /// Written by the thread before it signals `done`; read after the wait.
+    var result: B?
+    let done = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping () -> B) { self.body = body }
+
+    func run() {
+        result = body?()
+        body = nil
+        done.signal()
     }
 }

@@ -92,9 +92,13 @@ struct PerceivedBearing {
     /// `roadCount` roads. A loop (`closed`, the road returns to the junction) measures to its
     /// second point, as OSRM does.
     static func bearing(points raw: [Point], road: Road, roadCount: Int, closed: Bool = false) -> Double {
-        var points: [Point] = []
-        points.reserveCapacity(raw.count)
-        for p in raw where points.last != p { points.append(p) }
+        var points = raw
+        // Repeated points dropped (copying only when there are some).
+        if zip(raw, raw.dropFirst()).contains(where: { $0 == $1 }) {
+            points = []
+            points.reserveCapacity(raw.count)
+            for p in raw where points.last != p { points.append(p) }
+        }
         guard points.count >= 2 else { return 0 }
         let p = roadCount <= 2 ? closeToTurn(points) : representative(points, road: road, closed: closed)
         return bearing(of: p)
@@ -221,6 +225,7 @@ struct PerceivedBearing {
     /// OSRM's `PrepareLengthCache`: 0, then each segment's length, up to the first point at or past `limit`.
     static func lengthCache(_ points: [Point], limit: Double) -> [Double] {
         var lengths = [0.0]
+        lengths.reserveCapacity(points.count)
         var total = 0.0
         for i in 1..<points.count {
             let d = points[i - 1].distance(to: points[i])
