@@ -180,6 +180,7 @@ public struct GraphBuilder {
             stringIndex[s] = i
             return i
         }
+        var lastName = (string: "", index: UInt32(0)), lastRef = lastName
         // Ways with signs or lanes share rows of string ids; row 0 is none.
         var signRowIndex: [[UInt32]: UInt32] = [[0, 0, 0, 0, 0]: 0]
         func signRow(_ rule: WayRule) -> UInt32 {
@@ -217,7 +218,11 @@ public struct GraphBuilder {
                 report.droppedSegmentsMissingNodes += lostStretches
                 report.waysWithMissingNodes += 1
             }
-            let name = intern(way.rule.name), ref = intern(way.rule.ref)
+            // Ways in a row often share their name and ref (one street's pieces; ways of a PBF
+            // block with the same tags share even the strings): those are not hashed again.
+            if way.rule.name != lastName.string { lastName = (way.rule.name, intern(way.rule.name)) }
+            if way.rule.ref != lastRef.string { lastRef = (way.rule.ref, intern(way.rule.ref)) }
+            let name = lastName.index, ref = lastRef.index
             let signs = signRow(way.rule)
             var start: UInt32? = nil            // vertex where the current piece started
             var length = 0.0

@@ -432,14 +432,20 @@ struct PBFBlock: Sendable {
         /// The wanted tags of parallel key and value index lists, each as `key << 32 | value`
         /// (string indices, all checked), in the lists' order.
         func wantedPairs(keys: [UInt64], values: [UInt64]) throws(PBFFormatError) -> [UInt64] {
-            guard keys.count == values.count else { throw PBFFormatError("\(keys.count) tag keys but \(values.count) values") }
             var pairs: [UInt64] = []
+            try wantedPairs(keys: keys, values: values, into: &pairs)
+            return pairs
+        }
+
+        /// The same, written over `pairs` (its storage kept).
+        func wantedPairs(keys: [UInt64], values: [UInt64], into pairs: inout [UInt64]) throws(PBFFormatError) {
+            guard keys.count == values.count else { throw PBFFormatError("\(keys.count) tag keys but \(values.count) values") }
+            pairs.removeAll(keepingCapacity: true)
             for (k, v) in zip(keys, values) {
                 let wanted = try key(k) != nil
                 _ = try check(v)
                 if wanted { pairs.append(k << 32 | v) } // (a block's string table has far fewer than 2³² strings)
             }
-            return pairs
         }
 
         /// Tags from ``wantedPairs(keys:values:)`` (a later value of a key replaces an earlier one).
@@ -559,24 +565,30 @@ struct PBFBlock: Sendable {
     private struct WayTagSets {
         var known: [[UInt64]: (number: Int32, tags: [String: String])] = [:]
         var count: Int { known.count }
+        /// A way's key and value indices and its wanted pairs, kept from way to way for their
+        /// storage.
+        var keys: [UInt64] = [], values: [UInt64] = [], pairs: [UInt64] = []
     }
 
     private mutating func decodeWay(_ bytes: UnsafeRawBufferPointer, _ strings: inout Strings, _ tagSets: inout WayTagSets) throws(PBFFormatError) {
         var reader = ProtobufReader(bytes)
         var id: Int64?
-        var keys: [UInt64] = [], values: [UInt64] = [], refs: [Int64] = []
+        var refs: [Int64] = []
+        tagSets.keys.removeAll(keepingCapacity: true)
+        tagSets.values.removeAll(keepingCapacity: true)
         while let (field, wire) = try reader.field() {
             switch field {
             case 1: id = Int64(bitPattern: try reader.varint(wire: wire))
-            case 2: try reader.repeatedVarints(wire: wire) { keys.append($0) }
-            case 3: try reader.repeatedVarints(wire: wire) { values.append($0) }
-            case 8: try reader.repeatedDeltas(wire: wire, into: &refs)
+            case 2: try reader.repeatedVarints(wire: wire) { tagSets.keys.append($0) }
+            case 3: try reader.repeatedVarints(wire: wire) { tagSets.values.append($0) }
+            case 8: try reader.repeatedDeltas(wire: wire, into: &refs, reserving: true)
             default: try reader.skip(wire: wire) // info; locations on ways
             }
         }
         guard let id else { throw PBFFormatError("a way without its id") }
         // A set of wanted tags seen before in the block shares its dictionary and its number.
-        let signature = try strings.wantedPairs(keys: keys, values: values)
+        try strings.wantedPairs(keys: tagSets.keys, values: tagSets.values, into: &tagSets.pairs)
+        let signature = tagSets.pairs
         if let known = tagSets.known[signature] {
             ways.append(Way(id: id, refs: refs, tags: known.tags, tagSet: known.number))
         } else {
