@@ -104,15 +104,17 @@ struct ProtobufReader {
     /// A repeated `sint64` field delta-coded (each value the difference from the one before, as
     /// PBF stores ids, refs and dense coordinates): appends the running sums to `values`.
     /// Overflow wraps (a corrupt file gives wrong numbers, which callers range-check, not a trap).
-    /// `reserving`: room is made first for as many values as a packed field has bytes (the most
-    /// it can hold), instead of growing as they come.
+    /// `reserving`: room is made first for the packed field's values (counted by their last
+    /// bytes, the ones without the continuation bit), instead of growing as they come.
     @inline(__always)
     mutating func repeatedDeltas(wire: UInt64, into values: inout [Int64], reserving: Bool = false) throws(PBFFormatError) {
         var running: Int64 = 0
         if reserving && wire == 2 {
             var peek = self
-            let length = try peek.varint()
-            values.reserveCapacity(values.count + Int(min(length, UInt64(bytes.count - position))))
+            let field = try peek.lengthDelimited()
+            var count = 0
+            for byte in field where byte < 0x80 { count += 1 }
+            values.reserveCapacity(values.count + count)
         }
         try repeatedVarints(wire: wire) { raw in
             running &+= ProtobufReader.zigzag(raw)
