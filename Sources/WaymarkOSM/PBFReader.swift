@@ -197,39 +197,44 @@ final class PBFReader {
         let keys = KeySet(wantedKeys)
         let preparation = sink.blockPreparation
         let batchSize = max(4, 4 * ProcessInfo.processInfo.activeProcessorCount)
-        func readBatch() throws(OSMReadError) -> [RawBlob] {
-            var batch: [RawBlob] = []
-            while batch.count < batchSize, let blob = try nextBlob() {
-                // Unknown blob types are skipped, as the format asks.
-                if blob.type == "OSMData" { batch.append(blob) }
-            }
-            return batch
-        }
-
-        var pending: DecodeBatch? = DecodeBatch(try readBatch(), keys: keys, preparation: preparation)
+        // Two batches decode at a time: while the cores finish one batch's last blobs, the next
+        // batch's keep them busy. Batches are delivered in file order. A blob that cannot be
+        // read ends the reading, but the blobs before it are still decoded and delivered first:
+        // the error reported is the first fault in the file, a damaged blob before a cut or the
+        // cut before a damaged blob.
+        var inFlight: [DecodeBatch] = []
         // On every way out (an error included), no decoding is left running.
-        defer { pending?.wait() }
-        while let batch = pending {
-            batch.wait()
-            pending = nil
-            // Read and start the next batch, then deliver this one while it decodes; an error in
-            // this batch comes before one further on in the file.
-            var readError: OSMReadError?
-            do {
-                let next = try readBatch()
-                if !next.isEmpty { pending = DecodeBatch(next, keys: keys, preparation: preparation) }
-            } catch {
-                readError = error
+        defer { for batch in inFlight { batch.wait() } }
+        var readError: OSMReadError?
+        func readAhead() {
+            while readError == nil && inFlight.count < 2 {
+                var batch: [RawBlob] = []
+                do {
+                    while batch.count < batchSize, let blob = try nextBlob() {
+                        // Unknown blob types are skipped, as the format asks.
+                        if blob.type == "OSMData" { batch.append(blob) }
+                    }
+                } catch {
+                    readError = error
+                }
+                if batch.isEmpty { return }
+                inFlight.append(DecodeBatch(batch, keys: keys, preparation: preparation))
             }
+        }
+        readAhead()
+        while !inFlight.isEmpty {
+            let batch = inFlight.removeFirst()
+            batch.wait()
+            readAhead()
             for (i, result) in batch.results.enumerated() {
                 switch result {
                 case let .failure(error): throw failure(error.message, at: batch.blobs[i].offset)
                 case let .success(block): deliver(block, to: sink)
                 }
             }
-            if let readError { throw readError }
             progress?(offset, fileSize, nodeCount + wayCount + relationCount)
         }
+        if let readError { throw readError }
     }
 
     private func deliver(_ block: PBFBlock, to sink: OSMElementSink) {

@@ -149,6 +149,39 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
         #expect(try failure(whole + [0, 0]).contains("blob at byte \(secondBlob): truncated"))
     }
 
+    /// Blobs are read ahead of the ones decoding, in batches: of two faults the one earlier in
+    /// the file is reported, however far apart they are — a damaged blob before a cut reports
+    /// the damage, a cut before it the cut.
+    @Test func theFirstFaultInTheFileIsReported() throws {
+        let writer = PBFWriter(elementsPerBlock: 1, compress: false)
+        let nodes = (1...60).map { TestElements.Node(id: Int64($0), lat: 0, lon: Int32($0) * 1000, tags: []) }
+        var header = ProtoWriter()
+        header.string(4, "OsmSchema-V0.6")
+        var blobs = [writer.blob("OSMHeader", header.bytes)] + nodes.map { writer.blob("OSMData", writer.nodeBlock([$0])) }
+        // Blob 2: a string index beyond its block's table.
+        var way = ProtoWriter()
+        way.int(1, 7)
+        way.packed(2, [99])
+        way.packed(3, [0])
+        var group = ProtoWriter()
+        group.bytes(3, way.bytes)
+        var block = ProtoWriter()
+        block.bytes(1, [0x0A, 0x00])
+        block.bytes(2, group.bytes)
+        blobs[2] = writer.blob("OSMData", block.bytes)
+        let damagedAt = blobs[0].count + blobs[1].count
+        for cutBlob in [1, 2, 3, 4, 6, 9, 13, 17, 20, 25, 33, 40, 49, 58] {
+            let whole = blobs.prefix(cutBlob + 1).flatMap { $0 }
+            let cut = Array(whole.dropLast(3))
+            let message = try failure(cut)
+            if cutBlob <= 2 {
+                #expect(message.contains("truncated"), "cut in blob \(cutBlob): \(message)")
+            } else {
+                #expect(message.contains("blob at byte \(damagedAt): string index 99"), "cut in blob \(cutBlob): \(message)")
+            }
+        }
+    }
+
     /// Property: any byte of an (uncompressed) PBF changed — with a fixed seed, 600 times — builds
     /// or fails with an error, never crashes or hangs.
     @Test func mutatedFilesNeverCrashTheReader() throws {
