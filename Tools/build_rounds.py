@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Alternating rounds of `osmium cat -f opl` and two `waymark build`s on one PBF.
+
+    python3 Tools/build_rounds.py --pbf porto-4x4.osm.pbf --old OLD/waymark --new .build/release/waymark --rounds 5
+
+Each round runs osmium, then the old build, then the new one (each under /usr/bin/time). For the
+builds it also reports when reading ended: the build runs without --quiet and the time of its
+100 % progress line is taken. Prints one line per command: wall and CPU (user + system)
+seconds, peak RSS in MB and, for builds, the reading time.
+"""
+import argparse
+import os
+import subprocess
+import tempfile
+import time
+
+
+def timed(cmd, watch_progress):
+    start = time.time()
+    process = subprocess.Popen(["/usr/bin/time", "-f", "%U %S %M"] + cmd, stderr=subprocess.PIPE,
+                               stdout=subprocess.DEVNULL, text=True)
+    read, last = None, ""
+    for line in process.stderr:
+        if watch_progress and read is None and "100%" in line:
+            read = time.time() - start
+        last = line
+    process.wait()
+    wall = time.time() - start
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed: {last.strip()}")
+    user, system, peak_kb = last.split()
+    return wall, float(user) + float(system), int(peak_kb) / 1024, read
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pbf", required=True)
+    parser.add_argument("--old", required=True, help="the waymark executable to compare against")
+    parser.add_argument("--new", required=True, help="the waymark executable measured")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(args.rounds):
+            wall, cpu, rss, _ = timed(["osmium", "cat", args.pbf, "-o", "/dev/null", "-f", "opl", "-O"], False)
+            print(f"osmium wall {wall:.2f} cpu {cpu:.2f} rss {rss:.0f}", flush=True)
+            for name, binary in (("old", args.old), ("new", args.new)):
+                wall, cpu, rss, read = timed([binary, "build", args.pbf, "-o", os.path.join(tmp, name + ".wmg")], True)
+                print(f"{name} wall {wall:.2f} cpu {cpu:.2f} rss {rss:.0f} read {read:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
