@@ -34,6 +34,20 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
         return graph
     }
 
+    /// A block whose one way names string 99 of a one-string table.
+    static let badStringIndexBlock: [UInt8] = {
+        var way = ProtoWriter()
+        way.int(1, 7)
+        way.packed(2, [99])
+        way.packed(3, [0])
+        var group = ProtoWriter()
+        group.bytes(3, way.bytes)
+        var block = ProtoWriter()
+        block.bytes(1, [0x0A, 0x00])
+        block.bytes(2, group.bytes)
+        return block.bytes
+    }()
+
     func failure(_ bytes: [UInt8], name: String = "bad.osm.pbf") throws -> String {
         let path = try write(name, bytes)
         do {
@@ -120,16 +134,7 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
         lying[rawSizeAt] ^= 0x01
         #expect(try failure(headerBlob + lying).contains("inflates to"))
         // A string index beyond the block's table; a varint that never ends; a latitude off the globe.
-        var way = ProtoWriter()
-        way.int(1, 7)
-        way.packed(2, [99])
-        way.packed(3, [0])
-        var group = ProtoWriter()
-        group.bytes(3, way.bytes)
-        var block = ProtoWriter()
-        block.bytes(1, [0x0A, 0x00])
-        block.bytes(2, group.bytes)
-        #expect(try failure(headerBlob + writer.blob("OSMData", block.bytes))
+        #expect(try failure(headerBlob + writer.blob("OSMData", PBFTests.badStringIndexBlock))
             == "bad.osm.pbf: OSM PBF, blob at byte \(headerBlob.count): string index 99 beyond the block's 1 strings")
         #expect(try failure(headerBlob + writer.blob("OSMData", [0x88, 0x01] + Array(repeating: 0xFF, count: 11))).contains("varint"))
         let offGlobe = TestElements(nodes: [.init(id: 1, lat: 950_000_000, lon: 0, tags: [])])
@@ -159,16 +164,7 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
         header.string(4, "OsmSchema-V0.6")
         var blobs = [writer.blob("OSMHeader", header.bytes)] + nodes.map { writer.blob("OSMData", writer.nodeBlock([$0])) }
         // Blob 2: a string index beyond its block's table.
-        var way = ProtoWriter()
-        way.int(1, 7)
-        way.packed(2, [99])
-        way.packed(3, [0])
-        var group = ProtoWriter()
-        group.bytes(3, way.bytes)
-        var block = ProtoWriter()
-        block.bytes(1, [0x0A, 0x00])
-        block.bytes(2, group.bytes)
-        blobs[2] = writer.blob("OSMData", block.bytes)
+        blobs[2] = writer.blob("OSMData", PBFTests.badStringIndexBlock)
         let damagedAt = blobs[0].count + blobs[1].count
         for cutBlob in [1, 2, 3, 4, 6, 9, 13, 17, 20, 25, 33, 40, 49, 58] {
             let whole = blobs.prefix(cutBlob + 1).flatMap { $0 }
