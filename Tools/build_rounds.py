@@ -19,16 +19,20 @@ def timed(cmd, watch_progress):
     start = time.time()
     process = subprocess.Popen(["/usr/bin/time", "-f", "%U %S %M"] + cmd, stderr=subprocess.PIPE,
                                stdout=subprocess.DEVNULL, text=True)
-    read, last = None, ""
+    read, lines = None, []
     for line in process.stderr:
         if watch_progress and read is None and "100%" in line:
             read = time.time() - start
-        last = line
+        lines.append(line.strip())
     process.wait()
     wall = time.time() - start
-    if process.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed: {last.strip()}")
-    user, system, peak_kb = last.split()
+    # The last line is /usr/bin/time's (after its "Command exited with …" on failure); before
+    # them, the command's own error.
+    if process.returncode != 0 or not lines:
+        own = [line for line in lines[:-1] if not line.startswith("Command exited")]
+        reason = own[-1] if own else "no output"
+        raise SystemExit(f"{' '.join(cmd)} failed: {reason}")
+    user, system, peak_kb = lines[-1].split()
     return wall, float(user) + float(system), int(peak_kb) / 1024, read
 
 
@@ -45,7 +49,8 @@ def main():
             print(f"osmium wall {wall:.2f} cpu {cpu:.2f} rss {rss:.0f}", flush=True)
             for name, binary in (("old", args.old), ("new", args.new)):
                 wall, cpu, rss, read = timed([binary, "build", args.pbf, "-o", os.path.join(tmp, name + ".wmg")], True)
-                print(f"{name} wall {wall:.2f} cpu {cpu:.2f} rss {rss:.0f} read {read:.2f}", flush=True)
+                reading = f" read {read:.2f}" if read is not None else " read ?"  # no 100 % line seen
+                print(f"{name} wall {wall:.2f} cpu {cpu:.2f} rss {rss:.0f}{reading}", flush=True)
 
 
 if __name__ == "__main__":

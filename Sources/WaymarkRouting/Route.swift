@@ -63,8 +63,6 @@ public struct Maneuver: Sendable, Equatable {
     public var exit: Int?
 }
 
-/// A junction a step passes (its first is the maneuver's), as OSRM's `intersections` entries:
-/// every road there by bearing, which may be entered, the road arrived by and the road taken.
 /// OSRM's car classes of a road (car.lua's `classes`), as a set; ``names`` in the profile's order.
 public struct TravelClasses: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
@@ -82,6 +80,8 @@ public struct TravelClasses: OptionSet, Sendable, Hashable {
     public var names: [String] { TravelClasses.all.filter { contains($0.0) }.map { $0.1.description } }
 }
 
+/// A junction a step passes (its first is the maneuver's), as OSRM's `intersections` entries:
+/// every road there by bearing, which may be entered, the road arrived by and the road taken.
 public struct StepIntersection: Sendable, Equatable {
     /// One road at the junction: its bearing and whether the car may enter it.
     public struct Road: Sendable, Equatable {
