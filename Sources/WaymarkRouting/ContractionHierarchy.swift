@@ -74,22 +74,23 @@ public struct ContractionHierarchy: Sendable {
         returnFreedMemory()
         nodeCount = paths.stateCount
         shortcutCount = builder.shortcuts
+        var (arcTail, arcHead, arcWeight) = builder.takeArcColumns()
 
         // Every arc kept is stored once, at its lower-ranked end, in query-node order.
         let order = ContractionHierarchy.topDownOrder(count: paths.stateCount) { v, visit in
-            for a in builder.upward.arcs(of: v) { visit(Int(builder.arcHead[Int(a)])) }
-            for a in builder.downward.arcs(of: v) { visit(Int(builder.arcTail[Int(a)])) }
+            for a in builder.upward.arcs(of: v) { visit(Int(arcHead[Int(a)])) }
+            for a in builder.downward.arcs(of: v) { visit(Int(arcTail[Int(a)])) }
         }! // (contraction's arcs go up, from each node to nodes contracted after it)
         let rank = ContractionHierarchy.inverse(order)! // (a topological order is a numbering)
         self.order = Column(order)
         self.rank = Column(rank)
-        up = ArcRows(builder.upward, order: order, rank: rank, end: builder.arcHead, weight: builder.arcWeight)
+        up = ArcRows(builder.upward, order: order, rank: rank, end: arcHead, weight: arcWeight)
         builder.upward = FrozenRows(nodeCount: 0) // (freed before the next copy is made)
-        down = ArcRows(builder.downward, order: order, rank: rank, end: builder.arcTail, weight: builder.arcWeight)
+        down = ArcRows(builder.downward, order: order, rank: rank, end: arcTail, weight: arcWeight)
         builder.downward = FrozenRows(nodeCount: 0)
-        builder.arcWeight = [] // (in the rows now)
-        arcTail = Column(builder.arcTail)
-        arcHead = Column(builder.arcHead)
+        arcWeight = [] // (in the rows now)
+        self.arcTail = Column(arcTail)
+        self.arcHead = Column(arcHead)
         arcFirst = Column(builder.arcFirst)
         arcSecond = Column(builder.arcSecond)
     }
@@ -385,7 +386,15 @@ struct ArcLists {
 
 /// The contraction itself, on adjacency lists that change as nodes go.
 struct HierarchyBuilder {
-    var arcTail: [UInt32] = [], arcHead: [UInt32] = [], arcWeight: [Double] = []
+    /// An arc of the graph being contracted: its ends and weight side by side, so that a witness
+    /// search relaxing it reads one cache line (not one per column).
+    struct Arc {
+        var head: UInt32
+        var tail: UInt32
+        var weight: Double
+    }
+
+    var arcs: [Arc] = []
     var arcFirst: [Int32] = [], arcSecond: [Int32] = []
     /// Arcs of the remaining graph at each remaining node.
     var outgoing: ArcLists
@@ -397,6 +406,9 @@ struct HierarchyBuilder {
     /// The nodes being contracted in the current round, numbered from 1 in their order (0: not
     /// in the round). A witness search for a node of the round goes round those before it.
     var contracting: [UInt32]
+    /// The same as bits, one per node, set for the round's nodes: small enough to stay in cache,
+    /// so that a search reads `contracting` only at the round's nodes.
+    var inRound: [UInt64]
     var depth: [Int32]
     var shortcuts = 0
     /// Witness searches settle at most this many nodes when estimating a priority, and when
@@ -412,6 +424,7 @@ struct HierarchyBuilder {
         downward = FrozenRows(nodeCount: n)
         contracted = Array(repeating: false, count: n)
         contracting = Array(repeating: 0, count: n)
+        inRound = Array(repeating: 0, count: (n + 63) / 64)
         depth = Array(repeating: 0, count: n)
     }
 
@@ -421,9 +434,9 @@ struct HierarchyBuilder {
 
     /// Adds u → w, or lowers an existing u → w; no-op when an existing one is as cheap.
     private mutating func addArc(_ u: UInt32, _ w: UInt32, _ weight: Double, first: Int32, second: Int32) {
-        let id = UInt32(arcHead.count)
-        if let a = outgoing[Int(u)].first(where: { arcHead[Int($0)] == w }) {
-            if arcWeight[Int(a)] <= weight { return }
+        let id = UInt32(arcs.count)
+        if let a = outgoing[Int(u)].first(where: { arcs[Int($0)].head == w }) {
+            if arcs[Int(a)].weight <= weight { return }
             outgoing.replace(a, with: id, at: Int(u))
             incoming.replace(a, with: id, at: Int(w))
             append(u, w, weight, first, second)
@@ -435,9 +448,17 @@ struct HierarchyBuilder {
     }
 
     private mutating func append(_ u: UInt32, _ w: UInt32, _ weight: Double, _ first: Int32, _ second: Int32) {
-        arcTail.append(u); arcHead.append(w); arcWeight.append(weight)
+        arcs.append(Arc(head: w, tail: u, weight: weight))
         arcFirst.append(first); arcSecond.append(second)
         if first >= 0 { shortcuts += 1 }
+    }
+
+    /// Every arc's tail, head and weight as three columns (the builder's arcs freed on the way, so
+    /// that no more than 32 bytes an arc are held at once).
+    mutating func takeArcColumns() -> (tail: [UInt32], head: [UInt32], weight: [Double]) {
+        let tail = arcs.map(\.tail), head = arcs.map(\.head), weight = arcs.map(\.weight)
+        arcs = []
+        return (tail, head, weight)
     }
 
     /// A shortcut u → w for the path through arcs `first` (u → v) and `second` (v → w).
@@ -445,129 +466,75 @@ struct HierarchyBuilder {
         var tail: UInt32, head: UInt32, weight: Double, first: Int32, second: Int32
     }
 
-    /// One thread's witness-search scratch: `distance[x]` is valid where `stamp[x] == generation`.
+    /// A node as one witness search sees it: `distance` is valid where `stamp` is the search's
+    /// generation, and `target` is the generation while the search is looking for the node. One
+    /// record per node, so that reaching a node reads one cache line.
+    struct Mark {
+        var distance: Double = .infinity
+        var stamp: UInt32 = 0
+        var target: UInt32 = 0
+    }
+
+    /// One thread's witness-search scratch (its buffers freed by ``release()``).
     struct Scratch {
-        var distance: [Double]
-        var stamp: [UInt32]
-        /// Nodes the current witness search is looking for (marked with its generation).
-        var targetStamp: [UInt32]
+        let marks: UnsafeMutableBufferPointer<Mark>
         var generation: UInt32 = 0
         var heap = MinHeap(capacity: 1024)
         var targets: [UInt32] = []
+        var ins: [UInt32] = [], outs: [UInt32] = []
 
         init(nodeCount n: Int) {
-            distance = Array(repeating: .infinity, count: n)
-            stamp = Array(repeating: 0, count: n)
-            targetStamp = Array(repeating: 0, count: n)
+            marks = .allocate(capacity: n)
+            marks.initialize(repeating: Mark())
+        }
+
+        func release() {
+            heap.deallocate()
+            marks.deallocate()
         }
     }
 
-    /// Bounded Dijkstra from `source` in the remaining graph without `avoid` and the nodes of the
-    /// round before it, up to `limit` cost or `maxSettled` nodes, or until the `targets` (in
-    /// `scratch`: the heads of `avoid`'s outgoing arcs) are all settled.
-    ///
-    /// A round's nodes are contracted at once as if one after another in their order: a witness
-    /// for a node may pass later ones (each of which keeps the distances through itself, with a
-    /// shortcut or a witness avoiding every node before it), never earlier ones. The last node's
-    /// witnesses avoid the whole round, so, from the last back, every witness survives the round.
-    private func witnessSearch(from source: UInt32, avoid: UInt32, limit: Double, maxSettled: Int, _ s: inout Scratch) {
-        let before = contracting[Int(avoid)]
-        s.generation &+= 1
-        if s.generation == 0 {
-            for i in s.stamp.indices { s.stamp[i] = 0; s.targetStamp[i] = 0 }
-            s.generation = 1
-        }
-        let generation = s.generation
-        var remaining = 0
-        for w in s.targets where s.targetStamp[Int(w)] != generation && w != source {
-            s.targetStamp[Int(w)] = generation
-            remaining += 1
-        }
-        s.heap.removeAll()
-        s.stamp[Int(source)] = generation
-        s.distance[Int(source)] = 0
-        s.heap.push(0, Int(source))
-        var settled = 0
-        // Raw buffers: on several threads, retaining each row's array would make its reference
-        // count a cache line the cores fight over.
+    /// The graph as the searches read it, raw, while nothing changes it: shared by the threads
+    /// without touching any array's reference count (a cache line the cores would fight over).
+    struct View {
+        let outgoing: ArcLists.Rows
+        let incoming: ArcLists.Rows
+        let arcs: UnsafeBufferPointer<Arc>
+        let contracting: UnsafeBufferPointer<UInt32>
+        let inRound: UnsafeBufferPointer<UInt64>
+        let depth: UnsafeBufferPointer<Int32>
+    }
+
+    func withView<R>(_ body: (View) -> R) -> R {
         outgoing.withRows { outgoing in
-        arcHead.withUnsafeBufferPointer { arcHead in
-        arcWeight.withUnsafeBufferPointer { arcWeight in
-        contracting.withUnsafeBufferPointer { contracting in
-            while let (d, x) = s.heap.pop() {
-                if d > s.distance[x] { continue }
-                if d > limit || settled >= maxSettled { break }
-                settled += 1
-                if s.targetStamp[x] == generation {
-                    remaining -= 1
-                    if remaining == 0 { break }
-                }
-                for a in outgoing.row(x) {
-                    let y = Int(arcHead[Int(a)])
-                    if y == Int(avoid) || contracting[y] != 0 && contracting[y] < before { continue }
-                    let c = d + arcWeight[Int(a)]
-                    // Beyond the limit a node is never settled: not worth a place in the heap.
-                    if c > limit { continue }
-                    if s.stamp[y] != generation || c < s.distance[y] {
-                        s.stamp[y] = generation
-                        s.distance[y] = c
-                        s.heap.push(c, y)
+            incoming.withRows { incoming in
+                arcs.withUnsafeBufferPointer { arcs in
+                    contracting.withUnsafeBufferPointer { contracting in
+                        inRound.withUnsafeBufferPointer { inRound in
+                            depth.withUnsafeBufferPointer { depth in
+                                body(View(outgoing: outgoing, incoming: incoming, arcs: arcs, contracting: contracting,
+                                          inRound: inRound, depth: depth))
+                            }
+                        }
                     }
                 }
             }
         }
-        }
-        }
-        }
-    }
-
-    /// The shortcuts contracting `v` needs (appended to `found`), or only their number when
-    /// `simulate`. Reads the graph, changes nothing: safe on several threads at once.
-    private func shortcuts(of v: UInt32, simulate: Bool, _ s: inout Scratch, into found: inout [Shortcut]) -> Int {
-        var added = 0
-        let ins = Array(incoming[Int(v)]), outs = Array(outgoing[Int(v)])
-        guard !ins.isEmpty && !outs.isEmpty else { return 0 }
-        var maxOut = 0.0
-        for b in outs { maxOut = max(maxOut, arcWeight[Int(b)]) }
-        s.targets.removeAll(keepingCapacity: true)
-        for b in outs { s.targets.append(arcHead[Int(b)]) }
-        for a in ins {
-            let u = arcTail[Int(a)]
-            let wa = arcWeight[Int(a)]
-            witnessSearch(from: u, avoid: v, limit: wa + maxOut,
-                          maxSettled: simulate ? HierarchyBuilder.estimateLimit : HierarchyBuilder.contractLimit, &s)
-            for b in outs {
-                let w = arcHead[Int(b)]
-                if w == u { continue }
-                let c = wa + arcWeight[Int(b)]
-                if s.stamp[Int(w)] == s.generation && s.distance[Int(w)] <= c { continue }
-                added += 1
-                if !simulate { found.append(Shortcut(tail: u, head: w, weight: c, first: Int32(a), second: Int32(b))) }
-            }
-        }
-        return added
-    }
-
-    private func priority(_ v: UInt32, _ s: inout Scratch) -> Double {
-        var none: [Shortcut] = []
-        let added = shortcuts(of: v, simulate: true, &s, into: &none)
-        let removed = incoming.count(Int(v)) + outgoing.count(Int(v))
-        // Edge difference, edge quotient and depth (the weights chosen by measuring Porto's
-        // preparation time and query effort; counting contracted neighbours did not help).
-        return Double(added - removed) + 4 * Double(added) / Double(max(1, removed)) + Double(depth[Int(v)])
     }
 
     /// `body(i, scratch)` for every i in `0..<count`, on `scratches.count` threads, each with its
     /// own scratch; the graph is only read meanwhile.
     private func forEach(_ count: Int, _ scratches: UnsafeMutableBufferPointer<Scratch>,
-                         _ body: (HierarchyBuilder, Int, inout Scratch) -> Void) {
+                         _ body: (View, Int, inout Scratch) -> Void) {
         let threads = count < 64 ? 1 : scratches.count
-        let graph = self
         nonisolated(unsafe) let scratch = scratches
-        withoutActuallyEscaping(body) { body in
-            nonisolated(unsafe) let body = body
-            DispatchQueue.concurrentPerform(iterations: threads) { t in
-                for i in stride(from: t, to: count, by: threads) { body(graph, i, &scratch[t]) }
+        withView { view in
+            nonisolated(unsafe) let view = view
+            withoutActuallyEscaping(body) { body in
+                nonisolated(unsafe) let body = body
+                DispatchQueue.concurrentPerform(iterations: threads) { t in
+                    for i in stride(from: t, to: count, by: threads) { body(view, i, &scratch[t]) }
+                }
             }
         }
     }
@@ -591,7 +558,7 @@ struct HierarchyBuilder {
         let scratches = UnsafeMutableBufferPointer<Scratch>.allocate(capacity: threads)
         _ = scratches.initialize(from: (0..<threads).map { _ in Scratch(nodeCount: n) })
         defer {
-            for s in scratches { s.heap.deallocate() }
+            for s in scratches { s.release() }
             scratches.deinitialize()
             scratches.deallocate()
         }
@@ -600,7 +567,7 @@ struct HierarchyBuilder {
         var priority = [Double](repeating: 0, count: n)
         priority.withUnsafeMutableBufferPointer { out in
             nonisolated(unsafe) let out = out
-            forEach(n, scratches) { graph, v, s in out[v] = graph.priority(UInt32(v), &s) }
+            forEach(n, scratches) { view, v, s in out[v] = view.priority(UInt32(v), &s) }
         }
         var remaining = (0..<UInt32(n)).map { $0 }
         var done = 0
@@ -612,18 +579,21 @@ struct HierarchyBuilder {
             for v in remaining {
                 let own = HierarchyBuilder.key(priority[Int(v)], v)
                 var first = true
-                for a in incoming[Int(v)] where HierarchyBuilder.key(priority[Int(arcTail[Int(a)])], arcTail[Int(a)]) < own { first = false; break }
+                for a in incoming[Int(v)] where HierarchyBuilder.key(priority[Int(arcs[Int(a)].tail)], arcs[Int(a)].tail) < own { first = false; break }
                 if first {
-                    for b in outgoing[Int(v)] where HierarchyBuilder.key(priority[Int(arcHead[Int(b)])], arcHead[Int(b)]) < own { first = false; break }
+                    for b in outgoing[Int(v)] where HierarchyBuilder.key(priority[Int(arcs[Int(b)].head)], arcs[Int(b)].head) < own { first = false; break }
                 }
                 if first { round.append(v) }
             }
-            for (i, v) in round.enumerated() { contracting[Int(v)] = UInt32(i + 1) }
+            for (i, v) in round.enumerated() {
+                contracting[Int(v)] = UInt32(i + 1)
+                inRound[Int(v) >> 6] |= 1 << (UInt64(v) & 63)
+            }
             var found = [[Shortcut]](repeating: [], count: round.count)
             found.withUnsafeMutableBufferPointer { out in
                 nonisolated(unsafe) let out = out
                 let chosen = round
-                forEach(chosen.count, scratches) { graph, i, s in _ = graph.shortcuts(of: chosen[i], simulate: false, &s, into: &out[i]) }
+                forEach(chosen.count, scratches) { view, i, s in _ = view.shortcuts(of: chosen[i], simulate: false, &s, into: &out[i]) }
             }
             neighbours.removeAll(keepingCapacity: true)
             for (i, v32) in round.enumerated() {
@@ -632,13 +602,13 @@ struct HierarchyBuilder {
                 upward.set(v, outgoing[v])
                 downward.set(v, incoming[v])
                 for a in incoming[v] {
-                    let u = Int(arcTail[Int(a)])
+                    let u = Int(arcs[Int(a)].tail)
                     outgoing.remove(a, at: u)
                     depth[u] = max(depth[u], depth[v] + 1)
                     if !seen[u] { seen[u] = true; neighbours.append(UInt32(u)) }
                 }
                 for b in outgoing[v] {
-                    let w = Int(arcHead[Int(b)])
+                    let w = Int(arcs[Int(b)].head)
                     incoming.remove(b, at: w)
                     depth[w] = max(depth[w], depth[v] + 1)
                     if !seen[w] { seen[w] = true; neighbours.append(UInt32(w)) }
@@ -647,6 +617,7 @@ struct HierarchyBuilder {
                 incoming.clear(v)
                 contracted[v] = true
                 contracting[v] = 0
+                inRound[v >> 6] &= ~(1 << (UInt64(v) & 63))
             }
             done += round.count
             if done - reported >= reportEvery || done == n {
@@ -659,7 +630,7 @@ struct HierarchyBuilder {
             priority.withUnsafeMutableBufferPointer { out in
                 nonisolated(unsafe) let out = out
                 let nodes = neighbours
-                forEach(nodes.count, scratches) { graph, i, s in out[Int(nodes[i])] = graph.priority(nodes[i], &s) }
+                forEach(nodes.count, scratches) { view, i, s in out[Int(nodes[i])] = view.priority(nodes[i], &s) }
             }
         }
         // What only contraction needed, freed before the query rows are made.
@@ -667,8 +638,99 @@ struct HierarchyBuilder {
         incoming = ArcLists(nodeCount: 0)
         contracted = []
         contracting = []
+        inRound = []
         depth = []
         progress?(n, n)
+    }
+}
+
+extension HierarchyBuilder.View {
+    /// Bounded Dijkstra from `source` in the remaining graph without `avoid` and the nodes of the
+    /// round before it, up to `limit` cost or `maxSettled` nodes, or until the `targets` (in
+    /// `scratch`: the heads of `avoid`'s outgoing arcs) are all settled.
+    ///
+    /// A round's nodes are contracted at once as if one after another in their order: a witness
+    /// for a node may pass later ones (each of which keeps the distances through itself, with a
+    /// shortcut or a witness avoiding every node before it), never earlier ones. The last node's
+    /// witnesses avoid the whole round, so, from the last back, every witness survives the round.
+    func witnessSearch(from source: UInt32, avoid: UInt32, limit: Double, maxSettled: Int, _ s: inout HierarchyBuilder.Scratch) {
+        let before = contracting[Int(avoid)]
+        s.generation &+= 1
+        if s.generation == 0 {
+            s.marks.update(repeating: HierarchyBuilder.Mark())
+            s.generation = 1
+        }
+        let generation = s.generation, marks = s.marks
+        var remaining = 0
+        for w in s.targets where marks[Int(w)].target != generation && w != source {
+            marks[Int(w)].target = generation
+            remaining += 1
+        }
+        s.heap.removeAll()
+        marks[Int(source)].stamp = generation
+        marks[Int(source)].distance = 0
+        s.heap.push(0, Int(source))
+        var settled = 0
+        while let (d, x) = s.heap.pop() {
+            if d > marks[x].distance { continue }
+            if d > limit || settled >= maxSettled { break }
+            settled += 1
+            if marks[x].target == generation {
+                remaining -= 1
+                if remaining == 0 { break }
+            }
+            for a in outgoing.row(x) {
+                let arc = arcs[Int(a)]
+                let y = Int(arc.head)
+                if y == Int(avoid) || inRound[y >> 6] & (1 << (UInt64(y) & 63)) != 0 && contracting[y] < before { continue }
+                let c = d + arc.weight
+                // Beyond the limit a node is never settled: not worth a place in the heap.
+                if c > limit { continue }
+                if marks[y].stamp != generation || c < marks[y].distance {
+                    marks[y].stamp = generation
+                    marks[y].distance = c
+                    s.heap.push(c, y)
+                }
+            }
+        }
+    }
+
+    /// The shortcuts contracting `v` needs (appended to `found`), or only their number when
+    /// `simulate`. Reads the graph, changes nothing: safe on several threads at once.
+    func shortcuts(of v: UInt32, simulate: Bool, _ s: inout HierarchyBuilder.Scratch, into found: inout [HierarchyBuilder.Shortcut]) -> Int {
+        var added = 0
+        let ins = incoming.row(Int(v)), outs = outgoing.row(Int(v))
+        guard !ins.isEmpty && !outs.isEmpty else { return 0 }
+        var maxOut = 0.0
+        s.targets.removeAll(keepingCapacity: true)
+        for b in outs {
+            maxOut = max(maxOut, arcs[Int(b)].weight)
+            s.targets.append(arcs[Int(b)].head)
+        }
+        let maxSettled = simulate ? HierarchyBuilder.estimateLimit : HierarchyBuilder.contractLimit
+        for a in ins {
+            let u = arcs[Int(a)].tail
+            let wa = arcs[Int(a)].weight
+            witnessSearch(from: u, avoid: v, limit: wa + maxOut, maxSettled: maxSettled, &s)
+            for b in outs {
+                let w = arcs[Int(b)].head
+                if w == u { continue }
+                let c = wa + arcs[Int(b)].weight
+                if s.marks[Int(w)].stamp == s.generation && s.marks[Int(w)].distance <= c { continue }
+                added += 1
+                if !simulate { found.append(HierarchyBuilder.Shortcut(tail: u, head: w, weight: c, first: Int32(a), second: Int32(b))) }
+            }
+        }
+        return added
+    }
+
+    func priority(_ v: UInt32, _ s: inout HierarchyBuilder.Scratch) -> Double {
+        var none: [HierarchyBuilder.Shortcut] = []
+        let added = shortcuts(of: v, simulate: true, &s, into: &none)
+        let removed = incoming.row(Int(v)).count + outgoing.row(Int(v)).count
+        // Edge difference, edge quotient and depth (the weights chosen by measuring Porto's
+        // preparation time and query effort; counting contracted neighbours did not help).
+        return Double(added - removed) + 4 * Double(added) / Double(max(1, removed)) + Double(depth[Int(v)])
     }
 }
 
