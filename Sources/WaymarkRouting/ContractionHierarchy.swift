@@ -758,8 +758,9 @@ extension ContractionHierarchy {
                 // The turn geometry the weights were measured on: read back rather than measured
                 // again at every load (two great-circle bearings per edge).
                 .init("TGHB", turns.headBearing), .init("TGTB", turns.tailBearing), .init("TGRC", turns.roads),
-                // And every turn's weight on it (made from the geometry and the turn costs above).
-                .init("TTCS", transitions.cost)]
+                // And every turn's weight on it (made from the geometry and the turn costs above),
+                // with where each edge's turns start (so that a load need not count them).
+                .init("TTCS", transitions.cost), .init("TTST", transitions.start)]
     }
 
     /// The weights the hierarchy was contracted under: the metric's version (3: routing weights
@@ -797,8 +798,9 @@ extension ContractionHierarchy {
         } else {
             turnTables = TurnGeometry(graph: graph) // a file from before the geometry was stored
         }
-        let transitions = try TransitionTable(storedCost: sections.contains("TTCS") ? array("TTCS", Float.self) : nil, graph: graph,
-                                              alreadyChecked: alreadyChecked)
+        let transitions = try TransitionTable(storedCost: sections.contains("TTCS") ? array("TTCS", Float.self) : nil,
+                                              storedStart: sections.contains("TTST") ? array("TTST", UInt32.self) : nil,
+                                              graph: graph, alreadyChecked: alreadyChecked)
             ?? TransitionTable(graph: graph, turns: turnTables, costs: costs)
         let n = transitions.paths.stateCount
         try check(parameters[expected.count] == Double(n), "built for another graph")

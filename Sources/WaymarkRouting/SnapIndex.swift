@@ -30,10 +30,10 @@ public final class SnapIndex: Sendable {
 
     private let graph: RoadGraph
     /// Per segment: its stored start and end vertices and its shape (start, interior, end).
-    let segmentStart: [UInt32], segmentEnd: [UInt32]
+    let segmentStart: Column<UInt32>, segmentEnd: Column<UInt32>
     /// The directed edges running along each segment: forward (stored direction) and backward,
     /// `-1` when that direction is not driveable.
-    let forwardEdge: [Int32], backwardEdge: [Int32]
+    let forwardEdge: Column<Int32>, backwardEdge: Column<Int32>
     /// The strongly connected component both ends of each segment lie in (`UInt32.max` when they
     /// lie in different ones), and whether it is tiny.
     let segmentComponent: Column<UInt32>
@@ -54,33 +54,58 @@ public final class SnapIndex: Sendable {
         self.init(graph: graph, stored: nil)
     }
 
-    /// The parts of an index a graph file can hold: the components and the grid (the rest is
-    /// read off the graph in one pass).
+    /// Each segment's stored start and end vertices and the directed edges along it (see
+    /// ``segmentStart`` and ``forwardEdge``; ``RoadGraph/invalid`` and -1 where there are none).
+    struct SegmentEnds {
+        var start: Column<UInt32>, end: Column<UInt32>
+        var forward: Column<Int32>, backward: Column<Int32>
+
+        /// Read off the graph, in one pass over its edges.
+        init(graph: RoadGraph) {
+            let segments = graph.segmentCount
+            var start = [UInt32](repeating: RoadGraph.invalid, count: segments), end = start
+            var forward = [Int32](repeating: -1, count: segments), backward = forward
+            for v in 0..<UInt32(graph.nodeCount) {
+                for e in graph.edges(from: v) {
+                    let s = graph.segment(of: e)
+                    if graph.isReversed(e) {
+                        backward[s] = Int32(e)
+                        start[s] = graph.edgeTarget[e]; end[s] = v
+                    } else {
+                        forward[s] = Int32(e)
+                        start[s] = v; end[s] = graph.edgeTarget[e]
+                    }
+                }
+            }
+            (self.start, self.end, self.forward, self.backward) = (Column(start), Column(end), Column(forward), Column(backward))
+        }
+
+        init(start: Column<UInt32>, end: Column<UInt32>, forward: Column<Int32>, backward: Column<Int32>) {
+            (self.start, self.end, self.forward, self.backward) = (start, end, forward, backward)
+        }
+
+        static func == (a: SegmentEnds, b: SegmentEnds) -> Bool {
+            a.start.elementsEqual(b.start) && a.end.elementsEqual(b.end)
+                && a.forward.elementsEqual(b.forward) && a.backward.elementsEqual(b.backward)
+        }
+    }
+
+    /// The parts of an index a graph file can hold: the components and the grid, and the
+    /// segments' ends (files written before they were stored: read off the graph in one pass).
     struct Stored {
         var segmentComponent: Column<UInt32>, segmentInTinyComponent: Column<UInt8>
         var pieceSegment: Column<UInt32>, pieceIndex: Column<UInt32>
         var cellKeys: Column<Int64>, cellStart: Column<UInt32>, cellPieces: Column<UInt32>
         var metresPerDegreeLon: Double, metresPerDegreeLat: Double
+        var segmentEnds: SegmentEnds?
     }
 
     init(graph: RoadGraph, stored: Stored?) {
         self.graph = graph
         let segments = graph.segmentCount
-        var start = [UInt32](repeating: RoadGraph.invalid, count: segments), end = start
-        var forward = [Int32](repeating: -1, count: segments), backward = forward
-        for v in 0..<UInt32(graph.nodeCount) {
-            for e in graph.edges(from: v) {
-                let s = graph.segment(of: e)
-                if graph.isReversed(e) {
-                    backward[s] = Int32(e)
-                    start[s] = graph.edgeTarget[e]; end[s] = v
-                } else {
-                    forward[s] = Int32(e)
-                    start[s] = v; end[s] = graph.edgeTarget[e]
-                }
-            }
-        }
-        segmentStart = start; segmentEnd = end; forwardEdge = forward; backwardEdge = backward
+        let ends = stored?.segmentEnds ?? SegmentEnds(graph: graph)
+        segmentStart = ends.start; segmentEnd = ends.end; forwardEdge = ends.forward; backwardEdge = ends.backward
+        let (start, end) = (ends.start, ends.end)
         if let stored {
             segmentComponent = stored.segmentComponent; segmentInTinyComponent = stored.segmentInTinyComponent
             pieceSegment = stored.pieceSegment; pieceIndex = stored.pieceIndex
@@ -381,7 +406,10 @@ extension SnapIndex {
         [.init("XPRM", SnapIndex.parameters + [metresPerDegreeLon, metresPerDegreeLat]),
          .init("XCMP", segmentComponent), .init("XTNY", segmentInTinyComponent),
          .init("XPSG", pieceSegment), .init("XPIX", pieceIndex),
-         .init("XCKY", cellKeys), .init("XCST", cellStart), .init("XCPC", cellPieces)]
+         .init("XCKY", cellKeys), .init("XCST", cellStart), .init("XCPC", cellPieces),
+         // Each segment's ends and edges, so that a load uses them in place instead of reading
+         // them off every edge of the graph.
+         .init("XSGS", segmentStart), .init("XSGE", segmentEnd), .init("XSGF", forwardEdge), .init("XSGB", backwardEdge)]
     }
 
     /// The index a graph file stores, checked against the graph so that no stored number can
@@ -418,9 +446,17 @@ extension SnapIndex {
             try check(zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }, "cell rows out of order")
             try check(cellPieces.allSatisfy { Int($0) < pieceSegment.count }, "cell piece out of range")
         }
+        // The segments' ends, where the file has them: when checking, they must be the graph's.
+        var ends: SegmentEnds? = nil
+        if sections.contains("XSGS") {
+            let stored = SegmentEnds(start: try array("XSGS", UInt32.self, count: segments), end: try array("XSGE", UInt32.self, count: segments),
+                                     forward: try array("XSGF", Int32.self, count: segments), backward: try array("XSGB", Int32.self, count: segments))
+            try check(alreadyChecked || stored == SegmentEnds(graph: graph), "segment ends do not fit the graph")
+            ends = stored
+        }
         let stored = Stored(segmentComponent: component, segmentInTinyComponent: tiny, pieceSegment: pieceSegment,
                             pieceIndex: pieceIndex, cellKeys: keys, cellStart: start, cellPieces: cellPieces,
-                            metresPerDegreeLon: lon, metresPerDegreeLat: lat)
+                            metresPerDegreeLon: lon, metresPerDegreeLat: lat, segmentEnds: ends)
         self.init(graph: graph, stored: stored)
         // Pieces lie on segments with both ends (the index never makes one on a segment without).
         if !alreadyChecked {

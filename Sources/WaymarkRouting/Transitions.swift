@@ -68,7 +68,7 @@ public struct TurnGeometry: Sendable {
 /// one, OSRM's `max_turn_weight` instead; infinity for a U-turn where OSRM allows none. Entry for e → f: `cost[start[e] + (f − firstEdge[target(e)])]`.
 /// With it, the restricted paths over via ways: the states of the edge-based graph.
 struct TransitionTable: Sendable {
-    let start: [UInt32]
+    let start: Column<UInt32>
     let cost: Column<Float>
     let paths: RestrictedPaths
 
@@ -101,7 +101,7 @@ struct TransitionTable: Sendable {
             }
         }
         starts[graph.edgeCount] = UInt32(transitions.count)
-        start = starts
+        start = Column(starts)
         cost = Column(transitions)
         paths = RestrictedPaths(graph: graph)
     }
@@ -109,16 +109,18 @@ struct TransitionTable: Sendable {
     /// The table stored with a hierarchy (its `cost`, in the order the graph gives: each edge's
     /// turns onto the edges leaving its target), checked against the graph; nil where the file
     /// has none.
-    init?(storedCost stored: Column<Float>?, graph: RoadGraph, alreadyChecked: Bool = false) throws(HierarchyFileError) {
+    /// Its rows' starts (`storedStart`, files written before they were stored: counted again,
+    /// which reads every edge) are checked against the graph unless `alreadyChecked`.
+    init?(storedCost stored: Column<Float>?, storedStart: Column<UInt32>? = nil, graph: RoadGraph, alreadyChecked: Bool = false) throws(HierarchyFileError) {
         guard let cost = stored else { return nil }
-        var starts = [UInt32](repeating: 0, count: graph.edgeCount + 1)
-        var total = 0
-        for e in 0..<graph.edgeCount {
-            starts[e] = UInt32(total)
-            total += graph.edges(from: graph.edgeTarget[e]).count
+        let starts: Column<UInt32>
+        if let storedStart, alreadyChecked {
+            starts = storedStart
+        } else {
+            starts = Column(TransitionTable.rowStarts(graph))
+            if let storedStart, storedStart != starts { throw HierarchyFileError(reason: "turn rows do not fit the graph") }
         }
-        starts[graph.edgeCount] = UInt32(total)
-        guard cost.count == total else {
+        guard starts.count == graph.edgeCount + 1, cost.count == Int(starts[graph.edgeCount]) else {
             throw HierarchyFileError(reason: "turn costs do not fit the graph")
         }
         // Not negative, not NaN (a U-turn nowhere allowed is +infinity).
@@ -126,6 +128,19 @@ struct TransitionTable: Sendable {
         start = starts
         self.cost = cost
         paths = RestrictedPaths(graph: graph)
+    }
+
+    /// Where each edge's turns start in the table: the turns of the edges before it, each onto
+    /// every edge leaving its target.
+    static func rowStarts(_ graph: RoadGraph) -> [UInt32] {
+        var starts = [UInt32](repeating: 0, count: graph.edgeCount + 1)
+        var total = 0
+        for e in 0..<graph.edgeCount {
+            starts[e] = UInt32(total)
+            total += graph.edges(from: graph.edgeTarget[e]).count
+        }
+        starts[graph.edgeCount] = UInt32(total)
+        return starts
     }
 
     /// Whether a car may turn round at the end of edge `e`, by OSRM's rule: at a dead end, at a

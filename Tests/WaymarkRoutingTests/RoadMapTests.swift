@@ -209,6 +209,23 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
             scaled["XPRM"] = GraphFile.Section("XPRM", scales).bytes
             #expect(throws: SnapIndexFileError.self, "\(scales)") { try SnapIndex(fileSections: scaled, graph: graph) }
         }
+        // Each segment's ends and edges are stored too and used in place; a file from before they
+        // were stored reads them off the graph; ends that are not the graph's are an error.
+        #expect(storedIndex.segmentStart.elementsEqual(SnapIndex(graph: graph).segmentStart))
+        var olderIndex = sections
+        for tag in ["XSGS", "XSGE", "XSGF", "XSGB"] { olderIndex[tag] = nil }
+        let rebuilt = try #require(try SnapIndex(fileSections: olderIndex, graph: graph))
+        #expect(rebuilt.fileSections.map(\.bytes) == storedIndex.fileSections.map(\.bytes))
+        for tag in ["XSGS", "XSGE", "XSGF", "XSGB"] {
+            var damaged = sections
+            var values = damaged[tag]!.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
+            values[values.count / 2] ^= 1
+            damaged[tag] = values.withUnsafeBytes { Array($0) }
+            #expect(throws: SnapIndexFileError.self, "\(tag)") { try SnapIndex(fileSections: damaged, graph: graph) }
+            var short = sections
+            short[tag] = Array(short[tag]!.dropLast(4))
+            #expect(throws: SnapIndexFileError.self, "\(tag)") { try SnapIndex(fileSections: short, graph: graph) }
+        }
         var unsorted = sections
         var keys = unsorted["XCKY"]!.withUnsafeBytes { Array($0.bindMemory(to: Int64.self)) }
         keys.swapAt(0, 1)

@@ -401,6 +401,16 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         var noCosts = extra
         noCosts["TTCS"] = nil
         #expect(try ContractionHierarchy(fileSections: noCosts, graph: g)?.transitions.cost.elementsEqual(table.cost) == true)
+        // Where each edge's turns start is stored beside them and used in place; a file from
+        // before counts them again; starts that are not the graph's are an error.
+        var noStarts = extra
+        noStarts["TTST"] = nil
+        #expect(try ContractionHierarchy(fileSections: noStarts, graph: g)?.transitions.start == table.start)
+        var wrongStarts = extra
+        var starts = wrongStarts["TTST"]!.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
+        starts[1] += 1
+        wrongStarts["TTST"] = starts.withUnsafeBytes { Array($0) }
+        #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: wrongStarts, graph: g) }
         for damage in [{ (c: inout [Float]) in c.removeLast() }, { (c: inout [Float]) in c[0] = .nan }, { (c: inout [Float]) in c[0] = -1 }] {
             var damaged = extra
             var costs = damaged["TTCS"]!.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }

@@ -147,17 +147,17 @@ struct GuidanceTables: Sendable {
     let names: NameKeys
     /// Degrees clockwise from north, from the edge's source along it (divided roads' carriageways
     /// merged, ``MergedRoads``).
-    let departBearing: [Float]
+    let departBearing: Column<Float>
     /// From the edge's target back along it.
-    let arrivalBearing: [Float]
+    let arrivalBearing: Column<Float>
     /// The carriageways OSRM sees as one road at a junction.
     let merged: MergedRoads
     /// Every turn's ``TurnVerdict`` code, in the order of the transition table's turns (each
     /// edge's onto the edges leaving its target); ``TurnVerdict/unknown`` for a turn no route
     /// takes. Empty when not made (the verdicts are then found on each route).
-    let decisions: [UInt8]
+    let decisions: Column<UInt8>
 
-    init(names: NameKeys, departBearing: [Float], arrivalBearing: [Float], merged: MergedRoads, decisions: [UInt8]) {
+    init(names: NameKeys, departBearing: Column<Float>, arrivalBearing: Column<Float>, merged: MergedRoads, decisions: Column<UInt8>) {
         self.names = names
         self.departBearing = departBearing
         self.arrivalBearing = arrivalBearing
@@ -254,12 +254,12 @@ struct GuidanceTables: Sendable {
             }
         }
         let pairs = found.flatMap { $0 }.sorted { $0.arriving < $1.arriving }
-        let measured = GuidanceTables(names: names, departBearing: depart, arrivalBearing: arrival,
-                                      merged: MergedRoads(arriving: pairs.map { UInt32($0.arriving) }, leaving: pairs.map { UInt32($0.leaving) },
-                                                          edgeCount: graph.edgeCount),
+        let measured = GuidanceTables(names: names, departBearing: Column(depart), arrivalBearing: Column(arrival),
+                                      merged: MergedRoads(arriving: Column(pairs.map { UInt32($0.arriving) }),
+                                                          leaving: Column(pairs.map { UInt32($0.leaving) }), edgeCount: graph.edgeCount),
                                       decisions: [])
-        self.init(names: names, departBearing: depart, arrivalBearing: arrival, merged: measured.merged,
-                  decisions: transitions.map { GuidanceTables.verdicts(graph: graph, tables: measured, table: $0, parts: parts) } ?? [])
+        self.init(names: names, departBearing: measured.departBearing, arrivalBearing: measured.arrivalBearing, merged: measured.merged,
+                  decisions: Column(transitions.map { GuidanceTables.verdicts(graph: graph, tables: measured, table: $0, parts: parts) } ?? []))
     }
 
     /// Every turn's verdict (``decisions``), the edges shared out among `parts` run side by side.
@@ -406,18 +406,21 @@ extension GuidanceTables {
         }
         let refs = (0..<graph.strings.count).map { Array(refItems[Int(refStart[$0])..<Int(refStart[$0 + 1])]) }
         let arriving = try array("GMIN", UInt32.self), leaving = try array("GMOU", UInt32.self, count: arriving.count)
-        guard zip(arriving, arriving.dropFirst()).allSatisfy({ $0 < $1 }), arriving.allSatisfy({ Int($0) < graph.edgeCount }),
-              leaving.allSatisfy({ Int($0) < graph.edgeCount }) else {
+        guard alreadyChecked || zip(arriving, arriving.dropFirst()).allSatisfy({ $0 < $1 }) && arriving.allSatisfy({ Int($0) < graph.edgeCount })
+                && leaving.allSatisfy({ Int($0) < graph.edgeCount }) else {
             throw GuidanceFileError(reason: "merged roads out of order or range")
         }
+        // (Counting the turns reads every edge: skipped, as the checks of values are, for a file
+        // checked in full before.)
         let decisions = try array("GDEC", UInt8.self)
-        guard decisions.isEmpty || decisions.count == GuidanceTables.turnCount(graph) else {
+        guard alreadyChecked || decisions.isEmpty || decisions.count == GuidanceTables.turnCount(graph) else {
             throw GuidanceFileError(reason: "turn verdicts do not fit the graph")
         }
         guard alreadyChecked || decisions.allSatisfy({ Int($0) < TurnVerdict.codeLimit }) else {
             throw GuidanceFileError(reason: "turn verdict out of range")
         }
-        self.init(names: NameKeys(words: words.array, core: core.array, refs: refs), departBearing: depart.array, arrivalBearing: arrival.array,
-                  merged: MergedRoads(arriving: arriving.array, leaving: leaving.array, edgeCount: graph.edgeCount), decisions: decisions.array)
+        // The bearings, merged roads and verdicts used where they lie in the file (no copy).
+        self.init(names: NameKeys(words: words.array, core: core.array, refs: refs), departBearing: depart, arrivalBearing: arrival,
+                  merged: MergedRoads(arriving: arriving, leaving: leaving, edgeCount: graph.edgeCount), decisions: decisions)
     }
 }

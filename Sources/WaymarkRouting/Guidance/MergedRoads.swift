@@ -9,13 +9,13 @@ import WaymarkGraph
 /// unless the route arrives along it) at the merged bearing.
 struct MergedRoads: Sendable, Equatable {
     /// Edges arriving along a carriageway merged at their target, ascending.
-    let arriving: [UInt32]
+    let arriving: Column<UInt32>
     /// For each, the edge leaving that junction along the carriageway beside it.
-    let leaving: [UInt32]
+    let leaving: Column<UInt32>
     /// One bit per edge: whether it is in `arriving` (asked at every junction of a route).
     private let bits: [UInt64]
 
-    init(arriving: [UInt32], leaving: [UInt32], edgeCount: Int) {
+    init(arriving: Column<UInt32>, leaving: Column<UInt32>, edgeCount: Int) {
         self.arriving = arriving
         self.leaving = leaving
         var bits = [UInt64](repeating: 0, count: arriving.isEmpty ? 0 : (edgeCount + 63) / 64)
