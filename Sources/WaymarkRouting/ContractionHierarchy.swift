@@ -481,7 +481,6 @@ struct HierarchyBuilder {
         var generation: UInt32 = 0
         var heap = MinHeap(capacity: 1024)
         var targets: [UInt32] = []
-        var ins: [UInt32] = [], outs: [UInt32] = []
 
         init(nodeCount n: Int) {
             marks = .allocate(capacity: n)

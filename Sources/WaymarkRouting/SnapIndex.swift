@@ -56,7 +56,7 @@ public final class SnapIndex: Sendable {
 
     /// Each segment's stored start and end vertices and the directed edges along it (see
     /// ``segmentStart`` and ``forwardEdge``; ``RoadGraph/invalid`` and -1 where there are none).
-    struct SegmentEnds {
+    struct SegmentEnds: Equatable {
         var start: Column<UInt32>, end: Column<UInt32>
         var forward: Column<Int32>, backward: Column<Int32>
 
@@ -82,11 +82,6 @@ public final class SnapIndex: Sendable {
 
         init(start: Column<UInt32>, end: Column<UInt32>, forward: Column<Int32>, backward: Column<Int32>) {
             (self.start, self.end, self.forward, self.backward) = (start, end, forward, backward)
-        }
-
-        static func == (a: SegmentEnds, b: SegmentEnds) -> Bool {
-            a.start.elementsEqual(b.start) && a.end.elementsEqual(b.end)
-                && a.forward.elementsEqual(b.forward) && a.backward.elementsEqual(b.backward)
         }
     }
 
