@@ -1,6 +1,7 @@
+import Dispatch
+import Foundation
 import WaymarkGeo
 import WaymarkGraph
-
 /// Travel times and distances between every source and every destination (OSRM's table
 /// service): row-major, `nil` where a destination cannot be reached from a source.
 public struct DistanceTable: Sendable, Equatable {
@@ -29,38 +30,31 @@ struct ArcMetrics: Sendable {
     init(hierarchy ch: ContractionHierarchy, data: RoutingData) {
         let graph = data.graph, paths = ch.transitions.paths
         let count = ch.arcCount
-        var duration = [Double](repeating: 0, count: count), distance = [Double](repeating: 0, count: count)
-        var done = [Bool](repeating: false, count: count)
-        var stack: [Int] = []
-        // Shortcuts refer to arcs made before them, so one pass in order does; the stack covers
-        // any other order.
-        for root in 0..<count where !done[root] {
-            stack.append(root)
-            while let a = stack.last {
-                if done[a] {
-                    stack.removeLast()
-                    continue
-                }
-                let first = Int(ch.arcFirst[a]), second = Int(ch.arcSecond[a])
-                if first < 0 {
+        // Each arc's travel time and length side by side (x, y): a shortcut reads its two parts
+        // in two cache lines, not four.
+        var metric = [SIMD2<Double>](repeating: .zero, count: count)
+        // The arcs of the road graph's turns first, shared out among the cores (each measures
+        // its turn's geometry); then the shortcuts in order: a shortcut refers to arcs made
+        // before it (stored hierarchies are checked for that), so each sums two arcs already done.
+        let parts = max(1, min(8, ProcessInfo.processInfo.activeProcessorCount))
+        metric.withUnsafeMutableBufferPointer { metric in
+            nonisolated(unsafe) let metric = metric
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                for a in count * part / parts..<count * (part + 1) / parts where ch.arcFirst[a] < 0 {
                     let e = paths.edge(Int(ch.arcTail[a])), f = paths.edge(Int(ch.arcHead[a]))
-                    duration[a] = TransitionTable.duration(e, f, graph, data.turns, data.costs) + Double(graph.edgeDuration[f])
-                    distance[a] = Double(graph.edgeLength[f])
-                } else if done[first] && done[second] {
-                    duration[a] = duration[first] + duration[second]
-                    distance[a] = distance[first] + distance[second]
-                } else {
-                    if !done[first] { stack.append(first) }
-                    if !done[second] { stack.append(second) }
-                    continue
+                    metric[a] = SIMD2(TransitionTable.duration(e, f, graph, data.turns, data.costs) + Double(graph.edgeDuration[f]),
+                                      Double(graph.edgeLength[f]))
                 }
-                done[a] = true
-                stack.removeLast()
+            }
+            for a in 0..<count {
+                let first = Int(ch.arcFirst[a]), second = Int(ch.arcSecond[a])
+                guard first >= 0 else { continue }
+                metric[a] = metric[first] + metric[second]
             }
         }
-        let seconds = duration.map { Float($0) }
+        let seconds = metric.map { Float($0.x) }
         self.duration = seconds
-        self.distance = distance.map { Float($0) }
+        self.distance = metric.map { Float($0.y) }
         downDuration = ch.down.withBuffers { down in down.arcs.map { seconds[Int($0.id)] } }
     }
 }
