@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+
 /// Travel times and distances between every source and every destination (OSRM's table
 /// service): row-major, `nil` where a destination cannot be reached from a source.
 public struct DistanceTable: Sendable, Equatable {
@@ -49,6 +50,7 @@ struct ArcMetrics: Sendable {
             for a in 0..<count {
                 let first = Int(ch.arcFirst[a]), second = Int(ch.arcSecond[a])
                 guard first >= 0 else { continue }
+                precondition(first < a && second < a, "shortcut \(a) refers to a later arc") // (the raw buffer has no bounds check)
                 metric[a] = metric[first] + metric[second]
             }
         }
