@@ -925,7 +925,10 @@ extension ArcRows {
                         for q in 0..<n {
                             let v = numbered ? Int(order[q]) : q
                             for i in Int(start[q])..<Int(start[q + 1]) {
-                                let a = Int(rows[i].id), end = numbered ? rank[Int(far[a])] : far[a]
+                                // (The arcs' ends are checked on the other core at the same time: not yet trusted here.)
+                                let a = Int(rows[i].id), far = far[a]
+                                guard Int(far) < n else { throw HierarchyFileError(reason: "arc end out of range") }
+                                let end = numbered ? rank[Int(far)] : far
                                 if Int(near[a]) != v || end != rows[i].end { throw HierarchyFileError(reason: "\(name) arc \(i) does not match its row") }
                             }
                         }
