@@ -59,30 +59,6 @@ public final class SnapIndex: Sendable {
     struct SegmentEnds: Equatable {
         var start: Column<UInt32>, end: Column<UInt32>
         var forward: Column<Int32>, backward: Column<Int32>
-
-        /// Read off the graph, in one pass over its edges.
-        init(graph: RoadGraph) {
-            let segments = graph.segmentCount
-            var start = [UInt32](repeating: RoadGraph.invalid, count: segments), end = start
-            var forward = [Int32](repeating: -1, count: segments), backward = forward
-            for v in 0..<UInt32(graph.nodeCount) {
-                for e in graph.edges(from: v) {
-                    let s = graph.segment(of: e)
-                    if graph.isReversed(e) {
-                        backward[s] = Int32(e)
-                        start[s] = graph.edgeTarget[e]; end[s] = v
-                    } else {
-                        forward[s] = Int32(e)
-                        start[s] = v; end[s] = graph.edgeTarget[e]
-                    }
-                }
-            }
-            (self.start, self.end, self.forward, self.backward) = (Column(start), Column(end), Column(forward), Column(backward))
-        }
-
-        init(start: Column<UInt32>, end: Column<UInt32>, forward: Column<Int32>, backward: Column<Int32>) {
-            (self.start, self.end, self.forward, self.backward) = (start, end, forward, backward)
-        }
     }
 
     /// The parts of an index a graph file can hold: the components and the grid, and the
@@ -382,6 +358,28 @@ public final class SnapIndex: Sendable {
             if cellKeys[mid] < key { low = mid + 1 } else { high = mid }
         }
         return low < cellKeys.count && cellKeys[low] == key ? low : nil
+    }
+}
+
+extension SnapIndex.SegmentEnds {
+    /// Read off the graph, in one pass over its edges.
+    init(graph: RoadGraph) {
+        let segments = graph.segmentCount
+        var start = [UInt32](repeating: RoadGraph.invalid, count: segments), end = start
+        var forward = [Int32](repeating: -1, count: segments), backward = forward
+        for v in 0..<UInt32(graph.nodeCount) {
+            for e in graph.edges(from: v) {
+                let s = graph.segment(of: e)
+                if graph.isReversed(e) {
+                    backward[s] = Int32(e)
+                    start[s] = graph.edgeTarget[e]; end[s] = v
+                } else {
+                    forward[s] = Int32(e)
+                    start[s] = v; end[s] = graph.edgeTarget[e]
+                }
+            }
+        }
+        self.init(start: Column(start), end: Column(end), forward: Column(forward), backward: Column(backward))
     }
 }
 

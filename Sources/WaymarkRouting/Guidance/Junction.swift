@@ -173,11 +173,7 @@ struct GuidanceTables: Sendable {
     }
 
     /// The turns of a transition table over `graph` (each edge's onto the edges leaving its target).
-    static func turnCount(_ graph: RoadGraph) -> Int {
-        var count = 0
-        for e in 0..<graph.edgeCount { count += graph.edges(from: graph.edgeTarget[e]).count }
-        return count
-    }
+    static func turnCount(_ graph: RoadGraph) -> Int { Int(TransitionTable.rowStarts(graph)[graph.edgeCount]) }
 
     /// Made for `graph`; every turn's verdict too where `transitions` (which turns may be taken)
     /// are given: a map prepared for routing has them (a plain `build` stores no verdicts, and
