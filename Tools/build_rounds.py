@@ -4,9 +4,10 @@
     python3 Tools/build_rounds.py --pbf porto-4x4.osm.pbf --old OLD/waymark --new .build/release/waymark --rounds 5
 
 Each round runs osmium, then the old build, then the new one (each under /usr/bin/time). For the
-builds it also reports when reading ended: the build runs without --quiet and the time of its
-100 % progress line is taken. Prints one line per command: wall and CPU (user + system)
-seconds, peak RSS in MB and, for builds, the reading time.
+builds it also reports when reading ended (the build runs without --quiet and the time of its
+100 % progress line is taken) and the build report's `build_seconds`: reading and the graph, up to
+the graph in memory (before the snap index, the guidance tables and writing). Prints one line per
+command: wall and CPU (user + system) seconds, peak RSS in MB and, for builds, those two times.
 """
 import argparse
 import os
@@ -18,12 +19,13 @@ import time
 def timed(cmd, watch_progress):
     start = time.time()
     process = subprocess.Popen(["/usr/bin/time", "-f", "%U %S %M"] + cmd, stderr=subprocess.PIPE,
-                               stdout=subprocess.DEVNULL, text=True)
+                               stdout=subprocess.PIPE, text=True)
     read, lines = None, []
     for line in process.stderr:
         if watch_progress and read is None and "100%" in line:
             read = time.time() - start
         lines.append(line.strip())
+    report = process.stdout.read()
     process.wait()
     wall = time.time() - start
     # The last line is /usr/bin/time's (after its "Command exited with …" on failure); before
@@ -33,7 +35,8 @@ def timed(cmd, watch_progress):
         reason = own[-1] if own else "no output"
         raise SystemExit(f"{' '.join(cmd)} failed: {reason}")
     user, system, peak_kb = lines[-1].split()
-    return wall, float(user) + float(system), int(peak_kb) / 1024, read
+    graph = next((float(line.split()[1]) for line in report.splitlines() if line.startswith("build_seconds")), None)
+    return wall, float(user) + float(system), int(peak_kb) / 1024, read, graph
 
 
 def main():
@@ -45,12 +48,13 @@ def main():
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(args.rounds):
-            wall, cpu, rss, _ = timed(["osmium", "cat", args.pbf, "-o", "/dev/null", "-f", "opl", "-O"], False)
+            wall, cpu, rss, _, _ = timed(["osmium", "cat", args.pbf, "-o", "/dev/null", "-f", "opl", "-O"], False)
             print(f"osmium wall {wall:.2f} cpu {cpu:.2f} rss {rss:.0f}", flush=True)
             for name, binary in (("old", args.old), ("new", args.new)):
-                wall, cpu, rss, read = timed([binary, "build", args.pbf, "-o", os.path.join(tmp, name + ".wmg")], True)
+                wall, cpu, rss, read, graph = timed([binary, "build", args.pbf, "-o", os.path.join(tmp, name + ".wmg")], True)
                 reading = f" read {read:.2f}" if read is not None else " read ?"  # no 100 % line seen
-                print(f"{name} wall {wall:.2f} cpu {cpu:.2f} rss {rss:.0f}{reading}", flush=True)
+                graphed = f" graph {graph:.2f}" if graph is not None else " graph ?"  # no build report
+                print(f"{name} wall {wall:.2f} cpu {cpu:.2f} rss {rss:.0f}{reading}{graphed}", flush=True)
 
 
 if __name__ == "__main__":

@@ -68,15 +68,16 @@ public struct GraphBuilder {
 
     // MARK: - Build
 
-    private struct PendingEdge {
+    fileprivate struct PendingEdge {
         var source: UInt32, target: UInt32, segment: UInt32, length: Float, duration: Float, weight: Float
     }
 
-    /// `edges` less the parallel duplicates of single-node-pair segments (see `build`); `name`
-    /// gives a segment's name. Duplicates leave the same source, so each source's edges (in
-    /// input order) are compared with each other only.
-    private static func withoutDuplicates(_ edges: [PendingEdge], nodeCount: Int, shapeStart: [UInt32],
-                                          name: (UInt32) -> String) -> [PendingEdge] {
+    /// The rows of `edges` by source: where each source's row starts, and the row's edges (indices
+    /// into `edges`, each source's in input order), less the parallel duplicates of
+    /// single-node-pair segments (see `build`); `name` gives a segment's name. Duplicates leave
+    /// the same source, so each row's edges are compared with each other only.
+    private static func rows(of edges: [PendingEdge], nodeCount: Int, shapeStart: [UInt32],
+                             name: (UInt32) -> String) -> (first: [UInt32], order: [UInt32]) {
         func isPlain(_ e: PendingEdge) -> Bool {
             let s = Int(e.segment >> 1)
             return shapeStart[s] == shapeStart[s + 1]
@@ -88,20 +89,20 @@ public struct GraphBuilder {
             if x.isEmpty != y.isEmpty { return !x.isEmpty }
             return x.utf8.lexicographicallyPrecedes(y.utf8)
         }
-        // The edges by source, each source's in input order.
-        var first = [Int](repeating: 0, count: nodeCount + 1)
+        // Counting sort by source.
+        var first = [UInt32](repeating: 0, count: nodeCount + 1)
         for e in edges { first[Int(e.source) + 1] += 1 }
         for v in 0..<nodeCount { first[v + 1] += first[v] }
         var cursor = first
-        var bySource = [UInt32](repeating: 0, count: edges.count)
+        var order = [UInt32](repeating: 0, count: edges.count)
         for (i, e) in edges.enumerated() {
-            bySource[cursor[Int(e.source)]] = UInt32(i)
+            order[Int(cursor[Int(e.source)])] = UInt32(i)
             cursor[Int(e.source)] += 1
         }
         // In each group of plain edges with the same ends, the first best is kept.
         var dropped: [Bool] = [], settled = [Bool](repeating: false, count: edges.count)
         for v in 0..<nodeCount where first[v + 1] - first[v] > 1 {
-            let row = bySource[first[v]..<first[v + 1]]
+            let row = order[Int(first[v])..<Int(first[v + 1])]
             for (k, i) in zip(row.indices, row) where !settled[Int(i)] && isPlain(edges[Int(i)]) {
                 var best = Int(i)
                 for j in row[(k + 1)...] where !settled[Int(j)] && edges[Int(j)].target == edges[Int(i)].target && isPlain(edges[Int(j)]) {
@@ -116,12 +117,28 @@ public struct GraphBuilder {
                 }
             }
         }
-        guard !dropped.isEmpty else { return edges }
-        return edges.indices.filter { !dropped[$0] }.map { edges[$0] }
+        guard !dropped.isEmpty else { return (first, order) }
+        // The rows closed up over the dropped edges.
+        var kept = 0
+        for v in 0..<nodeCount {
+            let row = Int(first[v])..<Int(first[v + 1])
+            first[v] = UInt32(kept)
+            for slot in row where !dropped[Int(order[slot])] {
+                order[kept] = order[slot]
+                kept += 1
+            }
+        }
+        first[nodeCount] = UInt32(kept)
+        order.removeLast(order.count - kept)
+        return (first, order)
     }
 
     /// Builds the graph. Consumes nothing; can be called once per input.
-    public func build() -> RoadGraph {
+    public func build() -> RoadGraph { build(walkParts: nil) }
+
+    /// Builds the graph, the ways walked in `walkParts` parts side by side (by default one per
+    /// core, at most four); the graph is the same for any number.
+    func build(walkParts: Int?) -> RoadGraph {
         var graph = GraphArrays()
         var report = self.report
         report.routableWays = ways.count
@@ -131,7 +148,7 @@ public struct GraphBuilder {
         // its uses (the low two bits; 2 makes it a vertex), whether it blocks, whether passing it
         // costs time.
         let inputCount = latitudes.count
-        let usesMask: UInt8 = 3, blocks: UInt8 = 4, delays: UInt8 = 8
+        let (usesMask, blocks, delays) = (WalkInput.usesMask, WalkInput.blocks, WalkInput.delays)
         var uses = [UInt8](repeating: 0, count: inputCount)
         for way in ways {
             for (i, node) in way.nodes.enumerated() where node != GraphBuilder.missing {
@@ -158,180 +175,115 @@ public struct GraphBuilder {
             }
         }
 
-        var vertexOf = [UInt32](repeating: RoadGraph.invalid, count: inputCount)
-        func newVertex(_ node: UInt32) -> UInt32 {
-            let id = UInt32(graph.latitudes.count)
-            graph.latitudes.append(latitudes[Int(node)])
-            graph.longitudes.append(longitudes[Int(node)])
-            graph.nodeFlags.append(flags[Int(node)])
-            return id
+        // 2. Walk every way, cutting it into segments between vertices. The ways are cut into
+        // parts of about equal references, each walked on a core of its own with numbers of its
+        // own (``WalkPart``), and the parts joined in order: the graph one walk in way order makes.
+        let input = WalkInput(ways: ways, latitudes: latitudes, longitudes: longitudes, uses: uses, delay: delay,
+                              restricted: Set(restrictions.flatMap { [$0.fromWay, $0.toWay] + $0.viaWays }))
+        let partCount = max(1, walkParts ?? min(4, ProcessInfo.processInfo.activeProcessorCount))
+        // Where the parts start: each about the same share of the references.
+        let references = ways.reduce(0) { $0 + $1.nodes.count }
+        var bounds = [0], counted = 0
+        for (w, way) in ways.enumerated() {
+            while bounds.count < partCount && counted >= references * bounds.count / partCount { bounds.append(w) }
+            counted += way.nodes.count
         }
-        func sharedVertex(_ node: UInt32) -> UInt32 {
-            if vertexOf[Int(node)] == RoadGraph.invalid { vertexOf[Int(node)] = newVertex(node) }
-            return vertexOf[Int(node)]
+        while bounds.count <= partCount { bounds.append(ways.count) }
+        var parts = [WalkPart](repeating: WalkPart(), count: partCount)
+        parts.withUnsafeMutableBufferPointer { parts in
+            nonisolated(unsafe) let parts = parts
+            let bounds = bounds
+            DispatchQueue.concurrentPerform(iterations: partCount) { p in parts[p].walk(bounds[p]..<bounds[p + 1], input) }
         }
 
-        // 2. Walk every way, cutting it into segments between vertices.
+        // The parts joined: each part's vertices, strings and sign rows numbered after those of the
+        // parts before it (a vertex, string or row an earlier part made keeps its number), its
+        // segments and shape points after theirs.
+        var vertexOf = [UInt32](repeating: RoadGraph.invalid, count: inputCount)
         var stringIndex: [String: UInt32] = ["": 0]
-        func intern(_ s: String) -> UInt32 {
-            if let i = stringIndex[s] { return i }
-            let i = UInt32(graph.strings.count)
-            graph.strings.append(s)
-            stringIndex[s] = i
-            return i
-        }
-        var lastName = (string: "", index: UInt32(0)), lastRef = lastName
-        // Ways with signs or lanes share rows of string ids; row 0 is none.
         var signRowIndex: [[UInt32]: UInt32] = [[0, 0, 0, 0, 0]: 0]
-        func signRow(_ rule: WayRule) -> UInt32 {
-            guard rule.hasSigns else { return 0 }
-            let row = [intern(rule.destinationsForward), intern(rule.destinationsBackward), intern(rule.exits),
-                       intern(rule.turnLanesForward), intern(rule.turnLanesBackward)]
-            if let i = signRowIndex[row] { return i }
-            let i = UInt32(signRowIndex.count)
-            signRowIndex[row] = i
-            graph.signRows += row
-            return i
-        }
         var pending: [PendingEdge] = []
         var segmentEnds: [(UInt32, UInt32)] = []
-        // The segments of the ways restrictions name, in order.
-        let restricted = Set(restrictions.flatMap { [$0.fromWay, $0.toWay] + $0.viaWays })
         var segmentsOfWay: [Int64: [UInt32]] = [:]
-        var shapeLat: [Int32] = [], shapeLon: [Int32] = []
-        // The length of every stretch between two references of a way (0 next to a missing
-        // node), measured up front on all cores: the walk below only adds them up.
-        let (stretchStart, stretches) = stretchLengths()
-
-        for (w, way) in ways.enumerated() {
-            let nodes = way.nodes
-            let lengths = stretchStart[w]
-            // Total length over present stretches, to share a ferry's duration out by length.
-            var totalLength = 0.0
-            var lostStretches = 0
-            for (i, (a, b)) in zip(nodes, nodes.dropFirst()).enumerated() {
-                if a == GraphBuilder.missing || b == GraphBuilder.missing { lostStretches += 1; continue }
-                if way.rule.duration != nil { totalLength += stretches[lengths + i + 1] }
-            }
-            let recordsSegments = restricted.contains(way.id)
-            if lostStretches > 0 {
-                report.droppedSegmentsMissingNodes += lostStretches
-                report.waysWithMissingNodes += 1
-            }
-            // Ways in a row often share their name and ref (one street's pieces; ways of a PBF
-            // block with the same tags share even the strings): those are not hashed again.
-            if way.rule.name != lastName.string { lastName = (way.rule.name, intern(way.rule.name)) }
-            if way.rule.ref != lastRef.string { lastRef = (way.rule.ref, intern(way.rule.ref)) }
-            let name = lastName.index, ref = lastRef.index
-            let signs = signRow(way.rule)
-            var start: UInt32? = nil            // vertex where the current piece started
-            var length = 0.0
-            var previous: UInt32 = GraphBuilder.missing
-            /// Seconds of signals and gates passed inside the current piece.
-            var interiorDelay = 0.0
-            var shape: [(Int32, Int32)] = []
-
-            func finishPiece(at end: UInt32) {
-                guard let from = start else { return }
-                if from == end && shape.isEmpty || length == 0 {
-                    report.droppedDegenerateSegments += 1
-                    return
-                }
-                let segment = UInt32(segmentEnds.count)
-                segmentEnds.append((from, end))
-                if recordsSegments { segmentsOfWay[way.id, default: []].append(segment) }
-                graph.segmentName.append(name)
-                graph.segmentRef.append(ref)
-                graph.segmentSigns.append(signs)
-                graph.segmentHighway.append(way.rule.highway.rawValue)
-                graph.segmentFlags.append(way.rule.flags.rawValue)
-                graph.segmentLanes.append(way.rule.lanes)
-                graph.segmentWayID.append(way.id)
-                for (lat, lon) in shape {
-                    shapeLat.append(lat)
-                    shapeLon.append(lon)
-                }
-                graph.shapeStart.append(UInt32(shapeLat.count))
-                // Travel time from the speed (or a ferry's share of its duration), plus what the
-                // signals and gates inside cost; the weight divides the travel part by the penalty.
-                func edge(_ source: UInt32, _ target: UInt32, _ segment: UInt32, speed: Double, penalty: Double) -> PendingEdge {
-                    let travel: Double
-                    if let total = way.rule.duration, totalLength > 0 { travel = total * length / totalLength } else { travel = length / (speed / 3.6) }
-                    return PendingEdge(source: source, target: target, segment: segment, length: Float(length),
-                                       duration: Float(travel + interiorDelay), weight: Float(travel / penalty + interiorDelay))
-                }
-                if way.rule.forwardSpeed > 0 {
-                    pending.append(edge(from, end, segment << 1, speed: way.rule.forwardSpeed, penalty: way.rule.forwardPenalty))
-                }
-                if way.rule.backwardSpeed > 0 {
-                    pending.append(edge(end, from, segment << 1 | 1, speed: way.rule.backwardSpeed, penalty: way.rule.backwardPenalty))
-                }
-            }
-            func begin(_ vertex: UInt32) {
-                start = vertex
-                length = 0
-                interiorDelay = 0
-                shape.removeAll(keepingCapacity: true)
-            }
-
-            for (i, node) in nodes.enumerated() {
-                if node == GraphBuilder.missing {
-                    start = nil // the stretch into and out of a missing node is lost
-                    previous = node
+        pending.reserveCapacity(parts.reduce(0) { $0 + $1.pending.count })
+        for p in parts.indices {
+            let part = parts[p]
+            parts[p] = WalkPart() // each part freed once joined
+            var vertexNumber = [UInt32](repeating: 0, count: part.vertexNodes.count)
+            for (j, node) in part.vertexNodes.enumerated() {
+                if part.vertexShared[j] && vertexOf[Int(node)] != RoadGraph.invalid {
+                    vertexNumber[j] = vertexOf[Int(node)]
                     continue
                 }
-                if previous != GraphBuilder.missing && previous == node { continue } // repeated reference
-                // (A repeated reference skipped just before is the same node as `previous`.)
-                if start != nil, previous != GraphBuilder.missing { length += stretches[lengths + i] }
-                let state = uses[Int(node)]
-                if state & blocks != 0 {
-                    // A barrier: the piece ends at a vertex of its own and the next piece starts at
-                    // another, so nothing passes through here.
-                    let end = newVertex(node)
-                    finishPiece(at: end)
-                    begin(newVertex(node))
-                    report.barrierCuts += 1
-                } else if state & usesMask >= 2 || start == nil {
-                    let vertex = sharedVertex(node)
-                    finishPiece(at: vertex)
-                    begin(vertex)
-                } else {
-                    shape.append((latitudes[Int(node)], longitudes[Int(node)]))
-                    if state & delays != 0 { interiorDelay += delay[node] ?? 0 }
-                }
-                previous = node
+                let id = UInt32(graph.latitudes.count)
+                graph.latitudes.append(latitudes[Int(node)])
+                graph.longitudes.append(longitudes[Int(node)])
+                graph.nodeFlags.append(flags[Int(node)])
+                if part.vertexShared[j] { vertexOf[Int(node)] = id }
+                vertexNumber[j] = id
             }
+            let stringNumber = part.strings.map { string in
+                if let i = stringIndex[string] { return i }
+                let i = UInt32(graph.strings.count)
+                graph.strings.append(string)
+                stringIndex[string] = i
+                return i
+            }
+            let rowNumber = stride(from: 0, to: part.signRows.count, by: 5).map { start in
+                let row = part.signRows[start..<start + 5].map { stringNumber[Int($0)] }
+                if let i = signRowIndex[row] { return i }
+                let i = UInt32(signRowIndex.count)
+                signRowIndex[row] = i
+                graph.signRows += row
+                return i
+            }
+            let segmentBase = UInt32(segmentEnds.count), shapeBase = UInt32(graph.shapeLatitudes.count)
+            segmentEnds += part.segmentEnds.map { (vertexNumber[Int($0.0)], vertexNumber[Int($0.1)]) }
+            for (way, segments) in part.segmentsOfWay { segmentsOfWay[way, default: []] += segments.map { $0 + segmentBase } }
+            graph.segmentName += part.segmentName.map { stringNumber[Int($0)] }
+            graph.segmentRef += part.segmentRef.map { stringNumber[Int($0)] }
+            graph.segmentSigns += part.segmentSigns.map { rowNumber[Int($0)] }
+            graph.segmentHighway += part.segmentHighway
+            graph.segmentFlags += part.segmentFlags
+            graph.segmentLanes += part.segmentLanes
+            graph.segmentWayID += part.segmentWayID
+            graph.shapeStart += part.shapeEnd.map { $0 + shapeBase }
+            graph.shapeLatitudes += part.shapeLatitudes
+            graph.shapeLongitudes += part.shapeLongitudes
+            for e in part.pending {
+                pending.append(PendingEdge(source: vertexNumber[Int(e.source)], target: vertexNumber[Int(e.target)],
+                                           segment: e.segment + segmentBase << 1, length: e.length, duration: e.duration, weight: e.weight))
+            }
+            report.droppedSegmentsMissingNodes += part.droppedSegmentsMissingNodes
+            report.waysWithMissingNodes += part.waysWithMissingNodes
+            report.droppedDegenerateSegments += part.droppedDegenerateSegments
+            report.barrierCuts += part.barrierCuts
         }
-        graph.shapeLatitudes = shapeLat
-        graph.shapeLongitudes = shapeLon
 
-        // 2b. Ways drawn over the same nodes (a road mapped twice, a road and a route on it) give
-        // parallel edges between the same two vertices. As OSRM, keep one per direction: the least
-        // weight, then duration, then the smallest name (a named one before an unnamed one).
-        // Only single node pairs count: pieces with different shapes are different roads.
-        pending = GraphBuilder.withoutDuplicates(pending, nodeCount: graph.latitudes.count, shapeStart: graph.shapeStart) { graph.strings[Int(graph.segmentName[Int($0)])] }
-
-        // 3. Rows: counting sort of the edges by source, then by target for the reverse rows.
+        // 3. Rows: the edges by source, then by target for the reverse rows. Ways drawn over the
+        // same nodes (a road mapped twice, a road and a route on it) give parallel edges between
+        // the same two vertices. As OSRM, keep one per direction: the least weight, then
+        // duration, then the smallest name (a named one before an unnamed one). Only single node
+        // pairs count: pieces with different shapes are different roads.
         let nodeCount = graph.latitudes.count
-        var first = [UInt32](repeating: 0, count: nodeCount + 1)
-        for e in pending { first[Int(e.source) + 1] += 1 }
-        for v in 0..<nodeCount { first[v + 1] += first[v] }
-        var cursor = first
-        let edgeCount = pending.count
+        let (first, order) = GraphBuilder.rows(of: pending, nodeCount: nodeCount, shapeStart: graph.shapeStart) {
+            graph.strings[Int(graph.segmentName[Int($0)])]
+        }
+        let edgeCount = order.count
         graph.edgeTarget = [UInt32](repeating: 0, count: edgeCount)
         graph.edgeSegment = [UInt32](repeating: 0, count: edgeCount)
         graph.edgeLength = [Float](repeating: 0, count: edgeCount)
         graph.edgeDuration = [Float](repeating: 0, count: edgeCount)
         graph.edgeWeight = [Float](repeating: 0, count: edgeCount)
-        for e in pending {
-            let slot = Int(cursor[Int(e.source)])
-            cursor[Int(e.source)] += 1
+        for (slot, i) in order.enumerated() {
+            let e = pending[Int(i)]
             graph.edgeTarget[slot] = e.target
             graph.edgeSegment[slot] = e.segment
             graph.edgeLength[slot] = e.length
             graph.edgeDuration[slot] = e.duration
             graph.edgeWeight[slot] = e.weight
         }
+        pending = []
         graph.firstEdge = first
 
         var firstIn = [UInt32](repeating: 0, count: nodeCount + 1)
@@ -459,35 +411,6 @@ public struct GraphBuilder {
         return path
     }
 
-    /// Where each way's stretches start in `lengths`, and the lengths: for the way's reference
-    /// `i` > 0, `lengths[start + i]` is the distance from reference `i - 1` (0 where either is
-    /// missing). The ways are shared out among the cores.
-    private func stretchLengths() -> (start: [Int], lengths: [Double]) {
-        var start = [Int](repeating: 0, count: ways.count + 1)
-        for (w, way) in ways.enumerated() { start[w + 1] = start[w] + way.nodes.count }
-        var lengths = [Double](repeating: 0, count: start[ways.count])
-        let parts = max(1, min(16, ProcessInfo.processInfo.activeProcessorCount * 4))
-        lengths.withUnsafeMutableBufferPointer { out in
-            nonisolated(unsafe) let (out, builder) = (out, self)
-            let offsets = start
-            DispatchQueue.concurrentPerform(iterations: parts) { part in
-                let ways = builder.ways
-                for w in ways.count * part / parts..<ways.count * (part + 1) / parts {
-                    let nodes = ways[w].nodes
-                    for i in nodes.indices.dropFirst() where nodes[i - 1] != GraphBuilder.missing && nodes[i] != GraphBuilder.missing {
-                        out[offsets[w] + i] = builder.distance(nodes[i - 1], nodes[i])
-                    }
-                }
-            }
-        }
-        return (start, lengths)
-    }
-
-    private func distance(_ a: UInt32, _ b: UInt32) -> Double {
-        let ca = Coordinate(latitude: FixedPoint.decode(latitudes[Int(a)]), longitude: FixedPoint.decode(longitudes[Int(a)]))
-        let cb = Coordinate(latitude: FixedPoint.decode(latitudes[Int(b)]), longitude: FixedPoint.decode(longitudes[Int(b)]))
-        return ca.distance(to: cb)
-    }
 }
 
 extension RoadGraph {
@@ -548,5 +471,183 @@ extension RoadGraph {
             }
         }
         return (component, largestComponent, largest)
+    }
+}
+
+/// What every part of the walk over the ways reads (step 2 of ``GraphBuilder/build()``).
+private struct WalkInput: @unchecked Sendable {
+    /// The bits of an input node's byte in `uses`: its uses (2 makes it a vertex), whether it
+    /// blocks, whether passing it costs time.
+    static let usesMask: UInt8 = 3, blocks: UInt8 = 4, delays: UInt8 = 8
+
+    let ways: [GraphBuilder.Way]
+    let latitudes: [Int32], longitudes: [Int32]
+    let uses: [UInt8]
+    let delay: [UInt32: Double]
+    /// The ways restrictions name: their segments are listed.
+    let restricted: Set<Int64>
+
+    /// The great-circle distance in metres between input nodes `a` and `b`.
+    func distance(_ a: UInt32, _ b: UInt32) -> Double {
+        let ca = Coordinate(latitude: FixedPoint.decode(latitudes[Int(a)]), longitude: FixedPoint.decode(longitudes[Int(a)]))
+        let cb = Coordinate(latitude: FixedPoint.decode(latitudes[Int(b)]), longitude: FixedPoint.decode(longitudes[Int(b)]))
+        return ca.distance(to: cb)
+    }
+}
+
+/// One part of the walk over the ways: its vertices, strings, sign rows, segments, shape points
+/// and edges, numbered within the part. Joined in order, the parts give what one walk over all
+/// the ways in order would.
+private struct WalkPart {
+    /// Each vertex's input node, in the order the walk made them, and whether it is the node's
+    /// shared vertex (a barrier makes vertices of its own, shared with no other way).
+    var vertexNodes: [UInt32] = [], vertexShared: [Bool] = []
+    /// Strings in the order first used; 0 is "".
+    var strings: [String] = [""]
+    /// Rows of five string numbers; row 0 is none.
+    var signRows: [UInt32] = [0, 0, 0, 0, 0]
+    var segmentEnds: [(UInt32, UInt32)] = []
+    var segmentsOfWay: [Int64: [UInt32]] = [:]
+    var segmentName: [UInt32] = [], segmentRef: [UInt32] = [], segmentSigns: [UInt32] = []
+    var segmentHighway: [UInt8] = [], segmentFlags: [UInt8] = [], segmentLanes: [UInt8] = []
+    var segmentWayID: [Int64] = []
+    /// Where each segment's shape points end (its start is the previous segment's end, or 0).
+    var shapeEnd: [UInt32] = []
+    var shapeLatitudes: [Int32] = [], shapeLongitudes: [Int32] = []
+    var pending: [GraphBuilder.PendingEdge] = []
+    var droppedSegmentsMissingNodes = 0, waysWithMissingNodes = 0, droppedDegenerateSegments = 0, barrierCuts = 0
+
+    /// Walks the ways `range`, cutting each into segments between vertices.
+    mutating func walk(_ range: Range<Int>, _ input: WalkInput) {
+        let (usesMask, blocks, delays) = (WalkInput.usesMask, WalkInput.blocks, WalkInput.delays)
+        var vertexOf = [UInt32](repeating: RoadGraph.invalid, count: input.uses.count)
+        var stringIndex: [String: UInt32] = ["": 0]
+        var signRowIndex: [[UInt32]: UInt32] = [[0, 0, 0, 0, 0]: 0]
+        var lastName = (string: "", index: UInt32(0)), lastRef = lastName
+        func intern(_ s: String) -> UInt32 {
+            if let i = stringIndex[s] { return i }
+            let i = UInt32(strings.count)
+            strings.append(s)
+            stringIndex[s] = i
+            return i
+        }
+
+        for w in range {
+            let way = input.ways[w]
+            let nodes = way.nodes
+            // Total length over present stretches, to share a ferry's duration out by length.
+            var totalLength = 0.0
+            var lostStretches = 0
+            for (a, b) in zip(nodes, nodes.dropFirst()) {
+                if a == GraphBuilder.missing || b == GraphBuilder.missing { lostStretches += 1; continue }
+                if way.rule.duration != nil { totalLength += input.distance(a, b) }
+            }
+            let recordsSegments = input.restricted.contains(way.id)
+            if lostStretches > 0 {
+                droppedSegmentsMissingNodes += lostStretches
+                waysWithMissingNodes += 1
+            }
+            // Ways in a row often share their name and ref (one street's pieces; ways of a PBF
+            // block with the same tags share even the strings): those are not hashed again.
+            if way.rule.name != lastName.string { lastName = (way.rule.name, intern(way.rule.name)) }
+            if way.rule.ref != lastRef.string { lastRef = (way.rule.ref, intern(way.rule.ref)) }
+            let name = lastName.index, ref = lastRef.index
+            // Ways with signs or lanes share rows of string numbers.
+            var signs: UInt32 = 0
+            if way.rule.hasSigns {
+                let row = [intern(way.rule.destinationsForward), intern(way.rule.destinationsBackward), intern(way.rule.exits),
+                           intern(way.rule.turnLanesForward), intern(way.rule.turnLanesBackward)]
+                if let i = signRowIndex[row] {
+                    signs = i
+                } else {
+                    signs = UInt32(signRowIndex.count)
+                    signRowIndex[row] = signs
+                    signRows += row
+                }
+            }
+            var start: UInt32? = nil            // vertex where the current piece started
+            var length = 0.0
+            var previous: UInt32 = GraphBuilder.missing
+            /// Seconds of signals and gates passed inside the current piece.
+            var interiorDelay = 0.0
+            var shape: [(Int32, Int32)] = []
+
+            func newVertex(_ node: UInt32, shared: Bool) -> UInt32 {
+                vertexNodes.append(node)
+                vertexShared.append(shared)
+                return UInt32(vertexNodes.count - 1)
+            }
+            func finishPiece(at end: UInt32) {
+                guard let from = start else { return }
+                if from == end && shape.isEmpty || length == 0 {
+                    droppedDegenerateSegments += 1
+                    return
+                }
+                let segment = UInt32(segmentEnds.count)
+                segmentEnds.append((from, end))
+                if recordsSegments { segmentsOfWay[way.id, default: []].append(segment) }
+                segmentName.append(name)
+                segmentRef.append(ref)
+                segmentSigns.append(signs)
+                segmentHighway.append(way.rule.highway.rawValue)
+                segmentFlags.append(way.rule.flags.rawValue)
+                segmentLanes.append(way.rule.lanes)
+                segmentWayID.append(way.id)
+                for (lat, lon) in shape {
+                    shapeLatitudes.append(lat)
+                    shapeLongitudes.append(lon)
+                }
+                shapeEnd.append(UInt32(shapeLatitudes.count))
+                // Travel time from the speed (or a ferry's share of its duration), plus what the
+                // signals and gates inside cost; the weight divides the travel part by the penalty.
+                func edge(_ source: UInt32, _ target: UInt32, _ segment: UInt32, speed: Double, penalty: Double) -> GraphBuilder.PendingEdge {
+                    let travel: Double
+                    if let total = way.rule.duration, totalLength > 0 { travel = total * length / totalLength } else { travel = length / (speed / 3.6) }
+                    return GraphBuilder.PendingEdge(source: source, target: target, segment: segment, length: Float(length),
+                                                    duration: Float(travel + interiorDelay), weight: Float(travel / penalty + interiorDelay))
+                }
+                if way.rule.forwardSpeed > 0 {
+                    pending.append(edge(from, end, segment << 1, speed: way.rule.forwardSpeed, penalty: way.rule.forwardPenalty))
+                }
+                if way.rule.backwardSpeed > 0 {
+                    pending.append(edge(end, from, segment << 1 | 1, speed: way.rule.backwardSpeed, penalty: way.rule.backwardPenalty))
+                }
+            }
+            func begin(_ vertex: UInt32) {
+                start = vertex
+                length = 0
+                interiorDelay = 0
+                shape.removeAll(keepingCapacity: true)
+            }
+
+            for node in nodes {
+                if node == GraphBuilder.missing {
+                    start = nil // the stretch into and out of a missing node is lost
+                    previous = node
+                    continue
+                }
+                if previous != GraphBuilder.missing && previous == node { continue } // repeated reference
+                // (A repeated reference skipped just before is the same node as `previous`.)
+                if start != nil, previous != GraphBuilder.missing { length += input.distance(previous, node) }
+                let state = input.uses[Int(node)]
+                if state & blocks != 0 {
+                    // A barrier: the piece ends at a vertex of its own and the next piece starts at
+                    // another, so nothing passes through here.
+                    let end = newVertex(node, shared: false)
+                    finishPiece(at: end)
+                    begin(newVertex(node, shared: false))
+                    barrierCuts += 1
+                } else if state & usesMask >= 2 || start == nil {
+                    if vertexOf[Int(node)] == RoadGraph.invalid { vertexOf[Int(node)] = newVertex(node, shared: true) }
+                    let vertex = vertexOf[Int(node)]
+                    finishPiece(at: vertex)
+                    begin(vertex)
+                } else {
+                    shape.append((input.latitudes[Int(node)], input.longitudes[Int(node)]))
+                    if state & delays != 0 { interiorDelay += input.delay[node] ?? 0 }
+                }
+                previous = node
+            }
+        }
     }
 }

@@ -325,13 +325,28 @@ private final class Collector: OSMElementSink {
             let i = index(of: id)
             if i != GraphBuilder.missing { builder.nodeRules[i] = rule }
         }
-        // Way references to node indices: binary searches, half on each of two cores.
+        // Way references to node indices, half on each of two cores. A way's nodes were often
+        // made one after another, so a reference is first tried beside the one before it; then
+        // searched for.
         var resolved = [UInt32](repeating: 0, count: wayRefs.count)
         resolved.withUnsafeMutableBufferPointer { out in
             nonisolated(unsafe) let out = out
             let refs = wayRefs, half = refs.count / 2
             func resolve(_ range: Range<Int>) {
-                for i in range { out[i] = index(of: refs[i]) }
+                var previous = -1
+                for i in range {
+                    let id = refs[i]
+                    let found: UInt32
+                    if previous + 1 < ids.count && previous >= 0 && ids[previous + 1] == id {
+                        found = UInt32(previous + 1)
+                    } else if previous > 0 && ids[previous - 1] == id {
+                        found = UInt32(previous - 1)
+                    } else {
+                        found = index(of: id)
+                    }
+                    out[i] = found
+                    previous = found == GraphBuilder.missing ? -1 : Int(found)
+                }
             }
             _ = inParallel({ resolve(0..<half) }, { resolve(half..<refs.count) })
         }

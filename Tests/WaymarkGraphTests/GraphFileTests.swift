@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WaymarkGraph
+import WaymarkSupport
 
 /// A small graph built by hand: a square A-B-C-D with a oneway diagonal A→C and a restriction.
 func squareGraph() -> RoadGraph {
@@ -52,6 +53,58 @@ func squareGraph() -> RoadGraph {
         #expect(g.report.waysWithMissingNodes == 1)
         #expect(g.segmentCount == 2)
         #expect(g.edgeCount == 4)
+    }
+
+    /// The walk over the ways runs in parts side by side; joined, they must give the graph one
+    /// walk gives: random ways over shared nodes, with repeated and missing references,
+    /// barriers, signals, gates, names, refs, signs, a ferry and restrictions.
+    @Test(arguments: [1, 7, 42]) func theWalkInPartsMakesTheSameGraph(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        var b = GraphBuilder()
+        let nodeCount = 400
+        b.latitudes = (0..<nodeCount).map { _ in Int32.random(in: 520_000_000...520_200_000, using: &random) }
+        b.longitudes = (0..<nodeCount).map { _ in Int32.random(in: 130_000_000...130_200_000, using: &random) }
+        let profile = CarProfile()
+        let tagSets: [[String: String]] = [
+            ["highway": "residential", "name": "Ring"], ["highway": "primary", "ref": "A 1", "name": "High Street"],
+            ["highway": "secondary", "oneway": "yes", "destination": "Ashby", "turn:lanes": "left|through"],
+            ["highway": "tertiary", "name": "High Street", "destination:forward": "Kirby", "junction": "roundabout"],
+            ["route": "ferry", "duration": "00:20"], ["highway": "service", "oneway": "-1", "ref": "B 2"],
+            ["highway": "motorway", "ref": "M 5", "exit_to": "Ashby"], ["highway": "unclassified"],
+        ]
+        let rules = tagSets.map { profile.way($0)! }
+        // Ways often start where the one before ended, so that restrictions can join them.
+        var chained: [Bool] = []
+        for id in 0..<120 {
+            let count = Int.random(in: 2...9, using: &random)
+            var nodes = (0..<count).map { _ in UInt32.random(in: 0..<UInt32(nodeCount), using: &random) }
+            let chain = Bool.random(using: &random)
+            if chain, let end = b.ways.last?.nodes.last { nodes[0] = end }
+            chained.append(chain && !b.ways.isEmpty)
+            if Int.random(in: 0..<10, using: &random) == 0 { nodes[Int.random(in: 1..<count, using: &random)] = GraphBuilder.missing }
+            if Int.random(in: 0..<10, using: &random) == 0, let last = nodes.last { nodes.append(last) }
+            b.ways.append(GraphBuilder.Way(nodes: nodes, rule: rules.randomElement(using: &random)!, id: Int64(1000 + id % 110)))
+        }
+        for node in UInt32(0)..<40 {
+            b.nodeRules[node * 10] = [NodeRule(blocks: true), NodeRule(trafficSignals: true), NodeRule(barrierDelay: 60),
+                                      NodeRule(turningPlace: true)][Int(node) % 4]
+        }
+        for w in 1..<b.ways.count - 1 where chained[w] {
+            let (from, via, to) = (b.ways[w - 1], b.ways[w], b.ways[w + 1])
+            b.restrictions.append(GraphBuilder.Restriction(fromWay: from.id, via: via.nodes[0], toWay: via.id, kind: .prohibitive))
+            if chained[w + 1] { b.restrictions.append(GraphBuilder.Restriction(fromWay: from.id, viaWays: [via.id], toWay: to.id, kind: .mandatory)) }
+        }
+        // A way of no length (two nodes in one place) and a road drawn twice.
+        (b.latitudes[1], b.longitudes[1]) = (b.latitudes[2], b.longitudes[2])
+        b.ways.insert(GraphBuilder.Way(nodes: [1, 2], rule: rules[0], id: 2000), at: 30)
+        b.ways.insert(GraphBuilder.Way(nodes: [3, 4], rule: rules[1], id: 2001), at: 60)
+        b.ways.insert(GraphBuilder.Way(nodes: [4, 3], rule: rules[7], id: 2002), at: 90)
+        let whole = b.build(walkParts: 1)
+        #expect(whole.segmentCount > 100 && whole.report.barrierCuts > 0 && whole.restrictionVia.count > 0 && whole.restrictionPathKind.count > 0)
+        #expect(whole.signRows.count > 5 && whole.shapeLatitudes.count > 0 && whole.report.droppedDegenerateSegments > 0)
+        let vertex = { (node: Int) in (0..<UInt32(whole.nodeCount)).first { whole.latitudes[Int($0)] == b.latitudes[node] && whole.longitudes[Int($0)] == b.longitudes[node] }! }
+        #expect(whole.edges(from: vertex(3)).filter { whole.edgeTarget[$0] == vertex(4) }.count == 1) // the road drawn twice, once
+        for parts in [2, 3, 8, 200] { #expect(b.build(walkParts: parts) == whole, "in \(parts) parts") }
     }
 }
 
