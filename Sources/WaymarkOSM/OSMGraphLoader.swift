@@ -157,7 +157,8 @@ private final class Collector: OSMElementSink {
     var nodeIDs: [Int64] = [], nodeLatitudes: [Int32] = [], nodeLongitudes: [Int32] = []
     var nodesSorted = true
     var nodeRules: [Int64: NodeRule] = [:]
-    var wayRefs: [Int64] = [], wayRefStart: [Int] = [0]
+    /// Each kept way's node references (the array as read, not copied), rule and id.
+    var wayRefs: [[Int64]] = []
     var wayRules: [WayRule] = [], wayIDs: [Int64] = []
     /// Restrictions with OSM ids: a via node, or via ways (then `via` is unused).
     var restrictions: [(from: Int64, via: Int64, viaWays: [Int64], to: Int64, kind: RestrictionKind)] = []
@@ -242,8 +243,7 @@ private final class Collector: OSMElementSink {
     }
 
     private func keep(id: Int64, nodes: [Int64], rule: WayRule) {
-        wayRefs.append(contentsOf: nodes)
-        wayRefStart.append(wayRefs.count)
+        wayRefs.append(nodes)
         wayRules.append(rule)
         wayIDs.append(id)
     }
@@ -325,35 +325,35 @@ private final class Collector: OSMElementSink {
             let i = index(of: id)
             if i != GraphBuilder.missing { builder.nodeRules[i] = rule }
         }
-        // Way references to node indices, half on each of two cores. A way's nodes were often
-        // made one after another, so a reference is first tried beside the one before it; then
-        // searched for.
-        var resolved = [UInt32](repeating: 0, count: wayRefs.count)
-        resolved.withUnsafeMutableBufferPointer { out in
-            nonisolated(unsafe) let out = out
-            let refs = wayRefs, half = refs.count / 2
-            func resolve(_ range: Range<Int>) {
+        // Way references to node indices, the ways shared out between two cores. A way's nodes
+        // were often made one after another, so a reference is first tried beside the one before
+        // it; then searched for.
+        let refs = wayRefs, rules = wayRules, wayIDs = wayIDs
+        func resolve(_ range: Range<Int>) -> [GraphBuilder.Way] {
+            var ways: [GraphBuilder.Way] = []
+            ways.reserveCapacity(range.count)
+            for w in range {
                 var previous = -1
-                for i in range {
-                    let id = refs[i]
+                let nodes = refs[w].map { id in
                     let found: UInt32
-                    if previous + 1 < ids.count && previous >= 0 && ids[previous + 1] == id {
+                    if previous >= 0 && previous + 1 < ids.count && ids[previous + 1] == id {
                         found = UInt32(previous + 1)
                     } else if previous > 0 && ids[previous - 1] == id {
                         found = UInt32(previous - 1)
                     } else {
                         found = index(of: id)
                     }
-                    out[i] = found
                     previous = found == GraphBuilder.missing ? -1 : Int(found)
+                    return found
                 }
+                ways.append(GraphBuilder.Way(nodes: nodes, rule: rules[w], id: wayIDs[w]))
             }
-            _ = inParallel({ resolve(0..<half) }, { resolve(half..<refs.count) })
+            return ways
         }
-        builder.ways.reserveCapacity(wayRules.count)
-        for w in wayRules.indices {
-            builder.ways.append(GraphBuilder.Way(nodes: Array(resolved[wayRefStart[w]..<wayRefStart[w + 1]]), rule: wayRules[w], id: wayIDs[w]))
-        }
+        let half = refs.count / 2
+        let (front, back) = inParallel({ resolve(0..<half) }, { resolve(half..<refs.count) })
+        builder.ways = front + back
+        (wayRefs, wayRules) = ([], []) // the references as read are not needed again
         for r in restrictions {
             if !r.viaWays.isEmpty {
                 builder.restrictions.append(GraphBuilder.Restriction(fromWay: r.from, viaWays: r.viaWays, toWay: r.to, kind: r.kind))
