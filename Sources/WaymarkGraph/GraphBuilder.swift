@@ -524,6 +524,11 @@ private struct WalkPart {
         var stringIndex: [String: UInt32] = ["": 0]
         var signRowIndex: [[UInt32]: UInt32] = [[0, 0, 0, 0, 0]: 0]
         var lastName = (string: "", index: UInt32(0)), lastRef = lastName
+        func newVertex(_ node: UInt32, shared: Bool) -> UInt32 {
+            vertexNodes.append(node)
+            vertexShared.append(shared)
+            return UInt32(vertexNodes.count - 1)
+        }
         func intern(_ s: String) -> UInt32 {
             if let i = stringIndex[s] { return i }
             let i = UInt32(strings.count)
@@ -572,11 +577,6 @@ private struct WalkPart {
             var interiorDelay = 0.0
             var shape: [(Int32, Int32)] = []
 
-            func newVertex(_ node: UInt32, shared: Bool) -> UInt32 {
-                vertexNodes.append(node)
-                vertexShared.append(shared)
-                return UInt32(vertexNodes.count - 1)
-            }
             func finishPiece(at end: UInt32) {
                 guard let from = start else { return }
                 if from == end && shape.isEmpty || length == 0 {
