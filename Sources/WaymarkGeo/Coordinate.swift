@@ -82,11 +82,22 @@ extension Coordinate {
     /// ``earthRadius``). Accurate to about 0.5 % against the ellipsoid.
     @inlinable
     public func distance(to other: Coordinate) -> Double {
+        distance(to: other, cosines: (cosLatitude, other.cosLatitude))
+    }
+
+    /// The cosine of the latitude, as ``distance(to:cosines:)`` takes it.
+    @inlinable
+    public var cosLatitude: Double { cos(latitude * .pi / 180) }
+
+    /// ``distance(to:)`` with both points' ``cosLatitude`` given (the same value, without
+    /// working them out again when a point is measured from twice, as along a line).
+    @inlinable
+    public func distance(to other: Coordinate, cosines: (Double, Double)) -> Double {
         let φ1 = latitude * .pi / 180, φ2 = other.latitude * .pi / 180
         let dφ = φ2 - φ1
         let dλ = (other.longitude - longitude) * .pi / 180
         let sinHalfDφ = sin(dφ / 2), sinHalfDλ = sin(dλ / 2)
-        let h = sinHalfDφ * sinHalfDφ + cos(φ1) * cos(φ2) * sinHalfDλ * sinHalfDλ
+        let h = sinHalfDφ * sinHalfDφ + cosines.0 * cosines.1 * sinHalfDλ * sinHalfDλ
         return 2 * Coordinate.earthRadius * asin(min(1, h.squareRoot()))
     }
 

@@ -206,6 +206,25 @@ public struct GraphBuilder {
         var segmentEnds: [(UInt32, UInt32)] = []
         var segmentsOfWay: [Int64: [UInt32]] = [:]
         pending.reserveCapacity(parts.reduce(0) { $0 + $1.pending.count })
+        // Every column reserved at its size once joined (at most the parts' vertices, exactly their
+        // segments and shape points): appended to without growing, each value copied once.
+        let vertexBound = parts.reduce(0) { $0 + $1.vertexNodes.count }
+        let segmentTotal = parts.reduce(0) { $0 + $1.segmentEnds.count }
+        let shapeTotal = parts.reduce(0) { $0 + $1.shapeLatitudes.count }
+        graph.latitudes.reserveCapacity(vertexBound)
+        graph.longitudes.reserveCapacity(vertexBound)
+        graph.nodeFlags.reserveCapacity(vertexBound)
+        segmentEnds.reserveCapacity(segmentTotal)
+        graph.segmentName.reserveCapacity(segmentTotal)
+        graph.segmentRef.reserveCapacity(segmentTotal)
+        graph.segmentSigns.reserveCapacity(segmentTotal)
+        graph.segmentHighway.reserveCapacity(segmentTotal)
+        graph.segmentFlags.reserveCapacity(segmentTotal)
+        graph.segmentLanes.reserveCapacity(segmentTotal)
+        graph.segmentWayID.reserveCapacity(segmentTotal)
+        graph.shapeStart.reserveCapacity(segmentTotal + 1)
+        graph.shapeLatitudes.reserveCapacity(shapeTotal)
+        graph.shapeLongitudes.reserveCapacity(shapeTotal)
         for p in parts.indices {
             let part = parts[p]
             parts[p] = WalkPart() // each part freed once joined
@@ -488,10 +507,10 @@ private struct WalkInput: @unchecked Sendable {
     let restricted: Set<Int64>
 
     /// The great-circle distance in metres between input nodes `a` and `b`.
-    func distance(_ a: UInt32, _ b: UInt32) -> Double {
-        let ca = Coordinate(latitude: FixedPoint.decode(latitudes[Int(a)]), longitude: FixedPoint.decode(longitudes[Int(a)]))
-        let cb = Coordinate(latitude: FixedPoint.decode(latitudes[Int(b)]), longitude: FixedPoint.decode(longitudes[Int(b)]))
-        return ca.distance(to: cb)
+    func distance(_ a: UInt32, _ b: UInt32) -> Double { coordinate(a).distance(to: coordinate(b)) }
+
+    func coordinate(_ node: UInt32) -> Coordinate {
+        Coordinate(latitude: FixedPoint.decode(latitudes[Int(node)]), longitude: FixedPoint.decode(longitudes[Int(node)]))
     }
 }
 
@@ -573,6 +592,9 @@ private struct WalkPart {
             var start: UInt32? = nil            // vertex where the current piece started
             var length = 0.0
             var previous: UInt32 = GraphBuilder.missing
+            /// The cosine of `previous`'s latitude once worked out (each node's is worked out once
+            /// along the way, not once for each stretch it ends), else nil.
+            var previousCosine: Double? = nil
             /// Seconds of signals and gates passed inside the current piece.
             var interiorDelay = 0.0
             var shape: [(Int32, Int32)] = []
@@ -624,11 +646,19 @@ private struct WalkPart {
                 if node == GraphBuilder.missing {
                     start = nil // the stretch into and out of a missing node is lost
                     previous = node
+                    previousCosine = nil
                     continue
                 }
                 if previous != GraphBuilder.missing && previous == node { continue } // repeated reference
                 // (A repeated reference skipped just before is the same node as `previous`.)
-                if start != nil, previous != GraphBuilder.missing { length += input.distance(previous, node) }
+                if start != nil, previous != GraphBuilder.missing {
+                    let from = input.coordinate(previous), to = input.coordinate(node)
+                    let cosine = to.cosLatitude
+                    length += from.distance(to: to, cosines: (previousCosine ?? from.cosLatitude, cosine))
+                    previousCosine = cosine
+                } else {
+                    previousCosine = nil
+                }
                 let state = input.uses[Int(node)]
                 if state & blocks != 0 {
                     // A barrier: the piece ends at a vertex of its own and the next piece starts at

@@ -234,10 +234,11 @@ private final class Collector: OSMElementSink {
             if let basemap, !node.tags.isEmpty { basemap.node(latitude: block.latitudes[node.index], longitude: block.longitudes[node.index], tags: node.tags) }
             if let rule = node.rule, !rule.isEmpty { nodeRules[id] = rule }
         }
-        for way in block.ways {
-            basemap?.way(id: way.id, nodes: way.refs, tags: way.tags)
-            guard way.refs.count >= 2, let rule = way.rule else { continue }
-            keep(id: way.id, nodes: way.refs, rule: rule)
+        // By index: a way's fields read in place, not the whole way copied (and released) each time.
+        for i in block.ways.indices {
+            if let basemap { basemap.way(id: block.ways[i].id, nodes: block.ways[i].refs, tags: block.ways[i].tags) }
+            guard block.ways[i].refs.count >= 2, let rule = block.ways[i].rule else { continue }
+            keep(id: block.ways[i].id, nodes: block.ways[i].refs, rule: rule)
         }
         for relation in block.relations { self.relation(id: relation.id, members: relation.members, tags: relation.tags) }
     }
@@ -329,9 +330,7 @@ private final class Collector: OSMElementSink {
         // were often made one after another, so a reference is first tried beside the one before
         // it; then searched for.
         let refs = wayRefs, rules = wayRules, wayIDs = wayIDs
-        func resolve(_ range: Range<Int>) -> [GraphBuilder.Way] {
-            var ways: [GraphBuilder.Way] = []
-            ways.reserveCapacity(range.count)
+        func resolve(_ range: Range<Int>, into ways: UnsafeMutableBufferPointer<GraphBuilder.Way>) {
             for w in range {
                 var previous = -1
                 let nodes = refs[w].map { id in
@@ -346,13 +345,16 @@ private final class Collector: OSMElementSink {
                     previous = found == GraphBuilder.missing ? -1 : Int(found)
                     return found
                 }
-                ways.append(GraphBuilder.Way(nodes: nodes, rule: rules[w], id: wayIDs[w]))
+                (ways.baseAddress! + w).initialize(to: GraphBuilder.Way(nodes: nodes, rule: rules[w], id: wayIDs[w]))
             }
-            return ways
         }
-        let half = refs.count / 2
-        let (front, back) = inParallel({ resolve(0..<half) }, { resolve(half..<refs.count) })
-        builder.ways = front + back
+        // Each half written in place: no halves joined afterwards.
+        builder.ways = Array(unsafeUninitializedCapacity: refs.count) { ways, count in
+            nonisolated(unsafe) let ways = ways
+            let half = refs.count / 2
+            _ = inParallel({ resolve(0..<half, into: ways) }, { resolve(half..<refs.count, into: ways) })
+            count = refs.count
+        }
         (wayRefs, wayRules) = ([], []) // the references as read are not needed again
         for r in restrictions {
             if !r.viaWays.isEmpty {
