@@ -141,13 +141,58 @@ public enum GraphFile {
         return sections
     }
 
+    /// Sections not made yet when a file is started: `count` of them, as `make` returns them,
+    /// made while the sections at hand are written (see ``write(_:to:extra:later:)``).
+    public struct LaterSections {
+        public var count: Int
+        public var make: () -> [Section]
+
+        public init(count: Int, make: @escaping () -> [Section]) {
+            self.count = count
+            self.make = make
+        }
+    }
+
     /// Writes the graph atomically (temporary file, fsync, rename), the same bytes as
-    /// ``encode(_:extra:)`` but never the whole file in memory: one pass over the sections for the
-    /// checksum, one to write them from where they are (a country's file is hundreds of MB).
-    public static func write(_ graph: RoadGraph, to path: String, extra: [Section] = []) throws(FileWriteError) {
-        let sections = self.sections(graph, extra: extra)
+    /// ``encode(_:extra:)`` but never the whole file in memory: the sections are written from
+    /// where they are (a country's file is hundreds of MB), then the header with the checksum.
+    ///
+    /// `later` sections go last. They are made while the graph's own sections and `extra` are
+    /// written, on a thread of their own, to where they will stay in the file: only how many
+    /// sections there will be must be known for that. (Made sections that do not number `count`
+    /// are still written right, the others then written again.) Where the file cannot be written
+    /// out of order (standard output, a FIFO), the later sections are made first.
+    public static func write(_ graph: RoadGraph, to path: String, extra: [Section] = [], later: LaterSections? = nil) throws(FileWriteError) {
+        let known = sections(graph, extra: extra)
+        try AtomicFile.write(to: path) { (sink: inout FileSink) throws(FileWriteError) in
+            guard let later, sink.seekable else {
+                try writeInOrder(known + (later?.make() ?? []), to: &sink)
+                return
+            }
+            let (made, placed) = inParallel({ later.make() }, { () -> FileWriteError? in
+                do throws(FileWriteError) {
+                    try place(known, at: offsets(known, among: known.count + later.count), in: sink)
+                    return nil
+                } catch {
+                    return error
+                }
+            })
+            if let placed { throw placed }
+            let all = known + made
+            let at = offsets(all, among: all.count)
+            if made.count != later.count { try place(known, at: Array(at.prefix(known.count)), in: sink) }
+            try place(made, at: Array(at.dropFirst(known.count)), in: sink)
+            var table = header(all, checksum: nil)
+            put(checksum(table: table, all), at: 24, in: &table)
+            try sink.write(table, at: 0)
+            try sink.truncate(to: table.count + all.reduce(0) { $0 + padded($1.byteCount) })
+        }
+    }
+
+    /// The file's checksum (as ``encode(_:extra:)`` puts it in the header) of the header and
+    /// table `table` and the sections after it.
+    private static func checksum(table: [UInt8], _ sections: [Section]) -> UInt64 {
         let zeros = [UInt8](repeating: 0, count: 8)
-        var table = header(sections, checksum: nil)
         var sum = StreamingChecksum()
         table.withUnsafeBytes { sum.add(UnsafeRawBufferPointer(rebasing: $0[headerSize...])) }
         for section in sections {
@@ -155,17 +200,47 @@ public enum GraphFile {
             zeros.withUnsafeBytes { sum.add(UnsafeRawBufferPointer(rebasing: $0[..<(padded(section.byteCount) - section.byteCount)])) }
         }
         let total = UInt64(table.count + sections.reduce(0) { $0 + padded($1.byteCount) })
-        put(sum.value ^ headerChecksum(version: version, sections: UInt32(sections.count), length: total), at: 24, in: &table)
-        try AtomicFile.write(to: path) { (sink: inout FileSink) throws(FileWriteError) in
-            try sink.write(table)
-            for section in sections {
-                var failure: FileWriteError?
-                section.visit { raw in
-                    do throws(FileWriteError) { try sink.write(raw) } catch { failure = error }
-                }
-                if let failure { throw failure }
-                try sink.write(Array(zeros[..<(padded(section.byteCount) - section.byteCount)]))
+        return sum.value ^ headerChecksum(version: version, sections: UInt32(sections.count), length: total)
+    }
+
+    /// The whole file in order: the header and table, then each section.
+    private static func writeInOrder(_ sections: [Section], to sink: inout FileSink) throws(FileWriteError) {
+        let zeros = [UInt8](repeating: 0, count: 8)
+        var table = header(sections, checksum: nil)
+        put(checksum(table: table, sections), at: 24, in: &table)
+        try sink.write(table)
+        for section in sections {
+            var failure: FileWriteError?
+            section.visit { raw in
+                do throws(FileWriteError) { try sink.write(raw) } catch { failure = error }
             }
+            if let failure { throw failure }
+            try sink.write(Array(zeros[..<(padded(section.byteCount) - section.byteCount)]))
+        }
+    }
+
+    /// Where `sections`, the first of a file of `count` sections, start.
+    private static func offsets(_ sections: [Section], among count: Int) -> [Int] {
+        var offset = padded(headerSize + count * tableEntrySize), starts: [Int] = []
+        for section in sections {
+            starts.append(offset)
+            offset += padded(section.byteCount)
+        }
+        return starts
+    }
+
+    /// Each section written at its offset, with the zeros that pad it to 8 bytes.
+    private static func place(_ sections: [Section], at offsets: [Int], in sink: FileSink) throws(FileWriteError) {
+        let zeros = [UInt8](repeating: 0, count: 8)
+        for (section, offset) in zip(sections, offsets) {
+            var failure: FileWriteError?, position = offset
+            section.visit { raw in
+                guard failure == nil else { return }
+                do throws(FileWriteError) { try sink.write(raw, at: position) } catch { failure = error }
+                position += raw.count
+            }
+            if let failure { throw failure }
+            try sink.write(Array(zeros[..<(padded(section.byteCount) - section.byteCount)]), at: position)
         }
     }
 

@@ -260,18 +260,20 @@ public final class RoadMap: @unchecked Sendable {
         case let .given(map): basemap = map.fileSections
         case let .stored(sections): basemap = sections.tags.compactMap { sections.section($0) }
         }
-        // Tables not made yet are made now: side by side, or one after the other beside a
-        // hierarchy just built, where the build's peak memory is.
-        let guidanceSections: [GraphFile.Section], indexSections: [GraphFile.Section]
-        if hierarchy == nil {
-            (guidanceSections, indexSections) = inParallel({ (guidance ?? GuidanceTables(graph: graph)).fileSections },
-                                                           { (index ?? SnapIndex(graph: graph)).fileSections })
-        } else {
-            guidanceSections = (guidance ?? GuidanceTables(graph: graph)).fileSections
+        // Tables not made yet are made now, while the graph's sections are written: side by side,
+        // or one after the other beside a hierarchy just built, where the build's peak memory is.
+        let graph = graph, hierarchy = hierarchy
+        let tables = GraphFile.LaterSections(count: GuidanceTables.fileSectionCount + SnapIndex.fileSectionCount) {
+            if hierarchy == nil {
+                let (guidanceSections, indexSections) = inParallel({ (guidance ?? GuidanceTables(graph: graph)).fileSections },
+                                                                   { (index ?? SnapIndex(graph: graph)).fileSections })
+                return guidanceSections + indexSections
+            }
+            let guidanceSections = (guidance ?? GuidanceTables(graph: graph)).fileSections
             returnFreedMemory()
-            indexSections = (index ?? SnapIndex(graph: graph)).fileSections
+            return guidanceSections + (index ?? SnapIndex(graph: graph)).fileSections
         }
-        try GraphFile.write(graph, to: path, extra: (hierarchy?.fileSections ?? []) + guidanceSections + indexSections + basemap)
+        try GraphFile.write(graph, to: path, extra: (hierarchy?.fileSections ?? []) + basemap, later: tables)
     }
 
     /// What the map shows besides roads (``Basemap``), if it has one: given when the map was

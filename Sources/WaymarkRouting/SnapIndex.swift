@@ -395,6 +395,9 @@ extension SnapIndex {
     static var parameters: [Double] { [1, cellSize, Double(tinyComponentSize)] }
 
     /// The index's components and grid as graph-file sections.
+    /// How many sections ``fileSections`` holds (known before the index is made).
+    static let fileSectionCount = 12
+
     var fileSections: [GraphFile.Section] {
         [.init("XPRM", SnapIndex.parameters + [metresPerDegreeLon, metresPerDegreeLat]),
          .init("XCMP", segmentComponent), .init("XTNY", segmentInTinyComponent),

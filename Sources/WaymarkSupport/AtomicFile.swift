@@ -9,7 +9,7 @@ private let systemWrite = Darwin.write
 /// Why a file could not be written.
 public struct FileWriteError: Error, Sendable, Equatable, CustomStringConvertible {
     public var path: String
-    /// The system call that failed (`open`, `write`, `fsync`, `rename`).
+    /// The system call that failed (`open`, `write`, `ftruncate`, `fsync`, `rename`).
     public var operation: String
     /// The system's message for the error (strerror).
     public var reason: String
@@ -98,7 +98,7 @@ public enum AtomicFile {
         var existing = stat()
         if stat(path, &existing) == 0 { _ = fchmod(fd, existing.st_mode & 0o7777) }
         do {
-            var sink = FileSink(fd: fd, path: requested)
+            var sink = FileSink(fd: fd, path: requested, seekable: true)
             try produce(&sink)
         } catch {
             close(fd)
@@ -161,9 +161,13 @@ public enum AtomicFile {
 }
 
 /// Where ``AtomicFile/write(to:_:)`` puts bytes: every byte written, in order, or an error.
-public struct FileSink {
+public struct FileSink: Sendable {
     let fd: Int32
     let path: String
+    /// Whether the sink is a file being made (the temporary one of an atomic write), which
+    /// ``write(_:at:)`` can write anywhere in; otherwise bytes go out in order only (standard
+    /// output, a FIFO, a device).
+    public var seekable = false
 
     public mutating func write(_ buffer: UnsafeRawBufferPointer) throws(FileWriteError) {
         guard var at = buffer.baseAddress else { return }
@@ -177,6 +181,39 @@ public struct FileSink {
             at += n
             left -= n
         }
+    }
+
+    /// Writes `buffer` at byte `offset` of a ``seekable`` sink (from any thread: writes at
+    /// different places may run side by side), leaving what the in-order writes do untouched.
+    public func write(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws(FileWriteError) {
+        precondition(seekable, "positioned writes need a seekable sink")
+        guard var at = buffer.baseAddress else { return }
+        var left = buffer.count, position = offset
+        while left > 0 {
+            let n = pwrite(fd, at, left, off_t(position))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw AtomicFile.failure(path, "write")
+            }
+            at += n
+            left -= n
+            position += n
+        }
+    }
+
+    /// ``write(_:at:)`` of an array's bytes.
+    public func write(_ bytes: [UInt8], at offset: Int) throws(FileWriteError) {
+        var failure: FileWriteError?
+        bytes.withUnsafeBytes { raw in
+            do throws(FileWriteError) { try write(raw, at: offset) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Makes a ``seekable`` sink's file `length` bytes long (cutting off what lies beyond).
+    public func truncate(to length: Int) throws(FileWriteError) {
+        precondition(seekable, "truncating needs a seekable sink")
+        if ftruncate(fd, off_t(length)) != 0 { throw AtomicFile.failure(path, "ftruncate") }
     }
 
     public mutating func write(_ bytes: [UInt8]) throws(FileWriteError) {

@@ -135,6 +135,31 @@ func squareGraph() -> RoadGraph {
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == GraphFile.encode(left, extra: extras))
     }
 
+    /// Sections made while the file is written go where they would have gone had they been at
+    /// hand: the file is byte for byte what encode makes, also when they are not as many as
+    /// announced (the others are then moved), and through a FIFO, which is written in order.
+    @Test(arguments: [2, 0, 5]) func laterSectionsAreWrittenInTheirPlaces(announced: Int) throws {
+        let g = squareGraph()
+        let path = directory + "/later-\(announced).wmg"
+        let extra = [GraphFile.Section("XTRA", [UInt8(1), 2, 3])]
+        let later = [GraphFile.Section("LTR1", [Double](repeating: 0.25, count: 9)), GraphFile.Section("LTR2", [UInt8(7)])]
+        let expected = GraphFile.encode(g, extra: extra + later)
+        try GraphFile.write(g, to: path, extra: extra, later: GraphFile.LaterSections(count: announced) { later })
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == expected)
+        #expect(try GraphFile.readWithExtras(path: path).extra.tags == ["LTR1", "LTR2", "XTRA"])
+
+        let fifo = directory + "/later-\(announced).pipe"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        nonisolated(unsafe) var received = Data()
+        let reader = Thread {
+            if let handle = FileHandle(forReadingAtPath: fifo) { received = handle.readDataToEndOfFile() }
+        }
+        reader.start()
+        try GraphFile.write(g, to: fifo, extra: extra, later: GraphFile.LaterSections(count: announced) { later })
+        while !reader.isFinished { usleep(1000) }
+        #expect(Array(received) == expected)
+    }
+
     /// The checksum over bytes given in pieces equals the checksum over them at once, however
     /// they are cut.
     @Test func streamingChecksum() {

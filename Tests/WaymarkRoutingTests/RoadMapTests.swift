@@ -159,6 +159,9 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         let (graph, sections) = try GraphFile.readWithExtras(path: path)
         let stored = try #require(try GuidanceTables(fileSections: sections, graph: graph))
         let made = GuidanceTables(graph: graph)
+        // The file is started before the tables are made, with room for as many sections as they have.
+        #expect(made.fileSections.count == GuidanceTables.fileSectionCount)
+        #expect(SnapIndex(graph: graph).fileSections.count == SnapIndex.fileSectionCount)
         #expect(stored.departBearing == made.departBearing && stored.arrivalBearing == made.arrivalBearing)
         #expect(stored.names.words == made.names.words && stored.names.core == made.names.core && stored.names.refs == made.names.refs)
         #expect(made.names.refs.contains { !$0.isEmpty })

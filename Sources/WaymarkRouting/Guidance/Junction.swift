@@ -373,6 +373,9 @@ extension GuidanceTables {
 
     /// The tables as graph-file sections: the bearings, and the name keys with each string's
     /// ref items one after another.
+    /// How many sections ``fileSections`` holds (known before the tables are made).
+    static let fileSectionCount = 10
+
     var fileSections: [GraphFile.Section] {
         var refStart: [UInt32] = [0], refItems: [UInt32] = []
         for items in names.refs {
