@@ -78,46 +78,51 @@ public struct GraphBuilder {
     /// the same source, so each row's edges are compared with each other only.
     private static func rows(of edges: [PendingEdge], nodeCount: Int, shapeStart: [UInt32],
                              name: (UInt32) -> String) -> (first: [UInt32], order: [UInt32]) {
-        func isPlain(_ e: PendingEdge) -> Bool {
+        nonisolated(unsafe) let name = name // read by the cores side by side
+        @Sendable func isPlain(_ e: PendingEdge) -> Bool {
             let s = Int(e.segment >> 1)
             return shapeStart[s] == shapeStart[s + 1]
         }
-        func better(_ a: PendingEdge, than b: PendingEdge) -> Bool {
+        @Sendable func better(_ a: PendingEdge, than b: PendingEdge) -> Bool {
             if a.weight != b.weight { return a.weight < b.weight }
             if a.duration != b.duration { return a.duration < b.duration }
             let x = name(a.segment >> 1), y = name(b.segment >> 1)
             if x.isEmpty != y.isEmpty { return !x.isEmpty }
             return x.utf8.lexicographicallyPrecedes(y.utf8)
         }
-        // Counting sort by source.
-        var first = [UInt32](repeating: 0, count: nodeCount + 1)
-        for e in edges { first[Int(e.source) + 1] += 1 }
-        for v in 0..<nodeCount { first[v + 1] += first[v] }
-        var cursor = first
-        var order = [UInt32](repeating: 0, count: edges.count)
-        for (i, e) in edges.enumerated() {
-            order[Int(cursor[Int(e.source)])] = UInt32(i)
-            cursor[Int(e.source)] += 1
-        }
-        // In each group of plain edges with the same ends, the first best is kept.
-        var dropped: [Bool] = [], settled = [Bool](repeating: false, count: edges.count)
-        for v in 0..<nodeCount where first[v + 1] - first[v] > 1 {
-            let row = order[Int(first[v])..<Int(first[v + 1])]
-            for (k, i) in zip(row.indices, row) where !settled[Int(i)] && isPlain(edges[Int(i)]) {
-                var best = Int(i)
-                for j in row[(k + 1)...] where !settled[Int(j)] && edges[Int(j)].target == edges[Int(i)].target && isPlain(edges[Int(j)]) {
-                    settled[Int(j)] = true
-                    if dropped.isEmpty { dropped = [Bool](repeating: false, count: edges.count) }
-                    if better(edges[Int(j)], than: edges[best]) {
-                        dropped[best] = true
-                        best = Int(j)
-                    } else {
-                        dropped[Int(j)] = true
+        var (first, order) = stableBuckets(count: edges.count, buckets: nodeCount) { Int(edges[$0].source) }
+        // In each group of plain edges with the same ends, the first best is kept. Rows are
+        // compared on their own, so the vertices are shared out among the cores.
+        let parts = coreCount
+        var dropped = [Bool](repeating: false, count: edges.count), settled = dropped
+        var anyDropped = [Bool](repeating: false, count: parts)
+        dropped.withUnsafeMutableBufferPointer { dropped in
+            settled.withUnsafeMutableBufferPointer { settled in
+                anyDropped.withUnsafeMutableBufferPointer { anyDropped in
+                    nonisolated(unsafe) let (dropped, settled, anyDropped) = (dropped, settled, anyDropped)
+                    let (first, order) = (first, order)
+                    DispatchQueue.concurrentPerform(iterations: parts) { part in
+                        for v in nodeCount * part / parts..<nodeCount * (part + 1) / parts where first[v + 1] - first[v] > 1 {
+                            let row = order[Int(first[v])..<Int(first[v + 1])]
+                            for (k, i) in zip(row.indices, row) where !settled[Int(i)] && isPlain(edges[Int(i)]) {
+                                var best = Int(i)
+                                for j in row[(k + 1)...] where !settled[Int(j)] && edges[Int(j)].target == edges[Int(i)].target && isPlain(edges[Int(j)]) {
+                                    settled[Int(j)] = true
+                                    anyDropped[part] = true
+                                    if better(edges[Int(j)], than: edges[best]) {
+                                        dropped[best] = true
+                                        best = Int(j)
+                                    } else {
+                                        dropped[Int(j)] = true
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
             }
         }
-        guard !dropped.isEmpty else { return (first, order) }
+        guard anyDropped.contains(true) else { return (first, order) }
         // The rows closed up over the dropped edges.
         var kept = 0
         for v in 0..<nodeCount {
@@ -130,6 +135,52 @@ public struct GraphBuilder {
         }
         first[nodeCount] = UInt32(kept)
         order.removeLast(order.count - kept)
+        return (first, order)
+    }
+
+    /// The cores the build shares its steps out among.
+    static var coreCount: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
+    /// The numbers `0..<count` sorted by `key` (each in `0..<buckets`), those with equal keys in
+    /// their own order: where each key's run starts (`buckets + 1` entries), and the numbers. A
+    /// counting sort, the numbers cut into one range per core: each range counted, then placed
+    /// after the ranges before it (the same order a single pass gives).
+    static func stableBuckets(count: Int, buckets: Int, parts: Int? = nil, key: @escaping (Int) -> Int) -> (first: [UInt32], order: [UInt32]) {
+        nonisolated(unsafe) let key = key // read by the cores side by side
+        let parts = max(1, parts ?? (count < 1 << 16 ? 1 : coreCount))
+        var counts = [[UInt32]](repeating: [], count: parts)
+        counts.withUnsafeMutableBufferPointer { counts in
+            nonisolated(unsafe) let counts = counts
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                var mine = [UInt32](repeating: 0, count: buckets)
+                for i in count * part / parts..<count * (part + 1) / parts { mine[key(i)] += 1 }
+                counts[part] = mine
+            }
+        }
+        // Each part's counts become where its first number of each key goes.
+        var first = [UInt32](repeating: 0, count: buckets + 1), placed: UInt32 = 0
+        for b in 0..<buckets {
+            first[b] = placed
+            for part in 0..<parts {
+                let n = counts[part][b]
+                counts[part][b] = placed
+                placed += n
+            }
+        }
+        first[buckets] = placed
+        var order = [UInt32](repeating: 0, count: count)
+        order.withUnsafeMutableBufferPointer { order in
+            counts.withUnsafeMutableBufferPointer { counts in
+                nonisolated(unsafe) let (order, counts) = (order, counts)
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    for i in count * part / parts..<count * (part + 1) / parts {
+                        let k = key(i)
+                        order[Int(counts[part][k])] = UInt32(i)
+                        counts[part][k] += 1
+                    }
+                }
+            }
+        }
         return (first, order)
     }
 
@@ -289,38 +340,46 @@ public struct GraphBuilder {
             graph.strings[Int(graph.segmentName[Int($0)])]
         }
         let edgeCount = order.count
-        graph.edgeTarget = [UInt32](repeating: 0, count: edgeCount)
-        graph.edgeSegment = [UInt32](repeating: 0, count: edgeCount)
-        graph.edgeLength = [Float](repeating: 0, count: edgeCount)
-        graph.edgeDuration = [Float](repeating: 0, count: edgeCount)
-        graph.edgeWeight = [Float](repeating: 0, count: edgeCount)
-        for (slot, i) in order.enumerated() {
-            let e = pending[Int(i)]
-            graph.edgeTarget[slot] = e.target
-            graph.edgeSegment[slot] = e.segment
-            graph.edgeLength[slot] = e.length
-            graph.edgeDuration[slot] = e.duration
-            graph.edgeWeight[slot] = e.weight
+        // The edges' columns in row order, and each edge's source, the slots shared out among the cores.
+        var edgeSource = [UInt32](repeating: 0, count: edgeCount)
+        (graph.edgeTarget, graph.edgeSegment) = ([UInt32](repeating: 0, count: edgeCount), [UInt32](repeating: 0, count: edgeCount))
+        (graph.edgeLength, graph.edgeDuration, graph.edgeWeight) = ([Float](repeating: 0, count: edgeCount), [Float](repeating: 0, count: edgeCount),
+                                                                    [Float](repeating: 0, count: edgeCount))
+        graph.edgeTarget.withUnsafeMutableBufferPointer { target in
+            graph.edgeSegment.withUnsafeMutableBufferPointer { segment in
+                graph.edgeLength.withUnsafeMutableBufferPointer { length in
+                    graph.edgeDuration.withUnsafeMutableBufferPointer { duration in
+                        graph.edgeWeight.withUnsafeMutableBufferPointer { weight in
+                            edgeSource.withUnsafeMutableBufferPointer { source in
+                                nonisolated(unsafe) let columns = (target, segment, length, duration, weight, source)
+                                let (pending, order, first) = (pending, order, first)
+                                let parts = GraphBuilder.coreCount
+                                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                                    for slot in edgeCount * part / parts..<edgeCount * (part + 1) / parts {
+                                        let e = pending[Int(order[slot])]
+                                        columns.0[slot] = e.target
+                                        columns.1[slot] = e.segment
+                                        columns.2[slot] = e.length
+                                        columns.3[slot] = e.duration
+                                        columns.4[slot] = e.weight
+                                    }
+                                    for v in nodeCount * part / parts..<nodeCount * (part + 1) / parts {
+                                        for slot in Int(first[v])..<Int(first[v + 1]) { columns.5[slot] = UInt32(v) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
         }
         pending = []
         graph.firstEdge = first
 
-        var firstIn = [UInt32](repeating: 0, count: nodeCount + 1)
-        for t in graph.edgeTarget { firstIn[Int(t) + 1] += 1 }
-        for v in 0..<nodeCount { firstIn[v + 1] += firstIn[v] }
-        var inCursor = firstIn
-        graph.incomingEdge = [UInt32](repeating: 0, count: edgeCount)
-        graph.incomingSource = [UInt32](repeating: 0, count: edgeCount)
-        for source in 0..<nodeCount {
-            for e in Int(first[source])..<Int(first[source + 1]) {
-                let t = Int(graph.edgeTarget[e])
-                let slot = Int(inCursor[t])
-                inCursor[t] += 1
-                graph.incomingEdge[slot] = UInt32(e)
-                graph.incomingSource[slot] = UInt32(source)
-            }
-        }
-        graph.firstIncoming = firstIn
+        // The reverse rows: each vertex's edges in, in edge order.
+        let targets = graph.edgeTarget
+        (graph.firstIncoming, graph.incomingEdge) = GraphBuilder.stableBuckets(count: edgeCount, buckets: nodeCount) { Int(targets[$0]) }
+        graph.incomingSource = graph.incomingEdge.map { edgeSource[Int($0)] }
 
         // 4. Restrictions at a via node: the from and to ways' segments that end at the via vertex.
         report.restrictionsRead = restrictions.count + unusableRestrictions

@@ -106,6 +106,22 @@ func squareGraph() -> RoadGraph {
         #expect(whole.edges(from: vertex(3)).filter { whole.edgeTarget[$0] == vertex(4) }.count == 1) // the road drawn twice, once
         for parts in [2, 3, 8, 200] { #expect(b.build(walkParts: parts) == whole, "in \(parts) parts") }
     }
+
+    /// The counting sort behind the rows, cut into ranges on the cores: the numbers by key, those
+    /// of one key in their own order, whatever the number of ranges (more ranges than numbers too).
+    @Test(arguments: [3, 11, 2024]) func stableBucketsKeepEachKeysOrder(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        for (count, buckets) in [(0, 4), (5, 1), (1000, 37), (5000, 4000)] {
+            let keys = (0..<count).map { _ in Int.random(in: 0..<buckets, using: &random) }
+            let expected = keys.indices.sorted { (keys[$0], $0) < (keys[$1], $1) }.map(UInt32.init)
+            var first = [UInt32](repeating: 0, count: buckets + 1)
+            for b in 0..<buckets { first[b + 1] = first[b] + UInt32(keys.filter { $0 == b }.count) }
+            for parts in [1, 2, 3, 7, 6000] {
+                let sorted = GraphBuilder.stableBuckets(count: count, buckets: buckets, parts: parts) { keys[$0] }
+                #expect(sorted.order == expected && sorted.first == first, "\(count) numbers, \(buckets) keys, \(parts) parts")
+            }
+        }
+    }
 }
 
 @Suite final class GraphFileTests {
