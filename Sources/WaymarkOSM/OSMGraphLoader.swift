@@ -149,17 +149,36 @@ extension OSMReadError {
     }
 }
 
+/// Ways the profile keeps: their node references (the arrays as read), rules and ids.
+struct KeptWays: Sendable {
+    var refs: [[Int64]] = []
+    var rules: [WayRule] = []
+    var ids: [Int64] = []
+
+    mutating func append(id: Int64, refs nodes: [Int64], rule: WayRule) {
+        refs.append(nodes)
+        rules.append(rule)
+        ids.append(id)
+    }
+}
+
 /// Collects what the graph needs while the file streams past.
 private final class Collector: OSMElementSink {
     static let relationKeys: Set<String> = ["type", "restriction", "restriction:motorcar", "restriction:motor_vehicle", "restriction:vehicle", "except"]
 
     let profile: CarProfile
+    /// The nodes read one at a time (XML), and in the end all of them, sorted by id.
     var nodeIDs: [Int64] = [], nodeLatitudes: [Int32] = [], nodeLongitudes: [Int32] = []
+    /// Runs of nodes as read: a PBF block's arrays as it made them (not copied while reading),
+    /// the nodes read one at a time before them; joined once, at their full size, when all are read.
+    var nodeRuns: [(ids: [Int64], latitudes: [Int32], longitudes: [Int32])] = []
+    var lastNodeID: Int64?
     var nodesSorted = true
     var nodeRules: [Int64: NodeRule] = [:]
-    /// Each kept way's node references (the array as read, not copied), rule and id.
-    var wayRefs: [[Int64]] = []
-    var wayRules: [WayRule] = [], wayIDs: [Int64] = []
+    /// The kept ways, in runs in file order the same way: a PBF block's as its preparation made
+    /// them, and those kept one at a time.
+    var wayRuns: [KeptWays] = []
+    var ways = KeptWays()
     /// Restrictions with OSM ids: a via node, or via ways (then `via` is unused).
     var restrictions: [(from: Int64, via: Int64, viaWays: [Int64], to: Int64, kind: RestrictionKind)] = []
     var unusableRestrictions = 0
@@ -173,7 +192,8 @@ private final class Collector: OSMElementSink {
 
     func node(id: Int64, latitude: Int32, longitude: Int32, tags: [String: String]) {
         if !tags.isEmpty { basemap?.node(latitude: latitude, longitude: longitude, tags: tags) }
-        if let last = nodeIDs.last, id <= last { nodesSorted = false }
+        if let last = lastNodeID, id <= last { nodesSorted = false }
+        lastNodeID = id
         nodeIDs.append(id)
         nodeLatitudes.append(latitude)
         nodeLongitudes.append(longitude)
@@ -188,6 +208,7 @@ private final class Collector: OSMElementSink {
     var blockPreparation: PBFBlock.Preparation? {
         let profile = profile, keepTags = basemap != nil
         return { block in
+            block.nodesAscend = zip(block.nodeIDs, block.nodeIDs.dropFirst()).allSatisfy { $0 < $1 }
             for i in block.nodeTags.indices {
                 block.nodeTags[i].rule = profile.node(block.nodeTags[i].tags)
                 if !keepTags { block.nodeTags[i].tags = [:] }
@@ -208,27 +229,28 @@ private final class Collector: OSMElementSink {
                 block.ways[i].rule = rule
                 if !keepTags {
                     block.ways[i].tags = [:]
-                    if rule == nil { block.ways[i].refs = [] }
+                    if let rule, block.ways[i].refs.count >= 2 {
+                        block.kept.append(id: block.ways[i].id, refs: block.ways[i].refs, rule: rule)
+                    }
+                    block.ways[i].refs = []
                 }
             }
+            // Without a basemap only the kept ways go on, freed of the rest here.
+            if !keepTags { block.ways = [] }
         }
     }
 
     /// A judged block: its nodes appended in bulk, its roads kept.
     func take(_ block: PBFBlock) {
-        if nodesSorted {
-            var previous = nodeIDs.last
-            for id in block.nodeIDs {
-                if let previous, id <= previous {
-                    nodesSorted = false
-                    break
-                }
-                previous = id
+        if let first = block.nodeIDs.first {
+            if !block.nodesAscend || lastNodeID.map({ first <= $0 }) == true { nodesSorted = false }
+            lastNodeID = block.nodeIDs.last
+            if !nodeIDs.isEmpty {
+                nodeRuns.append((nodeIDs, nodeLatitudes, nodeLongitudes))
+                (nodeIDs, nodeLatitudes, nodeLongitudes) = ([], [], [])
             }
+            nodeRuns.append((block.nodeIDs, block.latitudes, block.longitudes))
         }
-        nodeIDs.append(contentsOf: block.nodeIDs)
-        nodeLatitudes.append(contentsOf: block.latitudes)
-        nodeLongitudes.append(contentsOf: block.longitudes)
         for node in block.nodeTags {
             let id = block.nodeIDs[node.index]
             if let basemap, !node.tags.isEmpty { basemap.node(latitude: block.latitudes[node.index], longitude: block.longitudes[node.index], tags: node.tags) }
@@ -240,13 +262,23 @@ private final class Collector: OSMElementSink {
             guard block.ways[i].refs.count >= 2, let rule = block.ways[i].rule else { continue }
             keep(id: block.ways[i].id, nodes: block.ways[i].refs, rule: rule)
         }
+        if !block.kept.ids.isEmpty {
+            if !ways.ids.isEmpty {
+                wayRuns.append(ways)
+                ways = KeptWays()
+            }
+            wayRuns.append(block.kept)
+        }
         for relation in block.relations { self.relation(id: relation.id, members: relation.members, tags: relation.tags) }
     }
 
     private func keep(id: Int64, nodes: [Int64], rule: WayRule) {
-        wayRefs.append(nodes)
-        wayRules.append(rule)
-        wayIDs.append(id)
+        ways.append(id: id, refs: nodes, rule: rule)
+        // Runs of a PBF block's size, so that the cores can share them out.
+        if ways.ids.count == 8192 {
+            wayRuns.append(ways)
+            ways = KeptWays()
+        }
     }
 
     func way(id: Int64, nodes: [Int64], tags: [String: String]) {
@@ -292,6 +324,18 @@ private final class Collector: OSMElementSink {
     }
 
     func makeBuilder() -> GraphBuilder {
+        if !nodeRuns.isEmpty {
+            if !nodeIDs.isEmpty { nodeRuns.append((nodeIDs, nodeLatitudes, nodeLongitudes)) }
+            let runs = nodeRuns
+            nodeRuns = []
+            func joined<T>(_ part: ((ids: [Int64], latitudes: [Int32], longitudes: [Int32])) -> [T]) -> [T] {
+                var all: [T] = []
+                all.reserveCapacity(runs.reduce(0) { $0 + $1.ids.count })
+                for run in runs { all.append(contentsOf: part(run)) }
+                return all
+            }
+            (nodeIDs, (nodeLatitudes, nodeLongitudes)) = inParallel({ joined(\.ids) }, { (joined(\.latitudes), joined(\.longitudes)) })
+        }
         if !nodesSorted {
             let order = nodeIDs.indices.sorted { nodeIDs[$0] < nodeIDs[$1] }
             nodeIDs = order.map { nodeIDs[$0] }
@@ -331,35 +375,41 @@ private final class Collector: OSMElementSink {
         // it; then searched for.
         // Each way's references are freed as soon as they are resolved, on the core that resolved
         // them (freeing hundreds of thousands of arrays afterwards took a tenth of a second on one).
-        var refs = wayRefs
-        let rules = wayRules, wayIDs = wayIDs
-        (wayRefs, wayRules) = ([], []) // the references as read are not needed again
-        let count = refs.count
-        builder.ways = refs.withUnsafeMutableBufferPointer { refs in
-            nonisolated(unsafe) let refs = refs
-            func resolve(_ range: Range<Int>, into ways: UnsafeMutableBufferPointer<GraphBuilder.Way>) {
-                for w in range {
-                    var previous = -1
-                    let nodes = refs[w].map { id in
-                        let found: UInt32
-                        if previous >= 0 && previous + 1 < ids.count && ids[previous + 1] == id {
-                            found = UInt32(previous + 1)
-                        } else if previous > 0 && ids[previous - 1] == id {
-                            found = UInt32(previous - 1)
-                        } else {
-                            found = index(of: id)
-                        }
-                        previous = found == GraphBuilder.missing ? -1 : Int(found)
-                        return found
+        // The runs of ways shared out between two cores whole (each way's references freed as
+        // soon as resolved, by the core that resolved them), each way written in its place.
+        if !ways.ids.isEmpty { wayRuns.append(ways) }
+        var runs = wayRuns
+        (wayRuns, ways) = ([], KeptWays()) // the references as read are not needed again
+        var starts = [0]
+        for run in runs { starts.append(starts[starts.count - 1] + run.ids.count) }
+        let count = starts[starts.count - 1]
+        let cut = starts.indices.dropLast().min { abs(2 * starts[$0] - count) < abs(2 * starts[$1] - count) } ?? 0
+        func resolveRun(_ run: inout KeptWays, into ways: UnsafeMutablePointer<GraphBuilder.Way>) {
+            for w in run.ids.indices {
+                var previous = -1
+                let nodes = run.refs[w].map { id in
+                    let found: UInt32
+                    if previous >= 0 && previous + 1 < ids.count && ids[previous + 1] == id {
+                        found = UInt32(previous + 1)
+                    } else if previous > 0 && ids[previous - 1] == id {
+                        found = UInt32(previous - 1)
+                    } else {
+                        found = index(of: id)
                     }
-                    refs[w] = []
-                    (ways.baseAddress! + w).initialize(to: GraphBuilder.Way(nodes: nodes, rule: rules[w], id: wayIDs[w]))
+                    previous = found == GraphBuilder.missing ? -1 : Int(found)
+                    return found
                 }
+                run.refs[w] = []
+                (ways + w).initialize(to: GraphBuilder.Way(nodes: nodes, rule: run.rules[w], id: run.ids[w]))
             }
-            // Each half written in place: no halves joined afterwards.
-            return Array(unsafeUninitializedCapacity: count) { ways, initialized in
-                nonisolated(unsafe) let ways = ways
-                _ = inParallel({ resolve(0..<count / 2, into: ways) }, { resolve(count / 2..<count, into: ways) })
+        }
+        builder.ways = runs.withUnsafeMutableBufferPointer { runs in
+            Array(unsafeUninitializedCapacity: count) { ways, initialized in
+                nonisolated(unsafe) let (runs, ways) = (runs, ways)
+                func resolve(runs range: Range<Int>) {
+                    for r in range { resolveRun(&runs[r], into: ways.baseAddress! + starts[r]) }
+                }
+                _ = inParallel({ resolve(runs: 0..<cut) }, { resolve(runs: cut..<runs.count) })
                 initialized = count
             }
         }

@@ -240,7 +240,7 @@ final class PBFReader {
     private func deliver(_ block: PBFBlock, to sink: OSMElementSink) {
         sink.take(block)
         nodeCount += block.nodeIDs.count
-        wayCount += block.ways.count
+        wayCount += block.wayCount
         relationCount += block.relations.count
     }
 }
@@ -334,6 +334,12 @@ struct PBFBlock: Sendable {
         var tags: [String: String]
     }
 
+    /// The ways a preparation keeps, moved out of ``ways`` on the decoding thread (the reader's
+    /// thread then takes them as they are, without a step per way).
+    var kept = KeptWays()
+    /// Whether the node ids ascend within the block (worked out by a preparation).
+    var nodesAscend = true
+
     var nodeIDs: [Int64] = []
     /// Fixed point, 10⁻⁷ degree (as the XML reader gives them).
     var latitudes: [Int32] = []
@@ -345,6 +351,8 @@ struct PBFBlock: Sendable {
     /// How many distinct tag sets the block's ways have (a street cut at its junctions repeats
     /// its tags): a preparation judges each set once.
     var wayTagSets = 0
+    /// How many ways the block holds (also once a preparation has taken them out of ``ways``).
+    var wayCount = 0
 
     /// Decodes a primitive block, keeping only tags whose keys are in `keys`.
     init(_ block: [UInt8], keys: KeySet) throws(PBFFormatError) {
@@ -382,7 +390,7 @@ struct PBFBlock: Sendable {
             strings.prepare()
             let coordinates = Coordinates(granularity: granularity, latOffset: latOffset, lonOffset: lonOffset)
             var tagSets = WayTagSets()
-            defer { wayTagSets = tagSets.count }
+            defer { (wayTagSets, wayCount) = (tagSets.count, ways.count) }
             for group in groups {
                 var g = ProtobufReader(group)
                 while let (field, wire) = try g.field() {
