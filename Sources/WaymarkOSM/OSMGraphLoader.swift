@@ -167,12 +167,7 @@ private final class Collector: OSMElementSink {
     static let relationKeys: Set<String> = ["type", "restriction", "restriction:motorcar", "restriction:motor_vehicle", "restriction:vehicle", "except"]
 
     let profile: CarProfile
-    /// The nodes read one at a time (XML), and in the end all of them, sorted by id.
     var nodeIDs: [Int64] = [], nodeLatitudes: [Int32] = [], nodeLongitudes: [Int32] = []
-    /// Runs of nodes as read: a PBF block's arrays as it made them (not copied while reading),
-    /// the nodes read one at a time before them; joined once, at their full size, when all are read.
-    var nodeRuns: [(ids: [Int64], latitudes: [Int32], longitudes: [Int32])] = []
-    var lastNodeID: Int64?
     var nodesSorted = true
     var nodeRules: [Int64: NodeRule] = [:]
     /// The kept ways, in runs in file order the same way: a PBF block's as its preparation made
@@ -192,8 +187,7 @@ private final class Collector: OSMElementSink {
 
     func node(id: Int64, latitude: Int32, longitude: Int32, tags: [String: String]) {
         if !tags.isEmpty { basemap?.node(latitude: latitude, longitude: longitude, tags: tags) }
-        if let last = lastNodeID, id <= last { nodesSorted = false }
-        lastNodeID = id
+        if let last = nodeIDs.last, id <= last { nodesSorted = false }
         nodeIDs.append(id)
         nodeLatitudes.append(latitude)
         nodeLongitudes.append(longitude)
@@ -242,15 +236,12 @@ private final class Collector: OSMElementSink {
 
     /// A judged block: its nodes appended in bulk, its roads kept.
     func take(_ block: PBFBlock) {
-        if let first = block.nodeIDs.first {
-            if !block.nodesAscend || lastNodeID.map({ first <= $0 }) == true { nodesSorted = false }
-            lastNodeID = block.nodeIDs.last
-            if !nodeIDs.isEmpty {
-                nodeRuns.append((nodeIDs, nodeLatitudes, nodeLongitudes))
-                (nodeIDs, nodeLatitudes, nodeLongitudes) = ([], [], [])
-            }
-            nodeRuns.append((block.nodeIDs, block.latitudes, block.longitudes))
-        }
+        // (Appended here, not kept in runs joined at the end: growing arrays free their old
+        // storage as they go, where the runs would be held beside their join.)
+        if let first = block.nodeIDs.first, !block.nodesAscend || nodeIDs.last.map({ first <= $0 }) == true { nodesSorted = false }
+        nodeIDs.append(contentsOf: block.nodeIDs)
+        nodeLatitudes.append(contentsOf: block.latitudes)
+        nodeLongitudes.append(contentsOf: block.longitudes)
         for node in block.nodeTags {
             let id = block.nodeIDs[node.index]
             if let basemap, !node.tags.isEmpty { basemap.node(latitude: block.latitudes[node.index], longitude: block.longitudes[node.index], tags: node.tags) }
@@ -324,18 +315,6 @@ private final class Collector: OSMElementSink {
     }
 
     func makeBuilder() -> GraphBuilder {
-        if !nodeRuns.isEmpty {
-            if !nodeIDs.isEmpty { nodeRuns.append((nodeIDs, nodeLatitudes, nodeLongitudes)) }
-            let runs = nodeRuns
-            nodeRuns = []
-            func joined<T>(_ part: ((ids: [Int64], latitudes: [Int32], longitudes: [Int32])) -> [T]) -> [T] {
-                var all: [T] = []
-                all.reserveCapacity(runs.reduce(0) { $0 + $1.ids.count })
-                for run in runs { all.append(contentsOf: part(run)) }
-                return all
-            }
-            (nodeIDs, (nodeLatitudes, nodeLongitudes)) = inParallel({ joined(\.ids) }, { (joined(\.latitudes), joined(\.longitudes)) })
-        }
         if !nodesSorted {
             let order = nodeIDs.indices.sorted { nodeIDs[$0] < nodeIDs[$1] }
             nodeIDs = order.map { nodeIDs[$0] }
@@ -413,6 +392,10 @@ private final class Collector: OSMElementSink {
                 initialized = count
             }
         }
+        // The runs were made on the decoding threads, in their arenas: what they held goes back
+        // to the system, not kept under the build's later, larger arrays.
+        runs = []
+        returnFreedMemory()
         for r in restrictions {
             if !r.viaWays.isEmpty {
                 builder.restrictions.append(GraphBuilder.Restriction(fromWay: r.from, viaWays: r.viaWays, toWay: r.to, kind: r.kind))
