@@ -200,14 +200,29 @@ public struct GraphBuilder {
         // costs time.
         let inputCount = latitudes.count
         let (usesMask, blocks, delays) = (WalkInput.usesMask, WalkInput.blocks, WalkInput.delays)
-        var uses = [UInt8](repeating: 0, count: inputCount)
-        for way in ways {
-            for (i, node) in way.nodes.enumerated() where node != GraphBuilder.missing {
-                let isEnd = i == 0 || i == way.nodes.count - 1
-                    || way.nodes[i - 1] == GraphBuilder.missing || way.nodes[i + 1] == GraphBuilder.missing
-                uses[Int(node)] = isEnd ? 2 : min(2, uses[Int(node)] &+ 1)
+        // The ways counted in parts side by side (as many as the walk's when given), each part's
+        // counts (at most 2) added up after.
+        let countingParts = max(1, walkParts ?? (ways.count < 1 << 14 ? 1 : GraphBuilder.coreCount))
+        var partUses = [[UInt8]](repeating: [], count: countingParts)
+        partUses.withUnsafeMutableBufferPointer { partUses in
+            nonisolated(unsafe) let (partUses, ways) = (partUses, ways) // the ways only read
+            DispatchQueue.concurrentPerform(iterations: countingParts) { part in
+                var uses = [UInt8](repeating: 0, count: inputCount)
+                for w in ways.count * part / countingParts..<ways.count * (part + 1) / countingParts {
+                    let nodes = ways[w].nodes
+                    for (i, node) in nodes.enumerated() where node != GraphBuilder.missing {
+                        let isEnd = i == 0 || i == nodes.count - 1 || nodes[i - 1] == GraphBuilder.missing || nodes[i + 1] == GraphBuilder.missing
+                        uses[Int(node)] = isEnd ? 2 : min(2, uses[Int(node)] &+ 1)
+                    }
+                }
+                partUses[part] = uses
             }
         }
+        var uses = partUses.removeFirst()
+        for more in partUses {
+            for node in 0..<inputCount where more[node] != 0 { uses[node] = min(2, uses[node] + more[node]) }
+        }
+        partUses = []
         /// Vertex flags of each input node (signals, gate), and the seconds passing it costs.
         var flags = [UInt8](repeating: 0, count: inputCount)
         var delay: [UInt32: Double] = [:]
