@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkGeo
+import WaymarkSupport
 
 /// Builds a ``RoadGraph`` from ways whose tags the profile has already judged. Knows nothing of
 /// XML: the OSM reader (or a test) feeds it nodes, ways and restrictions with dense node indices.
@@ -391,54 +392,59 @@ public struct GraphBuilder {
         pending = []
         graph.firstEdge = first
 
-        // The reverse rows: each vertex's edges in, in edge order.
-        let targets = graph.edgeTarget
-        (graph.firstIncoming, graph.incomingEdge) = GraphBuilder.stableBuckets(count: edgeCount, buckets: nodeCount) { Int(targets[$0]) }
-        graph.incomingSource = graph.incomingEdge.map { edgeSource[Int($0)] }
+        // The largest strongly connected component (for the report) is found beside the reverse
+        // rows and the restrictions: it reads the forward rows only.
+        let forward = RoadGraph(graph)
+        let (largestComponent, _) = inParallel({ forward.largestStronglyConnectedComponent() }, {
+            // The reverse rows: each vertex's edges in, in edge order.
+            let targets = graph.edgeTarget
+            (graph.firstIncoming, graph.incomingEdge) = GraphBuilder.stableBuckets(count: edgeCount, buckets: nodeCount) { Int(targets[$0]) }
+            graph.incomingSource = graph.incomingEdge.map { edgeSource[Int($0)] }
 
-        // 4. Restrictions at a via node: the from and to ways' segments that end at the via vertex.
-        report.restrictionsRead = restrictions.count + unusableRestrictions
-        var resolved: [(via: UInt32, from: UInt32, to: UInt32, kind: UInt8)] = []
-        for r in restrictions where r.viaWays.isEmpty {
-            guard Int(r.via) < inputCount, uses[Int(r.via)] & blocks == 0, vertexOf[Int(r.via)] != RoadGraph.invalid else { continue }
-            let via = vertexOf[Int(r.via)]
-            func touching(_ way: Int64) -> UInt32? {
-                let candidates = (segmentsOfWay[way] ?? []).filter { segmentEnds[Int($0)].0 == via || segmentEnds[Int($0)].1 == via }
-                return candidates.count == 1 ? candidates[0] : nil
+            // 4. Restrictions at a via node: the from and to ways' segments that end at the via vertex.
+            report.restrictionsRead = restrictions.count + unusableRestrictions
+            var resolved: [(via: UInt32, from: UInt32, to: UInt32, kind: UInt8)] = []
+            for r in restrictions where r.viaWays.isEmpty {
+                guard Int(r.via) < inputCount, uses[Int(r.via)] & blocks == 0, vertexOf[Int(r.via)] != RoadGraph.invalid else { continue }
+                let via = vertexOf[Int(r.via)]
+                func touching(_ way: Int64) -> UInt32? {
+                    let candidates = (segmentsOfWay[way] ?? []).filter { segmentEnds[Int($0)].0 == via || segmentEnds[Int($0)].1 == via }
+                    return candidates.count == 1 ? candidates[0] : nil
+                }
+                guard let from = touching(r.fromWay), let to = touching(r.toWay) else { continue }
+                resolved.append((via, from, to, r.kind.rawValue))
+                graph.nodeFlags[Int(via)] |= RoadGraph.restrictionViaFlag
             }
-            guard let from = touching(r.fromWay), let to = touching(r.toWay) else { continue }
-            resolved.append((via, from, to, r.kind.rawValue))
-            graph.nodeFlags[Int(via)] |= RoadGraph.restrictionViaFlag
-        }
-        resolved.sort { ($0.via, $0.from, $0.to) < ($1.via, $1.from, $1.to) }
-        graph.restrictionVia = resolved.map(\.via)
-        graph.restrictionFrom = resolved.map(\.from)
-        graph.restrictionTo = resolved.map(\.to)
-        graph.restrictionKind = resolved.map(\.kind)
+            resolved.sort { ($0.via, $0.from, $0.to) < ($1.via, $1.from, $1.to) }
+            graph.restrictionVia = resolved.map(\.via)
+            graph.restrictionFrom = resolved.map(\.from)
+            graph.restrictionTo = resolved.map(\.to)
+            graph.restrictionKind = resolved.map(\.kind)
 
-        // 4b. Restrictions over via ways: the path of directed edges from the from way's end along
-        // the via ways to the to way's start, the ways joined end to end as OSRM joins them.
-        var paths = Set<[UInt32]>(), keptOverWays = 0
-        let rows = RoadGraph(graph)
-        for r in restrictions where !r.viaWays.isEmpty {
-            guard let path = restrictedPath(r, graph: rows, segmentEnds: segmentEnds, segmentsOfWay: segmentsOfWay) else { continue }
-            paths.insert(path + [UInt32(r.kind.rawValue)])
-            keptOverWays += 1
-        }
-        for path in paths.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            graph.restrictionPathEdges.append(contentsOf: path.dropLast())
-            graph.restrictionPathStart.append(UInt32(graph.restrictionPathEdges.count))
-            graph.restrictionPathKind.append(UInt8(path.last!))
-            graph.nodeFlags[Int(graph.edgeTarget[Int(path[0])])] |= RoadGraph.restrictionViaFlag
-        }
-        report.restrictionsKept = resolved.count + keptOverWays
-        report.restrictionsDropped = report.restrictionsRead - report.restrictionsKept
+            // 4b. Restrictions over via ways: the path of directed edges from the from way's end along
+            // the via ways to the to way's start, the ways joined end to end as OSRM joins them.
+            var paths = Set<[UInt32]>(), keptOverWays = 0
+            let rows = RoadGraph(graph)
+            for r in restrictions where !r.viaWays.isEmpty {
+                guard let path = restrictedPath(r, graph: rows, segmentEnds: segmentEnds, segmentsOfWay: segmentsOfWay) else { continue }
+                paths.insert(path + [UInt32(r.kind.rawValue)])
+                keptOverWays += 1
+            }
+            for path in paths.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                graph.restrictionPathEdges.append(contentsOf: path.dropLast())
+                graph.restrictionPathStart.append(UInt32(graph.restrictionPathEdges.count))
+                graph.restrictionPathKind.append(UInt8(path.last!))
+                graph.nodeFlags[Int(graph.edgeTarget[Int(path[0])])] |= RoadGraph.restrictionViaFlag
+            }
+            report.restrictionsKept = resolved.count + keptOverWays
+            report.restrictionsDropped = report.restrictionsRead - report.restrictionsKept
+        })
 
         report.graphNodes = nodeCount
         report.graphEdges = edgeCount
         report.segments = segmentEnds.count
         var built = RoadGraph(graph)
-        report.largestComponentNodes = built.largestStronglyConnectedComponent()
+        report.largestComponentNodes = largestComponent
         built.report = report
         return built
     }
