@@ -145,12 +145,22 @@ public enum GraphFile {
     /// made while the sections at hand are written (see ``write(_:to:extra:later:)``).
     public struct LaterSections {
         public var count: Int
-        public var make: () -> [Section]
+        /// Makes the sections. It may hand the first of them to `early` as soon as those are
+        /// made (once, from any thread; the sections it returns then start with them): they are
+        /// written at once, while it makes the rest.
+        public var make: (_ early: @escaping ([Section]) -> Void) -> [Section]
 
-        public init(count: Int, make: @escaping () -> [Section]) {
+        public init(count: Int, make: @escaping (_ early: @escaping ([Section]) -> Void) -> [Section]) {
             self.count = count
             self.make = make
         }
+    }
+
+    /// The later sections handed over early, and how writing them went (set by the thread that
+    /// made them, read once they are all made).
+    private final class EarlySections: @unchecked Sendable {
+        var sections: [Section] = []
+        var failure: FileWriteError?
     }
 
     /// Writes the graph atomically (temporary file, fsync, rename), the same bytes as
@@ -166,22 +176,40 @@ public enum GraphFile {
         let known = sections(graph, extra: extra)
         try AtomicFile.write(to: path) { (sink: inout FileSink) throws(FileWriteError) in
             guard let later, sink.seekable else {
-                try writeInOrder(known + (later?.make() ?? []), to: &sink)
+                try writeInOrder(known + (later?.make { _ in } ?? []), to: &sink)
                 return
             }
-            let (made, placed) = inParallel({ later.make() }, { () -> FileWriteError? in
+            let planned = known.count + later.count
+            let early = EarlySections()
+            let sink = sink
+            let (made, placed) = inParallel({
+                later.make { first in
+                    guard early.sections.isEmpty else { return }
+                    early.sections = first
+                    do throws(FileWriteError) {
+                        try place(first, at: Array(offsets(known + first, among: planned).dropFirst(known.count)), in: sink)
+                    } catch {
+                        early.failure = error
+                    }
+                }
+            }, { () -> FileWriteError? in
                 do throws(FileWriteError) {
-                    try place(known, at: offsets(known, among: known.count + later.count), in: sink)
+                    try place(known, at: offsets(known, among: planned), in: sink)
                     return nil
                 } catch {
                     return error
                 }
             })
-            if let placed { throw placed }
+            if let failure = placed ?? early.failure { throw failure }
             let all = known + made
             let at = offsets(all, among: all.count)
-            if made.count != later.count { try place(known, at: Array(at.prefix(known.count)), in: sink) }
-            try place(made, at: Array(at.dropFirst(known.count)), in: sink)
+            // Written already where they belong: the sections at hand, and those handed over
+            // early when they are what `make` returned first. Anything else is written now.
+            let inPlace = made.count == later.count
+            let earlyInPlace = inPlace && zip(early.sections, made).allSatisfy { $0.tag == $1.tag && $0.byteCount == $1.byteCount }
+                && early.sections.count <= made.count ? early.sections.count : 0
+            if !inPlace { try place(known, at: Array(at.prefix(known.count)), in: sink) }
+            try place(Array(made.dropFirst(earlyInPlace)), at: Array(at.dropFirst(known.count + earlyInPlace)), in: sink)
             var table = header(all, checksum: nil)
             put(checksum(table: table, all), at: 24, in: &table)
             try sink.write(table, at: 0)

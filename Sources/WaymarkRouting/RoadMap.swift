@@ -260,18 +260,22 @@ public final class RoadMap: @unchecked Sendable {
         case let .given(map): basemap = map.fileSections
         case let .stored(sections): basemap = sections.tags.compactMap { sections.section($0) }
         }
-        // Tables not made yet are made now, while the graph's sections are written: side by side,
-        // or one after the other beside a hierarchy just built, where the build's peak memory is.
+        // Tables not made yet are made now, while the graph's sections are written: side by side
+        // (the snap index, done first, written while the guidance tables are still made), or one
+        // after the other beside a hierarchy just built, where the build's peak memory is.
         let graph = graph, hierarchy = hierarchy
-        let tables = GraphFile.LaterSections(count: GuidanceTables.fileSectionCount + SnapIndex.fileSectionCount) {
+        let tables = GraphFile.LaterSections(count: SnapIndex.fileSectionCount + GuidanceTables.fileSectionCount) { early in
             if hierarchy == nil {
-                let (guidanceSections, indexSections) = inParallel({ (guidance ?? GuidanceTables(graph: graph)).fileSections },
-                                                                   { (index ?? SnapIndex(graph: graph)).fileSections })
-                return guidanceSections + indexSections
+                let (indexSections, guidanceSections) = inParallel({
+                    let sections = (index ?? SnapIndex(graph: graph)).fileSections
+                    early(sections)
+                    return sections
+                }, { (guidance ?? GuidanceTables(graph: graph)).fileSections })
+                return indexSections + guidanceSections
             }
             let guidanceSections = (guidance ?? GuidanceTables(graph: graph)).fileSections
             returnFreedMemory()
-            return guidanceSections + (index ?? SnapIndex(graph: graph)).fileSections
+            return (index ?? SnapIndex(graph: graph)).fileSections + guidanceSections
         }
         try GraphFile.write(graph, to: path, extra: (hierarchy?.fileSections ?? []) + basemap, later: tables)
     }

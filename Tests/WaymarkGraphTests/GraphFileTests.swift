@@ -160,7 +160,16 @@ func squareGraph() -> RoadGraph {
         let extra = [GraphFile.Section("XTRA", [UInt8(1), 2, 3])]
         let later = [GraphFile.Section("LTR1", [Double](repeating: 0.25, count: 9)), GraphFile.Section("LTR2", [UInt8(7)])]
         let expected = GraphFile.encode(g, extra: extra + later)
-        try GraphFile.write(g, to: path, extra: extra, later: GraphFile.LaterSections(count: announced) { later })
+        try GraphFile.write(g, to: path, extra: extra, later: GraphFile.LaterSections(count: announced) { _ in later })
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == expected)
+        // The first of them handed over early, from another thread, written while the rest are made.
+        try GraphFile.write(g, to: path, extra: extra, later: GraphFile.LaterSections(count: announced) { early in
+            nonisolated(unsafe) let (early, leading) = (early, Array(later.prefix(1)))
+            let thread = Thread { early(leading) }
+            thread.start()
+            while !thread.isFinished { usleep(1000) }
+            return later
+        })
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == expected)
         #expect(try GraphFile.readWithExtras(path: path).extra.tags == ["LTR1", "LTR2", "XTRA"])
 
@@ -171,7 +180,7 @@ func squareGraph() -> RoadGraph {
             if let handle = FileHandle(forReadingAtPath: fifo) { received = handle.readDataToEndOfFile() }
         }
         reader.start()
-        try GraphFile.write(g, to: fifo, extra: extra, later: GraphFile.LaterSections(count: announced) { later })
+        try GraphFile.write(g, to: fifo, extra: extra, later: GraphFile.LaterSections(count: announced) { _ in later })
         while !reader.isFinished { usleep(1000) }
         #expect(Array(received) == expected)
     }
