@@ -7,7 +7,7 @@ import WaymarkSupport
 public struct GraphBuilder {
     /// A way as the builder needs it: its node indices (``missing`` where the file lacks the node),
     /// the profile's rule, and its OSM id.
-    public struct Way {
+    public struct Way: Sendable {
         public var nodes: [UInt32]
         public var rule: WayRule
         public var id: Int64
@@ -17,6 +17,9 @@ public struct GraphBuilder {
             self.rule = rule
             self.id = id
         }
+
+        /// A way that holds nothing (freeing it frees no memory).
+        static let released = Way(nodes: [], rule: CarProfile().way(["highway": "residential"])!, id: 0)
     }
 
     /// A restriction relation: from way, via node (index) or via ways (in the relation's order),
@@ -185,6 +188,20 @@ public struct GraphBuilder {
         return (first, order)
     }
 
+    /// Frees the ways (once built: hundreds of thousands of arrays in a country) on all cores,
+    /// not one after another on the caller's.
+    public mutating func releaseWays() {
+        let parts = ways.count < 1 << 14 ? 1 : GraphBuilder.coreCount, count = ways.count
+        ways.withUnsafeMutableBufferPointer { ways in
+            nonisolated(unsafe) let ways = ways
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                // Each way swapped for one that holds nothing: the old one is freed here.
+                for w in count * part / parts..<count * (part + 1) / parts { ways[w] = Way.released }
+            }
+        }
+        ways = []
+    }
+
     /// Builds the graph. Consumes nothing; can be called once per input.
     public func build() -> RoadGraph { build(walkParts: nil) }
 
@@ -206,7 +223,8 @@ public struct GraphBuilder {
         let countingParts = max(1, walkParts ?? (ways.count < 1 << 14 ? 1 : GraphBuilder.coreCount))
         var partUses = [[UInt8]](repeating: [], count: countingParts)
         partUses.withUnsafeMutableBufferPointer { partUses in
-            nonisolated(unsafe) let (partUses, ways) = (partUses, ways) // the ways only read
+            nonisolated(unsafe) let partUses = partUses
+            let ways = ways
             DispatchQueue.concurrentPerform(iterations: countingParts) { part in
                 var uses = [UInt8](repeating: 0, count: inputCount)
                 for w in ways.count * part / countingParts..<ways.count * (part + 1) / countingParts {

@@ -99,7 +99,9 @@ public enum OSMGraphLoader {
             builder.report.osmWays = counts.ways
             builder.report.osmRelations = counts.relations
             builder.report.inputBytes = inputBytes
-            return builder.build()
+            let graph = builder.build()
+            builder.releaseWays()
+            return graph
         }()
         // What the build freed (on every core, in each one's arena) goes back to the system now,
         // not kept under what comes next (the snap index and guidance tables of a file).
