@@ -93,21 +93,19 @@ public enum OSMGraphLoader {
 
     private static func finish(_ collector: Collector, counts: (nodes: Int, ways: Int, relations: Int), inputBytes: Int,
                                start: UInt64) -> (graph: RoadGraph, basemap: Basemap?) {
-        var graph = {
-            var builder = collector.makeBuilder()
-            builder.report.osmNodes = counts.nodes
-            builder.report.osmWays = counts.ways
-            builder.report.osmRelations = counts.relations
-            builder.report.inputBytes = inputBytes
-            let graph = builder.build()
-            builder.releaseWays()
-            return graph
-        }()
-        // What the build freed (on every core, in each one's arena) goes back to the system now,
-        // not kept under what comes next (the snap index and guidance tables of a file).
-        returnFreedMemory()
+        var builder = collector.makeBuilder()
+        builder.report.osmNodes = counts.nodes
+        builder.report.osmWays = counts.ways
+        builder.report.osmRelations = counts.relations
+        builder.report.inputBytes = inputBytes
+        var graph = builder.build()
         let basemap = collector.makeBasemap()
         graph.report.buildSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        // What the build used goes back to the system now (freed on every core, then handed back
+        // from each one's arena), not kept under what comes next: the snap index and guidance
+        // tables of a file.
+        builder.releaseWays()
+        returnFreedMemory()
         return (graph, basemap)
     }
 
