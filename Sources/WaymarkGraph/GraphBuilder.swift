@@ -637,6 +637,25 @@ private struct WalkPart {
     /// Walks the ways `range`, cutting each into segments between vertices.
     mutating func walk(_ range: Range<Int>, _ input: WalkInput) {
         let (usesMask, blocks, delays) = (WalkInput.usesMask, WalkInput.blocks, WalkInput.delays)
+        // Every column reserved at the most the references can make (a vertex, a segment or a
+        // shape point each; two edges a segment), so that none grows: growing copied each column
+        // several times over, into fresh memory each time. Room not used is never touched, so
+        // it costs address space, not memory.
+        let references = input.ways[range].reduce(0) { $0 + $1.nodes.count }
+        vertexNodes.reserveCapacity(references)
+        vertexShared.reserveCapacity(references)
+        segmentEnds.reserveCapacity(references)
+        segmentWayID.reserveCapacity(references)
+        shapeEnd.reserveCapacity(references)
+        segmentName.reserveCapacity(references)
+        segmentRef.reserveCapacity(references)
+        segmentSigns.reserveCapacity(references)
+        segmentHighway.reserveCapacity(references)
+        segmentFlags.reserveCapacity(references)
+        segmentLanes.reserveCapacity(references)
+        shapeLatitudes.reserveCapacity(references)
+        shapeLongitudes.reserveCapacity(references)
+        pending.reserveCapacity(2 * references)
         var vertexOf = [UInt32](repeating: RoadGraph.invalid, count: input.uses.count)
         var stringIndex: [String: UInt32] = ["": 0]
         var signRowIndex: [[UInt32]: UInt32] = [[0, 0, 0, 0, 0]: 0]
