@@ -241,8 +241,8 @@ private final class Collector: OSMElementSink {
 
     /// A judged block: its nodes appended in bulk, its roads kept.
     func take(_ block: PBFBlock) {
-        // (Appended here, not kept in runs joined at the end: growing arrays free their old
-        // storage as they go, where the runs would be held beside their join.)
+        // (Nodes are appended, not kept in runs like the ways: joining runs at the end held
+        // them twice at once, where growing arrays free their old storage as they go.)
         if let first = block.nodeIDs.first, !block.nodesAscend || nodeIDs.last.map({ first <= $0 }) == true { nodesSorted = false }
         nodeIDs.append(contentsOf: block.nodeIDs)
         nodeLatitudes.append(contentsOf: block.latitudes)
@@ -354,13 +354,11 @@ private final class Collector: OSMElementSink {
             let i = index(of: id)
             if i != GraphBuilder.missing { builder.nodeRules[i] = rule }
         }
-        // Way references to node indices, the ways shared out between two cores. A way's nodes
-        // were often made one after another, so a reference is first tried beside the one before
-        // it; then searched for.
-        // Each way's references are freed as soon as they are resolved, on the core that resolved
-        // them (freeing hundreds of thousands of arrays afterwards took a tenth of a second on one).
-        // The runs of ways shared out between two cores whole (each way's references freed as
-        // soon as resolved, by the core that resolved them), each way written in its place.
+        // Way references to node indices, the runs of ways shared out between two cores whole,
+        // each way written in its place. A way's nodes were often made one after another, so a
+        // reference is first tried beside the one before it; then searched for. Each way's
+        // references are freed as soon as resolved, by the core that resolved them (freeing
+        // hundreds of thousands of arrays afterwards took a tenth of a second on one).
         if !ways.ids.isEmpty { wayRuns.append(ways) }
         var runs = wayRuns
         (wayRuns, ways) = ([], KeptWays()) // the references as read are not needed again
