@@ -594,7 +594,7 @@ struct PBFBlock: Sendable {
             case 1: id = Int64(bitPattern: try reader.varint(wire: wire))
             case 2: try reader.repeatedVarints(wire: wire) { tagSets.keys.append($0) }
             case 3: try reader.repeatedVarints(wire: wire) { tagSets.values.append($0) }
-            case 8: try reader.repeatedDeltas(wire: wire, into: &refs, reserving: true)
+            case 8: try reader.repeatedDeltas(wire: wire, into: &refs)
             default: try reader.skip(wire: wire) // info; locations on ways
             }
         }

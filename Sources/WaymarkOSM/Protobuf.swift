@@ -104,22 +104,55 @@ struct ProtobufReader {
     /// A repeated `sint64` field delta-coded (each value the difference from the one before, as
     /// PBF stores ids, refs and dense coordinates): appends the running sums to `values`.
     /// Overflow wraps (a corrupt file gives wrong numbers, which callers range-check, not a trap).
-    /// `reserving`: room is made first for the packed field's values (counted by their last
-    /// bytes, the ones without the continuation bit), instead of growing as they come.
+    /// A packed field's values are counted first (by their last bytes, the ones without the
+    /// continuation bit) and decoded straight into room made for them, not appended one by one.
     @inline(__always)
-    mutating func repeatedDeltas(wire: UInt64, into values: inout [Int64], reserving: Bool = false) throws(PBFFormatError) {
+    mutating func repeatedDeltas(wire: UInt64, into values: inout [Int64]) throws(PBFFormatError) {
         var running: Int64 = 0
-        if reserving && wire == 2 {
-            var peek = self
-            let field = try peek.lengthDelimited()
-            var count = 0
-            for byte in field where byte < 0x80 { count += 1 }
-            values.reserveCapacity(values.count + count)
+        guard wire == 2 else {
+            try repeatedVarints(wire: wire) { raw in
+                running &+= ProtobufReader.zigzag(raw)
+                values.append(running)
+            }
+            return
         }
-        try repeatedVarints(wire: wire) { raw in
-            running &+= ProtobufReader.zigzag(raw)
-            values.append(running)
+        let field = try lengthDelimited()
+        var count = 0
+        for byte in field where byte < 0x80 { count += 1 }
+        var failure: PBFFormatError?
+        let decoded = [Int64](unsafeUninitializedCapacity: count) { buffer, initialized in
+            // The same checks as `varint()`, in the same order.
+            var i = 0, k = 0
+            let n = field.count
+            values: while i < n {
+                var result: UInt64 = 0, shift: UInt64 = 0
+                while true {
+                    guard i < n else {
+                        failure = PBFFormatError("truncated varint")
+                        break values
+                    }
+                    let byte = field[i]
+                    i += 1
+                    if shift == 63 && byte > 1 {
+                        failure = PBFFormatError("varint overflows 64 bits")
+                        break values
+                    }
+                    result |= UInt64(byte & 0x7F) << shift
+                    if byte < 0x80 { break }
+                    shift += 7
+                    if shift > 63 {
+                        failure = PBFFormatError("varint longer than ten bytes")
+                        break values
+                    }
+                }
+                running &+= ProtobufReader.zigzag(result)
+                buffer[k] = running // k < count: each value ended at a counted byte
+                k += 1
+            }
+            initialized = k
         }
+        if let failure { throw failure }
+        if values.isEmpty { values = decoded } else { values += decoded }
     }
 
     /// The field as a varint, checking its wire type.
