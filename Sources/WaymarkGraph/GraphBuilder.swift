@@ -282,40 +282,25 @@ public struct GraphBuilder {
         }
 
         // The parts joined: each part's vertices, strings and sign rows numbered after those of the
-        // parts before it (a vertex, string or row an earlier part made keeps its number), its
-        // segments and shape points after theirs.
+        // parts before it (a vertex, string or row an earlier part made keeps its number), part
+        // after part; then its segments, shape points and edges placed after theirs, column by
+        // column on all cores (each part's column freed once placed).
         var vertexOf = [UInt32](repeating: RoadGraph.invalid, count: inputCount)
         var stringIndex: [String: UInt32] = ["": 0]
         var signRowIndex: [[UInt32]: UInt32] = [[0, 0, 0, 0, 0]: 0]
-        var pending: [PendingEdge] = []
-        var segmentEnds: [(UInt32, UInt32)] = []
         var segmentsOfWay: [Int64: [UInt32]] = [:]
-        pending.reserveCapacity(parts.reduce(0) { $0 + $1.pending.count })
-        // Every column reserved at its size once joined (at most the parts' vertices, exactly their
-        // segments and shape points): appended to without growing, each value copied once.
         let vertexBound = parts.reduce(0) { $0 + $1.vertexNodes.count }
-        let segmentTotal = parts.reduce(0) { $0 + $1.segmentEnds.count }
-        let shapeTotal = parts.reduce(0) { $0 + $1.shapeLatitudes.count }
         graph.latitudes.reserveCapacity(vertexBound)
         graph.longitudes.reserveCapacity(vertexBound)
         graph.nodeFlags.reserveCapacity(vertexBound)
-        segmentEnds.reserveCapacity(segmentTotal)
-        graph.segmentName.reserveCapacity(segmentTotal)
-        graph.segmentRef.reserveCapacity(segmentTotal)
-        graph.segmentSigns.reserveCapacity(segmentTotal)
-        graph.segmentHighway.reserveCapacity(segmentTotal)
-        graph.segmentFlags.reserveCapacity(segmentTotal)
-        graph.segmentLanes.reserveCapacity(segmentTotal)
-        graph.segmentWayID.reserveCapacity(segmentTotal)
-        graph.shapeStart.reserveCapacity(segmentTotal + 1)
-        graph.shapeLatitudes.reserveCapacity(shapeTotal)
-        graph.shapeLongitudes.reserveCapacity(shapeTotal)
+        var vertexNumbers: [[UInt32]] = [], stringNumbers: [[UInt32]] = [], rowNumbers: [[UInt32]] = []
+        var segmentBases: [UInt32] = [], shapeBases: [UInt32] = []
+        var (segmentTotal, shapeTotal, edgeTotal) = (0, 0, 0)
         for p in parts.indices {
-            let part = parts[p]
-            parts[p] = WalkPart() // each part freed once joined
-            var vertexNumber = [UInt32](repeating: 0, count: part.vertexNodes.count)
-            for (j, node) in part.vertexNodes.enumerated() {
-                if part.vertexShared[j] && vertexOf[Int(node)] != RoadGraph.invalid {
+            var vertexNumber = [UInt32](repeating: 0, count: parts[p].vertexNodes.count)
+            for (j, node) in parts[p].vertexNodes.enumerated() {
+                let shared = parts[p].vertexShared[j]
+                if shared && vertexOf[Int(node)] != RoadGraph.invalid {
                     vertexNumber[j] = vertexOf[Int(node)]
                     continue
                 }
@@ -323,46 +308,82 @@ public struct GraphBuilder {
                 graph.latitudes.append(latitudes[Int(node)])
                 graph.longitudes.append(longitudes[Int(node)])
                 graph.nodeFlags.append(flags[Int(node)])
-                if part.vertexShared[j] { vertexOf[Int(node)] = id }
+                if shared { vertexOf[Int(node)] = id }
                 vertexNumber[j] = id
             }
-            let stringNumber = part.strings.map { string in
+            let stringNumber = parts[p].strings.map { string in
                 if let i = stringIndex[string] { return i }
                 let i = UInt32(graph.strings.count)
                 graph.strings.append(string)
                 stringIndex[string] = i
                 return i
             }
-            let rowNumber = stride(from: 0, to: part.signRows.count, by: 5).map { start in
-                let row = part.signRows[start..<start + 5].map { stringNumber[Int($0)] }
+            let signRows = parts[p].signRows
+            let rowNumber = stride(from: 0, to: signRows.count, by: 5).map { start in
+                let row = signRows[start..<start + 5].map { stringNumber[Int($0)] }
                 if let i = signRowIndex[row] { return i }
                 let i = UInt32(signRowIndex.count)
                 signRowIndex[row] = i
                 graph.signRows += row
                 return i
             }
-            let segmentBase = UInt32(segmentEnds.count), shapeBase = UInt32(graph.shapeLatitudes.count)
-            segmentEnds += part.segmentEnds.map { (vertexNumber[Int($0.0)], vertexNumber[Int($0.1)]) }
-            for (way, segments) in part.segmentsOfWay { segmentsOfWay[way, default: []] += segments.map { $0 + segmentBase } }
-            graph.segmentName += part.segmentName.map { stringNumber[Int($0)] }
-            graph.segmentRef += part.segmentRef.map { stringNumber[Int($0)] }
-            graph.segmentSigns += part.segmentSigns.map { rowNumber[Int($0)] }
-            graph.segmentHighway += part.segmentHighway
-            graph.segmentFlags += part.segmentFlags
-            graph.segmentLanes += part.segmentLanes
-            graph.segmentWayID += part.segmentWayID
-            graph.shapeStart += part.shapeEnd.map { $0 + shapeBase }
-            graph.shapeLatitudes += part.shapeLatitudes
-            graph.shapeLongitudes += part.shapeLongitudes
-            for e in part.pending {
-                pending.append(PendingEdge(source: vertexNumber[Int(e.source)], target: vertexNumber[Int(e.target)],
-                                           segment: e.segment + segmentBase << 1, length: e.length, duration: e.duration, weight: e.weight))
-            }
-            report.droppedSegmentsMissingNodes += part.droppedSegmentsMissingNodes
-            report.waysWithMissingNodes += part.waysWithMissingNodes
-            report.droppedDegenerateSegments += part.droppedDegenerateSegments
-            report.barrierCuts += part.barrierCuts
+            vertexNumbers.append(vertexNumber)
+            stringNumbers.append(stringNumber)
+            rowNumbers.append(rowNumber)
+            (parts[p].vertexNodes, parts[p].vertexShared, parts[p].strings, parts[p].signRows) = ([], [], [], [])
+            segmentBases.append(UInt32(segmentTotal))
+            shapeBases.append(UInt32(shapeTotal))
+            for (way, segments) in parts[p].segmentsOfWay { segmentsOfWay[way, default: []] += segments.map { $0 + UInt32(segmentTotal) } }
+            segmentTotal += parts[p].segmentEnds.count
+            shapeTotal += parts[p].shapeLatitudes.count
+            edgeTotal += parts[p].pending.count
+            report.droppedSegmentsMissingNodes += parts[p].droppedSegmentsMissingNodes
+            report.waysWithMissingNodes += parts[p].waysWithMissingNodes
+            report.droppedDegenerateSegments += parts[p].droppedDegenerateSegments
+            report.barrierCuts += parts[p].barrierCuts
         }
+        let joined = JoinedColumns()
+        parts.withUnsafeMutableBufferPointer { parts in
+            // Each column is one core's: the parts' fields it reads and frees are its own.
+            nonisolated(unsafe) let parts = parts
+            let (vertexNumbers, stringNumbers, rowNumbers, segmentBases, shapeBases) = (vertexNumbers, stringNumbers, rowNumbers, segmentBases, shapeBases)
+            let (segmentTotal, shapeTotal, edgeTotal) = (segmentTotal, shapeTotal, edgeTotal)
+            /// Column `path` of every part in turn, each value made by `value` (given the part).
+            @Sendable func gather<T, U>(_ path: WritableKeyPath<WalkPart, [T]>, _ total: Int, into all: [U] = [], _ value: (Int, T) -> U) -> [U] {
+                var all = all
+                all.reserveCapacity(all.count + total)
+                for p in parts.indices {
+                    for x in parts[p][keyPath: path] { all.append(value(p, x)) }
+                    parts[p][keyPath: path] = []
+                }
+                return all
+            }
+            DispatchQueue.concurrentPerform(iterations: 12) { column in
+                switch column {
+                case 0: joined.segmentEnds = gather(\.segmentEnds, segmentTotal) { p, e in (vertexNumbers[p][Int(e.0)], vertexNumbers[p][Int(e.1)]) }
+                case 1: joined.segmentName = gather(\.segmentName, segmentTotal) { p, s in stringNumbers[p][Int(s)] }
+                case 2: joined.segmentRef = gather(\.segmentRef, segmentTotal) { p, s in stringNumbers[p][Int(s)] }
+                case 3: joined.segmentSigns = gather(\.segmentSigns, segmentTotal) { p, r in rowNumbers[p][Int(r)] }
+                case 4: joined.segmentHighway = gather(\.segmentHighway, segmentTotal) { _, x in x }
+                case 5: joined.segmentFlags = gather(\.segmentFlags, segmentTotal) { _, x in x }
+                case 6: joined.segmentLanes = gather(\.segmentLanes, segmentTotal) { _, x in x }
+                case 7: joined.segmentWayID = gather(\.segmentWayID, segmentTotal) { _, x in x }
+                case 8: joined.shapeStart = gather(\.shapeEnd, segmentTotal, into: [0]) { p, end in end + shapeBases[p] }
+                case 9: joined.shapeLatitudes = gather(\.shapeLatitudes, shapeTotal) { _, x in x }
+                case 10: joined.shapeLongitudes = gather(\.shapeLongitudes, shapeTotal) { _, x in x }
+                default:
+                    joined.pending = gather(\.pending, edgeTotal) { p, e in
+                        PendingEdge(source: vertexNumbers[p][Int(e.source)], target: vertexNumbers[p][Int(e.target)],
+                                    segment: e.segment + segmentBases[p] << 1, length: e.length, duration: e.duration, weight: e.weight)
+                    }
+                }
+            }
+        }
+        var segmentEnds = joined.segmentEnds, pending = joined.pending
+        (graph.segmentName, graph.segmentRef, graph.segmentSigns) = (joined.segmentName, joined.segmentRef, joined.segmentSigns)
+        (graph.segmentHighway, graph.segmentFlags, graph.segmentLanes) = (joined.segmentHighway, joined.segmentFlags, joined.segmentLanes)
+        (graph.segmentWayID, graph.shapeStart) = (joined.segmentWayID, joined.shapeStart)
+        (graph.shapeLatitudes, graph.shapeLongitudes) = (joined.shapeLatitudes, joined.shapeLongitudes)
 
         // 3. Rows: the edges by source, then by target for the reverse rows. Ways drawn over the
         // same nodes (a road mapped twice, a road and a route on it) give parallel edges between
@@ -589,6 +610,16 @@ extension RoadGraph {
         }
         return (component, largestComponent, largest)
     }
+}
+
+/// The columns the join makes (``GraphBuilder/build()``, step 2), each by a core of its own.
+private final class JoinedColumns: @unchecked Sendable {
+    var segmentEnds: [(UInt32, UInt32)] = []
+    var segmentName: [UInt32] = [], segmentRef: [UInt32] = [], segmentSigns: [UInt32] = []
+    var segmentHighway: [UInt8] = [], segmentFlags: [UInt8] = [], segmentLanes: [UInt8] = []
+    var segmentWayID: [Int64] = []
+    var shapeStart: [UInt32] = [], shapeLatitudes: [Int32] = [], shapeLongitudes: [Int32] = []
+    var pending: [GraphBuilder.PendingEdge] = []
 }
 
 /// What every part of the walk over the ways reads (step 2 of ``GraphBuilder/build()``).
