@@ -99,26 +99,22 @@ public struct GraphBuilder {
         // compared on their own, so the vertices are shared out among the cores.
         let parts = coreCount
         var dropped = [Bool](repeating: false, count: edges.count), settled = dropped
-        var anyDropped = [Bool](repeating: false, count: parts)
         dropped.withUnsafeMutableBufferPointer { dropped in
             settled.withUnsafeMutableBufferPointer { settled in
-                anyDropped.withUnsafeMutableBufferPointer { anyDropped in
-                    nonisolated(unsafe) let (dropped, settled, anyDropped) = (dropped, settled, anyDropped)
-                    let (first, order) = (first, order)
-                    DispatchQueue.concurrentPerform(iterations: parts) { part in
-                        for v in nodeCount * part / parts..<nodeCount * (part + 1) / parts where first[v + 1] - first[v] > 1 {
-                            let row = order[Int(first[v])..<Int(first[v + 1])]
-                            for (k, i) in zip(row.indices, row) where !settled[Int(i)] && isPlain(edges[Int(i)]) {
-                                var best = Int(i)
-                                for j in row[(k + 1)...] where !settled[Int(j)] && edges[Int(j)].target == edges[Int(i)].target && isPlain(edges[Int(j)]) {
-                                    settled[Int(j)] = true
-                                    anyDropped[part] = true
-                                    if better(edges[Int(j)], than: edges[best]) {
-                                        dropped[best] = true
-                                        best = Int(j)
-                                    } else {
-                                        dropped[Int(j)] = true
-                                    }
+                nonisolated(unsafe) let (dropped, settled) = (dropped, settled)
+                let (first, order) = (first, order)
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    for v in share(part, of: parts, nodeCount) where first[v + 1] - first[v] > 1 {
+                        let row = order[Int(first[v])..<Int(first[v + 1])]
+                        for (k, i) in zip(row.indices, row) where !settled[Int(i)] && isPlain(edges[Int(i)]) {
+                            var best = Int(i)
+                            for j in row[(k + 1)...] where !settled[Int(j)] && edges[Int(j)].target == edges[Int(i)].target && isPlain(edges[Int(j)]) {
+                                settled[Int(j)] = true
+                                if better(edges[Int(j)], than: edges[best]) {
+                                    dropped[best] = true
+                                    best = Int(j)
+                                } else {
+                                    dropped[Int(j)] = true
                                 }
                             }
                         }
@@ -126,7 +122,7 @@ public struct GraphBuilder {
                 }
             }
         }
-        guard anyDropped.contains(true) else { return (first, order) }
+        guard dropped.contains(true) else { return (first, order) }
         // The rows closed up over the dropped edges.
         var kept = 0
         for v in 0..<nodeCount {
@@ -145,6 +141,11 @@ public struct GraphBuilder {
     /// The cores the build shares its steps out among.
     static var coreCount: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
+    /// Part `part` of `0..<count` cut into `parts` ranges of about equal size, in order.
+    static func share(_ part: Int, of parts: Int, _ count: Int) -> Range<Int> {
+        count * part / parts..<count * (part + 1) / parts
+    }
+
     /// The numbers `0..<count` sorted by `key` (each in `0..<buckets`), those with equal keys in
     /// their own order: where each key's run starts (`buckets + 1` entries), and the numbers. A
     /// counting sort, the numbers cut into one range per core: each range counted, then placed
@@ -157,7 +158,7 @@ public struct GraphBuilder {
             nonisolated(unsafe) let counts = counts
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 var mine = [UInt32](repeating: 0, count: buckets)
-                for i in count * part / parts..<count * (part + 1) / parts { mine[key(i)] += 1 }
+                for i in share(part, of: parts, count) { mine[key(i)] += 1 }
                 counts[part] = mine
             }
         }
@@ -177,7 +178,7 @@ public struct GraphBuilder {
             counts.withUnsafeMutableBufferPointer { counts in
                 nonisolated(unsafe) let (order, counts) = (order, counts)
                 DispatchQueue.concurrentPerform(iterations: parts) { part in
-                    for i in count * part / parts..<count * (part + 1) / parts {
+                    for i in share(part, of: parts, count) {
                         let k = key(i)
                         order[Int(counts[part][k])] = UInt32(i)
                         counts[part][k] += 1
@@ -196,7 +197,7 @@ public struct GraphBuilder {
             nonisolated(unsafe) let ways = ways
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 // Each way swapped for one that holds nothing: the old one is freed here.
-                for w in count * part / parts..<count * (part + 1) / parts { ways[w] = Way.released }
+                for w in GraphBuilder.share(part, of: parts, count) { ways[w] = Way.released }
             }
         }
         ways = []
@@ -227,7 +228,7 @@ public struct GraphBuilder {
             let ways = ways
             DispatchQueue.concurrentPerform(iterations: countingParts) { part in
                 var uses = [UInt8](repeating: 0, count: inputCount)
-                for w in ways.count * part / countingParts..<ways.count * (part + 1) / countingParts {
+                for w in GraphBuilder.share(part, of: countingParts, ways.count) {
                     let nodes = ways[w].nodes
                     for (i, node) in nodes.enumerated() where node != GraphBuilder.missing {
                         let isEnd = i == 0 || i == nodes.count - 1 || nodes[i - 1] == GraphBuilder.missing || nodes[i + 1] == GraphBuilder.missing
@@ -265,7 +266,7 @@ public struct GraphBuilder {
         // own (``WalkPart``), and the parts joined in order: the graph one walk in way order makes.
         let input = WalkInput(ways: ways, latitudes: latitudes, longitudes: longitudes, uses: uses, delay: delay,
                               restricted: Set(restrictions.flatMap { [$0.fromWay, $0.toWay] + $0.viaWays }))
-        let partCount = max(1, walkParts ?? min(4, ProcessInfo.processInfo.activeProcessorCount))
+        let partCount = max(1, walkParts ?? min(4, GraphBuilder.coreCount))
         // Where the parts start: each about the same share of the references.
         let references = ways.reduce(0) { $0 + $1.nodes.count }
         var bounds = [0], counted = 0
@@ -342,48 +343,44 @@ public struct GraphBuilder {
             report.droppedDegenerateSegments += parts[p].droppedDegenerateSegments
             report.barrierCuts += parts[p].barrierCuts
         }
-        let joined = JoinedColumns()
-        parts.withUnsafeMutableBufferPointer { parts in
-            // Each column is one core's: the parts' fields it reads and frees are its own.
-            nonisolated(unsafe) let parts = parts
-            let (vertexNumbers, stringNumbers, rowNumbers, segmentBases, shapeBases) = (vertexNumbers, stringNumbers, rowNumbers, segmentBases, shapeBases)
-            let (segmentTotal, shapeTotal, edgeTotal) = (segmentTotal, shapeTotal, edgeTotal)
-            /// Column `path` of every part in turn, each value made by `value` (given the part).
-            @Sendable func gather<T, U>(_ path: WritableKeyPath<WalkPart, [T]>, _ total: Int, into all: [U] = [], _ value: (Int, T) -> U) -> [U] {
-                var all = all
-                all.reserveCapacity(all.count + total)
-                for p in parts.indices {
-                    for x in parts[p][keyPath: path] { all.append(value(p, x)) }
-                    parts[p][keyPath: path] = []
-                }
-                return all
-            }
-            DispatchQueue.concurrentPerform(iterations: 12) { column in
-                switch column {
-                case 0: joined.segmentEnds = gather(\.segmentEnds, segmentTotal) { p, e in (vertexNumbers[p][Int(e.0)], vertexNumbers[p][Int(e.1)]) }
-                case 1: joined.segmentName = gather(\.segmentName, segmentTotal) { p, s in stringNumbers[p][Int(s)] }
-                case 2: joined.segmentRef = gather(\.segmentRef, segmentTotal) { p, s in stringNumbers[p][Int(s)] }
-                case 3: joined.segmentSigns = gather(\.segmentSigns, segmentTotal) { p, r in rowNumbers[p][Int(r)] }
-                case 4: joined.segmentHighway = gather(\.segmentHighway, segmentTotal) { _, x in x }
-                case 5: joined.segmentFlags = gather(\.segmentFlags, segmentTotal) { _, x in x }
-                case 6: joined.segmentLanes = gather(\.segmentLanes, segmentTotal) { _, x in x }
-                case 7: joined.segmentWayID = gather(\.segmentWayID, segmentTotal) { _, x in x }
-                case 8: joined.shapeStart = gather(\.shapeEnd, segmentTotal, into: [0]) { p, end in end + shapeBases[p] }
-                case 9: joined.shapeLatitudes = gather(\.shapeLatitudes, shapeTotal) { _, x in x }
-                case 10: joined.shapeLongitudes = gather(\.shapeLongitudes, shapeTotal) { _, x in x }
-                default:
-                    joined.pending = gather(\.pending, edgeTotal) { p, e in
-                        PendingEdge(source: vertexNumbers[p][Int(e.source)], target: vertexNumbers[p][Int(e.target)],
-                                    segment: e.segment + segmentBases[p] << 1, length: e.length, duration: e.duration, weight: e.weight)
-                    }
+        // Each column taken out of the parts, so that the core placing it holds the parts' arrays
+        // alone (and frees each once placed); the parts themselves go.
+        let ends = PartColumn<(UInt32, UInt32), (UInt32, UInt32)>(parts.map(\.segmentEnds))
+        let names = PartColumn<UInt32, UInt32>(parts.map(\.segmentName)), refs = PartColumn<UInt32, UInt32>(parts.map(\.segmentRef))
+        let signs = PartColumn<UInt32, UInt32>(parts.map(\.segmentSigns))
+        let highways = PartColumn<UInt8, UInt8>(parts.map(\.segmentHighway)), segmentFlags = PartColumn<UInt8, UInt8>(parts.map(\.segmentFlags))
+        let lanes = PartColumn<UInt8, UInt8>(parts.map(\.segmentLanes)), wayIDs = PartColumn<Int64, Int64>(parts.map(\.segmentWayID))
+        let shapeEnds = PartColumn<UInt32, UInt32>(parts.map(\.shapeEnd))
+        let shapeLatitudes = PartColumn<Int32, Int32>(parts.map(\.shapeLatitudes)), shapeLongitudes = PartColumn<Int32, Int32>(parts.map(\.shapeLongitudes))
+        let edges = PartColumn<PendingEdge, PendingEdge>(parts.map(\.pending))
+        parts = []
+        DispatchQueue.concurrentPerform(iterations: 12) { [vertexNumbers, stringNumbers, rowNumbers, segmentBases, shapeBases,
+                                                           segments = segmentTotal, shapes = shapeTotal, edgeTotal] column in
+            switch column {
+            case 0: ends.join(total: segments) { p, e in (vertexNumbers[p][Int(e.0)], vertexNumbers[p][Int(e.1)]) }
+            case 1: names.join(total: segments) { p, s in stringNumbers[p][Int(s)] }
+            case 2: refs.join(total: segments) { p, s in stringNumbers[p][Int(s)] }
+            case 3: signs.join(total: segments) { p, r in rowNumbers[p][Int(r)] }
+            case 4: highways.join(total: segments) { _, x in x }
+            case 5: segmentFlags.join(total: segments) { _, x in x }
+            case 6: lanes.join(total: segments) { _, x in x }
+            case 7: wayIDs.join(total: segments) { _, x in x }
+            case 8: shapeEnds.join(total: segments, after: [0]) { p, end in end + shapeBases[p] }
+            case 9: shapeLatitudes.join(total: shapes) { _, x in x }
+            case 10: shapeLongitudes.join(total: shapes) { _, x in x }
+            default:
+                edges.join(total: edgeTotal) { p, e in
+                    PendingEdge(source: vertexNumbers[p][Int(e.source)], target: vertexNumbers[p][Int(e.target)],
+                                segment: e.segment + segmentBases[p] << 1, length: e.length, duration: e.duration, weight: e.weight)
                 }
             }
         }
-        var segmentEnds = joined.segmentEnds, pending = joined.pending
-        (graph.segmentName, graph.segmentRef, graph.segmentSigns) = (joined.segmentName, joined.segmentRef, joined.segmentSigns)
-        (graph.segmentHighway, graph.segmentFlags, graph.segmentLanes) = (joined.segmentHighway, joined.segmentFlags, joined.segmentLanes)
-        (graph.segmentWayID, graph.shapeStart) = (joined.segmentWayID, joined.shapeStart)
-        (graph.shapeLatitudes, graph.shapeLongitudes) = (joined.shapeLatitudes, joined.shapeLongitudes)
+        let segmentEnds = ends.joined
+        var pending = edges.joined
+        (graph.segmentName, graph.segmentRef, graph.segmentSigns) = (names.joined, refs.joined, signs.joined)
+        (graph.segmentHighway, graph.segmentFlags, graph.segmentLanes) = (highways.joined, segmentFlags.joined, lanes.joined)
+        (graph.segmentWayID, graph.shapeStart) = (wayIDs.joined, shapeEnds.joined)
+        (graph.shapeLatitudes, graph.shapeLongitudes) = (shapeLatitudes.joined, shapeLongitudes.joined)
 
         // 3. Rows: the edges by source, then by target for the reverse rows. Ways drawn over the
         // same nodes (a road mapped twice, a road and a route on it) give parallel edges between
@@ -410,7 +407,7 @@ public struct GraphBuilder {
                                 let (pending, order, first) = (pending, order, first)
                                 let parts = GraphBuilder.coreCount
                                 DispatchQueue.concurrentPerform(iterations: parts) { part in
-                                    for slot in edgeCount * part / parts..<edgeCount * (part + 1) / parts {
+                                    for slot in GraphBuilder.share(part, of: parts, edgeCount) {
                                         let e = pending[Int(order[slot])]
                                         columns.0[slot] = e.target
                                         columns.1[slot] = e.segment
@@ -418,7 +415,7 @@ public struct GraphBuilder {
                                         columns.3[slot] = e.duration
                                         columns.4[slot] = e.weight
                                     }
-                                    for v in nodeCount * part / parts..<nodeCount * (part + 1) / parts {
+                                    for v in GraphBuilder.share(part, of: parts, nodeCount) {
                                         for slot in Int(first[v])..<Int(first[v + 1]) { columns.5[slot] = UInt32(v) }
                                     }
                                 }
@@ -612,14 +609,24 @@ extension RoadGraph {
     }
 }
 
-/// The columns the join makes (``GraphBuilder/build()``, step 2), each by a core of its own.
-private final class JoinedColumns: @unchecked Sendable {
-    var segmentEnds: [(UInt32, UInt32)] = []
-    var segmentName: [UInt32] = [], segmentRef: [UInt32] = [], segmentSigns: [UInt32] = []
-    var segmentHighway: [UInt8] = [], segmentFlags: [UInt8] = [], segmentLanes: [UInt8] = []
-    var segmentWayID: [Int64] = []
-    var shapeStart: [UInt32] = [], shapeLatitudes: [Int32] = [], shapeLongitudes: [Int32] = []
-    var pending: [GraphBuilder.PendingEdge] = []
+/// One column of the walk's parts, joined by a core of its own (``GraphBuilder/build()``,
+/// step 2): each part's array in turn, its values renumbered, each part's array freed once placed.
+private final class PartColumn<Value, Joined>: @unchecked Sendable {
+    private var pieces: [[Value]]
+    private(set) var joined: [Joined] = []
+
+    init(_ pieces: [[Value]]) { self.pieces = pieces }
+
+    /// Joins the pieces after `start`, `total` values in all, each made by `value` (given its part).
+    func join(total: Int, after start: [Joined] = [], _ value: (Int, Value) -> Joined) {
+        var all = start
+        all.reserveCapacity(start.count + total)
+        for p in pieces.indices {
+            for x in pieces[p] { all.append(value(p, x)) }
+            pieces[p] = []
+        }
+        joined = all
+    }
 }
 
 /// What every part of the walk over the ways reads (step 2 of ``GraphBuilder/build()``).

@@ -206,8 +206,8 @@ public enum GraphFile {
             // Written already where they belong: the sections at hand, and those handed over
             // early when they are what `make` returned first. Anything else is written now.
             let inPlace = made.count == later.count
-            let earlyInPlace = inPlace && zip(early.sections, made).allSatisfy { $0.tag == $1.tag && $0.byteCount == $1.byteCount }
-                && early.sections.count <= made.count ? early.sections.count : 0
+            let earlyInPlace = inPlace && made.starts(with: early.sections, by: { $0.tag == $1.tag && $0.byteCount == $1.byteCount })
+                ? early.sections.count : 0
             if !inPlace { try place(known, at: Array(at.prefix(known.count)), in: sink) }
             try place(Array(made.dropFirst(earlyInPlace)), at: Array(at.dropFirst(known.count + earlyInPlace)), in: sink)
             var table = header(all, checksum: nil)

@@ -121,31 +121,14 @@ struct ProtobufReader {
         for byte in field where byte < 0x80 { count += 1 }
         var failure: PBFFormatError?
         let decoded = [Int64](unsafeUninitializedCapacity: count) { buffer, initialized in
-            // The same checks as `varint()`, in the same order.
-            var i = 0, k = 0
-            let n = field.count
-            values: while i < n {
-                var result: UInt64 = 0, shift: UInt64 = 0
-                while true {
-                    guard i < n else {
-                        failure = PBFFormatError("truncated varint")
-                        break values
-                    }
-                    let byte = field[i]
-                    i += 1
-                    if shift == 63 && byte > 1 {
-                        failure = PBFFormatError("varint overflows 64 bits")
-                        break values
-                    }
-                    result |= UInt64(byte & 0x7F) << shift
-                    if byte < 0x80 { break }
-                    shift += 7
-                    if shift > 63 {
-                        failure = PBFFormatError("varint longer than ten bytes")
-                        break values
-                    }
+            var packed = ProtobufReader(field), k = 0
+            while !packed.isAtEnd {
+                do throws(PBFFormatError) {
+                    running &+= ProtobufReader.zigzag(try packed.varint())
+                } catch {
+                    failure = error
+                    break
                 }
-                running &+= ProtobufReader.zigzag(result)
                 buffer[k] = running // k < count: each value ended at a counted byte
                 k += 1
             }

@@ -394,10 +394,10 @@ extension SnapIndex {
     /// built again rather than used.
     static var parameters: [Double] { [1, cellSize, Double(tinyComponentSize)] }
 
-    /// The index's components and grid as graph-file sections.
     /// How many sections ``fileSections`` holds (known before the index is made).
     static let fileSectionCount = 12
 
+    /// The index's components and grid as graph-file sections.
     var fileSections: [GraphFile.Section] {
         [.init("XPRM", SnapIndex.parameters + [metresPerDegreeLon, metresPerDegreeLat]),
          .init("XCMP", segmentComponent), .init("XTNY", segmentInTinyComponent),

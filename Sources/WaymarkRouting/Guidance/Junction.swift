@@ -371,11 +371,11 @@ extension GuidanceTables {
     /// Tables stored under other parameters are made again rather than used.
     static var parameters: [Double] { [7] }
 
-    /// The tables as graph-file sections: the bearings, and the name keys with each string's
-    /// ref items one after another.
     /// How many sections ``fileSections`` holds (known before the tables are made).
     static let fileSectionCount = 10
 
+    /// The tables as graph-file sections: the bearings, and the name keys with each string's
+    /// ref items one after another.
     var fileSections: [GraphFile.Section] {
         var refStart: [UInt32] = [0], refItems: [UInt32] = []
         for items in names.refs {
