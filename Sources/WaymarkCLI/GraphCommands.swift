@@ -66,7 +66,7 @@ enum BuildCommand {
             let preparation = map.prepare(progress: meter.map { meter in { meter.update(contracted: $0, total: $1) } })
             meter?.finish()
             if let refused = preparation.hierarchyRefused {
-                throw .failure("\(input): no contraction hierarchy: \(refused); no graph file written (build without --hierarchy: routes then use landmarks)")
+                throw .failure("\(input): no contraction hierarchy: \(refused); no graph file written (build without --hierarchy: routes then search without one)")
             }
             if let hierarchy = map.hierarchy {
                 hierarchyLine = String(format: "contraction hierarchy: %d shortcuts, %d arcs, %.2f s\n", hierarchy.shortcutCount,

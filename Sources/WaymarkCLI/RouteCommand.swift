@@ -21,7 +21,7 @@ enum RouteCommand {
             OptionSpec(name: "batch", value: "PAIRS.csv", help: "Route every line from_lat,from_lon,to_lat,to_lon: one JSON route per line (NDJSON), timing on stderr."),
             OptionSpec(name: "threads", value: "N", help: "With --batch: route on N threads over the one loaded map (default 1); output stays in input order."),
             drivingSideOption,
-            OptionSpec(name: "search", value: "ch|alt", help: "Contraction hierarchy (prepared once, then fastest per query; default with --batch) or landmarks (default for single routes)."),
+            OptionSpec(name: "search", value: "ch|alt|astar", help: "Contraction hierarchy (prepared once, then fastest per query; default with --batch), landmarks (ALT: prepared once, seconds on a country) or A* (nothing to prepare). A single route uses the map's stored hierarchy, else A*."),
             outputOption,
         ],
         discussion: """
@@ -87,10 +87,13 @@ enum RouteCommand {
 
         let threads = Int(try args.number("threads", default: 1, in: 1...64))
         if threads > 1 && batch == nil { throw .usage("--threads is for --batch") }
-        // Both searches are exact; the hierarchy costs seconds to prepare on a city and then
-        // answers in a fraction of a millisecond, so a batch asks for it.
+        // Every search is exact; the hierarchy costs seconds to prepare on a city and then
+        // answers in a fraction of a millisecond, so a batch asks for it. One route uses a stored
+        // hierarchy, or A*, which prepares nothing.
         var method: RoadMap.SearchMethod = batch == nil ? .automatic : .hierarchy
-        if args.value("search") != nil { method = try args.choice("search", ["ch", "alt"], default: "ch") == "ch" ? .hierarchy : .landmarks }
+        if args.value("search") != nil {
+            method = ["ch": .hierarchy, "alt": .landmarks, "astar": .aStar][try args.choice("search", ["ch", "alt", "astar"], default: "ch")]!
+        }
         let map = try openMap(path, args, method: method, maxSnapDistance: maxSnap)
         if let batch { return try runBatch(map, batch, output: args.value("output"), threads: threads, geometries: geometries, overview: overview) }
         if method == .hierarchy, let refused = map.prepare().hierarchyRefused {

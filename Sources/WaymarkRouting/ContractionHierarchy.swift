@@ -753,13 +753,10 @@ extension ContractionHierarchy {
                 .init("HUPS", up.start), .init("HUPR", up.arcs),
                 .init("HDNS", down.start), .init("HDNR", down.arcs),
                 .init("HORD", order), .init("HRNK", rank),
-                .init("HATL", arcTail), .init("HAHD", arcHead), .init("HAF1", arcFirst), .init("HAF2", arcSecond),
-                // The turn geometry the weights were measured on: read back rather than measured
-                // again at every load (two great-circle bearings per edge).
-                .init("TGHB", turns.headBearing), .init("TGTB", turns.tailBearing), .init("TGRC", turns.roads),
-                // And every turn's weight on it (made from the geometry and the turn costs above),
-                // with where each edge's turns start (so that a load need not count them).
-                .init("TTCS", transitions.cost), .init("TTST", transitions.start)]
+                .init("HATL", arcTail), .init("HAHD", arcHead), .init("HAF1", arcFirst), .init("HAF2", arcSecond)]
+            // The turn geometry the weights were measured on, and every turn's weight on it (made
+            // from the geometry and the turn costs above).
+            + turns.fileSections + transitions.fileSections
     }
 
     /// The weights the hierarchy was contracted under: the metric's version (3: routing weights

@@ -20,15 +20,20 @@ import WaymarkSupport
 public final class RoadMap: @unchecked Sendable {
     /// How routes are searched. Both searches are exact and return the same costs.
     public enum SearchMethod: String, Sendable, CaseIterable {
-        /// The map's stored contraction hierarchy when it has one, otherwise ALT: A* with
-        /// landmarks, which take well under a second to prepare on a city. The choice for a few
-        /// queries.
+        /// The map's stored contraction hierarchy when it has one, otherwise ``aStar``: nothing
+        /// to prepare, whatever the map's size. The choice for a few queries.
         case automatic
         /// A contraction hierarchy: the stored one, or one contracted at preparation (seconds on a
         /// city, then a fraction of a millisecond per route). The choice for many queries.
         case hierarchy
-        /// ALT, even when the map stores a hierarchy.
+        /// ALT: A* bounded by travel times to and from 32 landmarks, made at preparation (a
+        /// tenth of a second on a city, seconds on a country), then a search that settles a
+        /// twentieth of Dijkstra's states. Even when the map stores a hierarchy.
         case landmarks
+        /// A* bounded by great-circle distance at the fastest road's speed: nothing made at
+        /// preparation, each search wider than ALT's (the answers are the same). Even when the map
+        /// stores a hierarchy.
+        case aStar
     }
 
     /// What preparing the map did, and how long it took.
@@ -60,6 +65,9 @@ public final class RoadMap: @unchecked Sendable {
     /// when prepared).
     private let storedGuidance: GuidanceTables?
     private let storedSnapIndex: SnapIndex?
+    /// The turn tables as a graph file without a hierarchy stores them (nil: made when prepared;
+    /// the weights nil where made under other turn costs).
+    private let storedTurns: (turns: TurnGeometry, transitions: TransitionTable?)?
     private let givenLandmarks: Landmarks?
     private let costs: TurnCosts?
     /// What the map shows besides roads: given, or a graph file's sections (read when asked).
@@ -88,6 +96,7 @@ public final class RoadMap: @unchecked Sendable {
         self.storedHierarchy = hierarchy
         storedGuidance = nil
         storedSnapIndex = nil
+        storedTurns = nil
         self.givenLandmarks = landmarks
         self.method = method
         self.costs = costs
@@ -113,12 +122,19 @@ public final class RoadMap: @unchecked Sendable {
                 setAside = "\(path): its hierarchy was contracted for \(drivingSide == .left ? "right" : "left")-hand traffic; not using it"
             }
         }
-        // The stored hierarchy is checked on one core, guidance's tables and the snap index on the other.
+        // The stored hierarchy (or the turn tables stored without one) is checked on one core,
+        // guidance's tables and the snap index on the other.
         let read = graph
         let (hierarchy, tables) = inParallel({
-            Result { () throws(RoadMapError) -> ContractionHierarchy? in
-                guard useHierarchy else { return nil }
-                do { return try ContractionHierarchy(fileSections: sections, graph: read, alreadyChecked: checked) } catch { throw RoadMapError("\(path): \(error)") }
+            Result { () throws(RoadMapError) -> (ContractionHierarchy?, (turns: TurnGeometry, transitions: TransitionTable?)?) in
+                if useHierarchy, ContractionHierarchy.isStored(in: sections) {
+                    do { return (try ContractionHierarchy(fileSections: sections, graph: read, alreadyChecked: checked), nil) } catch { throw RoadMapError("\(path): \(error)") }
+                }
+                do throws(HierarchyFileError) {
+                    return (nil, try StoredTurnTables.read(sections, graph: read, costs: TurnCosts(for: read), alreadyChecked: checked))
+                } catch {
+                    throw RoadMapError("\(path): stored turn tables: \(error.reason) (rebuild with 'waymark build')")
+                }
             }
         }, {
             Result { () throws(RoadMapError) -> (GuidanceTables?, SnapIndex?) in
@@ -128,7 +144,8 @@ public final class RoadMap: @unchecked Sendable {
                 return (guidance, index)
             }
         })
-        let stored = try hierarchy.get()
+        let (stored, turns) = try hierarchy.get()
+        storedTurns = turns
         (storedGuidance, storedSnapIndex) = try tables.get()
         // Every section passed: a large file need not be checked at its next load.
         if useHierarchy || !ContractionHierarchy.isStored(in: sections) { file.markChecked() }
@@ -159,7 +176,7 @@ public final class RoadMap: @unchecked Sendable {
         lock.withLock {
             if let prepared { return prepared }
             let made = RoutingData.prepare(graph: graph, method: method, stored: storedHierarchy, guidance: storedGuidance, snapIndex: storedSnapIndex,
-                                           landmarks: givenLandmarks, costs: costs,
+                                           turns: storedTurns, landmarks: givenLandmarks, costs: costs,
                                            progress: progress)
             prepared = made
             return made
@@ -250,8 +267,8 @@ public final class RoadMap: @unchecked Sendable {
     }
 
     /// Writes the graph to a graph file atomically, with the hierarchy the map holds (stored, or
-    /// contracted by ``prepare()``), guidance's per-map tables and the snap index, so that routes
-    /// on the file need no preparation.
+    /// contracted by ``prepare()``) or else the turn tables, guidance's per-map tables and the
+    /// snap index, so that routes on the file need no preparation.
     public func write(to path: String) throws {
         let (guidance, index) = lock.withLock { (prepared?.data.guidance ?? storedGuidance, prepared?.data.snapIndex ?? storedSnapIndex) }
         let basemap: [GraphFile.Section]
@@ -260,16 +277,26 @@ public final class RoadMap: @unchecked Sendable {
         case let .given(map): basemap = map.fileSections
         case let .stored(sections): basemap = sections.tags.compactMap { sections.section($0) }
         }
+        // Without a hierarchy (which keeps its own), the turn tables go too: as prepared, or read
+        // with the graph, or made.
+        let turnTables = lock.withLock { () -> (turns: TurnGeometry?, transitions: TransitionTable?, costs: TurnCosts) in
+            if let data = prepared?.data { return (data.turns, data.transitions, data.costs) }
+            return (storedTurns?.turns, storedTurns?.transitions, costs ?? TurnCosts(for: self.graph))
+        }
         // Tables not made yet are made now, while the graph's sections are written: side by side
-        // (the snap index, done first, written while the guidance tables are still made), or one
-        // after the other beside a hierarchy just built, where the build's peak memory is.
+        // (the snap index, done first, written while the guidance tables are still made, then the
+        // turn tables), or one after the other beside a hierarchy just built, where the build's
+        // peak memory is.
         let graph = graph, hierarchy = hierarchy
-        let tables = GraphFile.LaterSections(count: SnapIndex.fileSectionCount + GuidanceTables.fileSectionCount) { early in
+        let count = SnapIndex.fileSectionCount + GuidanceTables.fileSectionCount + (hierarchy == nil ? StoredTurnTables.fileSectionCount : 0)
+        let tables = GraphFile.LaterSections(count: count) { early in
             if hierarchy == nil {
                 let (indexSections, guidanceSections) = inParallel({
                     let sections = (index ?? SnapIndex(graph: graph)).fileSections
                     early(sections)
-                    return sections
+                    let turns = turnTables.turns ?? TurnGeometry(graph: graph)
+                    let transitions = turnTables.transitions ?? TransitionTable(graph: graph, turns: turns, costs: turnTables.costs)
+                    return sections + StoredTurnTables.fileSections(turns: turns, transitions: transitions, costs: turnTables.costs)
                 }, { (guidance ?? GuidanceTables(graph: graph)).fileSections })
                 return indexSections + guidanceSections
             }
@@ -431,17 +458,18 @@ final class RoutingData: Sendable {
     }
 
     /// Builds what `method` needs: the stored hierarchy (its turn tables serve every search) or a
-    /// contracted one, or landmarks.
+    /// contracted one, landmarks, or nothing more for A*.
     static func prepare(graph: RoadGraph, method: RoadMap.SearchMethod, stored: ContractionHierarchy?, guidance: GuidanceTables? = nil,
-                        snapIndex storedIndex: SnapIndex? = nil,
+                        snapIndex storedIndex: SnapIndex? = nil, turns storedTurns: (turns: TurnGeometry, transitions: TransitionTable?)? = nil,
                         landmarks givenLandmarks: Landmarks?,
                         costs givenCosts: TurnCosts?, progress: ContractionHierarchy.Progress? = nil) -> (data: RoutingData, preparation: RoadMap.Preparation) {
         func since(_ t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
         let costs = givenCosts ?? TurnCosts(for: graph)
         let useHierarchy = method == .hierarchy || (method == .automatic && stored != nil)
-        var hierarchy = method == .landmarks ? nil : stored
+        var hierarchy = useHierarchy ? stored : nil
         var clock = DispatchTime.now().uptimeNanoseconds
-        let turns = hierarchy?.turns ?? TurnGeometry(graph: graph)
+        // A stored hierarchy's turn tables serve every search, whether or not routes run on it.
+        let turns = stored?.turns ?? storedTurns?.turns ?? TurnGeometry(graph: graph)
         var indexSeconds = since(clock)
         // The search structure first, the snap index after it: contraction's peak memory then
         // does not hold the index too.
@@ -452,17 +480,18 @@ final class RoutingData: Sendable {
             refused = ContractionHierarchy.refusal(for: graph)
             if refused == nil { hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns, progress: progress) }
         }
-        if hierarchy == nil && landmarks == nil {
+        // Landmarks where asked for, or for the many queries a hierarchy was asked for but refused.
+        if hierarchy == nil && landmarks == nil && (method == .landmarks || refused != nil) {
             landmarks = Landmarks(graph: graph)
         }
-        let transitions = hierarchy?.transitions ?? TransitionTable(graph: graph, turns: turns, costs: costs)
+        let transitions = (hierarchy ?? stored)?.transitions ?? storedTurns?.transitions ?? TransitionTable(graph: graph, turns: turns, costs: costs)
         let searchSeconds = since(clock)
         clock = DispatchTime.now().uptimeNanoseconds
         let index = storedIndex ?? SnapIndex(graph: graph)
         indexSeconds += since(clock)
         let data = RoutingData(graph: graph, snapIndex: index, costs: costs, turns: turns, transitions: transitions,
                                landmarks: landmarks, hierarchy: hierarchy, guidance: guidance)
-        let preparation = RoadMap.Preparation(search: hierarchy != nil ? .hierarchy : .landmarks,
+        let preparation = RoadMap.Preparation(search: hierarchy != nil ? .hierarchy : landmarks != nil ? .landmarks : .aStar,
                                               contracted: hierarchy != nil && stored == nil,
                                               indexSeconds: indexSeconds, searchSeconds: searchSeconds, hierarchyRefused: refused)
         return (data, preparation)

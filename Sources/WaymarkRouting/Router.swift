@@ -22,21 +22,21 @@ public final class Router {
 
     private enum Engine {
         case hierarchy(HierarchySearch)
-        case landmarks(RouteSearch)
+        case search(RouteSearch)
     }
 
     init(map: RoadMap, data: RoutingData) {
         self.data = data
         graph = data.graph
         maxSnapDistance = map.maxSnapDistance
-        engine = data.hierarchy != nil ? .hierarchy(HierarchySearch(data: data)) : .landmarks(RouteSearch(data: data))
+        engine = data.hierarchy != nil ? .hierarchy(HierarchySearch(data: data)) : .search(RouteSearch(data: data))
     }
 
     /// States the last search took off its heaps (a measure of search effort).
     public var settled: Int {
         switch engine {
         case let .hierarchy(search): search.settled
-        case let .landmarks(search): search.settled
+        case let .search(search): search.settled
         }
     }
 
@@ -44,7 +44,7 @@ public final class Router {
     public func path(from a: Snap, to b: Snap) -> RoutePath? {
         switch engine {
         case let .hierarchy(search): search.route(from: a, to: b)
-        case let .landmarks(search): search.route(from: a, to: b)
+        case let .search(search): search.route(from: a, to: b)
         }
     }
 

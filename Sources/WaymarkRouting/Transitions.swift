@@ -1,3 +1,5 @@
+import Foundation
+import WaymarkGeo
 import WaymarkGraph
 
 /// Per-graph tables for turn costs: each edge's bearing as it leaves its source and as it reaches
@@ -7,29 +9,93 @@ public struct TurnGeometry: Sendable {
     let tailBearing: Column<Float>
     let roads: Column<UInt8>
 
-    public init(graph: RoadGraph) {
+    /// Measured on all cores, each taking a range of vertices (each vertex's edges out and its
+    /// road count are its own). The bearings are ``Coordinate/direction(to:)``'s to the bit, each
+    /// vertex's latitude's sine and cosine worked out once.
+    public init(graph: RoadGraph) { self.init(graph: graph, parts: TurnGeometry.parts(graph.nodeCount)) }
+
+    /// Measured in `parts` ranges side by side (the same tables however many).
+    init(graph: RoadGraph, parts: Int) {
         var head = [Float](repeating: 0, count: graph.edgeCount), tail = head
         var roadCount = [UInt8](repeating: 0, count: graph.nodeCount)
-        var segments: [Int] = []
-        for v in 0..<UInt32(graph.nodeCount) {
-            let from = graph.coordinate(of: v)
-            segments.removeAll(keepingCapacity: true)
-            for e in graph.edges(from: v) {
-                let target = graph.edgeTarget[e]
-                head[e] = Float(from.direction(to: graph.secondPoint(of: e)))
-                tail[e] = Float(graph.penultimatePoint(of: e).direction(to: graph.coordinate(of: target)))
-                segments.append(graph.segment(of: e))
+        var sines = [Double](repeating: 0, count: graph.nodeCount), cosines = sines
+        sines.withUnsafeMutableBufferPointer { sines in
+            cosines.withUnsafeMutableBufferPointer { cosines in
+                nonisolated(unsafe) let (sines, cosines) = (sines, cosines)
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    for v in graph.nodeCount * part / parts..<graph.nodeCount * (part + 1) / parts {
+                        let φ = graph.coordinate(of: UInt32(v)).latitude * .pi / 180
+                        (sines[v], cosines[v]) = (sin(φ), cos(φ))
+                    }
+                }
             }
-            for slot in graph.incoming(to: v) { segments.append(graph.segment(of: Int(graph.incomingEdge[slot]))) }
-            // Distinct segments meeting here (a two-way road is one, however many edges it has).
-            segments.sort()
-            var distinct = 0
-            for (i, s) in segments.enumerated() where i == 0 || s != segments[i - 1] { distinct += 1 }
-            roadCount[Int(v)] = UInt8(min(255, distinct))
+        }
+        head.withUnsafeMutableBufferPointer { head in
+            tail.withUnsafeMutableBufferPointer { tail in
+                roadCount.withUnsafeMutableBufferPointer { roadCount in
+                    nonisolated(unsafe) let (head, tail, roadCount) = (head, tail, roadCount)
+                    let (sines, cosines) = (sines, cosines)
+                    DispatchQueue.concurrentPerform(iterations: parts) { part in
+                        var segments: [Int] = []
+                        for v in UInt32(graph.nodeCount * part / parts)..<UInt32(graph.nodeCount * (part + 1) / parts) {
+                            let from = Bearing(graph.coordinate(of: v), sine: sines[Int(v)], cosine: cosines[Int(v)])
+                            segments.removeAll(keepingCapacity: true)
+                            for e in graph.edges(from: v) {
+                                let w = graph.edgeTarget[e]
+                                let to = Bearing(graph.coordinate(of: w), sine: sines[Int(w)], cosine: cosines[Int(w)])
+                                let n = graph.interiorPointCount(of: e)
+                                let second = n > 0 ? Bearing(graph.interiorPoint(of: e, 0)) : to
+                                let penultimate = n > 0 ? Bearing(graph.interiorPoint(of: e, n - 1)) : from
+                                head[e] = Float(from.direction(to: second))
+                                tail[e] = Float(penultimate.direction(to: to))
+                                segments.append(graph.segment(of: e))
+                            }
+                            for slot in graph.incoming(to: v) { segments.append(graph.segment(of: Int(graph.incomingEdge[slot]))) }
+                            roadCount[Int(v)] = UInt8(min(255, TurnGeometry.distinct(&segments)))
+                        }
+                    }
+                }
+            }
         }
         headBearing = Column(head)
         tailBearing = Column(tail)
         roads = Column(roadCount)
+    }
+
+    /// A point with its latitude's sine and cosine, for ``Coordinate/direction(to:)`` without
+    /// working them out again.
+    struct Bearing {
+        var longitude: Double, sine: Double, cosine: Double
+
+        init(_ c: Coordinate, sine: Double, cosine: Double) { (longitude, self.sine, self.cosine) = (c.longitude, sine, cosine) }
+
+        init(_ c: Coordinate) {
+            let φ = c.latitude * .pi / 180
+            self.init(c, sine: sin(φ), cosine: cos(φ))
+        }
+
+        /// ``Coordinate/direction(to:)``, the same sums on the same numbers.
+        @inline(__always)
+        func direction(to other: Bearing) -> Double {
+            let dλ = (other.longitude - longitude) * .pi / 180
+            let y = sin(dλ) * other.cosine
+            let x = cosine * other.sine - sine * other.cosine * cos(dλ)
+            if x == 0 && y == 0 { return 0 }
+            let degrees = atan2(y, x) * 180 / .pi
+            return degrees < 0 ? degrees + 360 : degrees
+        }
+    }
+
+    /// How many ranges a table over `count` items is cut into, one per core (one for a small map).
+    static func parts(_ count: Int) -> Int { count < 20_000 ? 1 : max(1, min(8, ProcessInfo.processInfo.activeProcessorCount)) }
+
+    /// The distinct numbers in `segments` (sorted here): a two-way road meeting a vertex is one
+    /// road there, however many edges it has.
+    static func distinct(_ segments: inout [Int]) -> Int {
+        segments.sort()
+        var distinct = 0
+        for (i, s) in segments.enumerated() where i == 0 || s != segments[i - 1] { distinct += 1 }
+        return distinct
     }
 
     /// The turn geometry stored with a hierarchy (``ContractionHierarchy/fileSections``), checked
@@ -47,6 +113,12 @@ public struct TurnGeometry: Sendable {
         headBearing = head
         tailBearing = tail
         self.roads = roads
+    }
+
+    /// As graph-file sections: read back rather than measured again at every load (two
+    /// great-circle bearings per edge).
+    var fileSections: [GraphFile.Section] {
+        [.init("TGHB", headBearing), .init("TGTB", tailBearing), .init("TGRC", roads)]
     }
 
     /// The direction in which edge `e` reaches its target, degrees clockwise from north.
@@ -72,35 +144,46 @@ struct TransitionTable: Sendable {
     let cost: Column<Float>
     let paths: RestrictedPaths
 
-    init(graph: RoadGraph, turns: TurnGeometry, costs: TurnCosts) {
+    /// Made on all cores (or in `parts` ranges side by side: the same table however many): each
+    /// vertex's count of roads in, then each edge's row (where each row starts is counted
+    /// first), a range of them per core.
+    init(graph: RoadGraph, turns: TurnGeometry, costs: TurnCosts, parts: Int? = nil) {
         // Roads a car can drive into each vertex from (OSRM's "bidirectional edges" there).
         var entries = [UInt8](repeating: 0, count: graph.nodeCount)
-        var segments: [Int] = []
-        for v in 0..<graph.nodeCount {
-            segments.removeAll(keepingCapacity: true)
-            for slot in graph.incoming(to: UInt32(v)) { segments.append(graph.segment(of: Int(graph.incomingEdge[slot]))) }
-            segments.sort()
-            var distinct = 0
-            for (i, s) in segments.enumerated() where i == 0 || s != segments[i - 1] { distinct += 1 }
-            entries[v] = UInt8(min(255, distinct))
-        }
-        var starts = [UInt32](repeating: 0, count: graph.edgeCount + 1)
-        var transitions: [Float] = []
-        transitions.reserveCapacity(graph.edgeCount * 3)
-        for e in 0..<graph.edgeCount {
-            starts[e] = UInt32(transitions.count)
-            let restricted = graph.isRestricted(e)
-            let v = graph.edgeTarget[e]
-            for f in graph.edges(from: v) {
-                if graph.isUTurn(e, f) && !TransitionTable.uTurnAllowed(after: e, graph, turns, entries: entries) {
-                    transitions.append(.infinity)
-                    continue
+        entries.withUnsafeMutableBufferPointer { entries in
+            nonisolated(unsafe) let entries = entries
+            let parts = parts ?? TurnGeometry.parts(graph.nodeCount)
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                var segments: [Int] = []
+                for v in graph.nodeCount * part / parts..<graph.nodeCount * (part + 1) / parts {
+                    segments.removeAll(keepingCapacity: true)
+                    for slot in graph.incoming(to: UInt32(v)) { segments.append(graph.segment(of: Int(graph.incomingEdge[slot]))) }
+                    entries[v] = UInt8(min(255, TurnGeometry.distinct(&segments)))
                 }
-                let weight = !restricted && graph.isRestricted(f) ? costs.restrictedEntryWeight : TransitionTable.duration(e, f, graph, turns, costs)
-                transitions.append(Float(weight))
             }
         }
-        starts[graph.edgeCount] = UInt32(transitions.count)
+        let starts = TransitionTable.rowStarts(graph)
+        var transitions = [Float](repeating: 0, count: Int(starts[graph.edgeCount]))
+        transitions.withUnsafeMutableBufferPointer { transitions in
+            nonisolated(unsafe) let transitions = transitions
+            let entries = entries
+            let parts = parts ?? TurnGeometry.parts(graph.edgeCount)
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                for e in graph.edgeCount * part / parts..<graph.edgeCount * (part + 1) / parts {
+                    let restricted = graph.isRestricted(e)
+                    let outgoing = graph.edges(from: graph.edgeTarget[e])
+                    let row = Int(starts[e]) - outgoing.lowerBound
+                    for f in outgoing {
+                        if graph.isUTurn(e, f) && !TransitionTable.uTurnAllowed(after: e, graph, turns, entries: entries) {
+                            transitions[row + f] = .infinity
+                            continue
+                        }
+                        let weight = !restricted && graph.isRestricted(f) ? costs.restrictedEntryWeight : TransitionTable.duration(e, f, graph, turns, costs)
+                        transitions[row + f] = Float(weight)
+                    }
+                }
+            }
+        }
         start = Column(starts)
         cost = Column(transitions)
         paths = RestrictedPaths(graph: graph)
@@ -129,6 +212,10 @@ struct TransitionTable: Sendable {
         self.cost = cost
         paths = RestrictedPaths(graph: graph)
     }
+
+    /// As graph-file sections: every turn's weight, and where each edge's turns start (so that a
+    /// load need not count them).
+    var fileSections: [GraphFile.Section] { [.init("TTCS", cost), .init("TTST", start)] }
 
     /// Where each edge's turns start in the table: the turns of the edges before it, each onto
     /// every edge leaving its target.
@@ -250,5 +337,36 @@ extension RoadGraph {
         guard length > 0 else { return (0, 0, 0) }
         let share = max(0, min(1, (b - a) / length))
         return (Double(edgeWeight[edge]) * share, Double(edgeDuration[edge]) * share, length * share)
+    }
+}
+
+/// The turn tables a graph file keeps beside a graph stored without a hierarchy (a hierarchy keeps
+/// its own): ``TurnGeometry`` and the ``TransitionTable`` with the turn costs it was made under.
+/// Read back, so that the first route on a plain file need not make them (two great-circle
+/// bearings per edge and a weight per turn: a second on a country).
+enum StoredTurnTables {
+    /// How many sections ``fileSections(turns:transitions:costs:)`` holds.
+    static let fileSectionCount = 6
+
+    static func fileSections(turns: TurnGeometry, transitions: TransitionTable, costs: TurnCosts) -> [GraphFile.Section] {
+        [.init("TTPR", ContractionHierarchy.parameters(costs))] + turns.fileSections + transitions.fileSections
+    }
+
+    /// The tables stored in a graph file's sections (a hierarchy's too), checked against the
+    /// graph: nil where there are none; the turns' weights nil where the file has none made
+    /// under `costs` (they are made again).
+    static func read(_ sections: FileSections, graph: RoadGraph, costs: TurnCosts,
+                     alreadyChecked: Bool) throws(HierarchyFileError) -> (turns: TurnGeometry, transitions: TransitionTable?)? {
+        guard let turns = try TurnGeometry(fileSections: sections, graph: graph, alreadyChecked: alreadyChecked) else { return nil }
+        guard sections.column("TTPR", as: Double.self)?.array == ContractionHierarchy.parameters(costs), sections.contains("TTCS") else {
+            return (turns, nil)
+        }
+        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type) throws(HierarchyFileError) -> Column<T> {
+            try sections.values(tag, as: type) { HierarchyFileError(reason: $0) }
+        }
+        let transitions = try TransitionTable(storedCost: array("TTCS", Float.self),
+                                              storedStart: sections.contains("TTST") ? array("TTST", UInt32.self) : nil,
+                                              graph: graph, alreadyChecked: alreadyChecked)
+        return (turns, transitions)
     }
 }

@@ -228,7 +228,7 @@ func numbers(_ value: [JSONValue]?) -> [Double]? {
         #expect(refused.status == 1 && refused.stderr.contains("too dense to contract"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: graph))
         #expect(try Run.waymark("build", osm, "-o", graph, "--quiet").status == 0)
-        for search in ["ch", "alt"] {
+        for search in ["ch", "alt", "astar"] {
             let route = try Run.waymark("route", graph, "--from", "52.3094,-2.5988", "--to", "52.3117,-2.5726", "--search", search)
             #expect(route.status == 0 && route.stdout.contains("You have arrived"), "\(route.stderr)")
             #expect(route.stderr.contains("routing with landmarks") == (search == "ch"), "\(route.stderr)")

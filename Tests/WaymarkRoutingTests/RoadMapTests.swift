@@ -35,8 +35,9 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         let automatic = RoadMap(graph: g)
         #expect(automatic.hierarchy == nil)
         let a = automatic.prepare()
-        #expect(a.search == .landmarks && !a.contracted)
+        #expect(a.search == .aStar && !a.contracted) // nothing made for it
         #expect(automatic.hierarchy == nil)
+        #expect(RoadMap(graph: g, method: .landmarks).prepare().search == .landmarks)
 
         let contracting = RoadMap(graph: g, method: .hierarchy)
         #expect(contracting.hierarchy == nil) // not prepared yet
@@ -52,6 +53,7 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         let aside = RoadMap(graph: g, hierarchy: contracted, method: .landmarks)
         #expect(aside.prepare().search == .landmarks)
         #expect(aside.hierarchy != nil) // still held (for writing or inspecting), not routed on
+        #expect(RoadMap(graph: g, hierarchy: contracted, method: .aStar).prepare().search == .aStar)
     }
 
     /// Every method gives the same costs through the whole router, and the routes are real.
@@ -147,6 +149,67 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         handle.closeFile()
         #expect(throws: GraphFileError.corrupt(path, "checksum mismatch")) { try GraphFile.open(path: path) }
         #expect(throws: RoadMapError.self) { try RoadMap(graphFile: path) }
+    }
+
+    /// A graph file without a hierarchy keeps the turn tables (a hierarchy keeps its own), so that
+    /// its first route makes nothing: read back as made and routed on (the same routes as the map
+    /// in memory); the turns' weights made again under other turn costs (the other driving side);
+    /// damaged tables make the file an error.
+    @Test func storedTurnTables() throws {
+        let g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
+        let path = NSTemporaryDirectory() + "turns-\(UUID().uuidString).wmg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try RoadMap(graph: g).write(to: path)
+        let (graph, sections) = try GraphFile.readWithExtras(path: path)
+        let costs = TurnCosts(for: graph)
+        let turns = TurnGeometry(graph: graph), table = TransitionTable(graph: graph, turns: turns, costs: costs)
+        #expect(StoredTurnTables.fileSections(turns: turns, transitions: table, costs: costs).count == StoredTurnTables.fileSectionCount)
+        let stored = try #require(try StoredTurnTables.read(sections, graph: graph, costs: costs, alreadyChecked: false))
+        #expect(stored.turns.headBearing == turns.headBearing && stored.turns.tailBearing == turns.tailBearing && stored.turns.roads == turns.roads)
+        let weights = try #require(stored.transitions)
+        #expect(weights.cost.elementsEqual(table.cost) && weights.start == table.start)
+        // Other turn costs: the geometry still serves, the weights do not.
+        let other = try #require(try StoredTurnTables.read(sections, graph: graph, costs: TurnCosts(uTurnPenalty: 5), alreadyChecked: false))
+        #expect(other.transitions == nil && other.turns.headBearing == turns.headBearing)
+        #expect(try StoredTurnTables.read(FileSections(), graph: graph, costs: costs, alreadyChecked: false) == nil)
+
+        // Routes on the file are the map's in memory, for either side.
+        let from = Coordinate(latitude: 52.3127, longitude: -2.5783), to = Coordinate(latitude: 52.3053, longitude: -2.6010)
+        let loaded = try RoadMap(graphFile: path)
+        #expect(loaded.prepare().search == .aStar)
+        #expect(try loaded.route(from: from, to: to) == RoadMap(graph: g).route(from: from, to: to))
+        var left = g
+        left.drivingSide = g.drivingSide == .left ? .right : .left
+        #expect(try RoadMap(graphFile: path, drivingSide: left.drivingSide).route(from: from, to: to) == RoadMap(graph: left).route(from: from, to: to))
+        // A file written from a loaded map keeps the same tables.
+        let again = path + ".again"
+        defer { try? FileManager.default.removeItem(atPath: again) }
+        try loaded.write(to: again)
+        let (_, rewritten) = try GraphFile.readWithExtras(path: again)
+        for tag in ["TTPR", "TGHB", "TGTB", "TGRC", "TTCS", "TTST"] { #expect(rewritten[tag] == sections[tag], "\(tag)") }
+
+        // The stored weights are the ones routed on: raised in the file, they raise the route's.
+        var raised = sections
+        raised["TTCS"] = GraphFile.Section("TTCS", table.cost.array.map { $0.isFinite ? $0 + 100 : $0 }).bytes
+        let heavier = path + ".raised"
+        defer { try? FileManager.default.removeItem(atPath: heavier) }
+        try Data(GraphFile.encode(graph, extra: raised.tags.compactMap { raised.section($0) })).write(to: URL(fileURLWithPath: heavier))
+        #expect(try RoadMap(graphFile: heavier).route(from: from, to: to).weight > RoadMap(graph: g).route(from: from, to: to).weight + 100)
+
+        // Damage: a wrong count, a weight below zero, a bearing out of range.
+        for (tag, damage) in [("TTCS", { (b: inout [UInt8]) in b.removeLast(4) }),
+                              ("TTCS", { (b: inout [UInt8]) in b.replaceSubrange(0..<4, with: GraphFile.Section("x", [Float(-1)]).bytes) }),
+                              ("TGHB", { (b: inout [UInt8]) in b.replaceSubrange(0..<4, with: GraphFile.Section("x", [Float(400)]).bytes) }),
+                              ("TTST", { (b: inout [UInt8]) in b[4] &+= 1 })] {
+            var damaged = sections
+            damaged[tag] = { var b = sections[tag]!; damage(&b); return b }()
+            #expect(throws: HierarchyFileError.self, "\(tag)") { try StoredTurnTables.read(damaged, graph: graph, costs: costs, alreadyChecked: false) }
+            let file = path + ".damaged"
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let bytes = GraphFile.encode(graph, extra: damaged.tags.compactMap { damaged.section($0) })
+            try Data(bytes).write(to: URL(fileURLWithPath: file))
+            #expect(performing: { try RoadMap(graphFile: file) }, throws: { "\($0)".contains("stored turn tables") })
+        }
     }
 
     /// Guidance's per-map tables and the snap index are stored with the graph and read back as
@@ -264,7 +327,7 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         let other = try RoadMap(graphFile: path, drivingSide: .right)
         #expect(other.setAsideHierarchy?.contains("contracted for left-hand traffic") == true)
         #expect(other.hierarchy == nil && other.graph.drivingSide == .right)
-        #expect(other.prepare().search == .landmarks)
+        #expect(other.prepare().search == .aStar)
         let right = try other.route(from: from, to: to)
         #expect(abs(right.duration - left.duration) > 1, "turn costs follow the side: \(right.duration) vs \(left.duration)")
         #expect(throws: RoadMapError.self) { try RoadMap(graphFile: path + ".missing") }

@@ -318,6 +318,42 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         }
     }
 
+    /// The turn tables are made in ranges side by side: one range and several make the same
+    /// tables, and every bearing is ``Coordinate/direction(to:)``'s to the bit (each vertex's
+    /// latitude's sine and cosine are worked out once, not per edge).
+    @Test func turnTablesAreTheSameInAnyNumberOfRanges() throws {
+        for seed in [UInt64(12), 13] {
+            let g = randomGraph(seed: seed, nodes: 200, ways: 400)
+            let one = TurnGeometry(graph: g, parts: 1), three = TurnGeometry(graph: g, parts: 3), seven = TurnGeometry(graph: g, parts: 7)
+            for e in 0..<g.edgeCount {
+                let v = g.source(of: e), w = g.edgeTarget[e]
+                let head = Float(g.coordinate(of: v).direction(to: g.secondPoint(of: e)))
+                let tail = Float(g.penultimatePoint(of: e).direction(to: g.coordinate(of: w)))
+                #expect(one.headBearing[e].bitPattern == head.bitPattern && one.tailBearing[e].bitPattern == tail.bitPattern, "edge \(e)")
+            }
+            for other in [three, seven] {
+                #expect(other.headBearing == one.headBearing && other.tailBearing == one.tailBearing && other.roads == one.roads)
+            }
+            let costs = TurnCosts(for: g)
+            let table = TransitionTable(graph: g, turns: one, costs: costs, parts: 1)
+            #expect(table.cost.contains(.infinity) && table.cost.contains { $0 > 0 && $0.isFinite })
+            for parts in [3, 7] {
+                let other = TransitionTable(graph: g, turns: one, costs: costs, parts: parts)
+                #expect(other.start == table.start && other.cost.elementsEqual(table.cost) { $0.bitPattern == $1.bitPattern })
+            }
+        }
+        // Far apart, close together, across 180° and at the poles.
+        var rng = SplitMix64(seed: 31)
+        for _ in 0..<2_000 {
+            let scale = [1e-5, 1e-2, 10, 180].randomElement(using: &rng)!
+            let a = try Coordinate(validatingLatitude: Double.random(in: -90...90, using: &rng), longitude: Double.random(in: -180...180, using: &rng))
+            let b = try Coordinate(validatingLatitude: max(-90, min(90, a.latitude + Double.random(in: -scale...scale, using: &rng))),
+                                   longitude: normalizedLongitude(a.longitude + Double.random(in: -scale...scale, using: &rng)))
+            let measured = TurnGeometry.Bearing(a).direction(to: TurnGeometry.Bearing(b))
+            #expect(measured.bitPattern == a.direction(to: b).bitPattern, "\(a) → \(b)")
+        }
+    }
+
     /// Each node's arc list in one pool (``ArcLists``): appends past a slot's room move it,
     /// compaction keeps every list, removal and replacement touch only the arc named.
     @Test func arcListsKeepEveryList() {
