@@ -145,9 +145,10 @@ public enum GraphFile {
     /// made while the sections at hand are written (see ``write(_:to:extra:later:)``).
     public struct LaterSections {
         public var count: Int
-        /// Makes the sections. It may hand the first of them to `early` as soon as those are
-        /// made (once, from any thread; the sections it returns then start with them): they are
-        /// written at once, while it makes the rest.
+        /// Makes the sections. It may hand them to `early` as soon as they are made, from the
+        /// first on, in one call or several in order (from any thread, one call at a time; the
+        /// sections it returns then start with all of them): they are written at once, while it
+        /// makes the rest.
         public var make: (_ early: @escaping ([Section]) -> Void) -> [Section]
 
         public init(count: Int, make: @escaping (_ early: @escaping ([Section]) -> Void) -> [Section]) {
@@ -156,11 +157,12 @@ public enum GraphFile {
         }
     }
 
-    /// The later sections handed over early, and how writing them went (set by the thread that
-    /// made them, read once they are all made).
+    /// The later sections handed over early, and how writing them went (set by the threads that
+    /// made them, under the lock; read once they are all made).
     private final class EarlySections: @unchecked Sendable {
         var sections: [Section] = []
         var failure: FileWriteError?
+        let lock = NSLock()
     }
 
     /// Writes the graph atomically (temporary file, fsync, rename), the same bytes as
@@ -183,13 +185,16 @@ public enum GraphFile {
             let early = EarlySections()
             let sink = sink
             let (made, placed) = inParallel({
-                later.make { first in
-                    guard early.sections.isEmpty else { return }
-                    early.sections = first
-                    do throws(FileWriteError) {
-                        try place(first, at: Array(offsets(known + first, among: planned).dropFirst(known.count)), in: sink)
-                    } catch {
-                        early.failure = error
+                later.make { next in
+                    early.lock.withLock {
+                        guard early.failure == nil else { return }
+                        let before = known.count + early.sections.count
+                        early.sections += next
+                        do throws(FileWriteError) {
+                            try place(next, at: Array(offsets(known + early.sections, among: planned).dropFirst(before)), in: sink)
+                        } catch {
+                            early.failure = error
+                        }
                     }
                 }
             }, { () -> FileWriteError? in

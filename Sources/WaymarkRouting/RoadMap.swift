@@ -284,9 +284,9 @@ public final class RoadMap: @unchecked Sendable {
             return (storedTurns?.turns, storedTurns?.transitions, costs ?? TurnCosts(for: self.graph))
         }
         // Tables not made yet are made now, while the graph's sections are written: side by side
-        // (the snap index, done first, written while the guidance tables are still made, then the
-        // turn tables), or one after the other beside a hierarchy just built, where the build's
-        // peak memory is.
+        // (the snap index, then the turn tables, each written as soon as made while the guidance
+        // tables are still being made), or one after the other beside a hierarchy just built,
+        // where the build's peak memory is.
         let graph = graph, hierarchy = hierarchy
         let count = SnapIndex.fileSectionCount + GuidanceTables.fileSectionCount + (hierarchy == nil ? StoredTurnTables.fileSectionCount : 0)
         let tables = GraphFile.LaterSections(count: count) { early in
@@ -296,7 +296,9 @@ public final class RoadMap: @unchecked Sendable {
                     early(sections)
                     let turns = turnTables.turns ?? TurnGeometry(graph: graph)
                     let transitions = turnTables.transitions ?? TransitionTable(graph: graph, turns: turns, costs: turnTables.costs)
-                    return sections + StoredTurnTables.fileSections(turns: turns, transitions: transitions, costs: turnTables.costs)
+                    let turnSections = StoredTurnTables.fileSections(turns: turns, transitions: transitions, costs: turnTables.costs)
+                    early(turnSections)
+                    return sections + turnSections
                 }, { (guidance ?? GuidanceTables(graph: graph)).fileSections })
                 return indexSections + guidanceSections
             }

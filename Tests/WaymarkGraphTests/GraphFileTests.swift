@@ -172,6 +172,12 @@ func squareGraph() -> RoadGraph {
         })
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == expected)
         #expect(try GraphFile.readWithExtras(path: path).extra.tags == ["LTR1", "LTR2", "XTRA"])
+        // Handed over one by one, in order.
+        try GraphFile.write(g, to: path, extra: extra, later: GraphFile.LaterSections(count: announced) { early in
+            for section in later { early([section]) }
+            return later
+        })
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == expected)
 
         let fifo = directory + "/later-\(announced).pipe"
         #expect(mkfifo(fifo, 0o600) == 0)
