@@ -147,8 +147,8 @@ public enum GraphFile {
         public var count: Int
         /// Makes the sections. It may hand them to `early` as soon as they are made, from the
         /// first on, in one call or several in order (from any thread, one call at a time; the
-        /// sections it returns then start with all of them): they are written at once, while it
-        /// makes the rest.
+        /// sections it returns then start with all of them): the thread writing the file writes
+        /// them while it makes the rest.
         public var make: (_ early: @escaping ([Section]) -> Void) -> [Section]
 
         public init(count: Int, make: @escaping (_ early: @escaping ([Section]) -> Void) -> [Section]) {
@@ -157,12 +157,39 @@ public enum GraphFile {
         }
     }
 
-    /// The later sections handed over early, and how writing them went (set by the threads that
-    /// made them, under the lock; read once they are all made).
+    /// The later sections handed over early, in order, for the writing thread; how many of them
+    /// it has written, and how that went. Shared under `condition`.
     private final class EarlySections: @unchecked Sendable {
         var sections: [Section] = []
-        var failure: FileWriteError?
-        let lock = NSLock()
+        var written = 0
+        /// Set when `make` has returned: no more will come.
+        var finished = false
+        let condition = NSCondition()
+
+        func add(_ next: [Section]) {
+            condition.withLock {
+                sections += next
+                condition.signal()
+            }
+        }
+
+        func finish() {
+            condition.withLock {
+                finished = true
+                condition.signal()
+            }
+        }
+
+        /// The next sections to write, and how many were handed over before them; nil once
+        /// every one is written and no more will come.
+        func next() -> (sections: ArraySlice<Section>, before: Int, all: [Section])? {
+            condition.withLock {
+                while written == sections.count && !finished { condition.wait() }
+                guard written < sections.count else { return nil }
+                defer { written = sections.count }
+                return (sections[written...], written, sections)
+            }
+        }
     }
 
     /// Writes the graph atomically (temporary file, fsync, rename), the same bytes as
@@ -184,28 +211,24 @@ public enum GraphFile {
             let planned = known.count + later.count
             let early = EarlySections()
             let sink = sink
+            // This thread makes them; the other writes the sections at hand, then each handed
+            // over early as it comes.
             let (made, placed) = inParallel({
-                later.make { next in
-                    early.lock.withLock {
-                        guard early.failure == nil else { return }
-                        let before = known.count + early.sections.count
-                        early.sections += next
-                        do throws(FileWriteError) {
-                            try place(next, at: Array(offsets(known + early.sections, among: planned).dropFirst(before)), in: sink)
-                        } catch {
-                            early.failure = error
-                        }
-                    }
-                }
+                defer { early.finish() }
+                return later.make { early.add($0) }
             }, { () -> FileWriteError? in
                 do throws(FileWriteError) {
                     try place(known, at: offsets(known, among: planned), in: sink)
+                    while let (next, before, all) = early.next() {
+                        try place(Array(next), at: Array(offsets(known + all, among: planned).dropFirst(known.count + before)), in: sink)
+                    }
                     return nil
                 } catch {
+                    while early.next() != nil {} // until make is done
                     return error
                 }
             })
-            if let failure = placed ?? early.failure { throw failure }
+            if let failure = placed { throw failure }
             let all = known + made
             let at = offsets(all, among: all.count)
             // Written already where they belong: the sections at hand, and those handed over
