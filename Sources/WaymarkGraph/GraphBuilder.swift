@@ -268,11 +268,13 @@ public struct GraphBuilder {
                               restricted: Set(restrictions.flatMap { [$0.fromWay, $0.toWay] + $0.viaWays }))
         let partCount = max(1, walkParts ?? min(4, GraphBuilder.coreCount))
         // Where the parts start: each about the same share of the references.
-        let references = ways.reduce(0) { $0 + $1.nodes.count }
+        // (By index: iterating the ways would copy each, its arrays and strings retained and released.)
+        var references = 0
+        for w in ways.indices { references += ways[w].nodes.count }
         var bounds = [0], counted = 0
-        for (w, way) in ways.enumerated() {
+        for w in ways.indices {
             while bounds.count < partCount && counted >= references * bounds.count / partCount { bounds.append(w) }
-            counted += way.nodes.count
+            counted += ways[w].nodes.count
         }
         while bounds.count <= partCount { bounds.append(ways.count) }
         var parts = [WalkPart](repeating: WalkPart(), count: partCount)
@@ -679,7 +681,8 @@ private struct WalkPart {
         // shape point each; two edges a segment), so that none grows: growing copied each column
         // several times over, into fresh memory each time. Room not used is never touched, so
         // it costs address space, not memory.
-        let references = input.ways[range].reduce(0) { $0 + $1.nodes.count }
+        var references = 0
+        for w in range { references += input.ways[w].nodes.count }
         vertexNodes.reserveCapacity(references)
         vertexShared.reserveCapacity(references)
         segmentEnds.reserveCapacity(references)
@@ -711,6 +714,8 @@ private struct WalkPart {
             return i
         }
 
+        // One shape buffer for every way (emptied at each piece's start, its storage kept).
+        var shape: [(Int32, Int32)] = []
         for w in range {
             let way = input.ways[w]
             let nodes = way.nodes
@@ -752,7 +757,6 @@ private struct WalkPart {
             var previousCosine: Double? = nil
             /// Seconds of signals and gates passed inside the current piece.
             var interiorDelay = 0.0
-            var shape: [(Int32, Int32)] = []
 
             func finishPiece(at end: UInt32) {
                 guard let from = start else { return }
