@@ -157,8 +157,8 @@ public enum GraphFile {
         }
     }
 
-    /// The later sections handed over early, in order, for the writing thread; how many of them
-    /// it has written, and how that went. Shared under `condition`.
+    /// The later sections handed over early, in order, for the writing thread, and how many of
+    /// them it has taken to write. Shared under `condition`.
     private final class EarlySections: @unchecked Sendable {
         var sections: [Section] = []
         var written = 0
