@@ -219,6 +219,7 @@ public enum GraphFile {
             }, { () -> FileWriteError? in
                 do throws(FileWriteError) {
                     try place(known, at: offsets(known, among: planned), in: sink)
+                    sink.flushWritten()
                     while let (next, before, all) = early.next() {
                         try place(Array(next), at: Array(offsets(known + all, among: planned).dropFirst(known.count + before)), in: sink)
                     }

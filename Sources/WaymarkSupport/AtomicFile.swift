@@ -210,6 +210,13 @@ public struct FileSink: Sendable {
         if let failure { throw failure }
     }
 
+    /// Sends what a ``seekable`` sink's file holds so far to the disk now (`fdatasync`), so that
+    /// the atomic write's final `fsync` waits only for what comes after. An error is thrown there.
+    public func flushWritten() {
+        precondition(seekable, "flushing early needs a seekable sink")
+        _ = fdatasync(fd)
+    }
+
     /// Makes a ``seekable`` sink's file `length` bytes long (cutting off what lies beyond).
     public func truncate(to length: Int) throws(FileWriteError) {
         precondition(seekable, "truncating needs a seekable sink")
