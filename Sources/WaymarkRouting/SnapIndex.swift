@@ -42,10 +42,10 @@ public final class SnapIndex: Sendable {
     /// Components with fewer vertices than this are tiny (OSRM's `small_component_size`), except
     /// the largest: on a map smaller than this, its main network still counts as big.
     public static let tinyComponentSize = 1000
-    /// Pieces: (segment, index of the piece's first point in the segment's shape).
-    private let pieceSegment: Column<UInt32>, pieceIndex: Column<UInt32>
     /// Grid cells in CSR form: sorted cell keys, and the pieces of cell k at
-    /// `cellPieces[cellStart[k]..<cellStart[k + 1]]`.
+    /// `cellPieces[cellStart[k]..<cellStart[k + 1]]`. A piece is a step of a segment's shape
+    /// (start, interior points, end), numbered without being stored: segment `s`'s first is
+    /// `s + shapeStart[s]` (a segment with `n` interior points has `n + 1`; see ``piece(_:)``).
     let cellKeys: Column<Int64>, cellStart: Column<UInt32>, cellPieces: Column<UInt32>
     /// Local planar frame (equirectangular around the graph's middle latitude).
     private let metresPerDegreeLon: Double, metresPerDegreeLat: Double
@@ -65,7 +65,6 @@ public final class SnapIndex: Sendable {
     /// segments' ends (files written before they were stored: read off the graph in one pass).
     struct Stored {
         var segmentComponent: Column<UInt32>, segmentInTinyComponent: Column<UInt8>
-        var pieceSegment: Column<UInt32>, pieceIndex: Column<UInt32>
         var cellKeys: Column<Int64>, cellStart: Column<UInt32>, cellPieces: Column<UInt32>
         var metresPerDegreeLon: Double, metresPerDegreeLat: Double
         var segmentEnds: SegmentEnds?
@@ -79,7 +78,6 @@ public final class SnapIndex: Sendable {
         let (start, end) = (ends.start, ends.end)
         if let stored {
             segmentComponent = stored.segmentComponent; segmentInTinyComponent = stored.segmentInTinyComponent
-            pieceSegment = stored.pieceSegment; pieceIndex = stored.pieceIndex
             cellKeys = stored.cellKeys; cellStart = stored.cellStart; cellPieces = stored.cellPieces
             metresPerDegreeLon = stored.metresPerDegreeLon; metresPerDegreeLat = stored.metresPerDegreeLat
             return
@@ -104,7 +102,6 @@ public final class SnapIndex: Sendable {
         metresPerDegreeLon = metresPerDegreeLat * cos(midLat * .pi / 180)
 
         var entries: [(key: Int64, piece: UInt32)] = []
-        var segmentsOfPiece: [UInt32] = [], indexOfPiece: [UInt32] = []
         let lonScale = metresPerDegreeLon, latScale = metresPerDegreeLat
         func cell(_ c: Coordinate) -> (Int64, Int64) {
             (Int64((c.longitude * lonScale / SnapIndex.cellSize).rounded(.down)), Int64((c.latitude * latScale / SnapIndex.cellSize).rounded(.down)))
@@ -113,10 +110,9 @@ public final class SnapIndex: Sendable {
         // Waypoints never snap onto ferries or private service roads (OSRM's `is_startpoint`).
         for s in 0..<segments where start[s] != RoadGraph.invalid && !EdgeFlags(rawValue: graph.segmentFlags[s]).contains(.notStartpoint) {
             SnapIndex.shape(graph, s, start[s], end[s], into: &shape)
+            let first = SnapIndex.firstPiece(of: s, graph)
             for i in 0..<(shape.count - 1) {
-                let piece = UInt32(segmentsOfPiece.count)
-                segmentsOfPiece.append(UInt32(s))
-                indexOfPiece.append(UInt32(i))
+                let piece = UInt32(first + i)
                 let a = shape[i], b = shape[i + 1]
                 let (ax, ay) = cell(a), (bx, by) = cell(b)
                 let crossesSeam = abs(b.longitude - a.longitude) > 180
@@ -149,7 +145,25 @@ public final class SnapIndex: Sendable {
         }
         starts.append(UInt32(entries.count))
         cellKeys = Column(keys); cellStart = Column(starts); cellPieces = Column(entries.map(\.piece))
-        pieceSegment = Column(segmentsOfPiece); pieceIndex = Column(indexOfPiece)
+    }
+
+    /// The number of segment `s`'s first piece (see ``cellPieces``).
+    @inline(__always)
+    static func firstPiece(of s: Int, _ graph: RoadGraph) -> Int { s + Int(graph.shapeStart[s]) }
+
+    /// How many pieces the graph's segments have in all (numbers `0..<pieceCount`).
+    static func pieceCount(_ graph: RoadGraph) -> Int { firstPiece(of: graph.segmentCount, graph) }
+
+    /// The segment of piece `p` and the index in the segment's shape of the piece's first point:
+    /// the last segment whose first piece is `p` or before it.
+    @inline(__always)
+    func piece(_ p: Int) -> (segment: Int, index: Int) {
+        var low = 0, high = graph.segmentCount - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if SnapIndex.firstPiece(of: mid, graph) <= p { low = mid } else { high = mid - 1 }
+        }
+        return (low, p - SnapIndex.firstPiece(of: low, graph))
     }
 
     private static func key(_ x: Int64, _ y: Int64) -> Int64 { (x << 32) ^ (y & 0xFFFF_FFFF) }
@@ -259,8 +273,9 @@ public final class SnapIndex: Sendable {
             // A piece spanning several cells is measured once per cell: cheaper than remembering it.
             for slot in Int(cellStart[k])..<Int(cellStart[k + 1]) {
                 let piece = Int(cellPieces[slot])
-                if bigComponentsOnly && segmentInTinyComponent[Int(pieceSegment[piece])] != 0 { continue }
-                let (d, t) = measure(piece, c, cx, cy)
+                let (s, i) = self.piece(piece)
+                if bigComponentsOnly && segmentInTinyComponent[s] != 0 { continue }
+                let (d, t) = measure(s, i, c, cx, cy)
                 if best == nil || d < best!.distance { best = (d, piece, t) }
             }
         }
@@ -282,8 +297,8 @@ public final class SnapIndex: Sendable {
             guard let k = binarySearch(SnapIndex.key(x, y)) else { return }
             for slot in Int(cellStart[k])..<Int(cellStart[k + 1]) {
                 let piece = Int(cellPieces[slot])
-                let (d, t) = measure(piece, c, cx, cy)
-                let s = Int(pieceSegment[piece])
+                let (s, i) = self.piece(piece)
+                let (d, t) = measure(s, i, c, cx, cy)
                 if d <= maxDistance, best[s].map({ d < $0.distance }) ?? true { best[s] = (d, piece, t) }
             }
         }
@@ -309,9 +324,10 @@ public final class SnapIndex: Sendable {
         }
     }
 
-    /// Metres from `c` (at `cx`, `cy` in the index's metric plane) to a piece, and where along it.
-    private func measure(_ piece: Int, _ c: Coordinate, _ cx: Double, _ cy: Double) -> (Double, Double) {
-        let (a, b) = endpoints(piece)
+    /// Metres from `c` (at `cx`, `cy` in the index's metric plane) to piece `i` of segment `s`,
+    /// and where along it.
+    private func measure(_ s: Int, _ i: Int, _ c: Coordinate, _ cx: Double, _ cy: Double) -> (Double, Double) {
+        let (a, b) = endpoints(s, i)
         func near(_ longitude: Double) -> Double {
             let d = longitude - c.longitude
             return d > 180 ? longitude - 360 : d < -180 ? longitude + 360 : longitude
@@ -326,7 +342,7 @@ public final class SnapIndex: Sendable {
 
     /// The snap at fraction `t` along `piece`.
     private func snap(_ c: Coordinate, piece: Int, t: Double) -> Snap {
-        let s = Int(pieceSegment[piece]), i = Int(pieceIndex[piece])
+        let (s, i) = self.piece(piece)
         let shape = SnapIndex.shape(graph, s, segmentStart[s], segmentEnd[s])
         var offset = 0.0
         for j in 0..<i { offset += shape[j].distance(to: shape[j + 1]) }
@@ -339,8 +355,7 @@ public final class SnapIndex: Sendable {
                     component: segmentComponent[s], isInTinyComponent: segmentInTinyComponent[s] != 0)
     }
 
-    private func endpoints(_ piece: Int) -> (Coordinate, Coordinate) {
-        let s = Int(pieceSegment[piece]), i = Int(pieceIndex[piece])
+    private func endpoints(_ s: Int, _ i: Int) -> (Coordinate, Coordinate) {
         let interior = Int(graph.shapeStart[s + 1]) - Int(graph.shapeStart[s])
         func point(_ j: Int) -> Coordinate {
             if j == 0 { return graph.coordinate(of: segmentStart[s]) }
@@ -390,18 +405,17 @@ struct SnapIndexFileError: Error, CustomStringConvertible {
 }
 
 extension SnapIndex {
-    /// Its format, the cell size and the tiny-component size: an index stored under others is
-    /// built again rather than used.
-    static var parameters: [Double] { [1, cellSize, Double(tinyComponentSize)] }
+    /// Its format (2: pieces numbered by their segments, not stored), the cell size and the
+    /// tiny-component size: an index stored under others is built again rather than used.
+    static var parameters: [Double] { [2, cellSize, Double(tinyComponentSize)] }
 
     /// How many sections ``fileSections`` holds (known before the index is made).
-    static let fileSectionCount = 12
+    static let fileSectionCount = 10
 
     /// The index's components and grid as graph-file sections.
     var fileSections: [GraphFile.Section] {
         [.init("XPRM", SnapIndex.parameters + [metresPerDegreeLon, metresPerDegreeLat]),
          .init("XCMP", segmentComponent), .init("XTNY", segmentInTinyComponent),
-         .init("XPSG", pieceSegment), .init("XPIX", pieceIndex),
          .init("XCKY", cellKeys), .init("XCST", cellStart), .init("XCPC", cellPieces),
          // Each segment's ends and edges, so that a load uses them in place instead of reading
          // them off every edge of the graph.
@@ -426,21 +440,13 @@ extension SnapIndex {
         let component = try array("XCMP", UInt32.self, count: segments)
         let tiny = try array("XTNY", UInt8.self, count: segments)
         try check(alreadyChecked || tiny.allSatisfy { $0 <= 1 }, "tiny flags not 0 or 1")
-        let pieceSegment = try array("XPSG", UInt32.self), pieceIndex = try array("XPIX", UInt32.self, count: pieceSegment.count)
-        // A piece is a segment's shape step: its segment exists and its first point is not the last.
-        if !alreadyChecked {
-            for (s, i) in zip(pieceSegment, pieceIndex) {
-                try check(Int(s) < segments, "piece of no segment")
-                try check(Int(i) <= Int(graph.shapeStart[Int(s) + 1] - graph.shapeStart[Int(s)]), "piece beyond its segment's shape")
-            }
-        }
         let keys = try array("XCKY", Int64.self), start = try array("XCST", UInt32.self, count: keys.count + 1)
         let cellPieces = try array("XCPC", UInt32.self)
         try check(start.first == 0 && Int(start.last!) == cellPieces.count, "cell rows out of order")
         if !alreadyChecked {
             try check(zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }, "cell keys not ascending")
             try check(zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }, "cell rows out of order")
-            try check(cellPieces.allSatisfy { Int($0) < pieceSegment.count }, "cell piece out of range")
+            try check(cellPieces.allSatisfy { Int($0) < SnapIndex.pieceCount(graph) }, "cell piece out of range")
         }
         // The segments' ends, where the file has them: when checking, they must be the graph's.
         var ends: SegmentEnds? = nil
@@ -450,15 +456,16 @@ extension SnapIndex {
             try check(alreadyChecked || stored == SegmentEnds(graph: graph), "segment ends do not fit the graph")
             ends = stored
         }
-        let stored = Stored(segmentComponent: component, segmentInTinyComponent: tiny, pieceSegment: pieceSegment,
-                            pieceIndex: pieceIndex, cellKeys: keys, cellStart: start, cellPieces: cellPieces,
+        let stored = Stored(segmentComponent: component, segmentInTinyComponent: tiny, cellKeys: keys, cellStart: start, cellPieces: cellPieces,
                             metresPerDegreeLon: lon, metresPerDegreeLat: lat, segmentEnds: ends)
         self.init(graph: graph, stored: stored)
         // Pieces lie on segments with both ends (the index never makes one on a segment without).
         if !alreadyChecked {
-            for s in pieceSegment where segmentStart[Int(s)] == RoadGraph.invalid {
-                throw SnapIndexFileError(reason: "piece on a segment with no edge")
+            var edgeless = [Bool](repeating: false, count: SnapIndex.pieceCount(graph))
+            for s in 0..<segments where segmentStart[s] == RoadGraph.invalid {
+                for p in SnapIndex.firstPiece(of: s, graph)..<SnapIndex.firstPiece(of: s + 1, graph) { edgeless[p] = true }
             }
+            if cellPieces.contains(where: { edgeless[Int($0)] }) { throw SnapIndexFileError(reason: "piece on a segment with no edge") }
         }
     }
 }

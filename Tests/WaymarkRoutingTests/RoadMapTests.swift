@@ -260,8 +260,7 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         var otherIndex = sections
         otherIndex["XPRM"] = GraphFile.Section("XPRM", [1.0, 100, 1000, 1, 1]).bytes
         #expect(try SnapIndex(fileSections: otherIndex, graph: graph) == nil)
-        for (tag, damage) in [("XPSG", { (v: inout [UInt32]) in v[0] = UInt32(graph.segmentCount) }),
-                              ("XPIX", { (v: inout [UInt32]) in v[0] = 10_000 }),
+        for (tag, damage) in [("XCPC", { (v: inout [UInt32]) in v[0] = UInt32(SnapIndex.pieceCount(graph)) }),
                               ("XCPC", { (v: inout [UInt32]) in v[0] = UInt32.max }),
                               ("XCST", { (v: inout [UInt32]) in v[v.count - 1] += 1 })] {
             var damaged = sections
@@ -270,7 +269,11 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
             damaged[tag] = values.withUnsafeBytes { Array($0) }
             #expect(throws: SnapIndexFileError.self, "\(tag)") { try SnapIndex(fileSections: damaged, graph: graph) }
         }
-        for scales in [[1.0, 200, 1000, 1e300, 111_195], [1.0, 200, 1000, -1, 111_195], [1.0, 200, 1000, .nan, .nan]] {
+        // An index of the format before (its pieces stored, not numbered by their segments) is built again.
+        var formerIndex = sections
+        formerIndex["XPRM"] = GraphFile.Section("XPRM", [1.0, 200, 1000] + sections.column("XPRM", as: Double.self)!.array.suffix(2)).bytes
+        #expect(try SnapIndex(fileSections: formerIndex, graph: graph) == nil)
+        for scales in [[2.0, 200, 1000, 1e300, 111_195], [2.0, 200, 1000, -1, 111_195], [2.0, 200, 1000, .nan, .nan]] {
             var scaled = sections
             scaled["XPRM"] = GraphFile.Section("XPRM", scales).bytes
             #expect(throws: SnapIndexFileError.self, "\(scales)") { try SnapIndex(fileSections: scaled, graph: graph) }
