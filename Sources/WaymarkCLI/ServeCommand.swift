@@ -87,7 +87,7 @@ enum ServeCommand {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         Output.error(String(format: "waymark serve: %@ (%d nodes, %@) ready in %.2f s; listening on http://%@:%d with %d threads",
-                            path, map.graph.nodeCount, preparation.search == .hierarchy ? "hierarchy" : "A*: no hierarchy", seconds,
+                            path, map.graph.nodeCount, preparation.search == .hierarchy ? "hierarchy" : preparation.search == .landmarks ? "landmarks" : "A*", seconds,
                             host, Int(server.port), configuration.threads))
         server.run()
         sources.forEach { $0.cancel() }

@@ -211,7 +211,8 @@ public struct FileSink: Sendable {
     }
 
     /// Sends what a ``seekable`` sink's file holds so far to the disk now (`fdatasync`), so that
-    /// the atomic write's final `fsync` waits only for what comes after. An error is thrown there.
+    /// the atomic write's final `fsync` waits only for what comes after (and reports any failure:
+    /// the data is still in the file's pages).
     public func flushWritten() {
         precondition(seekable, "flushing early needs a seekable sink")
         _ = fdatasync(fd)
