@@ -215,6 +215,22 @@ struct RawClient {
         #expect(cliTable.status == 0, "\(cliTable.stderr)")
         let cliTableJSON = try JSONValue(parsing: cliTable.stdout)
         #expect(table.status == 200 && table.json == cliTableJSON)
+        // A file without a hierarchy answers a small table pair by pair with A*, and a larger one
+        // (over 100 pairs) from a hierarchy contracted first: the same figures either way.
+        let plainMap = directory + "/town-plain.wmg"
+        #expect(try Run.waymark("build", Run.data("sample-town.osm"), "-o", plainMap, "--quiet").status == 0)
+        let small = try Run.waymark("table", plainMap, "--sources", points)
+        #expect(small.status == 0, "\(small.stderr)")
+        #expect(try JSONValue(parsing: small.stdout) == cliTableJSON)
+        let many = directory + "/many.csv"
+        try ("latitude,longitude\n" + String(repeating: "\(a.lat),\(a.lon)\n\(b.lat),\(b.lon)\n\(c.lat),\(c.lon)\n", count: 12))
+            .write(toFile: many, atomically: true, encoding: .utf8)
+        let large = try Run.waymark("table", plainMap, "--sources", many, "--destinations", points, "--format", "csv")
+        let smallCSV = try Run.waymark("table", plainMap, "--sources", points, "--format", "csv")
+        #expect(large.status == 0 && smallCSV.status == 0, "\(large.stderr)")
+        let rows = smallCSV.stdout.split(separator: "\n")
+        #expect(rows.count == 3 && large.stdout.split(separator: "\n") == Array((0..<12).map { _ in rows }.joined()))
+
         // The table's a→b cell is the route's duration.
         #expect(table.json?["durations"]?.arrayValue?[0].arrayValue?[1] == route.json?["routes"]?.arrayValue?.first?["duration"])
         let part = try RawClient.get("/table/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c))?sources=0&destinations=2;1", port: server.port)
