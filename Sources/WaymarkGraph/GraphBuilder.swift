@@ -138,14 +138,6 @@ public struct GraphBuilder {
         return (first, order)
     }
 
-    /// The cores the build shares its steps out among.
-    static var coreCount: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
-
-    /// Part `part` of `0..<count` cut into `parts` ranges of about equal size, in order.
-    static func share(_ part: Int, of parts: Int, _ count: Int) -> Range<Int> {
-        count * part / parts..<count * (part + 1) / parts
-    }
-
     /// The numbers `0..<count` sorted by `key` (each in `0..<buckets`), those with equal keys in
     /// their own order: where each key's run starts (`buckets + 1` entries), and the numbers. A
     /// counting sort, the numbers cut into one range per core: each range counted, then placed
@@ -192,12 +184,12 @@ public struct GraphBuilder {
     /// Frees the ways (once built: hundreds of thousands of arrays in a country) on all cores,
     /// not one after another on the caller's.
     public mutating func releaseWays() {
-        let parts = ways.count < 1 << 14 ? 1 : GraphBuilder.coreCount, count = ways.count
+        let parts = ways.count < 1 << 14 ? 1 : coreCount, count = ways.count
         ways.withUnsafeMutableBufferPointer { ways in
             nonisolated(unsafe) let ways = ways
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 // Each way swapped for one that holds nothing: the old one is freed here.
-                for w in GraphBuilder.share(part, of: parts, count) { ways[w] = Way.released }
+                for w in share(part, of: parts, count) { ways[w] = Way.released }
             }
         }
         ways = []
@@ -221,14 +213,14 @@ public struct GraphBuilder {
         let (usesMask, blocks, delays) = (WalkInput.usesMask, WalkInput.blocks, WalkInput.delays)
         // The ways counted in parts side by side (as many as the walk's when given), each part's
         // counts (at most 2) added up after.
-        let countingParts = max(1, walkParts ?? (ways.count < 1 << 14 ? 1 : GraphBuilder.coreCount))
+        let countingParts = max(1, walkParts ?? (ways.count < 1 << 14 ? 1 : coreCount))
         var partUses = [[UInt8]](repeating: [], count: countingParts)
         partUses.withUnsafeMutableBufferPointer { partUses in
             nonisolated(unsafe) let partUses = partUses
             let ways = ways
             DispatchQueue.concurrentPerform(iterations: countingParts) { part in
                 var uses = [UInt8](repeating: 0, count: inputCount)
-                for w in GraphBuilder.share(part, of: countingParts, ways.count) {
+                for w in share(part, of: countingParts, ways.count) {
                     let nodes = ways[w].nodes
                     for (i, node) in nodes.enumerated() where node != GraphBuilder.missing {
                         let isEnd = i == 0 || i == nodes.count - 1 || nodes[i - 1] == GraphBuilder.missing || nodes[i + 1] == GraphBuilder.missing
@@ -266,7 +258,7 @@ public struct GraphBuilder {
         // own (``WalkPart``), and the parts joined in order: the graph one walk in way order makes.
         let input = WalkInput(ways: ways, latitudes: latitudes, longitudes: longitudes, uses: uses, delay: delay,
                               restricted: Set(restrictions.flatMap { [$0.fromWay, $0.toWay] + $0.viaWays }))
-        let partCount = max(1, walkParts ?? min(4, GraphBuilder.coreCount))
+        let partCount = max(1, walkParts ?? min(4, coreCount))
         // Where the parts start: each about the same share of the references.
         // (By index: iterating the ways would copy each, its arrays and strings retained and released.)
         var references = 0
@@ -407,9 +399,9 @@ public struct GraphBuilder {
                             edgeSource.withUnsafeMutableBufferPointer { source in
                                 nonisolated(unsafe) let columns = (target, segment, length, duration, weight, source)
                                 let (pending, order, first) = (pending, order, first)
-                                let parts = GraphBuilder.coreCount
+                                let parts = coreCount
                                 DispatchQueue.concurrentPerform(iterations: parts) { part in
-                                    for slot in GraphBuilder.share(part, of: parts, edgeCount) {
+                                    for slot in share(part, of: parts, edgeCount) {
                                         let e = pending[Int(order[slot])]
                                         columns.0[slot] = e.target
                                         columns.1[slot] = e.segment
@@ -417,7 +409,7 @@ public struct GraphBuilder {
                                         columns.3[slot] = e.duration
                                         columns.4[slot] = e.weight
                                     }
-                                    for v in GraphBuilder.share(part, of: parts, nodeCount) {
+                                    for v in share(part, of: parts, nodeCount) {
                                         for slot in Int(first[v])..<Int(first[v + 1]) { columns.5[slot] = UInt32(v) }
                                     }
                                 }

@@ -259,10 +259,7 @@ private final class Collector: OSMElementSink {
             keep(id: block.ways[i].id, nodes: block.ways[i].refs, rule: rule)
         }
         if !block.kept.ids.isEmpty {
-            if !ways.ids.isEmpty {
-                wayRuns.append(ways)
-                ways = KeptWays()
-            }
+            endRun()
             wayRuns.append(block.kept)
         }
         for relation in block.relations { self.relation(id: relation.id, members: relation.members, tags: relation.tags) }
@@ -271,10 +268,14 @@ private final class Collector: OSMElementSink {
     private func keep(id: Int64, nodes: [Int64], rule: WayRule) {
         ways.append(id: id, refs: nodes, rule: rule)
         // Runs of a PBF block's size, so that the cores can share them out.
-        if ways.ids.count == 8192 {
-            wayRuns.append(ways)
-            ways = KeptWays()
-        }
+        if ways.ids.count == 8192 { endRun() }
+    }
+
+    /// The ways kept one at a time so far, closed as a run (in file order after the runs before).
+    private func endRun() {
+        guard !ways.ids.isEmpty else { return }
+        wayRuns.append(ways)
+        ways = KeptWays()
     }
 
     func way(id: Int64, nodes: [Int64], tags: [String: String]) {
@@ -359,9 +360,9 @@ private final class Collector: OSMElementSink {
         // reference is first tried beside the one before it; then searched for. Each way's
         // references are freed as soon as resolved, by the core that resolved them (freeing
         // hundreds of thousands of arrays afterwards took a tenth of a second on one).
-        if !ways.ids.isEmpty { wayRuns.append(ways) }
+        endRun()
         var runs = wayRuns
-        (wayRuns, ways) = ([], KeptWays()) // the references as read are not needed again
+        wayRuns = [] // the references as read are not needed again
         var starts = [0]
         for run in runs { starts.append(starts[starts.count - 1] + run.ids.count) }
         let count = starts[starts.count - 1]

@@ -794,9 +794,7 @@ extension ContractionHierarchy {
         } else {
             turnTables = TurnGeometry(graph: graph) // a file from before the geometry was stored
         }
-        let transitions = try TransitionTable(storedCost: sections.contains("TTCS") ? array("TTCS", Float.self) : nil,
-                                              storedStart: sections.contains("TTST") ? array("TTST", UInt32.self) : nil,
-                                              graph: graph, alreadyChecked: alreadyChecked)
+        let transitions = try TransitionTable(fileSections: sections, graph: graph, alreadyChecked: alreadyChecked)
             ?? TransitionTable(graph: graph, turns: turnTables, costs: costs)
         let n = transitions.paths.stateCount
         try check(parameters[expected.count] == Double(n), "built for another graph")

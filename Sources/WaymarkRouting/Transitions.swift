@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkSupport
 
 /// Per-graph tables for turn costs: each edge's bearing as it leaves its source and as it reaches
 /// its target, and how many roads meet at each vertex (turn costs apply where three or more do).
@@ -23,7 +24,7 @@ public struct TurnGeometry: Sendable {
             cosines.withUnsafeMutableBufferPointer { cosines in
                 nonisolated(unsafe) let (sines, cosines) = (sines, cosines)
                 DispatchQueue.concurrentPerform(iterations: parts) { part in
-                    for v in graph.nodeCount * part / parts..<graph.nodeCount * (part + 1) / parts {
+                    for v in share(part, of: parts, graph.nodeCount) {
                         let φ = graph.coordinate(of: UInt32(v)).latitude * .pi / 180
                         (sines[v], cosines[v]) = (sin(φ), cos(φ))
                     }
@@ -37,8 +38,9 @@ public struct TurnGeometry: Sendable {
                     let (sines, cosines) = (sines, cosines)
                     DispatchQueue.concurrentPerform(iterations: parts) { part in
                         var segments: [Int] = []
-                        for v in UInt32(graph.nodeCount * part / parts)..<UInt32(graph.nodeCount * (part + 1) / parts) {
-                            let from = Bearing(graph.coordinate(of: v), sine: sines[Int(v)], cosine: cosines[Int(v)])
+                        for i in share(part, of: parts, graph.nodeCount) {
+                            let v = UInt32(i)
+                            let from = Bearing(graph.coordinate(of: v), sine: sines[i], cosine: cosines[i])
                             segments.removeAll(keepingCapacity: true)
                             for e in graph.edges(from: v) {
                                 let w = graph.edgeTarget[e]
@@ -87,7 +89,7 @@ public struct TurnGeometry: Sendable {
     }
 
     /// How many ranges a table over `count` items is cut into, one per core (one for a small map).
-    static func parts(_ count: Int) -> Int { count < 20_000 ? 1 : max(1, min(8, ProcessInfo.processInfo.activeProcessorCount)) }
+    static func parts(_ count: Int) -> Int { count < 20_000 ? 1 : min(8, coreCount) }
 
     /// The distinct numbers in `segments` (sorted here): a two-way road meeting a vertex is one
     /// road there, however many edges it has.
@@ -155,7 +157,7 @@ struct TransitionTable: Sendable {
             let parts = parts ?? TurnGeometry.parts(graph.nodeCount)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 var segments: [Int] = []
-                for v in graph.nodeCount * part / parts..<graph.nodeCount * (part + 1) / parts {
+                for v in share(part, of: parts, graph.nodeCount) {
                     segments.removeAll(keepingCapacity: true)
                     for slot in graph.incoming(to: UInt32(v)) { segments.append(graph.segment(of: Int(graph.incomingEdge[slot]))) }
                     entries[v] = UInt8(min(255, TurnGeometry.distinct(&segments)))
@@ -169,7 +171,7 @@ struct TransitionTable: Sendable {
             let entries = entries
             let parts = parts ?? TurnGeometry.parts(graph.edgeCount)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
-                for e in graph.edgeCount * part / parts..<graph.edgeCount * (part + 1) / parts {
+                for e in share(part, of: parts, graph.edgeCount) {
                     let restricted = graph.isRestricted(e)
                     let outgoing = graph.edges(from: graph.edgeTarget[e])
                     let row = Int(starts[e]) - outgoing.lowerBound
@@ -189,13 +191,17 @@ struct TransitionTable: Sendable {
         paths = RestrictedPaths(graph: graph)
     }
 
-    /// The table stored with a hierarchy (its `cost`, in the order the graph gives: each edge's
-    /// turns onto the edges leaving its target), checked against the graph; nil where the file
-    /// has none.
-    /// Its rows' starts (`storedStart`, files written before they were stored: counted again,
-    /// which reads every edge) are checked against the graph unless `alreadyChecked`.
-    init?(storedCost stored: Column<Float>?, storedStart: Column<UInt32>? = nil, graph: RoadGraph, alreadyChecked: Bool = false) throws(HierarchyFileError) {
-        guard let cost = stored else { return nil }
+    /// The table a graph file stores (``fileSections``: its `cost`, in the order the graph gives:
+    /// each edge's turns onto the edges leaving its target), checked against the graph; nil where
+    /// the file has none. Its rows' starts (files written before they were stored: counted
+    /// again, which reads every edge) are checked against the graph unless `alreadyChecked`.
+    init?(fileSections sections: FileSections, graph: RoadGraph, alreadyChecked: Bool = false) throws(HierarchyFileError) {
+        guard sections.contains("TTCS") else { return nil }
+        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type) throws(HierarchyFileError) -> Column<T> {
+            try sections.values(tag, as: type) { HierarchyFileError(reason: $0) }
+        }
+        let cost = try array("TTCS", Float.self)
+        let storedStart = sections.contains("TTST") ? try array("TTST", UInt32.self) : nil
         let starts: Column<UInt32>
         if let storedStart, alreadyChecked {
             starts = storedStart
@@ -359,15 +365,7 @@ enum StoredTurnTables {
     static func read(_ sections: FileSections, graph: RoadGraph, costs: TurnCosts,
                      alreadyChecked: Bool) throws(HierarchyFileError) -> (turns: TurnGeometry, transitions: TransitionTable?)? {
         guard let turns = try TurnGeometry(fileSections: sections, graph: graph, alreadyChecked: alreadyChecked) else { return nil }
-        guard sections.column("TTPR", as: Double.self)?.array == ContractionHierarchy.parameters(costs), sections.contains("TTCS") else {
-            return (turns, nil)
-        }
-        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type) throws(HierarchyFileError) -> Column<T> {
-            try sections.values(tag, as: type) { HierarchyFileError(reason: $0) }
-        }
-        let transitions = try TransitionTable(storedCost: array("TTCS", Float.self),
-                                              storedStart: sections.contains("TTST") ? array("TTST", UInt32.self) : nil,
-                                              graph: graph, alreadyChecked: alreadyChecked)
-        return (turns, transitions)
+        guard sections.column("TTPR", as: Double.self)?.array == ContractionHierarchy.parameters(costs) else { return (turns, nil) }
+        return (turns, try TransitionTable(fileSections: sections, graph: graph, alreadyChecked: alreadyChecked))
     }
 }

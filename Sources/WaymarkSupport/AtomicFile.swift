@@ -170,10 +170,16 @@ public struct FileSink: Sendable {
     public var seekable = false
 
     public mutating func write(_ buffer: UnsafeRawBufferPointer) throws(FileWriteError) {
+        try writeAll(buffer) { at, left, _ in systemWrite(fd, at, left) }
+    }
+
+    /// Writes all of `buffer` by `call` (given where the rest starts, how many bytes are left and
+    /// how many are written), again after a partial write or an interrupted call.
+    private func writeAll(_ buffer: UnsafeRawBufferPointer, _ call: (UnsafeRawPointer, Int, Int) -> Int) throws(FileWriteError) {
         guard var at = buffer.baseAddress else { return }
         var left = buffer.count
         while left > 0 {
-            let n = systemWrite(fd, at, left)
+            let n = call(at, left, buffer.count - left)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw AtomicFile.failure(path, "write")
@@ -187,18 +193,7 @@ public struct FileSink: Sendable {
     /// different places may run side by side), leaving what the in-order writes do untouched.
     public func write(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws(FileWriteError) {
         precondition(seekable, "positioned writes need a seekable sink")
-        guard var at = buffer.baseAddress else { return }
-        var left = buffer.count, position = offset
-        while left > 0 {
-            let n = pwrite(fd, at, left, off_t(position))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw AtomicFile.failure(path, "write")
-            }
-            at += n
-            left -= n
-            position += n
-        }
+        try writeAll(buffer) { at, left, done in pwrite(fd, at, left, off_t(offset + done)) }
     }
 
     /// ``write(_:at:)`` of an array's bytes.

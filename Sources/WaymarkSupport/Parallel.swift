@@ -40,3 +40,12 @@ private final class SecondWork<B>: @unchecked Sendable {
         done.signal()
     }
 }
+
+/// The cores work is shared out among.
+public var coreCount: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
+/// Part `part` of `0..<count` cut into `parts` ranges of about equal size, in order.
+@inline(__always)
+public func share(_ part: Int, of parts: Int, _ count: Int) -> Range<Int> {
+    count * part / parts..<count * (part + 1) / parts
+}
