@@ -18,8 +18,77 @@ public struct GraphBuilder {
             self.id = id
         }
 
-        /// A way that holds nothing (freeing it frees no memory).
-        static let released = Way(nodes: [], rule: CarProfile().way(["highway": "residential"])!, id: 0)
+    }
+
+    /// The ways, read and written like an array of ``Way`` but held as columns: every way's node
+    /// indices one after another in one array (a country has millions of ways: an array each
+    /// cost an allocation to make, a release to read and a free to drop), each way's rule and id.
+    public struct Ways: Sendable, RandomAccessCollection, ExpressibleByArrayLiteral {
+        /// Every way's node indices, way after way.
+        public private(set) var nodes: [UInt32] = []
+        /// Where each way's nodes end in ``nodes`` (way `w`'s start where way `w - 1`'s end).
+        public private(set) var ends: [Int] = []
+        public private(set) var rules: [WayRule] = []
+        public private(set) var ids: [Int64] = []
+
+        public init() {}
+
+        public init(arrayLiteral ways: Way...) {
+            for way in ways { append(way) }
+        }
+
+        /// Ways already in columns: `ends` ascending, the last equal to `nodes.count`, one end,
+        /// rule and id per way.
+        public init(nodes: [UInt32], ends: [Int], rules: [WayRule], ids: [Int64]) {
+            precondition(ends.count == rules.count && ends.count == ids.count && (ends.last ?? 0) == nodes.count
+                         && zip(ends, ends.dropFirst()).allSatisfy { $0 <= $1 }, "ways: inconsistent columns")
+            (self.nodes, self.ends, self.rules, self.ids) = (nodes, ends, rules, ids)
+        }
+
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { ids.count }
+
+        /// Where way `w`'s node indices lie in ``nodes``.
+        @inline(__always)
+        public func range(_ w: Int) -> Range<Int> { (w == 0 ? 0 : ends[w - 1])..<ends[w] }
+
+        public subscript(w: Int) -> Way { Way(nodes: Array(nodes[range(w)]), rule: rules[w], id: ids[w]) }
+
+        public mutating func append(_ way: Way) {
+            nodes += way.nodes
+            ends.append(nodes.count)
+            rules.append(way.rule)
+            ids.append(way.id)
+        }
+
+        public mutating func insert(_ way: Way, at w: Int) {
+            let start = w == 0 ? 0 : ends[w - 1]
+            nodes.insert(contentsOf: way.nodes, at: start)
+            for i in w..<ends.count { ends[i] += way.nodes.count }
+            ends.insert(start + way.nodes.count, at: w)
+            rules.insert(way.rule, at: w)
+            ids.insert(way.id, at: w)
+        }
+
+        /// A rule that holds nothing (freeing it frees no memory).
+        private static let released = CarProfile().way(["highway": "residential"])!
+
+        /// Frees the columns: the rules (whose strings are released one by one) on all cores.
+        mutating func release() {
+            nodes = []
+            ends = []
+            ids = []
+            let parts = rules.count < 1 << 14 ? 1 : coreCount, count = rules.count
+            let empty = Ways.released
+            rules.withUnsafeMutableBufferPointer { rules in
+                nonisolated(unsafe) let rules = rules
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    // Each rule swapped for one that holds nothing: the old one is freed here.
+                    for w in share(part, of: parts, count) { rules[w] = empty }
+                }
+            }
+            rules = []
+        }
     }
 
     /// A restriction relation: from way, via node (index) or via ways (in the relation's order),
@@ -59,7 +128,7 @@ public struct GraphBuilder {
     public var longitudes: [Int32] = []
     /// Node rules by node index, only for nodes that have one (barriers, traffic signals).
     public var nodeRules: [UInt32: NodeRule] = [:]
-    public var ways: [Way] = []
+    public var ways = Ways()
     public var restrictions: [Restriction] = []
     /// Restriction relations read but not expressible (via way, missing members, …), counted in the report.
     public var unusableRestrictions = 0
@@ -181,19 +250,9 @@ public struct GraphBuilder {
         return (first, order)
     }
 
-    /// Frees the ways (once built: hundreds of thousands of arrays in a country) on all cores,
+    /// Frees the ways (once built: hundreds of thousands of rules in a country) on all cores,
     /// not one after another on the caller's.
-    public mutating func releaseWays() {
-        let parts = ways.count < 1 << 14 ? 1 : coreCount, count = ways.count
-        ways.withUnsafeMutableBufferPointer { ways in
-            nonisolated(unsafe) let ways = ways
-            DispatchQueue.concurrentPerform(iterations: parts) { part in
-                // Each way swapped for one that holds nothing: the old one is freed here.
-                for w in share(part, of: parts, count) { ways[w] = Way.released }
-            }
-        }
-        ways = []
-    }
+    public mutating func releaseWays() { ways.release() }
 
     /// Builds the graph. Consumes nothing; can be called once per input.
     public func build() -> RoadGraph { build(walkParts: nil) }
@@ -218,16 +277,19 @@ public struct GraphBuilder {
         partUses.withUnsafeMutableBufferPointer { partUses in
             nonisolated(unsafe) let partUses = partUses
             let ways = ways
-            DispatchQueue.concurrentPerform(iterations: countingParts) { part in
-                var uses = [UInt8](repeating: 0, count: inputCount)
-                for w in share(part, of: countingParts, ways.count) {
-                    let nodes = ways[w].nodes
-                    for (i, node) in nodes.enumerated() where node != GraphBuilder.missing {
-                        let isEnd = i == 0 || i == nodes.count - 1 || nodes[i - 1] == GraphBuilder.missing || nodes[i + 1] == GraphBuilder.missing
-                        uses[Int(node)] = isEnd ? 2 : min(2, uses[Int(node)] &+ 1)
+            ways.nodes.withUnsafeBufferPointer { all in
+                nonisolated(unsafe) let all = all
+                DispatchQueue.concurrentPerform(iterations: countingParts) { part in
+                    var uses = [UInt8](repeating: 0, count: inputCount)
+                    for w in share(part, of: countingParts, ways.count) {
+                        let nodes = UnsafeBufferPointer(rebasing: all[ways.range(w)])
+                        for (i, node) in nodes.enumerated() where node != GraphBuilder.missing {
+                            let isEnd = i == 0 || i == nodes.count - 1 || nodes[i - 1] == GraphBuilder.missing || nodes[i + 1] == GraphBuilder.missing
+                            uses[Int(node)] = isEnd ? 2 : min(2, uses[Int(node)] &+ 1)
+                        }
                     }
+                    partUses[part] = uses
                 }
-                partUses[part] = uses
             }
         }
         var uses = partUses.removeFirst()
@@ -260,13 +322,11 @@ public struct GraphBuilder {
                               restricted: Set(restrictions.flatMap { [$0.fromWay, $0.toWay] + $0.viaWays }))
         let partCount = max(1, walkParts ?? min(4, coreCount))
         // Where the parts start: each about the same share of the references.
-        // (By index: iterating the ways would copy each, its arrays and strings retained and released.)
-        var references = 0
-        for w in ways.indices { references += ways[w].nodes.count }
-        var bounds = [0], counted = 0
+        let references = ways.nodes.count
+        var bounds = [0]
         for w in ways.indices {
+            let counted = ways.range(w).lowerBound
             while bounds.count < partCount && counted >= references * bounds.count / partCount { bounds.append(w) }
-            counted += ways[w].nodes.count
         }
         while bounds.count <= partCount { bounds.append(ways.count) }
         var parts = [WalkPart](repeating: WalkPart(), count: partCount)
@@ -629,7 +689,7 @@ private struct WalkInput: @unchecked Sendable {
     /// blocks, whether passing it costs time.
     static let usesMask: UInt8 = 3, blocks: UInt8 = 4, delays: UInt8 = 8
 
-    let ways: [GraphBuilder.Way]
+    let ways: GraphBuilder.Ways
     let latitudes: [Int32], longitudes: [Int32]
     let uses: [UInt8]
     let delay: [UInt32: Double]
@@ -673,8 +733,7 @@ private struct WalkPart {
         // shape point each; two edges a segment), so that none grows: growing copied each column
         // several times over, into fresh memory each time. Room not used is never touched, so
         // it costs address space, not memory.
-        var references = 0
-        for w in range { references += input.ways[w].nodes.count }
+        let references = range.isEmpty ? 0 : input.ways.range(range.upperBound - 1).upperBound - input.ways.range(range.lowerBound).lowerBound
         vertexNodes.reserveCapacity(references)
         vertexShared.reserveCapacity(references)
         segmentEnds.reserveCapacity(references)
@@ -709,8 +768,8 @@ private struct WalkPart {
         // One shape buffer for every way (emptied at each piece's start, its storage kept).
         var shape: [(Int32, Int32)] = []
         for w in range {
-            let way = input.ways[w]
-            let nodes = way.nodes
+            let way = (rule: input.ways.rules[w], id: input.ways.ids[w])
+            let nodes = input.ways.nodes[input.ways.range(w)]
             // Total length over present stretches, to share a ferry's duration out by length.
             var totalLength = 0.0
             var lostStretches = 0

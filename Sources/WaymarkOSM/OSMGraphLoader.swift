@@ -154,14 +154,17 @@ extension OSMReadError {
     }
 }
 
-/// Ways the profile keeps: their node references (the arrays as read), rules and ids.
+/// Ways the profile keeps: their node references (way after way, in one array), rules and ids.
 struct KeptWays: Sendable {
-    var refs: [[Int64]] = []
+    var refs: [Int64] = []
+    /// Where each way's references end in `refs` (way `w`'s start where way `w - 1`'s end).
+    var ends: [Int] = []
     var rules: [WayRule] = []
     var ids: [Int64] = []
 
     mutating func append(id: Int64, refs nodes: [Int64], rule: WayRule) {
-        refs.append(nodes)
+        refs += nodes
+        ends.append(refs.count)
         rules.append(rule)
         ids.append(id)
     }
@@ -356,21 +359,24 @@ private final class Collector: OSMElementSink {
             if i != GraphBuilder.missing { builder.nodeRules[i] = rule }
         }
         // Way references to node indices, the runs of ways shared out between two cores whole,
-        // each way written in its place. A way's nodes were often made one after another, so a
-        // reference is first tried beside the one before it; then searched for. Each way's
-        // references are freed as soon as resolved, by the core that resolved them (freeing
-        // hundreds of thousands of arrays afterwards took a tenth of a second on one).
+        // each run's written in its place. A way's nodes were often made one after another, so a
+        // reference is first tried beside the one before it; then searched for.
         endRun()
         var runs = wayRuns
         wayRuns = [] // the references as read are not needed again
-        var starts = [0]
-        for run in runs { starts.append(starts[starts.count - 1] + run.ids.count) }
-        let count = starts[starts.count - 1]
+        var starts = [0], refStarts = [0]
+        for run in runs {
+            starts.append(starts[starts.count - 1] + run.ids.count)
+            refStarts.append(refStarts[refStarts.count - 1] + run.refs.count)
+        }
+        let count = starts[starts.count - 1], refCount = refStarts[refStarts.count - 1]
         let cut = starts.indices.dropLast().min { abs(2 * starts[$0] - count) < abs(2 * starts[$1] - count) } ?? 0
-        func resolveRun(_ run: inout KeptWays, into ways: UnsafeMutablePointer<GraphBuilder.Way>) {
-            for w in run.ids.indices {
+        func resolveRun(_ run: KeptWays, into nodes: UnsafeMutablePointer<UInt32>) {
+            var start = 0
+            for end in run.ends {
                 var previous = -1
-                let nodes = run.refs[w].map { id in
+                for i in start..<end {
+                    let id = run.refs[i]
                     let found: UInt32
                     if previous >= 0 && previous + 1 < ids.count && ids[previous + 1] == id {
                         found = UInt32(previous + 1)
@@ -380,22 +386,30 @@ private final class Collector: OSMElementSink {
                         found = index(of: id)
                     }
                     previous = found == GraphBuilder.missing ? -1 : Int(found)
-                    return found
+                    (nodes + i).initialize(to: found)
                 }
-                run.refs[w] = []
-                (ways + w).initialize(to: GraphBuilder.Way(nodes: nodes, rule: run.rules[w], id: run.ids[w]))
+                start = end
             }
         }
-        builder.ways = runs.withUnsafeMutableBufferPointer { runs in
-            Array(unsafeUninitializedCapacity: count) { ways, initialized in
-                nonisolated(unsafe) let (runs, ways) = (runs, ways)
-                func resolve(runs range: Range<Int>) {
-                    for r in range { resolveRun(&runs[r], into: ways.baseAddress! + starts[r]) }
-                }
-                _ = inParallel({ resolve(runs: 0..<cut) }, { resolve(runs: cut..<runs.count) })
-                initialized = count
+        let nodes = [UInt32](unsafeUninitializedCapacity: refCount) { nodes, initialized in
+            nonisolated(unsafe) let nodes = nodes
+            let runs = runs
+            func resolve(runs range: Range<Int>) {
+                for r in range { resolveRun(runs[r], into: nodes.baseAddress! + refStarts[r]) }
             }
+            _ = inParallel({ resolve(runs: 0..<cut) }, { resolve(runs: cut..<runs.count) })
+            initialized = refCount
         }
+        var ends: [Int] = [], rules: [WayRule] = [], wayIDs: [Int64] = []
+        ends.reserveCapacity(count)
+        rules.reserveCapacity(count)
+        wayIDs.reserveCapacity(count)
+        for r in runs.indices {
+            ends += runs[r].ends.lazy.map { $0 + refStarts[r] }
+            rules += runs[r].rules
+            wayIDs += runs[r].ids
+        }
+        builder.ways = GraphBuilder.Ways(nodes: nodes, ends: ends, rules: rules, ids: wayIDs)
         // The runs were made on the decoding threads, in their arenas: what they held goes back
         // to the system, not kept under the build's later, larger arrays.
         runs = []
