@@ -119,6 +119,46 @@ struct ProtobufReader {
         let field = try lengthDelimited()
         var count = 0
         for byte in field where byte < 0x80 { count += 1 }
+        if field.isEmpty { return }
+        // Where the field's last byte ends a value, every value ends inside the field: they are
+        // read without looking for the field's end at each byte, one and two bytes at a glance.
+        if field[field.count - 1] < 0x80 {
+            let decoded = try [Int64](unsafeUninitializedCapacity: count) { (buffer, initialized) throws(PBFFormatError) in
+                var p = field.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                let end = p + field.count
+                var k = 0
+                while p < end {
+                    let b0 = p[0]
+                    var value: UInt64
+                    if b0 < 0x80 {
+                        value = UInt64(b0)
+                        p += 1
+                    } else if p[1] < 0x80 {
+                        value = UInt64(b0 & 0x7F) | UInt64(p[1]) << 7
+                        p += 2
+                    } else {
+                        value = UInt64(b0 & 0x7F) | UInt64(p[1] & 0x7F) << 7
+                        p += 2
+                        var shift: UInt64 = 14
+                        while true {
+                            let byte = p[0]
+                            p += 1
+                            if shift == 63 && byte > 1 { initialized = k; throw PBFFormatError("varint overflows 64 bits") }
+                            value |= UInt64(byte & 0x7F) << shift
+                            if byte < 0x80 { break }
+                            shift += 7
+                            if shift > 63 { initialized = k; throw PBFFormatError("varint longer than ten bytes") }
+                        }
+                    }
+                    running &+= ProtobufReader.zigzag(value)
+                    buffer[k] = running // k < count: each value ended at a counted byte
+                    k += 1
+                }
+                initialized = k
+            }
+            if values.isEmpty { values = decoded } else { values += decoded }
+            return
+        }
         var failure: PBFFormatError?
         let decoded = [Int64](unsafeUninitializedCapacity: count) { buffer, initialized in
             var packed = ProtobufReader(field), k = 0

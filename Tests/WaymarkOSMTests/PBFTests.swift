@@ -91,6 +91,64 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
         #expect(try graph(pbf) == graph(sampleTown))
     }
 
+    /// Packed delta fields (ids, refs, coordinates) are read by a fast path where the field's last
+    /// byte ends a value: it gives the values, or the error, a byte-by-byte read gives. Random
+    /// fields of short and long varints, overlong and overflowing ones among them (fixed seed).
+    @Test func packedDeltasReadAsByteByByte() throws {
+        var random = SplitMix64(seed: 14)
+        for round in 0..<3000 {
+            var field: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...12, using: &random) {
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0: field += Array(repeating: 0xFF, count: Int.random(in: 9...11, using: &random)) + [UInt8.random(in: 0...3, using: &random)]
+                case 1: field.append(UInt8.random(in: 0x80...0xFF, using: &random)) // a value left open
+                default:
+                    var value = UInt64.random(in: 0...UInt64.max, using: &random) >> UInt64.random(in: 0...63, using: &random)
+                    repeat {
+                        field.append(UInt8(value & 0x7F) | (value > 0x7F ? 0x80 : 0))
+                        value >>= 7
+                    } while value > 0
+                }
+            }
+            // Byte by byte, as every other field is read.
+            var expected: Result<[Int64], PBFFormatError> = .success([])
+            field.withUnsafeBytes { bytes in
+                var reader = ProtobufReader(bytes), running: Int64 = 0, values: [Int64] = []
+                do throws(PBFFormatError) {
+                    while !reader.isAtEnd {
+                        running &+= ProtobufReader.zigzag(try reader.varint())
+                        values.append(running)
+                    }
+                    expected = .success(values)
+                } catch {
+                    expected = .failure(error)
+                }
+            }
+            var message: [UInt8] = [0x0A]
+            var length = UInt64(field.count)
+            repeat {
+                message.append(UInt8(length & 0x7F) | (length > 0x7F ? 0x80 : 0))
+                length >>= 7
+            } while length > 0
+            message += field
+            let got: Result<[Int64], PBFFormatError> = message.withUnsafeBytes { bytes in
+                var reader = ProtobufReader(bytes), values: [Int64] = [-1]
+                do throws(PBFFormatError) {
+                    _ = try reader.field()
+                    try reader.repeatedDeltas(wire: 2, into: &values)
+                    return .success(Array(values.dropFirst()))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            switch (expected, got) {
+            case let (.success(a), .success(b)): #expect(a == b, "round \(round): \(field)")
+            case let (.failure(a), .failure(b)): #expect(a.message == b.message, "round \(round): \(field)")
+            default: Issue.record("round \(round): \(field): expected \(expected), got \(got)")
+            }
+        }
+    }
+
     @Test func damagedAndUnsupportedFiles() throws {
         let town = PBFTests.townElements
         let writer = PBFWriter(elementsPerBlock: 500, compress: false)
