@@ -391,27 +391,36 @@ private final class Collector: OSMElementSink {
                 start = end
             }
         }
-        let nodes = [UInt32](unsafeUninitializedCapacity: refCount) { nodes, initialized in
-            nonisolated(unsafe) let nodes = nodes
-            let runs = runs
-            func resolve(runs range: Range<Int>) {
-                for r in range { resolveRun(runs[r], into: nodes.baseAddress! + refStarts[r]) }
-            }
-            _ = inParallel({ resolve(runs: 0..<cut) }, { resolve(runs: cut..<runs.count) })
-            initialized = refCount
-        }
-        var ends: [Int] = [], rules: [WayRule] = [], wayIDs: [Int64] = []
+        // Each way's end and id, then the references resolved and the rules copied, run by run on
+        // two cores, each run freed by the core that read it.
+        var ends: [Int] = [], wayIDs: [Int64] = []
         ends.reserveCapacity(count)
-        rules.reserveCapacity(count)
         wayIDs.reserveCapacity(count)
         for r in runs.indices {
             ends += runs[r].ends.lazy.map { $0 + refStarts[r] }
-            rules += runs[r].rules
             wayIDs += runs[r].ids
         }
+        var rules: [WayRule] = []
+        let nodes = [UInt32](unsafeUninitializedCapacity: refCount) { nodes, initialized in
+            rules = [WayRule](unsafeUninitializedCapacity: count) { rules, made in
+                runs.withUnsafeMutableBufferPointer { runs in
+                    nonisolated(unsafe) let (runs, nodes, rules) = (runs, nodes, rules)
+                    func resolve(runs range: Range<Int>) {
+                        for r in range {
+                            resolveRun(runs[r], into: nodes.baseAddress! + refStarts[r])
+                            runs[r].rules.withUnsafeBufferPointer { (rules.baseAddress! + starts[r]).initialize(from: $0.baseAddress!, count: $0.count) }
+                            runs[r] = KeptWays()
+                        }
+                    }
+                    _ = inParallel({ resolve(runs: 0..<cut) }, { resolve(runs: cut..<runs.count) })
+                }
+                made = count
+            }
+            initialized = refCount
+        }
         builder.ways = GraphBuilder.Ways(nodes: nodes, ends: ends, rules: rules, ids: wayIDs)
-        // The runs were made on the decoding threads, in their arenas: what they held goes back
-        // to the system, not kept under the build's later, larger arrays.
+        // The runs were made on the decoding threads, in their arenas: what they held (freed
+        // above) goes back to the system, not kept under the build's later, larger arrays.
         runs = []
         returnFreedMemory()
         for r in restrictions {
