@@ -17,7 +17,6 @@ public struct GraphBuilder {
             self.rule = rule
             self.id = id
         }
-
     }
 
     /// The ways, read and written like an array of ``Way`` but held as columns: every way's node
@@ -26,7 +25,7 @@ public struct GraphBuilder {
     public struct Ways: Sendable, RandomAccessCollection, ExpressibleByArrayLiteral {
         /// Every way's node indices, way after way.
         public private(set) var nodes: [UInt32] = []
-        /// Where each way's nodes end in ``nodes`` (way `w`'s start where way `w - 1`'s end).
+        /// Where each way's nodes end in ``nodes`` (way `w` starts where way `w - 1` ends).
         public private(set) var ends: [Int] = []
         public private(set) var rules: [WayRule] = []
         public private(set) var ids: [Int64] = []

@@ -157,7 +157,7 @@ extension OSMReadError {
 /// Ways the profile keeps: their node references (way after way, in one array), rules and ids.
 struct KeptWays: Sendable {
     var refs: [Int64] = []
-    /// Where each way's references end in `refs` (way `w`'s start where way `w - 1`'s end).
+    /// Where each way's references end in `refs` (way `w` starts where way `w - 1` ends).
     var ends: [Int] = []
     var rules: [WayRule] = []
     var ids: [Int64] = []
