@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkSupport
 
 /// Travel times and distances between every source and every destination (OSRM's table
 /// service): row-major, `nil` where a destination cannot be reached from a source.
@@ -37,11 +38,11 @@ struct ArcMetrics: Sendable {
         // The arcs of the road graph's turns first, shared out among the cores (each measures
         // its turn's geometry); then the shortcuts in order: a shortcut refers to arcs made
         // before it (stored hierarchies are checked for that), so each sums two arcs already done.
-        let parts = max(1, min(8, ProcessInfo.processInfo.activeProcessorCount))
+        let parts = min(8, coreCount)
         metric.withUnsafeMutableBufferPointer { metric in
             nonisolated(unsafe) let metric = metric
             DispatchQueue.concurrentPerform(iterations: parts) { part in
-                for a in count * part / parts..<count * (part + 1) / parts where ch.arcFirst[a] < 0 {
+                for a in share(part, of: parts, count) where ch.arcFirst[a] < 0 {
                     let e = paths.edge(Int(ch.arcTail[a])), f = paths.edge(Int(ch.arcHead[a]))
                     metric[a] = SIMD2(TransitionTable.duration(e, f, graph, data.turns, data.costs) + Double(graph.edgeDuration[f]),
                                       Double(graph.edgeLength[f]))

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkSupport
 
 /// One road at a junction, as a driver arriving there sees it.
 struct JunctionRoad {
@@ -197,15 +198,15 @@ struct GuidanceTables: Sendable {
         }
         // Each pair of twins is measured by the part of the map holding the source of the
         // smaller edge of the two, and written there only: the parts run side by side.
-        let parts = max(1, min(8, ProcessInfo.processInfo.activeProcessorCount))
+        let parts = min(8, coreCount)
         let (twinOf, roadsAt, lanesAt) = (twin, roads, lanes)
         depart.withUnsafeMutableBufferPointer { departs in
             arrival.withUnsafeMutableBufferPointer { arrivals in
                 nonisolated(unsafe) let (departs, arrivals) = (departs, arrivals)
                 DispatchQueue.concurrentPerform(iterations: parts) { part in
                     var points: [PerceivedBearing.Point] = []
-                    let lower = graph.nodeCount * part / parts, upper = graph.nodeCount * (part + 1) / parts
-                    for v in UInt32(lower)..<UInt32(upper) {
+                    for i in share(part, of: parts, graph.nodeCount) {
+                        let v = UInt32(i)
                         for e in graph.edges(from: v) {
                             let back = Int(twinOf[Int(graph.edgeSegment[e] ^ 1)])
                             if back >= 0 && back < e { continue }
@@ -234,11 +235,10 @@ struct GuidanceTables: Sendable {
                 found.withUnsafeMutableBufferPointer { found in
                     nonisolated(unsafe) let (departs, arrivals, found) = (departs, arrivals, found)
                     DispatchQueue.concurrentPerform(iterations: parts) { part in
-                        let lower = graph.nodeCount * part / parts, upper = graph.nodeCount * (part + 1) / parts
-                        for v in UInt32(lower)..<UInt32(upper) where roadsAt[Int(v)] >= 2 {
-                            guard let result = detector.merge(at: v) else { continue }
+                        for i in share(part, of: parts, graph.nodeCount) where roadsAt[i] >= 2 {
+                            guard let result = detector.merge(at: UInt32(i)) else { continue }
                             found[part] += result.merged
-                            // Each road's bearing at `v`: its edge out's, and its edge in's looking back.
+                            // Each road's bearing at the vertex: its edge out's, and its edge in's looking back.
                             for road in result.roads {
                                 let b = Float(road.bearing)
                                 if road.out >= 0 && departs[road.out] != b { departs[road.out] = b }
@@ -266,7 +266,7 @@ struct GuidanceTables: Sendable {
             nonisolated(unsafe) let codes = codes
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 var storage: [JunctionRoad] = []
-                for e in graph.edgeCount * part / parts..<graph.edgeCount * (part + 1) / parts {
+                for e in share(part, of: parts, graph.edgeCount) {
                     let leaving = graph.edges(from: graph.edgeTarget[e])
                     guard !leaving.isEmpty else { continue }
                     var junction = Junction(graph: graph, tables: tables, arrival: e, next: -1, table: table, reusing: &storage)
