@@ -349,54 +349,48 @@ public struct RoadMapError: Error, Sendable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// What every search on one map shares (OSRM's data facade): immutable, built once per map.
+/// What every search on one map shares (OSRM's data facade): built once per map and never changed;
+/// what searches derive from it on demand is made once (``MadeOnce``).
 final class RoutingData: Sendable {
     let graph: RoadGraph
     let snapIndex: SnapIndex
     let costs: TurnCosts
     let turns: TurnGeometry
     let transitions: TransitionTable
+    let landmarks: Landmarks?
+    let hierarchy: ContractionHierarchy?
+    /// What guidance looks up rather than measures on every route: name keys, perceived bearings.
+    let guidance: GuidanceTables
+    // What searches derive from the above at their first need, not at load (each reads the whole
+    // map): made once, each under its own lock.
+    private let madeMaximumSpeed = MadeOnce<Double>()
+    private let madeBounds = MadeOnce<BoundingBox?>()
+    private let madeTurnDurations = MadeOnce<[Float]>()
+    private let madeVertexGrid = MadeOnce<VertexGrid?>()
+    private let madeArcMetrics = MadeOnce<ArcMetrics?>()
+
     /// Metres per unit of weight of the "fastest" edge by weight (A*'s great-circle bound),
-    /// measured at the first search that needs it (not at load: it reads every edge).
+    /// measured at the first search that needs it.
     var maximumSpeed: Double {
-        derivedLock.withLock {
-            if let madeMaximumSpeed { return madeMaximumSpeed }
+        madeMaximumSpeed.value {
             var fastest = 1.0
             for e in 0..<graph.edgeCount where graph.edgeWeight[e] > 0 {
                 fastest = max(fastest, Double(graph.edgeLength[e]) / Double(graph.edgeWeight[e]))
             }
-            madeMaximumSpeed = fastest
             return fastest
         }
     }
-    let landmarks: Landmarks?
-    let hierarchy: ContractionHierarchy?
+
     /// The box around every vertex (nil for an empty graph), measured at the first error that
     /// needs it.
     var bounds: BoundingBox? {
-        derivedLock.withLock {
-            if let madeBounds { return madeBounds }
-            let box = try? BoundingBox.enclosing((0..<UInt32(graph.nodeCount)).map(graph.coordinate(of:)))
-            madeBounds = .some(box)
-            return box
-        }
+        madeBounds.value { try? BoundingBox.enclosing((0..<UInt32(graph.nodeCount)).map(graph.coordinate(of:))) }
     }
-    private let derivedLock = NSLock()
-    nonisolated(unsafe) private var madeMaximumSpeed: Double?
-    nonisolated(unsafe) private var madeBounds: BoundingBox??
-    /// What guidance looks up rather than measures on every route: name keys, perceived bearings.
-    let guidance: GuidanceTables
-    /// Travel time and length of every hierarchy arc, made at the first table or isochrone (nil without a hierarchy).
-    private let arcMetricsLock = NSLock()
-    nonisolated(unsafe) private var madeArcMetrics: ArcMetrics?
-
-    nonisolated(unsafe) private var madeTurnDurations: [Float]?
 
     /// Seconds of every turn in ``transitions`` (same layout; the weights there may carry
     /// penalties), made at the first isochrone on a map without a hierarchy.
     var turnDurations: [Float] {
-        arcMetricsLock.withLock {
-            if let madeTurnDurations { return madeTurnDurations }
+        madeTurnDurations.value {
             var seconds = [Float](repeating: .infinity, count: transitions.cost.count)
             for e in 0..<graph.edgeCount {
                 let v = graph.edgeTarget[e], first = Int(graph.firstEdge[Int(v)])
@@ -404,33 +398,20 @@ final class RoutingData: Sendable {
                     seconds[Int(transitions.start[e]) + f - first] = Float(TransitionTable.duration(e, f, graph, turns, costs))
                 }
             }
-            madeTurnDurations = seconds
             return seconds
         }
     }
 
-    nonisolated(unsafe) private var madeVertexGrid: VertexGrid?
-
     /// The vertices by cell and the fastest speed by travel time (nil for an empty map), made at
     /// the first isochrone that needs them.
     var vertexGrid: VertexGrid? {
-        guard let box = bounds else { return nil }
-        return arcMetricsLock.withLock {
-            if let madeVertexGrid { return madeVertexGrid }
-            let made = VertexGrid(graph: graph, bounds: box)
-            madeVertexGrid = made
-            return made
-        }
+        madeVertexGrid.value { bounds.map { VertexGrid(graph: graph, bounds: $0) } }
     }
 
+    /// Travel time and length of every hierarchy arc (nil without a hierarchy), made at the first
+    /// table or isochrone.
     var arcMetrics: ArcMetrics? {
-        guard let hierarchy else { return nil }
-        return arcMetricsLock.withLock {
-            if let madeArcMetrics { return madeArcMetrics }
-            let made = ArcMetrics(hierarchy: hierarchy, data: self)
-            madeArcMetrics = made
-            return made
-        }
+        madeArcMetrics.value { hierarchy.map { ArcMetrics(hierarchy: $0, data: self) } }
     }
 
     private init(graph: RoadGraph, snapIndex: SnapIndex, costs: TurnCosts, turns: TurnGeometry, transitions: TransitionTable,

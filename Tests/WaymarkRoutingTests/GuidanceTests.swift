@@ -462,6 +462,18 @@ import WaymarkOSM
         #expect(TurnVerdict(code: 0) == nil && TurnVerdict(code: UInt8(TurnVerdict.codeLimit)) == nil)
     }
 
+    /// Graph files keep turn verdicts as codes made of each maneuver's stored number, which must
+    /// not follow the order the cases are declared in: codes pinned as files written so far hold them.
+    @Test func storedVerdictCodesAreFixed() {
+        #expect(TurnVerdict.decided(.silent).code == 1 && TurnVerdict.drivewayPassage.code == 2)
+        #expect(TurnVerdict.decided(.maneuver(.depart, .uturn)).code == 3)
+        #expect(TurnVerdict.decided(.maneuver(.turn, .left)).code == 3 + 2 * 8 + 6)
+        #expect(TurnVerdict.decided(.maneuver(.roundabout, .slightRight)).code == 3 + 10 * 8 + 3)
+        #expect(TurnVerdict.decided(.maneuver(.notification, .sharpLeft)).code == 3 + 16 * 8 + 7)
+        #expect(Set(ManeuverType.allCases.map(\.storedNumber)) == Set(0..<ManeuverType.allCases.count))
+        #expect(Set(ManeuverModifier.allCases.map(\.storedNumber)) == Set(0..<ManeuverModifier.allCases.count))
+    }
+
     /// OSRM's `classes` on each intersection: car.lua's classes (toll, motorway, ferry, restricted,
     /// tunnel) of the road the route leaves it by, in the profile's order; none where it arrives.
     @Test func intersectionsCarryTheClassesOfTheRoadTaken() throws {

@@ -14,12 +14,12 @@ enum TurnVerdict: Hashable {
     case drivewayPassage
     case decided(TurnDecision)
 
-    private static let types = ManeuverType.allCases
-    private static let modifiers = ManeuverModifier.allCases
-    /// Codes from `firstManeuver` on are maneuvers, by type then modifier.
+    /// Codes from `firstManeuver` on are maneuvers: `firstManeuver + type × modifierSlots +
+    /// modifier`, by the types' and modifiers' stored numbers (graph files keep these codes).
     private static let firstManeuver = 3
+    private static let modifierSlots = 8
     /// One past the largest code.
-    static let codeLimit = firstManeuver + types.count * modifiers.count
+    static let codeLimit = firstManeuver + ManeuverType.byStoredNumber.count * modifierSlots
     /// The code of a turn not decided in advance (one no route may take, or a table from before).
     static let unknown: UInt8 = 0
 
@@ -29,8 +29,9 @@ enum TurnVerdict: Hashable {
         case 1: self = .decided(.silent)
         case 2: self = .drivewayPassage
         case TurnVerdict.firstManeuver..<TurnVerdict.codeLimit:
-            let k = Int(code) - TurnVerdict.firstManeuver, n = TurnVerdict.modifiers.count
-            self = .decided(.maneuver(TurnVerdict.types[k / n], TurnVerdict.modifiers[k % n]))
+            let k = Int(code) - TurnVerdict.firstManeuver, n = TurnVerdict.modifierSlots
+            guard k % n < ManeuverModifier.byStoredNumber.count else { return nil }
+            self = .decided(.maneuver(ManeuverType.byStoredNumber[k / n], ManeuverModifier.byStoredNumber[k % n]))
         default: return nil
         }
     }
@@ -40,10 +41,56 @@ enum TurnVerdict: Hashable {
         case .decided(.silent): return 1
         case .drivewayPassage: return 2
         case let .decided(.maneuver(type, modifier)):
-            let t = TurnVerdict.types.firstIndex(of: type)!, m = TurnVerdict.modifiers.firstIndex(of: modifier)!
-            return UInt8(TurnVerdict.firstManeuver + t * TurnVerdict.modifiers.count + m)
+            return UInt8(TurnVerdict.firstManeuver + type.storedNumber * TurnVerdict.modifierSlots + modifier.storedNumber)
         }
     }
+}
+
+// The numbers graph files store for maneuvers (in their turn verdicts): fixed, whatever order
+// the cases are declared in. A new case takes the next unused number; none is ever renumbered.
+extension ManeuverType {
+    var storedNumber: Int {
+        switch self {
+        case .depart: 0
+        case .arrive: 1
+        case .turn: 2
+        case .newName: 3
+        case .continue: 4
+        case .merge: 5
+        case .onRamp: 6
+        case .offRamp: 7
+        case .fork: 8
+        case .endOfRoad: 9
+        case .roundabout: 10
+        case .rotary: 11
+        case .roundaboutTurn: 12
+        case .exitRoundabout: 13
+        case .exitRotary: 14
+        case .useLane: 15
+        case .notification: 16
+        }
+    }
+
+    /// Every type at its stored number.
+    static let byStoredNumber = allCases.sorted { $0.storedNumber < $1.storedNumber }
+}
+
+extension ManeuverModifier {
+    var storedNumber: Int {
+        switch self {
+        case .uturn: 0
+        case .sharpRight: 1
+        case .right: 2
+        case .slightRight: 3
+        case .straight: 4
+        case .slightLeft: 5
+        case .left: 6
+        case .sharpLeft: 7
+        }
+    }
+
+    /// Every modifier at its stored number.
+    static let byStoredNumber = allCases.sorted { $0.storedNumber < $1.storedNumber }
 }
 
 extension ManeuverModifier {

@@ -61,12 +61,9 @@ public struct ContractionHierarchy: Sendable {
         let paths = table.paths
         var builder = HierarchyBuilder(nodeCount: paths.stateCount)
         for s in 0..<paths.stateCount {
-            let e = paths.edge(s), v = graph.edgeTarget[e]
-            let outgoing = graph.edges(from: v), flagged = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
-            for f in outgoing where f != e {
-                guard let turn = graph.turnWeight(e, f, table: table),
-                      let t = paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: flagged) else { continue }
-                builder.addOriginal(UInt32(s), UInt32(t), turn + Double(graph.edgeWeight[f]))
+            let e = paths.edge(s)
+            table.forEachTurn(after: s, graph) { f, t, turn in
+                if f != e { builder.addOriginal(UInt32(s), UInt32(t), Double(table.cost[turn]) + Double(graph.edgeWeight[f])) }
             }
         }
         returnFreedMemory()

@@ -71,8 +71,7 @@ final class TableSearch {
     private let data: RoutingData
     private let hierarchy: ContractionHierarchy
     private let metrics: ArcMetrics
-    private var labels: StampedArray<TableLabel>
-    private var heap = MinHeap(capacity: 1024)
+    private var search: HierarchyDirection<TableLabel>
     /// Where each node's bucket lies in the table's entries (sorted by node, so a forward search
     /// reads each bucket as one run).
     private var buckets: StampedArray<BucketRange>
@@ -82,7 +81,7 @@ final class TableSearch {
         var count: Int32
     }
 
-    private struct TableLabel {
+    private struct TableLabel: SearchCost {
         var cost: Double
         var duration: Double
         var distance: Double
@@ -100,19 +99,18 @@ final class TableSearch {
         self.data = data
         hierarchy = data.hierarchy!
         self.metrics = metrics
-        labels = StampedArray(count: hierarchy.nodeCount)
+        search = HierarchyDirection(count: hierarchy.nodeCount)
         buckets = StampedArray(count: hierarchy.nodeCount)
     }
 
     deinit {
-        labels.deallocate()
-        heap.deallocate()
+        search.deallocate()
         buckets.deallocate()
     }
 
     /// The table between snapped points (their edge points on the graph).
     func table(sources: [Snap], destinations: [Snap]) -> (durations: [Double?], distances: [Double?]) {
-        let graph = data.graph, ch = hierarchy, paths = ch.transitions.paths
+        let graph = data.graph, ch = hierarchy, metrics = metrics
         let columns = destinations.count
         var cost = [Double](repeating: .infinity, count: sources.count * columns)
         var durations = [Double?](repeating: nil, count: sources.count * columns)
@@ -124,56 +122,38 @@ final class TableSearch {
         }
         var entries: [Entry] = [], touched: [Int32] = []
         buckets.clear()
-        var labels = self.labels, heap = self.heap, buckets = self.buckets
-        defer { self.heap = heap }
+        var search = self.search, buckets = self.buckets
+        defer { self.search = search }
 
-        /// Labels node `y` with `label` if that is cheaper than what it has (either direction).
-        func relax(_ y: Int, _ label: TableLabel) {
-            if labels.contains(y) && labels[y].cost <= label.cost { return }
-            labels[y] = label
-            heap.push(label.cost, y)
+        /// The label at the far end of `arc` from a node labelled `label` at `k`.
+        @inline(__always) func along(_ arc: ArcRows.Arc, from label: TableLabel, at k: Double) -> TableLabel {
+            let a = Int(arc.id)
+            return TableLabel(cost: k + arc.weight, duration: label.duration + Double(metrics.duration[a]),
+                              distance: label.distance + Double(metrics.distance[a]))
         }
         ch.up.withBuffers { up in
             ch.down.withBuffers { down in
                 // Backward: from the edges that may turn into each destination's edge, downward arcs.
                 for (j, goals) in goalPoints.enumerated() {
-                    labels.clear()
-                    heap.removeAll()
-                    for g in goals {
-                        let partial = graph.part(g.edge, from: 0, to: g.offset)
-                        let v = graph.source(of: g.edge), outgoing = graph.edges(from: v)
-                        let flagged = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
-                        for slot in graph.incoming(to: v) {
-                            let e = Int(graph.incomingEdge[slot])
-                            guard let turn = graph.turnWeight(e, g.edge, table: ch.transitions) else { continue }
-                            let turnSeconds = TransitionTable.duration(e, g.edge, graph, data.turns, data.costs)
-                            for s in paths.states(of: e) where paths.state(after: s, onto: g.edge, firstOut: outgoing.lowerBound, flagged: flagged) != nil {
-                                relax(Int(ch.rank[s]), TableLabel(cost: turn + partial.weight, duration: turnSeconds + partial.duration, distance: partial.distance))
-                            }
-                        }
+                    search.clear()
+                    search.seed(into: goals, data) { g, e, turn, part in
+                        let turnSeconds = TransitionTable.duration(e, goals[g].edge, graph, data.turns, data.costs)
+                        return TableLabel(cost: turn + part.weight, duration: turnSeconds + part.duration, distance: part.distance)
                     }
-                    while let (k, x) = heap.pop() {
-                        let label = labels[x]
-                        if k > label.cost { continue }
+                    while let (k, x) = search.heap.pop() {
+                        if search.isStale(k, x) { continue }
                         // Stalled: a higher node reaches x more cheaply, so no best route meets here.
-                        var stalled = false
-                        for i in up.row(x) {
-                            let y = Int(up.arcs[i].end)
-                            if labels.contains(y) && labels[y].cost + up.arcs[i].weight < k { stalled = true; break }
-                        }
-                        if stalled { continue }
+                        if search.stalls(x, at: k, over: up) { continue }
                         if buckets.contains(x) {
                             buckets[x].count += 1
                         } else {
                             buckets[x] = BucketRange(start: 0, count: 1)
                             touched.append(Int32(x))
                         }
-                        entries.append(Entry(destination: Int32(j), node: Int32(x), cost: k, duration: label.duration, distance: label.distance))
-                        for i in down.row(x) {
-                            let arc = down.arcs[i], a = Int(arc.id)
-                            relax(Int(arc.end), TableLabel(cost: k + arc.weight, duration: label.duration + Double(metrics.duration[a]),
-                                                               distance: label.distance + Double(metrics.distance[a])))
-                        }
+                        let label = search.labels[x]
+                        entries.append(Entry(destination: Int32(j), node: Int32(x), cost: k, duration: label.duration,
+                                             distance: label.distance))
+                        search.relaxArcs(of: x, in: down) { arc in along(arc, from: label, at: k) }
                     }
                 }
 
@@ -193,14 +173,14 @@ final class TableSearch {
 
                 // Forward: from each source's edges, upward arcs, scanning the buckets it settles.
                 for (i, source) in sources.enumerated() {
-                    labels.clear()
-                    heap.removeAll()
+                    search.clear()
                     let row = i * columns
                     let starts = data.snapIndex.edgePoints(source, graph: graph)
+                    search.seed(from: starts, data) { rest in
+                        TableLabel(cost: rest.weight, duration: rest.duration, distance: rest.distance)
+                    }
+                    // Along one edge, when a destination lies ahead on it.
                     for s in starts {
-                        let part = graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge]))
-                        relax(Int(ch.rank[s.edge]), TableLabel(cost: part.weight, duration: part.duration, distance: part.distance))
-                        // Along one edge, when a destination lies ahead on it.
                         for (j, offset) in goalsOnEdge[s.edge] ?? [] where offset >= s.offset {
                             let direct = graph.part(s.edge, from: s.offset, to: offset)
                             if direct.weight < cost[row + j] {
@@ -210,9 +190,9 @@ final class TableSearch {
                             }
                         }
                     }
-                    while let (k, x) = heap.pop() {
-                        let label = labels[x]
-                        if k > label.cost { continue }
+                    while let (k, x) = search.heap.pop() {
+                        if search.isStale(k, x) { continue }
+                        let label = search.labels[x]
                         if buckets.contains(x) {
                             let range = buckets[x]
                             for slot in Int(range.start)..<Int(range.start + range.count) {
@@ -225,22 +205,12 @@ final class TableSearch {
                                 }
                             }
                         }
-                        var stalled = false
-                        for i in down.row(x) {
-                            let y = Int(down.arcs[i].end)
-                            if labels.contains(y) && labels[y].cost + down.arcs[i].weight < k { stalled = true; break }
-                        }
-                        if stalled { continue }
-                        for i in up.row(x) {
-                            let arc = up.arcs[i], a = Int(arc.id)
-                            relax(Int(arc.end), TableLabel(cost: k + arc.weight, duration: label.duration + Double(metrics.duration[a]),
-                                                             distance: label.distance + Double(metrics.distance[a])))
-                        }
+                        if search.stalls(x, at: k, over: down) { continue }
+                        search.relaxArcs(of: x, in: up) { arc in along(arc, from: label, at: k) }
                     }
                 }
             }
         }
-        self.labels = labels
         self.buckets = buckets
         return (durations, distances)
     }

@@ -131,21 +131,11 @@ public final class RouteSearch {
             heap.push(c + h, e)
         }
 
-        var best = Double.infinity
-        var bestState = -1, bestGoalOffset = 0.0, bestDirect: EdgePoint? // bestState: the one before the goal edge
-        var goalLastEdge = -1
-
         // Along a single edge from start to goal, without reaching a vertex.
-        for s in starts {
-            for g in goals where g.edge == s.edge && g.offset >= s.offset {
-                let d = graph.part(s.edge, from: s.offset, to: g.offset).weight
-                if d < best {
-                    best = d
-                    bestDirect = EdgePoint(edge: s.edge, offset: s.offset)
-                    bestGoalOffset = g.offset
-                }
-            }
-        }
+        var bestDirect = data.alongOneEdge(from: starts, to: goals)
+        var best = bestDirect?.weight ?? .infinity
+        var bestState = -1, bestGoalOffset = bestDirect?.to ?? 0 // bestState: the one before the goal edge
+        var goalLastEdge = -1
         for s in starts {
             let c = graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge])).weight
             relax(s.edge, c, parent: -1, h: h(s.edge))
@@ -154,7 +144,7 @@ public final class RouteSearch {
         // At most two goal edges (the two directions of the goal's segment).
         let goalEdge0 = goals.count > 0 ? goals[0].edge : -1, goalOffset0 = goals.count > 0 ? goals[0].offset : 0
         let goalEdge1 = goals.count > 1 ? goals[1].edge : -1, goalOffset1 = goals.count > 1 ? goals[1].offset : 0
-        let transitionStart = data.transitions.start, transitionCost = data.transitions.cost
+        let transitions = data.transitions, transitionCost = transitions.cost
 
         while let (key, s) = heap.pop() {
             let cost = labels[s].cost
@@ -162,17 +152,8 @@ public final class RouteSearch {
             guard key == cost + h(e) else { continue }
             if key >= best { break }
             settledCount += 1
-            let v = graph.edgeTarget[e]
-            let base = cost
-            let restricted = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
-            let fromSegment = graph.segment(of: e)
-            let outgoing = graph.edges(from: v)
-            let transitions = Int(transitionStart[e]) - outgoing.lowerBound
-            for f in outgoing {
-                let c = base + Double(transitionCost[transitions + f])
-                if c == .infinity { continue } // a U-turn not allowed here
-                if restricted && !graph.turnAllowed(via: v, from: fromSegment, to: graph.segment(of: f)) { continue }
-                guard let t = paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: restricted) else { continue }
+            transitions.forEachTurn(after: s, graph) { f, t, turn in
+                let c = cost + Double(transitionCost[turn])
                 if f == goalEdge0 || f == goalEdge1 {
                     let goalOffset = f == goalEdge0 ? goalOffset0 : goalOffset1
                     let total = c + graph.part(f, from: 0, to: goalOffset).weight
@@ -190,7 +171,7 @@ public final class RouteSearch {
         guard best.isFinite else { return nil }
 
         if let direct = bestDirect {
-            return RoutePath(data: data, edges: [direct.edge], startOffset: direct.offset, endOffset: bestGoalOffset, weight: best)
+            return RoutePath(data: data, edges: [direct.edge], startOffset: direct.from, endOffset: direct.to, weight: best)
         }
         var edges = [goalLastEdge]
         var s = bestState

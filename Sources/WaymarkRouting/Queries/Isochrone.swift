@@ -32,10 +32,11 @@ public struct Isochrone: Sendable, Equatable {
 
 /// A label of the isochrone's searches: the routing weight they minimise (as routes do) and the
 /// seconds along the same way.
-struct TimedLabel: BitwiseCopyable {
+struct TimedLabel: SearchCost {
     var weight: Double
     var seconds: Double
     static let none = TimedLabel(weight: .infinity, seconds: .infinity)
+    var cost: Double { weight }
 }
 
 /// The isochrone search's scratch: labels per state, a heap, the entry time per edge.
@@ -74,7 +75,7 @@ final class IsochroneSearch {
     /// The sweep's labels by query node, and the upward search's before it (made at the first
     /// sweep; the sweep writes every label, so only the upward ones need clearing).
     private var sweepLabels: UnsafeMutablePointer<TimedLabel>?
-    private var upwardLabels: StampedArray<TimedLabel>?
+    private var upward: HierarchyDirection<TimedLabel>?
     /// The restricted sweep's nodes, a bit per query node (scratch kept between searches).
     private var selected: [UInt64] = []
 
@@ -89,7 +90,7 @@ final class IsochroneSearch {
         entry.deallocate()
         heap.deallocate()
         sweepLabels?.deallocate()
-        upwardLabels?.deallocate()
+        upward?.deallocate()
     }
 
     /// The areas reached within each of `minutes` (positive, distinct) from `origin`;
@@ -305,8 +306,7 @@ final class IsochroneSearch {
                 push(s.edge, labels[s.edge])
             }
         }
-        let paths = data.transitions.paths
-        let transitionStart = data.transitions.start, transitionCost = data.transitions.cost
+        let transitions = data.transitions, transitionCost = transitions.cost
         let turnSeconds = data.turnDurations
         while within > 0, let (k, item) = heap.pop() {
             if item & 1 != 0 { within -= 1 }
@@ -314,20 +314,11 @@ final class IsochroneSearch {
             let label = labels[s]
             guard k == label.weight else { continue }
             settled.append(Int32(s))
-            let e = paths.edge(s), v = graph.edgeTarget[e]
-            let restricted = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
-            let fromSegment = graph.segment(of: e)
-            let outgoing = graph.edges(from: v)
-            let transitions = Int(transitionStart[e]) - outgoing.lowerBound
-            for f in outgoing {
-                let turn = transitionCost[transitions + f]
-                if turn == .infinity { continue } // a U-turn not allowed here
-                if restricted && !graph.turnAllowed(via: v, from: fromSegment, to: graph.segment(of: f)) { continue }
-                guard let next = paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: restricted) else { continue }
+            transitions.forEachTurn(after: s, graph) { f, next, turn in
                 // Summed as the hierarchy's arcs are (turn and edge first), so both searches agree.
-                let weight = k + (Double(turn) + Double(graph.edgeWeight[f]))
-                if labels.contains(next) && labels[next].weight <= weight { continue }
-                let seconds = label.seconds + Double(turnSeconds[transitions + f]) + Double(graph.edgeDuration[f])
+                let weight = k + (Double(transitionCost[turn]) + Double(graph.edgeWeight[f]))
+                if labels.contains(next) && labels[next].weight <= weight { return }
+                let seconds = label.seconds + Double(turnSeconds[turn]) + Double(graph.edgeDuration[f])
                 labels[next] = TimedLabel(weight: weight, seconds: seconds)
                 push(next, labels[next])
             }
@@ -348,42 +339,28 @@ final class IsochroneSearch {
     /// in order.
     private func sweep(from starts: [EdgePoint], limit: Double, hierarchy ch: ContractionHierarchy,
                        metrics: ArcMetrics, targets: [UInt32]?) -> [(edge: Int, source: UInt32, offset: Double, time: Double)] {
-        let graph = data.graph, n = ch.nodeCount
+        let n = ch.nodeCount
         let labels: UnsafeMutablePointer<TimedLabel>
         if let made = sweepLabels { labels = made } else {
             labels = .allocate(capacity: max(1, n))
             sweepLabels = labels
         }
-        var upward = upwardLabels ?? StampedArray(count: n)
-        upward.clear()
-        upwardLabels = upward
-        var heap = self.heap
-        heap.removeAll()
-        defer { self.heap = heap }
-        @inline(__always) func weight(_ q: Int) -> Double { upward.contains(q) ? upward[q].weight : .infinity }
-        for s in starts {
-            let rest = graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge]))
-            let q = Int(ch.rank[s.edge])
-            if weight(q) > rest.weight {
-                upward[q] = TimedLabel(weight: rest.weight, seconds: rest.duration)
-                heap.push(rest.weight, q)
-            }
-        }
+        var search = self.upward ?? HierarchyDirection(count: n, heapCapacity: 4096)
+        search.clear()
+        defer { self.upward = search } // (the heap may have grown)
+        search.seed(from: starts, data) { rest in TimedLabel(weight: rest.weight, seconds: rest.duration) }
         metrics.duration.withUnsafeBufferPointer { duration in
             ch.up.withBuffers { up in
-                while let (k, q) = heap.pop() {
-                    guard k == upward[q].weight else { continue }
-                    let seconds = upward[q].seconds
-                    for i in up.row(q) {
-                        let arc = up.arcs[i], w = k + arc.weight, end = Int(arc.end)
-                        if w < weight(end) {
-                            upward[end] = TimedLabel(weight: w, seconds: seconds + Double(duration[Int(arc.id)]))
-                            heap.push(w, end)
-                        }
+                while let (k, q) = search.heap.pop() {
+                    if search.isStale(k, q) { continue }
+                    let seconds = search.labels[q].seconds
+                    search.relaxArcs(of: q, in: up) { arc in
+                        TimedLabel(weight: k + arc.weight, seconds: seconds + Double(duration[Int(arc.id)]))
                     }
                 }
             }
         }
+        let upward = search.labels
         // The nodes to label: all, or the targets and what lies above them.
         var selected = self.selected
         defer { self.selected = selected }
@@ -500,20 +477,15 @@ final class IsochroneSearch {
     /// origin's edges are entered at the origin at time 0, and before it only by coming round to
     /// their start (from `label`'s states).
     private func finishEntries(_ entries: inout EntryTimes, label: (Int) -> TimedLabel) -> [(edge: Int, source: UInt32, offset: Double, time: Double)] {
-        let graph = data.graph, paths = entries.paths, starts = entries.starts
+        let graph = data.graph, starts = entries.starts
         defer { self.entered = entries.entered }
         for start in starts {
-            let f = start.edge, v = graph.source(of: f), outgoing = graph.edges(from: v)
-            let flagged = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
+            let f = start.edge
             var best = TimedLabel.none
-            for slot in graph.incoming(to: v) {
-                let e = Int(graph.incomingEdge[slot])
-                guard let turn = graph.turnWeight(e, f, table: data.transitions) else { continue }
-                for s in paths.states(of: e) where paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: flagged) != nil {
-                    let l = label(s), w = l.weight + (turn + Double(graph.edgeWeight[f]))
-                    if w < best.weight {
-                        best = TimedLabel(weight: w, seconds: l.seconds + TransitionTable.duration(e, f, graph, data.turns, data.costs))
-                    }
+            data.transitions.forEachState(turningOnto: f, graph) { s, e, turn in
+                let l = label(s), w = l.weight + (turn + Double(graph.edgeWeight[f]))
+                if w < best.weight {
+                    best = TimedLabel(weight: w, seconds: l.seconds + TransitionTable.duration(e, f, graph, data.turns, data.costs))
                 }
             }
             if best.weight.isFinite { entries.enter(f, at: best.seconds) }

@@ -1,0 +1,108 @@
+import WaymarkGraph
+
+/// Exact fastest-route queries on a ``ContractionHierarchy``: a forward search from the start's
+/// edges and a backward search from the edges leading into the goal's edges, each going only
+/// upwards, with stall-on-demand; they stop when neither can improve the best meeting.
+///
+/// Returns the same ``RoutePath`` as ``RouteSearch`` (shortcuts unpacked into directed edges), at
+/// the same cost. The searcher owns its per-query scratch (labels and a heap per direction) and
+/// shares the map's hierarchy; one searcher per thread.
+public final class HierarchySearch {
+    public let graph: RoadGraph
+    public let hierarchy: ContractionHierarchy
+    /// States taken off the heaps in the last query (both directions).
+    public private(set) var settled = 0
+
+    private let data: RoutingData
+    private var forward: HierarchyDirection<SearchLabel>
+    private var backward: HierarchyDirection<SearchLabel>
+    /// Scratch for unpacking shortcuts.
+    private var unpacking: (arcs: [Int], stack: [Int]) = ([], [])
+
+    /// A searcher on the map's hierarchy (the map must route on one: ``RoadMap/SearchMethod/hierarchy``,
+    /// or a stored one).
+    public convenience init(map: RoadMap) {
+        let data = map.data().data
+        precondition(data.hierarchy != nil, "the map routes without a contraction hierarchy (method: \(map.method))")
+        self.init(data: data)
+    }
+
+    init(data: RoutingData) {
+        self.data = data
+        graph = data.graph
+        hierarchy = data.hierarchy!
+        forward = HierarchyDirection(count: data.hierarchy!.nodeCount)
+        backward = HierarchyDirection(count: data.hierarchy!.nodeCount)
+    }
+
+    deinit {
+        forward.deallocate()
+        backward.deallocate()
+    }
+
+    /// The fastest route from one snapped point to another, or nil when the goal is unreachable.
+    public func route(from origin: Snap, to destination: Snap) -> RoutePath? {
+        forward.clear()
+        backward.clear()
+        // Local copies for the loop (the labels' storage is shared); the heaps may grow, so they go back.
+        var forward = self.forward, backward = self.backward
+        defer {
+            self.forward = forward
+            self.backward = backward
+        }
+        let ch = hierarchy
+        let starts = data.snapIndex.edgePoints(origin, graph: graph), goals = data.snapIndex.edgePoints(destination, graph: graph)
+        let direct = data.alongOneEdge(from: starts, to: goals)
+        var best = direct?.weight ?? .infinity
+        forward.seed(from: starts, data) { rest in SearchLabel(cost: rest.weight, parent: -1) }
+        // A seed's parent −1 − i: i is the goal point it leads into.
+        backward.seed(into: goals, data) { i, _, turn, part in SearchLabel(cost: turn + part.weight, parent: Int32(-1 - i)) }
+
+        // Forward climbs the upward arcs and stalls on the downward ones; backward the reverse.
+        var meet = -1, settledCount = 0
+        ch.up.withBuffers { up in
+            ch.down.withBuffers { down in
+                while true {
+                    let forwardTop = forward.heap.peekKey ?? .infinity, backwardTop = backward.heap.peekKey ?? .infinity
+                    if min(forwardTop, backwardTop) >= best { break }
+                    let settledOne = forwardTop <= backwardTop
+                        ? Self.step(&forward, along: up, stallingOn: down, against: backward, best: &best, meet: &meet)
+                        : Self.step(&backward, along: down, stallingOn: up, against: forward, best: &best, meet: &meet)
+                    if settledOne { settledCount += 1 }
+                }
+            }
+        }
+        settled = settledCount
+        guard best.isFinite else { return nil }
+        // A meeting found is cheaper than any direct way along one edge (it had to beat it).
+        if meet < 0, let direct {
+            return RoutePath(data: data, edges: [direct.edge], startOffset: direct.from, endOffset: direct.to, weight: best)
+        }
+        var edges: [Int] = []
+        edges.reserveCapacity(256)
+        let goal = goals[ch.unpackPath(meetingAt: meet, forward: forward.labels, backward: backward.labels, into: &edges,
+                                       scratch: &unpacking)]
+        edges.append(goal.edge)
+        let startOffset = starts.first { $0.edge == edges[0] }!.offset
+        return RoutePath(data: data, edges: edges, startOffset: startOffset, endOffset: goal.offset, weight: best)
+    }
+
+    /// Settles the cheapest node of `search`: records a better meeting with `other`, then, unless
+    /// it stalls over `reverse` (the arcs the other way), relaxes its arcs in `rows`. Returns false
+    /// when the entry was stale.
+    @inline(__always)
+    private static func step(_ search: inout HierarchyDirection<SearchLabel>, along rows: ArcRows.Buffers,
+                             stallingOn reverse: ArcRows.Buffers, against other: HierarchyDirection<SearchLabel>,
+                             best: inout Double, meet: inout Int) -> Bool {
+        let (k, x) = search.heap.pop()!
+        if search.isStale(k, x) { return false }
+        let through = k + other.cost(x)
+        if through < best {
+            best = through
+            meet = x
+        }
+        if search.stalls(x, at: k, over: reverse) { return true }
+        search.relaxArcs(of: x, in: rows) { arc in SearchLabel(cost: k + arc.weight, parent: Int32(arc.id)) }
+        return true
+    }
+}

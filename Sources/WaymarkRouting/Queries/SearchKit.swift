@@ -1,0 +1,189 @@
+import WaymarkGraph
+
+// The search kit: the steps every search over a map is made of, each written once, as OSRM's
+// `routing_base_ch.hpp` holds `stallAtNode` and `insertTargetInHeap` for all of its services.
+// Route, table and isochrone searches are written in terms of these, and so is a new service:
+//
+// - seeding: a forward search from a snapped point (``HierarchyDirection/seed(from:_:_:)``), a
+//   backward one into a snapped point's edges (``HierarchyDirection/seed(into:_:_:)``, built on
+//   ``TransitionTable/forEachState(turningOnto:_:_:)``);
+// - one step: a label relaxed (``HierarchyDirection/relax(_:_:)``), a node's arcs relaxed, a node
+//   stalled (``HierarchyDirection/stalls(_:at:over:)``); on the graph without a hierarchy, the
+//   turns after a state (``TransitionTable/forEachTurn(after:_:_:)``);
+// - the end: the way along one edge (``RoutingData/alongOneEdge(from:to:)``), a meeting unpacked
+//   into edges (``ContractionHierarchy/unpackPath(meetingAt:forward:backward:into:scratch:)``).
+
+/// A label of a search over query nodes: at least the cost the search minimises.
+protocol SearchCost: BitwiseCopyable {
+    var cost: Double { get }
+}
+
+extension SearchLabel: SearchCost {}
+
+/// One direction of a search over a contraction hierarchy's query nodes: a label per node and a
+/// heap. Per-query scratch, kept by its searcher between queries (``clear()`` starts a query);
+/// the owner calls ``deallocate()`` once. A copy shares the labels' storage: searchers take a
+/// local copy for the loop and put it back (the heap may have grown).
+struct HierarchyDirection<Label: SearchCost> {
+    var labels: StampedArray<Label>
+    var heap: MinHeap
+
+    init(count: Int, heapCapacity: Int = 1024) {
+        labels = StampedArray(count: count)
+        heap = MinHeap(capacity: heapCapacity)
+    }
+
+    mutating func clear() {
+        labels.clear()
+        heap.removeAll()
+    }
+
+    func deallocate() {
+        labels.deallocate()
+        heap.deallocate()
+    }
+
+    /// The cost of node `x` in this direction, infinity where it has none.
+    @inline(__always)
+    func cost(_ x: Int) -> Double { labels.contains(x) ? labels[x].cost : .infinity }
+
+    /// Labels node `y` with `label` (and queues it) where that is cheaper than what it has.
+    @inline(__always)
+    mutating func relax(_ y: Int, _ label: Label) {
+        if labels.contains(y) && labels[y].cost <= label.cost { return }
+        labels[y] = label
+        heap.push(label.cost, y)
+    }
+
+    /// Whether a heap entry popped at `cost` for node `x` is out of date (the node was labelled
+    /// more cheaply after it was queued).
+    @inline(__always)
+    func isStale(_ cost: Double, _ x: Int) -> Bool { cost > labels[x].cost }
+
+    /// Stall-on-demand (OSRM's `stallAtNode`): whether node `x`, settled at `cost`, is reached
+    /// more cheaply from a node above it that this direction has labelled, by one of `reverse`'s
+    /// arcs (the arcs that lead down to x). No best route goes up through such a node, so its
+    /// arcs need not be relaxed.
+    @inline(__always)
+    func stalls(_ x: Int, at cost: Double, over reverse: ArcRows.Buffers) -> Bool {
+        for i in reverse.row(x) where self.cost(Int(reverse.arcs[i].end)) + reverse.arcs[i].weight < cost { return true }
+        return false
+    }
+
+    /// Relaxes every arc of node `x` in `rows`; `label` makes the label at the arc's far end.
+    @inline(__always)
+    mutating func relaxArcs(of x: Int, in rows: ArcRows.Buffers, _ label: (ArcRows.Arc) -> Label) {
+        for i in rows.row(x) {
+            let arc = rows.arcs[i]
+            relax(Int(arc.end), label(arc))
+        }
+    }
+
+    /// Seeds a forward search from a snapped point's edges (OSRM's source phantom): each edge's
+    /// query node, labelled by `label` from what is left of the edge past the point.
+    @inline(__always)
+    mutating func seed(from starts: [EdgePoint], _ data: RoutingData, _ label: (EdgePart) -> Label) {
+        let graph = data.graph, rank = data.hierarchy!.rank
+        for s in starts {
+            relax(Int(rank[s.edge]), label(graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge]))))
+        }
+    }
+
+    /// Seeds a backward search into a snapped point's edges (OSRM's `insertTargetInHeap`, edge
+    /// based): every state that may turn onto one of `goals`' edges, labelled by `label` from the
+    /// goal's index, the edge turned from, the turn's weight and the goal edge up to the point.
+    @inline(__always)
+    mutating func seed(into goals: [EdgePoint], _ data: RoutingData,
+                       _ label: (_ goal: Int, _ from: Int, _ turn: Double, _ part: EdgePart) -> Label) {
+        let rank = data.hierarchy!.rank
+        for (i, g) in goals.enumerated() {
+            let part = data.graph.part(g.edge, from: 0, to: g.offset)
+            data.transitions.forEachState(turningOnto: g.edge, data.graph) { s, e, turn in
+                relax(Int(rank[s]), label(i, e, turn, part))
+            }
+        }
+    }
+}
+
+/// Routing weight, travel time and length of part of an edge (``RoadGraph/part(_:from:to:)``).
+typealias EdgePart = (weight: Double, duration: Double, distance: Double)
+
+extension TransitionTable {
+    /// Every state from which a search may turn onto edge `f` of `graph`: the states of the
+    /// edges into f's source whose turn onto f the restrictions and this table allow and whose
+    /// restricted path lets them; `body` hears the state, the edge it drove and the turn's weight.
+    @inline(__always)
+    func forEachState(turningOnto f: Int, _ graph: RoadGraph, _ body: (_ state: Int, _ from: Int, _ turn: Double) -> Void) {
+        let v = graph.source(of: f), outgoing = graph.edges(from: v)
+        let flagged = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
+        for slot in graph.incoming(to: v) {
+            let e = Int(graph.incomingEdge[slot])
+            guard let turn = graph.turnWeight(e, f, table: self) else { continue }
+            for s in paths.states(of: e) where paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: flagged) != nil {
+                body(s, e, turn)
+            }
+        }
+    }
+
+    /// Every turn a search over `graph`'s states may take after state `s` (the arcs of the
+    /// edge-based graph): the edge `f` turned onto, the state reached, and the turn's place in
+    /// this table (its weight is `cost[turn]`). Turns the table forbids (a U-turn at an ordinary
+    /// junction), the restrictions at the vertex or a restricted path forbid are left out.
+    @inline(__always)
+    func forEachTurn(after s: Int, _ graph: RoadGraph, _ body: (_ f: Int, _ next: Int, _ turn: Int) -> Void) {
+        let e = paths.edge(s), v = graph.edgeTarget[e]
+        let restricted = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
+        let fromSegment = graph.segment(of: e)
+        let outgoing = graph.edges(from: v)
+        let first = Int(start[e]) - outgoing.lowerBound
+        for f in outgoing {
+            if cost[first + f] == .infinity { continue }
+            if restricted && !graph.turnAllowed(via: v, from: fromSegment, to: graph.segment(of: f)) { continue }
+            guard let next = paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: restricted) else { continue }
+            body(f, next, first + f)
+        }
+    }
+}
+
+extension RoutingData {
+    /// The cheapest way from a start point to a goal point ahead of it on the same edge, without
+    /// reaching a vertex: the edge, the two offsets and the weight; nil where there is none.
+    func alongOneEdge(from starts: [EdgePoint], to goals: [EdgePoint]) -> (edge: Int, from: Double, to: Double, weight: Double)? {
+        var best: (edge: Int, from: Double, to: Double, weight: Double)?
+        for s in starts {
+            for g in goals where g.edge == s.edge && g.offset >= s.offset {
+                let weight = graph.part(s.edge, from: s.offset, to: g.offset).weight
+                if weight < best?.weight ?? .infinity { best = (s.edge, s.offset, g.offset, weight) }
+            }
+        }
+        return best
+    }
+}
+
+extension ContractionHierarchy {
+    /// The edges of the route through query node `meet` (OSRM's `unpackPath`): down the forward
+    /// labels' arcs to the start, up the backward ones to the goal, shortcuts unpacked, the goal
+    /// edge last. The backward search's seeds have parent −1 − i, i the index of the goal they
+    /// lead into; that index is returned. `scratch` is the caller's, kept between queries.
+    func unpackPath(meetingAt meet: Int, forward: StampedArray<SearchLabel>, backward: StampedArray<SearchLabel>,
+                    into edges: inout [Int], scratch: inout (arcs: [Int], stack: [Int])) -> Int {
+        scratch.arcs.removeAll(keepingCapacity: true)
+        var x = meet
+        while forward[x].parent >= 0 {
+            let a = Int(forward[x].parent)
+            scratch.arcs.append(a)
+            x = Int(rank[Int(arcTail[a])])
+        }
+        edges.append(Int(order[x]))
+        for a in scratch.arcs.reversed() { unpack(a, into: &edges, stack: &scratch.stack) }
+        x = meet
+        while backward[x].parent >= 0 {
+            let a = Int(backward[x].parent)
+            unpack(a, into: &edges, stack: &scratch.stack)
+            x = Int(rank[Int(arcHead[a])])
+        }
+        let paths = transitions.paths
+        for i in edges.indices { edges[i] = paths.edge(edges[i]) }
+        return Int(-1 - backward[x].parent)
+    }
+}
