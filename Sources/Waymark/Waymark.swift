@@ -4,6 +4,7 @@
 @_exported import WaymarkGeoJSON
 @_exported import WaymarkAnnotations
 @_exported import WaymarkGraph
+@_exported import WaymarkProfiles
 @_exported import WaymarkOSM
 @_exported import WaymarkRouting
 @_exported import WaymarkRender

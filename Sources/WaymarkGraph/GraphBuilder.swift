@@ -70,7 +70,8 @@ public struct GraphBuilder {
         }
 
         /// A rule that holds nothing (freeing it frees no memory).
-        private static let released = CarProfile().way(["highway": "residential"])!
+        private static let released = WayRule(highway: .residential, forwardSpeed: 0, backwardSpeed: 0, flags: [], name: "",
+                                              ref: "")
 
         /// Frees the columns: the rules (whose strings are released one by one) on all cores.
         mutating func release() {
@@ -121,7 +122,7 @@ public struct GraphBuilder {
     /// Marks a node reference the input file does not define.
     public static let missing = UInt32.max
 
-    public var profile: CarProfile
+    public var profile: any RoutingProfile
     /// Coordinates of the input nodes, indexed by node index (fixed point, 10⁻⁷°).
     public var latitudes: [Int32] = []
     public var longitudes: [Int32] = []
@@ -134,7 +135,7 @@ public struct GraphBuilder {
     /// Carried into the report.
     public var report = BuildReport()
 
-    public init(profile: CarProfile = CarProfile()) {
+    public init(profile: any RoutingProfile) {
         self.profile = profile
     }
 

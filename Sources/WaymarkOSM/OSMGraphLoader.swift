@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkProfiles
 import WaymarkSupport
 
 /// Reads an OpenStreetMap file — XML (`.osm`, `.osm.gz`) in one streaming pass, or PBF
@@ -16,23 +17,27 @@ public enum OSMGraphLoader {
     /// Progress while reading: bytes of the file read so far, its size, and elements seen.
     public typealias Progress = @Sendable (_ bytesRead: Int, _ fileSize: Int, _ elements: Int) -> Void
 
-    /// The keys of the tags the profile reads; all others are dropped as the file is read.
-    static let wantedKeys = CarProfile.wayKeys.union(CarProfile.nodeKeys).union(Collector.relationKeys)
+    /// The keys of the tags the profile reads (and the basemap, when it is kept); all others are
+    /// dropped as the file is read.
+    static func wantedKeys(_ profile: any RoutingProfile, basemap: Bool) -> Set<String> {
+        let keys = profile.tagKeys.union(Collector.relationKeys)
+        return basemap ? keys.union(BasemapCollector.keys) : keys
+    }
 
     /// Builds the graph of the file at `path`, XML or PBF (told apart by its first bytes).
-    public static func build(path: String, profile: CarProfile = CarProfile(), progress: Progress? = nil) throws(OSMReadError) -> RoadGraph {
+    public static func build(path: String, profile: any RoutingProfile = CarProfile(), progress: Progress? = nil) throws(OSMReadError) -> RoadGraph {
         try build(path: path, profile: profile, basemap: false, progress: progress).graph
     }
 
     /// Builds the graph and the basemap (``Basemap``: water, parks, woods, railways, buildings,
     /// place names) of the file at `path`, in the same pass.
-    public static func buildWithBasemap(path: String, profile: CarProfile = CarProfile(),
+    public static func buildWithBasemap(path: String, profile: any RoutingProfile = CarProfile(),
                                         progress: Progress? = nil) throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap) {
         let (graph, basemap) = try build(path: path, profile: profile, basemap: true, progress: progress)
         return (graph, basemap ?? Basemap())
     }
 
-    static func build(path: String, profile: CarProfile, basemap: Bool, progress: Progress?) throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap?) {
+    static func build(path: String, profile: any RoutingProfile, basemap: Bool, progress: Progress?) throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap?) {
         switch sniff(path) {
         case .pbf: return try buildPBF(path: path, profile: profile, basemap: basemap, progress: progress)
         case let .other(what): throw .notOSM(path: path, found: what)
@@ -70,11 +75,11 @@ public enum OSMGraphLoader {
 
     /// Builds from an open input and closes it on every path, errors included (its inflating
     /// thread holds it alive until then).
-    static func build(input: GzipInput, profile: CarProfile, basemap: Bool = false, progress: Progress?) throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap?) {
+    static func build(input: GzipInput, profile: any RoutingProfile, basemap: Bool = false, progress: Progress?) throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap?) {
         defer { input.close() }
         let start = DispatchTime.now().uptimeNanoseconds
         let collector = Collector(profile: profile, basemap: basemap)
-        let decoder = OSMElementDecoder(sink: collector, wantedKeys: basemap ? wantedKeys.union(BasemapCollector.keys) : wantedKeys)
+        let decoder = OSMElementDecoder(sink: collector, wantedKeys: wantedKeys(profile, basemap: basemap))
         if let progress {
             input.progress = { read, size in progress(read, size, decoder.nodeCount + decoder.wayCount + decoder.relationCount) }
         }
@@ -83,11 +88,11 @@ public enum OSMGraphLoader {
     }
 
     /// Builds from an OSM PBF file.
-    static func buildPBF(path: String, profile: CarProfile, basemap: Bool = false, progress: Progress?) throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap?) {
+    static func buildPBF(path: String, profile: any RoutingProfile, basemap: Bool = false, progress: Progress?) throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap?) {
         let start = DispatchTime.now().uptimeNanoseconds
         let reader = try PBFReader(path: path)
         let collector = Collector(profile: profile, basemap: basemap)
-        try reader.read(into: collector, wantedKeys: basemap ? wantedKeys.union(BasemapCollector.keys) : wantedKeys, progress: progress)
+        try reader.read(into: collector, wantedKeys: wantedKeys(profile, basemap: basemap), progress: progress)
         return finish(collector, counts: (reader.nodeCount, reader.wayCount, reader.relationCount), inputBytes: reader.fileSize, start: start)
     }
 
@@ -110,7 +115,7 @@ public enum OSMGraphLoader {
     }
 
     /// Builds the graph of OSM XML text (for tests and small inputs).
-    public static func build(xml: String, profile: CarProfile = CarProfile()) throws(OSMReadError) -> RoadGraph {
+    public static func build(xml: String, profile: any RoutingProfile = CarProfile()) throws(OSMReadError) -> RoadGraph {
         let path = NSTemporaryDirectory() + "waymark-\(UUID().uuidString).osm"
         guard FileManager.default.createFile(atPath: path, contents: Data(xml.utf8)) else {
             throw .cannotOpen(path: "<xml>", reason: "could not write a temporary file")
@@ -126,7 +131,7 @@ public enum OSMGraphLoader {
 
 extension OSMGraphLoader {
     /// Builds the graph of OSM PBF bytes (for tests and fuzzing).
-    public static func build(pbf bytes: [UInt8], profile: CarProfile = CarProfile()) throws(OSMReadError) -> RoadGraph {
+    public static func build(pbf bytes: [UInt8], profile: any RoutingProfile = CarProfile()) throws(OSMReadError) -> RoadGraph {
         let path = NSTemporaryDirectory() + "waymark-\(UUID().uuidString).osm.pbf"
         guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
             throw .cannotOpen(path: "<pbf>", reason: "could not write a temporary file")
@@ -174,7 +179,7 @@ struct KeptWays: Sendable {
 private final class Collector: OSMElementSink {
     static let relationKeys: Set<String> = ["type", "restriction", "restriction:motorcar", "restriction:motor_vehicle", "restriction:vehicle", "except"]
 
-    let profile: CarProfile
+    let profile: any RoutingProfile
     var nodeIDs: [Int64] = [], nodeLatitudes: [Int32] = [], nodeLongitudes: [Int32] = []
     var nodesSorted = true
     var nodeRules: [Int64: NodeRule] = [:]
@@ -188,7 +193,7 @@ private final class Collector: OSMElementSink {
     /// The basemap's collector, when one is built too.
     let basemap: BasemapCollector?
 
-    init(profile: CarProfile, basemap: Bool = false) {
+    init(profile: any RoutingProfile, basemap: Bool = false) {
         self.profile = profile
         self.basemap = basemap ? BasemapCollector() : nil
     }

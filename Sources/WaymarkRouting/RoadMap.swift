@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkProfiles
 import WaymarkSupport
 
 /// A loaded road map that answers many routing queries: the one entry point for apps and servers.

@@ -1,5 +1,6 @@
 import Testing
 @testable import WaymarkGraph
+import WaymarkProfiles
 import WaymarkSupport
 
 /// ``GraphBuilder/Ways`` holds ways as columns but reads and writes like an array of ways: random

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 @testable import WaymarkGraph
+import WaymarkProfiles
 import WaymarkSupport
 
 /// A small graph built by hand: a square A-B-C-D with a oneway diagonal A→C and a restriction.
 func squareGraph() -> RoadGraph {
-    var b = GraphBuilder()
+    var b = GraphBuilder(profile: CarProfile())
     let points: [(Double, Double)] = [(52.0, 13.0), (52.0, 13.001), (52.001, 13.001), (52.001, 13.0), (52.0005, 13.0005)]
     b.latitudes = points.map { FixedPoint.encode($0.0) }
     b.longitudes = points.map { FixedPoint.encode($0.1) }
@@ -43,7 +44,7 @@ func squareGraph() -> RoadGraph {
     }
 
     @Test func missingNodesLoseOnlyTheirStretches() {
-        var b = GraphBuilder()
+        var b = GraphBuilder(profile: CarProfile())
         b.latitudes = [0, 100, 200, 300].map { Int32($0) }
         b.longitudes = [0, 0, 0, 0]
         let rule = CarProfile().way(["highway": "residential"])!
@@ -60,7 +61,7 @@ func squareGraph() -> RoadGraph {
     /// barriers, signals, gates, names, refs, signs, a ferry and restrictions.
     @Test(arguments: [1, 7, 42]) func theWalkInPartsMakesTheSameGraph(seed: UInt64) {
         var random = SplitMix64(seed: seed)
-        var b = GraphBuilder()
+        var b = GraphBuilder(profile: CarProfile())
         let nodeCount = 400
         b.latitudes = (0..<nodeCount).map { _ in Int32.random(in: 520_000_000...520_200_000, using: &random) }
         b.longitudes = (0..<nodeCount).map { _ in Int32.random(in: 130_000_000...130_200_000, using: &random) }
@@ -344,7 +345,7 @@ func squareGraph() -> RoadGraph {
     /// A version 1 file (checksum over the body only) still reads.
     /// Signs and lanes are kept per segment and direction, and stored in the file.
     @Test func signsAndLanesRoundTrip() throws {
-        var b = GraphBuilder()
+        var b = GraphBuilder(profile: CarProfile())
         let points: [(Double, Double)] = [(41.0, -8.0), (41.0, -7.999), (41.001, -7.999)]
         b.latitudes = points.map { FixedPoint.encode($0.0) }
         b.longitudes = points.map { FixedPoint.encode($0.1) }

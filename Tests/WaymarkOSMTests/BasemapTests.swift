@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WaymarkProfiles
 import WaymarkGeo
 @testable import WaymarkGraph
 @testable import WaymarkOSM
@@ -84,7 +85,7 @@ import WaymarkGeo
         let xml = try directory.file("town.osm", Array(BasemapTests.xml.utf8))
         let sink = RecordingSink()
         let input = try GzipInput(path: xml)
-        try LibXML2Parser.parse(input, into: OSMElementDecoder(sink: sink, wantedKeys: OSMGraphLoader.wantedKeys.union(BasemapCollector.keys)))
+        try LibXML2Parser.parse(input, into: OSMElementDecoder(sink: sink, wantedKeys: OSMGraphLoader.wantedKeys(CarProfile(), basemap: true)))
         input.close()
         for dense in [true, false] {
             let pbf = try build("town-\(dense).osm.pbf", PBFWriter(elementsPerBlock: 7, dense: dense, compress: true).file(sink.elements))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaymarkGraph
+import WaymarkProfiles
 import WaymarkSupport
 @testable import WaymarkOSM
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WaymarkProfiles
 @testable import WaymarkGraph
 @testable import WaymarkOSM
 import WaymarkSupport
@@ -22,7 +23,7 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
         let sink = RecordingSink()
         let input = try! GzipInput(path: sampleTown)
         defer { input.close() }
-        try! LibXML2Parser.parse(input, into: OSMElementDecoder(sink: sink, wantedKeys: OSMGraphLoader.wantedKeys))
+        try! LibXML2Parser.parse(input, into: OSMElementDecoder(sink: sink, wantedKeys: OSMGraphLoader.wantedKeys(CarProfile(), basemap: false)))
         return sink.elements
     }()
 
@@ -74,7 +75,7 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
         let path = try write("town.osm.pbf", PBFWriter(elementsPerBlock: 50).file(town))
         let sink = RecordingSink()
         let reader = try PBFReader(path: path)
-        try reader.read(into: sink, wantedKeys: OSMGraphLoader.wantedKeys)
+        try reader.read(into: sink, wantedKeys: OSMGraphLoader.wantedKeys(CarProfile(), basemap: false))
         let got = sink.elements
         #expect(got.nodes.map(\.id) == town.nodes.map(\.id))
         #expect(got.nodes.map(\.lat) == town.nodes.map(\.lat) && got.nodes.map(\.lon) == town.nodes.map(\.lon))

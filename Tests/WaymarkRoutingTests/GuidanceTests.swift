@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkProfiles
 import WaymarkOSM
 @testable import WaymarkRouting
 

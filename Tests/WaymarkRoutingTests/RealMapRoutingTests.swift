@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkProfiles
 import WaymarkOSM
 import WaymarkSupport
 @testable import WaymarkRouting

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkProfiles
 @testable import WaymarkRouting
 
 /// Turn restrictions over via ways, scenario by scenario after OSRM's

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkProfiles
 import WaymarkOSM
 import WaymarkSupport
 @testable import WaymarkRouting
@@ -12,7 +13,7 @@ import WaymarkSupport
 /// over one or two via ways. Fixed seed.
 func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70, restrictions: Int = 12, overWays: Int = 10) -> RoadGraph {
     var rng = SplitMix64(seed: seed)
-    var b = GraphBuilder()
+    var b = GraphBuilder(profile: CarProfile())
     for _ in 0..<nodes {
         b.latitudes.append(FixedPoint.encode(52 + rng.uniform(0, 0.02)))
         b.longitudes.append(FixedPoint.encode(13 + rng.uniform(0, 0.03)))

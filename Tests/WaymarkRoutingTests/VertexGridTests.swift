@@ -1,6 +1,7 @@
 import Testing
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkProfiles
 import WaymarkOSM
 import WaymarkSupport
 @testable import WaymarkRouting
@@ -11,7 +12,7 @@ import WaymarkSupport
 @Suite struct VertexGridTests {
     @Test func everyVertexWithinTheRadiusIsGiven() throws {
         var rng = SplitMix64(seed: 11)
-        var b = GraphBuilder()
+        var b = GraphBuilder(profile: CarProfile())
         let count = 400
         for _ in 0..<count {
             b.latitudes.append(FixedPoint.encode(rng.uniform(30, 70)))

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import WaymarkGraph
+import WaymarkProfiles
 import WaymarkSupport
 
 /// A contraction hierarchy over the edge-based graph: its nodes are the road graph's directed

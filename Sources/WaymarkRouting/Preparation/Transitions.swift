@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkProfiles
 import WaymarkSupport
 
 /// Per-graph tables for turn costs: each edge's bearing as it leaves its source and as it reaches

@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGraph
 
 /// What turning costs, after OSRM's car profile (`process_turn`): time for the turn by its angle, a
 /// U-turn, the signals or gate at the junction; and the routing weight of entering a road with

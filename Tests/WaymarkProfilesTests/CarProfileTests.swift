@@ -1,5 +1,6 @@
 import Testing
-@testable import WaymarkGraph
+import WaymarkGraph
+@testable import WaymarkProfiles
 
 /// The car profile against OSRM's `car.lua`, rule by rule, as tables in the manner of OSRM's
 /// feature files: tags → which directions a car may drive (nil: the way is not for cars), speed,
