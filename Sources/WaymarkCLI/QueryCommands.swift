@@ -18,11 +18,6 @@ enum TableCommand {
         discussion: "Unreachable pairs are null in JSON and empty in CSV. The map routes on its contraction hierarchy; a file without one answers up to 100 pairs by A*, pair by pair, and contracts one first for more."
     )
 
-    /// The most source-destination pairs a map without a hierarchy routes one by one (A*, a few
-    /// milliseconds each on a city, a tenth of a second across a region) rather than contracting
-    /// a hierarchy first (seconds on a city, minutes on a country).
-    static let pairsWithoutHierarchy = 100
-
     static func run(_ args: ParsedArguments) throws(CLIError) {
         let path = try args.requirePositionals(["<map>"])[0]
         guard let sourcesFile = args.value("sources") else { throw .usage("--sources FILE is required") }
@@ -32,10 +27,7 @@ enum TableCommand {
         let destinations = try args.value("destinations").map { (file) throws(CLIError) in try readAnnotations(file).map(\.coordinate) } ?? sources
         guard !sources.isEmpty else { throw .failure("\(sourcesFile): no points") }
         guard !destinations.isEmpty else { throw .failure("\(args.value("destinations") ?? sourcesFile): no points") }
-        // A map with a hierarchy answers from it. Without one, a small table is routed pair by pair
-        // with A* (nothing to prepare: on a country, contracting first takes minutes); a larger
-        // one contracts the hierarchy first, then answers every pair at once.
-        let method: RoadMap.SearchMethod = sources.count * destinations.count <= TableCommand.pairsWithoutHierarchy ? .automatic : .hierarchy
+        let method = RoadMap.searchMethod(for: .table(pairs: sources.count * destinations.count))
         let map = try openMap(path, args, method: method, maxSnapDistance: maxSnap)
         let table: DistanceTable
         do { table = try map.table(sources: sources, destinations: destinations) } catch { throw .failure("\(error)") }
@@ -77,13 +69,12 @@ enum IsochroneCommand {
     static func parseMinutes(_ text: String) throws(CLIError) -> [Double] {
         var minutes: [Double] = []
         for piece in text.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let m = Double(piece.trimmingCharacters(in: .whitespaces)), m >= 1, m <= 60 else {
-                throw .usage("--minutes: '\(piece)' is not a time from 1 to 60 minutes")
+            guard let m = Double(piece.trimmingCharacters(in: .whitespaces)), m.isFinite else {
+                throw .usage("--minutes: '\(piece)' is not a number")
             }
             minutes.append(m)
         }
-        guard minutes.count <= 4 else { throw .usage("--minutes: at most four times") }
-        guard Set(minutes).count == minutes.count else { throw .usage("--minutes: each time once") }
+        if let problem = Isochrone.problem(minutes: minutes) { throw .usage("--minutes: \(problem)") }
         return minutes
     }
 }

@@ -87,18 +87,13 @@ enum RouteCommand {
 
         let threads = Int(try args.number("threads", default: 1, in: 1...64))
         if threads > 1 && batch == nil { throw .usage("--threads is for --batch") }
-        // Every search is exact; the hierarchy costs seconds to prepare on a city and then
-        // answers in a fraction of a millisecond, so a batch asks for it. One route uses a stored
-        // hierarchy, or A*, which prepares nothing.
-        var method: RoadMap.SearchMethod = batch == nil ? .automatic : .hierarchy
+        var method = RoadMap.searchMethod(for: batch == nil ? .fewRoutes : .manyQueries)
         if args.value("search") != nil {
             method = ["ch": .hierarchy, "alt": .landmarks, "astar": .aStar][try args.choice("search", ["ch", "alt", "astar"], default: "ch")]!
         }
         let map = try openMap(path, args, method: method, maxSnapDistance: maxSnap)
         if let batch { return try runBatch(map, batch, output: args.value("output"), threads: threads, geometries: geometries, overview: overview) }
-        if method == .hierarchy, let refused = map.prepare().hierarchyRefused {
-            Output.error("note: no contraction hierarchy (\(refused)); routing with landmarks")
-        }
+        if method == .hierarchy { map.prepare().notes.forEach(Output.error) }
 
         var route: Route
         do {
@@ -161,7 +156,7 @@ enum RouteCommand {
             }
         }
         let preparation = map.prepare()
-        if let refused = preparation.hierarchyRefused { Output.error("note: no contraction hierarchy (\(refused)); routing with landmarks") }
+        preparation.notes.forEach(Output.error)
         if preparation.contracted, let hierarchy = map.hierarchy {
             Output.error(String(format: "contraction hierarchy: %d shortcuts in %.2f s", hierarchy.shortcutCount, preparation.searchSeconds))
         }

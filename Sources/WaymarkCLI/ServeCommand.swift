@@ -54,9 +54,10 @@ enum ServeCommand {
         let maxSnap = try args.number("max-snap", default: 1000, in: 1...100_000)
 
         let start = DispatchTime.now().uptimeNanoseconds
-        let map = try openMap(path, args, method: .hierarchy, maxSnapDistance: maxSnap, basemap: args.value("pois") != nil)
+        let map = try openMap(path, args, method: RoadMap.searchMethod(for: .manyQueries), maxSnapDistance: maxSnap,
+                              basemap: args.value("pois") != nil)
         let preparation = map.prepare()
-        if let refused = preparation.hierarchyRefused { Output.error("note: no contraction hierarchy (\(refused)); routing with landmarks") }
+        preparation.notes.forEach(Output.error)
         let service = OSRMService(map: map, limits: limits)
         var made: ViewerService?
         if let pois = args.value("pois") {
@@ -87,7 +88,7 @@ enum ServeCommand {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         Output.error(String(format: "waymark serve: %@ (%d nodes, %@) ready in %.2f s; listening on http://%@:%d with %d threads",
-                            path, map.graph.nodeCount, preparation.search == .hierarchy ? "hierarchy" : preparation.search == .landmarks ? "landmarks" : "A*", seconds,
+                            path, map.graph.nodeCount, preparation.search.description, seconds,
                             host, Int(server.port), configuration.threads))
         server.run()
         sources.forEach { $0.cancel() }

@@ -9,6 +9,8 @@ public struct OSRMServiceLimits: Sendable {
     public var maxWaypoints = 500
     /// Results of a nearest query (`--max-nearest-size`).
     public var maxNearest = 100
+    /// The times an isochrone may ask for, in minutes.
+    public var isochroneMinutes = Isochrone.minutesRange
 
     public init() {}
 }
@@ -144,7 +146,7 @@ public final class OSRMService: Sendable {
         return table.osrmJSON(on: map, durations: annotations.contains("duration"), distances: annotations.contains("distance"), scale: scale)
     }
 
-    /// The Mapbox Isochrone API's request and response: `contours_minutes` (up to four, 1–60),
+    /// The Mapbox Isochrone API's request and response: `contours_minutes` (``Isochrone/problem(minutes:)``),
     /// `polygons`, `denoise`, `contours_colors`.
     private func isochrone(_ coordinates: [Coordinate], _ options: inout Options, router: Router) throws(APIError) -> [UInt8] {
         guard coordinates.count == 1 else { throw APIError("InvalidOptions", "an isochrone takes one coordinate (\(coordinates.count) given)") }
@@ -152,10 +154,11 @@ public final class OSRMService: Sendable {
         var minutes: [Double] = []
         for piece in text.split(separator: ",", omittingEmptySubsequences: false) {
             guard let m = Double(piece), m.isFinite else { throw APIError("InvalidQuery", "contours_minutes: '\(piece.prefix(40))' is not a number") }
-            guard m >= 1 && m <= 60 else { throw APIError("InvalidValue", "contours_minutes: \(piece) is not from 1 to 60") }
             minutes.append(m)
         }
-        guard minutes.count <= 4 else { throw APIError("TooBig", "contours_minutes: at most four times") }
+        if let problem = Isochrone.problem(minutes: minutes, within: limits.isochroneMinutes) {
+            throw APIError(minutes.count > Isochrone.maximumContours ? "TooBig" : "InvalidValue", "contours_minutes: \(problem)")
+        }
         guard zip(minutes, minutes.dropFirst()).allSatisfy({ $0 < $1 }) else {
             throw APIError("InvalidValue", "contours_minutes must increase")
         }

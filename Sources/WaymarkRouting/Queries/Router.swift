@@ -128,9 +128,9 @@ public final class Router {
     /// `denoise` (0…1) keeps, per time, only polygons at least that share of the largest's area;
     /// `radius` is how far the origin may be from its road (nil: ``maxSnapDistance``).
     public func isochrone(from origin: Coordinate, minutes: [Double], denoise: Double = 1, radius: Double? = nil) throws(RouteError) -> Isochrone {
-        guard !minutes.isEmpty else { throw .invalidInput("an isochrone needs at least one time") }
-        guard minutes.allSatisfy({ $0.isFinite && $0 > 0 && $0 <= 24 * 60 }) else { throw .invalidInput("times must be minutes from 0 to 1440") }
-        guard Set(minutes).count == minutes.count else { throw .invalidInput("times must differ") }
+        if let problem = Isochrone.problem(minutes: minutes, within: Isochrone.searchMinutes, maximumCount: .max) {
+            throw .invalidInput(problem)
+        }
         guard denoise >= 0 && denoise <= 1 else { throw .invalidInput("denoise must be from 0 to 1") }
         let snap = try snap([origin], radiuses: [radius])[0]
         if isochroneSearch == nil { isochroneSearch = IsochroneSearch(data: data) }
