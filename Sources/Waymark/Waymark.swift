@@ -6,6 +6,7 @@
 @_exported import WaymarkGraph
 @_exported import WaymarkProfiles
 @_exported import WaymarkOSM
+@_exported import WaymarkPreparation
 @_exported import WaymarkRouting
 @_exported import WaymarkRender
 

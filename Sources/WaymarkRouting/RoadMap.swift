@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkPreparation
 import WaymarkProfiles
 import WaymarkSupport
 

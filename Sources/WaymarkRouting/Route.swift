@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkPreparation
 
 /// What a maneuver does, in OSRM's words (the raw values are OSRM's `maneuver.type` strings).
 public enum ManeuverType: String, Sendable, CaseIterable {

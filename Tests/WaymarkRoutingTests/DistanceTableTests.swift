@@ -2,6 +2,7 @@ import Testing
 import WaymarkGeo
 import WaymarkGraph
 import WaymarkSupport
+@testable import WaymarkPreparation
 @testable import WaymarkRouting
 
 /// The table (OSRM's many-to-many) against single routes: every cell is the route's travel time

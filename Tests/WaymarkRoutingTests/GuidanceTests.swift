@@ -4,6 +4,7 @@ import WaymarkGeo
 import WaymarkGraph
 import WaymarkProfiles
 import WaymarkOSM
+@testable import WaymarkPreparation
 @testable import WaymarkRouting
 
 /// How routes are told, rule by rule, on small drawn maps after OSRM's guidance scenarios

@@ -2,6 +2,7 @@ import Testing
 import WaymarkGeo
 import WaymarkGraph
 import WaymarkSupport
+@testable import WaymarkPreparation
 @testable import WaymarkRouting
 
 /// Isochrones: the outline tracing on hand-drawn grids, and whole isochrones against routes.

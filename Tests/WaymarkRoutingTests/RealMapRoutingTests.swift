@@ -5,6 +5,7 @@ import WaymarkGraph
 import WaymarkProfiles
 import WaymarkOSM
 import WaymarkSupport
+@testable import WaymarkPreparation
 @testable import WaymarkRouting
 
 private let sharedOSM = URL(fileURLWithPath: packageRoot()).deletingLastPathComponent().appendingPathComponent("shared/data/osm").path

@@ -3,6 +3,7 @@ import Testing
 import WaymarkGeo
 import WaymarkGraph
 import WaymarkProfiles
+@testable import WaymarkPreparation
 @testable import WaymarkRouting
 
 /// Turn restrictions over via ways, scenario by scenario after OSRM's

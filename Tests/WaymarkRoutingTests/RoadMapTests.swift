@@ -5,6 +5,7 @@ import WaymarkGraph
 import WaymarkProfiles
 import WaymarkOSM
 import WaymarkSupport
+@testable import WaymarkPreparation
 @testable import WaymarkRouting
 
 /// Random waypoints over the random graphs' area (fixed seed).

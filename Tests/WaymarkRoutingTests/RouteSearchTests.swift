@@ -5,6 +5,7 @@ import WaymarkGraph
 import WaymarkProfiles
 import WaymarkOSM
 import WaymarkSupport
+@testable import WaymarkPreparation
 @testable import WaymarkRouting
 
 /// A random road graph: nodes scattered over ~2 km, two-node and three-node ways between random

@@ -1,5 +1,6 @@
 import Testing
 import WaymarkSupport
+@testable import WaymarkPreparation
 @testable import WaymarkRouting
 
 /// The snap index's cell sort (a radix sort) against the standard library's stable sort, on

@@ -4,6 +4,7 @@ import WaymarkGraph
 import WaymarkProfiles
 import WaymarkOSM
 import WaymarkSupport
+@testable import WaymarkPreparation
 @testable import WaymarkRouting
 
 /// The isochrone's vertex grid: every vertex within a radius on the ground is among the cells it

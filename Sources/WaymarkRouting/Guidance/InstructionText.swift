@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkGraph
+import WaymarkPreparation
 
 /// Instruction templates for one language, shaped like osrm-text-instructions' tables: for each
 /// maneuver type, by modifier (or `default`), a template per variant (`default`, `name`,

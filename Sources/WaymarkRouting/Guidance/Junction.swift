@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkPreparation
 import WaymarkSupport
 
 /// One road at a junction, as a driver arriving there sees it.

@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkPreparation
 
 /// Where OSRM sees one road though the map draws two: the two oneway carriageways of a divided
 /// road, meeting a junction side by side, are one road there at the bearing between them (OSRM's

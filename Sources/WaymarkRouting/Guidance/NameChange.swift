@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkGraph
+import WaymarkPreparation
 
 /// When a change of road deserves a word: OSRM's rule (`requiresNameAnnounced`), with the suffixes of
 /// its car profile, plus one deliberate difference (README): names that differ only by a

@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkPreparation
 
 /// The bearing a driver perceives for a road leaving a junction, chosen the way OSRM's
 /// `CoordinateExtractor` chooses the coordinate it measures a turn against: a few metres along a

@@ -1,5 +1,6 @@
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkPreparation
 
 /// OSRM's segregated intersections (`findSegregatedNodes`): a short edge inside a junction that
 /// dual carriageways or a pair of oneway roads make of one crossing (the `a`–`b` piece below, with

@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkPreparation
 
 /// Tells a found path as steps the way OSRM does: a maneuver where the driver must act, nothing
 /// where the road simply goes on; roundabouts with their exit; short connecting pieces collapsed

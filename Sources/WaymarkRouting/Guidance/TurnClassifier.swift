@@ -1,4 +1,5 @@
 import WaymarkGraph
+import WaymarkPreparation
 
 /// What happens at one junction of a route: nothing worth saying (`silent`), or a maneuver.
 enum TurnDecision: Hashable {

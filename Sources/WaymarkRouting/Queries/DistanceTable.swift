@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkPreparation
 import WaymarkSupport
 
 /// Travel times and distances between every source and every destination (OSRM's table

@@ -1,4 +1,5 @@
 import WaymarkGraph
+import WaymarkPreparation
 
 /// Exact fastest-route queries on a ``ContractionHierarchy``: a forward search from the start's
 /// edges and a backward search from the edges leading into the goal's edges, each going only

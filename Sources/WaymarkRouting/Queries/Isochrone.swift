@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkPreparation
 
 /// Where a car gets within given times from a point: for each time, the area around the roads
 /// reached, as polygons with holes (GeoJSON orientation: outer rings counterclockwise, holes

@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkPreparation
 
 /// Routes between coordinates on a ``RoadMap``: snapping, search, assembly into legs and steps.
 ///

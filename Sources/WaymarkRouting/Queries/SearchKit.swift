@@ -1,4 +1,5 @@
 import WaymarkGraph
+import WaymarkPreparation
 
 // The search kit: the steps every search over a map is made of, each written once, as OSRM's
 // `routing_base_ch.hpp` holds `stallAtNode` and `insertTargetInHeap` for all of its services.
@@ -18,7 +19,12 @@ protocol SearchCost: BitwiseCopyable {
     var cost: Double { get }
 }
 
-extension SearchLabel: SearchCost {}
+/// A search's label of a node: the best cost found so far (seconds) and the arc or edge it was
+/// reached by (negative at a node the search started from).
+struct SearchLabel: SearchCost {
+    var cost: Double
+    var parent: Int32
+}
 
 /// One direction of a search over a contraction hierarchy's query nodes: a label per node and a
 /// heap. Per-query scratch, kept by its searcher between queries (``clear()`` starts a query);
@@ -107,43 +113,6 @@ struct HierarchyDirection<Label: SearchCost> {
 
 /// Routing weight, travel time and length of part of an edge (``RoadGraph/part(_:from:to:)``).
 typealias EdgePart = (weight: Double, duration: Double, distance: Double)
-
-extension TransitionTable {
-    /// Every state from which a search may turn onto edge `f` of `graph`: the states of the
-    /// edges into f's source whose turn onto f the restrictions and this table allow and whose
-    /// restricted path lets them; `body` hears the state, the edge it drove and the turn's weight.
-    @inline(__always)
-    func forEachState(turningOnto f: Int, _ graph: RoadGraph, _ body: (_ state: Int, _ from: Int, _ turn: Double) -> Void) {
-        let v = graph.source(of: f), outgoing = graph.edges(from: v)
-        let flagged = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
-        for slot in graph.incoming(to: v) {
-            let e = Int(graph.incomingEdge[slot])
-            guard let turn = graph.turnWeight(e, f, table: self) else { continue }
-            for s in paths.states(of: e) where paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: flagged) != nil {
-                body(s, e, turn)
-            }
-        }
-    }
-
-    /// Every turn a search over `graph`'s states may take after state `s` (the arcs of the
-    /// edge-based graph): the edge `f` turned onto, the state reached, and the turn's place in
-    /// this table (its weight is `cost[turn]`). Turns the table forbids (a U-turn at an ordinary
-    /// junction), the restrictions at the vertex or a restricted path forbid are left out.
-    @inline(__always)
-    func forEachTurn(after s: Int, _ graph: RoadGraph, _ body: (_ f: Int, _ next: Int, _ turn: Int) -> Void) {
-        let e = paths.edge(s), v = graph.edgeTarget[e]
-        let restricted = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
-        let fromSegment = graph.segment(of: e)
-        let outgoing = graph.edges(from: v)
-        let first = Int(start[e]) - outgoing.lowerBound
-        for f in outgoing {
-            if cost[first + f] == .infinity { continue }
-            if restricted && !graph.turnAllowed(via: v, from: fromSegment, to: graph.segment(of: f)) { continue }
-            guard let next = paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: restricted) else { continue }
-            body(f, next, first + f)
-        }
-    }
-}
 
 extension RoutingData {
     /// The cheapest way from a start point to a goal point ahead of it on the same edge, without

@@ -6,7 +6,7 @@ import WaymarkGraph
 /// distance of a point (the isochrone's restricted sweep); and the fastest any edge is driven
 /// (metres per second of travel time), which bounds how far a time can reach. Made once per map,
 /// at the first isochrone that needs it, in linear time.
-struct VertexGrid: Sendable {
+@usableFromInline package struct VertexGrid: Sendable {
     /// Cell side in metres.
     let cellSize: Double
     /// The plane: metres per degree of longitude and latitude, and the grid's south-west corner.
@@ -17,11 +17,11 @@ struct VertexGrid: Sendable {
     let cellStart: [UInt32]
     let vertices: [UInt32]
     /// The fastest edge's speed by travel time (metres per second), at least 1.
-    let fastest: Double
+    @usableFromInline package let fastest: Double
 
     /// `cellSize` in metres, larger where the map would need more than a cell per vertex or
     /// four million cells.
-    init(graph: RoadGraph, bounds: BoundingBox, cellSize: Double = 1000) {
+    @usableFromInline package init(graph: RoadGraph, bounds: BoundingBox, cellSize: Double = 1000) {
         // East–west metres per degree at the latitude farthest from the equator, so that distances
         // in the plane are never longer than on the ground: a circle in the plane holds every
         // vertex within its radius on the ground.
@@ -71,7 +71,7 @@ struct VertexGrid: Sendable {
 
     /// Calls `body` with the vertices of each cell within `radius` metres of `c` in the grid's
     /// plane: every vertex within the radius on the ground, and some beyond it.
-    func forEachCell(near c: Coordinate, within radius: Double, _ body: (ArraySlice<UInt32>) -> Void) {
+    @usableFromInline package func forEachCell(near c: Coordinate, within radius: Double, _ body: (ArraySlice<UInt32>) -> Void) {
         var dLon = c.longitude - west
         if dLon < -180 { dLon += 360 }
         let x = dLon * metresPerDegreeLon, y = (c.latitude - south) * metresPerDegreeLat

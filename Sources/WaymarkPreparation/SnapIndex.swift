@@ -399,9 +399,9 @@ extension SnapIndex.SegmentEnds {
 }
 
 /// Why a stored snap index was refused.
-struct SnapIndexFileError: Error, CustomStringConvertible {
+@usableFromInline package struct SnapIndexFileError: Error, CustomStringConvertible {
     var reason: String
-    var description: String { "stored snap index: \(reason)" }
+    @usableFromInline package var description: String { "stored snap index: \(reason)" }
 }
 
 extension SnapIndex {
@@ -410,10 +410,10 @@ extension SnapIndex {
     static var parameters: [Double] { [2, cellSize, Double(tinyComponentSize)] }
 
     /// How many sections ``fileSections`` holds (known before the index is made).
-    static let fileSectionCount = 10
+    @usableFromInline package static let fileSectionCount = 10
 
     /// The index's components and grid as graph-file sections.
-    var fileSections: [GraphFile.Section] {
+    @usableFromInline package var fileSections: [GraphFile.Section] {
         [.init("XPRM", SnapIndex.parameters + [metresPerDegreeLon, metresPerDegreeLat]),
          .init("XCMP", segmentComponent), .init("XTNY", segmentInTinyComponent),
          .init("XCKY", cellKeys), .init("XCST", cellStart), .init("XCPC", cellPieces),
@@ -425,7 +425,7 @@ extension SnapIndex {
     /// The index a graph file stores, checked against the graph so that no stored number can
     /// lead a query out of bounds; nil where there is none or it was built under other parameters.
     /// `alreadyChecked`: the file was checked in full by an earlier load; the linear checks are skipped.
-    convenience init?(fileSections sections: FileSections, graph: RoadGraph, alreadyChecked: Bool = false) throws(SnapIndexFileError) {
+    @usableFromInline package convenience init?(fileSections sections: FileSections, graph: RoadGraph, alreadyChecked: Bool = false) throws(SnapIndexFileError) {
         guard let prm = sections.column("XPRM", as: Double.self)?.array, prm.count == 5,
               Array(prm.prefix(3)) == SnapIndex.parameters else { return nil }
         func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int? = nil) throws(SnapIndexFileError) -> Column<T> {

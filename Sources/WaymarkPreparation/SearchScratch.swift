@@ -19,29 +19,29 @@ import Darwin
 /// where its stamp is current. Raw storage, so search loops pay no exclusivity or bounds checks
 /// (bounds are asserted in debug builds). A copy shares the storage: searchers take a local copy
 /// for the loop. The owner calls ``deallocate()`` once.
-struct StampedArray<Label: BitwiseCopyable> {
-    let count: Int
-    private let stamps: UnsafeMutablePointer<UInt32>
-    private let labels: UnsafeMutablePointer<Label>
+@usableFromInline package struct StampedArray<Label: BitwiseCopyable> {
+    @usableFromInline package let count: Int
+    @usableFromInline let stamps: UnsafeMutablePointer<UInt32>
+    @usableFromInline let labels: UnsafeMutablePointer<Label>
     /// The current query's stamp (never 0). Set only by ``clear()`` (and by tests, to reach the
     /// wrap-around).
-    var generation: UInt32 = 1
+    @usableFromInline package var generation: UInt32 = 1
 
     /// Storage for `count` labels, none set.
-    init(count: Int) {
+    @usableFromInline package init(count: Int) {
         self.count = count
         guard let raw = calloc(max(1, count), MemoryLayout<UInt32>.stride) else { fatalError("out of memory for \(count) search labels") }
         stamps = raw.bindMemory(to: UInt32.self, capacity: max(1, count))
         labels = .allocate(capacity: max(1, count))
     }
 
-    func deallocate() {
+    @usableFromInline package func deallocate() {
         free(stamps)
         labels.deallocate()
     }
 
     /// Forgets every label: the next query starts empty.
-    mutating func clear() {
+    @usableFromInline package mutating func clear() {
         generation &+= 1
         if generation == 0 { // wrapped round: stamps written 2³² queries ago would look current
             stamps.update(repeating: 0, count: max(1, count))
@@ -50,15 +50,15 @@ struct StampedArray<Label: BitwiseCopyable> {
     }
 
     /// Whether index `i` has a label in this query.
-    @inline(__always)
-    func contains(_ i: Int) -> Bool {
+    @inlinable @inline(__always)
+    package func contains(_ i: Int) -> Bool {
         assert(i >= 0 && i < count, "index \(i) out of 0..<\(count)")
         return stamps[i] == generation
     }
 
     /// The label at `i`; read only where ``contains(_:)`` says there is one. Setting stamps it.
-    @inline(__always)
-    subscript(i: Int) -> Label {
+    @inlinable @inline(__always)
+    package subscript(i: Int) -> Label {
         get {
             assert(i >= 0 && i < count && stamps[i] == generation, "no label at \(i) in this query")
             return labels[i]
@@ -71,28 +71,24 @@ struct StampedArray<Label: BitwiseCopyable> {
     }
 }
 
-/// A search's label of a node: the best cost found so far (seconds) and the arc or edge it was
-/// reached by (negative at a node the search started from).
-struct SearchLabel {
-    var cost: Double
-    var parent: Int32
-
-}
-
 /// A 4-ary min-heap of (key, item) with lazy deletion (stale entries are skipped on pop), over
 /// storage its owner keeps between queries. Used as a local value inside a query, so no dynamic
 /// exclusivity checks; the storage grows by doubling when full.
-struct MinHeap {
-    struct Entry {
-        var key: Double
-        var item: Int
+@usableFromInline package struct MinHeap {
+    @usableFromInline struct Entry {
+        @usableFromInline var key: Double
+        @usableFromInline var item: Int
+        @inlinable init(key: Double, item: Int) {
+            self.key = key
+            self.item = item
+        }
     }
 
-    private(set) var storage: UnsafeMutablePointer<Entry>
-    private(set) var capacity: Int
-    private var count = 0
+    @usableFromInline private(set) var storage: UnsafeMutablePointer<Entry>
+    @usableFromInline private(set) var capacity: Int
+    @usableFromInline var count = 0
 
-    init(capacity: Int = 1024) {
+    @usableFromInline package init(capacity: Int = 1024) {
         self.capacity = max(16, capacity)
         storage = .allocate(capacity: self.capacity)
     }
@@ -103,15 +99,15 @@ struct MinHeap {
         self.capacity = capacity
     }
 
-    func deallocate() { storage.deallocate() }
+    @usableFromInline package func deallocate() { storage.deallocate() }
 
-    mutating func removeAll() { count = 0 }
+    @inlinable package mutating func removeAll() { count = 0 }
 
     /// The smallest key, without removing it.
-    var peekKey: Double? { count > 0 ? storage[0].key : nil }
+    @inlinable package var peekKey: Double? { count > 0 ? storage[0].key : nil }
 
-    @inline(__always)
-    mutating func push(_ key: Double, _ item: Int) {
+    @inlinable @inline(__always)
+    package mutating func push(_ key: Double, _ item: Int) {
         if count == capacity { grow() }
         var i = count
         count += 1
@@ -125,8 +121,8 @@ struct MinHeap {
     }
 
     /// Doubles the storage (rare: kept out of line so `push` stays small enough to inline).
-    @inline(never)
-    private mutating func grow() {
+    @inline(never) @usableFromInline
+    mutating func grow() {
         let bigger = UnsafeMutablePointer<Entry>.allocate(capacity: capacity * 2)
         bigger.moveInitialize(from: storage, count: count)
         storage.deallocate()
@@ -134,8 +130,8 @@ struct MinHeap {
         capacity *= 2
     }
 
-    @inline(__always)
-    mutating func pop() -> (Double, Int)? {
+    @inlinable @inline(__always)
+    package mutating func pop() -> (Double, Int)? {
         guard count > 0 else { return nil }
         let top = storage[0]
         count -= 1

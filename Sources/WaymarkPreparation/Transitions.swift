@@ -9,7 +9,7 @@ import WaymarkSupport
 public struct TurnGeometry: Sendable {
     let headBearing: Column<Float>
     let tailBearing: Column<Float>
-    let roads: Column<UInt8>
+    @usableFromInline package let roads: Column<UInt8>
 
     /// Measured on all cores, each taking a range of vertices (each vertex's edges out and its
     /// road count are its own). The bearings are ``Coordinate/direction(to:)``'s to the bit, each
@@ -142,15 +142,15 @@ public struct TurnGeometry: Sendable {
 /// or more roads meet, the U-turn penalty — or, entering a restricted road from an unrestricted
 /// one, OSRM's `max_turn_weight` instead; infinity for a U-turn where OSRM allows none. Entry for e → f: `cost[start[e] + (f − firstEdge[target(e)])]`.
 /// With it, the restricted paths over via ways: the states of the edge-based graph.
-struct TransitionTable: Sendable {
-    let start: Column<UInt32>
-    let cost: Column<Float>
-    let paths: RestrictedPaths
+@usableFromInline package struct TransitionTable: Sendable {
+    @usableFromInline package let start: Column<UInt32>
+    @usableFromInline package let cost: Column<Float>
+    @usableFromInline package let paths: RestrictedPaths
 
     /// Made on all cores (or in `parts` ranges side by side: the same table however many): each
     /// vertex's count of roads in, then each edge's row (where each row starts is counted
     /// first), a range of them per core.
-    init(graph: RoadGraph, turns: TurnGeometry, costs: TurnCosts, parts: Int? = nil) {
+    @usableFromInline package init(graph: RoadGraph, turns: TurnGeometry, costs: TurnCosts, parts: Int? = nil) {
         // Roads a car can drive into each vertex from (OSRM's "bidirectional edges" there).
         var entries = [UInt8](repeating: 0, count: graph.nodeCount)
         entries.withUnsafeMutableBufferPointer { entries in
@@ -226,7 +226,7 @@ struct TransitionTable: Sendable {
 
     /// Where each edge's turns start in the table: the turns of the edges before it, each onto
     /// every edge leaving its target.
-    static func rowStarts(_ graph: RoadGraph) -> [UInt32] {
+    @usableFromInline package static func rowStarts(_ graph: RoadGraph) -> [UInt32] {
         var starts = [UInt32](repeating: 0, count: graph.edgeCount + 1)
         var total = 0
         for e in 0..<graph.edgeCount {
@@ -253,7 +253,7 @@ struct TransitionTable: Sendable {
 
     /// Seconds the turn e → f takes: the signals and gate at the junction, the turn penalty by
     /// angle where three or more roads meet (or on a U-turn), the U-turn penalty.
-    static func duration(_ e: Int, _ f: Int, _ graph: RoadGraph, _ turns: TurnGeometry, _ costs: TurnCosts) -> Double {
+    @usableFromInline package static func duration(_ e: Int, _ f: Int, _ graph: RoadGraph, _ turns: TurnGeometry, _ costs: TurnCosts) -> Double {
         let v = graph.edgeTarget[e]
         let flags = graph.nodeFlags[Int(v)]
         var seconds = 0.0
@@ -269,6 +269,7 @@ struct TransitionTable: Sendable {
 extension RoadGraph {
     /// Whether turning at `v` from one segment onto another is allowed by the restrictions there
     /// (`no_*` forbids that turn; `only_*` from a segment forbids every other).
+    @usableFromInline
     func turnAllowed(via v: UInt32, from: Int, to: Int) -> Bool {
         var low = 0, high = restrictionVia.count
         while low < high {
@@ -295,8 +296,8 @@ extension RoadGraph {
     /// The weight of turning from e onto f at the vertex between them (see ``TransitionTable``);
     /// nil when the turn is not allowed: a restriction at the vertex, a U-turn at an ordinary
     /// junction (restricted paths are the caller's: ``RestrictedPaths``). `f` must leave e's target.
-    @inline(__always)
-    func turnWeight(_ e: Int, _ f: Int, table: TransitionTable) -> Double? {
+    @inlinable @inline(__always)
+    package func turnWeight(_ e: Int, _ f: Int, table: TransitionTable) -> Double? {
         let v = edgeTarget[e]
         if nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0 && !turnAllowed(via: v, from: segment(of: e), to: segment(of: f)) {
             return nil
@@ -306,8 +307,8 @@ extension RoadGraph {
     }
 
     /// Whether f turns straight back along e's road.
-    @inline(__always)
-    func isUTurn(_ e: Int, _ f: Int) -> Bool { segment(of: f) == segment(of: e) && isReversed(f) != isReversed(e) }
+    @inlinable @inline(__always)
+    package func isUTurn(_ e: Int, _ f: Int) -> Bool { segment(of: f) == segment(of: e) && isReversed(f) != isReversed(e) }
 
     /// Whether access along edge `e` is restricted (local traffic only).
     @inline(__always)
@@ -317,15 +318,15 @@ extension RoadGraph {
 }
 
 /// A position on a directed edge: metres from its source.
-struct EdgePoint {
-    var edge: Int
-    var offset: Double
+@usableFromInline package struct EdgePoint {
+    @usableFromInline package var edge: Int
+    @usableFromInline package var offset: Double
 }
 
 extension SnapIndex {
     /// The directed edges a snapped point lies on (one or two), with its offset from each edge's
     /// source.
-    func edgePoints(_ snap: Snap, graph: RoadGraph) -> [EdgePoint] {
+    @usableFromInline package func edgePoints(_ snap: Snap, graph: RoadGraph) -> [EdgePoint] {
         var points: [EdgePoint] = []
         let fraction = snap.length > 0 ? snap.offset / snap.length : 0
         let forward = Int(forwardEdge[snap.segment]), backward = Int(backwardEdge[snap.segment])
@@ -339,7 +340,8 @@ extension SnapIndex {
 extension RoadGraph {
     /// Routing weight, travel time and length of edge `edge` between `a` and `b` metres from its
     /// source.
-    func part(_ edge: Int, from a: Double, to b: Double) -> (weight: Double, duration: Double, distance: Double) {
+    @inlinable
+    package func part(_ edge: Int, from a: Double, to b: Double) -> (weight: Double, duration: Double, distance: Double) {
         let length = Double(edgeLength[edge])
         guard length > 0 else { return (0, 0, 0) }
         let share = max(0, min(1, (b - a) / length))
@@ -352,21 +354,60 @@ extension RoadGraph {
 /// Read back, so that the first route on a plain file need not make them (two great-circle
 /// bearings per edge and a weight per turn: half a second of CPU on the 4 × 4 tile, seconds on
 /// a country).
-enum StoredTurnTables {
+@usableFromInline package enum StoredTurnTables {
     /// How many sections ``fileSections(turns:transitions:costs:)`` holds.
-    static let fileSectionCount = 6
+    @usableFromInline package static let fileSectionCount = 6
 
-    static func fileSections(turns: TurnGeometry, transitions: TransitionTable, costs: TurnCosts) -> [GraphFile.Section] {
+    @usableFromInline package static func fileSections(turns: TurnGeometry, transitions: TransitionTable, costs: TurnCosts) -> [GraphFile.Section] {
         [.init("TTPR", ContractionHierarchy.parameters(costs))] + turns.fileSections + transitions.fileSections
     }
 
     /// The tables stored in a graph file's sections (a hierarchy's too), checked against the
     /// graph: nil where there are none; the turns' weights nil where the file has none made
     /// under `costs` (they are made again).
-    static func read(_ sections: FileSections, graph: RoadGraph, costs: TurnCosts,
+    @usableFromInline package static func read(_ sections: FileSections, graph: RoadGraph, costs: TurnCosts,
                      alreadyChecked: Bool) throws(HierarchyFileError) -> (turns: TurnGeometry, transitions: TransitionTable?)? {
         guard let turns = try TurnGeometry(fileSections: sections, graph: graph, alreadyChecked: alreadyChecked) else { return nil }
         guard sections.column("TTPR", as: Double.self)?.array == ContractionHierarchy.parameters(costs) else { return (turns, nil) }
         return (turns, try TransitionTable(fileSections: sections, graph: graph, alreadyChecked: alreadyChecked))
+    }
+}
+
+// The edge-based graph the searches walk, read off the table: which states turn onto an edge,
+// and which turns follow a state. Every search and the contraction use these two.
+extension TransitionTable {
+    /// Every state from which a search may turn onto edge `f` of `graph`: the states of the
+    /// edges into f's source whose turn onto f the restrictions and this table allow and whose
+    /// restricted path lets them; `body` hears the state, the edge it drove and the turn's weight.
+    @inlinable @inline(__always)
+    package func forEachState(turningOnto f: Int, _ graph: RoadGraph, _ body: (_ state: Int, _ from: Int, _ turn: Double) -> Void) {
+        let v = graph.source(of: f), outgoing = graph.edges(from: v)
+        let flagged = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
+        for slot in graph.incoming(to: v) {
+            let e = Int(graph.incomingEdge[slot])
+            guard let turn = graph.turnWeight(e, f, table: self) else { continue }
+            for s in paths.states(of: e) where paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: flagged) != nil {
+                body(s, e, turn)
+            }
+        }
+    }
+
+    /// Every turn a search over `graph`'s states may take after state `s` (the arcs of the
+    /// edge-based graph): the edge `f` turned onto, the state reached, and the turn's place in
+    /// this table (its weight is `cost[turn]`). Turns the table forbids (a U-turn at an ordinary
+    /// junction), the restrictions at the vertex or a restricted path forbid are left out.
+    @inlinable @inline(__always)
+    package func forEachTurn(after s: Int, _ graph: RoadGraph, _ body: (_ f: Int, _ next: Int, _ turn: Int) -> Void) {
+        let e = paths.edge(s), v = graph.edgeTarget[e]
+        let restricted = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
+        let fromSegment = graph.segment(of: e)
+        let outgoing = graph.edges(from: v)
+        let first = Int(start[e]) - outgoing.lowerBound
+        for f in outgoing {
+            if cost[first + f] == .infinity { continue }
+            if restricted && !graph.turnAllowed(via: v, from: fromSegment, to: graph.segment(of: f)) { continue }
+            guard let next = paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: restricted) else { continue }
+            body(f, next, first + f)
+        }
     }
 }

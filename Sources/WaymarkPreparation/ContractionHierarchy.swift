@@ -26,20 +26,20 @@ public struct ContractionHierarchy: Sendable {
     /// Arcs out of each node to higher-ranked nodes (the forward search climbs these), and arcs
     /// into each node from higher-ranked nodes, stored at the lower node (the backward search);
     /// both over query nodes.
-    let up: ArcRows
-    let down: ArcRows
+    @usableFromInline package let up: ArcRows
+    @usableFromInline package let down: ArcRows
     /// Query nodes: the hierarchy's nodes numbered from the top down (``topDownOrder(count:higher:)``).
     /// `rank[s]` is node s's query node; `order[q]` the node numbered q. Searches start and end
     /// in hierarchy nodes and run in query nodes.
-    let rank: Column<UInt32>
-    let order: Column<UInt32>
+    @usableFromInline package let rank: Column<UInt32>
+    @usableFromInline package let order: Column<UInt32>
     /// Every arc, for unpacking: its ends and, for a shortcut, the two arcs it replaces.
-    let arcTail: Column<UInt32>
-    let arcHead: Column<UInt32>
-    let arcFirst: Column<Int32>
-    let arcSecond: Column<Int32>
+    @usableFromInline package let arcTail: Column<UInt32>
+    @usableFromInline package let arcHead: Column<UInt32>
+    @usableFromInline package let arcFirst: Column<Int32>
+    @usableFromInline package let arcSecond: Column<Int32>
     /// Turn costs, for entering the goal edge part-way.
-    let transitions: TransitionTable
+    @usableFromInline package let transitions: TransitionTable
     /// The turn costs it was contracted under.
     public let costs: TurnCosts
     /// The graph's turn geometry the costs came from (routers on this hierarchy reuse it).
@@ -111,7 +111,7 @@ public struct ContractionHierarchy: Sendable {
 
     /// Appends the nodes an arc stands for after its tail (its head last), unpacking shortcuts;
     /// `stack` is the caller's scratch (left empty).
-    func unpack(_ arc: Int, into nodes: inout [Int], stack: inout [Int]) {
+    @usableFromInline package func unpack(_ arc: Int, into nodes: inout [Int], stack: inout [Int]) {
         stack.removeAll(keepingCapacity: true)
         stack.append(arc)
         while let a = stack.popLast() {
@@ -151,15 +151,15 @@ extension ContractionHierarchy {
 /// the arcs of query node q are `start[q]..<start[q + 1]`, each with the query node at its other
 /// end, its id (for unpacking) and its weight (seconds), side by side so that relaxing an arc
 /// reads one cache line.
-struct ArcRows: Sendable {
-    struct Arc: Sendable, BitwiseCopyable {
-        var end: UInt32
-        var id: UInt32
-        var weight: Double
+@usableFromInline package struct ArcRows: Sendable {
+    @usableFromInline package struct Arc: Sendable, BitwiseCopyable {
+        @usableFromInline package var end: UInt32
+        @usableFromInline package var id: UInt32
+        @usableFromInline package var weight: Double
     }
 
-    let start: Column<UInt32>
-    let arcs: Column<Arc>
+    @usableFromInline let start: Column<UInt32>
+    @usableFromInline let arcs: Column<Arc>
 
     init(start: Column<UInt32>, arcs: Column<Arc>) {
         self.start = start
@@ -201,16 +201,22 @@ struct ArcRows: Sendable {
     }
 
     /// The rows as raw buffers, for a search loop (no bounds checks in release builds).
-    struct Buffers {
-        let start: UnsafeBufferPointer<UInt32>
-        let arcs: UnsafeBufferPointer<Arc>
+    @usableFromInline package struct Buffers {
+        @usableFromInline let start: UnsafeBufferPointer<UInt32>
+        @usableFromInline package let arcs: UnsafeBufferPointer<Arc>
+
+        @inlinable init(start: UnsafeBufferPointer<UInt32>, arcs: UnsafeBufferPointer<Arc>) {
+            self.start = start
+            self.arcs = arcs
+        }
 
         /// Positions of query node q's arcs.
-        @inline(__always)
-        func row(_ q: Int) -> Range<Int> { Int(start[q])..<Int(start[q + 1]) }
+        @inlinable @inline(__always)
+        package func row(_ q: Int) -> Range<Int> { Int(start[q])..<Int(start[q + 1]) }
     }
 
-    func withBuffers<R>(_ body: (Buffers) -> R) -> R {
+    @inlinable
+    package func withBuffers<R>(_ body: (Buffers) -> R) -> R {
         start.withUnsafeBufferPointer { start in
             arcs.withUnsafeBufferPointer { arcs in body(Buffers(start: start, arcs: arcs)) }
         }
@@ -258,7 +264,7 @@ extension ContractionHierarchy {
 /// Each node's list of arcs, set once (when the node is contracted) and never changed: the lists
 /// one after another in one array, in the order they were set, instead of an array per node
 /// (which costs a heap block and its header for every node of a country).
-struct FrozenRows {
+@usableFromInline package struct FrozenRows {
     private(set) var flat: [UInt32] = []
     private(set) var offset: [UInt32]
     private(set) var count: [UInt32]
@@ -281,7 +287,7 @@ struct FrozenRows {
 /// slot that moves to the pool's end, twice as large, when it fills (the pool is compacted when
 /// more than half of it is abandoned slots). One array instead of one per node: no heap block
 /// and header per node, and no reference count per list for the threads to fight over.
-struct ArcLists {
+@usableFromInline package struct ArcLists {
     private var start: [UInt32]
     private var counts: [UInt32]
     private var capacity: [UInt32]
@@ -383,7 +389,7 @@ struct ArcLists {
 }
 
 /// The contraction itself, on adjacency lists that change as nodes go.
-struct HierarchyBuilder {
+@usableFromInline package struct HierarchyBuilder {
     /// An arc of the graph being contracted: its ends and weight side by side, so that a witness
     /// search relaxing it reads one cache line (not one per column).
     struct Arc {

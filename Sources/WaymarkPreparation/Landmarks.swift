@@ -79,7 +79,7 @@ public struct Landmarks: Sendable {
 
     /// The bound using only the landmarks in `active`.
     @inline(__always)
-    func lowerBound(from v: UInt32, to t: UInt32, using active: [Int]) -> Double {
+    @usableFromInline package func lowerBound(from v: UInt32, to t: UInt32, using active: [Int]) -> Double {
         var best = 0.0
         let vb = Int(v) * count, tb = Int(t) * count
         for l in active {

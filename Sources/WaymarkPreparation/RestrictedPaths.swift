@@ -14,28 +14,28 @@ import WaymarkGraph
 ///
 /// Restrictions at a via node are rules of the edge alone (``RoadGraph/turnAllowed(via:from:to:)``)
 /// and hold in every copy of it.
-struct RestrictedPaths: Sendable {
+@usableFromInline package struct RestrictedPaths: Sendable {
     /// Marks a forbidden turn in ``next``.
-    static let forbidden = UInt32.max
+    @usableFromInline static let forbidden = UInt32.max
 
-    let edgeCount: Int
+    @usableFromInline let edgeCount: Int
     /// The edge each duplicate state copies.
-    let duplicateEdge: [UInt32]
+    @usableFromInline let duplicateEdge: [UInt32]
     /// Per duplicate k, per edge f leaving its edge's target (in row order): the state after
     /// turning onto f, or ``forbidden``: `next[nextStart[k] + (f − firstEdge[target])]`.
-    private let nextStart: [UInt32]
-    private let next: [UInt32]
+    @usableFromInline let nextStart: [UInt32]
+    @usableFromInline let next: [UInt32]
     /// From a state that is an edge itself: turning onto the first via edge of a path (key: from
     /// edge << 32 | via edge) enters the path's first duplicate.
-    private let entries: [UInt64: UInt32]
+    @usableFromInline let entries: [UInt64: UInt32]
     /// The duplicates of each edge that has some.
-    private let copies: [UInt32: [UInt32]]
+    @usableFromInline let copies: [UInt32: [UInt32]]
 
     /// Edges plus duplicates: the node count of the edge-based graph.
-    var stateCount: Int { edgeCount + duplicateEdge.count }
+    @usableFromInline package var stateCount: Int { edgeCount + duplicateEdge.count }
     var isEmpty: Bool { duplicateEdge.isEmpty }
 
-    init(graph: RoadGraph) {
+    @usableFromInline package init(graph: RoadGraph) {
         edgeCount = graph.edgeCount
         // Prefixes of the paths (without the to edge) of two or more edges are the duplicates;
         // full prefixes carry the restrictions on the turn after them.
@@ -92,14 +92,14 @@ struct RestrictedPaths: Sendable {
     }
 
     /// The edge state `s` stands for.
-    @inline(__always)
-    func edge(_ s: Int) -> Int { s < edgeCount ? s : Int(duplicateEdge[s - edgeCount]) }
+    @inlinable @inline(__always)
+    package func edge(_ s: Int) -> Int { s < edgeCount ? s : Int(duplicateEdge[s - edgeCount]) }
 
     /// The state after turning from state `s` onto edge `f` (leaving its edge's target, whose
     /// first outgoing edge is `firstOut`), or nil when a restricted path forbids the turn.
     /// `flagged`: the target carries ``RoadGraph/restrictionViaFlag`` (paths start only there).
-    @inline(__always)
-    func state(after s: Int, onto f: Int, firstOut: Int, flagged: Bool) -> Int? {
+    @inlinable @inline(__always)
+    package func state(after s: Int, onto f: Int, firstOut: Int, flagged: Bool) -> Int? {
         if s < edgeCount {
             guard flagged, !entries.isEmpty else { return f }
             return entries[UInt64(s) << 32 | UInt64(f)].map(Int.init) ?? f
@@ -109,7 +109,8 @@ struct RestrictedPaths: Sendable {
     }
 
     /// The states of edge `e`: itself and its duplicates.
-    func states(of e: Int) -> [Int] {
+    @inlinable
+    package func states(of e: Int) -> [Int] {
         guard let more = copies[UInt32(e)] else { return [e] }
         return [e] + more.map(Int.init)
     }
