@@ -7,6 +7,8 @@
 @_exported import WaymarkProfiles
 @_exported import WaymarkOSM
 @_exported import WaymarkPreparation
+@_exported import WaymarkQueries
+@_exported import WaymarkGuidance
 @_exported import WaymarkRouting
 @_exported import WaymarkRender
 

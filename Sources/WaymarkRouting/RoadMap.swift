@@ -1,3 +1,5 @@
+import WaymarkGuidance
+import WaymarkQueries
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
@@ -82,7 +84,7 @@ public final class RoadMap: @unchecked Sendable {
     }
     private let lock = NSLock()
     /// Guarded by `lock`.
-    private var prepared: (data: RoutingData, preparation: Preparation)?
+    private var prepared: PreparedMap?
     private var idleRouters: [Router] = []
 
     /// A map over a graph already in memory. `hierarchy` (contracted for this graph and its
@@ -174,10 +176,10 @@ public final class RoadMap: @unchecked Sendable {
     public func prepare(progress: ContractionHierarchy.Progress? = nil) -> Preparation { data(progress: progress).preparation }
 
     /// The shared data, prepared once.
-    func data(progress: ContractionHierarchy.Progress? = nil) -> (data: RoutingData, preparation: Preparation) {
+    func data(progress: ContractionHierarchy.Progress? = nil) -> PreparedMap {
         lock.withLock {
             if let prepared { return prepared }
-            let made = RoutingData.prepare(graph: graph, method: method, stored: storedHierarchy, guidance: storedGuidance, snapIndex: storedSnapIndex,
+            let made = RoadMap.makePreparedMap(graph: graph, method: method, stored: storedHierarchy, guidance: storedGuidance, snapIndex: storedSnapIndex,
                                            turns: storedTurns, landmarks: givenLandmarks, costs: costs,
                                            progress: progress)
             prepared = made
@@ -186,7 +188,7 @@ public final class RoadMap: @unchecked Sendable {
     }
 
     /// A router of its own, for a caller that runs queries on threads it manages: one per thread.
-    public func makeRouter() -> Router { Router(map: self, data: data().data) }
+    public func makeRouter() -> Router { Router(map: self, prepared: data()) }
 
     /// The nearest point on a road within `maxDistance` metres (default: the map's
     /// ``maxSnapDistance``), preferring the main network; nil when there is none.
@@ -241,7 +243,7 @@ public final class RoadMap: @unchecked Sendable {
     public func routes<T: Sendable>(_ queries: [[Coordinate]], threads: Int = 1,
                                     _ transform: @escaping @Sendable (Result<Route, RouteError>) -> T) -> RouteBatch<T> {
         let threads = max(1, min(threads, queries.count))
-        let data = data().data
+        let prepared = data()
         let results = UnsafeMutableBufferPointer<(value: T, milliseconds: Double?)?>.allocate(capacity: queries.count)
         results.initialize(repeating: nil)
         defer {
@@ -250,7 +252,7 @@ public final class RoadMap: @unchecked Sendable {
         }
         nonisolated(unsafe) let slots = results
         DispatchQueue.concurrentPerform(iterations: threads) { worker in
-            let router = Router(map: self, data: data)
+            let router = Router(map: self, prepared: prepared)
             for i in stride(from: worker, to: queries.count, by: threads) {
                 let start = DispatchTime.now().uptimeNanoseconds
                 let outcome = Result { () throws(RouteError) in try router.route(queries[i]) }
@@ -272,7 +274,7 @@ public final class RoadMap: @unchecked Sendable {
     /// contracted by ``prepare()``) or else the turn tables, guidance's per-map tables and the
     /// snap index, so that routes on the file need no preparation.
     public func write(to path: String) throws {
-        let (guidance, index) = lock.withLock { (prepared?.data.guidance ?? storedGuidance, prepared?.data.snapIndex ?? storedSnapIndex) }
+        let (guidance, index) = lock.withLock { (prepared?.guidance ?? storedGuidance, prepared?.data.snapIndex ?? storedSnapIndex) }
         let basemap: [GraphFile.Section]
         switch basemapSource {
         case .none: basemap = []
@@ -349,136 +351,4 @@ public struct QueryTimes: Sendable, Equatable {
 public struct RoadMapError: Error, Sendable, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
-}
-
-/// What every search on one map shares (OSRM's data facade): built once per map and never changed;
-/// what searches derive from it on demand is made once (``MadeOnce``).
-final class RoutingData: Sendable {
-    let graph: RoadGraph
-    let snapIndex: SnapIndex
-    let costs: TurnCosts
-    let turns: TurnGeometry
-    let transitions: TransitionTable
-    let landmarks: Landmarks?
-    let hierarchy: ContractionHierarchy?
-    /// What guidance looks up rather than measures on every route: name keys, perceived bearings.
-    let guidance: GuidanceTables
-    // What searches derive from the above at their first need, not at load (each reads the whole
-    // map): made once, each under its own lock.
-    private let madeMaximumSpeed = MadeOnce<Double>()
-    private let madeBounds = MadeOnce<BoundingBox?>()
-    private let madeTurnDurations = MadeOnce<[Float]>()
-    private let madeVertexGrid = MadeOnce<VertexGrid?>()
-    private let madeArcMetrics = MadeOnce<ArcMetrics?>()
-
-    /// Metres per unit of weight of the "fastest" edge by weight (A*'s great-circle bound),
-    /// measured at the first search that needs it.
-    var maximumSpeed: Double {
-        madeMaximumSpeed.value {
-            var fastest = 1.0
-            for e in 0..<graph.edgeCount where graph.edgeWeight[e] > 0 {
-                fastest = max(fastest, Double(graph.edgeLength[e]) / Double(graph.edgeWeight[e]))
-            }
-            return fastest
-        }
-    }
-
-    /// The box around every vertex (nil for an empty graph), measured at the first error that
-    /// needs it.
-    var bounds: BoundingBox? {
-        madeBounds.value { try? BoundingBox.enclosing((0..<UInt32(graph.nodeCount)).map(graph.coordinate(of:))) }
-    }
-
-    /// Seconds of every turn in ``transitions`` (same layout; the weights there may carry
-    /// penalties), made at the first isochrone on a map without a hierarchy.
-    var turnDurations: [Float] {
-        madeTurnDurations.value {
-            var seconds = [Float](repeating: .infinity, count: transitions.cost.count)
-            for e in 0..<graph.edgeCount {
-                let v = graph.edgeTarget[e], first = Int(graph.firstEdge[Int(v)])
-                for f in graph.edges(from: v) where transitions.cost[Int(transitions.start[e]) + f - first] != .infinity {
-                    seconds[Int(transitions.start[e]) + f - first] = Float(TransitionTable.duration(e, f, graph, turns, costs))
-                }
-            }
-            return seconds
-        }
-    }
-
-    /// The vertices by cell and the fastest speed by travel time (nil for an empty map), made at
-    /// the first isochrone that needs them.
-    var vertexGrid: VertexGrid? {
-        madeVertexGrid.value { bounds.map { VertexGrid(graph: graph, bounds: $0) } }
-    }
-
-    /// Travel time and length of every hierarchy arc (nil without a hierarchy), made at the first
-    /// table or isochrone.
-    var arcMetrics: ArcMetrics? {
-        madeArcMetrics.value { hierarchy.map { ArcMetrics(hierarchy: $0, data: self) } }
-    }
-
-    private init(graph: RoadGraph, snapIndex: SnapIndex, costs: TurnCosts, turns: TurnGeometry, transitions: TransitionTable,
-                 landmarks: Landmarks?, hierarchy: ContractionHierarchy?, guidance: GuidanceTables?) {
-        self.graph = graph
-        self.snapIndex = snapIndex
-        self.costs = costs
-        self.turns = turns
-        self.transitions = transitions
-        self.landmarks = landmarks
-        self.hierarchy = hierarchy
-        self.guidance = guidance ?? GuidanceTables(graph: graph, transitions: transitions)
-    }
-
-    /// Why no road is within `maxDistance` metres of `c`: outside the map's area (and perhaps given
-    /// as longitude,latitude), or simply no road near enough.
-    func noRoadError(_ c: Coordinate, maxDistance: Double) -> RouteError {
-        guard let bounds else { return .noSegment(c, maxDistance: maxDistance) }
-        func near(_ p: Coordinate) -> Bool {
-            let dLat = maxDistance / 111_195, dLon = maxDistance / (111_195 * max(0.01, cos(p.latitude * .pi / 180)))
-            let box = BoundingBox(west: bounds.west - dLon, south: bounds.south - dLat, east: bounds.east + dLon, north: bounds.north + dLat)
-            return box.contains(p)
-        }
-        if near(c) { return .noSegment(c, maxDistance: maxDistance) }
-        let swapped = (try? Coordinate(validatingLatitude: c.longitude, longitude: c.latitude)).map(near) ?? false
-        return .outsideMap(c, bounds: bounds, swapped: swapped)
-    }
-
-    /// Builds what `method` needs: the stored hierarchy (its turn tables serve every search) or a
-    /// contracted one, landmarks, or nothing more for A*.
-    static func prepare(graph: RoadGraph, method: RoadMap.SearchMethod, stored: ContractionHierarchy?, guidance: GuidanceTables? = nil,
-                        snapIndex storedIndex: SnapIndex? = nil, turns storedTurns: (turns: TurnGeometry, transitions: TransitionTable?)? = nil,
-                        landmarks givenLandmarks: Landmarks?,
-                        costs givenCosts: TurnCosts?, progress: ContractionHierarchy.Progress? = nil) -> (data: RoutingData, preparation: RoadMap.Preparation) {
-        func since(_ t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
-        let costs = givenCosts ?? TurnCosts(for: graph)
-        let useHierarchy = method == .hierarchy || (method == .automatic && stored != nil)
-        var hierarchy = useHierarchy ? stored : nil
-        var clock = DispatchTime.now().uptimeNanoseconds
-        // A stored hierarchy's turn tables serve every search, whether or not routes run on it.
-        let turns = stored?.turns ?? storedTurns?.turns ?? TurnGeometry(graph: graph)
-        var indexSeconds = since(clock)
-        // The search structure first, the snap index after it: contraction's peak memory then
-        // does not hold the index too.
-        clock = DispatchTime.now().uptimeNanoseconds
-        var landmarks = givenLandmarks
-        var refused: String?
-        if useHierarchy && hierarchy == nil {
-            refused = ContractionHierarchy.refusal(for: graph)
-            if refused == nil { hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns, progress: progress) }
-        }
-        // Landmarks where asked for, or for the many queries a hierarchy was asked for but refused.
-        if hierarchy == nil && landmarks == nil && (method == .landmarks || refused != nil) {
-            landmarks = Landmarks(graph: graph)
-        }
-        let transitions = (hierarchy ?? stored)?.transitions ?? storedTurns?.transitions ?? TransitionTable(graph: graph, turns: turns, costs: costs)
-        let searchSeconds = since(clock)
-        clock = DispatchTime.now().uptimeNanoseconds
-        let index = storedIndex ?? SnapIndex(graph: graph)
-        indexSeconds += since(clock)
-        let data = RoutingData(graph: graph, snapIndex: index, costs: costs, turns: turns, transitions: transitions,
-                               landmarks: landmarks, hierarchy: hierarchy, guidance: guidance)
-        let preparation = RoadMap.Preparation(search: hierarchy != nil ? .hierarchy : landmarks != nil ? .landmarks : .aStar,
-                                              contracted: hierarchy != nil && stored == nil,
-                                              indexSeconds: indexSeconds, searchSeconds: searchSeconds, hierarchyRefused: refused)
-        return (data, preparation)
-    }
 }

@@ -1,3 +1,6 @@
+import WaymarkPreparation
+import WaymarkGuidance
+import WaymarkQueries
 // Which search a map uses for the work it is given, and the limits and notes every front end
 // (the command line, the server, an app) takes from the library rather than deciding for itself.
 

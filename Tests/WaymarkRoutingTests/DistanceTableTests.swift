@@ -3,6 +3,8 @@ import WaymarkGeo
 import WaymarkGraph
 import WaymarkSupport
 @testable import WaymarkPreparation
+@testable import WaymarkQueries
+@testable import WaymarkGuidance
 @testable import WaymarkRouting
 
 /// The table (OSRM's many-to-many) against single routes: every cell is the route's travel time

@@ -5,6 +5,8 @@ import WaymarkGraph
 import WaymarkProfiles
 import WaymarkOSM
 @testable import WaymarkPreparation
+@testable import WaymarkQueries
+@testable import WaymarkGuidance
 @testable import WaymarkRouting
 
 /// How routes are told, rule by rule, on small drawn maps after OSRM's guidance scenarios

@@ -3,6 +3,8 @@ import WaymarkGeo
 import WaymarkGraph
 import WaymarkSupport
 @testable import WaymarkPreparation
+@testable import WaymarkQueries
+@testable import WaymarkGuidance
 @testable import WaymarkRouting
 
 /// Isochrones: the outline tracing on hand-drawn grids, and whole isochrones against routes.
@@ -132,7 +134,7 @@ import WaymarkSupport
         let g = randomGraph(seed: UInt64(seed), nodes: 120, ways: 220)
         let map = RoadMap(graph: g, method: .hierarchy, maxSnapDistance: 5000)
         let data = map.data().data
-        let search = IsochroneSearch(data: data), router = Router(map: map, data: data)
+        let search = IsochroneSearch(data: data), router = Router(map: map, prepared: map.data())
         var rng = SplitMix64(seed: UInt64(seed))
         var compared = 0
         for _ in 0..<6 {

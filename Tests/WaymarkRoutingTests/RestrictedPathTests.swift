@@ -4,6 +4,8 @@ import WaymarkGeo
 import WaymarkGraph
 import WaymarkProfiles
 @testable import WaymarkPreparation
+@testable import WaymarkQueries
+@testable import WaymarkGuidance
 @testable import WaymarkRouting
 
 /// Turn restrictions over via ways, scenario by scenario after OSRM's

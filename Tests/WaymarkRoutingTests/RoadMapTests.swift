@@ -6,6 +6,8 @@ import WaymarkProfiles
 import WaymarkOSM
 import WaymarkSupport
 @testable import WaymarkPreparation
+@testable import WaymarkQueries
+@testable import WaymarkGuidance
 @testable import WaymarkRouting
 
 /// Random waypoints over the random graphs' area (fixed seed).

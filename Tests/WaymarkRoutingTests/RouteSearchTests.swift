@@ -6,6 +6,8 @@ import WaymarkProfiles
 import WaymarkOSM
 import WaymarkSupport
 @testable import WaymarkPreparation
+@testable import WaymarkQueries
+@testable import WaymarkGuidance
 @testable import WaymarkRouting
 
 /// A random road graph: nodes scattered over ~2 km, two-node and three-node ways between random

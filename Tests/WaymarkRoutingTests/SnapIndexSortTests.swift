@@ -1,6 +1,8 @@
 import Testing
 import WaymarkSupport
 @testable import WaymarkPreparation
+@testable import WaymarkQueries
+@testable import WaymarkGuidance
 @testable import WaymarkRouting
 
 /// The snap index's cell sort (a radix sort) against the standard library's stable sort, on

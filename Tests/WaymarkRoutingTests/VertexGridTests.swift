@@ -5,6 +5,8 @@ import WaymarkProfiles
 import WaymarkOSM
 import WaymarkSupport
 @testable import WaymarkPreparation
+@testable import WaymarkQueries
+@testable import WaymarkGuidance
 @testable import WaymarkRouting
 
 /// The isochrone's vertex grid: every vertex within a radius on the ground is among the cells it

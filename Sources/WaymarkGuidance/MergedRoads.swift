@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkQueries
 import WaymarkPreparation
 
 /// Where OSRM sees one road though the map draws two: the two oneway carriageways of a divided
@@ -8,7 +9,7 @@ import WaymarkPreparation
 /// `MergableRoadDetector` and `getIntersectionGeometries`). Found once per map, with the
 /// perceived bearings; a junction then lists the road once (the carriageway coming in is left out
 /// unless the route arrives along it) at the merged bearing.
-struct MergedRoads: Sendable, Equatable {
+package struct MergedRoads: Sendable, Equatable {
     /// Edges arriving along a carriageway merged at their target, ascending.
     let arriving: Column<UInt32>
     /// For each, the edge leaving that junction along the carriageway beside it.
@@ -44,7 +45,7 @@ struct MergedRoads: Sendable, Equatable {
 
 /// OSRM's `MergableRoadDetector` on Waymark's graph, over the perceived bearings as measured
 /// (`depart`/`arrival`, see ``GuidanceTables``).
-struct MergableRoadDetector {
+package struct MergableRoadDetector {
     let graph: RoadGraph
     let depart: [Float]
     let arrival: [Float]

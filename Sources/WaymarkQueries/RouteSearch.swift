@@ -70,13 +70,7 @@ public final class RouteSearch {
     private var bounds: StampedArray<Double>
     private var heap = MinHeap(capacity: 4096)
 
-    /// A searcher on the map's data; `landmarks: false` bounds by great-circle distance even where
-    /// the map has landmarks.
-    public convenience init(map: RoadMap, landmarks: Bool = true) {
-        self.init(data: map.data().data, landmarks: landmarks)
-    }
-
-    init(data: RoutingData, landmarks: Bool = true) {
+    package init(data: RoutingData, landmarks: Bool = true) {
         self.data = data
         graph = data.graph
         self.landmarks = landmarks ? data.landmarks : nil

@@ -19,7 +19,7 @@ public struct Lane: Sendable, Equatable {
 }
 
 /// A turn-lane arrow as OSRM reads `turn:lanes` values.
-enum LaneIndication: CaseIterable {
+package enum LaneIndication: CaseIterable {
     case none, straight, sharpLeft, left, slightLeft, slightRight, right, sharpRight, uturn, mergeToLeft, mergeToRight
 
     init?(osm: Substring) {
@@ -74,7 +74,7 @@ enum LaneIndication: CaseIterable {
 }
 
 /// Turn lanes at a junction: `turn:lanes` of the road arrived by, matched to the roads there.
-enum TurnLanes {
+package enum TurnLanes {
     /// The lanes of a `turn:lanes` value, left to right (`|` between lanes, `;` between arrows);
     /// an empty lane is `none`, unknown arrows are dropped (as OSRM), a lane of only unknown
     /// arrows is `none`.

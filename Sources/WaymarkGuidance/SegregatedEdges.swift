@@ -1,5 +1,6 @@
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkQueries
 import WaymarkPreparation
 
 /// OSRM's segregated intersections (`findSegregatedNodes`): a short edge inside a junction that

@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkGraph
+import WaymarkQueries
 import WaymarkPreparation
 
 /// Instruction templates for one language, shaped like osrm-text-instructions' tables: for each

@@ -52,8 +52,8 @@ struct TimedLabel: SearchCost {
 /// time's weight: a road for local traffic only costs OSRM's `max_turn_weight` to enter, so a way
 /// within the time may weigh an hour, and the Dijkstra runs to that weight; the sweep's cost does
 /// not depend on the weights.)
-final class IsochroneSearch {
-    enum Method {
+package final class IsochroneSearch {
+    package enum Method {
         case dijkstra
         /// Down the whole hierarchy.
         case sweep
@@ -80,7 +80,7 @@ final class IsochroneSearch {
     /// The restricted sweep's nodes, a bit per query node (scratch kept between searches).
     private var selected: [UInt64] = []
 
-    init(data: RoutingData) {
+    package init(data: RoutingData) {
         self.data = data
         labels = StampedArray(count: data.transitions.paths.stateCount)
         entry = StampedArray(count: data.graph.edgeCount)
@@ -98,7 +98,7 @@ final class IsochroneSearch {
     /// `denoise` (0…1) keeps, per time, the polygons at least that share of the largest one's area
     /// (1: the largest alone, 0: all). `method` chooses the search (by default the restricted
     /// sweep where a hierarchy is loaded, else the Dijkstra).
-    func isochrone(from origin: Snap, minutes: [Double], denoise: Double, method: Method? = nil) -> Isochrone {
+    package func isochrone(from origin: Snap, minutes: [Double], denoise: Double, method: Method? = nil) -> Isochrone {
         let graph = data.graph
         let times = minutes.sorted()
         let limit = (times.last ?? 0) * 60

@@ -1,8 +1,9 @@
 import WaymarkGraph
+import WaymarkQueries
 import WaymarkPreparation
 
 /// What happens at one junction of a route: nothing worth saying (`silent`), or a maneuver.
-enum TurnDecision: Hashable {
+package enum TurnDecision: Hashable {
     case silent
     case maneuver(ManeuverType, ManeuverModifier)
 }
@@ -10,7 +11,7 @@ enum TurnDecision: Hashable {
 /// The classifier's verdict on one turn at a junction, as a map keeps it for every turn
 /// (``GuidanceTables/decisions``): made when the map is prepared for routing, as OSRM decides
 /// each turn's instruction when it builds its graph, rather than on every route.
-enum TurnVerdict: Hashable {
+package enum TurnVerdict: Hashable {
     /// OSRM's `DrivewayHandler`: past minor roads on a road of one name; not even listed.
     case drivewayPassage
     case decided(TurnDecision)
@@ -122,7 +123,7 @@ extension HighwayClass {
 
 /// Decides the maneuver at each junction the way OSRM's guidance does: obvious continuations are
 /// silent, name changes announced only when OSRM would, forks, ends of roads, ramps and merges.
-final class TurnClassifier: Sendable {
+package final class TurnClassifier: Sendable {
     let graph: RoadGraph
     let names: NameKeys
 

@@ -1,7 +1,9 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkGuidance
 import WaymarkPreparation
+import WaymarkQueries
 
 /// Routes between coordinates on a ``RoadMap``: snapping, search, assembly into legs and steps.
 ///
@@ -15,6 +17,8 @@ public final class Router {
     /// Maximum distance in metres from a waypoint to its road (default: the map's).
     public var maxSnapDistance: Double
     let data: RoutingData
+    /// Guidance's tables, which tell the routes found.
+    let guidance: GuidanceTables
     private let engine: Engine
     /// The many-to-many search, made at the first table.
     private var tableSearch: TableSearch?
@@ -26,8 +30,10 @@ public final class Router {
         case search(RouteSearch)
     }
 
-    init(map: RoadMap, data: RoutingData) {
+    init(map: RoadMap, prepared: PreparedMap) {
+        let data = prepared.data
         self.data = data
+        guidance = prepared.guidance
         graph = data.graph
         maxSnapDistance = map.maxSnapDistance
         engine = data.hierarchy != nil ? .hierarchy(HierarchySearch(data: data)) : .search(RouteSearch(data: data))
@@ -81,7 +87,7 @@ public final class Router {
         var geometry: [Coordinate] = []
         for (i, (a, b)) in zip(snaps, snaps.dropFirst()).enumerated() {
             guard let path = path(from: a, to: b) else { throw .noRoute(from: waypoints[i], to: waypoints[i + 1]) }
-            let leg = StepAssembler(data: data).assemble(path, from: a, to: b, input: (waypoints[i], waypoints[i + 1]),
+            let leg = StepAssembler(data: data, guidance: guidance).assemble(path, from: a, to: b, input: (waypoints[i], waypoints[i + 1]),
                                                          legIndex: i, legCount: snaps.count - 1, drivingSide: graph.drivingSide)
             legs.append(leg)
             // Each step's line without its last point (the next step starts there), then the end;

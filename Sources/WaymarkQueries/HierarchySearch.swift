@@ -20,15 +20,7 @@ public final class HierarchySearch {
     /// Scratch for unpacking shortcuts.
     private var unpacking: (arcs: [Int], stack: [Int]) = ([], [])
 
-    /// A searcher on the map's hierarchy (the map must route on one: ``RoadMap/SearchMethod/hierarchy``,
-    /// or a stored one).
-    public convenience init(map: RoadMap) {
-        let data = map.data().data
-        precondition(data.hierarchy != nil, "the map routes without a contraction hierarchy (method: \(map.method))")
-        self.init(data: data)
-    }
-
-    init(data: RoutingData) {
+    package init(data: RoutingData) {
         self.data = data
         graph = data.graph
         hierarchy = data.hierarchy!

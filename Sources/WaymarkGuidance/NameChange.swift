@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkGraph
+import WaymarkQueries
 import WaymarkPreparation
 
 /// When a change of road deserves a word: OSRM's rule (`requiresNameAnnounced`), with the suffixes of
@@ -8,7 +9,7 @@ import WaymarkPreparation
 ///
 /// The comparisons that need words (compass suffixes, connecting words) are made once per map in
 /// ``NameKeys``; on the route only string ids and bytes are compared.
-enum NameChange {
+package enum NameChange {
     /// OSRM car.lua's `suffix_list`: compass words that may come and go without a new name.
     static let suffixes: Set<String> = ["n", "ne", "e", "se", "s", "sw", "w", "nw", "north", "south", "west", "east",
                                         "nor", "sou", "we", "ea"]
@@ -141,7 +142,7 @@ enum NameChange {
 /// Per string of a map, the keys name comparisons need, made once when the map is prepared:
 /// equal keys mean equal words (``NameChange/significantWords(_:)``) or an equal core
 /// (``NameChange/core(_:)``); 0 means none.
-struct NameKeys: Sendable {
+package struct NameKeys: Sendable {
     let words: [UInt32]
     let core: [UInt32]
     /// Per string, its ref items (``NameChange/refItems(_:)``) as interned ids (none for "").

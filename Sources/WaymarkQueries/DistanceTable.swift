@@ -16,6 +16,13 @@ public struct DistanceTable: Sendable, Equatable {
     /// Metres along the same routes.
     public var distances: [Double?]
 
+    public init(sources: [Snap], destinations: [Snap], durations: [Double?], distances: [Double?]) {
+        self.sources = sources
+        self.destinations = destinations
+        self.durations = durations
+        self.distances = distances
+    }
+
     public func duration(from i: Int, to j: Int) -> Double? { durations[i * destinations.count + j] }
     public func distance(from i: Int, to j: Int) -> Double? { distances[i * destinations.count + j] }
 }
@@ -23,7 +30,7 @@ public struct DistanceTable: Sendable, Equatable {
 /// Travel time and length of every arc of a contraction hierarchy (a shortcut: the sum of the two
 /// arcs it replaces), for searches that report more than the weight they minimise. Built once
 /// per map, on the first table or isochrone.
-struct ArcMetrics: Sendable {
+package struct ArcMetrics: Sendable {
     let duration: [Float]
     let distance: [Float]
     /// Travel time of the hierarchy's downward rows' arcs, in the rows' order (the isochrone's
@@ -68,7 +75,7 @@ struct ArcMetrics: Sendable {
 /// destination and the cost from there); then one upward forward search per source scans the
 /// buckets of the nodes it settles. Every pair's best meeting is its fastest route, as for single
 /// queries. Costs are the weight the searches minimise; travel time and length ride along.
-final class TableSearch {
+package final class TableSearch {
     private let data: RoutingData
     private let hierarchy: ContractionHierarchy
     private let metrics: ArcMetrics
@@ -96,7 +103,7 @@ final class TableSearch {
         var distance: Double
     }
 
-    init(data: RoutingData, metrics: ArcMetrics) {
+    package init(data: RoutingData, metrics: ArcMetrics) {
         self.data = data
         hierarchy = data.hierarchy!
         self.metrics = metrics
@@ -110,7 +117,7 @@ final class TableSearch {
     }
 
     /// The table between snapped points (their edge points on the graph).
-    func table(sources: [Snap], destinations: [Snap]) -> (durations: [Double?], distances: [Double?]) {
+    package func table(sources: [Snap], destinations: [Snap]) -> (durations: [Double?], distances: [Double?]) {
         let graph = data.graph, ch = hierarchy, metrics = metrics
         let columns = destinations.count
         var cost = [Double](repeating: .infinity, count: sources.count * columns)

@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkQueries
 import WaymarkPreparation
 
 /// The bearing a driver perceives for a road leaving a junction, chosen the way OSRM's
@@ -13,7 +14,7 @@ import WaymarkPreparation
 /// Points are on the local plane in metres (x east, y north) with the junction at the origin:
 /// over the few tens of metres looked at, that differs from OSRM's great-circle measures by far
 /// less than the thresholds involved.
-struct PerceivedBearing {
+package struct PerceivedBearing {
     struct Point: Equatable {
         var x: Double
         var y: Double

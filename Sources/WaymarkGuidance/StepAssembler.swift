@@ -1,13 +1,15 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkQueries
 import WaymarkPreparation
 
 /// Tells a found path as steps the way OSRM does: a maneuver where the driver must act, nothing
 /// where the road simply goes on; roundabouts with their exit; short connecting pieces collapsed
 /// into the turn they belong to. Works on the path only, after the search.
-struct StepAssembler {
+package struct StepAssembler {
     let data: RoutingData
+    let guidance: GuidanceTables
     // Held once: a computed `data.graph` would copy the graph's arrays' references at every use.
     // The per-junction helpers (`cut`, `intersection`, `roundabout`) take it as a `borrowing`
     // parameter instead: calling a graph method on this stored property copies the whole graph
@@ -15,10 +17,11 @@ struct StepAssembler {
     let graph: RoadGraph
     let classifier: TurnClassifier
 
-    init(data: RoutingData) {
+    package init(data: RoutingData, guidance: GuidanceTables) {
         self.data = data
+        self.guidance = guidance
         graph = data.graph
-        classifier = TurnClassifier(graph: data.graph, names: data.guidance.names)
+        classifier = TurnClassifier(graph: data.graph, names: guidance.names)
     }
 
     /// One driven piece: an edge from `from` to `to` metres along it.
@@ -65,7 +68,7 @@ struct StepAssembler {
     /// `notARing`: OSRM's `RoundaboutType::None`, a ring it does not tell as one (see ``roundaboutKind(at:entering:)``).
     enum RoundaboutKind { case roundabout, rotary, intersection, notARing }
 
-    func assemble(_ path: RoutePath, from origin: Snap, to destination: Snap, input: (Coordinate, Coordinate),
+    package func assemble(_ path: RoutePath, from origin: Snap, to destination: Snap, input: (Coordinate, Coordinate),
                   legIndex: Int, legCount: Int, drivingSide: DrivingSide) -> RouteLeg {
         var pieces: [Piece] = []
         for (i, e) in path.edges.enumerated() {
@@ -96,7 +99,7 @@ struct StepAssembler {
                 i += 1
                 continue
             }
-            let junction = Junction(graph: graph, tables: data.guidance, arrival: e, next: f, table: data.transitions, reusing: &roadStorage)
+            let junction = Junction(graph: graph, tables: guidance, arrival: e, next: f, table: data.transitions, reusing: &roadStorage)
             let intersection = StepAssembler.intersection(junction, arrival: e, graph: graph)
             let inRing = graph.flags(of: e).contains(.roundabout), toRing = graph.flags(of: f).contains(.roundabout)
             if !inRing && toRing, case let kind = roundaboutKind(at: v, entering: f), kind != .notARing {
@@ -113,7 +116,7 @@ struct StepAssembler {
                 continue
             }
             // Decided when the map was made (``GuidanceTables/decisions``), else here.
-            let verdict = TurnVerdict(code: data.guidance.decision(arrival: e, next: f, graph: graph, table: data.transitions))
+            let verdict = TurnVerdict(code: guidance.decision(arrival: e, next: f, graph: graph, table: data.transitions))
                 ?? classifier.verdict(arrival: e, junction: junction)
             guard case let .decided(decision) = verdict else {
                 // OSRM's `DrivewayHandler`: past minor roads on a road of one name, no turn at
@@ -291,7 +294,7 @@ struct StepAssembler {
             drafts.append(draft)
             return k
         }
-        let exitJunction = Junction(graph: graph, tables: data.guidance, arrival: pieces[k - 1].edge, next: pieces[k].edge, table: data.transitions)
+        let exitJunction = Junction(graph: graph, tables: guidance, arrival: pieces[k - 1].edge, next: pieces[k].edge, table: data.transitions)
         let exitBearing = exitJunction.roads[exitJunction.taken!].bearing
         let overall = Junction.turnAngle(arriving: junction.arrivalBearing, leaving: exitBearing)
         // OSRM: a roundabout or rotary step keeps the direction of the turn onto the ring; a
@@ -323,7 +326,7 @@ struct StepAssembler {
     /// OSRM does not take for one (`getRoundaboutType`'s `None`: somewhere on it a third ring road
     /// meets, it splits, or it does not close) is told turn by turn like any road.
     func roundaboutKind(at v: UInt32, entering first: Int) -> RoundaboutKind {
-        let tables = data.guidance
+        let tables = guidance
         var length = 0.0
         var junctions = 0
         var simple = true

@@ -2,11 +2,12 @@ import Dispatch
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkQueries
 import WaymarkPreparation
 import WaymarkSupport
 
 /// One road at a junction, as a driver arriving there sees it.
-struct JunctionRoad {
+package struct JunctionRoad {
     /// The edge leaving the junction along this road; -1 when the road only comes in (a oneway).
     var out: Int
     /// The road's segment << 1, plus 1 when its segment ends here (for telling roads apart):
@@ -27,7 +28,7 @@ struct JunctionRoad {
 
 /// Every road at one vertex of the route, seen from the road arrived by (`roads[0]`, angle 0);
 /// the rest in order of angle (sharp right first), as OSRM's intersection views.
-struct Junction {
+package struct Junction {
     var vertex: UInt32
     var roads: [JunctionRoad]
     /// The index in `roads` of the edge driven out, if one was.
@@ -145,7 +146,7 @@ struct Junction {
 /// Per map, what guidance would otherwise measure on every route: keys for comparing names, and
 /// each edge's perceived bearing (``PerceivedBearing``) from its source and, looking back, from
 /// its target.
-struct GuidanceTables: Sendable {
+package struct GuidanceTables: Sendable {
     let names: NameKeys
     /// Degrees clockwise from north, from the edge's source along it (divided roads' carriageways
     /// merged, ``MergedRoads``).
@@ -180,7 +181,7 @@ struct GuidanceTables: Sendable {
     /// Made for `graph`; every turn's verdict too where `transitions` (which turns may be taken)
     /// are given: a map prepared for routing has them (a plain `build` stores no verdicts, and
     /// its routes work each out at the junction).
-    init(graph: RoadGraph, transitions: TransitionTable? = nil) {
+    package init(graph: RoadGraph, transitions: TransitionTable? = nil) {
         let names = NameKeys(strings: graph.strings, names: graph.segmentName, refs: graph.segmentRef)
         var depart = [Float](repeating: 0, count: graph.edgeCount), arrival = depart
         // An edge and its twin the other way along the same segment read the same points in the
@@ -355,16 +356,16 @@ extension RoadGraph {
 }
 
 /// OSRM keeps coordinates in integers of 10⁻⁶° (Waymark in 10⁻⁷°): rounded to the nearest.
-enum OSRMGrid {
+package enum OSRMGrid {
     static func rounded(_ c: Coordinate) -> Coordinate {
         Coordinate(latitude: (c.latitude * 1_000_000).rounded() / 1_000_000, longitude: (c.longitude * 1_000_000).rounded() / 1_000_000)
     }
 }
 
 /// Why stored guidance tables were refused.
-struct GuidanceFileError: Error, CustomStringConvertible {
+package struct GuidanceFileError: Error, CustomStringConvertible {
     var reason: String
-    var description: String { "stored guidance tables: \(reason)" }
+    package var description: String { "stored guidance tables: \(reason)" }
 }
 
 extension GuidanceTables {
@@ -373,11 +374,11 @@ extension GuidanceTables {
     static var parameters: [Double] { [7] }
 
     /// How many sections ``fileSections`` holds (known before the tables are made).
-    static let fileSectionCount = 10
+    package static let fileSectionCount = 10
 
     /// The tables as graph-file sections: the bearings, and the name keys with each string's
     /// ref items one after another.
-    var fileSections: [GraphFile.Section] {
+    package var fileSections: [GraphFile.Section] {
         var refStart: [UInt32] = [0], refItems: [UInt32] = []
         for items in names.refs {
             refItems += items
@@ -390,7 +391,7 @@ extension GuidanceTables {
 
     /// The tables a graph file stores, checked against the graph; nil where there are none or
     /// they were made under other parameters.
-    init?(fileSections sections: FileSections, graph: RoadGraph, alreadyChecked: Bool = false) throws(GuidanceFileError) {
+    package init?(fileSections sections: FileSections, graph: RoadGraph, alreadyChecked: Bool = false) throws(GuidanceFileError) {
         guard sections.column("GPRM", as: Double.self)?.array == GuidanceTables.parameters else { return nil }
         func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int? = nil) throws(GuidanceFileError) -> Column<T> {
             try sections.values(tag, as: type, count: count) { GuidanceFileError(reason: $0) }

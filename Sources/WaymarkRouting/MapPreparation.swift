@@ -1,0 +1,58 @@
+import Dispatch
+import WaymarkGraph
+import WaymarkGuidance
+import WaymarkPreparation
+import WaymarkProfiles
+import WaymarkQueries
+
+/// What every query on one map shares, prepared once: the searches' data (``RoutingData``) and
+/// guidance's tables.
+struct PreparedMap: Sendable {
+    let data: RoutingData
+    let guidance: GuidanceTables
+    let preparation: RoadMap.Preparation
+}
+
+extension RoadMap {
+    /// Builds what `method` needs: the stored hierarchy (its turn tables serve every search) or a
+    /// contracted one, landmarks, or nothing more for A*.
+    static func makePreparedMap(graph: RoadGraph, method: SearchMethod, stored: ContractionHierarchy?, guidance: GuidanceTables? = nil,
+                        snapIndex storedIndex: SnapIndex? = nil, turns storedTurns: (turns: TurnGeometry, transitions: TransitionTable?)? = nil,
+                        landmarks givenLandmarks: Landmarks?,
+                        costs givenCosts: TurnCosts?, progress: ContractionHierarchy.Progress? = nil) -> PreparedMap {
+        func since(_ t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
+        let costs = givenCosts ?? TurnCosts(for: graph)
+        let useHierarchy = method == .hierarchy || (method == .automatic && stored != nil)
+        var hierarchy = useHierarchy ? stored : nil
+        var clock = DispatchTime.now().uptimeNanoseconds
+        // A stored hierarchy's turn tables serve every search, whether or not routes run on it.
+        let turns = stored?.turns ?? storedTurns?.turns ?? TurnGeometry(graph: graph)
+        var indexSeconds = since(clock)
+        // The search structure first, the snap index after it: contraction's peak memory then
+        // does not hold the index too.
+        clock = DispatchTime.now().uptimeNanoseconds
+        var landmarks = givenLandmarks
+        var refused: String?
+        if useHierarchy && hierarchy == nil {
+            refused = ContractionHierarchy.refusal(for: graph)
+            if refused == nil { hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns, progress: progress) }
+        }
+        // Landmarks where asked for, or for the many queries a hierarchy was asked for but refused.
+        if hierarchy == nil && landmarks == nil && (method == .landmarks || refused != nil) {
+            landmarks = Landmarks(graph: graph)
+        }
+        let transitions = (hierarchy ?? stored)?.transitions ?? storedTurns?.transitions ?? TransitionTable(graph: graph, turns: turns, costs: costs)
+        let searchSeconds = since(clock)
+        clock = DispatchTime.now().uptimeNanoseconds
+        let index = storedIndex ?? SnapIndex(graph: graph)
+        indexSeconds += since(clock)
+        let data = RoutingData(graph: graph, snapIndex: index, costs: costs, turns: turns, transitions: transitions,
+                               landmarks: landmarks, hierarchy: hierarchy)
+        // Guidance's tables are guidance's code; preparing a map calls it.
+        let guidance = guidance ?? GuidanceTables(graph: graph, transitions: transitions)
+        let preparation = RoadMap.Preparation(search: hierarchy != nil ? .hierarchy : landmarks != nil ? .landmarks : .aStar,
+                                              contracted: hierarchy != nil && stored == nil,
+                                              indexSeconds: indexSeconds, searchSeconds: searchSeconds, hierarchyRefused: refused)
+        return PreparedMap(data: data, guidance: guidance, preparation: preparation)
+    }
+}
