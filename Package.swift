@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "WaymarkRoutingTests", dependencies: ["WaymarkRouting", "WaymarkPreparation", "WaymarkQueries",
                                                                 "WaymarkGuidance", "WaymarkGraph",
                                                                 "WaymarkProfiles", "WaymarkOSM", "WaymarkSupport"]),
-        .testTarget(name: "WaymarkRenderTests", dependencies: ["WaymarkRender", "WaymarkOSM", "WaymarkAnnotations"]),
+        .testTarget(name: "WaymarkRenderTests", dependencies: ["WaymarkRender", "WaymarkRouting", "WaymarkOSM", "WaymarkAnnotations"]),
         .testTarget(name: "WaymarkTests", dependencies: ["Waymark"]),
         .testTarget(name: "WaymarkServerTests", dependencies: ["WaymarkServer", "Waymark"]),
         .testTarget(name: "CLITests", dependencies: ["WaymarkCLI", "sample-town", "waymark-fuzz", "WaymarkGeoJSON"],

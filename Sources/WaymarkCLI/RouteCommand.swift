@@ -21,6 +21,7 @@ enum RouteCommand {
             OptionSpec(name: "batch", value: "PAIRS.csv", help: "Route every line from_lat,from_lon,to_lat,to_lon: one JSON route per line (NDJSON), timing on stderr."),
             OptionSpec(name: "threads", value: "N", help: "With --batch: route on N threads over the one loaded map (default 1); output stays in input order."),
             drivingSideOption,
+            OptionSpec(name: "language", value: "CODE", help: "The instructions' language (default en; the languages the library has)."),
             OptionSpec(name: "search", value: "ch|alt|astar", help: "Contraction hierarchy (prepared once, then fastest per query; default with --batch), landmarks (ALT: prepared once, seconds on a country) or A* (nothing to prepare). A single route uses the map's stored hierarchy, else A*."),
             outputOption,
         ],
@@ -52,6 +53,8 @@ enum RouteCommand {
     static func route(_ args: ParsedArguments, printedJSON: inout Bool) throws(CLIError) {
         let path = try args.requirePositionals(["<map>"])[0]
         let format = try args.choice("format", ["text", "json", "geojson", "polyline"], default: "text")
+        let language = InstructionTemplates.available[try args.choice("language", InstructionTemplates.available.keys.sorted(),
+                                                                      default: "en")]!
         let precision = Int(try args.number("precision", default: 5, in: 5...6))
         let geometries = GeometryFormat(rawValue: try args.choice("geometries", GeometryFormat.allCases.map(\.rawValue), default: "polyline"))!
         let overview = OverviewFormat(rawValue: try args.choice("overview", OverviewFormat.allCases.map(\.rawValue), default: "simplified"))!
@@ -97,8 +100,8 @@ enum RouteCommand {
 
         var route: Route
         do {
-            route = try map.route(from: from!, to: to!, via: vias)
-            if let destinationName { route.arrive(at: destinationName) }
+            route = try map.route(from: from!, to: to!, via: vias, language: language)
+            if let destinationName { route.arrive(at: destinationName, language: language) }
         } catch {
             if format == "json" {
                 Output.write(error.osrmJSON.jsonText() + "\n")

@@ -44,6 +44,9 @@ public struct InstructionLanguage: Sendable {
 /// as osrm-text-instructions does (see ``InstructionLanguage``).
 public struct InstructionTemplates: Sendable {
     public static let english = InstructionTemplates(.english)
+    /// The languages instructions can be told in, by their codes (another language is another
+    /// ``InstructionLanguage`` table).
+    public static let available: [String: InstructionTemplates] = ["en": english]
 
     enum Token: Sendable {
         case wayName, destination, exit, exitNumber, rotaryName, modifier, direction, nth, waypointName, laneInstruction
@@ -174,40 +177,11 @@ public struct InstructionTemplates: Sendable {
         return parts
     }
 
-    private static func slot(_ type: ManeuverType) -> Int {
-        switch type {
-        case .depart: 0
-        case .arrive: 1
-        case .turn: 2
-        case .newName: 3
-        case .continue: 4
-        case .merge: 5
-        case .onRamp: 6
-        case .offRamp: 7
-        case .fork: 8
-        case .endOfRoad: 9
-        case .roundabout: 10
-        case .rotary: 11
-        case .roundaboutTurn: 12
-        case .exitRoundabout: 13
-        case .exitRotary: 14
-        case .useLane: 15
-        case .notification: 16
-        }
-    }
+    private static func slot(_ type: ManeuverType) -> Int { type.storedNumber }
 
+    /// A modifier's stored number; one past them for none.
     private static func slot(_ modifier: ManeuverModifier?) -> Int {
-        switch modifier {
-        case .uturn: 0
-        case .sharpRight: 1
-        case .right: 2
-        case .slightRight: 3
-        case .straight: 4
-        case .slightLeft: 5
-        case .left: 6
-        case .sharpLeft: 7
-        case nil: 8
-        }
+        modifier?.storedNumber ?? ManeuverModifier.allCases.count
     }
 
     /// The sentence for a step (``InstructionLanguage/instruction(for:legIndex:legCount:waypointName:)``).

@@ -4,7 +4,7 @@ import WaymarkQueries
 import WaymarkPreparation
 
 /// When a change of road deserves a word: OSRM's rule (`requiresNameAnnounced`), with the suffixes of
-/// its car profile, plus one deliberate difference (README): names that differ only by a
+/// its car profile, plus one deliberate difference (docs/guidance.md): names that differ only by a
 /// connecting word ("Avenida de Fernão Magalhães" / "Avenida Fernão Magalhães") are one road.
 ///
 /// The comparisons that need words (compass suffixes, connecting words) are made once per map in
@@ -57,7 +57,7 @@ package enum NameChange {
 
     /// The items of a `;` list with spaces taken out ("IP 1; A 20" → ["IP1", "A20"]): refs are
     /// compared this way, so a road signed under two numbers stays one road ("IP1; A20",
-    /// "IP 1; A 20", "A20"; README: a deliberate difference, OSRM compares the lists as text).
+    /// "IP 1; A 20", "A20"; docs/guidance.md: a deliberate difference, OSRM compares the lists as text).
     static func refItems(_ s: String) -> [String] {
         s.split(separator: ";").map { String($0.filter { $0 != " " }) }.filter { !$0.isEmpty }
     }

@@ -46,6 +46,54 @@ public enum ManeuverModifier: String, Sendable, CaseIterable {
     }
 }
 
+// Each maneuver's number: graph files store it (in their turn verdicts) and instruction tables are
+// laid out by it. Fixed, whatever order the cases are declared in: a new case takes the next
+// unused number; none is ever renumbered.
+extension ManeuverType {
+    var storedNumber: Int {
+        switch self {
+        case .depart: 0
+        case .arrive: 1
+        case .turn: 2
+        case .newName: 3
+        case .continue: 4
+        case .merge: 5
+        case .onRamp: 6
+        case .offRamp: 7
+        case .fork: 8
+        case .endOfRoad: 9
+        case .roundabout: 10
+        case .rotary: 11
+        case .roundaboutTurn: 12
+        case .exitRoundabout: 13
+        case .exitRotary: 14
+        case .useLane: 15
+        case .notification: 16
+        }
+    }
+
+    /// Every type at its stored number.
+    static let byStoredNumber = allCases.sorted { $0.storedNumber < $1.storedNumber }
+}
+
+extension ManeuverModifier {
+    var storedNumber: Int {
+        switch self {
+        case .uturn: 0
+        case .sharpRight: 1
+        case .right: 2
+        case .slightRight: 3
+        case .straight: 4
+        case .slightLeft: 5
+        case .left: 6
+        case .sharpLeft: 7
+        }
+    }
+
+    /// Every modifier at its stored number.
+    static let byStoredNumber = allCases.sorted { $0.storedNumber < $1.storedNumber }
+}
+
 /// How a step is travelled (OSRM's `mode`).
 public enum TravelMode: String, Sendable {
     case driving
@@ -205,13 +253,14 @@ public struct Route: Sendable, Equatable {
         self.destinationName = destinationName
     }
 
-    /// Names the destination: the final arrive step becomes "You have arrived at `name`".
-    public mutating func arrive(at name: String) {
+    /// Names the destination: the final arrive step becomes "You have arrived at `name`", in
+    /// `language` (the one the route was told in).
+    public mutating func arrive(at name: String, language: InstructionTemplates = .english) {
         destinationName = name
         guard let leg = legs.indices.last, let step = legs[leg].steps.indices.last,
               legs[leg].steps[step].maneuver.type == .arrive else { return }
-        legs[leg].steps[step].instruction = InstructionTemplates.english.instruction(for: legs[leg].steps[step], legIndex: leg,
-                                                                                   legCount: legs.count, waypointName: name)
+        legs[leg].steps[step].instruction = language.instruction(for: legs[leg].steps[step], legIndex: leg, legCount: legs.count,
+                                                                 waypointName: name)
     }
 }
 

@@ -69,7 +69,7 @@ package struct StepAssembler {
     enum RoundaboutKind { case roundabout, rotary, intersection, notARing }
 
     package func assemble(_ path: RoutePath, from origin: Snap, to destination: Snap, input: (Coordinate, Coordinate),
-                  legIndex: Int, legCount: Int, drivingSide: DrivingSide) -> RouteLeg {
+                  legIndex: Int, legCount: Int, drivingSide: DrivingSide, language: InstructionTemplates) -> RouteLeg {
         var pieces: [Piece] = []
         for (i, e) in path.edges.enumerated() {
             let length = Double(graph.edgeLength[e])
@@ -127,7 +127,7 @@ package struct StepAssembler {
             }
             switch decision {
             case .silent where TurnLanes.keep(intersection.lanes) != nil && junction.roads.count > 2:
-                // Straight on, but not from every lane: which lanes to keep to (README: OSRM
+                // Straight on, but not from every lane: which lanes to keep to (docs/guidance.md: OSRM
                 // deprecated this type; Waymark keeps it where lanes split).
                 let road = junction.roads[junction.taken!]
                 drafts.append(Draft(pieces: i..<(i + 1), type: .useLane, modifier: ManeuverModifier(angle: road.angle), angle: road.angle,
@@ -208,7 +208,6 @@ package struct StepAssembler {
                                instruction: "", mode: last?.mode ?? .driving,
                                intersections: [StepIntersection(location: end, roads: [.init(bearing: (before + 180) % 360, entry: true)], inIndex: 0, outIndex: nil)],
                                rotaryName: nil, drivingSide: drivingSide, highway: last?.highway ?? .service))
-        let language = InstructionTemplates.english
         for k in steps.indices {
             // Two statements: reading a step while assigning into it would copy the step.
             let sentence = language.instruction(for: steps[k], legIndex: legIndex, legCount: legCount)

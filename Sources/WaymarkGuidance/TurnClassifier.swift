@@ -48,53 +48,6 @@ package enum TurnVerdict: Hashable {
     }
 }
 
-// The numbers graph files store for maneuvers (in their turn verdicts): fixed, whatever order
-// the cases are declared in. A new case takes the next unused number; none is ever renumbered.
-extension ManeuverType {
-    var storedNumber: Int {
-        switch self {
-        case .depart: 0
-        case .arrive: 1
-        case .turn: 2
-        case .newName: 3
-        case .continue: 4
-        case .merge: 5
-        case .onRamp: 6
-        case .offRamp: 7
-        case .fork: 8
-        case .endOfRoad: 9
-        case .roundabout: 10
-        case .rotary: 11
-        case .roundaboutTurn: 12
-        case .exitRoundabout: 13
-        case .exitRotary: 14
-        case .useLane: 15
-        case .notification: 16
-        }
-    }
-
-    /// Every type at its stored number.
-    static let byStoredNumber = allCases.sorted { $0.storedNumber < $1.storedNumber }
-}
-
-extension ManeuverModifier {
-    var storedNumber: Int {
-        switch self {
-        case .uturn: 0
-        case .sharpRight: 1
-        case .right: 2
-        case .slightRight: 3
-        case .straight: 4
-        case .slightLeft: 5
-        case .left: 6
-        case .sharpLeft: 7
-        }
-    }
-
-    /// Every modifier at its stored number.
-    static let byStoredNumber = allCases.sorted { $0.storedNumber < $1.storedNumber }
-}
-
 extension ManeuverModifier {
     /// OSRM's `getTurnDirection`: the modifier for a turn angle (180 straight on, below 180 right).
     init(angle: Double) {

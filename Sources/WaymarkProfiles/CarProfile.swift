@@ -25,7 +25,7 @@ public struct Vehicle: Sendable, Equatable {
 /// `lib/measure.lua`, `lib/tags.lua`, `lib/maxspeed.lua`), handler for handler and table for
 /// table. The graph and the search never read tags; everything they need is decided here.
 ///
-/// Where Waymark differs, on purpose (README, "Car profile"): the driving side is one setting for
+/// Where Waymark differs, on purpose (README and docs/car-profile.md): the driving side is one setting for
 /// the whole map rather than OSRM's per-way `driving_side` and country table; stop signs and give-way
 /// signs cost nothing yet; lanes, destinations and exits are read by the guidance, not here.
 public struct CarProfile: RoutingProfile {

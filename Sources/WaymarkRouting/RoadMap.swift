@@ -197,14 +197,16 @@ public final class RoadMap: @unchecked Sendable {
     }
 
     /// The fastest route from `origin` through `via`, in order, to `destination`. Thread-safe.
-    public func route(from origin: Coordinate, to destination: Coordinate, via: [Coordinate] = []) throws(RouteError) -> Route {
-        try route([origin] + via + [destination])
+    public func route(from origin: Coordinate, to destination: Coordinate, via: [Coordinate] = [],
+                      language: InstructionTemplates = .english) throws(RouteError) -> Route {
+        try route([origin] + via + [destination], language: language)
     }
 
     /// The fastest route through the waypoints in order (two or more); `radiuses` as
     /// ``Router/route(_:radiuses:)`` takes them. Thread-safe.
-    public func route(_ waypoints: [Coordinate], radiuses: [Double?] = []) throws(RouteError) -> Route {
-        try withRouter { (router) throws(RouteError) in try router.route(waypoints, radiuses: radiuses) }
+    public func route(_ waypoints: [Coordinate], radiuses: [Double?] = [],
+                      language: InstructionTemplates = .english) throws(RouteError) -> Route {
+        try withRouter { (router) throws(RouteError) in try router.route(waypoints, radiuses: radiuses, language: language) }
     }
 
     /// Runs `body` on a router lent from the pool (made when none is idle), then returns it.

@@ -78,9 +78,11 @@ public final class Router {
         return snap
     }
 
-    /// The fastest route through the waypoints in order (two or more). `radiuses`, one per
-    /// waypoint where given, is how far each may be from its road (nil: ``maxSnapDistance``).
-    public func route(_ waypoints: [Coordinate], radiuses: [Double?] = []) throws(RouteError) -> Route {
+    /// The fastest route through the waypoints in order (two or more), its instructions in
+    /// `language`. `radiuses`, one per waypoint where given, is how far each may be from its road
+    /// (nil: ``maxSnapDistance``).
+    public func route(_ waypoints: [Coordinate], radiuses: [Double?] = [],
+                      language: InstructionTemplates = .english) throws(RouteError) -> Route {
         guard waypoints.count >= 2 else { throw .invalidInput("a route needs at least two waypoints") }
         let snaps = try snap(waypoints, radiuses: radiuses)
         var legs: [RouteLeg] = []
@@ -88,7 +90,8 @@ public final class Router {
         for (i, (a, b)) in zip(snaps, snaps.dropFirst()).enumerated() {
             guard let path = path(from: a, to: b) else { throw .noRoute(from: waypoints[i], to: waypoints[i + 1]) }
             let leg = StepAssembler(data: data, guidance: guidance).assemble(path, from: a, to: b, input: (waypoints[i], waypoints[i + 1]),
-                                                         legIndex: i, legCount: snaps.count - 1, drivingSide: graph.drivingSide)
+                                                         legIndex: i, legCount: snaps.count - 1, drivingSide: graph.drivingSide,
+                                                                       language: language)
             legs.append(leg)
             // Each step's line without its last point (the next step starts there), then the end;
             // the closing arrive step is only that end point, so it adds nothing of its own.

@@ -102,9 +102,10 @@ public final class OSRMService: Sendable {
         }
         if options.take("waypoints") != nil { throw APIError("NotImplemented", "the waypoints option (silent via points) is not served") }
         let skipWaypoints = try options.bool("skip_waypoints", default: false)
+        let code = try options.choice("language", InstructionTemplates.available.keys.sorted(), default: "en")
         try options.finish("route")
         do {
-            let route = try router.route(coordinates, radiuses: radiuses)
+            let route = try router.route(coordinates, radiuses: radiuses, language: InstructionTemplates.available[code]!)
             var writer = JSONWriter()
             route.writeOSRMJSON(into: &writer, geometries: geometries, overview: overview, steps: steps, waypoints: !skipWaypoints)
             return writer.bytes

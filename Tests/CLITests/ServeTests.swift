@@ -277,6 +277,7 @@ struct RawClient {
             ("/route/v1/driving/-2.6,95;-2.57,52.31", 400, "InvalidValue"),
             ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?steps=maybe", 400, "InvalidQuery"),
             ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?bogus=1", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?language=xx", 400, "InvalidQuery"),
             ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?steps=true&steps=false", 400, "InvalidQuery"),
             ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?radiuses=5", 400, "InvalidOptions"),
             ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?annotations=true", 400, "NotImplemented"),
@@ -306,6 +307,9 @@ struct RawClient {
             let message = response.json?["message"]?.stringValue ?? ""
             #expect(message.isEmpty == false, "\(path)")
         }
+        // The instructions' language: one the library has.
+        let english = try RawClient.get("/route/v1/driving/\(lonLat(a));\(lonLat(b))?steps=true&language=en", port: server.port)
+        #expect(english.status == 200 && english.json?["code"]?.stringValue == "Ok")
         // Radiuses narrow the snapping: 1 m from a point 100 m off any road finds none.
         let far = try RawClient.get("/route/v1/driving/\(lonLat(a));\(lonLat(b))?radiuses=1;", port: server.port)
         #expect(far.json?["code"] == "NoSegment" || far.json?["code"] == "Ok")

@@ -32,6 +32,23 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         #expect(freed == nil)
     }
 
+    /// The instructions are told in the language the route is asked in, from the API to the words
+    /// (here English with its arrival reworded, as another language's table would word it).
+    @Test func instructionsFollowTheLanguageAsked() throws {
+        let g = randomGraph(seed: 21, nodes: 60, ways: 110)
+        let map = RoadMap(graph: g)
+        var table = InstructionLanguage.english
+        table.arrive = table.arrive.mapValues { $0.mapValues { _ in "Angekommen" } }
+        let a = g.coordinate(of: 0), b = g.coordinate(of: UInt32(g.nodeCount - 1))
+        let english = try map.route(from: a, to: b), other = try map.route(from: a, to: b, language: InstructionTemplates(table))
+        let arrival = { (route: Route) in route.legs.last!.steps.last!.instruction }
+        #expect(arrival(english).hasPrefix("You have arrived") && arrival(other) == "Angekommen")
+        #expect(english.legs[0].steps.dropLast().map(\.instruction) == other.legs[0].steps.dropLast().map(\.instruction))
+        var named = other
+        named.arrive(at: "the Swan", language: InstructionTemplates(table))
+        #expect(arrival(named) == "Angekommen")
+    }
+
     /// The search each method picks, what preparing costs, and that asking for the hierarchy
     /// prepares nothing.
     @Test func methodRules() throws {

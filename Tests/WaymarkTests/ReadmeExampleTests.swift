@@ -27,6 +27,19 @@ private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathCompon
         for line in lines { #expect(readme.contains(line), "README lacks: \(line)") }
     }
 
+    /// The README's module table names every module `Package.swift` builds (and no other), and
+    /// every page the README links to exists.
+    @Test func moduleMapAndLinks() throws {
+        let manifest = try String(contentsOf: packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let targets = manifest.components(separatedBy: ".target(name: \"").dropFirst().map { $0.prefix { $0 != "\"" } }
+        let table = readme.split(separator: "\n").filter { $0.hasPrefix("| `Waymark") }.map { $0.dropFirst(3).prefix { $0 != "`" } }
+        #expect(targets.count > 10 && Set(targets) == Set(table), "Package.swift \(targets.sorted()) vs README \(table.sorted())")
+        for link in readme.components(separatedBy: "](").dropFirst().map({ $0.prefix { $0 != ")" } }) where !link.contains("://") {
+            #expect(FileManager.default.fileExists(atPath: packageRoot.appendingPathComponent(String(link)).path), "\(link)")
+        }
+    }
+
     /// What the loader says about files it cannot use: one line naming the file.
     @Test func loadErrors() throws {
         for name in ["no-such-map.wmg", "no-such-map.osm", "country.osm.pbf"] {
