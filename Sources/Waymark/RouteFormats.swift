@@ -38,16 +38,19 @@ extension Route {
     /// says (default polyline), the route's own as `overview` says (default simplified).
     /// `steps: false` leaves each leg's steps empty and its summary blank, as OSRM's `steps=false`
     /// (the HTTP API's default); `waypoints: false` leaves the waypoints out (`skip_waypoints`).
-    public func osrmJSON(geometries: GeometryFormat = .polyline, overview: OverviewFormat = .simplified, decimals: Int = 6,
+    public func osrmJSON(geometries: GeometryFormat = .polyline,
+                         overview: OverviewFormat = .simplified, decimals: Int = 6,
                          steps withSteps: Bool = true, waypoints withWaypoints: Bool = true) -> JSONValue {
         var writer = JSONWriter()
-        writeOSRMJSON(into: &writer, geometries: geometries, overview: overview, decimals: decimals, steps: withSteps, waypoints: withWaypoints)
+        writeOSRMJSON(into: &writer, geometries: geometries, overview: overview, decimals: decimals, steps: withSteps,
+                      waypoints: withWaypoints)
         return try! JSONValue(parsing: writer.bytes) // our own output: always valid JSON
     }
 
     /// ``osrmJSON(geometries:overview:decimals:steps:waypoints:)`` written straight into `writer`
     /// (compact), without building the value first: what a server sends.
-    public func writeOSRMJSON(into w: inout JSONWriter, geometries: GeometryFormat = .polyline, overview: OverviewFormat = .simplified,
+    public func writeOSRMJSON(into w: inout JSONWriter, geometries: GeometryFormat = .polyline,
+                              overview: OverviewFormat = .simplified,
                               decimals: Int = 6, steps withSteps: Bool = true, waypoints withWaypoints: Bool = true) {
         // Rounded numbers are written digit by digit (`writeNumber(_:decimals:)`), the same text
         // as the shortest form of the rounded value, without formatting a Double.
@@ -195,7 +198,8 @@ extension Route {
         for (l, leg) in legs.enumerated() {
             for (i, step) in leg.steps.enumerated() {
                 var properties: JSONObject = ["kind": "maneuver", "leg": .number(Double(l)), "step": .number(Double(i)),
-                                              "instruction": .string(step.instruction), "type": .string(step.maneuver.type.rawValue),
+                                              "instruction": .string(step.instruction),
+                                              "type": .string(step.maneuver.type.rawValue),
                                               "distance": r1(step.distance), "duration": r1(step.duration)]
                 if let modifier = step.maneuver.modifier { properties["modifier"] = .string(modifier.rawValue) }
                 if let exit = step.maneuver.exit { properties["exit"] = .number(Double(exit)) }
@@ -203,7 +207,8 @@ extension Route {
             }
         }
         for (i, (snap, name)) in zip(waypoints, waypointNames).enumerated() {
-            var properties: JSONObject = ["kind": "waypoint", "index": .number(Double(i)), "name": .string(name), "distance": r1(snap.distance)]
+            var properties: JSONObject = ["kind": "waypoint", "index": .number(Double(i)), "name": .string(name),
+                                          "distance": r1(snap.distance)]
             if i == waypoints.count - 1, let destinationName { properties["destination"] = .string(destinationName) }
             features.append(Feature(geometry: .point(snap.coordinate), properties: properties))
         }
@@ -266,7 +271,8 @@ extension DistanceTable {
     /// commas, empty where unreachable.
     public var durationsCSV: String {
         (0..<sources.count).map { i in
-            (0..<destinations.count).map { j in duration(from: i, to: j).map { String(($0 * 10).rounded() / 10) } ?? "" }.joined(separator: ",")
+            (0..<destinations.count).map { j in duration(from: i, to: j).map { String(($0 * 10).rounded() / 10) }
+                ?? "" }.joined(separator: ",")
         }.joined(separator: "\n") + "\n"
     }
 }
@@ -297,7 +303,8 @@ extension Isochrone {
                 let rings = contour.polygons.flatMap { $0 }
                 geometry = rings.count == 1 ? .lineString(rings[0]) : .multiLineString(rings)
             }
-            var properties: JSONObject = ["contour": .number(contour.minutes), "metric": "time", "color": .string(color), "opacity": 0.33]
+            var properties: JSONObject = ["contour": .number(contour.minutes), "metric": "time",
+                                          "color": .string(color), "opacity": 0.33]
             if polygons {
                 properties["fill"] = .string(color)
                 properties["fill-opacity"] = 0.33

@@ -77,7 +77,8 @@ public enum AnnotationReader {
 
     /// Reads a FeatureCollection of Point features (a lone Point Feature also works).
     /// `title` and `subtitle` must be strings (or null) when present.
-    public static func readGeoJSON(_ bytes: [UInt8], file: String = "<input>") throws(AnnotationFileError) -> [Annotation] {
+    public static func readGeoJSON(_ bytes: [UInt8],
+                                   file: String = "<input>") throws(AnnotationFileError) -> [Annotation] {
         var unlocated = 0
         return try readGeoJSON(bytes, file: file, unlocated: &unlocated)
     }
@@ -98,7 +99,8 @@ public enum AnnotationReader {
         annotations.reserveCapacity(collection.features.count)
         for (i, feature) in collection.features.enumerated() {
             func failure(_ message: String) -> AnnotationFileError {
-                AnnotationFileError(file: file, line: locations[i].line, column: locations[i].column, featureIndex: i, message: message)
+                AnnotationFileError(file: file, line: locations[i].line, column: locations[i].column,
+                                    featureIndex: i, message: message)
             }
             guard let geometry = feature.geometry else {
                 unlocated += 1
@@ -134,7 +136,8 @@ public enum AnnotationReader {
     public static func readCSV(_ bytes: [UInt8], file: String = "<input>") throws(AnnotationFileError) -> [Annotation] {
         var records = CSVRecords(bytes: bytes)
         guard let header = try records.next(file: file) else {
-            throw AnnotationFileError(file: file, line: 1, message: "empty file (expected a header: latitude,longitude,title,subtitle)")
+            throw AnnotationFileError(file: file, line: 1,
+                                      message: "empty file (expected a header: latitude,longitude,title,subtitle)")
         }
         let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard let latColumn = names.firstIndex(of: "latitude"), let lonColumn = names.firstIndex(of: "longitude") else {

@@ -11,7 +11,8 @@ extension ClusterIndex {
                 switch key {
                 case "title": return annotation.title
                 case "subtitle": return annotation.subtitle
-                default: return annotation.properties[key]?.stringValue ?? annotation.properties[key].map { $0.jsonText() }
+                default: return annotation.properties[key]?.stringValue
+                    ?? annotation.properties[key].map { $0.jsonText() }
                 }
             }
         }
@@ -29,7 +30,8 @@ extension ClusterItem {
         case let .point(index):
             return annotations[index].feature
         case let .cluster(cluster):
-            return Feature(id: .number(Double(cluster.id)), geometry: .point(cluster.coordinate), properties: cluster.geoJSONProperties)
+            return Feature(id: .number(Double(cluster.id)), geometry: .point(cluster.coordinate),
+                           properties: cluster.geoJSONProperties)
         }
     }
 }

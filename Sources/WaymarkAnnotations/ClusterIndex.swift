@@ -17,7 +17,8 @@ public struct ClusterOptions: Sendable, Hashable {
     /// KD-tree leaf size (affects speed only).
     public var nodeSize = 64
 
-    public init(minZoom: Int = 0, maxZoom: Int = 16, minPoints: Int = 2, radius: Double = 40, extent: Double = 512, nodeSize: Int = 64) {
+    public init(minZoom: Int = 0, maxZoom: Int = 16, minPoints: Int = 2, radius: Double = 40,
+                extent: Double = 512, nodeSize: Int = 64) {
         self.minZoom = minZoom
         self.maxZoom = maxZoom
         self.minPoints = minPoints
@@ -203,7 +204,8 @@ public final class ClusterIndex: Sendable {
                 + clusters(west: -180, south: minLat, east: maxLng, north: maxLat, zoom: zoom)
         }
         let z = limitZoom(zoom)
-        return groups.flatMap { $0.range(level: z, minX: projectX(minLng), minY: projectY(maxLat), maxX: projectX(maxLng), maxY: projectY(minLat)) }
+        return groups.flatMap { $0.range(level: z, minX: projectX(minLng), minY: projectY(maxLat),
+                                         maxX: projectX(maxLng), maxY: projectY(minLat)) }
     }
 
     /// The items one zoom level below a cluster that it was made of.
@@ -417,7 +419,8 @@ private final class Group: Sendable {
                             aggregated = mapped(data, i, aggregation, pointProperties, clusterProperties)
                             propertyIndex = Int32(clusterProperties.count)
                         }
-                        aggregation.reduce(&aggregated!, mapped(data, k, aggregation, pointProperties, clusterProperties))
+                        aggregation.reduce(&aggregated!,
+                                           mapped(data, k, aggregation, pointProperties, clusterProperties))
                     }
                 }
                 if let aggregated { clusterProperties.append(aggregated) }
@@ -443,7 +446,8 @@ private final class Group: Sendable {
     }
 
     /// The properties an item contributes to a reduction: a cluster's aggregate, or a point's mapped properties.
-    private static func mapped(_ data: Level, _ i: Int, _ aggregation: ClusterAggregation, _ pointProperties: (Int) -> JSONObject,
+    private static func mapped(_ data: Level, _ i: Int, _ aggregation: ClusterAggregation,
+                               _ pointProperties: (Int) -> JSONObject,
                                _ clusterProperties: [JSONObject]) -> JSONObject {
         if data.numPoints[i] > 1 {
             let p = data.propertyIndex(i)
@@ -458,8 +462,10 @@ private final class Group: Sendable {
         if level.numPoints[k] > 1 {
             let p = level.propertyIndex(k)
             return .cluster(Cluster(id: Int(level.id[k]) + idBase,
-                                    coordinate: Coordinate(latitude: unprojectY(level.y[k]), longitude: unprojectX(level.x[k])),
-                                    pointCount: Int(level.numPoints[k]), properties: p >= 0 ? clusterProperties[p] : [:]))
+                                    coordinate: Coordinate(latitude: unprojectY(level.y[k]),
+                                                           longitude: unprojectX(level.x[k])),
+                                    pointCount: Int(level.numPoints[k]),
+                                    properties: p >= 0 ? clusterProperties[p] : [:]))
         }
         return .point(indices[Int(level.id[k])])
     }
@@ -491,7 +497,8 @@ private final class Group: Sendable {
         return children
     }
 
-    func appendLeaves(_ result: inout [Int], _ clusterID: Int, limit: Int, offset: Int, skipped start: Int) throws(ClusterError) -> Int {
+    func appendLeaves(_ result: inout [Int], _ clusterID: Int, limit: Int,
+                      offset: Int, skipped start: Int) throws(ClusterError) -> Int {
         var skipped = start
         for child in try children(of: clusterID) {
             switch child {

@@ -226,7 +226,8 @@ struct KDTree: Sendable {
     }
 
     @inline(__always)
-    private static func squaredDistance(_ coords: UnsafeBufferPointer<Float>, _ i: Int, _ qx: Double, _ qy: Double) -> Double {
+    private static func squaredDistance(_ coords: UnsafeBufferPointer<Float>, _ i: Int,
+                                        _ qx: Double, _ qy: Double) -> Double {
         let dx = Double(coords[2 * i]) - qx, dy = Double(coords[2 * i + 1]) - qy
         return dx * dx + dy * dy
     }
@@ -235,7 +236,8 @@ struct KDTree: Sendable {
 
     /// The same sort, with the two halves below the top `depth` levels handed to separate
     /// threads: they cover disjoint slot ranges, so the result is exactly the sequential one.
-    private static func parallelSort(_ ids: UnsafeMutableBufferPointer<UInt32>, _ coords: UnsafeMutableBufferPointer<Float>,
+    private static func parallelSort(_ ids: UnsafeMutableBufferPointer<UInt32>,
+                                     _ coords: UnsafeMutableBufferPointer<Float>,
                                      _ nodeSize: Int, _ left: Int, _ right: Int, _ axis: Int, depth: Int) {
         if depth == 0 || right - left < 50_000 { return sort(ids, coords, nodeSize, left, right, axis) }
         if right - left <= nodeSize { return }
@@ -300,7 +302,8 @@ struct KDTree: Sendable {
     }
 
     @inline(__always)
-    private static func swapItem(_ ids: UnsafeMutableBufferPointer<UInt32>, _ coords: UnsafeMutableBufferPointer<Float>, _ i: Int, _ j: Int) {
+    private static func swapItem(_ ids: UnsafeMutableBufferPointer<UInt32>,
+                                 _ coords: UnsafeMutableBufferPointer<Float>, _ i: Int, _ j: Int) {
         ids.swapAt(i, j)
         coords.swapAt(2 * i, 2 * j)
         coords.swapAt(2 * i + 1, 2 * j + 1)

@@ -104,7 +104,8 @@ public enum ViewportError: Error, Sendable, Equatable, CustomStringConvertible {
 /// - Complexity: one pass over `coordinates`, O(1) extra memory (see ``BoundingBox/enclosing(_:)``).
 /// - Throws: ``ViewportError`` for an empty input, an invalid coordinate (with its index), a
 ///   non-positive or non-finite viewport, an inverted zoom range, or padding that leaves no room.
-public func fitViewport(_ coordinates: UnsafeBufferPointer<Coordinate>, options: ViewportOptions) throws(ViewportError) -> ViewportFit {
+public func fitViewport(_ coordinates: UnsafeBufferPointer<Coordinate>,
+                        options: ViewportOptions) throws(ViewportError) -> ViewportFit {
     try validate(options) // before the O(n) pass: a bad viewport fails fast
     let enclosing: BoundingBox?
     do {
@@ -155,7 +156,8 @@ public func fitViewport(box: BoundingBox, options: ViewportOptions) throws(Viewp
     let centerPoint = MapPoint(x: content.midX + (padding.right - padding.left) / 2 / scale,
                                y: content.midY + (padding.bottom - padding.top) / 2 / scale)
     let visibleSize = MapSize(width: options.width / scale, height: options.height / scale)
-    let visible = MapRect(origin: MapPoint(x: centerPoint.x - visibleSize.width / 2, y: centerPoint.y - visibleSize.height / 2),
+    let visible = MapRect(origin: MapPoint(x: centerPoint.x - visibleSize.width / 2,
+                                           y: centerPoint.y - visibleSize.height / 2),
                           size: visibleSize)
     return ViewportFit(center: projection.coordinate(for: centerPoint),
                        zoom: zoom,

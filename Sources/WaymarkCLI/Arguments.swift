@@ -135,7 +135,8 @@ struct ParsedArguments {
     func flag(_ name: String) -> Bool { flags.contains(name) }
 
     /// A finite number option, with `range` checked.
-    func number(_ name: String, default fallback: Double, in range: ClosedRange<Double>? = nil) throws(CLIError) -> Double {
+    func number(_ name: String, default fallback: Double,
+                in range: ClosedRange<Double>? = nil) throws(CLIError) -> Double {
         guard let text = value(name) else { return fallback }
         guard let number = Double(text), number.isFinite else {
             throw .usage("--\(name) must be a number, not '\(text)'")

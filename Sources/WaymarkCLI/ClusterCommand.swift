@@ -8,8 +8,10 @@ enum ClusterCommand {
         summary: "Cluster annotations at a zoom level (supercluster-compatible ids and properties).",
         positionals: ["<annotations.geojson|.csv>"],
         options: [
-            OptionSpec(name: "zoom", value: "Z", help: "Zoom to show (fractional zooms are floored). Required unless asking about one cluster."),
-            OptionSpec(name: "bbox", value: "W,S,E,N", help: "Box to show; west > east crosses 180° (default: the whole world)."),
+            OptionSpec(name: "zoom", value: "Z",
+                       help: "Zoom to show (fractional zooms are floored). Required unless asking about one cluster."),
+            OptionSpec(name: "bbox", value: "W,S,E,N",
+                       help: "Box to show; west > east crosses 180° (default: the whole world)."),
             OptionSpec(name: "radius", value: "R", help: "Cluster radius in pixels (default 40)."),
             OptionSpec(name: "extent", value: "E", help: "Tile extent the radius is relative to (default 512)."),
             OptionSpec(name: "min-points", value: "N", help: "Fewest points that form a cluster (default 2)."),
@@ -76,7 +78,8 @@ enum ClusterCommand {
             } else if questions.first == "leaves" {
                 let limit = Int(try args.number("limit", default: 10, in: 0...1e12))
                 let offset = Int(try args.number("offset", default: 0, in: 0...1e12))
-                items = try index.leaves(of: try clusterID("leaves"), limit: limit == 0 ? .max : limit, offset: offset).map(ClusterItem.point)
+                items = try index.leaves(of: try clusterID("leaves"),
+                                         limit: limit == 0 ? .max : limit, offset: offset).map(ClusterItem.point)
             } else {
                 let zoom = try args.number("zoom", default: 0, in: 0...30)
                 var box = (-180.0, -90.0, 180.0, 90.0)
@@ -103,7 +106,8 @@ enum ClusterCommand {
             Output.write(text(items, annotations))
         default:
             let collection = FeatureCollection(features: items.map { $0.feature(annotations: annotations) })
-            try Output.emit(GeoJSONWriter(precision: precision).data(.featureCollection(collection)), to: args.value("output"))
+            try Output.emit(GeoJSONWriter(precision: precision).data(.featureCollection(collection)),
+                            to: args.value("output"))
         }
     }
 
@@ -114,10 +118,12 @@ enum ClusterCommand {
         for item in items {
             switch item {
             case let .cluster(c):
-                lines.append(String(format: "cluster %-10d %7d points  %10.6f, %11.6f", c.id, c.pointCount, c.coordinate.latitude, c.coordinate.longitude))
+                lines.append(String(format: "cluster %-10d %7d points  %10.6f, %11.6f", c.id, c.pointCount,
+                                    c.coordinate.latitude, c.coordinate.longitude))
             case let .point(i):
                 let a = annotations[i]
-                lines.append(String(format: "point   #%-9d %14@  %10.6f, %11.6f", i, "", a.coordinate.latitude, a.coordinate.longitude)
+                lines.append(String(format: "point   #%-9d %14@  %10.6f, %11.6f", i, "",
+                                    a.coordinate.latitude, a.coordinate.longitude)
                              + (a.title.map { "  \($0)" } ?? ""))
             }
         }

@@ -8,15 +8,20 @@ enum BuildCommand {
         summary: "Build a car road graph from OpenStreetMap XML (.osm, .osm.gz) or PBF (.osm.pbf) into a graph file.",
         positionals: ["<input.osm|.osm.gz|.osm.pbf>"],
         options: [
-            OptionSpec(name: "output", value: "FILE", help: "The graph file to write (atomically), e.g. map.wmg (required).", short: "o"),
+            OptionSpec(name: "output", value: "FILE",
+                       help: "The graph file to write (atomically), e.g. map.wmg (required).", short: "o"),
             OptionSpec(name: "basemap", value: nil, help: "Also keep what a map shows besides roads (water, parks, woods, railways, buildings, place names) for 'render'."),
             OptionSpec(name: "hierarchy", value: nil, help: "Also contract the graph (seconds on a city) and store the hierarchy: routes on the file are then answered in a fraction of a millisecond."),
             OptionSpec(name: "driving-side", value: "right|left", help: "Which side traffic keeps to, stored in the file (default right; left for Britain, Japan, Australia, …)."),
             OptionSpec(name: "quiet", value: nil, help: "No progress and no report."),
-            OptionSpec(name: "vehicle-height", value: "M", help: "The vehicle's height in metres against maxheight (default 2.0, OSRM's car)."),
-            OptionSpec(name: "vehicle-width", value: "M", help: "Its width in metres against maxwidth, width, narrow (default 1.9)."),
-            OptionSpec(name: "vehicle-length", value: "M", help: "Its length in metres against maxlength (default 4.8)."),
-            OptionSpec(name: "vehicle-weight", value: "KG", help: "Its weight in kilograms against maxweight (default 2000)."),
+            OptionSpec(name: "vehicle-height", value: "M",
+                       help: "The vehicle's height in metres against maxheight (default 2.0, OSRM's car)."),
+            OptionSpec(name: "vehicle-width", value: "M",
+                       help: "Its width in metres against maxwidth, width, narrow (default 1.9)."),
+            OptionSpec(name: "vehicle-length", value: "M",
+                       help: "Its length in metres against maxlength (default 4.8)."),
+            OptionSpec(name: "vehicle-weight", value: "KG",
+                       help: "Its weight in kilograms against maxweight (default 2000)."),
         ],
         discussion: """
         Prints the build report (elements read, routable ways, graph size, what was dropped and why,
@@ -69,7 +74,8 @@ enum BuildCommand {
                 throw .failure("\(input): no contraction hierarchy: \(refused); no graph file written (build without --hierarchy: routes then search without one)")
             }
             if let hierarchy = map.hierarchy {
-                hierarchyLine = String(format: "contraction hierarchy: %d shortcuts, %d arcs, %.2f s\n", hierarchy.shortcutCount,
+                hierarchyLine = String(format: "contraction hierarchy: %d shortcuts, %d arcs, %.2f s\n",
+                                       hierarchy.shortcutCount,
                                        hierarchy.arcCount, preparation.searchSeconds)
             }
         }
@@ -116,7 +122,8 @@ enum InspectCommand {
         positionals: ["<map.wmg>"],
         options: [
             OptionSpec(name: "edges", value: "FILE.csv", help: "Write every directed edge: from,to,from_lat,from_lon,to_lat,to_lon,length_m,duration_s,name,highway."),
-            OptionSpec(name: "geojson", value: "FILE", help: "Write every directed edge as a GeoJSON LineString with its properties."),
+            OptionSpec(name: "geojson", value: "FILE",
+                       help: "Write every directed edge as a GeoJSON LineString with its properties."),
         ]
     )
 
@@ -184,7 +191,8 @@ final class ProgressMeter: @unchecked Sendable {
     /// The share of a contraction's time (preparation included) spent when `fraction` of the
     /// nodes are contracted: measured, interpolated between the points.
     static func contractionShare(_ fraction: Double) -> Double {
-        let points: [(Double, Double)] = [(0, 0.03), (0.1, 0.040), (0.2, 0.058), (0.3, 0.078), (0.4, 0.108), (0.5, 0.138), (0.6, 0.180),
+        let points: [(Double, Double)] = [(0, 0.03), (0.1, 0.040), (0.2, 0.058), (0.3, 0.078), (0.4, 0.108),
+                                          (0.5, 0.138), (0.6, 0.180),
                                           (0.7, 0.250), (0.8, 0.36), (0.9, 0.55), (0.95, 0.73), (0.98, 0.88), (1, 1)]
         let f = min(1, max(0, fraction))
         guard let upper = points.firstIndex(where: { $0.0 >= f }), upper > 0 else { return points[0].1 }
@@ -204,7 +212,8 @@ final class ProgressMeter: @unchecked Sendable {
         if isTerminal {
             let width = 30, filled = Int(fraction * Double(width))
             let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-            FileHandle.standardError.write(Data(String(format: "\r%@ [%@] %3.0f%%  %@ \u{1B}[K", label, bar, fraction * 100, detail).utf8))
+            FileHandle.standardError.write(Data(String(format: "\r%@ [%@] %3.0f%%  %@ \u{1B}[K", label,
+                                                       bar, fraction * 100, detail).utf8))
             drewBar = true
         } else {
             let decile = Int(fraction * 10)
@@ -232,7 +241,8 @@ let drivingSideOption = OptionSpec(name: "driving-side", value: "right|left",
                                    help: "Which side traffic keeps to (turns towards the kerb are cheaper); default: the graph file's, or right.")
 
 /// `-o FILE`, as every command that prints its result takes it.
-let outputOption = OptionSpec(name: "output", value: "FILE", help: "Write to FILE (atomically) instead of standard output.", short: "o")
+let outputOption = OptionSpec(name: "output", value: "FILE",
+                              help: "Write to FILE (atomically) instead of standard output.", short: "o")
 
 /// The map at `path` (a graph file, or OSM XML built in memory), with the `--driving-side`
 /// option applied; says on standard error when that sets the file's hierarchy aside.

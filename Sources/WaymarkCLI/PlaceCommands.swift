@@ -29,13 +29,15 @@ func loadAnnotations(_ path: String) throws(AnnotationFileError) -> [Annotation]
 }
 
 /// The position of the annotation with feature id `id` in the annotations read from `path`.
-func annotationIndex(_ annotations: [Annotation], id: String, in path: String, noun: String = "annotation") throws(CLIError) -> Int {
+func annotationIndex(_ annotations: [Annotation], id: String, in path: String,
+                     noun: String = "annotation") throws(CLIError) -> Int {
     guard let i = annotations.firstIndex(ofID: id) else { throw .failure("\(path): no \(noun) with id \"\(id)\"") }
     return i
 }
 
 /// Reads annotations (GeoJSON or CSV) and picks one by `--id` or `--index`.
-func pickAnnotation(_ path: String, _ args: ParsedArguments) throws(CLIError) -> (annotations: [Annotation], index: Int) {
+func pickAnnotation(_ path: String,
+                    _ args: ParsedArguments) throws(CLIError) -> (annotations: [Annotation], index: Int) {
     let annotations = try readAnnotations(path)
     switch (args.value("id"), args.value("index")) {
     case let (id?, nil):
@@ -58,7 +60,8 @@ enum CalloutCommand {
         options: [
             OptionSpec(name: "id", value: "ID", help: "The annotation with this feature id."),
             OptionSpec(name: "index", value: "N", help: "The annotation at this position (0 = first)."),
-            OptionSpec(name: "width", value: "COLUMNS", help: "Total width; longer text wraps (default 64, at least 48)."),
+            OptionSpec(name: "width", value: "COLUMNS",
+                       help: "Total width; longer text wraps (default 64, at least 48)."),
             OptionSpec(name: "ascii", value: nil, help: "ASCII only, for terminals without Unicode."),
         ],
         discussion: "Bold and colour only on a terminal, and never when NO_COLOR is set."
@@ -81,11 +84,13 @@ enum RenderCommand {
             OptionSpec(name: "from", value: "LAT,LON", help: "Route start (with --to)."),
             OptionSpec(name: "to", value: "LAT,LON", help: "Route destination."),
             OptionSpec(name: "via", value: "LAT,LON", help: "A waypoint on the way; repeatable.", repeatable: true),
-            OptionSpec(name: "annotations", value: "FILE", help: "Points of interest (GeoJSON or CSV), clustered at the shown zoom."),
+            OptionSpec(name: "annotations", value: "FILE",
+                       help: "Points of interest (GeoJSON or CSV), clustered at the shown zoom."),
             OptionSpec(name: "select", value: "ID", help: "Show this annotation's callout."),
             OptionSpec(name: "size", value: "WxH", help: "Picture size in points (default 800x600)."),
             drivingSideOption,
-            OptionSpec(name: "output", value: "FILE", help: "Write the SVG to FILE (atomically) instead of standard output.", short: "o"),
+            OptionSpec(name: "output", value: "FILE",
+                       help: "Write the SVG to FILE (atomically) instead of standard output.", short: "o"),
         ],
         discussion: "The viewport is fitted to the route and the annotations (the whole map when there are neither)."
     )
@@ -115,7 +120,8 @@ enum RenderCommand {
         let picture = MapPicture(width: parts[0], height: parts[1])
         let svg: String
         do {
-            svg = try picture.svg(MapScene(graph: map.graph, route: route, annotations: annotations, selected: selected, basemap: basemap))
+            svg = try picture.svg(MapScene(graph: map.graph, route: route, annotations: annotations,
+                                           selected: selected, basemap: basemap))
         } catch {
             throw .failure("\(error)")
         }
@@ -145,7 +151,8 @@ enum PlaceCommand {
             OptionSpec(name: "title", value: "TEXT", help: "New title (add, edit; empty removes it)."),
             OptionSpec(name: "subtitle", value: "TEXT", help: "New subtitle (add, edit; empty removes it)."),
             OptionSpec(name: "coordinate", value: "LAT,LON", help: "New coordinate (add: required)."),
-            OptionSpec(name: "interactive", value: nil, help: "edit: ask for the values even when standard input is not a terminal."),
+            OptionSpec(name: "interactive", value: nil,
+                       help: "edit: ask for the values even when standard input is not a terminal."),
             OptionSpec(name: "width", value: "COLUMNS", help: "Callout width for show and the editor (default 64)."),
             OptionSpec(name: "ascii", value: nil, help: "ASCII-only callouts."),
         ],
@@ -175,7 +182,8 @@ enum PlaceCommand {
             let file = try open()
             var rows = [["ID", "TITLE", "SUBTITLE", "COORDINATE"]]
             for a in file.annotations {
-                rows.append([(a.id?.description ?? "-").escapingControlCharacters, a.title?.escapingControlCharacters ?? "",
+                rows.append([(a.id?.description ?? "-").escapingControlCharacters,
+                             a.title?.escapingControlCharacters ?? "",
                              a.subtitle?.escapingControlCharacters ?? "", Callout(a).coordinateText])
             }
             var widths = [Int](repeating: 0, count: 4)
@@ -195,7 +203,8 @@ enum PlaceCommand {
                 throw .usage("add needs --title TEXT and --coordinate LAT,LON")
             }
             var file = try open(create: true)
-            var annotation = Annotation(coordinate: c, title: title, subtitle: args.value("subtitle").flatMap { $0.isEmpty ? nil : $0 })
+            var annotation = Annotation(coordinate: c, title: title,
+                                        subtitle: args.value("subtitle").flatMap { $0.isEmpty ? nil : $0 })
             if let id = args.value("id") { annotation.id = .string(id) }
             let id: String
             do { id = try file.add(annotation) } catch { throw .failure("\(error)") }
@@ -211,7 +220,8 @@ enum PlaceCommand {
                 }
                 return try interactiveEdit(&file, id: id, style: try Terminal.calloutStyle(args))
             }
-            do { try file.edit(id: id, title: title, subtitle: subtitle, coordinate: c) } catch { throw .failure("\(error)") }
+            do { try file.edit(id: id, title: title,
+                               subtitle: subtitle, coordinate: c) } catch { throw .failure("\(error)") }
             try save(file)
         case "remove":
             let id = try requireID()
@@ -260,7 +270,8 @@ enum PlaceCommand {
         let title = titleText.isEmpty ? nil : titleText
         let subtitle = subtitleText.isEmpty ? nil : (subtitleText == "-" ? "" : subtitleText)
         var edited = file
-        do { try edited.edit(id: id, title: title, subtitle: subtitle, coordinate: coordinate) } catch { throw .failure("\(error)") }
+        do { try edited.edit(id: id, title: title,
+                             subtitle: subtitle, coordinate: coordinate) } catch { throw .failure("\(error)") }
         if edited.annotations[i] == current {
             Output.write("No changes: nothing written.\n")
             return

@@ -8,7 +8,8 @@ enum TableCommand {
         summary: "Travel times and distances from every source to every destination (OSRM's table).",
         positionals: ["<map.wmg|.osm|.osm.gz|.osm.pbf>"],
         options: [
-            OptionSpec(name: "sources", value: "FILE", help: "Sources: points as GeoJSON or CSV (latitude and longitude columns), read as places are."),
+            OptionSpec(name: "sources", value: "FILE",
+                       help: "Sources: points as GeoJSON or CSV (latitude and longitude columns), read as places are."),
             OptionSpec(name: "destinations", value: "FILE", help: "Destinations, the same way (default: the sources)."),
             OptionSpec(name: "format", value: "json|csv", help: "OSRM's table JSON with durations and distances (default), or CSV durations, one row per source."),
             OptionSpec(name: "max-snap", value: "METRES", help: "Farthest a point may be from a road (default 1000)."),
@@ -44,10 +45,12 @@ enum IsochroneCommand {
         positionals: ["<map.wmg|.osm|.osm.gz|.osm.pbf>"],
         options: [
             OptionSpec(name: "from", value: "LAT,LON", help: "The start (required)."),
-            OptionSpec(name: "minutes", value: "M[,M…]", help: "Driving times in minutes, up to four (default 5,10,15)."),
+            OptionSpec(name: "minutes", value: "M[,M…]",
+                       help: "Driving times in minutes, up to four (default 5,10,15)."),
             OptionSpec(name: "lines", value: nil, help: "Outlines as lines instead of polygons."),
             OptionSpec(name: "denoise", value: "0…1", help: "Keep polygons at least this share of the largest's area (default 1: the largest only; 0: all)."),
-            OptionSpec(name: "max-snap", value: "METRES", help: "Farthest the start may be from a road (default 1000)."),
+            OptionSpec(name: "max-snap", value: "METRES",
+                       help: "Farthest the start may be from a road (default 1000)."),
             drivingSideOption,
             outputOption,
         ],
@@ -62,7 +65,8 @@ enum IsochroneCommand {
         let maxSnap = try args.number("max-snap", default: 1000, in: 1...100_000)
         let map = try openMap(path, args, maxSnapDistance: maxSnap)
         let isochrone: Isochrone
-        do { isochrone = try map.isochrone(from: from, minutes: minutes, denoise: denoise) } catch { throw .failure("\(error)") }
+        do { isochrone = try map.isochrone(from: from,
+                                           minutes: minutes, denoise: denoise) } catch { throw .failure("\(error)") }
         try Output.emit(GeoJSONWriter().data(.featureCollection(isochrone.featureCollection(polygons: !args.flag("lines")))), to: args.value("output"))
     }
 

@@ -10,18 +10,24 @@ enum RouteCommand {
         options: [
             OptionSpec(name: "from", value: "LAT,LON", help: "Start (required unless --batch)."),
             OptionSpec(name: "to", value: "LAT,LON", help: "Destination (required unless --batch)."),
-            OptionSpec(name: "to-poi", value: "ID", help: "Destination: the point of interest with this id in --pois (the callout's car button)."),
+            OptionSpec(name: "to-poi", value: "ID",
+                       help: "Destination: the point of interest with this id in --pois (the callout's car button)."),
             OptionSpec(name: "pois", value: "FILE", help: "Points of interest (GeoJSON or CSV) for --to-poi."),
-            OptionSpec(name: "via", value: "LAT,LON", help: "A waypoint on the way; repeat for more, in order.", repeatable: true),
+            OptionSpec(name: "via", value: "LAT,LON",
+                       help: "A waypoint on the way; repeat for more, in order.", repeatable: true),
             OptionSpec(name: "format", value: "text|json|geojson|polyline", help: "Output format (default text)."),
-            OptionSpec(name: "geometries", value: "polyline|polyline6|geojson", help: "JSON geometries, as OSRM's option (default polyline)."),
-            OptionSpec(name: "overview", value: "full|simplified|false", help: "JSON route geometry, as OSRM's option (default simplified)."),
-            OptionSpec(name: "precision", value: "5|6", help: "Polyline precision (default 5); decimals of JSON coordinates are 6."),
+            OptionSpec(name: "geometries", value: "polyline|polyline6|geojson",
+                       help: "JSON geometries, as OSRM's option (default polyline)."),
+            OptionSpec(name: "overview", value: "full|simplified|false",
+                       help: "JSON route geometry, as OSRM's option (default simplified)."),
+            OptionSpec(name: "precision", value: "5|6",
+                       help: "Polyline precision (default 5); decimals of JSON coordinates are 6."),
             OptionSpec(name: "max-snap", value: "METRES", help: "Farthest a point may be from a road (default 1000)."),
             OptionSpec(name: "batch", value: "PAIRS.csv", help: "Route every line from_lat,from_lon,to_lat,to_lon: one JSON route per line (NDJSON), timing on stderr."),
             OptionSpec(name: "threads", value: "N", help: "With --batch: route on N threads over the one loaded map (default 1); output stays in input order."),
             drivingSideOption,
-            OptionSpec(name: "language", value: "CODE", help: "The instructions' language (default en; the languages the library has)."),
+            OptionSpec(name: "language", value: "CODE",
+                       help: "The instructions' language (default en; the languages the library has)."),
             OptionSpec(name: "search", value: "ch|alt|astar", help: "Contraction hierarchy (prepared once, then fastest per query; default with --batch), landmarks (ALT: prepared once, seconds on a country) or A* (nothing to prepare). A single route uses the map's stored hierarchy, else A*."),
             outputOption,
         ],
@@ -53,12 +59,14 @@ enum RouteCommand {
     static func route(_ args: ParsedArguments, printedJSON: inout Bool) throws(CLIError) {
         let path = try args.requirePositionals(["<map>"])[0]
         let format = try args.choice("format", ["text", "json", "geojson", "polyline"], default: "text")
-        let language = InstructionTemplates.available[try args.choice("language", InstructionTemplates.available.keys.sorted(),
+        let language = InstructionTemplates.available[try args.choice("language",
+                                                                      InstructionTemplates.available.keys.sorted(),
                                                                       default: "en")]!
         let precision = Int(try args.number("precision", default: 5, in: 5...6))
         let geometries = GeometryFormat(rawValue: try args.choice("geometries", GeometryFormat.allCases.map(\.rawValue), default: "polyline"))!
         let overview = OverviewFormat(rawValue: try args.choice("overview", OverviewFormat.allCases.map(\.rawValue), default: "simplified"))!
-        if (args.value("geometries") != nil || args.value("overview") != nil) && format != "json" && args.value("batch") == nil {
+        if (args.value("geometries") != nil || args.value("overview") != nil) && format != "json"
+            && args.value("batch") == nil {
             throw .usage("--geometries and --overview shape OSRM JSON: use them with --format json or --batch")
         }
         let maxSnap = try args.number("max-snap", default: 1000, in: 1...100_000)
@@ -92,10 +100,13 @@ enum RouteCommand {
         if threads > 1 && batch == nil { throw .usage("--threads is for --batch") }
         var method = RoadMap.searchMethod(for: batch == nil ? .fewRoutes : .manyQueries)
         if args.value("search") != nil {
-            method = ["ch": .hierarchy, "alt": .landmarks, "astar": .aStar][try args.choice("search", ["ch", "alt", "astar"], default: "ch")]!
+            method = ["ch": .hierarchy,
+                      "alt": .landmarks, "astar": .aStar][try args.choice("search",
+                                                                          ["ch", "alt", "astar"], default: "ch")]!
         }
         let map = try openMap(path, args, method: method, maxSnapDistance: maxSnap)
-        if let batch { return try runBatch(map, batch, output: args.value("output"), threads: threads, geometries: geometries, overview: overview) }
+        if let batch { return try runBatch(map, batch, output: args.value("output"), threads: threads,
+                                           geometries: geometries, overview: overview) }
         if method == .hierarchy { map.prepare().notes.forEach(Output.error) }
 
         var route: Route
@@ -132,10 +143,12 @@ enum RouteCommand {
                          geometries: GeometryFormat, overview: OverviewFormat) throws(CLIError) {
         guard let data = FileManager.default.contents(atPath: file) else { throw .failure("\(file): cannot be read") }
         // (`\r\n` is one Character in Swift: split on newline characters, not on "\n".)
-        var lines = String(decoding: data, as: UTF8.self).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        var lines = String(decoding: data, as: UTF8.self).split(omittingEmptySubsequences: false,
+                                                                whereSeparator: \.isNewline)
         if lines.last?.isEmpty == true { lines.removeLast() } // the file's final newline
         func fields(_ line: Substring) -> [Double?] {
-            line.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            line.split(separator: ",",
+                       omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
         }
         let firstLine = lines.first.map { $0.isEmpty || fields($0).contains { $0 != nil } ? 1 : 2 } ?? 1
         var jobs: [(line: Int, values: [Double]?)] = []
@@ -152,7 +165,8 @@ enum RouteCommand {
                 continue
             }
             do {
-                queries.append([try Coordinate(validatingLatitude: v[0], longitude: v[1]), try Coordinate(validatingLatitude: v[2], longitude: v[3])])
+                queries.append([try Coordinate(validatingLatitude: v[0], longitude: v[1]),
+                                try Coordinate(validatingLatitude: v[2], longitude: v[3])])
                 parts.append(nil)
             } catch {
                 parts.append(line(["code": "InvalidInput", "message": .string("line \(job.line): \(error)")]))
@@ -161,7 +175,8 @@ enum RouteCommand {
         let preparation = map.prepare()
         preparation.notes.forEach(Output.error)
         if preparation.contracted, let hierarchy = map.hierarchy {
-            Output.error(String(format: "contraction hierarchy: %d shortcuts in %.2f s", hierarchy.shortcutCount, preparation.searchSeconds))
+            Output.error(String(format: "contraction hierarchy: %d shortcuts in %.2f s", hierarchy.shortcutCount,
+                                preparation.searchSeconds))
         }
         let batch = map.routes(queries, threads: threads) { result in
             switch result {

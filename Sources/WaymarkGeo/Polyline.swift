@@ -42,7 +42,8 @@ public enum Polyline {
     public static func encode(_ coordinates: [Coordinate], precision: Int = 5, appendingTo bytes: inout [UInt8]) {
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: maximumEncodedCount(coordinates.count)))
-        let written = bytes.withUnsafeMutableBufferPointer { encode(coordinates, precision: precision, into: $0.baseAddress! + start) }
+        let written = bytes.withUnsafeMutableBufferPointer { encode(coordinates, precision: precision,
+                                                                    into: $0.baseAddress! + start) }
         bytes.removeSubrange((start + written)...)
     }
 
@@ -52,7 +53,8 @@ public enum Polyline {
 
     /// ``encode(_:precision:)``'s characters written at `out`, which has room for
     /// ``maximumEncodedCount(_:)`` of them: how many were written (what a JSON writer streams).
-    public static func encode(_ coordinates: [Coordinate], precision: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
+    public static func encode(_ coordinates: [Coordinate], precision: Int,
+                              into out: UnsafeMutablePointer<UInt8>) -> Int {
         precondition((1...9).contains(precision), "polyline precision must be 1…9, not \(precision)")
         let factor = power10(precision)
         var at = 0

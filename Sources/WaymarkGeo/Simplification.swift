@@ -5,8 +5,10 @@ import Foundation
 /// tolerance (about 3 m at zoom 18, doubling with each zoom level out).
 public enum Simplification {
     /// OSRM's squared tolerances per zoom 0…18, in (10⁻⁶ Mercator degree)².
-    static let thresholds: [Double] = [49438476562500, 12359619140625, 3089903027344, 772475756836, 193118939209, 48279515076,
-                                       12069878769, 3017414761, 754326225, 188567824, 47141956, 11785489, 2944656, 736164,
+    static let thresholds: [Double] = [49438476562500, 12359619140625, 3089903027344, 772475756836,
+                                       193118939209, 48279515076,
+                                       12069878769, 3017414761, 754326225, 188567824, 47141956,
+                                       11785489, 2944656, 736164,
                                        184041, 45796, 11449, 2809, 676]
 
     /// The zoom (1…18) at which the box fits an 8 × 5 tile viewport of 256-point tiles.

@@ -95,7 +95,8 @@ public struct WebMercator: Sendable, Hashable {
     public func latitude(y: Double) -> Double {
         let t = Swift.max(0, Swift.min(1, y / worldSize))
         let n = Double.pi * (1 - 2 * t)
-        return Swift.max(-WebMercator.maximumLatitude, Swift.min(WebMercator.maximumLatitude, atan(sinh(n)) * 180 / .pi))
+        return Swift.max(-WebMercator.maximumLatitude,
+                         Swift.min(WebMercator.maximumLatitude, atan(sinh(n)) * 180 / .pi))
     }
 
     /// The map point of a coordinate.

@@ -72,7 +72,8 @@ public enum GeoJSONReader {
         var collection = FeatureCollection(features: features)
         if let bboxNode {
             collection.bbox = try bytes.withUnsafeBufferPointer { (buffer) throws(GeoJSONError) in
-                try Decoder(bytes: buffer).bbox(LocatedJSON(offset: bboxNode.offset, kind: .object([("bbox", bboxNode)])), path: "")
+                try Decoder(bytes: buffer).bbox(LocatedJSON(offset: bboxNode.offset,
+                                                            kind: .object([("bbox", bboxNode)])), path: "")
             }
         }
         featureLocations = bytes.withUnsafeBufferPointer { SourceLocation.locations(ofAscending: offsets, in: $0) }
@@ -139,7 +140,8 @@ private struct Decoder {
     }
 
     func typeName(_ node: LocatedJSON, _ path: String) throws(GeoJSONError) -> String {
-        guard case .object = node.kind else { throw fail(node, path, "expected a GeoJSON object, found \(node.typeDescription)") }
+        guard case .object = node.kind else { throw fail(node, path,
+                                                         "expected a GeoJSON object, found \(node.typeDescription)") }
         guard let type = node.member("type") else { throw fail(node, path, "missing member \"type\"") }
         guard case let .string(name) = type.kind else { throw fail(type, join(path, "type"), "\"type\" must be a string, found \(type.typeDescription)") }
         return name
@@ -154,9 +156,11 @@ private struct Decoder {
     }
 
     mutating func featureCollection(_ node: LocatedJSON, path: String) throws(GeoJSONError) -> FeatureCollection {
-        guard let features = node.member("features") else { throw fail(node, path, "FeatureCollection is missing \"features\"") }
+        guard let features = node.member("features") else { throw fail(node, path,
+                                                                       "FeatureCollection is missing \"features\"") }
         guard case let .array(items) = features.kind else {
-            throw fail(features, join(path, "features"), "\"features\" must be an array, found \(features.typeDescription)")
+            throw fail(features, join(path, "features"),
+                       "\"features\" must be an array, found \(features.typeDescription)")
         }
         var collection = FeatureCollection(features: [], bbox: try bbox(node, path: path))
         collection.features.reserveCapacity(items.count)
@@ -177,16 +181,19 @@ private struct Decoder {
             switch id.kind {
             case let .string(s): feature.id = .string(s)
             case let .number(n): feature.id = .number(n)
-            default: throw fail(id, join(path, "id"), "\"id\" must be a string or a number, found \(id.typeDescription)")
+            default: throw fail(id, join(path, "id"),
+                                "\"id\" must be a string or a number, found \(id.typeDescription)")
             }
         }
         guard let geometryNode = node.member("geometry") else { throw fail(node, path, "Feature is missing \"geometry\" (use null for none)") }
-        if case .null = geometryNode.kind {} else { feature.geometry = try geometry(geometryNode, path: join(path, "geometry")) }
+        if case .null = geometryNode.kind {} else { feature.geometry = try geometry(geometryNode,
+            path: join(path, "geometry")) }
         if let properties = node.member("properties") {
             switch properties.kind {
             case .null: break
             case .object: feature.properties = properties.value.objectValue
-            default: throw fail(properties, join(path, "properties"), "\"properties\" must be an object or null, found \(properties.typeDescription)")
+            default: throw fail(properties, join(path, "properties"),
+                                "\"properties\" must be an object or null, found \(properties.typeDescription)")
             }
         }
         feature.bbox = try bbox(node, path: path)
@@ -198,7 +205,8 @@ private struct Decoder {
         _ = try bbox(node, path: path) // checked, not kept: geometries carry no bbox here
         if type == "GeometryCollection" {
             guard let member = node.member("geometries") else { throw fail(node, path, "GeometryCollection is missing \"geometries\"") }
-            guard case let .array(items) = member.kind else { throw fail(member, join(path, "geometries"), "\"geometries\" must be an array") }
+            guard case let .array(items) = member.kind else { throw fail(member, join(path, "geometries"),
+                                                                         "\"geometries\" must be an array") }
             var geometries: [Geometry] = []
             for (i, item) in items.enumerated() {
                 geometries.append(try geometry(item, path: "\(join(path, "geometries"))[\(i)]"))
@@ -209,7 +217,8 @@ private struct Decoder {
         guard known.contains(type) else {
             throw fail(node, join(path, "type"), "unknown geometry type \"\(type)\" (expected one of \(known.joined(separator: ", ")), GeometryCollection)")
         }
-        guard let coordinates = node.member("coordinates") else { throw fail(node, path, "\(type) is missing \"coordinates\"") }
+        guard let coordinates = node.member("coordinates") else { throw fail(node, path,
+                                                                             "\(type) is missing \"coordinates\"") }
         let cpath = join(path, "coordinates")
         switch type {
         case "Point": return .point(try position(coordinates, cpath))
@@ -235,7 +244,8 @@ private struct Decoder {
 
     func list<T>(_ node: LocatedJSON, _ path: String,
                  _ element: (LocatedJSON, String) throws(GeoJSONError) -> T) throws(GeoJSONError) -> [T] {
-        guard case let .array(items) = node.kind else { throw fail(node, path, "expected an array, found \(node.typeDescription)") }
+        guard case let .array(items) = node.kind else { throw fail(node, path,
+                                                                   "expected an array, found \(node.typeDescription)") }
         var result: [T] = []
         result.reserveCapacity(items.count)
         for (i, item) in items.enumerated() { result.append(try element(item, "\(path)[\(i)]")) }
@@ -282,7 +292,8 @@ private struct Decoder {
         }
         let half = items.count / 2
         do {
-            return try BoundingBox(validatingWest: numbers[0], south: numbers[1], east: numbers[half], north: numbers[half + 1])
+            return try BoundingBox(validatingWest: numbers[0], south: numbers[1], east: numbers[half],
+                                   north: numbers[half + 1])
         } catch {
             throw fail(member, bpath, "\(error)")
         }

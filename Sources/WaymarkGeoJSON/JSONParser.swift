@@ -295,7 +295,8 @@ struct JSONParser {
 
     private func makeString<S: Collection<UInt8>>(_ utf8: S, at offset: Int) throws(JSONSyntaxError) -> String {
         guard let string = String(validating: utf8, as: UTF8.self) else {
-            throw JSONSyntaxError(location: SourceLocation(offset: offset, in: bytes), message: "string is not valid UTF-8")
+            throw JSONSyntaxError(location: SourceLocation(offset: offset, in: bytes),
+                                  message: "string is not valid UTF-8")
         }
         return string
     }
@@ -382,7 +383,8 @@ struct JSONParser {
 
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
         let count = literal.utf8CodeUnitCount
-        let matches = index + count <= bytes.count && (0..<count).allSatisfy { bytes[index + $0] == literal.utf8Start[$0] }
+        let matches = index + count <= bytes.count
+            && (0..<count).allSatisfy { bytes[index + $0] == literal.utf8Start[$0] }
         guard matches else { throw error("unexpected \(describeCurrent()), expected a value") }
         index += count
     }
@@ -416,7 +418,8 @@ extension JSONParser {
     /// Streams a document whose root is an object: `member(key, &parser)` is called for each
     /// member and must read its value, with ``value()`` or ``elements(_:)``. Lets a reader decode a
     /// huge array element by element instead of holding the whole document's tree.
-    static func streamObject(_ bytes: UnsafeBufferPointer<UInt8>, member: (String, inout JSONParser) throws -> Void) throws {
+    static func streamObject(_ bytes: UnsafeBufferPointer<UInt8>,
+                             member: (String, inout JSONParser) throws -> Void) throws {
         var p = JSONParser(atStartOf: bytes)
         guard p.peek() == UInt8(ascii: "{") else { throw p.error("expected an object") }
         try p.forEachMember(member)

@@ -105,7 +105,8 @@ extension Basemap {
             nameBytes += Array(place.name.utf8)
             nameStart.append(UInt32(nameBytes.count))
         }
-        return [.init("BPRM", [1, Double(droppedRings)]), .init("BKND", kinds.map(\.rawValue)), .init("BFST", featureStart),
+        return [.init("BPRM", [1, Double(droppedRings)]), .init("BKND", kinds.map(\.rawValue)),
+                .init("BFST", featureStart),
                 .init("BPST", partStart), .init("BLAT", latitudes), .init("BLON", longitudes),
                 .init("BPNM", nameBytes), .init("BPNS", nameStart), .init("BPKD", places.map(\.kind.rawValue)),
                 .init("BPLA", places.map { FixedPoint.encode($0.coordinate.latitude) }),
@@ -125,7 +126,8 @@ extension Basemap {
         guard let parameters = sections.column("BPRM", as: Double.self)?.array, parameters.count == 2, parameters[0] == 1 else {
             throw BasemapFileError(reason: "written in another format")
         }
-        try check(parameters[1] >= 0 && parameters[1] < 1e12 && parameters[1] == parameters[1].rounded(), "dropped-ring count out of range")
+        try check(parameters[1] >= 0 && parameters[1] < 1e12 && parameters[1] == parameters[1].rounded(),
+                  "dropped-ring count out of range")
         let kindValues = try array("BKND", UInt8.self)
         let featureStart = try array("BFST", UInt32.self), partStart = try array("BPST", UInt32.self)
         let latitudes = try array("BLAT", Int32.self), longitudes = try array("BLON", Int32.self)
@@ -141,7 +143,8 @@ extension Basemap {
                 try check(partStart[p] <= partStart[p + 1] && Int(partStart[p + 1] - partStart[p]) >= (kind.isArea ? 4 : 2), "a part too short")
             }
         }
-        try check(latitudes.allSatisfy { abs($0) <= 900_000_000 } && longitudes.allSatisfy { abs($0) <= 1_800_000_000 }, "coordinate off the globe")
+        try check(latitudes.allSatisfy { abs($0) <= 900_000_000 } && longitudes.allSatisfy { abs($0) <= 1_800_000_000 },
+                  "coordinate off the globe")
         let nameBytes = try array("BPNM", UInt8.self), nameStart = try array("BPNS", UInt32.self)
         let placeKinds = try array("BPKD", UInt8.self), placeLat = try array("BPLA", Int32.self), placeLon = try array("BPLO", Int32.self)
         try check(nameStart.count == placeKinds.count + 1 && placeLat.count == placeKinds.count && placeLon.count == placeKinds.count,
@@ -155,7 +158,9 @@ extension Basemap {
                   let name = String(validating: nameBytes[Int(nameStart[i])..<Int(nameStart[i + 1])], as: UTF8.self) else {
                 throw BasemapFileError(reason: "place \(i) has an unknown kind or a name that is not UTF-8")
             }
-            places.append(Place(name: name, kind: kind, coordinate: Coordinate(latitude: FixedPoint.decode(placeLat[i]), longitude: FixedPoint.decode(placeLon[i]))))
+            places.append(Place(name: name, kind: kind,
+                                coordinate: Coordinate(latitude: FixedPoint.decode(placeLat[i]),
+                                                       longitude: FixedPoint.decode(placeLon[i]))))
         }
         self.init()
         self.kinds = kinds

@@ -42,7 +42,8 @@ public enum CheckedFiles {
         let kept = (lines.filter { $0 != identity } + [identity]).suffix(CheckedFiles.kept)
         // A temporary file renamed over the record: readers see the old or the new one.
         let temporary = path + ".\(ProcessInfo.processInfo.processIdentifier)"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data((kept.joined(separator: "\n") + "\n").utf8)) else { return }
+        guard FileManager.default.createFile(atPath: temporary,
+                                             contents: Data((kept.joined(separator: "\n") + "\n").utf8)) else { return }
         if rename(temporary, path) != 0 { unlink(temporary) }
     }
 }

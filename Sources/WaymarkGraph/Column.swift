@@ -147,7 +147,8 @@ final class MappedFile: @unchecked Sendable {
         alreadyChecked = identity.map(CheckedFiles.contains) ?? false
         // A file to check is read whole anyway: all its pages mapped in one call. One checked
         // before is read only where queries go.
-        guard let address = mmap(nil, size, PROT_READ, alreadyChecked ? MAP_PRIVATE : mapFlags, fd, 0), address != MAP_FAILED else {
+        guard let address = mmap(nil, size, PROT_READ,
+                                 alreadyChecked ? MAP_PRIVATE : mapFlags, fd, 0), address != MAP_FAILED else {
             throw .unreadable(path, String(cString: strerror(errno)))
         }
         bytes = UnsafeRawBufferPointer(start: address, count: size)

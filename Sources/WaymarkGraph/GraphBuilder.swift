@@ -70,7 +70,8 @@ public struct GraphBuilder {
         }
 
         /// A rule that holds nothing (freeing it frees no memory).
-        private static let released = WayRule(highway: .residential, forwardSpeed: 0, backwardSpeed: 0, flags: [], name: "",
+        private static let released = WayRule(highway: .residential, forwardSpeed: 0,
+                                              backwardSpeed: 0, flags: [], name: "",
                                               ref: "")
 
         /// Frees the columns: the rules (whose strings are released one by one) on all cores.
@@ -177,7 +178,8 @@ public struct GraphBuilder {
                         let row = order[Int(first[v])..<Int(first[v + 1])]
                         for (k, i) in zip(row.indices, row) where !settled[Int(i)] && isPlain(edges[Int(i)]) {
                             var best = Int(i)
-                            for j in row[(k + 1)...] where !settled[Int(j)] && edges[Int(j)].target == edges[Int(i)].target && isPlain(edges[Int(j)]) {
+                            for j in row[(k + 1)...] where !settled[Int(j)]
+                                && edges[Int(j)].target == edges[Int(i)].target && isPlain(edges[Int(j)]) {
                                 settled[Int(j)] = true
                                 if better(edges[Int(j)], than: edges[best]) {
                                     dropped[best] = true
@@ -211,7 +213,8 @@ public struct GraphBuilder {
     /// their own order: where each key's run starts (`buckets + 1` entries), and the numbers. A
     /// counting sort, the numbers cut into one range per core: each range counted, then placed
     /// after the ranges before it (the same order a single pass gives).
-    static func stableBuckets(count: Int, buckets: Int, parts: Int? = nil, key: @escaping (Int) -> Int) -> (first: [UInt32], order: [UInt32]) {
+    static func stableBuckets(count: Int, buckets: Int, parts: Int? = nil,
+                              key: @escaping (Int) -> Int) -> (first: [UInt32], order: [UInt32]) {
         nonisolated(unsafe) let key = key // read by the cores side by side
         let parts = max(1, parts ?? (count < 1 << 16 ? 1 : coreCount))
         var counts = [[UInt32]](repeating: [], count: parts)
@@ -284,7 +287,8 @@ public struct GraphBuilder {
                     for w in share(part, of: countingParts, ways.count) {
                         let nodes = UnsafeBufferPointer(rebasing: all[ways.range(w)])
                         for (i, node) in nodes.enumerated() where node != GraphBuilder.missing {
-                            let isEnd = i == 0 || i == nodes.count - 1 || nodes[i - 1] == GraphBuilder.missing || nodes[i + 1] == GraphBuilder.missing
+                            let isEnd = i == 0 || i == nodes.count - 1 || nodes[i - 1] == GraphBuilder.missing
+                                || nodes[i + 1] == GraphBuilder.missing
                             uses[Int(node)] = isEnd ? 2 : min(2, uses[Int(node)] &+ 1)
                         }
                     }
@@ -408,8 +412,10 @@ public struct GraphBuilder {
         let shapeLatitudes = PartColumn<Int32, Int32>(parts.map(\.shapeLatitudes)), shapeLongitudes = PartColumn<Int32, Int32>(parts.map(\.shapeLongitudes))
         let edges = PartColumn<PendingEdge, PendingEdge>(parts.map(\.pending))
         parts = []
-        DispatchQueue.concurrentPerform(iterations: 12) { [vertexNumbers, stringNumbers, rowNumbers, segmentBases, shapeBases,
-                                                           segments = segmentTotal, shapes = shapeTotal, edgeTotal] column in
+        DispatchQueue.concurrentPerform(iterations: 12) { [vertexNumbers, stringNumbers, rowNumbers,
+                                                           segmentBases, shapeBases,
+                                                           segments = segmentTotal,
+                                                           shapes = shapeTotal, edgeTotal] column in
             switch column {
             case 0: ends.join(total: segments) { p, e in (vertexNumbers[p][Int(e.0)], vertexNumbers[p][Int(e.1)]) }
             case 1: names.join(total: segments) { p, s in stringNumbers[p][Int(s)] }
@@ -425,14 +431,16 @@ public struct GraphBuilder {
             default:
                 edges.join(total: edgeTotal) { p, e in
                     PendingEdge(source: vertexNumbers[p][Int(e.source)], target: vertexNumbers[p][Int(e.target)],
-                                segment: e.segment + segmentBases[p] << 1, length: e.length, duration: e.duration, weight: e.weight)
+                                segment: e.segment + segmentBases[p] << 1, length: e.length,
+                                duration: e.duration, weight: e.weight)
                 }
             }
         }
         let segmentEnds = ends.joined
         var pending = edges.joined
         (graph.segmentName, graph.segmentRef, graph.segmentSigns) = (names.joined, refs.joined, signs.joined)
-        (graph.segmentHighway, graph.segmentFlags, graph.segmentLanes) = (highways.joined, segmentFlags.joined, lanes.joined)
+        (graph.segmentHighway, graph.segmentFlags, graph.segmentLanes) = (highways.joined,
+                                                                          segmentFlags.joined, lanes.joined)
         (graph.segmentWayID, graph.shapeStart) = (wayIDs.joined, shapeEnds.joined)
         (graph.shapeLatitudes, graph.shapeLongitudes) = (shapeLatitudes.joined, shapeLongitudes.joined)
 
@@ -448,8 +456,10 @@ public struct GraphBuilder {
         let edgeCount = order.count
         // The edges' columns in row order, and each edge's source, the slots shared out among the cores.
         var edgeSource = [UInt32](repeating: 0, count: edgeCount)
-        (graph.edgeTarget, graph.edgeSegment) = ([UInt32](repeating: 0, count: edgeCount), [UInt32](repeating: 0, count: edgeCount))
-        (graph.edgeLength, graph.edgeDuration, graph.edgeWeight) = ([Float](repeating: 0, count: edgeCount), [Float](repeating: 0, count: edgeCount),
+        (graph.edgeTarget, graph.edgeSegment) = ([UInt32](repeating: 0, count: edgeCount),
+                                                 [UInt32](repeating: 0, count: edgeCount))
+        (graph.edgeLength, graph.edgeDuration, graph.edgeWeight) = ([Float](repeating: 0, count: edgeCount),
+                                                                    [Float](repeating: 0, count: edgeCount),
                                                                     [Float](repeating: 0, count: edgeCount))
         graph.edgeTarget.withUnsafeMutableBufferPointer { target in
             graph.edgeSegment.withUnsafeMutableBufferPointer { segment in
@@ -498,7 +508,8 @@ public struct GraphBuilder {
                 guard Int(r.via) < inputCount, uses[Int(r.via)] & blocks == 0, vertexOf[Int(r.via)] != RoadGraph.invalid else { continue }
                 let via = vertexOf[Int(r.via)]
                 func touching(_ way: Int64) -> UInt32? {
-                    let candidates = (segmentsOfWay[way] ?? []).filter { segmentEnds[Int($0)].0 == via || segmentEnds[Int($0)].1 == via }
+                    let candidates = (segmentsOfWay[way] ?? []).filter { segmentEnds[Int($0)].0 == via
+                        || segmentEnds[Int($0)].1 == via }
                     return candidates.count == 1 ? candidates[0] : nil
                 }
                 guard let from = touching(r.fromWay), let to = touching(r.toWay) else { continue }
@@ -516,7 +527,8 @@ public struct GraphBuilder {
             var paths = Set<[UInt32]>(), keptOverWays = 0
             let rows = RoadGraph(graph)
             for r in restrictions where !r.viaWays.isEmpty {
-                guard let path = restrictedPath(r, graph: rows, segmentEnds: segmentEnds, segmentsOfWay: segmentsOfWay) else { continue }
+                guard let path = restrictedPath(r, graph: rows, segmentEnds: segmentEnds,
+                                                segmentsOfWay: segmentsOfWay) else { continue }
                 paths.insert(path + [UInt32(r.kind.rawValue)])
                 keptOverWays += 1
             }
@@ -700,7 +712,8 @@ private struct WalkInput: @unchecked Sendable {
     func distance(_ a: UInt32, _ b: UInt32) -> Double { coordinate(a).distance(to: coordinate(b)) }
 
     func coordinate(_ node: UInt32) -> Coordinate {
-        Coordinate(latitude: FixedPoint.decode(latitudes[Int(node)]), longitude: FixedPoint.decode(longitudes[Int(node)]))
+        Coordinate(latitude: FixedPoint.decode(latitudes[Int(node)]),
+                   longitude: FixedPoint.decode(longitudes[Int(node)]))
     }
 }
 
@@ -790,7 +803,8 @@ private struct WalkPart {
             // Ways with signs or lanes share rows of string numbers.
             var signs: UInt32 = 0
             if way.rule.hasSigns {
-                let row = [intern(way.rule.destinationsForward), intern(way.rule.destinationsBackward), intern(way.rule.exits),
+                let row = [intern(way.rule.destinationsForward), intern(way.rule.destinationsBackward),
+                           intern(way.rule.exits),
                            intern(way.rule.turnLanesForward), intern(way.rule.turnLanesBackward)]
                 if let i = signRowIndex[row] {
                     signs = i
@@ -832,17 +846,22 @@ private struct WalkPart {
                 shapeEnd.append(UInt32(shapeLatitudes.count))
                 // Travel time from the speed (or a ferry's share of its duration), plus what the
                 // signals and gates inside cost; the weight divides the travel part by the penalty.
-                func edge(_ source: UInt32, _ target: UInt32, _ segment: UInt32, speed: Double, penalty: Double) -> GraphBuilder.PendingEdge {
+                func edge(_ source: UInt32, _ target: UInt32, _ segment: UInt32,
+                          speed: Double, penalty: Double) -> GraphBuilder.PendingEdge {
                     let travel: Double
                     if let total = way.rule.duration, totalLength > 0 { travel = total * length / totalLength } else { travel = length / (speed / 3.6) }
-                    return GraphBuilder.PendingEdge(source: source, target: target, segment: segment, length: Float(length),
-                                                    duration: Float(travel + interiorDelay), weight: Float(travel / penalty + interiorDelay))
+                    return GraphBuilder.PendingEdge(source: source, target: target,
+                                                    segment: segment, length: Float(length),
+                                                    duration: Float(travel + interiorDelay),
+                                                    weight: Float(travel / penalty + interiorDelay))
                 }
                 if way.rule.forwardSpeed > 0 {
-                    pending.append(edge(from, end, segment << 1, speed: way.rule.forwardSpeed, penalty: way.rule.forwardPenalty))
+                    pending.append(edge(from, end, segment << 1, speed: way.rule.forwardSpeed,
+                                        penalty: way.rule.forwardPenalty))
                 }
                 if way.rule.backwardSpeed > 0 {
-                    pending.append(edge(end, from, segment << 1 | 1, speed: way.rule.backwardSpeed, penalty: way.rule.backwardPenalty))
+                    pending.append(edge(end, from, segment << 1 | 1, speed: way.rule.backwardSpeed,
+                                        penalty: way.rule.backwardPenalty))
                 }
             }
             func begin(_ vertex: UInt32) {

@@ -86,7 +86,8 @@ public enum GraphFile {
             section.append(&out)
             while out.count % 8 != 0 { out.append(0) }
         }
-        put(checksum(out, from: headerSize) ^ headerChecksum(version: version, sections: UInt32(sections.count), length: UInt64(out.count)),
+        put(checksum(out, from: headerSize) ^ headerChecksum(version: version, sections: UInt32(sections.count),
+                                                             length: UInt64(out.count)),
             at: 24, in: &out)
         return out
     }
@@ -126,13 +127,17 @@ public enum GraphFile {
             Section("NLAT", graph.latitudes), Section("NLON", graph.longitudes), Section("NFLG", graph.nodeFlags),
             Section("EFST", graph.firstEdge), Section("ETGT", graph.edgeTarget), Section("ESEG", graph.edgeSegment),
             Section("ELEN", graph.edgeLength), Section("EDUR", graph.edgeDuration), Section("EWGT", graph.edgeWeight),
-            Section("IFST", graph.firstIncoming), Section("IEDG", graph.incomingEdge), Section("ISRC", graph.incomingSource),
-            Section("SSHP", graph.shapeStart), Section("SLAT", graph.shapeLatitudes), Section("SLON", graph.shapeLongitudes),
-            Section("SNAM", graph.segmentName), Section("SREF", graph.segmentRef), Section("SHWY", graph.segmentHighway),
+            Section("IFST", graph.firstIncoming), Section("IEDG", graph.incomingEdge),
+            Section("ISRC", graph.incomingSource),
+            Section("SSHP", graph.shapeStart), Section("SLAT", graph.shapeLatitudes),
+            Section("SLON", graph.shapeLongitudes),
+            Section("SNAM", graph.segmentName), Section("SREF", graph.segmentRef),
+            Section("SHWY", graph.segmentHighway),
             Section("SFLG", graph.segmentFlags), Section("SWAY", graph.segmentWayID),
             Section("SSGN", graph.segmentSigns), Section("SGNR", graph.signRows), Section("SLAN", graph.segmentLanes),
             Section("STRO", stringOffsets), Section("STRB", strings),
-            Section("RVIA", graph.restrictionVia), Section("RFRM", graph.restrictionFrom), Section("RTO_", graph.restrictionTo),
+            Section("RVIA", graph.restrictionVia), Section("RFRM", graph.restrictionFrom),
+            Section("RTO_", graph.restrictionTo),
             Section("RKND", graph.restrictionKind), Section("RPST", graph.restrictionPathStart),
             Section("RPED", graph.restrictionPathEdges), Section("RPKN", graph.restrictionPathKind),
             Section("REPT", graph.report.fields.map(\.1)),
@@ -201,7 +206,8 @@ public enum GraphFile {
     /// sections there will be must be known for that. (Made sections that do not number `count`
     /// are still written right, the others then written again.) Where the file cannot be written
     /// out of order (standard output, a FIFO), the later sections are made first.
-    public static func write(_ graph: RoadGraph, to path: String, extra: [Section] = [], later: LaterSections? = nil) throws(FileWriteError) {
+    public static func write(_ graph: RoadGraph, to path: String, extra: [Section] = [],
+                             later: LaterSections? = nil) throws(FileWriteError) {
         let known = sections(graph, extra: extra)
         try AtomicFile.write(to: path) { (sink: inout FileSink) throws(FileWriteError) in
             guard let later, sink.seekable else {
@@ -235,10 +241,12 @@ public enum GraphFile {
             // Written already where they belong: the sections at hand, and those handed over
             // early when they are what `make` returned first. Anything else is written now.
             let inPlace = made.count == later.count
-            let earlyInPlace = inPlace && made.starts(with: early.sections, by: { $0.tag == $1.tag && $0.byteCount == $1.byteCount })
+            let earlyInPlace = inPlace && made.starts(with: early.sections,
+                                                      by: { $0.tag == $1.tag && $0.byteCount == $1.byteCount })
                 ? early.sections.count : 0
             if !inPlace { try place(known, at: Array(at.prefix(known.count)), in: sink) }
-            try place(Array(made.dropFirst(earlyInPlace)), at: Array(at.dropFirst(known.count + earlyInPlace)), in: sink)
+            try place(Array(made.dropFirst(earlyInPlace)),
+                      at: Array(at.dropFirst(known.count + earlyInPlace)), in: sink)
             var table = header(all, checksum: nil)
             put(checksum(table: table, all), at: 24, in: &table)
             try sink.write(table, at: 0)
@@ -348,8 +356,10 @@ public enum GraphFile {
     }
 
     /// The four-character tags the graph itself uses.
-    static let graphTags: Set<String> = ["NLAT", "NLON", "NFLG", "EFST", "ETGT", "ESEG", "ELEN", "EDUR", "EWGT", "IFST", "IEDG", "ISRC",
-                                         "SSHP", "SLAT", "SLON", "SNAM", "SREF", "SHWY", "SFLG", "SWAY", "SSGN", "SGNR", "SLAN", "STRO", "STRB",
+    static let graphTags: Set<String> = ["NLAT", "NLON", "NFLG", "EFST", "ETGT", "ESEG", "ELEN", "EDUR", "EWGT",
+                                         "IFST", "IEDG", "ISRC",
+                                         "SSHP", "SLAT", "SLON", "SNAM", "SREF", "SHWY", "SFLG", "SWAY", "SSGN", "SGNR",
+                                         "SLAN", "STRO", "STRB",
                                          "RVIA", "RFRM", "RTO_", "RKND", "RPST", "RPED", "RPKN", "REPT", "DSID"]
 
     // MARK: - Reading
@@ -415,25 +425,30 @@ public enum GraphFile {
         let sectionCount = Int(storedCount)
         let length = Int(clamping: storedLength)
         guard bytes.count >= length else { throw .truncated(path, expected: length, actual: bytes.count) }
-        guard bytes.count == length else { throw .corrupt(path, "\(bytes.count - length) unexpected bytes after the end") }
+        guard bytes.count == length else { throw .corrupt(path,
+                                                          "\(bytes.count - length) unexpected bytes after the end") }
         let header = found == 1 ? 0 : headerChecksum(version: found, sections: storedCount, length: storedLength)
         // A file checked in full by an earlier load (``CheckedFiles``): neither summed nor checked.
-        if trusted { return try decodeSections(bytes, owner: owner, count: sectionCount, path: path, validating: false) }
+        if trusted { return try decodeSections(bytes, owner: owner, count: sectionCount,
+                                               path: path, validating: false) }
         // The checksum is summed on one core while the sections are decoded and checked on the
         // other (checking is safe on any bytes); a mismatch is the error to report, whatever the
         // checks found.
         let (intact, decoded) = inParallel({ checksum(bytes, from: headerSize) ^ header == get(bytes, 24) }, {
-            Result { () throws(GraphFileError) in try decodeSections(bytes, owner: owner, count: sectionCount, path: path) }
+            Result { () throws(GraphFileError) in try decodeSections(bytes, owner: owner,
+                                                                     count: sectionCount, path: path) }
         })
         guard intact else { throw .corrupt(path, "checksum mismatch") }
         return try decoded.get()
     }
 
     /// The graph and the extra sections of a file whose header was read, checked.
-    private static func decodeSections(_ bytes: UnsafeRawBufferPointer, owner: AnyObject, count sectionCount: Int, path: String,
+    private static func decodeSections(_ bytes: UnsafeRawBufferPointer, owner: AnyObject,
+                                       count sectionCount: Int, path: String,
                                        validating: Bool = true) throws(GraphFileError) -> (graph: RoadGraph, extra: FileSections) {
         let length = bytes.count
-        guard headerSize + sectionCount * tableEntrySize <= length else { throw .corrupt(path, "section table out of bounds") }
+        guard headerSize + sectionCount * tableEntrySize <= length else { throw .corrupt(path,
+            "section table out of bounds") }
 
         var sections: [UInt32: UnsafeRawBufferPointer] = [:]
         for i in 0..<sectionCount {
@@ -447,7 +462,8 @@ public enum GraphFile {
         }
         func array<T: BitwiseCopyable>(_ tag: String, _: T.Type) throws(GraphFileError) -> Column<T> {
             guard let raw = sections[fourCC(tag)] else { throw .corrupt(path, "section \(tag) missing") }
-            guard let values = Column<T>(raw: raw, owner: owner) else { throw .corrupt(path, "section \(tag) has a partial element") }
+            guard let values = Column<T>(raw: raw, owner: owner) else { throw .corrupt(path,
+                "section \(tag) has a partial element") }
             return values
         }
 
@@ -481,7 +497,8 @@ public enum GraphFile {
             g.segmentSigns = Column([UInt32](repeating: 0, count: g.segmentName.count))
         }
         // Files written before lane counts were kept know none.
-        g.segmentLanes = sections[fourCC("SLAN")] != nil ? try array("SLAN", UInt8.self) : Column([UInt8](repeating: 0, count: g.segmentName.count))
+        g.segmentLanes = sections[fourCC("SLAN")] != nil ? try array("SLAN", UInt8.self) : Column([UInt8](repeating: 0,
+            count: g.segmentName.count))
         let stringOffsets = try array("STRO", UInt32.self)
         let stringBytes = try array("STRB", UInt8.self)
         g.restrictionVia = try array("RVIA", UInt32.self)
@@ -494,7 +511,8 @@ public enum GraphFile {
             g.restrictionPathEdges = try array("RPED", UInt32.self)
             g.restrictionPathKind = try array("RPKN", UInt8.self)
         }
-        guard let report = BuildReport(fields: try array("REPT", Double.self).array) else { throw .corrupt(path, "build report values out of range") }
+        guard let report = BuildReport(fields: try array("REPT", Double.self).array) else { throw .corrupt(path,
+            "build report values out of range") }
         g.report = report
         // Files written before the driving side was recorded are right-hand traffic.
         if sections[fourCC("DSID")] != nil {
@@ -528,9 +546,11 @@ public enum GraphFile {
         try check(g.edgeTarget.allSatisfy { Int($0) < n }, "edge target out of range")
         try check(g.edgeSegment.allSatisfy { Int($0 >> 1) < s }, "edge segment out of range")
         try check(g.firstIncoming.count == n + 1 && g.firstIncoming.first == 0 && Int(g.firstIncoming.last!) == m, "incoming rows")
-        try check(zip(g.firstIncoming, g.firstIncoming.dropFirst()).allSatisfy { $0 <= $1 }, "incoming rows not monotonic")
+        try check(zip(g.firstIncoming, g.firstIncoming.dropFirst()).allSatisfy { $0 <= $1 },
+                  "incoming rows not monotonic")
         try check(g.incomingEdge.count == m && g.incomingSource.count == m, "incoming arrays differ in length")
-        try check(g.incomingEdge.allSatisfy { Int($0) < m } && g.incomingSource.allSatisfy { Int($0) < n }, "incoming index out of range")
+        try check(g.incomingEdge.allSatisfy { Int($0) < m } && g.incomingSource.allSatisfy { Int($0) < n },
+                  "incoming index out of range")
         // The reverse rows mirror the forward rows: every edge once, at its target, with its source
         // (the searches step between the two; a mismatch found by fuzzing indexed out of range).
         var listed = [Bool](repeating: false, count: m)
@@ -567,23 +587,28 @@ public enum GraphFile {
         let paths = g.restrictionPathKind.count
         try check(g.restrictionPathStart.count == paths + 1 && g.restrictionPathStart.first == 0
                   && Int(g.restrictionPathStart.last!) == g.restrictionPathEdges.count, "restricted path rows")
-        try check(zip(g.restrictionPathStart, g.restrictionPathStart.dropFirst()).allSatisfy { $0 + 3 <= $1 }, "restricted path shorter than three edges")
+        try check(zip(g.restrictionPathStart, g.restrictionPathStart.dropFirst()).allSatisfy { $0 + 3 <= $1 },
+                  "restricted path shorter than three edges")
         try check(g.restrictionPathEdges.allSatisfy { Int($0) < m }, "restricted path edge out of range")
-        try check(g.restrictionPathKind.allSatisfy { RestrictionKind(rawValue: $0) != nil }, "unknown restricted path kind")
+        try check(g.restrictionPathKind.allSatisfy { RestrictionKind(rawValue: $0) != nil },
+                  "unknown restricted path kind")
         for p in 0..<paths {
             let edges = g.restrictionPath(p)
             for (a, b) in zip(edges, edges.dropFirst()) where g.source(of: Int(b)) != g.edgeTarget[Int(a)] {
                 throw .corrupt(path, "restricted path \(p) is not joined")
             }
-            try check(g.nodeFlags[Int(g.edgeTarget[Int(edges.first!)])] & RoadGraph.restrictionViaFlag != 0, "restricted path \(p) not flagged")
+            try check(g.nodeFlags[Int(g.edgeTarget[Int(edges.first!)])] & RoadGraph.restrictionViaFlag != 0,
+                      "restricted path \(p) not flagged")
         }
         // Values the searches rely on: coordinates on the globe; lengths, times and weights finite,
         // not negative and below a day's drive per edge.
-        func onGlobe(_ lat: Int32, _ lon: Int32) -> Bool { abs(Int(lat)) <= 900_000_000 && abs(Int(lon)) <= 1_800_000_000 }
+        func onGlobe(_ lat: Int32, _ lon: Int32) -> Bool { abs(Int(lat)) <= 900_000_000
+            && abs(Int(lon)) <= 1_800_000_000 }
         try check(zip(g.latitudes, g.longitudes).allSatisfy(onGlobe), "vertex coordinate out of range")
         try check(zip(g.shapeLatitudes, g.shapeLongitudes).allSatisfy(onGlobe), "shape coordinate out of range")
         for values in [g.edgeLength, g.edgeDuration, g.edgeWeight] {
-            try check(values.allSatisfy { $0.isFinite && $0 >= 0 && $0 < 1e7 }, "edge length, duration or weight not finite, negative or absurd")
+            try check(values.allSatisfy { $0.isFinite && $0 >= 0 && $0 < 1e7 },
+                      "edge length, duration or weight not finite, negative or absurd")
         }
         // Every point of an edge's shape lies within the edge's length of its source: a file whose
         // coordinate sections were swapped or shuffled fails this. (Equirectangular distances, a
@@ -601,8 +626,10 @@ public enum GraphFile {
             for e in g.edges(from: UInt32(v)) {
                 let reach = Double(g.edgeLength[e]) * 1.02 + 10
                 let t = Int(g.edgeTarget[e]), s = g.segment(of: e)
-                guard within(g.latitudes[t], g.longitudes[t], reach) else { throw .corrupt(path, "edge \(e) is shorter than the distance between its ends") }
-                for k in Int(g.shapeStart[s])..<Int(g.shapeStart[s + 1]) where !within(g.shapeLatitudes[k], g.shapeLongitudes[k], reach) {
+                guard within(g.latitudes[t], g.longitudes[t], reach) else { throw .corrupt(path,
+                    "edge \(e) is shorter than the distance between its ends") }
+                for k in Int(g.shapeStart[s])..<Int(g.shapeStart[s + 1]) where !within(g.shapeLatitudes[k],
+                    g.shapeLongitudes[k], reach) {
                     throw .corrupt(path, "edge \(e) has a shape point farther away than its length")
                 }
             }
@@ -627,7 +654,8 @@ public enum GraphFile {
         var out = bytes
         put(UInt64(out.count), at: 16, in: &out)
         let (version, sections): (UInt32, UInt32) = out.withUnsafeBytes { (get($0, 8), get($0, 12)) }
-        put(checksum(out, from: headerSize) ^ headerChecksum(version: version, sections: sections, length: UInt64(out.count)), at: 24, in: &out)
+        put(checksum(out, from: headerSize) ^ headerChecksum(version: version, sections: sections,
+                                                             length: UInt64(out.count)), at: 24, in: &out)
         return out
     }
 

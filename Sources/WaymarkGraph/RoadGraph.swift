@@ -114,7 +114,8 @@ public struct RoadGraph: Sendable, Equatable {
 
     @inlinable
     public func coordinate(of node: UInt32) -> Coordinate {
-        Coordinate(latitude: FixedPoint.decode(latitudes[Int(node)]), longitude: FixedPoint.decode(longitudes[Int(node)]))
+        Coordinate(latitude: FixedPoint.decode(latitudes[Int(node)]),
+                   longitude: FixedPoint.decode(longitudes[Int(node)]))
     }
 
     /// The edges leaving `node`.
@@ -143,7 +144,8 @@ public struct RoadGraph: Sendable, Equatable {
     @inlinable
     public func ref(of edge: Int) -> String { strings[Int(segmentRef[segment(of: edge)])] }
     @inlinable
-    public func highway(of edge: Int) -> HighwayClass { HighwayClass(rawValue: segmentHighway[segment(of: edge)]) ?? .service }
+    public func highway(of edge: Int) -> HighwayClass { HighwayClass(rawValue: segmentHighway[segment(of: edge)])
+        ?? .service }
     /// The destinations signed for driving along `edge` (OSRM's `destinations`; empty when none).
     @inlinable public func destinations(of edge: Int) -> String { signString(edge, isReversed(edge) ? 1 : 0) }
     /// The exit numbers signed on `edge`'s way (`junction:ref`; empty when none).
@@ -172,7 +174,8 @@ public struct RoadGraph: Sendable, Equatable {
     public func interiorPoint(of edge: Int, _ k: Int) -> Coordinate {
         let s = segment(of: edge)
         let i = isReversed(edge) ? Int(shapeStart[s + 1]) - 1 - k : Int(shapeStart[s]) + k
-        return Coordinate(latitude: FixedPoint.decode(shapeLatitudes[i]), longitude: FixedPoint.decode(shapeLongitudes[i]))
+        return Coordinate(latitude: FixedPoint.decode(shapeLatitudes[i]),
+                          longitude: FixedPoint.decode(shapeLongitudes[i]))
     }
 
     /// The second point of the edge's geometry (first after its source), without building the whole shape.
@@ -210,7 +213,8 @@ public struct RoadGraph: Sendable, Equatable {
     public func geometry(of edge: Int) -> [Coordinate] {
         let s = segment(of: edge)
         var points = (Int(shapeStart[s])..<Int(shapeStart[s + 1])).map {
-            Coordinate(latitude: FixedPoint.decode(shapeLatitudes[$0]), longitude: FixedPoint.decode(shapeLongitudes[$0]))
+            Coordinate(latitude: FixedPoint.decode(shapeLatitudes[$0]),
+                       longitude: FixedPoint.decode(shapeLongitudes[$0]))
         }
         if isReversed(edge) { points.reverse() }
         return [coordinate(of: source(of: edge))] + points + [coordinate(of: edgeTarget[edge])]
@@ -258,9 +262,11 @@ public struct BuildReport: Sendable, Equatable {
     /// The report's fields in a fixed order, with names (for printing and the graph file).
     public var fields: [(String, Double)] {
         [("osm_nodes", Double(osmNodes)), ("osm_ways", Double(osmWays)), ("osm_relations", Double(osmRelations)),
-         ("routable_ways", Double(routableWays)), ("graph_nodes", Double(graphNodes)), ("graph_edges", Double(graphEdges)),
+         ("routable_ways", Double(routableWays)), ("graph_nodes", Double(graphNodes)),
+         ("graph_edges", Double(graphEdges)),
          ("segments", Double(segments)), ("dropped_segments_missing_nodes", Double(droppedSegmentsMissingNodes)),
-         ("ways_with_missing_nodes", Double(waysWithMissingNodes)), ("dropped_degenerate_segments", Double(droppedDegenerateSegments)),
+         ("ways_with_missing_nodes", Double(waysWithMissingNodes)),
+         ("dropped_degenerate_segments", Double(droppedDegenerateSegments)),
          ("barrier_cuts", Double(barrierCuts)), ("restrictions_read", Double(restrictionsRead)),
          ("restrictions_kept", Double(restrictionsKept)), ("restrictions_dropped", Double(restrictionsDropped)),
          ("largest_component_nodes", Double(largestComponentNodes)), ("input_bytes", Double(inputBytes)),
@@ -271,7 +277,8 @@ public struct BuildReport: Sendable, Equatable {
     /// the build time is not a finite, non-negative number (a damaged or crafted file).
     init?(fields values: [Double]) {
         for (i, value) in values.enumerated() {
-            let whole = value.isFinite && value >= 0 && (i == 16 || value == value.rounded() && value <= 9_007_199_254_740_992)
+            let whole = value.isFinite && value >= 0
+                && (i == 16 || value == value.rounded() && value <= 9_007_199_254_740_992)
             if !whole { return nil }
         }
         var r = BuildReport()

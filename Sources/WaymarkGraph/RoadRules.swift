@@ -143,7 +143,8 @@ public struct NodeRule: Sendable, Equatable {
     /// `mini_roundabout`): U-turns are allowed here as at a dead end.
     public var turningPlace = false
 
-    public init(blocks: Bool = false, trafficSignals: Bool = false, barrierDelay: Double = 0, turningPlace: Bool = false) {
+    public init(blocks: Bool = false, trafficSignals: Bool = false, barrierDelay: Double = 0,
+                turningPlace: Bool = false) {
         self.blocks = blocks
         self.trafficSignals = trafficSignals
         self.barrierDelay = barrierDelay

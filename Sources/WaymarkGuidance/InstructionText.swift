@@ -31,7 +31,8 @@ public struct InstructionLanguage: Sendable {
     /// carrying `destinations` or `exits` uses them as osrm-text-instructions does. (Parses the
     /// tables on every call: to word many steps, make ``InstructionTemplates`` once.)
     public func instruction(for step: RouteStep, legIndex: Int, legCount: Int, waypointName: String? = nil) -> String {
-        InstructionTemplates(self).instruction(for: step, legIndex: legIndex, legCount: legCount, waypointName: waypointName)
+        InstructionTemplates(self).instruction(for: step, legIndex: legIndex, legCount: legCount,
+                                               waypointName: waypointName)
     }
 
     /// The road as a driver reads it: "Name (ref)", the ref alone on motorways or unnamed roads,
@@ -121,7 +122,8 @@ public struct InstructionTemplates: Sendable {
     public init(_ language: InstructionLanguage) {
         let modifierKeys = InstructionTemplates.modifierKeys, width = modifierKeys.count
         let none = Variants(nil), typeCount = ManeuverType.allCases.count
-        var turns = [Variants](repeating: none, count: typeCount * width), defaults = [Variants](repeating: none, count: typeCount)
+        var turns = [Variants](repeating: none,
+                               count: typeCount * width), defaults = [Variants](repeating: none, count: typeCount)
         var roundabouts = [[Variants]?](repeating: nil, count: typeCount)
         for type in ManeuverType.allCases {
             let t = InstructionTemplates.slot(type)
@@ -232,7 +234,8 @@ public struct InstructionTemplates: Sendable {
                 case .rotaryName: out.append(contentsOf: (step.rotaryName ?? "").utf8)
                 case .modifier: out.append(contentsOf: modifierWords[m].utf8)
                 case .direction: out.append(contentsOf: direction(step.maneuver.bearingAfter).utf8)
-                case .nth: if legIndex >= 0 && legIndex != legCount - 1 { out.append(contentsOf: ordinal(legIndex + 1).utf8) }
+                case .nth: if legIndex >= 0
+                    && legIndex != legCount - 1 { out.append(contentsOf: ordinal(legIndex + 1).utf8) }
                 case .waypointName: out.append(contentsOf: (waypointName ?? "").utf8)
                 case .laneInstruction: out.append(contentsOf: (keep ?? "").utf8)
                 }
@@ -354,7 +357,8 @@ extension InstructionLanguage {
         }
         turns["new name"] = [
             "default": turnTable("Continue {modifier}"),
-            "straight": ["default": "Continue straight", "name": "Continue onto {way_name}", "destination": "Continue towards {destination}"],
+            "straight": ["default": "Continue straight", "name": "Continue onto {way_name}",
+                         "destination": "Continue towards {destination}"],
             "sharp left": turnTable("Take a sharp left"), "sharp right": turnTable("Take a sharp right"),
             "slight left": turnTable("Continue slightly left"), "slight right": turnTable("Continue slightly right"),
             "uturn": turnTable("Make a U-turn"),
@@ -363,14 +367,17 @@ extension InstructionLanguage {
         turns["end of road"] = [
             "default": turnTable("Turn {modifier}"),
             "straight": turnTable("Continue straight"),
-            "uturn": ["default": "Make a U-turn at the end of the road", "name": "Make a U-turn onto {way_name} at the end of the road",
+            "uturn": ["default": "Make a U-turn at the end of the road",
+                      "name": "Make a U-turn onto {way_name} at the end of the road",
                       "destination": "Make a U-turn towards {destination} at the end of the road"],
         ]
         turns["fork"] = [
             "default": turnTable("Keep {modifier} at the fork").merging(["name": "Keep {modifier} onto {way_name}",
                                                                           "destination": "Keep {modifier} towards {destination}"]) { $1 },
-            "slight left": ["default": "Keep left at the fork", "name": "Keep left onto {way_name}", "destination": "Keep left towards {destination}"],
-            "slight right": ["default": "Keep right at the fork", "name": "Keep right onto {way_name}", "destination": "Keep right towards {destination}"],
+            "slight left": ["default": "Keep left at the fork", "name": "Keep left onto {way_name}",
+                            "destination": "Keep left towards {destination}"],
+            "slight right": ["default": "Keep right at the fork", "name": "Keep right onto {way_name}",
+                             "destination": "Keep right towards {destination}"],
             "sharp left": turnTable("Take a sharp left").merging(["default": "Take a sharp left at the fork"]) { $1 },
             "sharp right": turnTable("Take a sharp right").merging(["default": "Take a sharp right at the fork"]) { $1 },
             "uturn": turnTable("Make a U-turn"),
@@ -378,7 +385,8 @@ extension InstructionLanguage {
         turns["merge"] = [
             "default": turnTable("Merge {modifier}"), "straight": turnTable("Merge"),
             "slight left": turnTable("Merge left"), "slight right": turnTable("Merge right"),
-            "sharp left": turnTable("Merge left"), "sharp right": turnTable("Merge right"), "uturn": turnTable("Make a U-turn"),
+            "sharp left": turnTable("Merge left"), "sharp right": turnTable("Merge right"),
+            "uturn": turnTable("Make a U-turn"),
         ]
         var onRamp: [String: Variants] = ["default": turnTable("Take the ramp")]
         var offRamp: [String: Variants] = ["default": turnTable("Take the ramp").merging(["exit": "Take exit {exit}",
@@ -394,7 +402,8 @@ extension InstructionLanguage {
         turns["off ramp"] = offRamp
         turns["roundabout turn"] = [
             "default": turnTable("Make a {modifier}"),
-            "left": turnTable("Turn left"), "right": turnTable("Turn right"), "straight": turnTable("Continue straight"),
+            "left": turnTable("Turn left"), "right": turnTable("Turn right"),
+            "straight": turnTable("Continue straight"),
         ]
         turns["exit roundabout"] = ["default": turnTable("Exit the roundabout")]
         turns["exit rotary"] = ["default": turnTable("Exit the roundabout")]
@@ -402,15 +411,18 @@ extension InstructionLanguage {
         let roundabout: [String: Variants] = [
             "default": ["default": "Enter the roundabout", "name": "Enter the roundabout and exit onto {way_name}",
                         "destination": "Enter the roundabout and exit towards {destination}"],
-            "exit": ["default": "At the roundabout, take the {exit_number} exit", "name": "At the roundabout, take the {exit_number} exit onto {way_name}",
+            "exit": ["default": "At the roundabout, take the {exit_number} exit",
+                     "name": "At the roundabout, take the {exit_number} exit onto {way_name}",
                      "destination": "At the roundabout, take the {exit_number} exit towards {destination}"],
             "name": ["default": "Enter {rotary_name}", "name": "Enter {rotary_name} and exit onto {way_name}",
                      "destination": "Enter {rotary_name} and exit towards {destination}"],
-            "name_exit": ["default": "At {rotary_name}, take the {exit_number} exit", "name": "At {rotary_name}, take the {exit_number} exit onto {way_name}",
+            "name_exit": ["default": "At {rotary_name}, take the {exit_number} exit",
+                          "name": "At {rotary_name}, take the {exit_number} exit onto {way_name}",
                           "destination": "At {rotary_name}, take the {exit_number} exit towards {destination}"],
         ]
         var arrive: [String: Variants] = [
-            "default": ["default": "You have arrived at your {nth} destination", "named": "You have arrived at {waypoint_name}"],
+            "default": ["default": "You have arrived at your {nth} destination",
+                        "named": "You have arrived at {waypoint_name}"],
             "straight": ["default": "You have arrived at your {nth} destination, straight ahead",
                          "named": "You have arrived at {waypoint_name}, straight ahead"],
         ]
@@ -422,13 +434,16 @@ extension InstructionLanguage {
         }
         var english = InstructionLanguage(
             code: "en", turns: turns, roundabouts: ["roundabout": roundabout, "rotary": roundabout], arrive: arrive,
-            ferry: ["default": "Take the ferry", "name": "Take the ferry {way_name}", "destination": "Take the ferry towards {destination}"],
+            ferry: ["default": "Take the ferry", "name": "Take the ferry {way_name}",
+                    "destination": "Take the ferry towards {destination}"],
             ordinals: ["1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th", "9th", "10th"],
             modifiers: ["left": "left", "right": "right", "sharp left": "sharp left", "sharp right": "sharp right",
-                        "slight left": "slight left", "slight right": "slight right", "straight": "straight", "uturn": "U-turn"],
+                        "slight left": "slight left", "slight right": "slight right",
+                        "straight": "straight", "uturn": "U-turn"],
             directions: ["north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest"],
             nameAndRef: "{name} ({ref})")
-        english.lanes = ["left": "Keep left", "right": "Keep right", "middle": "Keep in the middle", "left or right": "Keep left or right"]
+        english.lanes = ["left": "Keep left", "right": "Keep right", "middle": "Keep in the middle",
+                         "left or right": "Keep left or right"]
         return english
     }()
 }

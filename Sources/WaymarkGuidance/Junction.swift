@@ -35,14 +35,16 @@ package struct Junction {
     var taken: Int?
 
     /// The junction at the end of edge `arrival`, with `next` the edge taken (or -1).
-    init(graph: borrowing RoadGraph, tables: borrowing GuidanceTables, arrival e: Int, next f: Int, table: borrowing TransitionTable) {
+    init(graph: borrowing RoadGraph, tables: borrowing GuidanceTables, arrival e: Int, next f: Int,
+         table: borrowing TransitionTable) {
         var storage: [JunctionRoad] = []
         self.init(graph: graph, tables: tables, arrival: e, next: f, table: table, reusing: &storage)
     }
 
     /// The same, its roads written into `storage`'s buffer: a caller that lets each junction go
     /// before making the next (a route passes a hundred) allocates one buffer for all of them.
-    init(graph: borrowing RoadGraph, tables: borrowing GuidanceTables, arrival e: Int, next f: Int, table: borrowing TransitionTable,
+    init(graph: borrowing RoadGraph, tables: borrowing GuidanceTables, arrival e: Int, next f: Int,
+         table: borrowing TransitionTable,
          reusing found: inout [JunctionRoad]) {
         let v = graph.edgeTarget[e]
         vertex = v
@@ -53,7 +55,8 @@ package struct Junction {
         // perceived ones (``PerceivedBearing``).
         let outgoing = graph.edges(from: v)
         for g in outgoing {
-            found.append(JunctionRoad(out: g, segment: Int(graph.edgeSegment[g]), bearing: Double(tables.departBearing[g]),
+            found.append(JunctionRoad(out: g, segment: Int(graph.edgeSegment[g]),
+                                      bearing: Double(tables.departBearing[g]),
                                       angle: 0, entry: graph.turnWeight(e, g, table: table) != nil))
         }
         for slot in graph.incoming(to: v) {
@@ -62,7 +65,8 @@ package struct Junction {
             if found.contains(where: { $0.segment == key }) { continue }
             // A carriageway merged with the one out beside it is that road (``MergedRoads``).
             if h != e && tables.merged.isMerged(arriving: h) { continue }
-            found.append(JunctionRoad(out: -1, segment: key, bearing: Double(tables.arrivalBearing[h]), angle: 0, entry: false))
+            found.append(JunctionRoad(out: -1, segment: key,
+                                      bearing: Double(tables.arrivalBearing[h]), angle: 0, entry: false))
         }
         let arrivedKey = Int(graph.edgeSegment[e] ^ 1)
         var first = found.firstIndex { $0.segment == arrivedKey } ?? 0
@@ -76,7 +80,8 @@ package struct Junction {
         let arrivalBearing = found[first].bearing + 180
         found.withUnsafeMutableBufferPointer { roads in
             for i in roads.indices {
-                roads[i].angle = i == first ? 0 : Junction.turnAngle(arriving: arrivalBearing, leaving: roads[i].bearing)
+                roads[i].angle = i == first ? 0 : Junction.turnAngle(arriving: arrivalBearing,
+                                                                     leaving: roads[i].bearing)
             }
             roads.swapAt(0, first)
             // By angle after the road arrived by: an insertion sort (a handful of roads), stable.
@@ -139,7 +144,8 @@ package struct Junction {
                 sorted.append(StepIntersection.Road(bearing: scratch[i], entry: roads[i].entry))
             }
         }
-        return StepIntersection(location: location, roads: sorted, inIndex: inIndex, outIndex: outIndex, classes: classes)
+        return StepIntersection(location: location, roads: sorted, inIndex: inIndex,
+                                outIndex: outIndex, classes: classes)
     }
 }
 
@@ -160,7 +166,8 @@ package struct GuidanceTables: Sendable {
     /// takes. Empty when not made (the verdicts are then found on each route).
     let decisions: Column<UInt8>
 
-    init(names: NameKeys, departBearing: Column<Float>, arrivalBearing: Column<Float>, merged: MergedRoads, decisions: Column<UInt8>) {
+    init(names: NameKeys, departBearing: Column<Float>, arrivalBearing: Column<Float>, merged: MergedRoads,
+         decisions: Column<UInt8>) {
         self.names = names
         self.departBearing = departBearing
         self.arrivalBearing = arrivalBearing
@@ -213,9 +220,11 @@ package struct GuidanceTables: Sendable {
                             let back = Int(twinOf[Int(graph.edgeSegment[e] ^ 1)])
                             if back >= 0 && back < e { continue }
                             let w = graph.edgeTarget[e]
-                            let leaving = Float(graph.perceivedBearing(of: e, from: v, atTarget: false, roadCount: Int(roadsAt[Int(v)]),
+                            let leaving = Float(graph.perceivedBearing(of: e, from: v, atTarget: false,
+                                                                       roadCount: Int(roadsAt[Int(v)]),
                                                                        lanes: Int(lanesAt[Int(v)]), scratch: &points))
-                            let arriving = Float(graph.perceivedBearing(of: e, from: v, atTarget: true, roadCount: Int(roadsAt[Int(w)]),
+                            let arriving = Float(graph.perceivedBearing(of: e, from: v, atTarget: true,
+                                                                        roadCount: Int(roadsAt[Int(w)]),
                                                                         lanes: Int(lanesAt[Int(w)]), scratch: &points))
                             departs[e] = leaving
                             arrivals[e] = arriving
@@ -229,7 +238,8 @@ package struct GuidanceTables: Sendable {
             }
         }
         // OSRM's merged carriageways, judged on the bearings as measured, by the same parts.
-        let detector = MergableRoadDetector(graph: graph, depart: depart, arrival: arrival, edgeByKey: twin, roadCounts: roads,
+        let detector = MergableRoadDetector(graph: graph, depart: depart, arrival: arrival,
+                                            edgeByKey: twin, roadCounts: roads,
                                             names: TurnClassifier(graph: graph, names: names))
         var found = [[(arriving: Int, leaving: Int)]](repeating: [], count: parts)
         depart.withUnsafeMutableBufferPointer { departs in
@@ -254,14 +264,18 @@ package struct GuidanceTables: Sendable {
         let pairs = found.flatMap { $0 }.sorted { $0.arriving < $1.arriving }
         let measured = GuidanceTables(names: names, departBearing: Column(depart), arrivalBearing: Column(arrival),
                                       merged: MergedRoads(arriving: Column(pairs.map { UInt32($0.arriving) }),
-                                                          leaving: Column(pairs.map { UInt32($0.leaving) }), edgeCount: graph.edgeCount),
+                                                          leaving: Column(pairs.map { UInt32($0.leaving) }),
+                                                          edgeCount: graph.edgeCount),
                                       decisions: [])
-        self.init(names: names, departBearing: measured.departBearing, arrivalBearing: measured.arrivalBearing, merged: measured.merged,
-                  decisions: Column(transitions.map { GuidanceTables.verdicts(graph: graph, tables: measured, table: $0, parts: parts) } ?? []))
+        self.init(names: names, departBearing: measured.departBearing, arrivalBearing: measured.arrivalBearing,
+                  merged: measured.merged,
+                  decisions: Column(transitions.map { GuidanceTables.verdicts(graph: graph, tables: measured,
+                                                                              table: $0, parts: parts) } ?? []))
     }
 
     /// Every turn's verdict (``decisions``), the edges shared out among `parts` run side by side.
-    private static func verdicts(graph: RoadGraph, tables: GuidanceTables, table: TransitionTable, parts: Int) -> [UInt8] {
+    private static func verdicts(graph: RoadGraph, tables: GuidanceTables,
+                                 table: TransitionTable, parts: Int) -> [UInt8] {
         var codes = [UInt8](repeating: TurnVerdict.unknown, count: Int(table.start[graph.edgeCount]))
         let classifier = TurnClassifier(graph: graph, names: tables.names)
         codes.withUnsafeMutableBufferPointer { codes in
@@ -271,7 +285,8 @@ package struct GuidanceTables: Sendable {
                 for e in share(part, of: parts, graph.edgeCount) {
                     let leaving = graph.edges(from: graph.edgeTarget[e])
                     guard !leaving.isEmpty else { continue }
-                    var junction = Junction(graph: graph, tables: tables, arrival: e, next: -1, table: table, reusing: &storage)
+                    var junction = Junction(graph: graph, tables: tables, arrival: e, next: -1,
+                                            table: table, reusing: &storage)
                     let row = Int(table.start[e]) - leaving.lowerBound
                     // Each road out that may be entered is one turn (a route takes no other).
                     for k in junction.roads.indices where junction.roads[k].out >= 0 && junction.roads[k].entry {
@@ -292,7 +307,8 @@ extension RoadGraph {
         let s = segment(of: e)
         let lower = Int(shapeStart[s]), upper = Int(shapeStart[s + 1])
         let i = isReversed(e) ? upper - 1 - k : lower + k
-        return Coordinate(latitude: FixedPoint.decode(shapeLatitudes[i]), longitude: FixedPoint.decode(shapeLongitudes[i]))
+        return Coordinate(latitude: FixedPoint.decode(shapeLatitudes[i]),
+                          longitude: FixedPoint.decode(shapeLongitudes[i]))
     }
 
     private func shapeCount(of e: Int) -> Int {
@@ -324,15 +340,18 @@ extension RoadGraph {
         let origin = OSRMGrid.rounded(coordinate(of: atTarget ? edgeTarget[e] : v))
         let grid = PerceivedBearing.Grid(origin: origin)
         let road = PerceivedBearing.Road(highway: highway(of: e), roundabout: flags(of: e).contains(.roundabout),
-                                         lanes: lanes ?? intersectionLanes(at: atTarget ? edgeTarget[e] : v), grid: grid)
-        planarGeometry(of: e, from: v, reversed: atTarget, origin: origin, east: Coordinate.earthRadius * .pi / 180 * grid.cosLatitude, into: &points)
+                                         lanes: lanes
+                                         ?? intersectionLanes(at: atTarget ? edgeTarget[e] : v), grid: grid)
+        planarGeometry(of: e, from: v, reversed: atTarget, origin: origin,
+                       east: Coordinate.earthRadius * .pi / 180 * grid.cosLatitude, into: &points)
         return PerceivedBearing.bearing(points: points, road: road, roadCount: roadCount, closed: v == edgeTarget[e])
     }
 
     /// Edge `e`'s (from `v`) geometry, on OSRM's grid, on the local plane in metres (`east` metres
     /// per degree of longitude) around `origin`, its first point (its source, or its target when
     /// `reversed`), from there to its other end.
-    func planarGeometry(of e: Int, from v: UInt32, reversed: Bool, origin: Coordinate, east: Double, into points: inout [PerceivedBearing.Point]) {
+    func planarGeometry(of e: Int, from v: UInt32, reversed: Bool, origin: Coordinate, east: Double,
+                        into points: inout [PerceivedBearing.Point]) {
         points.removeAll(keepingCapacity: true)
         let m = shapeCount(of: e)
         let first = coordinate(of: v), last = coordinate(of: edgeTarget[e])
@@ -358,7 +377,8 @@ extension RoadGraph {
 /// OSRM keeps coordinates in integers of 10⁻⁶° (Waymark in 10⁻⁷°): rounded to the nearest.
 package enum OSRMGrid {
     static func rounded(_ c: Coordinate) -> Coordinate {
-        Coordinate(latitude: (c.latitude * 1_000_000).rounded() / 1_000_000, longitude: (c.longitude * 1_000_000).rounded() / 1_000_000)
+        Coordinate(latitude: (c.latitude * 1_000_000).rounded() / 1_000_000,
+                   longitude: (c.longitude * 1_000_000).rounded() / 1_000_000)
     }
 }
 
@@ -391,23 +411,31 @@ extension GuidanceTables {
 
     /// The tables a graph file stores, checked against the graph; nil where there are none or
     /// they were made under other parameters.
-    package init?(fileSections sections: FileSections, graph: RoadGraph, alreadyChecked: Bool = false) throws(GuidanceFileError) {
+    package init?(fileSections sections: FileSections, graph: RoadGraph,
+                  alreadyChecked: Bool = false) throws(GuidanceFileError) {
         guard sections.column("GPRM", as: Double.self)?.array == GuidanceTables.parameters else { return nil }
-        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int? = nil) throws(GuidanceFileError) -> Column<T> {
+        func array<T: BitwiseCopyable>(_ tag: String,
+                                       _ type: T.Type, count: Int? = nil) throws(GuidanceFileError) -> Column<T> {
             try sections.values(tag, as: type, count: count) { GuidanceFileError(reason: $0) }
         }
-        let depart = try array("GDEP", Float.self, count: graph.edgeCount), arrival = try array("GARR", Float.self, count: graph.edgeCount)
-        guard alreadyChecked || depart.allSatisfy({ $0 >= 0 && $0 <= 360 }) && arrival.allSatisfy({ $0 >= 0 && $0 <= 360 }) else {
+        let depart = try array("GDEP", Float.self, count: graph.edgeCount), arrival = try array("GARR",
+            Float.self, count: graph.edgeCount)
+        guard alreadyChecked || depart.allSatisfy({ $0 >= 0 && $0 <= 360 })
+            && arrival.allSatisfy({ $0 >= 0 && $0 <= 360 }) else {
             throw GuidanceFileError(reason: "bearing out of range")
         }
-        let words = try array("GKWD", UInt32.self, count: graph.strings.count), core = try array("GKCR", UInt32.self, count: graph.strings.count)
-        let refStart = try array("GKRS", UInt32.self, count: graph.strings.count + 1), refItems = try array("GKRI", UInt32.self)
+        let words = try array("GKWD", UInt32.self,
+                              count: graph.strings.count), core = try array("GKCR", UInt32.self,
+                                                                            count: graph.strings.count)
+        let refStart = try array("GKRS", UInt32.self,
+                                 count: graph.strings.count + 1), refItems = try array("GKRI", UInt32.self)
         guard refStart.first == 0, Int(refStart.last!) == refItems.count, zip(refStart, refStart.dropFirst()).allSatisfy({ $0 <= $1 }) else {
             throw GuidanceFileError(reason: "ref items out of order")
         }
         let refs = (0..<graph.strings.count).map { Array(refItems[Int(refStart[$0])..<Int(refStart[$0 + 1])]) }
         let arriving = try array("GMIN", UInt32.self), leaving = try array("GMOU", UInt32.self, count: arriving.count)
-        guard alreadyChecked || zip(arriving, arriving.dropFirst()).allSatisfy({ $0 < $1 }) && arriving.allSatisfy({ Int($0) < graph.edgeCount })
+        guard alreadyChecked || zip(arriving, arriving.dropFirst()).allSatisfy({ $0 < $1 })
+            && arriving.allSatisfy({ Int($0) < graph.edgeCount })
                 && leaving.allSatisfy({ Int($0) < graph.edgeCount }) else {
             throw GuidanceFileError(reason: "merged roads out of order or range")
         }
@@ -421,7 +449,9 @@ extension GuidanceTables {
             throw GuidanceFileError(reason: "turn verdict out of range")
         }
         // The bearings, merged roads and verdicts used where they lie in the file (no copy).
-        self.init(names: NameKeys(words: words.array, core: core.array, refs: refs), departBearing: depart, arrivalBearing: arrival,
-                  merged: MergedRoads(arriving: arriving, leaving: leaving, edgeCount: graph.edgeCount), decisions: decisions)
+        self.init(names: NameKeys(words: words.array, core: core.array, refs: refs), departBearing: depart,
+                  arrivalBearing: arrival,
+                  merged: MergedRoads(arriving: arriving, leaving: leaving,
+                                      edgeCount: graph.edgeCount), decisions: decisions)
     }
 }

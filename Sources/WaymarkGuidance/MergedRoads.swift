@@ -123,8 +123,10 @@ package struct MergableRoadDetector {
             for i in roads.indices {
                 let road = roads[i]
                 roads[i].bearing = road.out >= 0
-                    ? graph.perceivedBearing(of: road.out, from: end.far, atTarget: false, roadCount: 2, lanes: 0, scratch: &scratch)
-                    : graph.perceivedBearing(of: road.arriving, from: road.far, atTarget: true, roadCount: 2, lanes: 0, scratch: &scratch)
+                    ? graph.perceivedBearing(of: road.out, from: end.far, atTarget: false, roadCount: 2,
+                                             lanes: 0, scratch: &scratch)
+                    : graph.perceivedBearing(of: road.arriving, from: road.far, atTarget: true, roadCount: 2,
+                                             lanes: 0, scratch: &scratch)
             }
         }
         let arriving = roads[back].bearing + 180
@@ -158,7 +160,8 @@ package struct MergableRoadDetector {
     static func angleBetween(_ entry: Double, _ exit: Double) -> Double { (entry - exit + 540).truncatingRemainder(dividingBy: 360) }
 
     /// OSRM's `findClosestTurn`: the first road whose angle is nearest `angle`, roads `excluded` last.
-    static func closest(_ view: [ViewRoad], to angle: Double, excluding excluded: (ViewRoad) -> Bool = { _ in false }) -> Int? {
+    static func closest(_ view: [ViewRoad], to angle: Double,
+                        excluding excluded: (ViewRoad) -> Bool = { _ in false }) -> Int? {
         var best: Int? = nil, bestKey = (1, Double.infinity)
         for (i, road) in view.enumerated() {
             let key = (excluded(road) ? 1 : 0, deviation(road.angle, angle))
@@ -168,7 +171,8 @@ package struct MergableRoadDetector {
         return best
     }
 
-    func sameNameID(_ s: Int, _ t: Int) -> Bool { graph.segmentName[s] == graph.segmentName[t] && graph.segmentRef[s] == graph.segmentRef[t] }
+    func sameNameID(_ s: Int, _ t: Int) -> Bool { graph.segmentName[s] == graph.segmentName[t]
+        && graph.segmentRef[s] == graph.segmentRef[t] }
     func nameless(_ s: Int) -> Bool { graph.segmentName[s] == 0 }
     /// OSRM's lane count of a road, at least one.
     func lanes(_ road: End) -> Double { Double(max(graph.segmentLanes[road.segment], 1)) }
@@ -223,12 +227,15 @@ package struct MergableRoadDetector {
         var length = 0.0
         let east = Coordinate.earthRadius * .pi / 180 * cos(origin.latitude * .pi / 180)
         let name = end.segment
-        traverse(from: start, along: end, select: { straightmost($0, name: name, initialBearing: initialBearing, stopOnAmbiguous: stopOnAmbiguous) },
+        traverse(from: start, along: end,
+                 select: { straightmost($0, name: name, initialBearing: initialBearing,
+                                        stopOnAmbiguous: stopOnAmbiguous) },
                  update: { v, road, _ in
             if road.out >= 0 {
                 graph.planarGeometry(of: road.out, from: v, reversed: false, origin: origin, east: east, into: &scratch)
             } else {
-                graph.planarGeometry(of: road.arriving, from: road.far, reversed: true, origin: origin, east: east, into: &scratch)
+                graph.planarGeometry(of: road.arriving, from: road.far, reversed: true, origin: origin,
+                                     east: east, into: &scratch)
             }
             var piece = scratch
             var d = 0.0
@@ -250,9 +257,11 @@ package struct MergableRoadDetector {
 
     /// Walks on to the next junction of three roads or more (five roads at most, counted on from
     /// `found`'s walk before), continuing `found`.
-    func findJunction(from start: UInt32, along end: End, name s: Int, initialBearing: Double, into found: inout Found?) {
+    func findJunction(from start: UInt32, along end: End, name s: Int, initialBearing: Double,
+                      into found: inout Found?) {
         var state = found
-        traverse(from: start, along: end, select: { straightmost($0, name: s, initialBearing: initialBearing, stopOnAmbiguous: false) },
+        traverse(from: start, along: end,
+                 select: { straightmost($0, name: s, initialBearing: initialBearing, stopOnAmbiguous: false) },
                  update: { _, road, view in
             var f = state ?? Found(via: road, view: view)
             f.hops += 1
@@ -309,7 +318,8 @@ package struct MergableRoadDetector {
             let required = roads[0].segment
             for road in roads {
                 if nameless(required) && nameless(road.segment) { return false }
-                if names.announcesSegments(required, road.segment) && names.announcesSegments(road.segment, required) { return false }
+                if names.announcesSegments(required, road.segment)
+                    && names.announcesSegments(road.segment, required) { return false }
             }
             return true
         }
@@ -327,11 +337,13 @@ package struct MergableRoadDetector {
         guard !view.isEmpty else { return false }
         let s = road.segment
         guard let ahead = Self.closest(view, to: 180, excluding: { r in
-            nameless(s) || nameless(r.end.segment) || names.announcesSegments(s, r.end.segment) || names.announcesSegments(r.end.segment, s)
+            nameless(s) || nameless(r.end.segment) || names.announcesSegments(s, r.end.segment)
+                || names.announcesSegments(r.end.segment, s)
         }) else { return false }
         guard let opposite = Self.closest(view, to: Self.normalized(view[ahead].angle + 180)) else { return false }
         if view[opposite].end.far == next.from { return false }
-        if Self.deviation(Self.deviation(view[ahead].angle, 180), Self.deviation(view[opposite].angle, 0)) < Self.fuzzyAngle { return false }
+        if Self.deviation(Self.deviation(view[ahead].angle, 180),
+                          Self.deviation(view[opposite].angle, 0)) < Self.fuzzyAngle { return false }
         return Self.deviation(view[opposite].angle, view[ahead].angle) >= 180 - Self.fuzzyAngle
             && view[ahead].end.reversed == view[opposite].end.reversed
             && supportsMerge(view[ahead].end.segment, view[opposite].end.segment)
@@ -366,8 +378,10 @@ package struct MergableRoadDetector {
     /// OSRM's `IsCircularShape`: the two roads close a ring round enough to be a loop, not a divided road.
     func isCircularShape(_ v: UInt32, _ lhs: End, _ rhs: End) -> Bool {
         let origin = graph.coordinate(of: v)
-        let left = pointsAlong(lhs, from: v, limit: Self.extractDistance, initialBearing: lhs.bearing, stopOnAmbiguous: false, origin: origin)
-        let right = pointsAlong(rhs, from: v, limit: Self.extractDistance, initialBearing: lhs.bearing, stopOnAmbiguous: false, origin: origin)
+        let left = pointsAlong(lhs, from: v, limit: Self.extractDistance, initialBearing: lhs.bearing,
+                               stopOnAmbiguous: false, origin: origin)
+        let right = pointsAlong(rhs, from: v, limit: Self.extractDistance, initialBearing: lhs.bearing,
+                                stopOnAmbiguous: false, origin: origin)
         guard let a = left.points.first, let b = left.points.last, let c = right.points.last, b == c, a == b, left.length > 0 else { return false }
         var area = 0.0
         let p = left.points
@@ -379,9 +393,11 @@ package struct MergableRoadDetector {
     func haveSameDirection(_ v: UInt32, _ lhs: End, _ rhs: End) -> Bool {
         guard Self.deviation(lhs.bearing, rhs.bearing) <= Self.mergableAngle else { return false }
         let origin = graph.coordinate(of: v)
-        let left = pointsAlong(lhs, from: v, limit: Self.extractDistance, initialBearing: lhs.bearing, stopOnAmbiguous: true, origin: origin)
+        let left = pointsAlong(lhs, from: v, limit: Self.extractDistance, initialBearing: lhs.bearing,
+                               stopOnAmbiguous: true, origin: origin)
         guard left.length > 40 else { return false }
-        let right = pointsAlong(rhs, from: v, limit: Self.extractDistance, initialBearing: lhs.bearing, stopOnAmbiguous: true, origin: origin)
+        let right = pointsAlong(rhs, from: v, limit: Self.extractDistance, initialBearing: lhs.bearing,
+                                stopOnAmbiguous: true, origin: origin)
         guard right.length > 40 else { return false }
         let meetAgain = left.points.last == right.points.last
         func sampled(_ p: [PerceivedBearing.Point]) -> [PerceivedBearing.Point] {
@@ -414,7 +430,9 @@ package struct MergableRoadDetector {
     static func distance(_ p: PerceivedBearing.Point, to points: [PerceivedBearing.Point]) -> Double {
         guard points.count > 1 else { return points.first.map { p.distance(to: $0) } ?? .infinity }
         var best = Double.infinity
-        for i in 1..<points.count { best = min(best, p.distance(to: PerceivedBearing.project(p, onSegment: points[i - 1], points[i]))) }
+        for i in 1..<points.count { best = min(best,
+                                               p.distance(to: PerceivedBearing.project(p,
+            onSegment: points[i - 1], points[i]))) }
         return best
     }
 
@@ -435,7 +453,8 @@ package struct MergableRoadDetector {
         let n = roads.count
         let lhs = roads[i], rhs = roads[(i + 1) % n]
         // (The cheap conditions of `canMerge` first: all are required.)
-        guard lhs.reversed != rhs.reversed && Self.deviation(lhs.bearing, rhs.bearing) <= Self.mergableAngle else { return false }
+        guard lhs.reversed != rhs.reversed
+            && Self.deviation(lhs.bearing, rhs.bearing) <= Self.mergableAngle else { return false }
         return isDistinct(roads[(i + n - 1) % n], lhs) && canMerge(v, lhs, rhs) && isDistinct(rhs, roads[(i + 2) % n])
     }
 
@@ -454,7 +473,8 @@ package struct MergableRoadDetector {
         if deviation(angleBetween(opposite, entry.bearing), 180) < noTurnDeviation { return (false, entry.bearing) }
         if neighbour {
             let turnNew = deviation(angleBetween(opposite, merged), 180)
-            if deviation(angleBetween(opposite, lhs.bearing), 180) < turnNew || deviation(angleBetween(opposite, rhs.bearing), 180) < turnNew {
+            if deviation(angleBetween(opposite, lhs.bearing), 180) < turnNew
+                || deviation(angleBetween(opposite, rhs.bearing), 180) < turnNew {
                 return (false, opposite)
             }
         }
@@ -493,7 +513,8 @@ package struct MergableRoadDetector {
         }
         if n >= 2 {
             // Roads whose other end, a few metres on, merges them there: turned by that merge.
-            for i in 0..<n where !mergedHere[i] && roads[i].length <= Self.pruningDistance && hasInwardOnly(roads[i].far) {
+            for i in 0..<n where !mergedHere[i] && roads[i].length <= Self.pruningDistance
+                && hasInwardOnly(roads[i].far) {
                 let w = roads[i].far
                 let there = sortedEnds(at: w)
                 let m = there.count

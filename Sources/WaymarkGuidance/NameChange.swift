@@ -26,7 +26,8 @@ package enum NameChange {
 
     /// Whether going from road (name, ref) onto road (name, ref), given as string ids, must be
     /// announced as a new name.
-    static func mustAnnounce(from: (name: UInt32, ref: UInt32), to: (name: UInt32, ref: UInt32), strings: [String], keys: NameKeys) -> Bool {
+    static func mustAnnounce(from: (name: UInt32, ref: UInt32), to: (name: UInt32, ref: UInt32),
+                             strings: [String], keys: NameKeys) -> Bool {
         if from == to { return false }
         let fromName = strings[Int(from.name)], toName = strings[Int(to.name)]
         let fromRef = strings[Int(from.ref)], toRef = strings[Int(to.ref)]
@@ -39,7 +40,8 @@ package enum NameChange {
         let contained = sameName || isPrefix(fromName, of: toName) || isPrefix(toName, of: fromName)
         // OSRM's suffix change: what is left around the names' common part is only compass words
         // (or nothing: equal names are one too, whatever their refs).
-        let suffixChange = (sameName && !fromName.isEmpty) || (keys.core[Int(from.name)] != 0 && keys.core[Int(from.name)] == keys.core[Int(to.name)])
+        let suffixChange = (sameName && !fromName.isEmpty)
+            || (keys.core[Int(from.name)] != 0 && keys.core[Int(from.name)] == keys.core[Int(to.name)])
         let sameWords = keys.words[Int(from.name)] != 0 && keys.words[Int(from.name)] == keys.words[Int(to.name)]
         let namesEqual = contained || suffixChange || sameWords
         let nameRemoved = !fromName.isEmpty && toName.isEmpty

@@ -159,14 +159,16 @@ package struct PerceivedBearing {
 
         let line = regressionLine(points, grid: g)
         if maxDeviation(points[...], from: line.0, to: line.1) < 0.35 * laneWidth {
-            return corrected(turn, base: project(points[0], on: line), head: project(points[points.count - 1], on: line), grid: g)
+            return corrected(turn, base: project(points[0], on: line),
+                             head: project(points[points.count - 1], on: line), grid: g)
         }
         if isDirectOffset(points, straightIndex: straightIndex, straightDistance: straightDistance, total: total,
                           lengths: lengths, considered: considered) {
             let k = max(1, straightIndex)
             return corrected(turn, base: points[k], head: points[k + 1], grid: g)
         }
-        if isCurve(points, lengths: lengths, total: total, laneWidths: considered * laneWidth, roundabout: road.roundabout) {
+        if isCurve(points, lengths: lengths, total: total, laneWidths: considered * laneWidth,
+                   roundabout: road.roundabout) {
             if total <= skippingInaccuracies { return points[points.count - 1] }
             var curve = trimmed(points, to: 3 * skippingInaccuracies, cache: lengths, grid: g)
             var curveLengths = Array(lengths.prefix(curve.count))
@@ -302,7 +304,8 @@ package struct PerceivedBearing {
 
     /// OSRM's `SampleCoordinates`, point by point: the first point, then one every `rate` metres
     /// up to `maxLength`.
-    static func forEachSample(_ points: [Point], maxLength: Double, rate: Double, grid: Grid?, _ body: (Point) -> Void) {
+    static func forEachSample(_ points: [Point], maxLength: Double, rate: Double, grid: Grid?,
+                              _ body: (Point) -> Void) {
         body(points[0])
         var carry = 0.0, total = 0.0
         for i in 1..<points.count {
@@ -345,10 +348,12 @@ package struct PerceivedBearing {
             let vx = sxx - n * meanX * meanX, vy = syy - n * meanY * meanY, cxy = sxy - n * meanX * meanY
             if (maxY - minY) * cosLatitude > 2 * (maxX - minX) {
                 let slope = vy > 0 ? cxy / vy : 0
-                return (Point(x: meanX + slope * (minY - meanY), y: minY), Point(x: meanX + slope * (maxY - meanY), y: maxY))
+                return (Point(x: meanX + slope * (minY - meanY), y: minY),
+                        Point(x: meanX + slope * (maxY - meanY), y: maxY))
             }
             let slope = vx > 0 ? cxy / vx : 0
-            return (Point(x: minX, y: meanY + slope * (minX - meanX)), Point(x: maxX, y: meanY + slope * (maxX - meanX)))
+            return (Point(x: minX, y: meanY + slope * (minX - meanX)),
+                    Point(x: maxX, y: meanY + slope * (maxX - meanX)))
         }
     }
 
@@ -391,7 +396,8 @@ package struct PerceivedBearing {
 
     /// OSRM's `IsCurve`: the road bends steadily to one side over its length, rather than turning
     /// once near the junction.
-    static func isCurve(_ points: [Point], lengths: [Double], total: Double, laneWidths: Double, roundabout: Bool) -> Bool {
+    static func isCurve(_ points: [Point], lengths: [Double], total: Double,
+                        laneWidths: Double, roundabout: Bool) -> Bool {
         if roundabout { return true }
         let n = points.count
         let begin = bearing(of: points[1] - points[0]), end = bearing(of: points[n - 1] - points[n - 2])
@@ -424,7 +430,8 @@ package struct PerceivedBearing {
             }
         }
         let toMax = lengths.prefix(maxIndex + 1).reduce(0, +)
-        if (toMax <= 0.35 * total || maxDeviation < max(0.3 * laneWidths, 0.5 * laneWidth)) && total > lookaheadWithoutLanes {
+        if (toMax <= 0.35 * total || maxDeviation < max(0.3 * laneWidths, 0.5 * laneWidth))
+            && total > lookaheadWithoutLanes {
             return false
         }
         // No long straight stretch within the curve.
@@ -436,7 +443,8 @@ package struct PerceivedBearing {
         if angles.count >= 2 {
             for i in 1..<angles.count {
                 let previous = angles[i - 1], current = angles[i]
-                let bothTurn = deviation(previous, 180) > TurnClassifier.fuzzyAngleDifference && deviation(current, 180) > TurnClassifier.fuzzyAngleDifference
+                let bothTurn = deviation(previous, 180) > TurnClassifier.fuzzyAngleDifference
+                    && deviation(current, 180) > TurnClassifier.fuzzyAngleDifference
                 if bothTurn && (previous > 180) == (current < 180) { return false }
                 let isStraight = deviation(current, 180) < 5
                 cursor += 1

@@ -124,7 +124,8 @@ public struct TravelClasses: OptionSet, Sendable, Hashable {
     public static let tunnel = TravelClasses(rawValue: 1 << 4)
 
     /// Each class and its name, in the profile's order.
-    public static let all: [(TravelClasses, StaticString)] = [(.toll, "toll"), (.motorway, "motorway"), (.ferry, "ferry"),
+    public static let all: [(TravelClasses, StaticString)] = [(.toll, "toll"),
+                                                              (.motorway, "motorway"), (.ferry, "ferry"),
                                                               (.restricted, "restricted"), (.tunnel, "tunnel")]
     /// The classes' names (`toll`, `motorway`, `ferry`, `restricted`, `tunnel`, in that order).
     public var names: [String] { TravelClasses.all.filter { contains($0.0) }.map { $0.1.description } }
@@ -152,7 +153,8 @@ public struct StepIntersection: Sendable, Equatable {
     /// `bearings`). Setting it keeps each road's `entry` by position (true for roads added).
     public var bearings: [Int] {
         get { roads.map(\.bearing) }
-        set { roads = newValue.enumerated().map { Road(bearing: $1, entry: $0 < roads.count ? roads[$0].entry : true) } }
+        set { roads = newValue.enumerated().map { Road(bearing: $1,
+                                                       entry: $0 < roads.count ? roads[$0].entry : true) } }
     }
     /// Which roads may be entered (OSRM's `entry`). Setting it keeps each road's bearing by
     /// position (0 for roads added).
@@ -173,7 +175,8 @@ public struct StepIntersection: Sendable, Equatable {
     /// An intersection from OSRM's two lists (`bearings` and `entry`, one entry per bearing).
     public init(location: Coordinate, bearings: [Int], entry: [Bool], inIndex: Int?, outIndex: Int?) {
         precondition(bearings.count == entry.count, "one entry flag per bearing")
-        self.init(location: location, roads: zip(bearings, entry).map { Road(bearing: $0, entry: $1) }, inIndex: inIndex, outIndex: outIndex)
+        self.init(location: location, roads: zip(bearings, entry).map { Road(bearing: $0, entry: $1) },
+                  inIndex: inIndex, outIndex: outIndex)
     }
 
     public init(location: Coordinate, roads: [Road], inIndex: Int?, outIndex: Int?, classes: TravelClasses = []) {
@@ -242,7 +245,8 @@ public struct Route: Sendable, Equatable {
     /// title): the last step then says "You have arrived at …".
     public var destinationName: String?
 
-    public init(distance: Double, duration: Double, weight: Double, geometry: [Coordinate], legs: [RouteLeg], waypoints: [Snap],
+    public init(distance: Double, duration: Double, weight: Double, geometry: [Coordinate],
+                legs: [RouteLeg], waypoints: [Snap],
                 destinationName: String?) {
         self.distance = distance
         self.duration = duration
@@ -259,7 +263,8 @@ public struct Route: Sendable, Equatable {
         destinationName = name
         guard let leg = legs.indices.last, let step = legs[leg].steps.indices.last,
               legs[leg].steps[step].maneuver.type == .arrive else { return }
-        legs[leg].steps[step].instruction = language.instruction(for: legs[leg].steps[step], legIndex: leg, legCount: legs.count,
+        legs[leg].steps[step].instruction = language.instruction(for: legs[leg].steps[step],
+                                                                 legIndex: leg, legCount: legs.count,
                                                                  waypointName: name)
     }
 }

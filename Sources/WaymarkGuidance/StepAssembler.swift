@@ -65,7 +65,8 @@ package struct StepAssembler {
         var bearingAfter: Double
     }
 
-    /// `notARing`: OSRM's `RoundaboutType::None`, a ring it does not tell as one (see ``roundaboutKind(at:entering:)``).
+    /// `notARing`: OSRM's `RoundaboutType::None`, a ring it does not tell as one (see
+    /// ``roundaboutKind(at:entering:)``).
     enum RoundaboutKind { case roundabout, rotary, intersection, notARing }
 
     package func assemble(_ path: RoutePath, from origin: Snap, to destination: Snap, input: (Coordinate, Coordinate),
@@ -99,24 +100,29 @@ package struct StepAssembler {
                 i += 1
                 continue
             }
-            let junction = Junction(graph: graph, tables: guidance, arrival: e, next: f, table: data.transitions, reusing: &roadStorage)
+            let junction = Junction(graph: graph, tables: guidance, arrival: e, next: f,
+                                    table: data.transitions, reusing: &roadStorage)
             let intersection = StepAssembler.intersection(junction, arrival: e, graph: graph)
             let inRing = graph.flags(of: e).contains(.roundabout), toRing = graph.flags(of: f).contains(.roundabout)
             if !inRing && toRing, case let kind = roundaboutKind(at: v, entering: f), kind != .notARing {
-                i = roundabout(entering: i, kind: kind, pieces: pieces, junction: junction, at: intersection, drafts: &drafts, graph: graph)
+                i = roundabout(entering: i, kind: kind, pieces: pieces, junction: junction, at: intersection,
+                               drafts: &drafts, graph: graph)
                 continue
             }
             if inRing && !toRing, let ring = graph.edges(from: v).first(where: { graph.flags(of: $0).contains(.roundabout) }),
                roundaboutKind(at: v, entering: ring) != .notARing {
                 // Leaving a roundabout the route started on.
                 let road = junction.roads[junction.taken!]
-                drafts.append(Draft(pieces: i..<(i + 1), type: .exitRoundabout, modifier: ManeuverModifier(angle: road.angle), angle: road.angle,
-                                    nameEdge: f, bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing, intersections: [intersection]))
+                drafts.append(Draft(pieces: i..<(i + 1), type: .exitRoundabout,
+                                    modifier: ManeuverModifier(angle: road.angle), angle: road.angle,
+                                    nameEdge: f, bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing,
+                                    intersections: [intersection]))
                 i += 1
                 continue
             }
             // Decided when the map was made (``GuidanceTables/decisions``), else here.
-            let verdict = TurnVerdict(code: guidance.decision(arrival: e, next: f, graph: graph, table: data.transitions))
+            let verdict = TurnVerdict(code: guidance.decision(arrival: e, next: f, graph: graph,
+                                                              table: data.transitions))
                 ?? classifier.verdict(arrival: e, junction: junction)
             guard case let .decided(decision) = verdict else {
                 // OSRM's `DrivewayHandler`: past minor roads on a road of one name, no turn at
@@ -130,19 +136,23 @@ package struct StepAssembler {
                 // Straight on, but not from every lane: which lanes to keep to (docs/guidance.md: OSRM
                 // deprecated this type; Waymark keeps it where lanes split).
                 let road = junction.roads[junction.taken!]
-                drafts.append(Draft(pieces: i..<(i + 1), type: .useLane, modifier: ManeuverModifier(angle: road.angle), angle: road.angle,
-                                    nameEdge: f, bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing, intersections: [intersection]))
+                drafts.append(Draft(pieces: i..<(i + 1), type: .useLane,
+                                    modifier: ManeuverModifier(angle: road.angle), angle: road.angle,
+                                    nameEdge: f, bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing,
+                                    intersections: [intersection]))
             case .silent:
                 drafts[drafts.count - 1].takeIn(piece: i)
                 if junction.roads.count > 2 {
                     drafts[drafts.count - 1].intersections.append(intersection)
                     // OSRM keeps a (suppressed) step here until it collapses its steps.
-                    passed = PassedJunction(piece: i, bearingBefore: junction.arrivalBearing, bearingAfter: junction.roads[junction.taken!].bearing)
+                    passed = PassedJunction(piece: i, bearingBefore: junction.arrivalBearing,
+                                            bearingAfter: junction.roads[junction.taken!].bearing)
                 }
             case let .maneuver(type, modifier):
                 let road = junction.roads[junction.taken!]
                 let draft = Draft(pieces: i..<(i + 1), type: type, modifier: modifier, angle: road.angle, nameEdge: f,
-                                  bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing, intersections: [intersection])
+                                  bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing,
+                                  intersections: [intersection])
                 if !joinSegregated(draft, passed: passed, drafts: &drafts, pieces) { drafts.append(draft) }
             }
             i += 1
@@ -181,17 +191,21 @@ package struct StepAssembler {
             if g == 0 {
                 draft.bearingAfter = Double(bearing(startOfGeometry: geometry))
                 intersections.insert(StepIntersection(location: location, roads: [.init(bearing: Int(draft.bearingAfter.rounded()) % 360, entry: true)],
-                                                      inIndex: nil, outIndex: 0, classes: graph.travelClasses(of: pieces[0].edge)), at: 0)
+                                                      inIndex: nil, outIndex: 0,
+                                                      classes: graph.travelClasses(of: pieces[0].edge)), at: 0)
             }
             let maneuver = Maneuver(type: draft.type, modifier: draft.modifier, location: location,
                                     bearingBefore: g == 0 ? 0 : Int(draft.bearingBefore.rounded()) % 360,
                                     bearingAfter: Int(draft.bearingAfter.rounded()) % 360, exit: draft.exit)
             let edge = draft.nameEdge
-            steps.append(RouteStep(name: graph.name(of: edge), ref: graph.ref(of: edge), distance: draft.distance(pieces),
-                                   duration: duration, weight: weight, geometry: geometry, maneuver: maneuver, instruction: "",
+            steps.append(RouteStep(name: graph.name(of: edge), ref: graph.ref(of: edge),
+                                   distance: draft.distance(pieces),
+                                   duration: duration, weight: weight, geometry: geometry,
+                                   maneuver: maneuver, instruction: "",
                                    mode: graph.flags(of: pieces[draft.pieces.lowerBound].edge).contains(.ferry) ? .ferry : .driving,
                                    intersections: intersections, rotaryName: draft.rotaryName, drivingSide: drivingSide,
-                                   highway: graph.highway(of: edge), destinations: graph.destinations(of: edge), exits: graph.exits(of: edge)))
+                                   highway: graph.highway(of: edge), destinations: graph.destinations(of: edge),
+                                   exits: graph.exits(of: edge)))
         }
         // Arrival: where the destination lies beside the road, if it is not on it.
         let end = steps.last?.geometry.last ?? destination.coordinate
@@ -203,8 +217,10 @@ package struct StepAssembler {
             if d < 20 || d > 340 { side = .straight }
         }
         let last = steps.last
-        steps.append(RouteStep(name: last?.name ?? "", ref: last?.ref ?? "", distance: 0, duration: 0, weight: 0, geometry: [end, end],
-                               maneuver: Maneuver(type: .arrive, modifier: side, location: end, bearingBefore: before, bearingAfter: 0, exit: nil),
+        steps.append(RouteStep(name: last?.name ?? "", ref: last?.ref ?? "", distance: 0, duration: 0,
+                               weight: 0, geometry: [end, end],
+                               maneuver: Maneuver(type: .arrive, modifier: side, location: end, bearingBefore: before,
+                                                  bearingAfter: 0, exit: nil),
                                instruction: "", mode: last?.mode ?? .driving,
                                intersections: [StepIntersection(location: end, roads: [.init(bearing: (before + 180) % 360, entry: true)], inIndex: 0, outIndex: nil)],
                                rotaryName: nil, drivingSide: drivingSide, highway: last?.highway ?? .service))
@@ -235,12 +251,15 @@ package struct StepAssembler {
                 second = total
             }
         }
-        let summary = totals.filter { $0.name == first?.name || $0.name == second?.name }.map { strings[Int($0.name)] }.joined(separator: ", ")
-        return RouteLeg(distance: steps.reduce(0) { $0 + $1.distance }, duration: path.duration, weight: path.weight, summary: summary, steps: steps)
+        let summary = totals.filter { $0.name == first?.name
+            || $0.name == second?.name }.map { strings[Int($0.name)] }.joined(separator: ", ")
+        return RouteLeg(distance: steps.reduce(0) { $0 + $1.distance }, duration: path.duration, weight: path.weight,
+                        summary: summary, steps: steps)
     }
 
     /// The junction as OSRM's `intersections` entry, with the lanes of the road arrived by.
-    private static func intersection(_ junction: Junction, arrival e: Int, graph: borrowing RoadGraph) -> StepIntersection {
+    private static func intersection(_ junction: Junction, arrival e: Int,
+                                     graph: borrowing RoadGraph) -> StepIntersection {
         var classes: TravelClasses = []
         if let t = junction.taken { classes = graph.travelClasses(of: junction.roads[t].out) }
         var intersection = junction.intersection(location: graph.coordinate(of: junction.vertex), classes: classes)
@@ -266,7 +285,8 @@ package struct StepAssembler {
     // MARK: - Roundabouts
 
     /// Adds the steps for a roundabout entered at piece `i` and returns the index after them.
-    private func roundabout(entering i: Int, kind: RoundaboutKind, pieces: [Piece], junction: Junction, at entryIntersection: StepIntersection,
+    private func roundabout(entering i: Int, kind: RoundaboutKind, pieces: [Piece], junction: Junction,
+                            at entryIntersection: StepIntersection,
                             drafts: inout [Draft], graph: borrowing RoadGraph) -> Int {
         var k = i
         var exits = 0
@@ -283,7 +303,8 @@ package struct StepAssembler {
         }
         let ringEdge = pieces[i].edge
         let ringName = graph.name(of: ringEdge)
-        var draft = Draft(pieces: i..<k, type: kind == .rotary ? .rotary : (kind == .intersection ? .roundaboutTurn : .roundabout),
+        var draft = Draft(pieces: i..<k,
+                          type: kind == .rotary ? .rotary : (kind == .intersection ? .roundaboutTurn : .roundabout),
                           modifier: nil, exit: k < pieces.count ? max(1, exits) : nil, nameEdge: ringEdge,
                           rotaryName: kind == .rotary && !ringName.isEmpty ? ringName : nil,
                           bearingBefore: junction.arrivalBearing, bearingAfter: junction.roads[junction.taken!].bearing)
@@ -293,7 +314,8 @@ package struct StepAssembler {
             drafts.append(draft)
             return k
         }
-        let exitJunction = Junction(graph: graph, tables: guidance, arrival: pieces[k - 1].edge, next: pieces[k].edge, table: data.transitions)
+        let exitJunction = Junction(graph: graph, tables: guidance, arrival: pieces[k - 1].edge, next: pieces[k].edge,
+                                    table: data.transitions)
         let exitBearing = exitJunction.roads[exitJunction.taken!].bearing
         let overall = Junction.turnAngle(arriving: junction.arrivalBearing, leaving: exitBearing)
         // OSRM: a roundabout or rotary step keeps the direction of the turn onto the ring; a
@@ -314,8 +336,10 @@ package struct StepAssembler {
         drafts.append(draft)
         let exitRoad = exitJunction.roads[exitJunction.taken!]
         drafts.append(Draft(pieces: k..<(k + 1), type: kind == .rotary ? .exitRotary : .exitRoundabout,
-                            modifier: ManeuverModifier(angle: exitRoad.angle), angle: exitRoad.angle, nameEdge: pieces[k].edge,
-                            bearingBefore: exitJunction.arrivalBearing, bearingAfter: exitRoad.bearing, intersections: [exitIntersection]))
+                            modifier: ManeuverModifier(angle: exitRoad.angle), angle: exitRoad.angle,
+                            nameEdge: pieces[k].edge,
+                            bearingBefore: exitJunction.arrivalBearing, bearingAfter: exitRoad.bearing,
+                            intersections: [exitIntersection]))
         return k + 1
     }
 
@@ -399,7 +423,8 @@ package struct StepAssembler {
     /// step there (a maneuver, or the road going on where OSRM keeps a suppressed step): a U-turn
     /// where the two turn back, else by the direction from before the one to after the other
     /// (OSRM's `SegregatedTurnStrategy`). False when `draft` (the maneuver) is not such a one.
-    private func joinSegregated(_ draft: Draft, passed: PassedJunction?, drafts: inout [Draft], _ pieces: [Piece]) -> Bool {
+    private func joinSegregated(_ draft: Draft, passed: PassedJunction?,
+                                drafts: inout [Draft], _ pieces: [Piece]) -> Bool {
         let k = draft.pieces.lowerBound - 1 // the piece along the edge arrived by
         guard k >= 1, pieces[k].from == 0 else { return false }
         let e = pieces[k].edge
@@ -418,7 +443,8 @@ package struct StepAssembler {
             // The road went on at the edge's start: that junction becomes the step's place.
             drafts[drafts.count - 1].pieces = last.pieces.lowerBound..<k
             drafts[drafts.count - 1].intersections.removeLast()
-            current = Draft(pieces: k..<(k + 1), type: .newName, modifier: nil, nameEdge: e, bearingBefore: passed.bearingBefore,
+            current = Draft(pieces: k..<(k + 1), type: .newName, modifier: nil, nameEdge: e,
+                            bearingBefore: passed.bearingBefore,
                             bearingAfter: passed.bearingAfter, intersections: [intersection])
             suppressedStart = true
         } else {
@@ -442,7 +468,8 @@ package struct StepAssembler {
             // Straight through (or nearly, taking the straightest road at both ends): a new
             // name, or nothing where the name is the one before.
             let before = graph.segment(of: drafts[drafts.count - 1].nameEdge), after = graph.segment(of: draft.nameEdge)
-            if !classifier.hasNoName(before) && !classifier.hasNoName(after) && !classifier.announcesSegments(before, after) {
+            if !classifier.hasNoName(before) && !classifier.hasNoName(after)
+                && !classifier.announcesSegments(before, after) {
                 current.absorb(draft)
                 drafts[drafts.count - 1].absorb(current)
                 return true
@@ -518,7 +545,8 @@ package struct StepAssembler {
             // OSRM's `isNameOszillation`, at any distance: a name that comes and goes, both steps
             // name changes (a new name, or a turn straight on), is nothing to say. (Not past a
             // junction between them: OSRM has a silent step there, and the two are not next.)
-            if sameRoad && s.intersections.count <= 1 && (s.type == .newName || s.type == .turn && s.modifier == .straight)
+            if sameRoad && s.intersections.count <= 1
+                && (s.type == .newName || s.type == .turn && s.modifier == .straight)
                 && (next.type == .newName || next.type == .turn && next.modifier == .straight) {
                 drafts[i - 1].absorb(s)
                 drafts[i - 1].absorb(next)
@@ -545,7 +573,8 @@ package struct StepAssembler {
             let staggered = length < 3 && undisturbed && (180 - s.angle) * (180 - next.angle) < 0
             // A U-turn through a short piece, a short unnamed link between named roads, or into
             // the only way on; back on a road with a name (unnamed roads are not "the same").
-            let named = !classifier.hasNoName(graph.segment(of: before)) && !classifier.hasNoName(graph.segment(of: after))
+            let named = !classifier.hasNoName(graph.segment(of: before))
+                && !classifier.hasNoName(graph.segment(of: after))
             let link = undisturbed && classifier.hasNoName(graph.segment(of: s.nameEdge)) && named // (within 60 m: above)
             let uTurn = abs(total) > 150 && sameRoad && named && [.turn, .continue, .endOfRoad].contains(s.type)
                 && (short || link || choiceless && undisturbed)
@@ -652,7 +681,8 @@ package struct StepAssembler {
             distance += pieces[k].length
             if graph.coordinate(of: graph.edgeTarget[pieces[k].edge]) == x.location {
                 let leaving = Double(x.roads[outIndex].bearing)
-                return (distance, Junction.turnAngle(arriving: Double(x.roads[inIndex].bearing) + 180, leaving: leaving), leaving)
+                return (distance,
+                        Junction.turnAngle(arriving: Double(x.roads[inIndex].bearing) + 180, leaving: leaving), leaving)
             }
         }
         return nil
@@ -660,8 +690,10 @@ package struct StepAssembler {
 
     /// OSRM's `areSameSide`: both to the left or both to the right (straight on is either).
     private func sameSide(_ a: ManeuverModifier?, _ b: ManeuverModifier) -> Bool {
-        func left(_ m: ManeuverModifier?) -> Bool { m == .straight || m == .slightLeft || m == .left || m == .sharpLeft }
-        func right(_ m: ManeuverModifier?) -> Bool { m == .straight || m == .slightRight || m == .right || m == .sharpRight }
+        func left(_ m: ManeuverModifier?) -> Bool { m == .straight || m == .slightLeft || m == .left
+            || m == .sharpLeft }
+        func right(_ m: ManeuverModifier?) -> Bool { m == .straight || m == .slightRight || m == .right
+            || m == .sharpRight }
         return (left(a) && left(b)) || (right(a) && right(b))
     }
 

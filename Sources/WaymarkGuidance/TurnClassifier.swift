@@ -100,7 +100,8 @@ package final class TurnClassifier: Sendable {
     /// Whether going from segment `s` onto segment `t` must be announced (OSRM's `requiresNameAnnounced`).
     func announcesSegments(_ s: Int, _ t: Int) -> Bool {
         if graph.segmentName[s] == graph.segmentName[t] && graph.segmentRef[s] == graph.segmentRef[t] { return false }
-        return NameChange.mustAnnounce(from: (graph.segmentName[s], graph.segmentRef[s]), to: (graph.segmentName[t], graph.segmentRef[t]),
+        return NameChange.mustAnnounce(from: (graph.segmentName[s], graph.segmentRef[s]),
+                                       to: (graph.segmentName[t], graph.segmentRef[t]),
                                        strings: graph.strings, keys: names)
     }
 
@@ -126,7 +127,8 @@ package final class TurnClassifier: Sendable {
         let s = key >> 1
         let flags = EdgeFlags(rawValue: graph.segmentFlags[s])
         return RoadData(segment: s, highway: HighwayClass(rawValue: graph.segmentHighway[s]) ?? .service,
-                        roundabout: flags.contains(.roundabout), restricted: flags.contains(key & 1 == 1 ? .restrictedBackward : .restrictedForward))
+                        roundabout: flags.contains(.roundabout),
+                        restricted: flags.contains(key & 1 == 1 ? .restrictedBackward : .restrictedForward))
     }
 
     func data(ofEdge e: Int) -> RoadData { data(key: Int(graph.edgeSegment[e])) }
@@ -170,7 +172,8 @@ package final class TurnClassifier: Sendable {
             let right = graph.segmentName[data(of: j.roads[1]).segment], left = graph.segmentName[data(of: j.roads[2]).segment]
             if outClass.isMotorwayClass && right != 0 && left != 0
                 && !announcesSegments(data(of: j.roads[2]).segment, data(of: j.roads[1]).segment) {
-                if road.deviation < 2 * TurnClassifier.narrowTurnAngle { return .maneuver(.merge, t == 1 ? .slightLeft : .slightRight) }
+                if road.deviation < 2 * TurnClassifier.narrowTurnAngle { return .maneuver(.merge,
+                    t == 1 ? .slightLeft : .slightRight) }
                 return .maneuver(.merge, modifier)
             }
             return obviousDecision(arrival: e, junction: j, taken: t)
@@ -181,7 +184,8 @@ package final class TurnClassifier: Sendable {
 
         let obvious = obviousRoad(arrival: e, junction: j)
         if j.roads.count == 3 {
-            let allLinks = obvious != nil && graph.highway(of: e).isRamp && j.roads.allSatisfy { data(of: $0).highway.isRamp }
+            let allLinks = obvious != nil && graph.highway(of: e).isRamp
+                && j.roads.allSatisfy { data(of: $0).highway.isRamp }
             if allLinks || obvious == nil, let range = fork(arrival: e, junction: j),
                let decision = forkDecision(arrival: e, junction: j, fork: range, taken: t) { return decision }
             if obvious == nil && isEndOfRoad(j) {
@@ -216,10 +220,12 @@ package final class TurnClassifier: Sendable {
             if major > 2 { return false }
         }
         guard major == 2, j.roads[t].angle > 0.01, j.roads[t].angle < 359.99,
-              !data(of: j.roads[0]).highway.mayBeIgnored, !data(of: j.roads[t]).highway.mayBeIgnored else { return false }
+              !data(of: j.roads[0]).highway.mayBeIgnored,
+              !data(of: j.roads[t]).highway.mayBeIgnored else { return false }
         let f = j.roads[t].out
         // Both named (ids only: no string is made), and the name goes on.
-        return graph.segmentName[graph.segment(of: e)] != 0 && graph.segmentName[graph.segment(of: f)] != 0 && !announces(e, f)
+        return graph.segmentName[graph.segment(of: e)] != 0 && graph.segmentName[graph.segment(of: f)] != 0
+            && !announces(e, f)
     }
 
     /// OSRM's motorway handler's junctions (`canProcess`): motorways and their ramps only, and no
@@ -229,7 +235,8 @@ package final class TurnClassifier: Sendable {
         for road in j.roads {
             if road.entry && road.deviation > TurnClassifier.groupAngle { return false }
             let highway = data(of: road).highway
-            if highway.isMotorwayClass { motorway = motorway || road.entry } else if !highway.isMotorwayRamp { return false }
+            if highway.isMotorwayClass { motorway = motorway
+                || road.entry } else if !highway.isMotorwayRamp { return false }
         }
         return motorway
     }
@@ -247,12 +254,14 @@ package final class TurnClassifier: Sendable {
     /// road of the same name, else the straightest motorway; nil when none goes on.
     private func motorwayContinuation(arrival e: Int, junction j: Junction, taken t: Int) -> Double? {
         let via = graph.segment(of: e)
-        for road in j.roads.dropFirst() where road.entry && road.out >= 0 && graph.highway(of: road.out).isMotorwayClass {
+        for road in j.roads.dropFirst() where road.entry && road.out >= 0
+            && graph.highway(of: road.out).isMotorwayClass {
             let s = graph.segment(of: road.out)
             if !hasNoName(via) && !hasNoName(s) && !announcesSegments(via, s) { return road.angle }
         }
         var best: Double? = nil, deviation = 180.0
-        for road in j.roads.dropFirst() where road.out >= 0 && graph.highway(of: road.out).isMotorwayClass && road.deviation < deviation {
+        for road in j.roads.dropFirst() where road.out >= 0 && graph.highway(of: road.out).isMotorwayClass
+            && road.deviation < deviation {
             deviation = road.deviation
             best = road.angle
         }
@@ -268,12 +277,14 @@ package final class TurnClassifier: Sendable {
         let modeChange = graph.flags(of: e).contains(.ferry) != graph.flags(of: f).contains(.ferry)
         guard type == .turn, announces(e, f) else { return modeChange ? .maneuver(.notification, modifier) : .silent }
         guard isThroughStreet(j, taken: t) else { return .maneuver(modeChange ? .notification : .newName, modifier) }
-        if graph.highway(of: f).isMotorwayClass { return .maneuver(.merge, road.angle > 180 ? .slightRight : .slightLeft) }
+        if graph.highway(of: f).isMotorwayClass { return .maneuver(.merge,
+                                                                   road.angle > 180 ? .slightRight : .slightLeft) }
         if graph.highway(of: e).isMotorwayRamp && graph.highway(of: f).isMotorwayRamp {
             return modeChange ? .maneuver(.notification, modifier) : .silent
         }
         let onward = graph.coordinate(of: graph.edgeTarget[f]).distance(to: graph.coordinate(of: j.vertex))
-        let straight = road.deviation < TurnClassifier.narrowTurnAngle && onward > 2 * TurnClassifier.maxCollapseDistance
+        let straight = road.deviation < TurnClassifier.narrowTurnAngle
+            && onward > 2 * TurnClassifier.maxCollapseDistance
         return .maneuver(.turn, straight ? .straight : modifier)
     }
 
@@ -337,16 +348,19 @@ package final class TurnClassifier: Sendable {
         }
         let onlyNonSharp = roads[valid0].deviation <= 90 && nonSharp == 1
         if valid0 != straightmost && (roads[valid0].deviation <= TurnClassifier.groupAngle || onlyNonSharp)
-            && !data(of: roads[valid0]).highway.mayBeIgnored && isDistinct(arrival: via, candidate: valid0, junction: j) {
+            && !data(of: roads[valid0]).highway.mayBeIgnored && isDistinct(arrival: via,
+                                                                           candidate: valid0, junction: j) {
             return valid(valid0)
         }
-        if data(of: roads[valid0]).highway.isMotorwayClass && roads[valid0].deviation <= TurnClassifier.groupAngle && enterable == 1 {
+        if data(of: roads[valid0]).highway.isMotorwayClass && roads[valid0].deviation <= TurnClassifier.groupAngle
+            && enterable == 1 {
             return valid(valid0)
         }
         // A road splitting up, every part of it under the one name.
         let allSameName = roads.allSatisfy { road in
             let s = data(of: road).segment
-            return graph.segmentName[s] != 0 && graph.segmentName[s] == graph.segmentName[via.segment] && graph.segmentRef[s] == graph.segmentRef[via.segment]
+            return graph.segmentName[s] != 0 && graph.segmentName[s] == graph.segmentName[via.segment]
+                && graph.segmentRef[s] == graph.segmentRef[via.segment]
         }
         if roads.count == 3 && allSameName && enterable == 1
             && (PerceivedBearing.deviation(roads[1].angle, 90) > TurnClassifier.narrowTurnAngle
@@ -373,7 +387,8 @@ package final class TurnClassifier: Sendable {
             if cd < TurnClassifier.narrowTurnAngle && !road.entry { continue }
             let compare = data(of: road)
             let rd = road.deviation
-            let distinct = rd > TurnClassifier.distinctionRatio * cd && abs(rd - cd) > TurnClassifier.fuzzyAngleDifference / 2
+            let distinct = rd > TurnClassifier.distinctionRatio * cd
+                && abs(rd - cd) > TurnClassifier.fuzzyAngleDifference / 2
             let slightlyDistinct = rd > 0.7 * TurnClassifier.distinctionRatio * cd
             if !via.restricted && !candidate.restricted && compare.restricted && distinct { continue }
             if via.roundabout == candidate.roundabout && via.roundabout != compare.roundabout && cd < rd { continue }
@@ -407,8 +422,10 @@ package final class TurnClassifier: Sendable {
             }
             if via.highway.osrmPriority > HighwayClass.secondary.osrmPriority && distinct { continue }
             let samePriority = via.highway.osrmPriority == candidate.highway.osrmPriority
-            if samePriority && candidate.highway.osrmPriority < compare.highway.osrmPriority && noNameChangeToCandidate && slightlyDistinct { continue }
-            if samePriority && candidate.highway.osrmPriority > compare.highway.osrmPriority + 4 && noNameChangeToCandidate && slightlyDistinct { continue }
+            if samePriority && candidate.highway.osrmPriority < compare.highway.osrmPriority && noNameChangeToCandidate
+                && slightlyDistinct { continue }
+            if samePriority && candidate.highway.osrmPriority > compare.highway.osrmPriority + 4
+                && noNameChangeToCandidate && slightlyDistinct { continue }
             if compare.highway.hasLowerClass(from: via.highway, to: candidate.highway) { continue }
             if samePriority && via.highway.osrmGroup < compare.highway.osrmGroup
                 && nameChangesToCompare() && announcesSegments(candidate.segment, compare.segment) { continue }
@@ -466,7 +483,8 @@ package final class TurnClassifier: Sendable {
             guard roads[i].entry, roads[i].out >= 0, graph.flags(of: roads[i].out).contains(.ferry) == ferry else { return nil }
         }
         // None obvious against its neighbour (OSRM's `hasObvious`).
-        for i in right..<left where isObviousOfTwo(arrival: e, roads[i], roads[i + 1]) || isObviousOfTwo(arrival: e, roads[i + 1], roads[i]) {
+        for i in right..<left where isObviousOfTwo(arrival: e, roads[i], roads[i + 1])
+            || isObviousOfTwo(arrival: e, roads[i + 1], roads[i]) {
             return nil
         }
         // Classes alike (OSRM's `isCompatibleByRoadClass`): links with links, none obvious by class.
@@ -492,7 +510,8 @@ package final class TurnClassifier: Sendable {
         if TurnClassifier.obviousByRoadClass(via, mine, theirs) { return true }
         if TurnClassifier.obviousByRoadClass(via, theirs, mine) { return false }
         if road.deviation < Double.ulpOfOne && !name(e).isEmpty && !announces(e, road.out) { return true }
-        return other.deviation / road.deviation > 1.4 && abs(other.deviation - road.deviation) > TurnClassifier.fuzzyAngleDifference
+        return other.deviation / road.deviation > 1.4
+            && abs(other.deviation - road.deviation) > TurnClassifier.fuzzyAngleDifference
     }
 
     /// The decision for the road taken at a fork (`range`, right to left), as OSRM's `assignFork`
@@ -501,7 +520,8 @@ package final class TurnClassifier: Sendable {
     /// (silent if it keeps the name and runs within 3° of straight). At a junction of more roads
     /// two branches of unlike class (OSRM's `canBeSeenAsFork`) are an obvious way and a slight
     /// turn. Nil when the road taken is not one of the fork's.
-    func forkDecision(arrival e: Int, junction j: Junction, fork range: ClosedRange<Int>, taken t: Int) -> TurnDecision? {
+    func forkDecision(arrival e: Int, junction j: Junction,
+                      fork range: ClosedRange<Int>, taken t: Int) -> TurnDecision? {
         guard range.contains(t) else { return nil }
         let f = j.roads[t].out
         // Unsaid, unless the mode changes (OSRM's `Suppressed` or `Notification`).
@@ -509,7 +529,8 @@ package final class TurnClassifier: Sendable {
         if range.count == 3 {
             if t == range.lowerBound { return .maneuver(.fork, .slightRight) }
             if t == range.upperBound { return .maneuver(.fork, .slightLeft) }
-            if j.roads[t].deviation < 3 && !announces(e, f) { return modeChange ? .maneuver(.notification, .straight) : .silent }
+            if j.roads[t].deviation < 3
+                && !announces(e, f) { return modeChange ? .maneuver(.notification, .straight) : .silent }
             return .maneuver(.fork, .straight)
         }
         let leftClass = graph.highway(of: j.roads[range.upperBound].out), rightClass = graph.highway(of: j.roads[range.lowerBound].out)

@@ -8,18 +8,21 @@ import WaymarkGraph
 /// coordinates.
 final class BasemapCollector {
     /// The tags read for the basemap (beside the profile's).
-    static let keys: Set<String> = ["building", "natural", "waterway", "landuse", "leisure", "railway", "place", "name", "type"]
+    static let keys: Set<String> = ["building", "natural", "waterway", "landuse", "leisure", "railway",
+                                    "place", "name", "type"]
 
     /// What a way or multipolygon is on the map, if anything.
     static func kind(_ tags: [String: String]) -> Basemap.Kind? {
         if let building = tags["building"], building != "no" { return .building }
         let natural = tags["natural"], waterway = tags["waterway"], landuse = tags["landuse"], leisure = tags["leisure"]
-        if natural == "water" || waterway == "riverbank" || landuse == "reservoir" || landuse == "basin" { return .water }
+        if natural == "water" || waterway == "riverbank" || landuse == "reservoir"
+            || landuse == "basin" { return .water }
         if waterway == "river" || waterway == "canal" { return .river }
         if natural == "coastline" { return .coastline }
         if leisure == "park" || leisure == "garden" || leisure == "nature_reserve" { return .park }
         if landuse == "forest" || natural == "wood" { return .wood }
-        if landuse == "grass" || landuse == "meadow" || landuse == "recreation_ground" || landuse == "village_green" { return .grass }
+        if landuse == "grass" || landuse == "meadow" || landuse == "recreation_ground"
+            || landuse == "village_green" { return .grass }
         if tags["railway"] == "rail" { return .railway }
         return nil
     }
@@ -45,13 +48,16 @@ final class BasemapCollector {
     private var places: [Basemap.Place] = []
 
     /// The `place=*` values named on the map.
-    static let placeKinds: [String: Basemap.Place.Kind] = ["city": .city, "town": .town, "village": .village, "suburb": .suburb,
-                                                           "quarter": .quarter, "neighbourhood": .neighbourhood, "hamlet": .hamlet]
+    static let placeKinds: [String: Basemap.Place.Kind] = ["city": .city, "town": .town,
+                                                           "village": .village, "suburb": .suburb,
+                                                           "quarter": .quarter,
+                                                           "neighbourhood": .neighbourhood, "hamlet": .hamlet]
 
     func node(latitude: Int32, longitude: Int32, tags: [String: String]) {
         guard let place = tags["place"], let name = tags["name"], !name.isEmpty, let kind = BasemapCollector.placeKinds[place] else { return }
         places.append(Basemap.Place(name: name, kind: kind,
-                                    coordinate: Coordinate(latitude: FixedPoint.decode(latitude), longitude: FixedPoint.decode(longitude))))
+                                    coordinate: Coordinate(latitude: FixedPoint.decode(latitude),
+                                                           longitude: FixedPoint.decode(longitude))))
     }
 
     func way(id: Int64, nodes: [Int64], tags: [String: String]) {
@@ -66,7 +72,8 @@ final class BasemapCollector {
     func relation(members: [OSMMember], tags: [String: String]) {
         guard tags["type"] == "multipolygon", let kind = BasemapCollector.kind(tags), kind.isArea else { return }
         let memberWays = members.filter { $0.kind == .way }
-        multipolygons.append((kind, memberWays.filter { $0.role != "inner" }.map(\.ref), memberWays.filter { $0.role == "inner" }.map(\.ref)))
+        multipolygons.append((kind, memberWays.filter { $0.role != "inner" }.map(\.ref),
+                              memberWays.filter { $0.role == "inner" }.map(\.ref)))
     }
 
     /// The basemap, node ids resolved by `coordinate` (nil: not in the file; a way missing one

@@ -24,7 +24,7 @@ enum LibXML2Parser {
 
     /// Parses the whole input, calling the decoder per element.
     /// - Throws: ``OSMReadError/xml(function:path:line:message:)`` for malformed XML (naming the
-    ///   libxml2 function, the file and the line), ``OSMReadError/invalidAttribute(path:line:element:attribute:value:)``
+    /// libxml2 function, the file and the line), ``OSMReadError/invalidAttribute(path:line:element:attribute:value:)``
     ///   for bad coordinates or ids, ``OSMReadError/read(path:reason:)`` when inflating fails.
     static func parse(_ input: GzipInput, into decoder: OSMElementDecoder) throws(OSMReadError) {
         waymark_silence_generic_errors()
@@ -35,13 +35,15 @@ enum LibXML2Parser {
         guard let parser = xmlCreateIOParserCtxt(&handler, opaque, readCallback, closeCallback,
                                                  Unmanaged.passUnretained(input).toOpaque(), XML_CHAR_ENCODING_NONE)
         else {
-            throw .xml(function: "xmlCreateIOParserCtxt", path: input.path, line: 0, message: "could not create a parser")
+            throw .xml(function: "xmlCreateIOParserCtxt", path: input.path, line: 0,
+                       message: "could not create a parser")
         }
         defer { xmlFreeParserCtxt(parser) }
         context.parser = parser
         // No network access and no entity substitution: a map file is data, not a document to resolve.
         // HUGE lifts libxml2's size limits, which country extracts can exceed.
-        xmlCtxtUseOptions(parser, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_COMPACT.rawValue | XML_PARSE_HUGE.rawValue))
+        xmlCtxtUseOptions(parser,
+                          Int32(XML_PARSE_NONET.rawValue | XML_PARSE_COMPACT.rawValue | XML_PARSE_HUGE.rawValue))
         let status = withExtendedLifetime(context) { xmlParseDocument(parser) }
 
         if let root = decoder.root, root != "osm" {
@@ -55,7 +57,8 @@ enum LibXML2Parser {
         // Bytes the declared encoding cannot convert: libxml2 says so only through its (silenced)
         // generic errors, then reports whatever the damaged text looks like; say what happened.
         if let buffer = parser.pointee.input?.pointee.buf, buffer.pointee.error != 0 {
-            let declared = buffer.pointee.encoder?.pointee.name.map { String(cString: $0) } ?? "in the declared encoding"
+            let declared = buffer.pointee.encoder?.pointee.name.map { String(cString: $0) }
+                ?? "in the declared encoding"
             throw .xml(function: "xmlParseDocument", path: input.path, line: Int(xmlSAX2GetLineNumber(parser)),
                        message: "the bytes are not valid \(declared)")
         }
@@ -74,7 +77,8 @@ enum LibXML2Parser {
         handler.startElementNs = { ctx, localname, _, _, _, _, attributeCount, _, attributes in
             guard let ctx, let localname else { return }
             let context = Unmanaged<Context>.fromOpaque(ctx).takeUnretainedValue()
-            context.decoder.start(bytes(localname), attributes: SAXAttributes(base: attributes, count: Int(attributeCount)))
+            context.decoder.start(bytes(localname),
+                                  attributes: SAXAttributes(base: attributes, count: Int(attributeCount)))
             if context.decoder.failure != nil, let parser = context.parser {
                 context.attributeLine = Int(xmlSAX2GetLineNumber(parser))
                 xmlStopParser(parser)

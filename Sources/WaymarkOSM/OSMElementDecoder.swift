@@ -33,7 +33,8 @@ extension OSMElementSink {
             node(id: block.nodeIDs[i], latitude: block.latitudes[i], longitude: block.longitudes[i], tags: tags)
         }
         for way in block.ways { self.way(id: way.id, nodes: way.refs, tags: way.tags) }
-        for relation in block.relations { self.relation(id: relation.id, members: relation.members, tags: relation.tags) }
+        for relation in block.relations { self.relation(id: relation.id,
+                                                        members: relation.members, tags: relation.tags) }
     }
 }
 

@@ -25,7 +25,8 @@ public enum OSMGraphLoader {
     }
 
     /// Builds the graph of the file at `path`, XML or PBF (told apart by its first bytes).
-    public static func build(path: String, profile: any RoutingProfile = CarProfile(), progress: Progress? = nil) throws(OSMReadError) -> RoadGraph {
+    public static func build(path: String, profile: any RoutingProfile = CarProfile(),
+                             progress: Progress? = nil) throws(OSMReadError) -> RoadGraph {
         try build(path: path, profile: profile, basemap: false, progress: progress).graph
     }
 
@@ -41,7 +42,8 @@ public enum OSMGraphLoader {
         switch sniff(path) {
         case .pbf: return try buildPBF(path: path, profile: profile, basemap: basemap, progress: progress)
         case let .other(what): throw .notOSM(path: path, found: what)
-        case .xml: return try build(input: try GzipInput(path: path), profile: profile, basemap: basemap, progress: progress)
+        case .xml: return try build(input: try GzipInput(path: path), profile: profile,
+                                    basemap: basemap, progress: progress)
         }
     }
 
@@ -81,10 +83,12 @@ public enum OSMGraphLoader {
         let collector = Collector(profile: profile, basemap: basemap)
         let decoder = OSMElementDecoder(sink: collector, wantedKeys: wantedKeys(profile, basemap: basemap))
         if let progress {
-            input.progress = { read, size in progress(read, size, decoder.nodeCount + decoder.wayCount + decoder.relationCount) }
+            input.progress = { read, size in progress(read, size,
+                                                      decoder.nodeCount + decoder.wayCount + decoder.relationCount) }
         }
         try LibXML2Parser.parse(input, into: decoder)
-        return finish(collector, counts: (decoder.nodeCount, decoder.wayCount, decoder.relationCount), inputBytes: input.fileSize, start: start)
+        return finish(collector, counts: (decoder.nodeCount, decoder.wayCount, decoder.relationCount),
+                      inputBytes: input.fileSize, start: start)
     }
 
     /// Builds from an OSM PBF file.
@@ -93,7 +97,8 @@ public enum OSMGraphLoader {
         let reader = try PBFReader(path: path)
         let collector = Collector(profile: profile, basemap: basemap)
         try reader.read(into: collector, wantedKeys: wantedKeys(profile, basemap: basemap), progress: progress)
-        return finish(collector, counts: (reader.nodeCount, reader.wayCount, reader.relationCount), inputBytes: reader.fileSize, start: start)
+        return finish(collector, counts: (reader.nodeCount, reader.wayCount, reader.relationCount),
+                      inputBytes: reader.fileSize, start: start)
     }
 
     private static func finish(_ collector: Collector, counts: (nodes: Int, ways: Int, relations: Int), inputBytes: Int,
@@ -115,7 +120,8 @@ public enum OSMGraphLoader {
     }
 
     /// Builds the graph of OSM XML text (for tests and small inputs).
-    public static func build(xml: String, profile: any RoutingProfile = CarProfile()) throws(OSMReadError) -> RoadGraph {
+    public static func build(xml: String,
+                             profile: any RoutingProfile = CarProfile()) throws(OSMReadError) -> RoadGraph {
         let path = NSTemporaryDirectory() + "waymark-\(UUID().uuidString).osm"
         guard FileManager.default.createFile(atPath: path, contents: Data(xml.utf8)) else {
             throw .cannotOpen(path: "<xml>", reason: "could not write a temporary file")
@@ -131,7 +137,8 @@ public enum OSMGraphLoader {
 
 extension OSMGraphLoader {
     /// Builds the graph of OSM PBF bytes (for tests and fuzzing).
-    public static func build(pbf bytes: [UInt8], profile: any RoutingProfile = CarProfile()) throws(OSMReadError) -> RoadGraph {
+    public static func build(pbf bytes: [UInt8],
+                             profile: any RoutingProfile = CarProfile()) throws(OSMReadError) -> RoadGraph {
         let path = NSTemporaryDirectory() + "waymark-\(UUID().uuidString).osm.pbf"
         guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
             throw .cannotOpen(path: "<pbf>", reason: "could not write a temporary file")
@@ -151,10 +158,13 @@ extension OSMReadError {
         case let .cannotOpen(path, reason): return .cannotOpen(path: path == old ? new : path, reason: reason)
         case let .read(path, reason): return .read(path: path == old ? new : path, reason: reason)
         case let .notOSM(path, found): return .notOSM(path: path == old ? new : path, found: found)
-        case let .pbf(path, offset, message): return .pbf(path: path == old ? new : path, offset: offset, message: message)
-        case let .xml(function, path, line, message): return .xml(function: function, path: path == old ? new : path, line: line, message: message)
+        case let .pbf(path, offset, message): return .pbf(path: path == old ? new : path,
+                                                          offset: offset, message: message)
+        case let .xml(function, path, line, message): return .xml(function: function, path: path == old ? new : path,
+                                                                  line: line, message: message)
         case let .invalidAttribute(path, line, element, attribute, value):
-            return .invalidAttribute(path: path == old ? new : path, line: line, element: element, attribute: attribute, value: value)
+            return .invalidAttribute(path: path == old ? new : path, line: line, element: element,
+                                     attribute: attribute, value: value)
         }
     }
 }
@@ -177,7 +187,8 @@ struct KeptWays: Sendable {
 
 /// Collects what the graph needs while the file streams past.
 private final class Collector: OSMElementSink {
-    static let relationKeys: Set<String> = ["type", "restriction", "restriction:motorcar", "restriction:motor_vehicle", "restriction:vehicle", "except"]
+    static let relationKeys: Set<String> = ["type", "restriction", "restriction:motorcar", "restriction:motor_vehicle",
+                                            "restriction:vehicle", "except"]
 
     let profile: any RoutingProfile
     var nodeIDs: [Int64] = [], nodeLatitudes: [Int32] = [], nodeLongitudes: [Int32] = []
@@ -251,7 +262,8 @@ private final class Collector: OSMElementSink {
     func take(_ block: PBFBlock) {
         // (Nodes are appended, not kept in runs like the ways: joining runs at the end held
         // them twice at once, where growing arrays free their old storage as they go.)
-        if let first = block.nodeIDs.first, !block.nodesAscend || nodeIDs.last.map({ first <= $0 }) == true { nodesSorted = false }
+        if let first = block.nodeIDs.first, !block.nodesAscend
+            || nodeIDs.last.map({ first <= $0 }) == true { nodesSorted = false }
         nodeIDs.append(contentsOf: block.nodeIDs)
         nodeLatitudes.append(contentsOf: block.latitudes)
         nodeLongitudes.append(contentsOf: block.longitudes)
@@ -270,7 +282,8 @@ private final class Collector: OSMElementSink {
             endRun()
             wayRuns.append(block.kept)
         }
-        for relation in block.relations { self.relation(id: relation.id, members: relation.members, tags: relation.tags) }
+        for relation in block.relations { self.relation(id: relation.id,
+                                                        members: relation.members, tags: relation.tags) }
     }
 
     private func keep(id: Int64, nodes: [Int64], rule: WayRule) {
@@ -324,7 +337,8 @@ private final class Collector: OSMElementSink {
                 if ids[mid] < id { low = mid + 1 } else { high = mid }
             }
             guard low < ids.count && ids[low] == id else { return nil }
-            return Coordinate(latitude: FixedPoint.decode(latitudes[low]), longitude: FixedPoint.decode(longitudes[low]))
+            return Coordinate(latitude: FixedPoint.decode(latitudes[low]),
+                              longitude: FixedPoint.decode(longitudes[low]))
         }
     }
 
@@ -430,7 +444,8 @@ private final class Collector: OSMElementSink {
         returnFreedMemory()
         for r in restrictions {
             if !r.viaWays.isEmpty {
-                builder.restrictions.append(GraphBuilder.Restriction(fromWay: r.from, viaWays: r.viaWays, toWay: r.to, kind: r.kind))
+                builder.restrictions.append(GraphBuilder.Restriction(fromWay: r.from, viaWays: r.viaWays,
+                                                                     toWay: r.to, kind: r.kind))
                 continue
             }
             let via = index(of: r.via)

@@ -85,7 +85,8 @@ final class PBFReader {
             return nil
         }
         if let error {
-            throw error == 0 ? failure("truncated: \(what) ends early", at: blobOffset) : OSMReadError.read(path: path, reason: String(cString: strerror(error)))
+            throw error == 0 ? failure("truncated: \(what) ends early", at: blobOffset) : OSMReadError.read(path: path,
+                reason: String(cString: strerror(error)))
         }
         offset += count
         return bytes
@@ -183,7 +184,8 @@ final class PBFReader {
 
     /// Reads the whole file into `sink`, decoding on all cores; `progress` is called after each
     /// batch with (bytes read, file size, elements delivered).
-    func read(into sink: OSMElementSink, wantedKeys: Set<String>, progress: OSMGraphLoader.Progress? = nil) throws(OSMReadError) {
+    func read(into sink: OSMElementSink, wantedKeys: Set<String>,
+              progress: OSMGraphLoader.Progress? = nil) throws(OSMReadError) {
         guard let first = try nextBlob() else { throw failure("the file is empty", at: 0) }
         guard first.type == "OSMHeader" else {
             throw failure("the first blob is \"\(first.type)\", not the OSMHeader every PBF file starts with", at: first.offset)
@@ -246,7 +248,8 @@ final class PBFReader {
 }
 
 /// `body` on the array's bytes, with its typed error.
-private func withBytes<R>(_ array: [UInt8], _ body: (UnsafeRawBufferPointer) throws(PBFFormatError) -> R) throws(PBFFormatError) -> R {
+private func withBytes<R>(_ array: [UInt8],
+                          _ body: (UnsafeRawBufferPointer) throws(PBFFormatError) -> R) throws(PBFFormatError) -> R {
     var failure: PBFFormatError?
     let result: R? = array.withUnsafeBytes { bytes in
         do throws(PBFFormatError) { return try body(bytes) } catch {
@@ -505,7 +508,8 @@ struct PBFBlock: Sendable {
         }
     }
 
-    private mutating func decodeNode(_ bytes: UnsafeRawBufferPointer, _ strings: inout Strings, _ c: Coordinates) throws(PBFFormatError) {
+    private mutating func decodeNode(_ bytes: UnsafeRawBufferPointer,
+                                     _ strings: inout Strings, _ c: Coordinates) throws(PBFFormatError) {
         var reader = ProtobufReader(bytes)
         var id: Int64?, lat: Int64?, lon: Int64?
         var keys: [UInt64] = [], values: [UInt64] = []
@@ -527,7 +531,8 @@ struct PBFBlock: Sendable {
         longitudes.append(try c.longitude(lon, node: id))
     }
 
-    private mutating func decodeDense(_ bytes: UnsafeRawBufferPointer, _ strings: inout Strings, _ c: Coordinates) throws(PBFFormatError) {
+    private mutating func decodeDense(_ bytes: UnsafeRawBufferPointer,
+                                      _ strings: inout Strings, _ c: Coordinates) throws(PBFFormatError) {
         var reader = ProtobufReader(bytes)
         let first = nodeIDs.count
         var ids: [Int64] = [], lats: [Int64] = [], lons: [Int64] = []
@@ -583,7 +588,8 @@ struct PBFBlock: Sendable {
         var keys: [UInt64] = [], values: [UInt64] = [], pairs: [UInt64] = []
     }
 
-    private mutating func decodeWay(_ bytes: UnsafeRawBufferPointer, _ strings: inout Strings, _ tagSets: inout WayTagSets) throws(PBFFormatError) {
+    private mutating func decodeWay(_ bytes: UnsafeRawBufferPointer, _ strings: inout Strings,
+                                    _ tagSets: inout WayTagSets) throws(PBFFormatError) {
         var reader = ProtobufReader(bytes)
         var id: Int64?
         var refs: [Int64] = []
@@ -612,7 +618,8 @@ struct PBFBlock: Sendable {
         }
     }
 
-    private mutating func decodeRelation(_ bytes: UnsafeRawBufferPointer, _ strings: inout Strings) throws(PBFFormatError) {
+    private mutating func decodeRelation(_ bytes: UnsafeRawBufferPointer,
+                                         _ strings: inout Strings) throws(PBFFormatError) {
         var reader = ProtobufReader(bytes)
         var id: Int64?
         var keys: [UInt64] = [], values: [UInt64] = [], roles: [UInt64] = [], refs: [Int64] = [], types: [UInt64] = []

@@ -89,7 +89,8 @@ struct ProtobufReader {
     /// A repeated varint field, packed (wire type 2) or as one value (wire type 0): calls `body`
     /// with each value in order.
     @inline(__always)
-    mutating func repeatedVarints(wire: UInt64, _ body: (UInt64) throws(PBFFormatError) -> Void) throws(PBFFormatError) {
+    mutating func repeatedVarints(wire: UInt64,
+                                  _ body: (UInt64) throws(PBFFormatError) -> Void) throws(PBFFormatError) {
         switch wire {
         case 0:
             try body(try varint())
@@ -143,7 +144,8 @@ struct ProtobufReader {
                         while true {
                             let byte = p[0]
                             p += 1
-                            if shift == 63 && byte > 1 { initialized = k; throw PBFFormatError("varint overflows 64 bits") }
+                            if shift == 63
+                                && byte > 1 { initialized = k; throw PBFFormatError("varint overflows 64 bits") }
                             value |= UInt64(byte & 0x7F) << shift
                             if byte < 0x80 { break }
                             shift += 7

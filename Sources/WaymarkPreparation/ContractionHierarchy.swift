@@ -5,7 +5,8 @@ import WaymarkProfiles
 import WaymarkSupport
 
 /// A contraction hierarchy over the edge-based graph: its nodes are the road graph's directed
-/// edges (and their copies along restricted paths, ``RestrictedPaths``) and its arcs the allowed turns (weight: signal delay + turn cost + travel time of the
+/// edges (and their copies along restricted paths, ``RestrictedPaths``) and its arcs the allowed turns (weight: signal
+/// delay + turn cost + travel time of the
 /// edge turned onto), so turn restrictions, U-turn penalties and turn costs are part of the
 /// hierarchy exactly as in ``RouteSearch``, and a query returns the same cost as Dijkstra.
 ///
@@ -52,7 +53,8 @@ public struct ContractionHierarchy: Sendable {
     /// Contracts the edge-based graph of `graph` under the given turn costs (by default the
     /// graph's own: its driving side), on `threads` threads (default: one per core). The
     /// hierarchy is the same whatever the number of threads.
-    public init(graph: RoadGraph, costs: TurnCosts? = nil, turns: TurnGeometry? = nil, threads: Int? = nil, progress: Progress? = nil) {
+    public init(graph: RoadGraph, costs: TurnCosts? = nil, turns: TurnGeometry? = nil, threads: Int? = nil,
+                progress: Progress? = nil) {
         let costs = costs ?? TurnCosts(for: graph)
         let turnTables = turns ?? TurnGeometry(graph: graph)
         let table = TransitionTable(graph: graph, turns: turnTables, costs: costs)
@@ -64,7 +66,8 @@ public struct ContractionHierarchy: Sendable {
         for s in 0..<paths.stateCount {
             let e = paths.edge(s)
             table.forEachTurn(after: s, graph) { f, t, turn in
-                if f != e { builder.addOriginal(UInt32(s), UInt32(t), Double(table.cost[turn]) + Double(graph.edgeWeight[f])) }
+                if f != e { builder.addOriginal(UInt32(s), UInt32(t),
+                                                Double(table.cost[turn]) + Double(graph.edgeWeight[f])) }
             }
         }
         returnFreedMemory()
@@ -95,7 +98,8 @@ public struct ContractionHierarchy: Sendable {
 
     /// A hierarchy from its parts (checked by the caller).
     init(nodeCount: Int, shortcutCount: Int, costs: TurnCosts, turns: TurnGeometry, transitions: TransitionTable,
-         up: ArcRows, down: ArcRows, order: Column<UInt32>, rank: Column<UInt32>, arcTail: Column<UInt32>, arcHead: Column<UInt32>,
+         up: ArcRows, down: ArcRows, order: Column<UInt32>, rank: Column<UInt32>, arcTail: Column<UInt32>,
+         arcHead: Column<UInt32>,
          arcFirst: Column<Int32>, arcSecond: Column<Int32>) {
         self.nodeCount = nodeCount
         self.order = order
@@ -170,7 +174,8 @@ extension ContractionHierarchy {
     init(start: Column<UInt32>, end: Column<UInt32>, weight: Column<Double>, id: Column<UInt32>) {
         var arcs: [Arc] = []
         arcs.reserveCapacity(end.count)
-        for i in 0..<min(end.count, weight.count, id.count) { arcs.append(Arc(end: end[i], id: id[i], weight: weight[i])) }
+        for i in 0..<min(end.count, weight.count, id.count) { arcs.append(Arc(end: end[i],
+                                                                              id: id[i], weight: weight[i])) }
         self.init(start: start, arcs: Column(arcs))
     }
 
@@ -417,7 +422,7 @@ extension ContractionHierarchy {
     var shortcuts = 0
     /// Witness searches settle at most this many nodes when estimating a priority, and when
     /// contracting. Lower limits only add shortcuts that a longer search would have found
-    /// unnecessary (never a wrong one); these were measured on Porto (prep 7.9 s, 464k shortcuts).
+    /// unnecessary (never a wrong one); these were chosen by measuring on Porto (BENCHMARKS.md).
     static let estimateLimit = 20
     static let contractLimit = 100
 
@@ -596,7 +601,8 @@ extension ContractionHierarchy {
             found.withUnsafeMutableBufferPointer { out in
                 nonisolated(unsafe) let out = out
                 let chosen = round
-                forEach(chosen.count, scratches) { view, i, s in _ = view.shortcuts(of: chosen[i], simulate: false, &s, into: &out[i]) }
+                forEach(chosen.count, scratches) { view, i, s in _ = view.shortcuts(of: chosen[i],
+                    simulate: false, &s, into: &out[i]) }
             }
             neighbours.removeAll(keepingCapacity: true)
             for (i, v32) in round.enumerated() {
@@ -656,7 +662,8 @@ extension HierarchyBuilder.View {
     /// for a node may pass later ones (each of which keeps the distances through itself, with a
     /// shortcut or a witness avoiding every node before it), never earlier ones. The last node's
     /// witnesses avoid the whole round, so, from the last back, every witness survives the round.
-    func witnessSearch(from source: UInt32, avoid: UInt32, limit: Double, maxSettled: Int, _ s: inout HierarchyBuilder.Scratch) {
+    func witnessSearch(from source: UInt32, avoid: UInt32, limit: Double, maxSettled: Int,
+                       _ s: inout HierarchyBuilder.Scratch) {
         let before = contracting[Int(avoid)]
         s.generation &+= 1
         if s.generation == 0 {
@@ -685,7 +692,8 @@ extension HierarchyBuilder.View {
             for a in outgoing.row(x) {
                 let arc = arcs[Int(a)]
                 let y = Int(arc.head)
-                if y == Int(avoid) || inRound[y >> 6] & (1 << (UInt64(y) & 63)) != 0 && contracting[y] < before { continue }
+                if y == Int(avoid) || inRound[y >> 6] & (1 << (UInt64(y) & 63)) != 0
+                    && contracting[y] < before { continue }
                 let c = d + arc.weight
                 // Beyond the limit a node is never settled: not worth a place in the heap.
                 if c > limit { continue }
@@ -700,7 +708,8 @@ extension HierarchyBuilder.View {
 
     /// The shortcuts contracting `v` needs (appended to `found`), or only their number when
     /// `simulate`. Reads the graph, changes nothing: safe on several threads at once.
-    func shortcuts(of v: UInt32, simulate: Bool, _ s: inout HierarchyBuilder.Scratch, into found: inout [HierarchyBuilder.Shortcut]) -> Int {
+    func shortcuts(of v: UInt32, simulate: Bool, _ s: inout HierarchyBuilder.Scratch,
+                   into found: inout [HierarchyBuilder.Shortcut]) -> Int {
         var added = 0
         let ins = incoming.row(Int(v)), outs = outgoing.row(Int(v))
         guard !ins.isEmpty && !outs.isEmpty else { return 0 }
@@ -721,7 +730,8 @@ extension HierarchyBuilder.View {
                 let c = wa + arcs[Int(b)].weight
                 if s.marks[Int(w)].stamp == s.generation && s.marks[Int(w)].distance <= c { continue }
                 added += 1
-                if !simulate { found.append(HierarchyBuilder.Shortcut(tail: u, head: w, weight: c, first: Int32(a), second: Int32(b))) }
+                if !simulate { found.append(HierarchyBuilder.Shortcut(tail: u, head: w, weight: c,
+                                                                      first: Int32(a), second: Int32(b))) }
             }
         }
         return added
@@ -767,7 +777,8 @@ extension ContractionHierarchy {
     /// with restricted-entry turns, U-turns only where OSRM allows them, restricted paths; older
     /// hierarchies are refused and must be rebuilt) and the turn costs.
     static func parameters(_ c: TurnCosts) -> [Double] {
-        [3, c.uTurnPenalty, c.trafficSignalDelay, c.turnPenalty, c.turnBias, c.leftHandTraffic ? 1 : 0, c.gateDelay, c.restrictedEntryWeight]
+        [3, c.uTurnPenalty, c.trafficSignalDelay, c.turnPenalty, c.turnBias, c.leftHandTraffic ? 1 : 0, c.gateDelay,
+         c.restrictedEntryWeight]
     }
 
     /// Whether graph-file sections hold a hierarchy.
@@ -788,7 +799,8 @@ extension ContractionHierarchy {
         let parameters = try array("HPRM", Double.self).array
         func check(_ ok: Bool, _ what: String) throws(HierarchyFileError) { if !ok { throw HierarchyFileError(reason: what) } }
         let expected = ContractionHierarchy.parameters(costs)
-        try check(parameters.count == expected.count + 2 && parameters[0] == expected[0], "contracted under an older weight metric")
+        try check(parameters.count == expected.count + 2 && parameters[0] == expected[0],
+                  "contracted under an older weight metric")
         try check(Array(parameters.prefix(expected.count)) == expected, "contracted under other turn costs")
         let turnTables: TurnGeometry
         if let turns {
@@ -805,7 +817,8 @@ extension ContractionHierarchy {
         let arcTail = try array("HATL", UInt32.self), arcHead = try array("HAHD", UInt32.self)
         let arcFirst = try array("HAF1", Int32.self), arcSecond = try array("HAF2", Int32.self)
         let arcs = arcHead.count
-        try check(arcTail.count == arcs && arcFirst.count == arcs && arcSecond.count == arcs, "arc arrays differ in length")
+        try check(arcTail.count == arcs && arcFirst.count == arcs && arcSecond.count == arcs,
+                  "arc arrays differ in length")
         // Query nodes: stored since files have "HORD"; older files have their rows by hierarchy
         // node, numbered here.
         var order = sections.contains("HORD") ? try array("HORD", UInt32.self) : nil
@@ -833,7 +846,8 @@ extension ContractionHierarchy {
             rank = Column(numbered)
         }
         var rows: [ArcRows] = []
-        for (tags, upward) in [(("HUPS", "HUPR", "HUPH", "HUPW", "HUPA"), true), (("HDNS", "HDNR", "HDNT", "HDNW", "HDNA"), false)] {
+        for (tags, upward) in [(("HUPS", "HUPR", "HUPH", "HUPW", "HUPA"), true),
+                               (("HDNS", "HDNR", "HDNT", "HDNW", "HDNA"), false)] {
             let name = upward ? "upward" : "downward"
             let start = try array(tags.0, UInt32.self)
             let row: ArcRows
@@ -849,12 +863,15 @@ extension ContractionHierarchy {
         // The shortcuts and upward rows checked on one core, the downward rows on the other.
         let (upward, downward) = alreadyChecked && order != nil ? (.success(()), .success(())) : inParallel({
             Result { () throws(HierarchyFileError) in
-                try ContractionHierarchy.checkShortcuts(tail: arcTail, head: arcHead, first: arcFirst, second: arcSecond, nodes: n)
-                try rows[0].check(name: "upward", nodes: n, arcs: arcs, order: order, rank: rank, near: arcTail, far: arcHead)
+                try ContractionHierarchy.checkShortcuts(tail: arcTail, head: arcHead, first: arcFirst,
+                                                        second: arcSecond, nodes: n)
+                try rows[0].check(name: "upward", nodes: n, arcs: arcs, order: order, rank: rank,
+                                  near: arcTail, far: arcHead)
             }
         }, {
             Result { () throws(HierarchyFileError) in
-                try rows[1].check(name: "downward", nodes: n, arcs: arcs, order: order, rank: rank, near: arcHead, far: arcTail)
+                try rows[1].check(name: "downward", nodes: n, arcs: arcs, order: order, rank: rank,
+                                  near: arcHead, far: arcTail)
             }
         })
         try upward.get()
@@ -872,7 +889,8 @@ extension ContractionHierarchy {
         }
         self.init(nodeCount: n, shortcutCount: Int(parameters[expected.count + 1]), costs: costs, turns: turnTables,
                   transitions: transitions,
-                  up: rows[0], down: rows[1], order: order!, rank: rank!, arcTail: arcTail, arcHead: arcHead, arcFirst: arcFirst, arcSecond: arcSecond)
+                  up: rows[0], down: rows[1], order: order!, rank: rank!, arcTail: arcTail, arcHead: arcHead,
+                  arcFirst: arcFirst, arcSecond: arcSecond)
     }
 }
 
@@ -893,7 +911,8 @@ extension ContractionHierarchy {
                             guard first >= 0 && first < a && second >= 0 && second < a else {
                                 throw HierarchyFileError(reason: "shortcut \(a) does not refer to earlier arcs")
                             }
-                            guard tail[first] == tail[a] && head[first] == tail[second] && head[second] == head[a] else {
+                            guard tail[first] == tail[a] && head[first] == tail[second]
+                                && head[second] == head[a] else {
                                 throw HierarchyFileError(reason: "shortcut \(a) does not join its parts")
                             }
                         }
@@ -924,7 +943,8 @@ extension ArcRows {
                         for q in 0..<n {
                             let v = numbered ? Int(order[q]) : q
                             for i in Int(start[q])..<Int(start[q + 1]) {
-                                // (The arcs' ends are checked on the other core at the same time: not yet trusted here.)
+                                // (The arcs' ends are checked on the other core at the same time: not yet trusted
+                                // here.)
                                 let a = Int(rows[i].id), far = far[a]
                                 guard Int(far) < n else { throw HierarchyFileError(reason: "arc end out of range") }
                                 let end = numbered ? rank[Int(far)] : far

@@ -1,7 +1,8 @@
 import WaymarkGeo
 import WaymarkGraph
 
-/// ALT landmarks (32 by default: on Porto they settle 1/19.8 of Dijkstra's states, against 1/13.7 with 16): travel times from and to a few well-spread vertices, giving a lower bound on
+/// ALT landmarks (32 by default: they narrow the search more than 16 do, BENCHMARKS.md): travel
+/// times from and to a few well-spread vertices, giving a lower bound on
 /// the travel time between any two vertices by the triangle inequality:
 /// `d(v, t) ≥ max over L of max(d(L, t) − d(L, v), d(v, L) − d(t, L))`.
 ///
@@ -37,7 +38,8 @@ public struct Landmarks: Sendable {
         var nearestToChosen = Landmarks.dijkstra(graph, from: seed, reverse: false)
         for l in 0..<k {
             var next = seed, farthest = -1.0
-            for v in 0..<n where components.component[v] == components.largest && nearestToChosen[v].isFinite && nearestToChosen[v] > farthest {
+            for v in 0..<n where components.component[v] == components.largest && nearestToChosen[v].isFinite
+                && nearestToChosen[v] > farthest {
                 farthest = nearestToChosen[v]
                 next = UInt32(v)
             }

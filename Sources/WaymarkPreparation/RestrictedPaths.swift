@@ -49,7 +49,8 @@ import WaymarkGraph
                 stateOf[Array(prefix.prefix(length))] = UInt32(graph.edgeCount + sequences.count)
                 sequences.append(Array(prefix.prefix(length)))
             }
-            rules[prefix, default: []].append((path.last!, RestrictionKind(rawValue: graph.restrictionPathKind[p]) ?? .prohibitive))
+            rules[prefix, default: []].append((path.last!,
+                                               RestrictionKind(rawValue: graph.restrictionPathKind[p]) ?? .prohibitive))
         }
         duplicateEdge = sequences.map { $0.last! }
         var entries: [UInt64: UInt32] = [:], copies: [UInt32: [UInt32]] = [:]

@@ -104,11 +104,13 @@ public final class SnapIndex: Sendable {
         var entries: [(key: Int64, piece: UInt32)] = []
         let lonScale = metresPerDegreeLon, latScale = metresPerDegreeLat
         func cell(_ c: Coordinate) -> (Int64, Int64) {
-            (Int64((c.longitude * lonScale / SnapIndex.cellSize).rounded(.down)), Int64((c.latitude * latScale / SnapIndex.cellSize).rounded(.down)))
+            (Int64((c.longitude * lonScale / SnapIndex.cellSize).rounded(.down)),
+             Int64((c.latitude * latScale / SnapIndex.cellSize).rounded(.down)))
         }
         var shape: [Coordinate] = []
         // Waypoints never snap onto ferries or private service roads (OSRM's `is_startpoint`).
-        for s in 0..<segments where start[s] != RoadGraph.invalid && !EdgeFlags(rawValue: graph.segmentFlags[s]).contains(.notStartpoint) {
+        for s in 0..<segments where start[s] != RoadGraph.invalid
+            && !EdgeFlags(rawValue: graph.segmentFlags[s]).contains(.notStartpoint) {
             SnapIndex.shape(graph, s, start[s], end[s], into: &shape)
             let first = SnapIndex.firstPiece(of: s, graph)
             for i in 0..<(shape.count - 1) {
@@ -226,7 +228,8 @@ public final class SnapIndex: Sendable {
         points.reserveCapacity(Int(graph.shapeStart[s + 1] - graph.shapeStart[s]) + 2)
         points.append(graph.coordinate(of: start))
         for i in Int(graph.shapeStart[s])..<Int(graph.shapeStart[s + 1]) {
-            points.append(Coordinate(latitude: FixedPoint.decode(graph.shapeLatitudes[i]), longitude: FixedPoint.decode(graph.shapeLongitudes[i])))
+            points.append(Coordinate(latitude: FixedPoint.decode(graph.shapeLatitudes[i]),
+                                     longitude: FixedPoint.decode(graph.shapeLongitudes[i])))
         }
         points.append(graph.coordinate(of: end))
     }
@@ -237,7 +240,8 @@ public final class SnapIndex: Sendable {
     /// no route). For routes, ``candidates(near:maxDistance:)`` and ``choose(_:)`` apply OSRM's
     /// whole rule.
     public func nearest(to c: Coordinate, maxDistance: Double) -> Snap? {
-        nearest(to: c, maxDistance: maxDistance, bigComponentsOnly: true) ?? nearest(to: c, maxDistance: maxDistance, bigComponentsOnly: false)
+        nearest(to: c, maxDistance: maxDistance,
+                bigComponentsOnly: true) ?? nearest(to: c, maxDistance: maxDistance, bigComponentsOnly: false)
     }
 
     /// The nearest point on any road within `maxDistance`, and, when it lies in a tiny component,
@@ -312,7 +316,8 @@ public final class SnapIndex: Sendable {
 
     /// Visits the cells in square rings outwards from (`x0`, `y0`), ring 0 the cell itself, up
     /// to `reach` rings, stopping after a ring where `enough(r)` says the rings so far settle it.
-    private static func rings(around x0: Int64, _ y0: Int64, reach: Int64, _ visit: (Int64, Int64) -> Void, until enough: (Int64) -> Bool) {
+    private static func rings(around x0: Int64, _ y0: Int64, reach: Int64,
+                              _ visit: (Int64, Int64) -> Void, until enough: (Int64) -> Bool) {
         for r in 0...reach {
             if r == 0 {
                 visit(x0, y0)
@@ -351,7 +356,8 @@ public final class SnapIndex: Sendable {
         offset += a.distance(to: point)
         var length = 0.0
         for j in 0..<(shape.count - 1) { length += shape[j].distance(to: shape[j + 1]) }
-        return Snap(segment: s, offset: min(offset, length), length: length, coordinate: point, distance: c.distance(to: point),
+        return Snap(segment: s, offset: min(offset, length), length: length, coordinate: point,
+                    distance: c.distance(to: point),
                     component: segmentComponent[s], isInTinyComponent: segmentInTinyComponent[s] != 0)
     }
 
@@ -361,7 +367,8 @@ public final class SnapIndex: Sendable {
             if j == 0 { return graph.coordinate(of: segmentStart[s]) }
             if j == interior + 1 { return graph.coordinate(of: segmentEnd[s]) }
             let k = Int(graph.shapeStart[s]) + j - 1
-            return Coordinate(latitude: FixedPoint.decode(graph.shapeLatitudes[k]), longitude: FixedPoint.decode(graph.shapeLongitudes[k]))
+            return Coordinate(latitude: FixedPoint.decode(graph.shapeLatitudes[k]),
+                              longitude: FixedPoint.decode(graph.shapeLongitudes[k]))
         }
         return (point(i), point(i + 1))
     }
@@ -425,10 +432,12 @@ extension SnapIndex {
     /// The index a graph file stores, checked against the graph so that no stored number can
     /// lead a query out of bounds; nil where there is none or it was built under other parameters.
     /// `alreadyChecked`: the file was checked in full by an earlier load; the linear checks are skipped.
-    @usableFromInline package convenience init?(fileSections sections: FileSections, graph: RoadGraph, alreadyChecked: Bool = false) throws(SnapIndexFileError) {
+    @usableFromInline package convenience init?(fileSections sections: FileSections, graph: RoadGraph,
+                                                alreadyChecked: Bool = false) throws(SnapIndexFileError) {
         guard let prm = sections.column("XPRM", as: Double.self)?.array, prm.count == 5,
               Array(prm.prefix(3)) == SnapIndex.parameters else { return nil }
-        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int? = nil) throws(SnapIndexFileError) -> Column<T> {
+        func array<T: BitwiseCopyable>(_ tag: String,
+                                       _ type: T.Type, count: Int? = nil) throws(SnapIndexFileError) -> Column<T> {
             try sections.values(tag, as: type, count: count) { SnapIndexFileError(reason: $0) }
         }
         func check(_ ok: Bool, _ what: String) throws(SnapIndexFileError) { if !ok { throw SnapIndexFileError(reason: what) } }
@@ -451,12 +460,15 @@ extension SnapIndex {
         // The segments' ends, where the file has them: when checking, they must be the graph's.
         var ends: SegmentEnds? = nil
         if sections.contains("XSGS") {
-            let stored = SegmentEnds(start: try array("XSGS", UInt32.self, count: segments), end: try array("XSGE", UInt32.self, count: segments),
-                                     forward: try array("XSGF", Int32.self, count: segments), backward: try array("XSGB", Int32.self, count: segments))
+            let stored = SegmentEnds(start: try array("XSGS", UInt32.self, count: segments),
+                                     end: try array("XSGE", UInt32.self, count: segments),
+                                     forward: try array("XSGF", Int32.self, count: segments),
+                                     backward: try array("XSGB", Int32.self, count: segments))
             try check(alreadyChecked || stored == SegmentEnds(graph: graph), "segment ends do not fit the graph")
             ends = stored
         }
-        let stored = Stored(segmentComponent: component, segmentInTinyComponent: tiny, cellKeys: keys, cellStart: start, cellPieces: cellPieces,
+        let stored = Stored(segmentComponent: component, segmentInTinyComponent: tiny, cellKeys: keys, cellStart: start,
+                            cellPieces: cellPieces,
                             metresPerDegreeLon: lon, metresPerDegreeLat: lat, segmentEnds: ends)
         self.init(graph: graph, stored: stored)
         // Pieces lie on segments with both ends (the index never makes one on a segment without).

@@ -70,7 +70,8 @@ public struct TurnGeometry: Sendable {
     struct Bearing {
         var longitude: Double, sine: Double, cosine: Double
 
-        init(_ c: Coordinate, sine: Double, cosine: Double) { (longitude, self.sine, self.cosine) = (c.longitude, sine, cosine) }
+        init(_ c: Coordinate,
+             sine: Double, cosine: Double) { (longitude, self.sine, self.cosine) = (c.longitude, sine, cosine) }
 
         init(_ c: Coordinate) {
             let φ = c.latitude * .pi / 180
@@ -103,14 +104,18 @@ public struct TurnGeometry: Sendable {
 
     /// The turn geometry stored with a hierarchy (``ContractionHierarchy/fileSections``), checked
     /// against the graph; nil where the file has none (written before it was stored).
-    init?(fileSections sections: FileSections, graph: RoadGraph, alreadyChecked: Bool = false) throws(HierarchyFileError) {
+    init?(fileSections sections: FileSections, graph: RoadGraph,
+          alreadyChecked: Bool = false) throws(HierarchyFileError) {
         guard sections.contains("TGHB") else { return nil }
-        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type, count: Int) throws(HierarchyFileError) -> Column<T> {
+        func array<T: BitwiseCopyable>(_ tag: String,
+                                       _ type: T.Type, count: Int) throws(HierarchyFileError) -> Column<T> {
             try sections.values(tag, as: type, count: count) { HierarchyFileError(reason: $0) }
         }
-        let head = try array("TGHB", Float.self, count: graph.edgeCount), tail = try array("TGTB", Float.self, count: graph.edgeCount)
+        let head = try array("TGHB", Float.self, count: graph.edgeCount), tail = try array("TGTB",
+            Float.self, count: graph.edgeCount)
         let roads = try array("TGRC", UInt8.self, count: graph.nodeCount)
-        guard alreadyChecked || head.allSatisfy({ $0 >= 0 && $0 <= 360 }) && tail.allSatisfy({ $0 >= 0 && $0 <= 360 }) else {
+        guard alreadyChecked || head.allSatisfy({ $0 >= 0 && $0 <= 360 })
+            && tail.allSatisfy({ $0 >= 0 && $0 <= 360 }) else {
             throw HierarchyFileError(reason: "turn geometry bearing out of range")
         }
         headBearing = head
@@ -140,7 +145,8 @@ public struct TurnGeometry: Sendable {
 /// The routing weight of every turn e → f (f leaving e's target), shared by the searches so they
 /// agree to the bit: the signals and gate at the junction, the turn penalty by angle where three
 /// or more roads meet, the U-turn penalty — or, entering a restricted road from an unrestricted
-/// one, OSRM's `max_turn_weight` instead; infinity for a U-turn where OSRM allows none. Entry for e → f: `cost[start[e] + (f − firstEdge[target(e)])]`.
+/// one, OSRM's `max_turn_weight` instead; infinity for a U-turn where OSRM allows none. Entry for e → f: `cost[start[e]
+/// + (f − firstEdge[target(e)])]`.
 /// With it, the restricted paths over via ways: the states of the edge-based graph.
 @usableFromInline package struct TransitionTable: Sendable {
     @usableFromInline package let start: Column<UInt32>
@@ -177,7 +183,8 @@ public struct TurnGeometry: Sendable {
                     let outgoing = graph.edges(from: graph.edgeTarget[e])
                     let row = Int(starts[e]) - outgoing.lowerBound
                     for f in outgoing {
-                        if graph.isUTurn(e, f) && !TransitionTable.uTurnAllowed(after: e, graph, turns, entries: entries) {
+                        if graph.isUTurn(e, f)
+                            && !TransitionTable.uTurnAllowed(after: e, graph, turns, entries: entries) {
                             transitions[row + f] = .infinity
                             continue
                         }
@@ -196,7 +203,8 @@ public struct TurnGeometry: Sendable {
     /// each edge's turns onto the edges leaving its target), checked against the graph; nil where
     /// the file has none. Its rows' starts (files written before they were stored: counted
     /// again, which reads every edge) are checked against the graph unless `alreadyChecked`.
-    init?(fileSections sections: FileSections, graph: RoadGraph, alreadyChecked: Bool = false) throws(HierarchyFileError) {
+    init?(fileSections sections: FileSections, graph: RoadGraph,
+          alreadyChecked: Bool = false) throws(HierarchyFileError) {
         guard sections.contains("TTCS") else { return nil }
         func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type) throws(HierarchyFileError) -> Column<T> {
             try sections.values(tag, as: type) { HierarchyFileError(reason: $0) }
@@ -242,10 +250,12 @@ public struct TurnGeometry: Sendable {
     /// by is the only way out or the only way in — never at an ordinary junction.
     static func uTurnAllowed(after e: Int, _ graph: RoadGraph, _ turns: TurnGeometry, entries: [UInt8]) -> Bool {
         let v = graph.edgeTarget[e]
-        if turns.roads[Int(v)] <= 1 || graph.nodeFlags[Int(v)] & RoadGraph.turningPlaceFlag != 0 || entries[Int(v)] <= 1 { return true }
+        if turns.roads[Int(v)] <= 1 || graph.nodeFlags[Int(v)] & RoadGraph.turningPlaceFlag != 0
+            || entries[Int(v)] <= 1 { return true }
         let restricted = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
         var exits = 0
-        for f in graph.edges(from: v) where !restricted || graph.turnAllowed(via: v, from: graph.segment(of: e), to: graph.segment(of: f)) {
+        for f in graph.edges(from: v) where !restricted || graph.turnAllowed(via: v, from: graph.segment(of: e),
+                                                                             to: graph.segment(of: f)) {
             exits += 1
         }
         return exits <= 1
@@ -253,7 +263,8 @@ public struct TurnGeometry: Sendable {
 
     /// Seconds the turn e → f takes: the signals and gate at the junction, the turn penalty by
     /// angle where three or more roads meet (or on a U-turn), the U-turn penalty.
-    @usableFromInline package static func duration(_ e: Int, _ f: Int, _ graph: RoadGraph, _ turns: TurnGeometry, _ costs: TurnCosts) -> Double {
+    @usableFromInline package static func duration(_ e: Int, _ f: Int, _ graph: RoadGraph,
+                                                   _ turns: TurnGeometry, _ costs: TurnCosts) -> Double {
         let v = graph.edgeTarget[e]
         let flags = graph.nodeFlags[Int(v)]
         var seconds = 0.0
@@ -299,7 +310,8 @@ extension RoadGraph {
     @inlinable @inline(__always)
     package func turnWeight(_ e: Int, _ f: Int, table: TransitionTable) -> Double? {
         let v = edgeTarget[e]
-        if nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0 && !turnAllowed(via: v, from: segment(of: e), to: segment(of: f)) {
+        if nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
+            && !turnAllowed(via: v, from: segment(of: e), to: segment(of: f)) {
             return nil
         }
         let weight = table.cost[Int(table.start[e]) + f - Int(firstEdge[Int(v)])]
@@ -308,7 +320,8 @@ extension RoadGraph {
 
     /// Whether f turns straight back along e's road.
     @inlinable @inline(__always)
-    package func isUTurn(_ e: Int, _ f: Int) -> Bool { segment(of: f) == segment(of: e) && isReversed(f) != isReversed(e) }
+    package func isUTurn(_ e: Int, _ f: Int) -> Bool { segment(of: f) == segment(of: e)
+        && isReversed(f) != isReversed(e) }
 
     /// Whether access along edge `e` is restricted (local traffic only).
     @inline(__always)
@@ -341,7 +354,8 @@ extension RoadGraph {
     /// Routing weight, travel time and length of edge `edge` between `a` and `b` metres from its
     /// source.
     @inlinable
-    package func part(_ edge: Int, from a: Double, to b: Double) -> (weight: Double, duration: Double, distance: Double) {
+    package func part(_ edge: Int,
+                      from a: Double, to b: Double) -> (weight: Double, duration: Double, distance: Double) {
         let length = Double(edgeLength[edge])
         guard length > 0 else { return (0, 0, 0) }
         let share = max(0, min(1, (b - a) / length))
@@ -352,13 +366,14 @@ extension RoadGraph {
 /// The turn tables a graph file keeps beside a graph stored without a hierarchy (a hierarchy keeps
 /// its own): ``TurnGeometry`` and the ``TransitionTable`` with the turn costs it was made under.
 /// Read back, so that the first route on a plain file need not make them (two great-circle
-/// bearings per edge and a weight per turn: half a second of CPU on the 4 × 4 tile, seconds on
-/// a country).
+/// bearings per edge and a weight per turn, which grows with the map; BENCHMARKS.md).
 @usableFromInline package enum StoredTurnTables {
     /// How many sections ``fileSections(turns:transitions:costs:)`` holds.
     @usableFromInline package static let fileSectionCount = 6
 
-    @usableFromInline package static func fileSections(turns: TurnGeometry, transitions: TransitionTable, costs: TurnCosts) -> [GraphFile.Section] {
+    @usableFromInline
+    package static func fileSections(turns: TurnGeometry,
+                                     transitions: TransitionTable, costs: TurnCosts) -> [GraphFile.Section] {
         [.init("TTPR", ContractionHierarchy.parameters(costs))] + turns.fileSections + transitions.fileSections
     }
 
@@ -367,7 +382,8 @@ extension RoadGraph {
     /// under `costs` (they are made again).
     @usableFromInline package static func read(_ sections: FileSections, graph: RoadGraph, costs: TurnCosts,
                      alreadyChecked: Bool) throws(HierarchyFileError) -> (turns: TurnGeometry, transitions: TransitionTable?)? {
-        guard let turns = try TurnGeometry(fileSections: sections, graph: graph, alreadyChecked: alreadyChecked) else { return nil }
+        guard let turns = try TurnGeometry(fileSections: sections, graph: graph,
+                                           alreadyChecked: alreadyChecked) else { return nil }
         guard sections.column("TTPR", as: Double.self)?.array == ContractionHierarchy.parameters(costs) else { return (turns, nil) }
         return (turns, try TransitionTable(fileSections: sections, graph: graph, alreadyChecked: alreadyChecked))
     }
@@ -380,13 +396,15 @@ extension TransitionTable {
     /// edges into f's source whose turn onto f the restrictions and this table allow and whose
     /// restricted path lets them; `body` hears the state, the edge it drove and the turn's weight.
     @inlinable @inline(__always)
-    package func forEachState(turningOnto f: Int, _ graph: RoadGraph, _ body: (_ state: Int, _ from: Int, _ turn: Double) -> Void) {
+    package func forEachState(turningOnto f: Int, _ graph: RoadGraph,
+                              _ body: (_ state: Int, _ from: Int, _ turn: Double) -> Void) {
         let v = graph.source(of: f), outgoing = graph.edges(from: v)
         let flagged = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
         for slot in graph.incoming(to: v) {
             let e = Int(graph.incomingEdge[slot])
             guard let turn = graph.turnWeight(e, f, table: self) else { continue }
-            for s in paths.states(of: e) where paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: flagged) != nil {
+            for s in paths.states(of: e) where paths.state(after: s, onto: f,
+                                                           firstOut: outgoing.lowerBound, flagged: flagged) != nil {
                 body(s, e, turn)
             }
         }
@@ -406,7 +424,8 @@ extension TransitionTable {
         for f in outgoing {
             if cost[first + f] == .infinity { continue }
             if restricted && !graph.turnAllowed(via: v, from: fromSegment, to: graph.segment(of: f)) { continue }
-            guard let next = paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: restricted) else { continue }
+            guard let next = paths.state(after: s, onto: f,
+                                         firstOut: outgoing.lowerBound, flagged: restricted) else { continue }
             body(f, next, first + f)
         }
     }

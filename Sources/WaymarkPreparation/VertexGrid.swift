@@ -71,7 +71,8 @@ import WaymarkGraph
 
     /// Calls `body` with the vertices of each cell within `radius` metres of `c` in the grid's
     /// plane: every vertex within the radius on the ground, and some beyond it.
-    @usableFromInline package func forEachCell(near c: Coordinate, within radius: Double, _ body: (ArraySlice<UInt32>) -> Void) {
+    @usableFromInline package func forEachCell(near c: Coordinate, within radius: Double,
+                                               _ body: (ArraySlice<UInt32>) -> Void) {
         var dLon = c.longitude - west
         if dLon < -180 { dLon += 360 }
         let x = dLon * metresPerDegreeLon, y = (c.latitude - south) * metresPerDegreeLat

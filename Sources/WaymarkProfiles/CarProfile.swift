@@ -47,10 +47,12 @@ public struct CarProfile: RoutingProfile {
     public var surfaceSpeeds: [String: Double] = [
         "cement": 80, "compacted": 80, "fine_gravel": 80, "paving_stones": 60, "metal": 60, "bricks": 60,
         "grass": 40, "wood": 40, "sett": 40, "grass_paver": 40, "gravel": 40, "unpaved": 40, "ground": 40, "dirt": 40,
-        "pebblestone": 40, "tartan": 40, "cobblestone": 30, "clay": 30, "earth": 20, "stone": 20, "rocky": 20, "sand": 20,
+        "pebblestone": 40, "tartan": 40, "cobblestone": 30, "clay": 30, "earth": 20, "stone": 20,
+        "rocky": 20, "sand": 20,
         "laterite": 15, "mud": 10, "ice": 20, "snow": 30,
     ]
-    public var tracktypeSpeeds: [String: Double] = ["grade1": 60, "grade2": 40, "grade3": 30, "grade4": 25, "grade5": 20]
+    public var tracktypeSpeeds: [String: Double] = ["grade1": 60, "grade2": 40, "grade3": 30,
+                                                    "grade4": 25, "grade5": 20]
     public var smoothnessSpeeds: [String: Double] = [
         "intermediate": 80, "bad": 40, "very_bad": 20, "horrible": 10, "very_horrible": 5, "impassable": 0,
     ]
@@ -59,13 +61,15 @@ public struct CarProfile: RoutingProfile {
     /// Implicit limits that differ from ``maxspeedDefaults`` (keys lower-cased; 0: no limit known).
     public var maxspeedTable: [String: Double] = [
         "at:rural": 100, "at:trunk": 100, "ar:urban": 40, "ar:rural": 110, "be:motorway": 120, "be-bru:rural": 70,
-        "be-bru:urban": 30, "be-vlg:rural": 70, "bg:motorway": 140, "by:urban": 60, "by:motorway": 110, "ca-on:rural": 80,
+        "be-bru:urban": 30, "be-vlg:rural": 70, "bg:motorway": 140, "by:urban": 60,
+        "by:motorway": 110, "ca-on:rural": 80,
         "ch:rural": 80, "ch:trunk": 100, "ch:motorway": 120, "de:living_street": 7, "de:rural": 100, "de:motorway": 0,
         "dk:rural": 80, "es:trunk": 90, "fr:rural": 80, "gb:nsl_single": 60 * 1.609, "gb:nsl_dual": 70 * 1.609,
         "gb:motorway": 70 * 1.609, "lv:living_street": 20, "nl:rural": 80, "nl:trunk": 100, "no:rural": 80,
         "no:motorway": 110, "ph:urban": 40, "ph:rural": 80, "ph:motorway": 100, "pl:rural": 100, "pl:expressway": 120,
         "pl:motorway": 140, "ro:trunk": 100, "ru:living_street": 20, "ru:urban": 60, "ru:motorway": 110,
-        "uk:nsl_single": 60 * 1.609, "uk:nsl_dual": 70 * 1.609, "uk:motorway": 70 * 1.609, "za:urban": 60, "za:rural": 100,
+        "uk:nsl_single": 60 * 1.609, "uk:nsl_dual": 70 * 1.609, "uk:motorway": 70 * 1.609,
+        "za:urban": 60, "za:rural": 100,
         "none": 140,
     ]
     /// Factor from a posted limit to the speed used (traffic averages below the limit).
@@ -83,7 +87,8 @@ public struct CarProfile: RoutingProfile {
     /// Seconds for passing a traffic light.
     public var trafficSignalDelay = 2.0
 
-    public var accessWhitelist: Set<String> = ["yes", "motorcar", "motor_vehicle", "vehicle", "permissive", "designated", "hov"]
+    public var accessWhitelist: Set<String> = ["yes", "motorcar", "motor_vehicle", "vehicle",
+                                               "permissive", "designated", "hov"]
     public var accessBlacklist: Set<String> = [
         "no", "agricultural", "forestry", "emergency", "psv", "taxi", "share_taxi", "minibus", "bus", "foot",
         "emergency_vehicle", "restricted", "military", "official", "customers", "private", "delivery", "destination",
@@ -91,10 +96,12 @@ public struct CarProfile: RoutingProfile {
     ]
     /// Access values that allow local traffic only (routable, no through traffic), on
     /// ``restrictedHighways``.
-    public var restrictedAccess: Set<String> = ["private", "delivery", "destination", "customers", "permit", "residents", "unknown"]
+    public var restrictedAccess: Set<String> = ["private", "delivery", "destination", "customers",
+                                                "permit", "residents", "unknown"]
     public var restrictedHighways: Set<String> = [
         "motorway", "motorway_link", "trunk", "trunk_link", "primary", "primary_link", "secondary", "secondary_link",
-        "tertiary", "tertiary_link", "residential", "living_street", "unclassified", "service", "winter_road", "ice_road",
+        "tertiary", "tertiary_link", "residential", "living_street", "unclassified", "service",
+        "winter_road", "ice_road",
     ]
     /// Access values that keep waypoints off a service road.
     public var serviceAccessBlacklist: Set<String> = ["private"]
@@ -113,14 +120,17 @@ public struct CarProfile: RoutingProfile {
     private static let widthKeys = DirectionalKeys(["maxwidth:physical", "maxwidth", "width", "est_width"])
     private static let lengthKeys = DirectionalKeys(["maxlength"])
     private static let weightKeys = DirectionalKeys(["maxweightrating", "maxweight"])
-    private static let maxspeedKeys = DirectionalKeys(["maxspeed:advisory", "maxspeed", "source:maxspeed", "maxspeed:type"])
+    private static let maxspeedKeys = DirectionalKeys(["maxspeed:advisory", "maxspeed",
+                                                       "source:maxspeed", "maxspeed:type"])
     public var forbiddenServices: Set<String> = ["emergency_access"]
     /// `highway` values never routed.
-    public var avoidedHighways: Set<String> = ["area", "reversible", "impassable", "hov_lanes", "steps", "construction", "proposed"]
+    public var avoidedHighways: Set<String> = ["area", "reversible", "impassable", "hov_lanes", "steps",
+                                               "construction", "proposed"]
     /// `construction` values that do not close a road.
     public var constructionWhitelist: Set<String> = ["no", "widening", "minor"]
     /// Node barriers a car passes.
-    public var barrierWhitelist: Set<String> = ["cattle_grid", "border_control", "toll_booth", "sally_port", "no", "entrance",
+    public var barrierWhitelist: Set<String> = ["cattle_grid", "border_control", "toll_booth",
+                                                "sally_port", "no", "entrance",
                                                 "height_restrictor", "arch"]
 
     public init() {}
@@ -130,12 +140,14 @@ public struct CarProfile: RoutingProfile {
     }
 
     /// The OSM tag keys the profile reads on ways (a reader may skip every other tag).
-    public static let wayKeys: Set<String> = Set(TagFamily.byKey.keys).union(["highway", "route", "duration", "footway", "cycleway", "is_sidepath"])
+    public static let wayKeys: Set<String> = Set(TagFamily.byKey.keys).union(["highway", "route", "duration", "footway",
+                                                                              "cycleway", "is_sidepath"])
     /// Every key the profile reads, on ways or nodes.
     public var tagKeys: Set<String> { CarProfile.allKeys }
     private static let allKeys = wayKeys.union(nodeKeys)
     /// The OSM tag keys the profile reads on nodes.
-    public static let nodeKeys: Set<String> = ["barrier", "highway", "motorcar", "motor_vehicle", "vehicle", "access", "maxheight",
+    public static let nodeKeys: Set<String> = ["barrier", "highway", "motorcar", "motor_vehicle",
+                                               "vehicle", "access", "maxheight",
                                                "bollard", "kerb", "sensory"]
 
     // MARK: - Access
@@ -159,7 +171,8 @@ public struct CarProfile: RoutingProfile {
     /// The forward and backward values of the first of `keys` that has any: `key:forward`,
     /// `key:backward`, then `key` for a direction still without one (OSRM's
     /// `get_forward_backward_by_set`).
-    static func forwardBackward(_ tags: [String: String], _ keys: DirectionalKeys) -> (forward: String?, backward: String?) {
+    static func forwardBackward(_ tags: [String: String],
+                                _ keys: DirectionalKeys) -> (forward: String?, backward: String?) {
         var forward: String?, backward: String?
         for key in keys.keys {
             forward = forward ?? tags[key.forward]
@@ -278,21 +291,25 @@ public struct CarProfile: RoutingProfile {
                 forwardSpeed = speed
                 backwardSpeed = speed
             } else {
-                if opens(accessForward) { forwardSpeed = defaultSpeed } else if accessForward == nil && accessBackward != nil { forward = false }
-                if opens(accessBackward) { backwardSpeed = defaultSpeed } else if accessBackward == nil && accessForward != nil { backward = false }
+                if opens(accessForward) { forwardSpeed = defaultSpeed } else if accessForward == nil
+                    && accessBackward != nil { forward = false }
+                if opens(accessBackward) { backwardSpeed = defaultSpeed } else if accessBackward == nil
+                    && accessForward != nil { backward = false }
             }
             if forwardSpeed == -1 && backwardSpeed == -1 && (duration ?? 0) <= 0 { return nil }
         }
 
         // Posted limits: 0.8 × the limit, per direction.
-        let (limitForward, limitBackward) = present.contains(.maxspeed) ? CarProfile.forwardBackward(tags, CarProfile.maxspeedKeys) : (nil, nil)
+        let (limitForward, limitBackward) = present.contains(.maxspeed) ? CarProfile.forwardBackward(tags,
+            CarProfile.maxspeedKeys) : (nil, nil)
         // (Calls, not `limitForward.map(maxspeed)`: a method reference would copy the whole profile.)
         if let value = limitForward, case let limit = maxspeed(value), limit > 0 { forwardSpeed = limit * speedReduction }
         if let value = limitBackward, case let limit = maxspeed(value), limit > 0 { backwardSpeed = limit * speedReduction }
 
         // Surface, track type and smoothness cap the speed.
         if present.contains(.surface) {
-            for (value, table) in [(tags["surface"], surfaceSpeeds), (tags["tracktype"], tracktypeSpeeds), (tags["smoothness"], smoothnessSpeeds)] {
+            for (value, table) in [(tags["surface"], surfaceSpeeds), (tags["tracktype"], tracktypeSpeeds),
+                                   (tags["smoothness"], smoothnessSpeeds)] {
                 if let value, let cap = table[value] {
                     forwardSpeed = min(cap, forwardSpeed)
                     backwardSpeed = min(cap, backwardSpeed)
@@ -321,7 +338,8 @@ public struct CarProfile: RoutingProfile {
 
         // A direction is driven when allowed and it has a speed (or the crossing a duration).
         let timed = (duration ?? 0) > 0
-        let forwardDriven = forward && (forwardSpeed > 0 || timed), backwardDriven = backward && (backwardSpeed > 0 || timed)
+        let forwardDriven = forward && (forwardSpeed > 0 || timed), backwardDriven = backward
+            && (backwardSpeed > 0 || timed)
         guard forwardDriven || backwardDriven else { return nil }
 
         var flags: EdgeFlags = []
@@ -414,9 +432,11 @@ public struct CarProfile: RoutingProfile {
             if value == "narrow" || narrowWay { return vehicle.width <= 2.2 }
             return value.flatMap(TagValues.metres).map { $0 > vehicle.width } ?? true
         }
-        let forward = fits(heightForward, TagValues.height, vehicle.height) && fits(lengthForward, TagValues.metres, vehicle.length)
+        let forward = fits(heightForward,
+                           TagValues.height, vehicle.height) && fits(lengthForward, TagValues.metres, vehicle.length)
             && fits(weightForward, TagValues.kilograms, vehicle.weight) && wideEnough(widthForward)
-        let backward = fits(heightBackward, TagValues.height, vehicle.height) && fits(lengthBackward, TagValues.metres, vehicle.length)
+        let backward = fits(heightBackward,
+                            TagValues.height, vehicle.height) && fits(lengthBackward, TagValues.metres, vehicle.length)
             && fits(weightBackward, TagValues.kilograms, vehicle.weight) && wideEnough(widthBackward)
         return (forward, backward)
     }
@@ -427,7 +447,8 @@ public struct CarProfile: RoutingProfile {
         if let name = tags["name"] { return name }
         guard let beside = tags["is_sidepath:of:name"] ?? tags["street:name"],
               ["footway", "cycleway", "path"].contains(tags["highway"] ?? ""),
-              tags["footway"] == "sidewalk" || tags["cycleway"] == "sidepath" || tags["is_sidepath"] == "yes" else { return "" }
+              tags["footway"] == "sidewalk" || tags["cycleway"] == "sidepath"
+              || tags["is_sidepath"] == "yes" else { return "" }
         return beside
     }
 
@@ -440,7 +461,8 @@ public struct CarProfile: RoutingProfile {
         if let zone = maxspeedTable[text] { return zone }
         // Two letters, a colon, letters: the zone kind after the colon.
         let chars = Array(text)
-        for i in 0..<max(0, chars.count - 3) where chars[i].isLetter && chars[i + 1].isLetter && chars[i + 2] == ":" && chars[i + 3].isLetter {
+        for i in 0..<max(0, chars.count - 3) where chars[i].isLetter && chars[i + 1].isLetter && chars[i + 2] == ":"
+            && chars[i + 3].isLetter {
             let kind = String(chars[(i + 3)...].prefix { $0.isLetter })
             return maxspeedDefaults[kind] ?? 0
         }
@@ -456,13 +478,16 @@ public struct CarProfile: RoutingProfile {
     public func node(_ tags: [String: String]) -> NodeRule {
         let highway = tags["highway"]
         var rule = NodeRule(trafficSignals: highway == "traffic_signals",
-                            turningPlace: highway == "turning_circle" || highway == "turning_loop" || highway == "mini_roundabout")
+                            turningPlace: highway == "turning_circle" || highway == "turning_loop"
+                            || highway == "mini_roundabout")
         if let access = resolveAccess(accessHierarchy.lazy.compactMap { tags[$0] }.first) {
             rule.blocks = accessBlacklist.contains(access) && !restrictedAccess.contains(access)
         } else if let barrier = tags["barrier"] {
-            let tooLow = barrier == "height_restrictor" && (tags["maxheight"].flatMap(TagValues.height).map { $0 < vehicle.height } ?? false)
+            let tooLow = barrier == "height_restrictor"
+                && (tags["maxheight"].flatMap(TagValues.height).map { $0 < vehicle.height } ?? false)
             let kerb = tags["kerb"]
-            let passes = barrierWhitelist.contains(barrier) || tags["bollard"] == "rising" || kerb == "lowered" || kerb == "flush"
+            let passes = barrierWhitelist.contains(barrier) || tags["bollard"] == "rising" || kerb == "lowered"
+                || kerb == "flush"
                 || (barrier == "kerb" && tags["highway"] == "crossing")
                 || (barrier == "fence" && (tags["sensory"] == "audible" || tags["sensory"] == "audio"))
             let penalty = barrierPenalties[barrier]
@@ -543,7 +568,8 @@ struct TagFamily: OptionSet, Sendable {
             }
         }
         add(["area", "railway", "construction", "proposed", "impassable", "status"], .blocking)
-        add(["maxheight:physical", "maxheight", "maxwidth:physical", "maxwidth", "width", "est_width", "maxlength", "maxweightrating", "maxweight"],
+        add(["maxheight:physical", "maxheight", "maxwidth:physical", "maxwidth", "width", "est_width", "maxlength",
+             "maxweightrating", "maxweight"],
             .dimensions, directional: true)
         add(["narrow"], .dimensions)
         add(["motorcar", "motor_vehicle", "vehicle", "access"], .access, directional: true)

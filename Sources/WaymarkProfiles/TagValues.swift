@@ -48,7 +48,8 @@ public enum TagValues {
         guard let n = firstNumber(text) else { return nil }
         guard let quote = text.firstIndex(of: "'") else { return n }
         // Feet, then the first number after the quote as inches.
-        let inches = text[text.index(after: quote)...].drop { !($0.isASCII && $0.isNumber) }.prefix { $0.isASCII && $0.isNumber }
+        let inches = text[text.index(after: quote)...].drop { !($0.isASCII && $0.isNumber) }.prefix { $0.isASCII
+            && $0.isNumber }
         return (n * 12 + (Double(inches) ?? 0)) * 0.0254
     }
 

@@ -146,7 +146,8 @@ package final class TableSearch {
                     search.clear()
                     search.seed(into: goals, data) { g, e, turn, part in
                         let turnSeconds = TransitionTable.duration(e, goals[g].edge, graph, data.turns, data.costs)
-                        return TableLabel(cost: turn + part.weight, duration: turnSeconds + part.duration, distance: part.distance)
+                        return TableLabel(cost: turn + part.weight, duration: turnSeconds + part.duration,
+                                          distance: part.distance)
                     }
                     while let (k, x) = search.heap.pop() {
                         if search.isStale(k, x) { continue }

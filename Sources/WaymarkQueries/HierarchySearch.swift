@@ -69,11 +69,13 @@ public final class HierarchySearch {
         guard best.isFinite else { return nil }
         // A meeting found is cheaper than any direct way along one edge (it had to beat it).
         if meet < 0, let direct {
-            return RoutePath(data: data, edges: [direct.edge], startOffset: direct.from, endOffset: direct.to, weight: best)
+            return RoutePath(data: data, edges: [direct.edge], startOffset: direct.from,
+                             endOffset: direct.to, weight: best)
         }
         var edges: [Int] = []
         edges.reserveCapacity(256)
-        let goal = goals[ch.unpackPath(meetingAt: meet, forward: forward.labels, backward: backward.labels, into: &edges,
+        let goal = goals[ch.unpackPath(meetingAt: meet, forward: forward.labels,
+                                       backward: backward.labels, into: &edges,
                                        scratch: &unpacking)]
         edges.append(goal.edge)
         let startOffset = starts.first { $0.edge == edges[0] }!.offset

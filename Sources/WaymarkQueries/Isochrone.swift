@@ -120,7 +120,8 @@ package final class IsochroneSearch {
             graph.latitudes.withUnsafeBufferPointer { latitudes in
                 graph.longitudes.withUnsafeBufferPointer { longitudes in
                     for v in 0..<graph.nodeCount {
-                        projected.append(project(Coordinate(latitude: FixedPoint.decode(latitudes[v]), longitude: FixedPoint.decode(longitudes[v]))))
+                        projected.append(project(Coordinate(latitude: FixedPoint.decode(latitudes[v]),
+                                                            longitude: FixedPoint.decode(longitudes[v]))))
                     }
                 }
             }
@@ -152,7 +153,8 @@ package final class IsochroneSearch {
         time.withUnsafeMutableBufferPointer { grid in
             @inline(__always) func mark(_ x: Double, _ y: Double, _ t: Double) {
                 let i = Int((x - originX) * perCell), j = Int((y - originY) * perCell)
-                if i >= 0 && j >= 0 && i < width && j < height && Float(t) < grid[j * width + i] { grid[j * width + i] = Float(t) }
+                if i >= 0 && j >= 0 && i < width && j < height
+                    && Float(t) < grid[j * width + i] { grid[j * width + i] = Float(t) }
             }
             for r in reached {
                 let length = Double(graph.edgeLength[r.edge]), duration = Double(graph.edgeDuration[r.edge])
@@ -179,7 +181,8 @@ package final class IsochroneSearch {
                     let b: (x: Double, y: Double)
                     if k < interior {
                         let i = reversed ? upper - 1 - k : lower + k
-                        b = project(Coordinate(latitude: FixedPoint.decode(shapeLatitudes[i]), longitude: FixedPoint.decode(shapeLongitudes[i])))
+                        b = project(Coordinate(latitude: FixedPoint.decode(shapeLatitudes[i]),
+                                               longitude: FixedPoint.decode(shapeLongitudes[i])))
                     } else {
                         b = vertex(graph.edgeTarget[r.edge])
                     }
@@ -396,7 +399,8 @@ package final class IsochroneSearch {
                         for i in down.row(q) {
                             let arc = down.arcs[i], from = labels[Int(arc.end)]
                             let w = from.weight + arc.weight
-                            if w < best.weight { best = TimedLabel(weight: w, seconds: from.seconds + Double(duration[i])) }
+                            if w < best.weight { best = TimedLabel(weight: w,
+                                                                   seconds: from.seconds + Double(duration[i])) }
                         }
                         labels[q] = best
                         if best.seconds <= limit {
@@ -470,8 +474,10 @@ package final class IsochroneSearch {
         var entered = self.entered
         entered.removeAll(keepingCapacity: true)
         self.entered = []
-        return EntryTimes(limit: limit, starts: starts, startA: starts.first?.edge ?? -1, startB: starts.count > 1 ? starts[1].edge : -1,
-                          paths: data.transitions.paths, edgeDuration: data.graph.edgeDuration, times: entry, listed: listed, entered: entered)
+        return EntryTimes(limit: limit, starts: starts, startA: starts.first?.edge ?? -1,
+                          startB: starts.count > 1 ? starts[1].edge : -1,
+                          paths: data.transitions.paths, edgeDuration: data.graph.edgeDuration, times: entry,
+                          listed: listed, entered: entered)
     }
 
     /// The roads reached: (edge, its source vertex, offset from there in metres, time there). The
@@ -486,14 +492,18 @@ package final class IsochroneSearch {
             data.transitions.forEachState(turningOnto: f, graph) { s, e, turn in
                 let l = label(s), w = l.weight + (turn + Double(graph.edgeWeight[f]))
                 if w < best.weight {
-                    best = TimedLabel(weight: w, seconds: l.seconds + TransitionTable.duration(e, f, graph, data.turns, data.costs))
+                    best = TimedLabel(weight: w,
+                                      seconds: l.seconds + TransitionTable.duration(e, f,
+                        graph, data.turns, data.costs))
                 }
             }
             if best.weight.isFinite { entries.enter(f, at: best.seconds) }
         }
         let entry = entries.times, entered = entries.entered
 
-        var reached: [(edge: Int, source: UInt32, offset: Double, time: Double)] = starts.map { ($0.edge, graph.source(of: $0.edge), $0.offset, 0) }
+        var reached: [(edge: Int, source: UInt32,
+                       offset: Double, time: Double)] = starts.map { ($0.edge,
+                                                                      graph.source(of: $0.edge), $0.offset, 0) }
         reached.reserveCapacity(reached.count + entries.count)
         if !entries.listed || entered.count > graph.edgeCount / 8 {
             // Much of the map: in edge order, so the graph's arrays are read front to back.
@@ -519,7 +529,8 @@ enum IsochroneOutline {
     /// Polygons (outer ring, then holes; closed rings) of the cells `inside` (row-major, `width`
     /// per row, the border rows and columns outside), largest first; `denoise` as
     /// ``IsochroneSearch``'s.
-    static func polygons(inside: [Bool], width: Int, height: Int, denoise: Double, minimumHole: Int = 25) -> [[[Point]]] {
+    static func polygons(inside: [Bool], width: Int, height: Int,
+                         denoise: Double, minimumHole: Int = 25) -> [[[Point]]] {
         func at(_ x: Int, _ y: Int) -> Bool { x >= 0 && y >= 0 && x < width && y < height && inside[y * width + x] }
         // Directed boundary edges by their start corner; direction 0 east, 1 north, 2 west, 3 south.
         let corners = (width + 1) * (height + 1)

@@ -28,9 +28,11 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .outsideMap(c, bounds, swapped):
             let here = String(format: "%.6f,%.6f is outside the map's area (the map covers latitudes %.4f to %.4f, longitudes %.4f to %.4f)",
                               c.latitude, c.longitude, bounds.south, bounds.north, bounds.west, bounds.east)
-            return swapped ? here + String(format: "; it looks like longitude,latitude: did you mean %.6f,%.6f?", c.longitude, c.latitude) : here
+            return swapped ? here + String(format: "; it looks like longitude,latitude: did you mean %.6f,%.6f?",
+                                           c.longitude, c.latitude) : here
         case let .noRoute(from, to):
-            return String(format: "no route from %.6f,%.6f to %.6f,%.6f", from.latitude, from.longitude, to.latitude, to.longitude)
+            return String(format: "no route from %.6f,%.6f to %.6f,%.6f", from.latitude, from.longitude,
+                          to.latitude, to.longitude)
         case let .invalidInput(text): return text
         }
     }

@@ -43,7 +43,8 @@ extension RoutePath {
             distance += last.distance
             duration += last.duration
         }
-        self.init(weight: weight, duration: duration, distance: distance, edges: edges, startOffset: startOffset, endOffset: endOffset)
+        self.init(weight: weight, duration: duration, distance: distance, edges: edges,
+                  startOffset: startOffset, endOffset: endOffset)
     }
 }
 
@@ -167,7 +168,8 @@ public final class RouteSearch {
         guard best.isFinite else { return nil }
 
         if let direct = bestDirect {
-            return RoutePath(data: data, edges: [direct.edge], startOffset: direct.from, endOffset: direct.to, weight: best)
+            return RoutePath(data: data, edges: [direct.edge], startOffset: direct.from,
+                             endOffset: direct.to, weight: best)
         }
         var edges = [goalLastEdge]
         var s = bestState

@@ -68,7 +68,8 @@ package final class RoutingData: Sendable {
         madeArcMetrics.value { hierarchy.map { ArcMetrics(hierarchy: $0, data: self) } }
     }
 
-    package init(graph: RoadGraph, snapIndex: SnapIndex, costs: TurnCosts, turns: TurnGeometry, transitions: TransitionTable,
+    package init(graph: RoadGraph, snapIndex: SnapIndex, costs: TurnCosts, turns: TurnGeometry,
+                 transitions: TransitionTable,
                  landmarks: Landmarks?, hierarchy: ContractionHierarchy?) {
         self.graph = graph
         self.snapIndex = snapIndex
@@ -85,7 +86,8 @@ package final class RoutingData: Sendable {
         guard let bounds else { return .noSegment(c, maxDistance: maxDistance) }
         func near(_ p: Coordinate) -> Bool {
             let dLat = maxDistance / 111_195, dLon = maxDistance / (111_195 * max(0.01, cos(p.latitude * .pi / 180)))
-            let box = BoundingBox(west: bounds.west - dLon, south: bounds.south - dLat, east: bounds.east + dLon, north: bounds.north + dLat)
+            let box = BoundingBox(west: bounds.west - dLon, south: bounds.south - dLat, east: bounds.east + dLon,
+                                  north: bounds.north + dLat)
             return box.contains(p)
         }
         if near(c) { return .noSegment(c, maxDistance: maxDistance) }

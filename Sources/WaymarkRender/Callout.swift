@@ -19,7 +19,8 @@ public struct Callout: Sendable, Equatable {
     /// The callout of an annotation; control characters in its texts are shown escaped, never
     /// sent to the terminal.
     public init(_ annotation: Annotation) {
-        self.init(title: annotation.title?.escapingControlCharacters, subtitle: annotation.subtitle?.escapingControlCharacters,
+        self.init(title: annotation.title?.escapingControlCharacters,
+                  subtitle: annotation.subtitle?.escapingControlCharacters,
                   coordinate: annotation.coordinate)
     }
 
@@ -32,7 +33,8 @@ public struct Callout: Sendable, Equatable {
             let scaled = (abs(v) * 1_000_000).rounded()
             let whole = Int(scaled / 1_000_000), fraction = Int(scaled.truncatingRemainder(dividingBy: 1_000_000))
             let digits = String(fraction)
-            return (v < 0 && scaled != 0 ? "-" : "") + "\(whole)." + String(repeating: "0", count: 6 - digits.count) + digits
+            return (v < 0 && scaled != 0 ? "-" : "") + "\(whole)." + String(repeating: "0",
+                                                                            count: 6 - digits.count) + digits
         }
         return fixed(c.latitude) + ", " + fixed(c.longitude)
     }

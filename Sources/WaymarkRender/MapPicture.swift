@@ -21,7 +21,8 @@ public struct MapScene: Sendable {
     /// small part of a large map looks only at that part; without one, everything is looked at.
     public var index: PictureIndex?
 
-    public init(graph: RoadGraph? = nil, route: Route? = nil, annotations: [Annotation] = [], selected: Int? = nil, basemap: Basemap? = nil,
+    public init(graph: RoadGraph? = nil, route: Route? = nil, annotations: [Annotation] = [], selected: Int? = nil,
+                basemap: Basemap? = nil,
                 index: PictureIndex? = nil) {
         self.graph = graph
         self.route = route
@@ -75,7 +76,8 @@ public struct MapPicture: Sendable {
         // Room above for the callout bubble and pin heads, and at the bottom for the scale bar.
         let top = padding + (scene.selected != nil ? 110 : 36)
         let options = ViewportOptions(width: width, height: height,
-                                      padding: EdgePadding(top: top, left: padding, bottom: padding + 20, right: padding),
+                                      padding: EdgePadding(top: top, left: padding,
+                                                           bottom: padding + 20, right: padding),
                                       minZoom: 0, maxZoom: 18)
         do {
             return try fitViewport(coordinates, options: options)
@@ -167,11 +169,13 @@ public struct MapPicture: Sendable {
                 drawPlaceLabels(places, into: &svg)
                 keepClear += places.map(\.box)
             }
-            let labels = StreetLabels.place(graph: graph, edges: edges, zoom: zoom, width: width, height: height, keepClear: keepClear, project: project)
+            let labels = StreetLabels.place(graph: graph, edges: edges, zoom: zoom, width: width, height: height,
+                                            keepClear: keepClear, project: project)
             drawLabels(labels, into: &svg)
             // Road numbers keep clear of the names too.
             keepClear += labels.map { StreetLabels.bounds($0.path, widenedBy: (0, 8)) }
-            drawShields(StreetLabels.shields(graph: graph, edges: edges, zoom: zoom, width: width, height: height, keepClear: keepClear, project: project),
+            drawShields(StreetLabels.shields(graph: graph, edges: edges, zoom: zoom, width: width, height: height,
+                                             keepClear: keepClear, project: project),
                         into: &svg)
         }
         if let route = scene.route { drawRoute(route, project: project, into: &svg) }
@@ -250,7 +254,8 @@ public struct MapPicture: Sendable {
     ]
 
     /// `edges`: one directed edge per road piece that may show (``PictureIndex``).
-    private func drawRoads(_ graph: RoadGraph, edges: [Int], zoom: Double, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
+    private func drawRoads(_ graph: RoadGraph, edges: [Int], zoom: Double,
+                           project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
         var paths = [String](repeating: "", count: HighwayClass.allCases.count)
         let margin = 20.0
         let shown = HighwayClass.allCases.map { zoom >= MapPicture.minimumZoom($0) }
@@ -264,10 +269,12 @@ public struct MapPicture: Sendable {
             guard box.maxX >= -margin, box.minX <= width + margin, box.maxY >= -margin, box.minY <= height + margin else { continue }
             // Under a quarter of a point in all: nothing to see.
             guard box.maxX - box.minX >= 0.25 || box.maxY - box.minY >= 0.25 else { continue }
-            paths[highway] += SVGWriter.pathData(Simplification.douglasPeucker(projected, tolerance: MapPicture.pixelTolerance))
+            paths[highway] += SVGWriter.pathData(Simplification.douglasPeucker(projected,
+                                                                               tolerance: MapPicture.pixelTolerance))
         }
         for layer in ["casing", "fill"] {
-            svg.open("g", ["id": "roads-\(layer)", "fill": "none", "stroke-linecap": "round", "stroke-linejoin": "round"])
+            svg.open("g",
+                     ["id": "roads-\(layer)", "fill": "none", "stroke-linecap": "round", "stroke-linejoin": "round"])
             for highway in MapPicture.drawingOrder where !paths[Int(highway.rawValue)].isEmpty {
                 let style = MapPicture.style(highway), lineWidth = MapPicture.width(highway, zoom: zoom)
                 if layer == "casing" {
@@ -277,7 +284,8 @@ public struct MapPicture: Sendable {
                 } else {
                     // Without a casing, pale fills (secondary, tertiary, streets) would vanish on the
                     // land colour: drawn in their casing's colour, as Carto does at low zoom.
-                    let pale = ![.motorway, .motorwayLink, .trunk, .trunkLink, .primary, .primaryLink, .ferry].contains(highway)
+                    let pale = ![.motorway, .motorwayLink, .trunk, .trunkLink,
+                                 .primary, .primaryLink, .ferry].contains(highway)
                     let colour = MapPicture.hasCasing(highway, zoom: zoom) || !pale ? style.fill : style.casing
                     var attributes = ["class": "road \(highway.tag)", "d": paths[Int(highway.rawValue)],
                                       "stroke": colour, "stroke-width": fmt(lineWidth)]
@@ -297,11 +305,15 @@ public struct MapPicture: Sendable {
         guard !labels.isEmpty else { return }
         svg.open("g", ["id": "street-names", "fill": "#333333", "text-anchor": "middle"])
         svg.open("defs")
-        for (i, label) in labels.enumerated() { svg.element("path", ["id": "street-name-\(i)", "d": SVGWriter.pathData(label.path)]) }
+        for (i, label) in labels.enumerated() { svg.element("path",
+                                                            ["id": "street-name-\(i)",
+                                                             "d": SVGWriter.pathData(label.path)]) }
         svg.close("defs")
         for (i, label) in labels.enumerated() {
-            svg.open("text", ["class": "street-name", "font-size": fmt(label.fontSize), "dy": fmt(label.fontSize * 0.35),
-                              "stroke": "#ffffff", "stroke-width": "3", "stroke-linejoin": "round", "paint-order": "stroke"])
+            svg.open("text",
+                     ["class": "street-name", "font-size": fmt(label.fontSize), "dy": fmt(label.fontSize * 0.35),
+                              "stroke": "#ffffff", "stroke-width": "3", "stroke-linejoin": "round",
+                              "paint-order": "stroke"])
             svg.element("textPath", ["href": "#street-name-\(i)", "startOffset": "50%"], text: label.name)
             svg.close("text")
         }
@@ -315,7 +327,9 @@ public struct MapPicture: Sendable {
         for shield in shields {
             let style = MapPicture.style(shield.highway), (x, y) = shield.center
             svg.open("g", ["class": "shield"])
-            svg.element("rect", ["x": fmt(x - shield.width / 2), "y": fmt(y - 7), "width": fmt(shield.width), "height": "14", "rx": "3",
+            svg.element("rect",
+                        ["x": fmt(x - shield.width / 2), "y": fmt(y - 7), "width": fmt(shield.width),
+                         "height": "14", "rx": "3",
                                  "fill": "#ffffff", "stroke": style.casing, "stroke-width": "1.5"])
             svg.element("text", ["x": fmt(x), "y": fmt(y + 3.5), "fill": "#202124"], text: shield.ref)
             svg.close("g")
@@ -343,7 +357,8 @@ public struct MapPicture: Sendable {
     /// (rivers, coastline, railways): each simplified to the pixel, parts outside the picture or
     /// smaller than a point left out. Areas of one ring share a path per kind; an area with holes
     /// gets a path of its own (even-odd), so overlapping areas never cut holes in each other.
-    private func drawBasemap(_ basemap: Basemap, features: [Int], zoom: Double, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
+    private func drawBasemap(_ basemap: Basemap, features: [Int], zoom: Double,
+                             project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
         var simple = [String](repeating: "", count: Basemap.Kind.allCases.count)
         var holed: [(kind: Basemap.Kind, d: String)] = []
         for f in features {
@@ -357,7 +372,8 @@ public struct MapPicture: Sendable {
                 d += SVGWriter.pathData(Simplification.douglasPeucker(points, tolerance: MapPicture.pixelTolerance)) + (kind.isArea ? "Z" : "")
             }
             guard !d.isEmpty else { continue }
-            if kind.isArea && basemap.partCount(of: f) > 1 { holed.append((kind, d)) } else { simple[Int(kind.rawValue)] += d }
+            if kind.isArea
+                && basemap.partCount(of: f) > 1 { holed.append((kind, d)) } else { simple[Int(kind.rawValue)] += d }
         }
         svg.open("g", ["id": "basemap", "stroke-linejoin": "round", "stroke-linecap": "round"])
         for kind in Basemap.Kind.allCases {
@@ -420,8 +436,11 @@ public struct MapPicture: Sendable {
                        "stroke-linejoin": "round", "paint-order": "stroke"])
         for label in labels {
             let major = label.place.kind == .city || label.place.kind == .town
-            svg.element("text", ["class": "place \(label.place.kind)", "x": fmt(label.at.0), "y": fmt(label.at.1), "font-size": fmt(label.fontSize),
-                                 "font-weight": major ? "bold" : "normal", "fill": major ? "#222222" : "#555555"], text: label.place.name)
+            svg.element("text",
+                        ["class": "place \(label.place.kind)", "x": fmt(label.at.0), "y": fmt(label.at.1),
+                         "font-size": fmt(label.fontSize),
+                                 "font-weight": major ? "bold" : "normal",
+                                 "fill": major ? "#222222" : "#555555"], text: label.place.name)
         }
         svg.close("g")
     }
@@ -461,8 +480,12 @@ public struct MapPicture: Sendable {
             let p = project(start)
             svg.open("g", ["class": "route-via", "data-index": "\(k + 1)"])
             svg.element("title", text: "Via point \(k + 1)")
-            svg.element("circle", ["cx": fmt(p.0), "cy": fmt(p.1), "r": "9", "fill": "#ffffff", "stroke": "#174ea6", "stroke-width": "3"])
-            svg.element("text", ["x": fmt(p.0), "y": fmt(p.1 + 4), "text-anchor": "middle", "font-size": "11", "font-weight": "bold",
+            svg.element("circle",
+                        ["cx": fmt(p.0), "cy": fmt(p.1), "r": "9", "fill": "#ffffff",
+                         "stroke": "#174ea6", "stroke-width": "3"])
+            svg.element("text",
+                        ["x": fmt(p.0), "y": fmt(p.1 + 4), "text-anchor": "middle",
+                         "font-size": "11", "font-weight": "bold",
                                  "fill": "#174ea6"], text: "\(k + 1)")
             svg.close("g")
         }
@@ -482,7 +505,8 @@ public struct MapPicture: Sendable {
         // Clustered like MapKit: everything but the selected annotation, which stays a pin.
         let others = scene.annotations.indices.filter { $0 != scene.selected }
         svg.open("g", ["id": "annotations"])
-        if !others.isEmpty, let index = try? ClusterIndex(annotations: others.map { scene.annotations[$0] }, options: MapPicture.pinClusters) {
+        if !others.isEmpty, let index = try? ClusterIndex(annotations: others.map { scene.annotations[$0] },
+                                                          options: MapPicture.pinClusters) {
             // The visible box, widened a little so pins at the edge are not cut off.
             let items = index.clusters(west: max(-180, visible.west - 1e-3), south: max(-90, visible.south - 1e-3),
                                        east: min(180, visible.east + 1e-3), north: min(90, visible.north + 1e-3),
@@ -493,8 +517,12 @@ public struct MapPicture: Sendable {
                     let p = project(cluster.coordinate)
                     let r = cluster.pointCount < 10 ? 14.0 : cluster.pointCount < 100 ? 17 : 20
                     svg.open("g", ["class": "cluster", "data-count": "\(cluster.pointCount)"])
-                    svg.element("circle", ["cx": fmt(p.0), "cy": fmt(p.1), "r": fmt(r + 4), "fill": "#e8453c", "fill-opacity": "0.3"])
-                    svg.element("circle", ["cx": fmt(p.0), "cy": fmt(p.1), "r": fmt(r), "fill": "#e8453c", "stroke": "#ffffff", "stroke-width": "2"])
+                    svg.element("circle",
+                                ["cx": fmt(p.0), "cy": fmt(p.1), "r": fmt(r + 4),
+                                 "fill": "#e8453c", "fill-opacity": "0.3"])
+                    svg.element("circle",
+                                ["cx": fmt(p.0), "cy": fmt(p.1), "r": fmt(r), "fill": "#e8453c",
+                                 "stroke": "#ffffff", "stroke-width": "2"])
                     svg.element("text", ["x": fmt(p.0), "y": fmt(p.1 + 4.5), "text-anchor": "middle", "font-size": "13",
                                          "font-weight": "bold", "fill": "#ffffff"], text: "\(cluster.pointCount)")
                     svg.close("g")
@@ -515,7 +543,8 @@ public struct MapPicture: Sendable {
         if let line = scene.route?.geometry.map(project) {
             for (a, b) in zip(line, line.dropFirst()) {
                 let steps = max(1, Int((hypot(b.0 - a.0, b.1 - a.1) / 6).rounded(.up)))
-                for k in 0..<steps { covered.append((a.0 + (b.0 - a.0) * Double(k) / Double(steps), a.1 + (b.1 - a.1) * Double(k) / Double(steps))) }
+                for k in 0..<steps { covered.append((a.0 + (b.0 - a.0) * Double(k) / Double(steps),
+                                                     a.1 + (b.1 - a.1) * Double(k) / Double(steps))) }
             }
             if let last = line.last { covered.append(last) }
         }
@@ -536,7 +565,8 @@ public struct MapPicture: Sendable {
 
     /// The bubble's rectangle and the tip of its pointer for a pin at `pin` (the pin's point; its
     /// head is above it), a `w` × `h` bubble on one side.
-    func calloutBox(_ side: CalloutSide, pin: (Double, Double), w: Double, h: Double) -> (left: Double, top: Double, tip: (Double, Double)) {
+    func calloutBox(_ side: CalloutSide,
+                    pin: (Double, Double), w: Double, h: Double) -> (left: Double, top: Double, tip: (Double, Double)) {
         let clampX = { (left: Double) in max(8, min(self.width - 8 - w, left)) }
         let clampY = { (top: Double) in max(8, min(self.height - 8 - h, top)) }
         switch side {
@@ -555,14 +585,16 @@ public struct MapPicture: Sendable {
             let box = calloutBox(side, pin: pin, w: w, h: h)
             let inside = box.left >= 0 && box.top >= 0 && box.left + w <= width && box.top + h <= height
             var score = inside ? 0 : 1_000_000
-            for p in points where p.0 >= box.left - 4 && p.0 <= box.left + w + 4 && p.1 >= box.top - 4 && p.1 <= box.top + h + 4 { score += 1 }
+            for p in points where p.0 >= box.left - 4 && p.0 <= box.left + w + 4 && p.1 >= box.top - 4
+                && p.1 <= box.top + h + 4 { score += 1 }
             if score < bestScore { best = side; bestScore = score }
         }
         return best
     }
 
     /// A balloon marker whose tip is on the coordinate.
-    private func drawPin(_ annotation: Annotation, selected: Bool, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
+    private func drawPin(_ annotation: Annotation, selected: Bool,
+                         project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
         let (x, y) = project(annotation.coordinate)
         let s = selected ? 1.3 : 1.0
         let head = 10 * s, tip = 28 * s
@@ -573,17 +605,20 @@ public struct MapPicture: Sendable {
         let d = "M\(fmt(x)) \(fmt(y))C\(fmt(x - head * 0.4)) \(fmt(y - tip * 0.45)) \(fmt(x - head)) \(fmt(y - tip * 0.55)) \(fmt(x - head)) \(fmt(y - tip + head))"
             + "A\(fmt(head)) \(fmt(head)) 0 1 1 \(fmt(x + head)) \(fmt(y - tip + head))"
             + "C\(fmt(x + head)) \(fmt(y - tip * 0.55)) \(fmt(x + head * 0.4)) \(fmt(y - tip * 0.45)) \(fmt(x)) \(fmt(y))Z"
-        svg.element("path", ["d": d, "fill": selected ? "#c5221f" : "#ea4335", "stroke": "#ffffff", "stroke-width": "1.5"])
+        svg.element("path",
+                    ["d": d, "fill": selected ? "#c5221f" : "#ea4335", "stroke": "#ffffff", "stroke-width": "1.5"])
         svg.element("circle", ["cx": fmt(x), "cy": fmt(y - tip + head), "r": fmt(head * 0.4), "fill": "#ffffff"])
         svg.close("g")
     }
 
     /// The callout bubble above a selected pin: title, subtitle, coordinate, the directions (car)
     /// accessory on the left and the details (info) accessory on the right, pointing at the pin.
-    private func drawCallout(_ callout: Callout, at pin: (Double, Double), avoiding covered: [(Double, Double)], into svg: inout SVGWriter) {
+    private func drawCallout(_ callout: Callout, at pin: (Double, Double), avoiding covered: [(Double, Double)],
+                             into svg: inout SVGWriter) {
         let title = callout.title ?? "", subtitle = callout.subtitle ?? "", coordinate = callout.coordinateText
         // Text widths estimated from terminal columns (about 0.6 em per column).
-        let textWidth = max(Double(TextWidth.of(title)) * 8.6, Double(TextWidth.of(subtitle)) * 7.2, Double(TextWidth.of(coordinate)) * 6.6)
+        let textWidth = max(Double(TextWidth.of(title)) * 8.6, Double(TextWidth.of(subtitle)) * 7.2,
+                            Double(TextWidth.of(coordinate)) * 6.6)
         let accessory = 36.0
         let w = min(width - 16, textWidth + 2 * accessory + 40), h = 66.0
         let side = calloutSide(pin: pin, w: w, h: h, avoiding: covered)
@@ -597,32 +632,49 @@ public struct MapPicture: Sendable {
         case .right: pointer = "M\(fmt(left)) \(fmt(tip.1 - 10))L\(fmt(tip.0)) \(fmt(tip.1))L\(fmt(left)) \(fmt(tip.1 + 10))Z"
         case .left: pointer = "M\(fmt(left + w)) \(fmt(tip.1 - 10))L\(fmt(tip.0)) \(fmt(tip.1))L\(fmt(left + w)) \(fmt(tip.1 + 10))Z"
         }
-        svg.element("rect", ["x": fmt(left + 1), "y": fmt(top + 2), "width": fmt(w), "height": fmt(h), "rx": "12", "fill": "#000000", "fill-opacity": "0.15"])
-        svg.element("rect", ["x": fmt(left), "y": fmt(top), "width": fmt(w), "height": fmt(h), "rx": "12", "fill": "#ffffff"])
+        svg.element("rect",
+                    ["x": fmt(left + 1), "y": fmt(top + 2), "width": fmt(w), "height": fmt(h), "rx": "12",
+                     "fill": "#000000", "fill-opacity": "0.15"])
+        svg.element("rect",
+                    ["x": fmt(left), "y": fmt(top), "width": fmt(w), "height": fmt(h), "rx": "12", "fill": "#ffffff"])
         svg.element("path", ["d": pointer, "fill": "#ffffff"])
         // Left accessory: a blue button with a car.
         let bx = left + 10, by = top + (h - accessory) / 2
         svg.open("g", ["class": "accessory directions"])
         svg.element("title", text: "Directions")
-        svg.element("rect", ["x": fmt(bx), "y": fmt(by), "width": fmt(accessory), "height": fmt(accessory), "rx": "8", "fill": "#1a73e8"])
+        svg.element("rect",
+                    ["x": fmt(bx), "y": fmt(by), "width": fmt(accessory), "height": fmt(accessory),
+                     "rx": "8", "fill": "#1a73e8"])
         let cx = bx + accessory / 2, cy = by + accessory / 2
         svg.element("path", ["d": "M\(fmt(cx - 11)) \(fmt(cy + 4))L\(fmt(cx - 11)) \(fmt(cy - 1))L\(fmt(cx - 7)) \(fmt(cy - 2))L\(fmt(cx - 4)) \(fmt(cy - 8))L\(fmt(cx + 5)) \(fmt(cy - 8))L\(fmt(cx + 8)) \(fmt(cy - 2))L\(fmt(cx + 11)) \(fmt(cy - 1))L\(fmt(cx + 11)) \(fmt(cy + 4))Z",
                              "fill": "#ffffff"])
-        svg.element("circle", ["cx": fmt(cx - 6), "cy": fmt(cy + 5), "r": "3", "fill": "#ffffff", "stroke": "#1a73e8", "stroke-width": "1.5"])
-        svg.element("circle", ["cx": fmt(cx + 6), "cy": fmt(cy + 5), "r": "3", "fill": "#ffffff", "stroke": "#1a73e8", "stroke-width": "1.5"])
+        svg.element("circle",
+                    ["cx": fmt(cx - 6), "cy": fmt(cy + 5), "r": "3", "fill": "#ffffff",
+                     "stroke": "#1a73e8", "stroke-width": "1.5"])
+        svg.element("circle",
+                    ["cx": fmt(cx + 6), "cy": fmt(cy + 5), "r": "3", "fill": "#ffffff",
+                     "stroke": "#1a73e8", "stroke-width": "1.5"])
         svg.close("g")
         // Right accessory: the info (details) button.
         let ix = left + w - 10 - accessory / 2, iy = top + h / 2
         svg.open("g", ["class": "accessory details"])
         svg.element("title", text: "Details")
-        svg.element("circle", ["cx": fmt(ix), "cy": fmt(iy), "r": "11", "fill": "none", "stroke": "#1a73e8", "stroke-width": "2"])
-        svg.element("text", ["x": fmt(ix), "y": fmt(iy + 5), "text-anchor": "middle", "font-size": "15", "font-weight": "bold",
+        svg.element("circle",
+                    ["cx": fmt(ix), "cy": fmt(iy), "r": "11", "fill": "none", "stroke": "#1a73e8", "stroke-width": "2"])
+        svg.element("text",
+                    ["x": fmt(ix), "y": fmt(iy + 5), "text-anchor": "middle", "font-size": "15", "font-weight": "bold",
                              "font-family": "Georgia, DejaVu Serif, serif", "fill": "#1a73e8"], text: "i")
         svg.close("g")
         let tx = bx + accessory + 12
-        svg.element("text", ["class": "title", "x": fmt(tx), "y": fmt(top + 22), "font-size": "15", "font-weight": "bold", "fill": "#202124"], text: title)
-        svg.element("text", ["class": "subtitle", "x": fmt(tx), "y": fmt(top + 40), "font-size": "12", "fill": "#5f6368"], text: subtitle)
-        svg.element("text", ["class": "coordinate", "x": fmt(tx), "y": fmt(top + 56), "font-size": "11", "fill": "#80868b"], text: coordinate)
+        svg.element("text",
+                    ["class": "title", "x": fmt(tx), "y": fmt(top + 22), "font-size": "15",
+                     "font-weight": "bold", "fill": "#202124"], text: title)
+        svg.element("text",
+                    ["class": "subtitle", "x": fmt(tx), "y": fmt(top + 40),
+                     "font-size": "12", "fill": "#5f6368"], text: subtitle)
+        svg.element("text",
+                    ["class": "coordinate", "x": fmt(tx), "y": fmt(top + 56),
+                     "font-size": "11", "fill": "#80868b"], text: coordinate)
         svg.close("g")
     }
 
@@ -645,8 +697,12 @@ public struct MapPicture: Sendable {
         let bar = MapPicture.scaleBar(latitude: latitude, zoom: zoom)
         let x = 12.0, y = height - 14
         svg.open("g", ["id": "scale-bar"])
-        svg.element("rect", ["x": fmt(x - 4), "y": fmt(y - 18), "width": fmt(bar.points + 8), "height": "24", "fill": "#ffffff", "fill-opacity": "0.75"])
-        svg.element("path", ["d": "M\(fmt(x)) \(fmt(y - 6))V\(fmt(y))H\(fmt(x + bar.points))V\(fmt(y - 6))", "fill": "none", "stroke": "#333333", "stroke-width": "2"])
+        svg.element("rect",
+                    ["x": fmt(x - 4), "y": fmt(y - 18), "width": fmt(bar.points + 8), "height": "24",
+                     "fill": "#ffffff", "fill-opacity": "0.75"])
+        svg.element("path",
+                    ["d": "M\(fmt(x)) \(fmt(y - 6))V\(fmt(y))H\(fmt(x + bar.points))V\(fmt(y - 6))", "fill": "none",
+                     "stroke": "#333333", "stroke-width": "2"])
         svg.element("text", ["x": fmt(x + 3), "y": fmt(y - 6), "font-size": "11", "fill": "#333333"], text: bar.label)
         svg.close("g")
     }
@@ -655,8 +711,12 @@ public struct MapPicture: Sendable {
         let text = "© OpenStreetMap contributors"
         let w = 176.0
         svg.open("g", ["id": "attribution"])
-        svg.element("rect", ["x": fmt(width - w), "y": fmt(height - 18), "width": fmt(w), "height": "18", "fill": "#ffffff", "fill-opacity": "0.75"])
-        svg.element("text", ["x": fmt(width - 5), "y": fmt(height - 5), "text-anchor": "end", "font-size": "11", "fill": "#333333"], text: text)
+        svg.element("rect",
+                    ["x": fmt(width - w), "y": fmt(height - 18), "width": fmt(w), "height": "18",
+                     "fill": "#ffffff", "fill-opacity": "0.75"])
+        svg.element("text",
+                    ["x": fmt(width - 5), "y": fmt(height - 5), "text-anchor": "end",
+                     "font-size": "11", "fill": "#333333"], text: text)
         svg.close("g")
     }
 }

@@ -49,12 +49,15 @@ struct StreetLabels {
         zip(line, line.dropFirst()).reduce(0) { $0 + hypot($1.1.0 - $1.0.0, $1.1.1 - $1.0.1) }
     }
 
-    static func overlaps(_ a: Box, _ b: Box) -> Bool { a.minX < b.maxX && b.minX < a.maxX && a.minY < b.maxY && b.minY < a.maxY }
+    static func overlaps(_ a: Box, _ b: Box) -> Bool { a.minX < b.maxX && b.minX < a.maxX && a.minY < b.maxY
+        && b.minY < a.maxY }
 
     /// The labels for the roads in view at `zoom`, avoiding `keepClear`.
-    static func place(graph: RoadGraph, edges: [Int]? = nil, zoom: Double, width: Double, height: Double, keepClear: [Box],
+    static func place(graph: RoadGraph, edges: [Int]? = nil, zoom: Double, width: Double,
+                      height: Double, keepClear: [Box],
                       project: (Coordinate) -> (Double, Double)) -> [Label] {
-        let stretches = StreetLabels.stretches(graph: graph, edges: edges, width: width, height: height, project: project) { s, highway in
+        let stretches = StreetLabels.stretches(graph: graph, edges: edges, width: width,
+                                               height: height, project: project) { s, highway in
             let name = graph.segmentName[s]
             guard name != 0, let from = minimumZoom(highway), zoom >= from else { return nil }
             return name
@@ -97,7 +100,8 @@ struct StreetLabels {
 
     /// Stretches of road in view: the pieces (segments) `key` gives a key, each joined end to end
     /// with the pieces of the same key that continue it (where exactly one does), as projected lines.
-    static func stretches(graph: RoadGraph, edges: [Int]?, width: Double, height: Double, project: (Coordinate) -> (Double, Double),
+    static func stretches(graph: RoadGraph, edges: [Int]?, width: Double, height: Double,
+                          project: (Coordinate) -> (Double, Double),
                           key: (Int, HighwayClass) -> UInt32?) -> [(name: UInt32, highway: HighwayClass, points: [(Double, Double)])] {
         struct Piece {
             var key: UInt32
@@ -113,7 +117,8 @@ struct StreetLabels {
             guard let highway = HighwayClass(rawValue: graph.segmentHighway[s]), let k = key(s, highway) else { continue }
             let points = graph.geometry(of: e).map(project)
             guard points.contains(where: { $0.0 >= 0 && $0.0 <= width && $0.1 >= 0 && $0.1 <= height }) else { continue }
-            pieces.append(Piece(key: k, highway: highway, from: graph.source(of: e), to: graph.edgeTarget[e], points: points))
+            pieces.append(Piece(key: k, highway: highway, from: graph.source(of: e),
+                                to: graph.edgeTarget[e], points: points))
         }
         var atVertex: [UInt64: [Int]] = [:]
         for (i, p) in pieces.enumerated() {
@@ -153,10 +158,12 @@ struct StreetLabels {
     /// Shields with the refs of motorways, trunks and primaries from zoom 10: one at the middle of
     /// each long enough stretch of a ref, none overlapping another, a label or `keepClear`, none
     /// repeating its ref within 300 points.
-    static func shields(graph: RoadGraph, edges: [Int]? = nil, zoom: Double, width: Double, height: Double, keepClear: [Box],
+    static func shields(graph: RoadGraph, edges: [Int]? = nil, zoom: Double, width: Double,
+                        height: Double, keepClear: [Box],
                         project: (Coordinate) -> (Double, Double)) -> [Shield] {
         guard zoom >= 10 else { return [] }
-        let stretches = StreetLabels.stretches(graph: graph, edges: edges, width: width, height: height, project: project) { s, highway in
+        let stretches = StreetLabels.stretches(graph: graph, edges: edges, width: width,
+                                               height: height, project: project) { s, highway in
             let ref = graph.segmentRef[s]
             guard ref != 0, highway == .motorway || highway == .trunk || highway == .primary else { return nil }
             return ref
@@ -172,7 +179,8 @@ struct StreetLabels {
             for share in [0.5, 0.25, 0.75] {
                 guard let center = cut(stretch.points, from: total * share, to: total * share).first else { continue }
                 let shield = Shield(ref: ref, center: center, highway: stretch.highway)
-                let box: Box = (center.0 - shield.width / 2 - 2, center.1 - 9, center.0 + shield.width / 2 + 2, center.1 + 9)
+                let box: Box = (center.0 - shield.width / 2 - 2, center.1 - 9,
+                                center.0 + shield.width / 2 + 2, center.1 + 9)
                 guard box.minX >= 0, box.minY >= 0, box.maxX <= width, box.maxY <= height else { continue }
                 if placed.contains(where: { overlaps($0, box) }) { continue }
                 if shields.contains(where: { $0.ref == ref && hypot($0.center.0 - center.0, $0.center.1 - center.1) < 300 }) { break }

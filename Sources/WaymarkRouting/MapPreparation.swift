@@ -16,8 +16,10 @@ struct PreparedMap: Sendable {
 extension RoadMap {
     /// Builds what `method` needs: the stored hierarchy (its turn tables serve every search) or a
     /// contracted one, landmarks, or nothing more for A*.
-    static func makePreparedMap(graph: RoadGraph, method: SearchMethod, stored: ContractionHierarchy?, guidance: GuidanceTables? = nil,
-                        snapIndex storedIndex: SnapIndex? = nil, turns storedTurns: (turns: TurnGeometry, transitions: TransitionTable?)? = nil,
+    static func makePreparedMap(graph: RoadGraph, method: SearchMethod, stored: ContractionHierarchy?,
+                                guidance: GuidanceTables? = nil,
+                        snapIndex storedIndex: SnapIndex? = nil,
+                        turns storedTurns: (turns: TurnGeometry, transitions: TransitionTable?)? = nil,
                         landmarks givenLandmarks: Landmarks?,
                         costs givenCosts: TurnCosts?, progress: ContractionHierarchy.Progress? = nil) -> PreparedMap {
         func since(_ t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
@@ -35,13 +37,15 @@ extension RoadMap {
         var refused: String?
         if useHierarchy && hierarchy == nil {
             refused = ContractionHierarchy.refusal(for: graph)
-            if refused == nil { hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns, progress: progress) }
+            if refused == nil { hierarchy = ContractionHierarchy(graph: graph, costs: costs,
+                                                                 turns: turns, progress: progress) }
         }
         // Landmarks where asked for, or for the many queries a hierarchy was asked for but refused.
         if hierarchy == nil && landmarks == nil && (method == .landmarks || refused != nil) {
             landmarks = Landmarks(graph: graph)
         }
-        let transitions = (hierarchy ?? stored)?.transitions ?? storedTurns?.transitions ?? TransitionTable(graph: graph, turns: turns, costs: costs)
+        let transitions = (hierarchy ?? stored)?.transitions ?? storedTurns?.transitions
+            ?? TransitionTable(graph: graph, turns: turns, costs: costs)
         let searchSeconds = since(clock)
         clock = DispatchTime.now().uptimeNanoseconds
         let index = storedIndex ?? SnapIndex(graph: graph)
@@ -52,7 +56,8 @@ extension RoadMap {
         let guidance = guidance ?? GuidanceTables(graph: graph, transitions: transitions)
         let preparation = RoadMap.Preparation(search: hierarchy != nil ? .hierarchy : landmarks != nil ? .landmarks : .aStar,
                                               contracted: hierarchy != nil && stored == nil,
-                                              indexSeconds: indexSeconds, searchSeconds: searchSeconds, hierarchyRefused: refused)
+                                              indexSeconds: indexSeconds, searchSeconds: searchSeconds,
+                                              hierarchyRefused: refused)
         return PreparedMap(data: data, guidance: guidance, preparation: preparation)
     }
 }

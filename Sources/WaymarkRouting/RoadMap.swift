@@ -91,9 +91,11 @@ public final class RoadMap: @unchecked Sendable {
     /// driving side) and `landmarks` are used as given; what `method` needs beyond them is
     /// prepared at the first query. `costs` replaces the graph's own turn costs.
     public init(graph: RoadGraph, hierarchy: ContractionHierarchy? = nil, landmarks: Landmarks? = nil,
-                method: SearchMethod = .automatic, costs: TurnCosts? = nil, maxSnapDistance: Double = 1000, basemap: Basemap? = nil) {
+                method: SearchMethod = .automatic, costs: TurnCosts? = nil, maxSnapDistance: Double = 1000,
+                basemap: Basemap? = nil) {
         basemapSource = basemap.map { .given($0) } ?? .none
-        precondition(hierarchy.map { $0.nodeCount == RestrictedPaths(graph: graph).stateCount } ?? true, "the hierarchy was built for another graph")
+        precondition(hierarchy.map { $0.nodeCount == RestrictedPaths(graph: graph).stateCount } ?? true,
+                     "the hierarchy was built for another graph")
         precondition(hierarchy.map { $0.costs == (costs ?? TurnCosts(for: graph)) } ?? true,
                      "the hierarchy was contracted under other turn costs")
         self.graph = graph
@@ -135,7 +137,9 @@ public final class RoadMap: @unchecked Sendable {
                     do { return (try ContractionHierarchy(fileSections: sections, graph: read, alreadyChecked: checked), nil) } catch { throw RoadMapError("\(path): \(error)") }
                 }
                 do throws(HierarchyFileError) {
-                    return (nil, try StoredTurnTables.read(sections, graph: read, costs: TurnCosts(for: read), alreadyChecked: checked))
+                    return (nil,
+                            try StoredTurnTables.read(sections, graph: read, costs: TurnCosts(for: read),
+                                                      alreadyChecked: checked))
                 } catch {
                     throw RoadMapError("\(path): stored turn tables: \(error.reason) (rebuild with 'waymark build')")
                 }
@@ -144,7 +148,8 @@ public final class RoadMap: @unchecked Sendable {
             Result { () throws(RoadMapError) -> (GuidanceTables?, SnapIndex?) in
                 let guidance: GuidanceTables?, index: SnapIndex?
                 do { guidance = try GuidanceTables(fileSections: sections, graph: read, alreadyChecked: checked) } catch { throw RoadMapError("\(path): \(error)") }
-                do { index = try SnapIndex(fileSections: sections, graph: read, alreadyChecked: checked) } catch { throw RoadMapError("\(path): \(error)") }
+                do { index = try SnapIndex(fileSections: sections, graph: read,
+                                           alreadyChecked: checked) } catch { throw RoadMapError("\(path): \(error)") }
                 return (guidance, index)
             }
         })
@@ -179,7 +184,8 @@ public final class RoadMap: @unchecked Sendable {
     func data(progress: ContractionHierarchy.Progress? = nil) -> PreparedMap {
         lock.withLock {
             if let prepared { return prepared }
-            let made = RoadMap.makePreparedMap(graph: graph, method: method, stored: storedHierarchy, guidance: storedGuidance, snapIndex: storedSnapIndex,
+            let made = RoadMap.makePreparedMap(graph: graph, method: method, stored: storedHierarchy,
+                                               guidance: storedGuidance, snapIndex: storedSnapIndex,
                                            turns: storedTurns, landmarks: givenLandmarks, costs: costs,
                                            progress: progress)
             prepared = made
@@ -206,7 +212,8 @@ public final class RoadMap: @unchecked Sendable {
     /// ``Router/route(_:radiuses:)`` takes them. Thread-safe.
     public func route(_ waypoints: [Coordinate], radiuses: [Double?] = [],
                       language: InstructionTemplates = .english) throws(RouteError) -> Route {
-        try withRouter { (router) throws(RouteError) in try router.route(waypoints, radiuses: radiuses, language: language) }
+        try withRouter { (router) throws(RouteError) in try router.route(waypoints,
+                                                                         radiuses: radiuses, language: language) }
     }
 
     /// Runs `body` on a router lent from the pool (made when none is idle), then returns it.
@@ -229,14 +236,17 @@ public final class RoadMap: @unchecked Sendable {
 
     /// Travel times and distances from every source to every destination (see
     /// ``Router/table(sources:destinations:radiuses:)``). Thread-safe.
-    public func table(sources: [Coordinate], destinations: [Coordinate], radiuses: [Double?] = []) throws(RouteError) -> DistanceTable {
+    public func table(sources: [Coordinate], destinations: [Coordinate],
+                      radiuses: [Double?] = []) throws(RouteError) -> DistanceTable {
         try withRouter { (router) throws(RouteError) in try router.table(sources: sources, destinations: destinations, radiuses: radiuses) }
     }
 
     /// The areas reached within each of `minutes` from `origin` (see
     /// ``Router/isochrone(from:minutes:denoise:radius:)``). Thread-safe.
-    public func isochrone(from origin: Coordinate, minutes: [Double], denoise: Double = 1, radius: Double? = nil) throws(RouteError) -> Isochrone {
-        try withRouter { (router) throws(RouteError) in try router.isochrone(from: origin, minutes: minutes, denoise: denoise, radius: radius) }
+    public func isochrone(from origin: Coordinate, minutes: [Double],
+                          denoise: Double = 1, radius: Double? = nil) throws(RouteError) -> Isochrone {
+        try withRouter { (router) throws(RouteError) in try router.isochrone(from: origin, minutes: minutes,
+                                                                             denoise: denoise, radius: radius) }
     }
 
     /// Routes every query (each a list of waypoints) on `threads` threads, a router each, over
@@ -276,7 +286,8 @@ public final class RoadMap: @unchecked Sendable {
     /// contracted by ``prepare()``) or else the turn tables, guidance's per-map tables and the
     /// snap index, so that routes on the file need no preparation.
     public func write(to path: String) throws {
-        let (guidance, index) = lock.withLock { (prepared?.guidance ?? storedGuidance, prepared?.data.snapIndex ?? storedSnapIndex) }
+        let (guidance, index) = lock.withLock { (prepared?.guidance ?? storedGuidance,
+                                                 prepared?.data.snapIndex ?? storedSnapIndex) }
         let basemap: [GraphFile.Section]
         switch basemapSource {
         case .none: basemap = []
@@ -301,8 +312,10 @@ public final class RoadMap: @unchecked Sendable {
                     let sections = (index ?? SnapIndex(graph: graph)).fileSections
                     early(sections)
                     let turns = turnTables.turns ?? TurnGeometry(graph: graph)
-                    let transitions = turnTables.transitions ?? TransitionTable(graph: graph, turns: turns, costs: turnTables.costs)
-                    let turnSections = StoredTurnTables.fileSections(turns: turns, transitions: transitions, costs: turnTables.costs)
+                    let transitions = turnTables.transitions
+                        ?? TransitionTable(graph: graph, turns: turns, costs: turnTables.costs)
+                    let turnSections = StoredTurnTables.fileSections(turns: turns, transitions: transitions,
+                                                                     costs: turnTables.costs)
                     early(turnSections)
                     return sections + turnSections
                 }, { (guidance ?? GuidanceTables(graph: graph)).fileSections })

@@ -59,7 +59,8 @@ public final class Router {
     /// when every point is nearest to it. `radiuses`, one per point where given, is how far each
     /// may be from its road (nil: ``maxSnapDistance``).
     private func snap(_ points: [Coordinate], radiuses: [Double?]) throws(RouteError) -> [Snap] {
-        guard radiuses.isEmpty || radiuses.count == points.count else { throw .invalidInput("give one radius per point") }
+        guard radiuses.isEmpty
+            || radiuses.count == points.count else { throw .invalidInput("give one radius per point") }
         let candidates = try points.enumerated().map { (i, c) throws(RouteError) in
             let reach = radiuses.isEmpty ? maxSnapDistance : radiuses[i] ?? maxSnapDistance
             guard let found = data.snapIndex.candidates(near: c, maxDistance: reach) else {
@@ -89,8 +90,10 @@ public final class Router {
         var geometry: [Coordinate] = []
         for (i, (a, b)) in zip(snaps, snaps.dropFirst()).enumerated() {
             guard let path = path(from: a, to: b) else { throw .noRoute(from: waypoints[i], to: waypoints[i + 1]) }
-            let leg = StepAssembler(data: data, guidance: guidance).assemble(path, from: a, to: b, input: (waypoints[i], waypoints[i + 1]),
-                                                         legIndex: i, legCount: snaps.count - 1, drivingSide: graph.drivingSide,
+            let leg = StepAssembler(data: data, guidance: guidance).assemble(path, from: a, to: b,
+                                                                             input: (waypoints[i], waypoints[i + 1]),
+                                                         legIndex: i, legCount: snaps.count - 1,
+                                                         drivingSide: graph.drivingSide,
                                                                        language: language)
             legs.append(leg)
             // Each step's line without its last point (the next step starts there), then the end;
@@ -114,7 +117,8 @@ public final class Router {
     /// contraction hierarchy by the bucket method, one search per source and per destination;
     /// otherwise one route search per pair. Points snap as a route's waypoints do, all together;
     /// `radiuses`, where given, has one per source then one per destination.
-    public func table(sources: [Coordinate], destinations: [Coordinate], radiuses: [Double?] = []) throws(RouteError) -> DistanceTable {
+    public func table(sources: [Coordinate], destinations: [Coordinate],
+                      radiuses: [Double?] = []) throws(RouteError) -> DistanceTable {
         guard !sources.isEmpty && !destinations.isEmpty else { throw .invalidInput("a table needs at least one source and one destination") }
         let snaps = try snap(sources + destinations, radiuses: radiuses)
         let from = Array(snaps[..<sources.count]), to = Array(snaps[sources.count...])
@@ -137,7 +141,8 @@ public final class Router {
     /// The areas a car reaches within each of `minutes` from `origin` (see ``Isochrone``);
     /// `denoise` (0…1) keeps, per time, only polygons at least that share of the largest's area;
     /// `radius` is how far the origin may be from its road (nil: ``maxSnapDistance``).
-    public func isochrone(from origin: Coordinate, minutes: [Double], denoise: Double = 1, radius: Double? = nil) throws(RouteError) -> Isochrone {
+    public func isochrone(from origin: Coordinate, minutes: [Double],
+                          denoise: Double = 1, radius: Double? = nil) throws(RouteError) -> Isochrone {
         if let problem = Isochrone.problem(minutes: minutes, within: Isochrone.searchMinutes, maximumCount: .max) {
             throw .invalidInput(problem)
         }

@@ -39,7 +39,9 @@ public final class OSRMService: Sendable {
     /// The response to one request, answered with `router` (one thread's).
     public func respond(to request: HTTPRequest, router: Router) -> HTTPResponse {
         if request.method == "OPTIONS" {
-            return HTTPResponse(status: .noContent, headers: [("Allow", "GET, HEAD, OPTIONS"), ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
+            return HTTPResponse(status: .noContent,
+                                headers: [("Allow", "GET, HEAD, OPTIONS"),
+                                          ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
                                                               ("Access-Control-Max-Age", "86400")])
         }
         do {
@@ -56,7 +58,8 @@ public final class OSRMService: Sendable {
         let segments = request.segments
         if segments == ["health"] {
             return (["code": "Ok", "status": "serving", "nodes": .number(Double(map.graph.nodeCount)),
-                    "edges": .number(Double(map.graph.edgeCount)), "search": .string(map.hierarchy != nil ? "hierarchy" : "landmarks")] as JSONValue).jsonBytes
+                    "edges": .number(Double(map.graph.edgeCount)),
+                    "search": .string(map.hierarchy != nil ? "hierarchy" : "landmarks")] as JSONValue).jsonBytes
         }
         guard segments.count == 4, !segments[0].isEmpty else {
             throw APIError("InvalidUrl", "not an OSRM URL: expected /{service}/v1/{profile}/{coordinates} (services: route, table, nearest, isochrone) or /health")
@@ -65,7 +68,8 @@ public final class OSRMService: Sendable {
         guard ["route", "table", "nearest", "isochrone"].contains(service) else {
             throw APIError("InvalidService", "service '\(service)' is not served (route, table, nearest, isochrone)")
         }
-        guard segments[1] == "v1" else { throw APIError("InvalidVersion", "version '\(segments[1])' is not served (v1)") }
+        guard segments[1] == "v1" else { throw APIError("InvalidVersion",
+                                                        "version '\(segments[1])' is not served (v1)") }
         var text = segments[3]
         if text.hasSuffix(".json") { text.removeLast(5) }
         let coordinates = try OSRMService.coordinates(text)
@@ -82,7 +86,8 @@ public final class OSRMService: Sendable {
 
     // MARK: - Services
 
-    private func route(_ coordinates: [Coordinate], _ options: inout Options, router: Router) throws(APIError) -> [UInt8] {
+    private func route(_ coordinates: [Coordinate],
+                       _ options: inout Options, router: Router) throws(APIError) -> [UInt8] {
         guard coordinates.count >= 2 else { throw APIError("InvalidOptions", "a route needs at least two coordinates") }
         guard coordinates.count <= limits.maxWaypoints else {
             throw APIError("TooBig", "\(coordinates.count) coordinates: a route takes at most \(limits.maxWaypoints)")
@@ -92,7 +97,8 @@ public final class OSRMService: Sendable {
         _ = try options.choice("alternatives", ["false", "true", "0", "1", "2", "3"], default: "false") // one route is always given (OSRM does not promise more)
         let geometries = GeometryFormat(rawValue: try options.choice("geometries", GeometryFormat.allCases.map(\.rawValue), default: "polyline"))!
         let overview = OverviewFormat(rawValue: try options.choice("overview", OverviewFormat.allCases.map(\.rawValue), default: "simplified"))!
-        if try options.choice("annotations", ["false", "true", "nodes", "distance", "duration", "datasources", "weight", "speed"],
+        if try options.choice("annotations",
+                              ["false", "true", "nodes", "distance", "duration", "datasources", "weight", "speed"],
                               default: "false", list: true) != "false" {
             throw APIError("NotImplemented", "annotations are not served; leave the option out or set it to false")
         }
@@ -100,35 +106,41 @@ public final class OSRMService: Sendable {
         if straight == "true" {
             throw APIError("NotImplemented", "continue_straight=true is not served: routes may turn round at via points (continue_straight=false)")
         }
-        if options.take("waypoints") != nil { throw APIError("NotImplemented", "the waypoints option (silent via points) is not served") }
+        if options.take("waypoints") != nil { throw APIError("NotImplemented",
+                                                             "the waypoints option (silent via points) is not served") }
         let skipWaypoints = try options.bool("skip_waypoints", default: false)
         let code = try options.choice("language", InstructionTemplates.available.keys.sorted(), default: "en")
         try options.finish("route")
         do {
-            let route = try router.route(coordinates, radiuses: radiuses, language: InstructionTemplates.available[code]!)
+            let route = try router.route(coordinates, radiuses: radiuses,
+                                         language: InstructionTemplates.available[code]!)
             var writer = JSONWriter()
-            route.writeOSRMJSON(into: &writer, geometries: geometries, overview: overview, steps: steps, waypoints: !skipWaypoints)
+            route.writeOSRMJSON(into: &writer, geometries: geometries, overview: overview, steps: steps,
+                                waypoints: !skipWaypoints)
             return writer.bytes
         } catch {
             throw APIError(error)
         }
     }
 
-    private func table(_ coordinates: [Coordinate], _ options: inout Options, router: Router) throws(APIError) -> JSONValue {
+    private func table(_ coordinates: [Coordinate],
+                       _ options: inout Options, router: Router) throws(APIError) -> JSONValue {
         let radiuses = try general(&options, count: coordinates.count)
         func indices(_ name: String) throws(APIError) -> [Int] {
             guard let text = options.take(name), text != "all" else { return Array(coordinates.indices) }
             var result: [Int] = []
             for piece in text.split(separator: ";", omittingEmptySubsequences: false) {
                 guard let i = Int(piece), coordinates.indices.contains(i) else {
-                    throw APIError("InvalidValue", "\(name): '\(piece)' is not an index of the \(coordinates.count) coordinates")
+                    throw APIError("InvalidValue",
+                                   "\(name): '\(piece)' is not an index of the \(coordinates.count) coordinates")
                 }
                 result.append(i)
             }
             return result
         }
         let sources = try indices("sources"), destinations = try indices("destinations")
-        let annotations = Set(try options.choice("annotations", ["duration", "distance"], default: "duration", list: true).split(separator: ","))
+        let annotations = Set(try options.choice("annotations", ["duration", "distance"],
+                                                 default: "duration", list: true).split(separator: ","))
         let scale = try options.number("scale_factor", default: 1, in: 0.000001...1e6)
         if options.take("fallback_speed") != nil || options.take("fallback_coordinate") != nil {
             throw APIError("NotImplemented", "fallback_speed is not served: unreachable pairs are null")
@@ -139,26 +151,31 @@ public final class OSRMService: Sendable {
         try options.finish("table")
         let table: DistanceTable
         do {
-            table = try router.table(sources: sources.map { coordinates[$0] }, destinations: destinations.map { coordinates[$0] },
+            table = try router.table(sources: sources.map { coordinates[$0] },
+                                     destinations: destinations.map { coordinates[$0] },
                                      radiuses: sources.map { radiuses[$0] } + destinations.map { radiuses[$0] })
         } catch {
             throw APIError(error)
         }
-        return table.osrmJSON(on: map, durations: annotations.contains("duration"), distances: annotations.contains("distance"), scale: scale)
+        return table.osrmJSON(on: map, durations: annotations.contains("duration"),
+                              distances: annotations.contains("distance"), scale: scale)
     }
 
     /// The Mapbox Isochrone API's request and response: `contours_minutes` (``Isochrone/problem(minutes:)``),
     /// `polygons`, `denoise`, `contours_colors`.
-    private func isochrone(_ coordinates: [Coordinate], _ options: inout Options, router: Router) throws(APIError) -> [UInt8] {
+    private func isochrone(_ coordinates: [Coordinate],
+                           _ options: inout Options, router: Router) throws(APIError) -> [UInt8] {
         guard coordinates.count == 1 else { throw APIError("InvalidOptions", "an isochrone takes one coordinate (\(coordinates.count) given)") }
-        guard let text = options.take("contours_minutes") else { throw APIError("InvalidOptions", "contours_minutes is required, e.g. 5,10,15") }
+        guard let text = options.take("contours_minutes") else { throw APIError("InvalidOptions",
+            "contours_minutes is required, e.g. 5,10,15") }
         var minutes: [Double] = []
         for piece in text.split(separator: ",", omittingEmptySubsequences: false) {
             guard let m = Double(piece), m.isFinite else { throw APIError("InvalidQuery", "contours_minutes: '\(piece.prefix(40))' is not a number") }
             minutes.append(m)
         }
         if let problem = Isochrone.problem(minutes: minutes, within: limits.isochroneMinutes) {
-            throw APIError(minutes.count > Isochrone.maximumContours ? "TooBig" : "InvalidValue", "contours_minutes: \(problem)")
+            throw APIError(minutes.count > Isochrone.maximumContours ? "TooBig" : "InvalidValue",
+                           "contours_minutes: \(problem)")
         }
         guard zip(minutes, minutes.dropFirst()).allSatisfy({ $0 < $1 }) else {
             throw APIError("InvalidValue", "contours_minutes must increase")
@@ -176,7 +193,8 @@ public final class OSRMService: Sendable {
         let radius = try general(&options, count: 1)[0]
         try options.finish("isochrone")
         do {
-            let isochrone = try router.isochrone(from: coordinates[0], minutes: minutes, denoise: denoise, radius: radius)
+            let isochrone = try router.isochrone(from: coordinates[0], minutes: minutes,
+                                                 denoise: denoise, radius: radius)
             return GeoJSONWriter().data(.featureCollection(isochrone.featureCollection(polygons: polygons, colors: colors)))
         } catch {
             throw APIError(error)
@@ -187,9 +205,11 @@ public final class OSRMService: Sendable {
         guard coordinates.count == 1 else { throw APIError("InvalidOptions", "nearest takes one coordinate (\(coordinates.count) given)") }
         let radius = try general(&options, count: 1)[0]
         let requested = try options.number("number", default: 1, in: 1...Double(Int32.max))
-        guard requested == requested.rounded() else { throw APIError("InvalidQuery", "number: \(requested) is not a whole number") }
+        guard requested == requested.rounded() else { throw APIError("InvalidQuery",
+                                                                     "number: \(requested) is not a whole number") }
         let number = Int(requested)
-        guard number <= limits.maxNearest else { throw APIError("TooBig", "number=\(number): at most \(limits.maxNearest)") }
+        guard number <= limits.maxNearest else { throw APIError("TooBig",
+                                                                "number=\(number): at most \(limits.maxNearest)") }
         try options.finish("nearest")
         let found = map.nearest(coordinates[0], count: number, maxDistance: radius)
         guard !found.isEmpty else {
@@ -209,7 +229,8 @@ public final class OSRMService: Sendable {
             let pieces = text.split(separator: ";", omittingEmptySubsequences: false)
             guard pieces.count == count else { throw APIError("InvalidOptions", "radiuses: \(pieces.count) given for \(count) coordinates") }
             for (i, piece) in pieces.enumerated() where !piece.isEmpty && piece != "unlimited" {
-                guard let r = Double(piece), r.isFinite, r >= 0 else { throw APIError("InvalidValue", "radiuses: '\(piece)' is not a distance in metres") }
+                guard let r = Double(piece), r.isFinite, r >= 0 else { throw APIError("InvalidValue",
+                    "radiuses: '\(piece)' is not a distance in metres") }
                 radiuses[i] = min(r, map.maxSnapDistance)
             }
         }
@@ -237,7 +258,8 @@ public final class OSRMService: Sendable {
 
     /// `lon,lat;lon,lat;…` or `polyline(…)` / `polyline6(…)`.
     static func coordinates(_ text: String) throws(APIError) -> [Coordinate] {
-        for (prefix, precision) in [("polyline(", 5), ("polyline6(", 6)] where text.hasPrefix(prefix) && text.hasSuffix(")") {
+        for (prefix, precision) in [("polyline(", 5), ("polyline6(", 6)] where text.hasPrefix(prefix)
+            && text.hasSuffix(")") {
             let inner = String(text.dropFirst(prefix.count).dropLast())
             do {
                 let decoded = try Polyline.decode(inner, precision: precision)
@@ -296,16 +318,19 @@ public final class OSRMService: Sendable {
         }
 
         /// One of `allowed` (or, with `list`, several joined by commas).
-        mutating func choice(_ name: String, _ allowed: [String], default value: String, list: Bool = false) throws(APIError) -> String {
+        mutating func choice(_ name: String, _ allowed: [String],
+                             default value: String, list: Bool = false) throws(APIError) -> String {
             guard let text = take(name) else { return value }
             let pieces = list ? text.split(separator: ",").map(String.init) : [text]
             guard !pieces.isEmpty, pieces.allSatisfy(allowed.contains) else {
-                throw APIError("InvalidQuery", "\(name): '\(text.prefix(40))' is not \(allowed.joined(separator: ", "))")
+                throw APIError("InvalidQuery",
+                               "\(name): '\(text.prefix(40))' is not \(allowed.joined(separator: ", "))")
             }
             return text
         }
 
-        mutating func number(_ name: String, default value: Double, in range: ClosedRange<Double>) throws(APIError) -> Double {
+        mutating func number(_ name: String, default value: Double,
+                             in range: ClosedRange<Double>) throws(APIError) -> Double {
             guard let text = take(name) else { return value }
             guard let n = Double(text), range.contains(n) else {
                 throw APIError("InvalidQuery", "\(name): '\(text.prefix(40))' is not a number from \(range.lowerBound) to \(range.upperBound)")

@@ -45,7 +45,8 @@ public final class ViewerService: @unchecked Sendable {
         let file = try PlaceFile(path: path)
         let ids = file.annotations.map { $0.id?.description }
         let index = try? ClusterIndex(coordinates: file.annotations.map(\.coordinate), options: MapPicture.pinClusters)
-        return Places(version: file.version, bytes: file.encoded(), annotations: file.annotations, ids: ids, index: index)
+        return Places(version: file.version, bytes: file.encoded(),
+                      annotations: file.annotations, ids: ids, index: index)
     }
 
     /// A handler for one thread: the viewer's paths, then OSRM's API.
@@ -59,22 +60,26 @@ public final class ViewerService: @unchecked Sendable {
         let segments = request.segments
         switch (request.method, segments) {
         case ("GET", [""]), ("HEAD", [""]), ("GET", []), ("HEAD", []):
-            return HTTPResponse(status: .ok, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
+            return HTTPResponse(status: .ok,
+                                headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
                                 body: Array(ViewerPage.html.utf8))
         case ("GET", ["pois"]), ("HEAD", ["pois"]):
             let current = lock.withLock { places }
-            return HTTPResponse(status: .ok, headers: [("Content-Type", "application/geo+json"), ("ETag", "\"\(current.version)\""),
+            return HTTPResponse(status: .ok,
+                                headers: [("Content-Type", "application/geo+json"), ("ETag", "\"\(current.version)\""),
                                                        ("Cache-Control", "no-store")], body: current.bytes)
         case ("PUT", let path) where path.count == 2 && path[0] == "pois":
             return edit(id: path[1], request)
         case ("GET", let path) where path.count == 2 && path[0] == "pois":
             let current = lock.withLock { places }
-            guard let i = current.ids.firstIndex(of: path[1]) else { return ViewerService.error(.notFound, "NotFound", "no place with id '\(path[1])'") }
+            guard let i = current.ids.firstIndex(of: path[1]) else { return ViewerService.error(.notFound, "NotFound",
+                "no place with id '\(path[1])'") }
             var response = HTTPResponse.json(ViewerService.feature(current.annotations[i], id: path[1]))
             response.headers.append(("ETag", "\"\(current.version)\""))
             return response
         case (_, let path) where path.first == "pois" && path.count <= 2:
-            return ViewerService.error(.methodNotAllowed, "MethodNotAllowed", "places are read with GET and edited with PUT /pois/{id}")
+            return ViewerService.error(.methodNotAllowed, "MethodNotAllowed",
+                                       "places are read with GET and edited with PUT /pois/{id}")
         case ("GET", ["render"]), ("HEAD", ["render"]):
             return render(request)
         case ("GET", ["clusters"]):
@@ -82,13 +87,15 @@ public final class ViewerService: @unchecked Sendable {
         case ("GET", ["fit"]):
             return fit(request)
         case (let method, _) where method != "GET" && method != "HEAD" && method != "OPTIONS":
-            return ViewerService.error(.methodNotAllowed, "MethodNotAllowed", "\(method) is served only for PUT /pois/{id}")
+            return ViewerService.error(.methodNotAllowed, "MethodNotAllowed",
+                                       "\(method) is served only for PUT /pois/{id}")
         default:
             return nil
         }
     }
 
-    static func error(_ status: HTTPStatus, _ code: String, _ message: String, headers: [(name: String, value: String)] = []) -> HTTPResponse {
+    static func error(_ status: HTTPStatus, _ code: String, _ message: String,
+                      headers: [(name: String, value: String)] = []) -> HTTPResponse {
         var response = HTTPResponse.json(["code": .string(code), "message": .string(message)], status: status)
         response.headers += headers
         return response
@@ -102,14 +109,16 @@ public final class ViewerService: @unchecked Sendable {
                                        "send If-Match with the version read from GET /pois (its ETag)")
         }
         guard let body = try? JSONValue(parsing: request.body), let fields = body.objectValue else {
-            return ViewerService.error(.badRequest, "InvalidValue", "the body must be a JSON object: {\"title\": …, \"subtitle\": …}")
+            return ViewerService.error(.badRequest, "InvalidValue",
+                                       "the body must be a JSON object: {\"title\": …, \"subtitle\": …}")
         }
         for key in fields.keys where key != "title" && key != "subtitle" {
             return ViewerService.error(.badRequest, "InvalidValue", "'\(key)' cannot be edited here (title and subtitle can; the coordinate is read-only)")
         }
         var title: String?, subtitle: String?
         for (key, value) in fields {
-            guard let text = value.stringValue else { return ViewerService.error(.badRequest, "InvalidValue", "'\(key)' must be a string") }
+            guard let text = value.stringValue else { return ViewerService.error(.badRequest, "InvalidValue",
+                "'\(key)' must be a string") }
             if key == "title" { title = text } else { subtitle = text }
         }
         let wanted = match.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
@@ -132,12 +141,14 @@ public final class ViewerService: @unchecked Sendable {
                 places = try ViewerService.read(placesPath)
             } catch {
                 let changed = error.message.contains("changed on disk")
-                return ViewerService.error(changed ? HTTPStatus(412, "Precondition Failed") : .badRequest, changed ? "Conflict" : "InvalidValue", error.message)
+                return ViewerService.error(changed ? HTTPStatus(412, "Precondition Failed") : .badRequest,
+                                           changed ? "Conflict" : "InvalidValue", error.message)
             }
             // (Read back: another writer may have removed the place since; then no feature.)
             var answer: JSONObject = ["version": .string(places.version)]
             if let i = places.ids.firstIndex(of: id) { answer["feature"] = ViewerService.feature(places.annotations[i], id: id) }
-            return HTTPResponse(status: .ok, headers: [("Content-Type", "application/json"), ("ETag", "\"\(places.version)\"")],
+            return HTTPResponse(status: .ok,
+                                headers: [("Content-Type", "application/json"), ("ETag", "\"\(places.version)\"")],
                                 body: JSONValue.object(answer).jsonBytes)
         }
     }
@@ -147,7 +158,9 @@ public final class ViewerService: @unchecked Sendable {
         if let title = a.title { properties["title"] = .string(title) }
         if let subtitle = a.subtitle { properties["subtitle"] = .string(subtitle) }
         var feature: JSONObject = ["type": "Feature", "properties": .object(properties),
-                                   "geometry": ["type": "Point", "coordinates": .array([.number(a.coordinate.longitude), .number(a.coordinate.latitude)])]]
+                                   "geometry": ["type": "Point",
+                                                "coordinates": .array([.number(a.coordinate.longitude),
+                                                                       .number(a.coordinate.latitude)])]]
         if let id { feature["id"] = .string(id) }
         return .object(feature)
     }
@@ -168,12 +181,15 @@ public final class ViewerService: @unchecked Sendable {
             return ViewerService.error(.badRequest, "InvalidQuery", "give lat, lon, zoom, width and height as numbers")
         }
         guard (-90...90).contains(v[0]), (-180...180).contains(v[1]), (0...22).contains(v[2]), (16...4096).contains(v[3]), (16...4096).contains(v[4]) else {
-            return ViewerService.error(.badRequest, "InvalidValue", "lat −90…90, lon −180…180, zoom 0…22, width and height 16…4096")
+            return ViewerService.error(.badRequest, "InvalidValue",
+                                       "lat −90…90, lon −180…180, zoom 0…22, width and height 16…4096")
         }
         let scene = MapScene(graph: osrm.map.graph, basemap: basemap, index: pictureIndex)
         do {
             let svg = try MapPicture(width: v[3], height: v[4]).svg(scene, center: Coordinate(latitude: v[0], longitude: v[1]), zoom: v[2])
-            return HTTPResponse(status: .ok, headers: [("Content-Type", "image/svg+xml"), ("Cache-Control", "max-age=300")], body: Array(svg.utf8))
+            return HTTPResponse(status: .ok,
+                                headers: [("Content-Type", "image/svg+xml"),
+                                          ("Cache-Control", "max-age=300")], body: Array(svg.utf8))
         } catch {
             return ViewerService.error(.badRequest, "InvalidValue", "\(error)")
         }
@@ -181,8 +197,10 @@ public final class ViewerService: @unchecked Sendable {
 
     private func clusters(_ request: HTTPRequest) -> HTTPResponse {
         guard let v = numbers(request, ["west", "south", "east", "north", "zoom"]), (0...30).contains(v[4]),
-              (-180...180).contains(v[0]), (-180...180).contains(v[2]), (-90...90).contains(v[1]), (-90...90).contains(v[3]), v[1] <= v[3] else {
-            return ViewerService.error(.badRequest, "InvalidQuery", "give west, south, east, north (degrees, south ≤ north) and zoom (0…30)")
+              (-180...180).contains(v[0]), (-180...180).contains(v[2]), (-90...90).contains(v[1]),
+              (-90...90).contains(v[3]), v[1] <= v[3] else {
+            return ViewerService.error(.badRequest, "InvalidQuery",
+                                       "give west, south, east, north (degrees, south ≤ north) and zoom (0…30)")
         }
         let current = lock.withLock { places }
         var items: [JSONValue] = []
@@ -190,11 +208,13 @@ public final class ViewerService: @unchecked Sendable {
             for item in index.clusters(west: v[0], south: v[1], east: v[2], north: v[3], zoom: v[4].rounded(.down)) {
                 switch item {
                 case let .cluster(c):
-                    items.append(["type": "cluster", "id": .number(Double(c.id)), "count": .number(Double(c.pointCount)),
+                    items.append(["type": "cluster", "id": .number(Double(c.id)),
+                                  "count": .number(Double(c.pointCount)),
                                   "lat": .number(c.coordinate.latitude), "lon": .number(c.coordinate.longitude),
                                   "expansion_zoom": .number(Double((try? index.expansionZoom(of: c.id)) ?? Int(v[4]) + 1))])
                 case let .point(i):
-                    var point: JSONObject = ["type": "point", "lat": .number(current.annotations[i].coordinate.latitude),
+                    var point: JSONObject = ["type": "point",
+                                             "lat": .number(current.annotations[i].coordinate.latitude),
                                              "lon": .number(current.annotations[i].coordinate.longitude)]
                     if let id = current.ids[i] { point["id"] = .string(id) }
                     items.append(.object(point))
@@ -214,10 +234,13 @@ public final class ViewerService: @unchecked Sendable {
             let graph = osrm.map.graph
             coordinates = [0, UInt32(max(0, graph.nodeCount - 1))].filter { Int($0) < graph.nodeCount }.map { graph.coordinate(of: $0) }
         }
-        let options = ViewportOptions(width: v[0], height: v[1], padding: EdgePadding(top: 60, left: 40, bottom: 40, right: 40), minZoom: 0, maxZoom: 18)
+        let options = ViewportOptions(width: v[0], height: v[1],
+                                      padding: EdgePadding(top: 60, left: 40, bottom: 40, right: 40),
+                                      minZoom: 0, maxZoom: 18)
         guard let fit = try? fitViewport(coordinates, options: options) else {
             return ViewerService.error(.badRequest, "InvalidValue", "nothing to fit in \(Int(v[0]))×\(Int(v[1]))")
         }
-        return .json(["center": .array([.number(fit.center.longitude), .number(fit.center.latitude)]), "zoom": .number(fit.zoom)])
+        return .json(["center": .array([.number(fit.center.longitude), .number(fit.center.latitude)]),
+                      "zoom": .number(fit.zoom)])
     }
 }

@@ -40,7 +40,8 @@ public enum AtomicFile {
     /// Writes whatever `produce` hands its sink, in order, as one file — for content too large to
     /// hold in memory a second time (a country's graph file): the same destinations and the same
     /// atomic replacement as ``write(parts:to:)``.
-    public static func write(to requested: String, _ produce: (inout FileSink) throws(FileWriteError) -> Void) throws(FileWriteError) {
+    public static func write(to requested: String,
+                             _ produce: (inout FileSink) throws(FileWriteError) -> Void) throws(FileWriteError) {
         if requested == "-" {
             var sink = FileSink(fd: STDOUT_FILENO, path: requested)
             return try produce(&sink)
@@ -175,7 +176,8 @@ public struct FileSink: Sendable {
 
     /// Writes all of `buffer` by `call` (given where the rest starts, how many bytes are left and
     /// how many are written), again after a partial write or an interrupted call.
-    private func writeAll(_ buffer: UnsafeRawBufferPointer, _ call: (UnsafeRawPointer, Int, Int) -> Int) throws(FileWriteError) {
+    private func writeAll(_ buffer: UnsafeRawBufferPointer,
+                          _ call: (UnsafeRawPointer, Int, Int) -> Int) throws(FileWriteError) {
         guard var at = buffer.baseAddress else { return }
         var left = buffer.count
         while left > 0 {

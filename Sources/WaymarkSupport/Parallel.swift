@@ -6,8 +6,8 @@ import Dispatch
 ///
 /// `second` runs on a thread of its own and `first` on the caller's, so that either may share
 /// its own work out with `DispatchQueue.concurrentPerform`. (When both ran as the two
-/// iterations of one `concurrentPerform`, such nested work stayed on its one thread: the guidance
-/// tables beside the snap index took 3.7 s of a tile's build, against 2.8 s one after the other.)
+/// iterations of one `concurrentPerform`, such nested work stayed on its one thread, slower than
+/// running the two one after the other.)
 public func inParallel<A, B>(_ first: () -> A, _ second: () -> B) -> (A, B) {
     withoutActuallyEscaping(second) { second in
         // The thread holds the box, not the closure, and the box lets go of the closure before

@@ -17,7 +17,8 @@ import WaymarkGeoJSON
     }
 
     @Test func fitsTheSamplePlaces() throws {
-        let result = try Run.waymark("fit", Run.data("places.geojson"), "--viewport", "390x844", "--padding", "40", "--format", "json")
+        let result = try Run.waymark("fit", Run.data("places.geojson"), "--viewport", "390x844", "--padding",
+                                     "40", "--format", "json")
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONValue(parsing: result.stdout)
         #expect(json.objectValue?.keys == ["center", "zoom", "snappedZoom", "span", "bbox"])
@@ -33,7 +34,8 @@ import WaymarkGeoJSON
             #expect(c[0] >= bbox[0] && c[0] <= bbox[2] && c[1] >= bbox[1] && c[1] <= bbox[3])
         }
         // --opt=value reads the same as --opt value.
-        let equals = try Run.waymark("fit", Run.data("places.geojson"), "--viewport=390x844", "--padding=40", "--format=json")
+        let equals = try Run.waymark("fit", Run.data("places.geojson"), "--viewport=390x844",
+                                     "--padding=40", "--format=json")
         #expect(equals.stdout == result.stdout)
         let text = try Run.waymark("fit", Run.data("places.geojson"), "--viewport", "390x844")
         #expect(text.status == 0 && text.stdout.hasPrefix("center    52.3"))
@@ -41,7 +43,8 @@ import WaymarkGeoJSON
 
     @Test func fitsAcrossTheAntimeridianFromStandardInput() throws {
         let csv = "latitude,longitude,title,subtitle\n-16.5,179.5,Labasa,Fiji\n-17.7,-179.9,Lakeba,\"Lau, Fiji\"\n"
-        let result = try Run.waymark("fit", "-", "--viewport", "400x400", "--padding", "10,20,30,40", "--format", "json", stdin: csv)
+        let result = try Run.waymark("fit", "-", "--viewport", "400x400", "--padding", "10,20,30,40",
+                                     "--format", "json", stdin: csv)
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONValue(parsing: result.stdout)
         let longitude = try #require(json["center"]?["longitude"]?.numberValue)
@@ -62,8 +65,10 @@ import WaymarkGeoJSON
             (["fit", Run.data("places.geojson")], "--viewport WIDTHxHEIGHT is required"),
             (["fit", Run.data("places.geojson"), "--viewport", "390"], "--viewport must be WIDTHxHEIGHT"),
             (["fit", Run.data("places.geojson"), "--viewport", "390x844", "--bogus"], "unknown option '--bogus'"),
-            (["fit", Run.data("places.geojson"), "--viewport", "390x844", "--padding", "200"], "padding leaves no room"),
-            (["fit", Run.data("places.geojson"), "--viewport", "390x844", "--format", "xml"], "--format must be one of text, json"),
+            (["fit", Run.data("places.geojson"), "--viewport", "390x844", "--padding", "200"],
+             "padding leaves no room"),
+            (["fit", Run.data("places.geojson"), "--viewport", "390x844", "--format", "xml"],
+             "--format must be one of text, json"),
             (["fit", Run.data("places.geojson"), "--viewport"], "--viewport needs a value"),
             (["fit", "--viewport", "390x844"], "missing <annotations file>"),
             (["fit", "a", "b", "--viewport", "390x844"], "unexpected argument 'b'"),
@@ -81,7 +86,8 @@ import WaymarkGeoJSON
     @Test func badFilesExit1WithTheLine() throws {
         let dir = try Run.temporaryDirectory()
         let files: [(String, String, String)] = [
-            ("broken.geojson", "{\"type\": \"FeatureCollection\",\n \"features\": [1,]}", "broken.geojson:2:17: unexpected ']', expected a value"),
+            ("broken.geojson", "{\"type\": \"FeatureCollection\",\n \"features\": [1,]}",
+             "broken.geojson:2:17: unexpected ']', expected a value"),
             ("range.csv", "latitude,longitude\n1,2\n91,2\n", "range.csv:3:1: latitude 91.0 is out of range"),
             ("nan.csv", "latitude,longitude\nnan,2\n", "nan.csv:2:1: latitude nan is not a finite number"),
             ("short.csv", "latitude,longitude,title\n1,2\n", "short.csv:2: expected 3 fields like the header, found 2"),
@@ -118,7 +124,8 @@ import WaymarkGeoJSON
         #expect(try GeoJSONReader.readFeatureCollection(Array(places.stdout.utf8)).features.count == 32)
         try places.stdout.write(toFile: dir + "/places.geojson", atomically: true, encoding: .utf8)
         // A route-like line across the antimeridian, written by the library.
-        let line = Feature(geometry: .lineString([.init(latitude: -16.5, longitude: 179.5), .init(latitude: -17.7, longitude: -179.9)]))
+        let line = Feature(geometry: .lineString([.init(latitude: -16.5, longitude: 179.5),
+                                                  .init(latitude: -17.7, longitude: -179.9)]))
         try GeoJSONWriter().string(.featureCollection(FeatureCollection(features: [line])))
             .write(toFile: dir + "/line.geojson", atomically: true, encoding: .utf8)
         try Validator.check([out, dir + "/places.geojson", dir + "/line.geojson", Run.data("places.geojson")])
@@ -165,7 +172,8 @@ func numbers(_ value: [JSONValue]?) -> [Double]? {
         let text = try Run.waymark("cluster", Run.data("places.geojson"), "--zoom", "13", "--format", "text")
         #expect(text.stdout.hasPrefix("\(collection.features.count) items:"))
         // A box across the antimeridian parses (and holds nothing of Avelbury).
-        let across = try Run.waymark("cluster", Run.data("places.geojson"), "--zoom", "3", "--bbox", "170,-10,-170,10", "--format", "text")
+        let across = try Run.waymark("cluster", Run.data("places.geojson"), "--zoom", "3", "--bbox",
+                                     "170,-10,-170,10", "--format", "text")
         #expect(across.status == 0 && across.stdout.hasPrefix("0 items"))
     }
 
@@ -184,7 +192,8 @@ func numbers(_ value: [JSONValue]?) -> [Double]? {
 /// Issue 13, items 12 and 14: one-line errors whatever the input; unlocated GeoJSON features skipped.
 @Suite struct HardeningCLITests {
     @Test func errorsStayOneLineWhenTheyQuoteInput() throws {
-        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "52.3,-2.6", "--to", "52.31,-2.59", "--via", "52.3,-2.6\n\u{1B}[31m")
+        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "52.3,-2.6", "--to", "52.31,-2.59",
+                                     "--via", "52.3,-2.6\n\u{1B}[31m")
         #expect(result.status == 64)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(result.stderr)")
@@ -229,7 +238,8 @@ func numbers(_ value: [JSONValue]?) -> [Double]? {
         #expect(!FileManager.default.fileExists(atPath: graph))
         #expect(try Run.waymark("build", osm, "-o", graph, "--quiet").status == 0)
         for search in ["ch", "alt", "astar"] {
-            let route = try Run.waymark("route", graph, "--from", "52.3094,-2.5988", "--to", "52.3117,-2.5726", "--search", search)
+            let route = try Run.waymark("route", graph, "--from", "52.3094,-2.5988", "--to",
+                                        "52.3117,-2.5726", "--search", search)
             #expect(route.status == 0 && route.stdout.contains("You have arrived"), "\(route.stderr)")
             #expect(route.stderr.contains("routing with landmarks") == (search == "ch"), "\(route.stderr)")
         }
@@ -256,7 +266,8 @@ func numbers(_ value: [JSONValue]?) -> [Double]? {
         try Data(try Data(contentsOf: URL(fileURLWithPath: pbf)).prefix(100)).write(to: URL(fileURLWithPath: truncated))
         let failed = try Run.product("waymark", ["build", truncated, "-o", dir + "/cut.wmg"])
         #expect(failed.status == 1 && failed.stderr.hasPrefix("waymark build: error: \(truncated): OSM PBF, blob at byte ")
-                && failed.stderr.contains("truncated") && failed.stderr.split(separator: "\n").count == 1, "\(failed.stderr)")
+                && failed.stderr.contains("truncated")
+                    && failed.stderr.split(separator: "\n").count == 1, "\(failed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/cut.wmg"))
     }
 

@@ -12,8 +12,10 @@ import Testing
         ("route.txt", ["route", town] + trip + ["--driving-side", "left"]),
         ("route-via.json", ["route", town] + trip + ["--via", "52.3127,-2.5783", "--format", "json"]),
         ("route.geojson", ["route", town] + trip + ["--format", "geojson"]),
-        ("route-to-poi.txt", ["route", town, "--from", "52.3025,-2.6040", "--to-poi", "avel-leisure-centre", "--pois", places]),
-        ("batch.ndjson", ["route", town, "--batch", Run.packageRoot.appendingPathComponent("Tests/CLITests/Golden/pairs.csv").path]),
+        ("route-to-poi.txt",
+         ["route", town, "--from", "52.3025,-2.6040", "--to-poi", "avel-leisure-centre", "--pois", places]),
+        ("batch.ndjson",
+         ["route", town, "--batch", Run.packageRoot.appendingPathComponent("Tests/CLITests/Golden/pairs.csv").path]),
         ("render.svg", ["render", town] + trip + ["--annotations", places, "--select", "the-swan"]),
     ]
 
@@ -32,7 +34,8 @@ import Testing
         #expect(try Run.waymark("build", Self.town, "-o", map, "--hierarchy", "--quiet").status == 0)
         let report = try Run.waymark("inspect", map, "--edges", map + ".csv")
         #expect(report.status == 0, "\(report.stderr)")
-        let stable = report.stdout.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("build_seconds") }
+        let stable = report.stdout.split(separator: "\n",
+                                         omittingEmptySubsequences: false).filter { !$0.hasPrefix("build_seconds") }
         try Self.compare(stable.joined(separator: "\n"), "inspect.txt")
         try Self.compare(String(decoding: try Data(contentsOf: URL(fileURLWithPath: map + ".csv")), as: UTF8.self), "edges.csv")
     }
@@ -48,7 +51,8 @@ import Testing
     ]
 
     /// Directions on real trips, word for word (heavy: builds Porto; skipped without the extract).
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: porto), "the shared Porto extract (../shared/data/osm/porto.osm.gz) is absent"))
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: porto),
+                   "the shared Porto extract (../shared/data/osm/porto.osm.gz) is absent"))
     func portoDirections() throws {
         let map = try Run.temporaryDirectory() + "/porto.wmg"
         #expect(try Run.waymark("build", Self.porto, "-o", map, "--quiet").status == 0)
@@ -67,7 +71,8 @@ import Testing
         }
         let expected = try String(contentsOfFile: path, encoding: .utf8)
         guard actual != expected else { return }
-        let a = actual.split(separator: "\n", omittingEmptySubsequences: false), e = expected.split(separator: "\n", omittingEmptySubsequences: false)
+        let a = actual.split(separator: "\n", omittingEmptySubsequences: false), e = expected.split(separator: "\n",
+            omittingEmptySubsequences: false)
         let line = zip(a, e).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, e.count)
         Issue.record("\(name) differs from Golden/\(name) at line \(line + 1): got \(line < a.count ? String(a[line].prefix(200)) : "(end)"), expected \(line < e.count ? String(e[line].prefix(200)) : "(end)")")
     }

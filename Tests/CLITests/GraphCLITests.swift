@@ -22,7 +22,8 @@ import WaymarkGeoJSON
         // time, memory and file size are not.
         #expect(build.stdout.contains("\npeak_memory_mb ") && build.stdout.contains("\nfile_bytes ") && build.stdout.contains("\nfile_bytes_per_edge "))
         func withoutTiming(_ text: String) -> [Substring] {
-            text.split(separator: "\n").filter { !$0.hasPrefix("build_seconds") && !$0.hasPrefix("peak_memory_mb") && !$0.hasPrefix("file_bytes") }
+            text.split(separator: "\n").filter { !$0.hasPrefix("build_seconds") && !$0.hasPrefix("peak_memory_mb")
+                && !$0.hasPrefix("file_bytes") }
         }
         #expect(withoutTiming(inspect.stdout) == withoutTiming(build.stdout) + ["contraction hierarchy: none (add one with 'waymark build --hierarchy')"])
         #expect(withoutTiming(build.stdout).count == 17)
@@ -53,13 +54,15 @@ import WaymarkGeoJSON
         #expect(fromOSM.status == 0 && fromOSM.stdout.contains("class=\"basemap river\""))
         // Routes on the file with a basemap are the same as without.
         let trip = ["--from", "52.309427,-2.598781", "--to", "52.311680,-2.572561"]
-        #expect(try Run.product("waymark", ["route", with] + trip).stdout == (try Run.product("waymark", ["route", without] + trip).stdout))
+        #expect(try Run.product("waymark", ["route", with] + trip).stdout == (try Run.product("waymark",
+            ["route", without] + trip).stdout))
     }
 
     @Test func badInputsExitWithAClearMessage() throws {
         let dir = try Run.temporaryDirectory()
         let broken = dir + "/broken.osm"
-        try "<osm>\n<node id=\"1\" lat=\"1\" lon=\"1\">\n</osm>\n".write(toFile: broken, atomically: true, encoding: .utf8)
+        try "<osm>\n<node id=\"1\" lat=\"1\" lon=\"1\">\n</osm>\n".write(toFile: broken,
+                                                                         atomically: true, encoding: .utf8)
         let malformed = try Run.waymark("build", broken, "-o", dir + "/x.wmg")
         #expect(malformed.status == 1)
         #expect(malformed.stderr.contains("broken.osm:3: malformed XML (xmlParseDocument)"), "\(malformed.stderr)")
@@ -101,9 +104,11 @@ import WaymarkGeoJSON
         """
         try Data(osm.utf8).write(to: URL(fileURLWithPath: dir + "/bridge.osm"))
         let car = try Run.waymark("build", dir + "/bridge.osm", "-o", dir + "/car.wmg")
-        #expect(car.status == 0 && car.stdout.contains("routable_ways                   2"), "\(car.stdout)\(car.stderr)")
+        #expect(car.status == 0 && car.stdout.contains("routable_ways                   2"),
+                "\(car.stdout)\(car.stderr)")
         let van = try Run.waymark("build", dir + "/bridge.osm", "-o", dir + "/van.wmg", "--vehicle-height", "3.5")
-        #expect(van.status == 0 && van.stdout.contains("routable_ways                   1"), "\(van.stdout)\(van.stderr)")
+        #expect(van.status == 0 && van.stdout.contains("routable_ways                   1"),
+                "\(van.stdout)\(van.stderr)")
         let bad = try Run.waymark("build", dir + "/bridge.osm", "-o", dir + "/x.wmg", "--vehicle-height", "tall")
         #expect(bad.status == 64 && bad.stderr.contains("--vehicle-height must be a number"))
     }

@@ -95,7 +95,8 @@ import WaymarkGeoJSON
         #expect(!svg.classed("maneuver").isEmpty)
         // Roads by class, each class with its own stroke.
         let roads = svg.classed("road")
-        #expect(Set(roads.compactMap { $0["class"] }).isSuperset(of: ["road motorway", "road primary", "road residential"]))
+        #expect(Set(roads.compactMap { $0["class"] }).isSuperset(of: ["road motorway",
+                                                                      "road primary", "road residential"]))
         // Every annotation is on the picture once: as a pin or inside a cluster's count.
         let pins = svg.classed("pin"), clusters = svg.classed("cluster")
         let clustered = clusters.compactMap { Int($0["data-count"] ?? "") }.reduce(0, +)
@@ -110,14 +111,19 @@ import WaymarkGeoJSON
 
     /// With chromium installed (not needed for CI): the SVG renders in a real browser to a PNG of
     /// the asked size.
-    @Test(.enabled(if: ["/usr/bin/chromium", "/usr/bin/chromium-browser"].contains(where: FileManager.default.isExecutableFile(atPath:)),
+    @Test(.enabled(if: ["/usr/bin/chromium",
+                        "/usr/bin/chromium-browser"].contains(where: FileManager.default.isExecutableFile(atPath:)),
                    "chromium is not installed (apt-get install chromium)"))
     func rendersInChromium() throws {
         let dir = try Run.temporaryDirectory()
-        let render = try Run.waymark("render", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781", "--to", "52.311680,-2.572561",
-                                     "--annotations", Run.data("places.geojson"), "--size", "640x480", "-o", dir + "/town.svg")
+        let render = try Run.waymark("render", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781",
+                                     "--to", "52.311680,-2.572561",
+                                     "--annotations", Run.data("places.geojson"), "--size", "640x480",
+                                     "-o", dir + "/town.svg")
         #expect(render.status == 0)
-        let shot = try Run.process("/bin/bash", [Run.packageRoot.appendingPathComponent("Tools/screenshot.sh").path, dir + "/town.svg", dir + "/town.png"])
+        let shot = try Run.process("/bin/bash",
+                                   [Run.packageRoot.appendingPathComponent("Tools/screenshot.sh").path,
+                                    dir + "/town.svg", dir + "/town.png"])
         #expect(shot.status == 0, "\(shot.stderr)")
         let png = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/town.png")))
         #expect(png.count > 10_000 && Array(png[1..<4]) == Array("PNG".utf8))
@@ -128,7 +134,8 @@ import WaymarkGeoJSON
     @Test func renderErrors() throws {
         let badSize = try Run.waymark("render", Run.data("sample-town.osm"), "--size", "huge")
         #expect(badSize.status == 64)
-        let unknown = try Run.waymark("render", Run.data("sample-town.osm"), "--annotations", Run.data("places.geojson"), "--select", "nope")
+        let unknown = try Run.waymark("render", Run.data("sample-town.osm"), "--annotations",
+                                      Run.data("places.geojson"), "--select", "nope")
         #expect(unknown.status == 1 && unknown.stderr.contains("no annotation with id \"nope\""))
         let halfRoute = try Run.waymark("render", Run.data("sample-town.osm"), "--from", "52.3094,-2.5987")
         #expect(halfRoute.status == 64)
@@ -149,8 +156,10 @@ import WaymarkGeoJSON
     func workingCopy() throws -> String {
         let dir = try Run.temporaryDirectory()
         var text = try String(contentsOfFile: Run.data("places.geojson"), encoding: .utf8)
-        text = text.replacingOccurrences(of: "{\"type\":\"FeatureCollection\",", with: "{\"type\":\"FeatureCollection\",\"name\":\"Avelbury\",")
-        text = text.replacingOccurrences(of: "\"id\":\"the-swan\",", with: "\"id\":\"the-swan\",\"source\":\"survey 2026\",")
+        text = text.replacingOccurrences(of: "{\"type\":\"FeatureCollection\",",
+                                         with: "{\"type\":\"FeatureCollection\",\"name\":\"Avelbury\",")
+        text = text.replacingOccurrences(of: "\"id\":\"the-swan\",",
+                                         with: "\"id\":\"the-swan\",\"source\":\"survey 2026\",")
         try text.write(toFile: dir + "/places.geojson", atomically: true, encoding: .utf8)
         return dir + "/places.geojson"
     }
@@ -173,7 +182,8 @@ import WaymarkGeoJSON
     @Test func editKeepsEverythingElse() throws {
         let path = try workingCopy()
         let before = try features(path)
-        let result = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--title", "The Swan Inn", "--coordinate", "52.30997,-2.59240")
+        let result = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--title", "The Swan Inn",
+                                     "--coordinate", "52.30997,-2.59240")
         #expect(result.status == 0, "\(result.stderr)")
         let after = try features(path)
         #expect(after.count == before.count)
@@ -203,7 +213,8 @@ import WaymarkGeoJSON
         now = try features(path)
         #expect(now.count == 32 && !now.contains { $0["id"] == "avelbury-library" })
         #expect(now.map { $0["id"]?.stringValue ?? "" }.first == "avelbury-town-hall")
-        let taken = try Run.waymark("poi", "add", path, "--id", "the-swan", "--title", "X", "--coordinate", "52.31,-2.59")
+        let taken = try Run.waymark("poi", "add", path, "--id", "the-swan", "--title", "X",
+                                    "--coordinate", "52.31,-2.59")
         #expect(taken.status == 1 && taken.stderr.contains("already taken"))
     }
 
@@ -223,7 +234,8 @@ import WaymarkGeoJSON
         let path = try workingCopy()
         let original = try Data(contentsOf: URL(fileURLWithPath: path))
         // Cancel: nothing written.
-        let cancel = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--interactive", stdin: "The Cygnet\n\n\nc\n")
+        let cancel = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--interactive",
+                                     stdin: "The Cygnet\n\n\nc\n")
         #expect(cancel.status == 0 && cancel.stdout.contains("Cancelled: nothing written."))
         #expect(cancel.stdout.contains("Title [The Swan]: ") && cancel.stdout.contains("The Cygnet"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
@@ -248,7 +260,8 @@ import WaymarkGeoJSON
         let path = try workingCopy()
         let original = try Data(contentsOf: URL(fileURLWithPath: path))
         let binary = Run.productsDirectory.appendingPathComponent("waymark").path
-        let session = try Run.process("/usr/bin/script", ["-qc", "\(binary) poi edit \(path) --id the-swan", "/dev/null"],
+        let session = try Run.process("/usr/bin/script",
+                                      ["-qc", "\(binary) poi edit \(path) --id the-swan", "/dev/null"],
                                       stdin: "The Cygnet\n\n\nc\n")
         #expect(session.stdout.contains("Title [The Swan]: ") && session.stdout.contains("Save or Cancel?"), "\(session.stdout)")
         #expect(session.stdout.contains("Cancelled: nothing written."))
@@ -265,7 +278,8 @@ import WaymarkGeoJSON
         let binary = Run.productsDirectory.appendingPathComponent("waymark").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qc", "\(binary) poi edit \(path) --id the-swan; stty -a | grep -o -- '-\\?icanon'", "/dev/null"]
+        process.arguments = ["-qc",
+                             "\(binary) poi edit \(path) --id the-swan; stty -a | grep -o -- '-\\?icanon'", "/dev/null"]
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output
@@ -320,7 +334,8 @@ import WaymarkGeoJSON
             if chunk.isEmpty { break }
             seen += chunk
         }
-        let elsewhere = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "Avelbury Library", with: "Avelbury Free Library")
+        let elsewhere = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "Avelbury Library",
+            with: "Avelbury Free Library")
         try elsewhere.write(toFile: path, atomically: true, encoding: .utf8)
         input.fileHandleForWriting.write(Data("The Cygnet\n\n\ns\n".utf8))
         try input.fileHandleForWriting.close()
@@ -337,7 +352,8 @@ import WaymarkGeoJSON
         let original = try Data(contentsOf: URL(fileURLWithPath: path))
         let binary = Run.productsDirectory.appendingPathComponent("waymark").path
         let crashed = try Run.process("/usr/bin/env", ["WAYMARK_FAILPOINT=atomic-write-before-rename", binary,
-                                                       "poi", "edit", path, "--id", "the-swan", "--title", "Half Written"])
+                                                       "poi", "edit", path, "--id", "the-swan",
+                                                       "--title", "Half Written"])
         #expect(crashed.status == 9) // killed (SIGKILL) before the rename
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
         let directory = (path as NSString).deletingLastPathComponent
@@ -361,12 +377,14 @@ import WaymarkGeoJSON
         let lines = text.stdout.split(separator: "\n")
         #expect(lines.dropLast().last?.hasSuffix("You have arrived at Avel Leisure Centre, on the left") == true, "\(text.stdout)")
         let json = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781",
-                                   "--to-poi", "avel-leisure-centre", "--pois", Run.data("places.geojson"), "--format", "json")
+                                   "--to-poi", "avel-leisure-centre", "--pois",
+                                   Run.data("places.geojson"), "--format", "json")
         let root = try JSONValue(parsing: json.stdout)
         let steps = root["routes"]?.arrayValue?.first?["legs"]?.arrayValue?.first?["steps"]?.arrayValue ?? []
         #expect(steps.last?["maneuver"]?["type"] == "arrive")
         let geojson = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781",
-                                      "--to-poi", "avel-leisure-centre", "--pois", Run.data("places.geojson"), "--format", "geojson")
+                                      "--to-poi", "avel-leisure-centre", "--pois",
+                                      Run.data("places.geojson"), "--format", "geojson")
         #expect(geojson.stdout.contains("\"destination\":\"Avel Leisure Centre\""))
     }
 
@@ -374,10 +392,12 @@ import WaymarkGeoJSON
         let unknown = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781",
                                       "--to-poi", "nowhere", "--pois", Run.data("places.geojson"))
         #expect(unknown.status == 1 && unknown.stderr.contains("no point of interest with id \"nowhere\""))
-        let both = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781", "--to", "52.31,-2.59",
+        let both = try Run.waymark("route", Run.data("sample-town.osm"), "--from",
+                                   "52.309427,-2.598781", "--to", "52.31,-2.59",
                                    "--to-poi", "the-swan", "--pois", Run.data("places.geojson"))
         #expect(both.status == 64)
-        let noFile = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781", "--to-poi", "the-swan")
+        let noFile = try Run.waymark("route", Run.data("sample-town.osm"), "--from",
+                                     "52.309427,-2.598781", "--to-poi", "the-swan")
         #expect(noFile.status == 64 && noFile.stderr.contains("--pois"))
     }
 }
@@ -417,7 +437,8 @@ private let hasScript = FileManager.default.isExecutableFile(atPath: "/usr/bin/s
                 }
             }
         }
-        #expect(lostUpdates == 0, "\(lostUpdates) saved edits missing from the file (\(conflicts) refused as conflicts)")
+        #expect(lostUpdates == 0,
+                "\(lostUpdates) saved edits missing from the file (\(conflicts) refused as conflicts)")
     }
 }
 
@@ -436,7 +457,8 @@ private let hasScript = FileManager.default.isExecutableFile(atPath: "/usr/bin/s
         #expect(edit.status == 1)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         // The editor: an arrow key's escape sequence is refused and the question asked again.
-        let editor = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--interactive", stdin: "\u{1B}[A\nThe Cygnet\n\n\n\ns\n")
+        let editor = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--interactive",
+                                     stdin: "\u{1B}[A\nThe Cygnet\n\n\n\ns\n")
         #expect(editor.status == 0, "\(editor.stdout)\(editor.stderr)")
         #expect(editor.stdout.contains("That holds control characters (\\u{1B}[A)"))
         let saved = try String(contentsOfFile: path, encoding: .utf8)
@@ -450,7 +472,8 @@ private let hasScript = FileManager.default.isExecutableFile(atPath: "/usr/bin/s
             .write(to: URL(fileURLWithPath: path))
         for command in [["poi", "list", path], ["poi", "show", path, "--id", "x"], ["callout", path, "--id", "x"]] {
             let result = try Run.product("waymark", command)
-            #expect(result.status == 0 && !result.stdout.contains("\u{1B}") && result.stdout.contains("\\u{1B}[31mRed"), "\(command): \(result.stdout)")
+            #expect(result.status == 0 && !result.stdout.contains("\u{1B}") && result.stdout.contains("\\u{1B}[31mRed"),
+                    "\(command): \(result.stdout)")
         }
     }
 }

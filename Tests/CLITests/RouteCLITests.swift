@@ -18,7 +18,8 @@ import WaymarkGeoJSON
     }
 
     @Test func osrmJSONShape() throws {
-        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--via", "52.3168,-2.5846",
+        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to,
+                                     "--via", "52.3168,-2.5846",
                                      "--format", "json", "--geometries", "geojson", "--overview", "full")
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONValue(parsing: result.stdout)
@@ -45,13 +46,15 @@ import WaymarkGeoJSON
     @Test func geoJSONAndPolyline() throws {
         let dir = try Run.temporaryDirectory()
         let out = dir + "/route.geojson"
-        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "geojson", "-o", out)
+        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to,
+                                     "--format", "geojson", "-o", out)
         #expect(result.status == 0, "\(result.stderr)")
         let collection = try GeoJSONReader.readFeatureCollection(Array(try Data(contentsOf: URL(fileURLWithPath: out))))
         #expect(collection.features.first?.properties?["kind"] == "route")
         #expect(collection.features.contains { $0.properties?["instruction"]?.stringValue?.hasPrefix("At Avel Circus") == true })
         try Validator.check([out])
-        let polyline = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "polyline", "--precision", "6")
+        let polyline = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format",
+                                       "polyline", "--precision", "6")
         let points = try Polyline.decode(polyline.stdout.trimmingCharacters(in: .whitespacesAndNewlines), precision: 6)
         guard case let .lineString(line)? = collection.features.first?.geometry else { Issue.record("no line"); return }
         #expect(points.count == line.count)
@@ -67,19 +70,23 @@ import WaymarkGeoJSON
 
     @Test func failuresAreClear() throws {
         // In the fields far from any road.
-        let sea = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", "52.40,-2.40", "--format", "json")
+        let sea = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to",
+                                  "52.40,-2.40", "--format", "json")
         #expect(sea.status == 1)
         #expect(try JSONValue(parsing: sea.stdout)["code"] == "NoSegment")
         #expect(sea.stderr.contains("52.400000,-2.400000 is outside the map's area (the map covers latitudes 52.2"), "\(sea.stderr)")
         #expect(!sea.stderr.contains("did you mean"))
         // Longitude first by mistake: said so, with the pair the right way round.
-        let swapped = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", "-2.572561,52.311680")
+        let swapped = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from,
+                                      "--to", "-2.572561,52.311680")
         #expect(swapped.status == 1 && swapped.stderr.contains("it looks like longitude,latitude: did you mean 52.311680,-2.572561?"), "\(swapped.stderr)")
         // Inside the map's area but off the roads (the start is 20-odd m from its street): the plain message.
-        let field = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--max-snap", "20")
+        let field = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from,
+                                    "--to", to, "--max-snap", "20")
         #expect(field.status == 1 && field.stderr.contains("no road within 20 m of 52.302500,-2.604000"), "\(field.stderr)")
         // Beyond the gate on Mill Lane, with no other road in snapping reach: reachable by no car.
-        let mill = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", "52.3091,-2.6135", "--max-snap", "250", "--format", "json")
+        let mill = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", "52.3091,-2.6135",
+                                   "--max-snap", "250", "--format", "json")
         let millCode = try JSONValue(parsing: mill.stdout)["code"]
         #expect(mill.status == 1 && millCode == "NoRoute")
         // The same point: a zero-length route, not an error.
@@ -110,14 +117,18 @@ import WaymarkGeoJSON
         #expect(result.stderr.contains("queries 3 (1 failed), p50"))
         #expect(result.stderr.contains("contraction hierarchy:"))
         // Two threads over the one map: the same lines in the same order.
-        let threaded = try Run.waymark("route", Run.data("sample-town.osm"), "--batch", dir + "/pairs.csv", "--threads", "2")
+        let threaded = try Run.waymark("route", Run.data("sample-town.osm"), "--batch",
+                                       dir + "/pairs.csv", "--threads", "2")
         #expect(threaded.status == 1 && threaded.stdout == result.stdout && threaded.stderr.contains("queries 3 (1 failed)"))
-        let notBatch = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--threads", "2")
+        let notBatch = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from,
+                                       "--to", to, "--threads", "2")
         #expect(notBatch.status == 64)
         // Batch routes on the hierarchy; landmarks give the same routes (both searches are exact).
-        let alt = try Run.waymark("route", Run.data("sample-town.osm"), "--batch", dir + "/pairs.csv", "--search", "alt")
+        let alt = try Run.waymark("route", Run.data("sample-town.osm"), "--batch",
+                                  dir + "/pairs.csv", "--search", "alt")
         #expect(alt.status == 1 && alt.stdout == result.stdout)
-        let single = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "json", "--search", "ch")
+        let single = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format",
+                                     "json", "--search", "ch")
         #expect(single.status == 0 && single.stdout == String(lines[0]) + "\n")
         // A graph file with the hierarchy stored: the same routes, no contraction at query time.
         let build = try Run.waymark("build", Run.data("sample-town.osm"), "-o", dir + "/town.wmg", "--hierarchy")
@@ -131,12 +142,15 @@ import WaymarkGeoJSON
         let inspect = try Run.waymark("inspect", dir + "/town.wmg")
         #expect(inspect.stdout.contains("contraction hierarchy: ") && inspect.stdout.contains(" shortcuts"))
         // Left-hand traffic stored in the file; overriding the side sets the stored hierarchy aside.
-        let left = try Run.waymark("build", Run.data("sample-town.osm"), "-o", dir + "/left.wmg", "--driving-side", "left", "--hierarchy")
+        let left = try Run.waymark("build", Run.data("sample-town.osm"), "-o", dir + "/left.wmg",
+                                   "--driving-side", "left", "--hierarchy")
         #expect(left.status == 0 && left.stdout.contains("driving_side                    left"))
         let onLeft = try Run.waymark("route", dir + "/left.wmg", "--from", from, "--to", to, "--format", "json")
-        let onLeftOSM = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "json", "--driving-side", "left")
+        let onLeftOSM = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format",
+                                        "json", "--driving-side", "left")
         #expect(onLeft.status == 0 && onLeft.stdout == onLeftOSM.stdout && onLeft.stdout != single.stdout)
-        let overridden = try Run.waymark("route", dir + "/left.wmg", "--from", from, "--to", to, "--format", "json", "--driving-side", "right")
+        let overridden = try Run.waymark("route", dir + "/left.wmg", "--from", from, "--to", to, "--format", "json",
+                                         "--driving-side", "right")
         #expect(overridden.status == 0 && overridden.stdout == single.stdout && overridden.stderr.contains("not using it"))
         // Without --hierarchy, inspect says there is none.
         let plain = try Run.waymark("build", Run.data("sample-town.osm"), "-o", dir + "/plain.wmg")
@@ -163,7 +177,8 @@ import WaymarkGeoJSON
         #expect(result.status == 1 && result.stderr.contains("4 of 6 lines failed"), "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { try? JSONValue(parsing: String($0)) }
         #expect(lines.count == 6)
-        #expect(lines.map { $0?["code"]?.stringValue } == ["Ok", "InvalidInput", "InvalidInput", "InvalidInput", "InvalidInput", "Ok"])
+        #expect(lines.map { $0?["code"]?.stringValue } == ["Ok", "InvalidInput", "InvalidInput",
+                                                           "InvalidInput", "InvalidInput", "Ok"])
         #expect(lines[1]?["message"]?.stringValue?.hasPrefix("line 3:") == true && lines[4]?["message"]?.stringValue?.hasPrefix("line 6:") == true)
         #expect(result.stderr.contains("queries 6 (4 failed)"))
         // A first line of numbers is data, not a header.
@@ -172,10 +187,12 @@ import WaymarkGeoJSON
         #expect(one.status == 0 && one.stdout.split(separator: "\n").count == 1)
         // Options for one route do not go with a batch.
         for extra in [["--from", "52.3,-2.6"], ["--via", "52.3,-2.6"], ["--format", "text"], ["--format", "geojson"]] {
-            let usage = try Run.product("waymark", ["route", Run.data("sample-town.osm"), "--batch", dir + "/one.csv"] + extra)
+            let usage = try Run.product("waymark",
+                                        ["route", Run.data("sample-town.osm"), "--batch", dir + "/one.csv"] + extra)
             #expect(usage.status == 64, "\(extra): \(usage.stderr)")
         }
-        #expect(try Run.waymark("route", Run.data("sample-town.osm"), "--batch", dir + "/one.csv", "--format", "json").status == 0)
+        #expect(try Run.waymark("route", Run.data("sample-town.osm"), "--batch",
+                                dir + "/one.csv", "--format", "json").status == 0)
     }
 
     /// With `--format json`, every failure prints OSRM's error JSON, usage-level ones included.
@@ -184,10 +201,12 @@ import WaymarkGeoJSON
                                   "--pois", Run.data("places.geojson"), "--format", "json")
         #expect(poi.status == 1)
         #expect(try JSONValue(parsing: poi.stdout)["code"] == "InvalidInput")
-        let badOption = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--max-snap", "far", "--format", "json")
+        let badOption = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--max-snap",
+                                        "far", "--format", "json")
         #expect(badOption.status == 64)
         #expect(try JSONValue(parsing: badOption.stdout)["code"] == "InvalidInput")
-        let noRoad = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", "52.40,-2.40", "--format", "json")
+        let noRoad = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to",
+                                     "52.40,-2.40", "--format", "json")
         #expect(try JSONValue(parsing: noRoad.stdout)["code"] == "NoSegment")
         #expect(noRoad.stdout.split(separator: "\n").count == 1)
     }
@@ -198,25 +217,29 @@ import WaymarkGeoJSON
     let from = "52.3025,-2.6040", to = "52.3160,-2.5450"
 
     @Test func everyStepCarriesOSRMsKeys() throws {
-        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "json")
+        let result = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from,
+                                     "--to", to, "--format", "json")
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONValue(parsing: result.stdout)
         let route = try #require(json["routes"]?.arrayValue?.first)
         // OSRM's default: an encoded polyline (5 decimals), simplified.
         let overview = try #require(route["geometry"]?.stringValue)
         #expect(try Polyline.decode(overview, precision: 5).count >= 2)
-        for key in ["distance", "duration", "weight", "weight_name", "legs"] { #expect(route[key] != nil, "route.\(key)") }
+        for key in ["distance", "duration",
+                    "weight", "weight_name", "legs"] { #expect(route[key] != nil, "route.\(key)") }
         let leg = try #require(route["legs"]?.arrayValue?.first)
         for key in ["distance", "duration", "weight", "summary", "steps"] { #expect(leg[key] != nil, "leg.\(key)") }
         let steps = try #require(leg["steps"]?.arrayValue)
         var sawRotary = false
         for step in steps {
-            for key in ["name", "distance", "duration", "weight", "geometry", "mode", "driving_side", "maneuver", "intersections"] {
+            for key in ["name", "distance", "duration", "weight", "geometry", "mode", "driving_side",
+                        "maneuver", "intersections"] {
                 #expect(step[key] != nil, "step.\(key)")
             }
             #expect(step["geometry"]?.stringValue != nil)
             let maneuver = try #require(step["maneuver"])
-            for key in ["type", "location", "bearing_before", "bearing_after"] { #expect(maneuver[key] != nil, "maneuver.\(key)") }
+            for key in ["type", "location",
+                        "bearing_before", "bearing_after"] { #expect(maneuver[key] != nil, "maneuver.\(key)") }
             let type = maneuver["type"]?.stringValue ?? ""
             if type != "depart" && type != "arrive" { #expect(maneuver["modifier"] != nil, "\(type) has a modifier") }
             if type == "rotary" { sawRotary = true; #expect(step["rotary_name"] == "Avel Circus" && maneuver["exit"] == 2) }
@@ -240,16 +263,20 @@ import WaymarkGeoJSON
     @Test func geometriesAndOverview() throws {
         let full = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "json",
                                    "--geometries", "polyline6", "--overview", "full")
-        let simplified = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "json",
+        let simplified = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to",
+                                         to, "--format", "json",
                                          "--geometries", "polyline6")
         let fullLine = try Polyline.decode(try #require(JSONValue(parsing: full.stdout)["routes"]?.arrayValue?.first?["geometry"]?.stringValue), precision: 6)
         let simpleLine = try Polyline.decode(try #require(JSONValue(parsing: simplified.stdout)["routes"]?.arrayValue?.first?["geometry"]?.stringValue), precision: 6)
         #expect(simpleLine.count < fullLine.count && simpleLine.first == fullLine.first && simpleLine.last == fullLine.last)
-        let none = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "json", "--overview", "false")
+        let none = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format",
+                                   "json", "--overview", "false")
         #expect(try JSONValue(parsing: none.stdout)["routes"]?.arrayValue?.first?["geometry"] == nil)
-        let wrong = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format", "json", "--geometries", "wkt")
+        let wrong = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format",
+                                    "json", "--geometries", "wkt")
         #expect(wrong.status != 0 && wrong.stderr.contains("geometries"))
-        let textOnly = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--overview", "full")
+        let textOnly = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to",
+                                       to, "--overview", "full")
         #expect(textOnly.status != 0 && textOnly.stderr.contains("--format json"))
     }
 }

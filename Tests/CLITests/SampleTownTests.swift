@@ -58,7 +58,8 @@ import WaymarkGeo
             let via = try #require(r.members.first { $0.role == "via" && $0.type == "node" })
             for member in [from, to] {
                 let way = try #require(osm.ways.first { $0.id == member.ref })
-                #expect(way.refs.first == via.ref || way.refs.last == via.ref, "relation \(r.id): way \(way.id) does not end at \(via.ref)")
+                #expect(way.refs.first == via.ref || way.refs.last == via.ref,
+                        "relation \(r.id): way \(way.id) does not end at \(via.ref)")
             }
         }
     }
@@ -127,7 +128,8 @@ final class OSMSnapshot: NSObject, XMLParserDelegate {
             relations.append(Relation(id: id))
             current = ("relation", id)
         case "nd": ways[ways.count - 1].refs.append(Int64(a["ref"]!)!)
-        case "member": relations[relations.count - 1].members.append(Member(type: a["type"]!, ref: Int64(a["ref"]!)!, role: a["role"]!))
+        case "member": relations[relations.count - 1].members.append(Member(type: a["type"]!,
+                                                                            ref: Int64(a["ref"]!)!, role: a["role"]!))
         case "tag":
             guard let current, let k = a["k"], let v = a["v"] else { return }
             switch current.kind {

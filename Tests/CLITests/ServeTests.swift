@@ -91,7 +91,8 @@ struct RawClient {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0,
+                                                                           socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard status == 0 else { throw ServeTestError("cannot connect to port \(port)") }
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
@@ -103,7 +104,8 @@ struct RawClient {
     func send(_ bytes: [UInt8]) {
         var sent = 0
         while sent < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent,
+                                                       $0.count - sent, Int32(MSG_NOSIGNAL)) }
             if n <= 0 { return }
             sent += n
         }
@@ -193,7 +195,8 @@ struct RawClient {
         // route with steps == `waymark route --format json`
         let route = try RawClient.get("/route/v1/driving/\(lonLat(a));\(lonLat(b))?steps=true", port: server.port)
         #expect(route.status == 200 && route.headers["content-type"] == "application/json; charset=UTF-8")
-        let cli = try Run.waymark("route", map, "--from", "\(a.lat),\(a.lon)", "--to", "\(b.lat),\(b.lon)", "--format", "json")
+        let cli = try Run.waymark("route", map, "--from", "\(a.lat),\(a.lon)", "--to",
+                                  "\(b.lat),\(b.lon)", "--format", "json")
         let cliJSON = try JSONValue(parsing: cli.stdout)
         #expect(route.json != nil && route.json == cliJSON)
         // Without steps (OSRM's default): the same route, legs without steps.
@@ -209,7 +212,8 @@ struct RawClient {
 
         // table == `waymark table`
         let points = directory + "/points.csv"
-        try "latitude,longitude\n\(a.lat),\(a.lon)\n\(b.lat),\(b.lon)\n\(c.lat),\(c.lon)\n".write(toFile: points, atomically: true, encoding: .utf8)
+        try "latitude,longitude\n\(a.lat),\(a.lon)\n\(b.lat),\(b.lon)\n\(c.lat),\(c.lon)\n".write(toFile: points,
+            atomically: true, encoding: .utf8)
         let table = try RawClient.get("/table/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c))?annotations=duration,distance", port: server.port)
         let cliTable = try Run.waymark("table", map, "--sources", points)
         #expect(cliTable.status == 0, "\(cliTable.stderr)")
@@ -303,7 +307,8 @@ struct RawClient {
         ]
         for (path, status, code) in cases {
             let response = try RawClient.get(path, port: server.port)
-            #expect(response.status == status && response.json?["code"]?.stringValue == code, "\(path): \(response.status) \(response.body)")
+            #expect(response.status == status && response.json?["code"]?.stringValue == code,
+                    "\(path): \(response.status) \(response.body)")
             let message = response.json?["message"]?.stringValue ?? ""
             #expect(message.isEmpty == false, "\(path)")
         }
@@ -424,7 +429,8 @@ struct RawClient {
     @Test func isochroneTimesAreChecked() throws {
         for minutes in ["0.5", "1,1", "1,2,3,4,5", "61", "x", "nan"] {
             let result = try Run.waymark("isochrone", map, "--from", "\(a.lat),\(a.lon)", "--minutes", minutes)
-            #expect(result.status == 64 && result.stderr.split(separator: "\n").count == 1, "--minutes \(minutes): \(result.stderr)")
+            #expect(result.status == 64 && result.stderr.split(separator: "\n").count == 1,
+                    "--minutes \(minutes): \(result.stderr)")
         }
     }
 

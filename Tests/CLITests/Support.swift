@@ -83,7 +83,8 @@ enum Validator {
     static var isRequired: Bool { ProcessInfo.processInfo.environment["WAYMARK_REQUIRE_VALIDATOR"] == "1" }
 
     /// Whether the validator's package is installed.
-    static let isInstalled: Bool = (try? Run.process("/usr/bin/env", ["python3", "-c", "import geojson_validator"]).status) == 0
+    static let isInstalled: Bool = (try? Run.process("/usr/bin/env",
+                                                     ["python3", "-c", "import geojson_validator"]).status) == 0
 
     static func check(_ paths: [String]) throws {
         guard isInstalled || isRequired else { return }
@@ -92,14 +93,16 @@ enum Validator {
     }
 
     static func run(_ paths: [String]) throws -> Run.Result {
-        try Run.process("/usr/bin/env", ["python3", Run.packageRoot.appendingPathComponent("Tools/validate_geojson.py").path] + paths)
+        try Run.process("/usr/bin/env",
+                        ["python3", Run.packageRoot.appendingPathComponent("Tools/validate_geojson.py").path] + paths)
     }
 }
 
 /// The outside validator itself: it passes good GeoJSON and fails bad, so the checks that use it
 /// can fail. Skipped (reported) where it is not installed and not required.
 @Suite struct ValidatorTests {
-    @Test(.enabled(if: Validator.isInstalled || Validator.isRequired, "geojson-validator is not installed (pip install geojson-validator)"))
+    @Test(.enabled(if: Validator.isInstalled || Validator.isRequired,
+                   "geojson-validator is not installed (pip install geojson-validator)"))
     func validatorTellsGoodFromBad() throws {
         #expect(try Validator.run([Run.data("places.geojson")]).status == 0)
         let bad = try Run.temporaryDirectory() + "/bad.geojson"

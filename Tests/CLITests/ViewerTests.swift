@@ -27,10 +27,12 @@ private let browserReady: Bool = {
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }
 
-    static func request(_ method: String, _ path: String, port: UInt16, headers: [String] = [], body: String = "") throws -> RawClient.Response {
+    static func request(_ method: String, _ path: String, port: UInt16,
+                        headers: [String] = [], body: String = "") throws -> RawClient.Response {
         let client = try RawClient(port: port)
         defer { client.close() }
-        let head = ["\(method) \(path) HTTP/1.1", "Host: test", "Connection: close", "Content-Length: \(body.utf8.count)"] + headers
+        let head = ["\(method) \(path) HTTP/1.1", "Host: test", "Connection: close",
+                    "Content-Length: \(body.utf8.count)"] + headers
         client.send(head.joined(separator: "\r\n") + "\r\n\r\n" + body)
         guard let response = client.response() else { throw ServeTestError("no response to \(method) \(path)") }
         return response
@@ -66,7 +68,8 @@ private let browserReady: Bool = {
         #expect((fit?["zoom"]?.numberValue ?? 0) > 12 && fit?["center"]?.arrayValue?.count == 2)
         let picture = try RawClient.get("/render?lat=52.2904605&lon=-2.5848796&zoom=15&width=400&height=300", port: port)
         #expect(picture.status == 200 && picture.headers["content-type"] == "image/svg+xml" && picture.body.contains("class=\"basemap river\""))
-        for bad in ["/render?lat=95&lon=0&zoom=3&width=100&height=100", "/render?lat=1", "/clusters?west=x", "/fit?width=10&height=10"] {
+        for bad in ["/render?lat=95&lon=0&zoom=3&width=100&height=100", "/render?lat=1", "/clusters?west=x",
+                    "/fit?width=10&height=10"] {
             #expect(try RawClient.get(bad, port: port).status == 400, "\(bad)")
         }
 
@@ -78,7 +81,8 @@ private let browserReady: Bool = {
         let current = "If-Match: \(version)"
         #expect(try Self.request("PUT", "/pois/nobody", port: port, headers: json + [current], body: #"{"title":"X"}"#).status == 404)
         #expect(try Self.request("PUT", "/pois/the-swan", port: port, headers: json + [current], body: #"{"lat":1}"#).status == 400)
-        #expect(try Self.request("PUT", "/pois/the-swan", port: port, headers: json + [current], body: "not json").status == 400)
+        #expect(try Self.request("PUT", "/pois/the-swan", port: port,
+                                 headers: json + [current], body: "not json").status == 400)
         #expect(try Self.request("DELETE", "/pois/the-swan", port: port).status == 405)
         let untouched = try Data(contentsOf: URL(fileURLWithPath: places)), original = try Data(contentsOf: URL(fileURLWithPath: Run.data("places.geojson")))
         #expect(untouched == original)
@@ -99,7 +103,8 @@ private let browserReady: Bool = {
 
     /// A places file that cannot be read stops `serve` at once with one line saying why.
     @Test func badPlacesFile() throws {
-        let missing = try Run.waymark("serve", Run.data("sample-town.osm"), "--pois", directory + "/missing.geojson", "--port", "0")
+        let missing = try Run.waymark("serve", Run.data("sample-town.osm"), "--pois",
+                                      directory + "/missing.geojson", "--port", "0")
         #expect(missing.status != 0 && missing.stderr.contains("missing.geojson: no such file"))
         #expect(missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
         // A FIFO or a directory in its place: said so, never waited on or taken for a missing file.
@@ -119,7 +124,8 @@ private let browserReady: Bool = {
     func inARealBrowser() throws {
         let server = try ServerProcess([Run.data("sample-town.osm"), "--pois", places])
         defer { _ = server.stop() }
-        let result = try Run.process("/usr/bin/env", ["python3", Run.packageRoot.appendingPathComponent("Tools/viewer_test.py").path,
+        let result = try Run.process("/usr/bin/env",
+                                     ["python3", Run.packageRoot.appendingPathComponent("Tools/viewer_test.py").path,
                                                       "http://127.0.0.1:\(server.port)", places,
                                                       Run.productsDirectory.appendingPathComponent("waymark").path])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")

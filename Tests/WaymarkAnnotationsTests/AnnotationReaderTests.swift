@@ -28,14 +28,16 @@ import WaymarkGeoJSON
         {"type": "FeatureCollection", "features": [
           {"type": "Feature", "geometry": {"type": "LineString", "coordinates": [[0, 0], [1, 1]]}, "properties": {}}]}
         """
-        #expect(throws: AnnotationFileError(file: "x.geojson", line: 2, column: 3, featureIndex: 0, message: "an annotation must be a Point feature, found a LineString")) {
+        #expect(throws: AnnotationFileError(file: "x.geojson", line: 2, column: 3, featureIndex: 0,
+                                            message: "an annotation must be a Point feature, found a LineString")) {
             try AnnotationReader.readGeoJSON(Array(line.utf8), file: "x.geojson")
         }
         let badTitle = """
         {"type": "FeatureCollection", "features": [
           {"type": "Feature", "geometry": {"type": "Point", "coordinates": [0, 0]}, "properties": {"title": 5}}]}
         """
-        #expect(throws: AnnotationFileError(file: "<input>", line: 2, column: 3, featureIndex: 0, message: "property \"title\" must be a string, found a number")) {
+        #expect(throws: AnnotationFileError(file: "<input>", line: 2, column: 3, featureIndex: 0,
+                                            message: "property \"title\" must be a string, found a number")) {
             try AnnotationReader.readGeoJSON(Array(badTitle.utf8))
         }
         do {

@@ -102,7 +102,8 @@ import WaymarkSupport
         #expect(throws: ClusterError.invalidCoordinate(InvalidCoordinate(index: 1, reason: .outOfRange(component: .latitude, value: 91)))) {
             try ClusterIndex(coordinates: [c(0, 0), c(91, 0)])
         }
-        #expect(throws: ClusterError.self) { try ClusterIndex(coordinates: [], options: ClusterOptions(minZoom: 5, maxZoom: 2)) }
+        #expect(throws: ClusterError.self) { try ClusterIndex(coordinates: [],
+                                                              options: ClusterOptions(minZoom: 5, maxZoom: 2)) }
     }
 
     @Test func leavesPaginate() throws {
@@ -121,12 +122,14 @@ import WaymarkSupport
         let sum = ClusterAggregation(map: { ["seats": $0["seats"] ?? 0] }) { acc, next in
             acc["seats"] = .number((acc["seats"]?.numberValue ?? 0) + (next["seats"]?.numberValue ?? 0))
         }
-        let index = try ClusterIndex(coordinates: points, properties: properties, options: ClusterOptions(minPoints: 3), aggregation: sum)
+        let index = try ClusterIndex(coordinates: points, properties: properties,
+                                     options: ClusterOptions(minPoints: 3), aggregation: sum)
         let items = world(index, 5)
         let clusters = items.compactMap { if case let .cluster(c) = $0 { return c } else { return nil } }
         #expect(clusters.count == 1 && clusters[0].pointCount == 3)      // the pair stays unclustered
         #expect(clusters[0].properties["seats"] == 11)
-        #expect(clusters[0].geoJSONProperties.keys == ["seats", "cluster", "cluster_id", "point_count", "point_count_abbreviated"])
+        #expect(clusters[0].geoJSONProperties.keys == ["seats", "cluster", "cluster_id", "point_count",
+                                                       "point_count_abbreviated"])
         #expect(items.count == 3)
     }
 
@@ -162,7 +165,8 @@ import WaymarkSupport
     /// (numpy seed 42, as ../shared/bench/peers/cluster_points.py makes them), recorded by the peers'
     /// benchmark. Greedy clustering depends on traversal order, so equal counts at all 17 zooms
     /// mean the same algorithm. Skipped when the shared results or numpy are absent.
-    @Test(.enabled(if: SuperclusterReference.counts != nil, "supercluster's recorded counts (../shared/bench/results) are absent"),
+    @Test(.enabled(if: SuperclusterReference.counts != nil,
+                   "supercluster's recorded counts (../shared/bench/results) are absent"),
           .enabled(if: SuperclusterReference.hasNumpy, "numpy, which makes the points, is not installed"))
     func matchesSuperclusterCounts() throws {
         let expected = try #require(SuperclusterReference.counts)

@@ -31,7 +31,8 @@ import WaymarkGeoJSON
         var places = try PlaceFile(path: path)
         #expect(places.index(ofID: "7") == 0 && places.index(ofID: "louvre") == 1 && places.index(ofID: "8") == nil)
         try places.edit(id: "7", subtitle: "Tower")
-        try places.edit(id: "louvre", title: "Musée du Louvre", coordinate: Coordinate(latitude: 48.8611, longitude: 2.3364))
+        try places.edit(id: "louvre", title: "Musée du Louvre",
+                        coordinate: Coordinate(latitude: 48.8611, longitude: 2.3364))
         try places.save()
         let reread = try PlaceFile(path: path)
         #expect(reread.annotations.map(\.title) == ["Tour Eiffel", "Musée du Louvre"])
@@ -63,14 +64,17 @@ import WaymarkGeoJSON
     @Test func addRemoveAndErrors() throws {
         let path = try file(sample)
         var places = try PlaceFile(path: path)
-        #expect(try places.add(Annotation(coordinate: Coordinate(latitude: 48.853, longitude: 2.3499), title: "Notre-Dame de Paris")) == "notre-dame-de-paris")
-        #expect(try places.add(Annotation(coordinate: Coordinate(latitude: 48.853, longitude: 2.3499), title: "Notre-Dame de Paris")) == "notre-dame-de-paris-2")
+        #expect(try places.add(Annotation(coordinate: Coordinate(latitude: 48.853, longitude: 2.3499),
+                                          title: "Notre-Dame de Paris")) == "notre-dame-de-paris")
+        #expect(try places.add(Annotation(coordinate: Coordinate(latitude: 48.853, longitude: 2.3499),
+                                          title: "Notre-Dame de Paris")) == "notre-dame-de-paris-2")
         #expect(throws: PlaceFileError.self) { try places.add(Annotation(coordinate: Coordinate(latitude: 1, longitude: 1), id: .string("louvre"))) }
         #expect(throws: PlaceFileError.self) { try places.remove(id: "nope") }
         #expect(throws: PlaceFileError.self) { try places.edit(id: "nope", title: "x") }
         try places.remove(id: "7")
         try places.save()
-        #expect(try PlaceFile(path: path).annotations.compactMap(\.id?.description) == ["louvre", "notre-dame-de-paris", "notre-dame-de-paris-2"])
+        #expect(try PlaceFile(path: path).annotations.compactMap(\.id?.description) == ["louvre", "notre-dame-de-paris",
+            "notre-dame-de-paris-2"])
         #expect(throws: PlaceFileError.self) { try PlaceFile(path: path + ".missing") }
         var created = try PlaceFile(path: path + ".new", create: true)
         try created.add(Annotation(coordinate: Coordinate(latitude: 0, longitude: 0), title: "Null Island"))

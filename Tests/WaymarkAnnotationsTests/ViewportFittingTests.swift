@@ -27,7 +27,9 @@ import WaymarkSupport
     @Test func matchesMapboxCameraForBounds() throws {
         let points = [c(43, -79), c(45, -73)]
         let padding = EdgePadding(top: 10, left: 20, bottom: 30, right: 40)
-        let fit = try fitViewport(points, options: ViewportOptions(width: 800, height: 600, padding: padding, projection: .tiles512))
+        let fit = try fitViewport(points,
+                                  options: ViewportOptions(width: 800, height: 600,
+                                                           padding: padding, projection: .tiles512))
         #expect(abs(fit.zoom - 6.4382720561248306) < 1e-9)
         #expect(abs(fit.center.latitude - 43.950083663432984) < 1e-9)
         #expect(abs(fit.center.longitude - -75.91891891891893) < 1e-9)
@@ -75,14 +77,18 @@ import WaymarkSupport
                 c(max(-85, min(85, center.latitude + rng.uniform(-spread, spread))),
                   normalizedLongitude(center.longitude + rng.uniform(-spread, spread)))
             }
-            let padding = EdgePadding(top: rng.uniform(0, 80), left: rng.uniform(0, 80), bottom: rng.uniform(0, 80), right: rng.uniform(0, 80))
-            let fit = try fitViewport(points, options: ViewportOptions(width: 400, height: 700, padding: padding, maxZoom: 22, zoomSnap: 0.25))
+            let padding = EdgePadding(top: rng.uniform(0, 80), left: rng.uniform(0, 80), bottom: rng.uniform(0, 80),
+                                      right: rng.uniform(0, 80))
+            let fit = try fitViewport(points,
+                                      options: ViewportOptions(width: 400, height: 700, padding: padding,
+                                                               maxZoom: 22, zoomSnap: 0.25))
             for p in points { #expect(fit.visibleBox.contains(p), "\(p) not in \(fit.visibleBox)") }
         }
     }
 
     @Test func zoomIsClampedAndSnapped() throws {
-        let world = try fitViewport([c(-80, -179), c(80, 179)], options: ViewportOptions(width: 256, height: 256, minZoom: 2))
+        let world = try fitViewport([c(-80, -179), c(80, 179)],
+                                    options: ViewportOptions(width: 256, height: 256, minZoom: 2))
         #expect(world.zoom == 2 && world.snappedZoom == 2)
         // Leaflet: within 1 % of the next level snaps up to it.
         // A 180° span is 128 world points; at zoom 4 that is 2048 screen points.
@@ -92,7 +98,8 @@ import WaymarkSupport
         let below = try fitViewport(line, options: ViewportOptions(width: 2048 * 0.99, height: 500, zoomSnap: 1))
         #expect(below.snappedZoom == 3)
         // -180° and 180° are one meridian: no width at all.
-        #expect(try fitViewport([c(0, -180), c(1, 180)], options: ViewportOptions(width: 500, height: 500)).contentBox.longitudeSpan == 0)
+        #expect(try fitViewport([c(0, -180), c(1, 180)],
+                                options: ViewportOptions(width: 500, height: 500)).contentBox.longitudeSpan == 0)
     }
 
     @Test func rejectsBadInput() {
@@ -102,14 +109,22 @@ import WaymarkSupport
             try fitViewport([c(0, 0), c(0, 181)], options: options)
         }
         #expect(throws: ViewportError.paddingLeavesNoRoom(axis: "horizontal", size: 100, padding: 100)) {
-            try fitViewport([c(0, 0)], options: ViewportOptions(width: 100, height: 100, padding: EdgePadding(top: 0, left: 60, bottom: 0, right: 40)))
+            try fitViewport([c(0, 0)],
+                            options: ViewportOptions(width: 100, height: 100,
+                                                     padding: EdgePadding(top: 0, left: 60, bottom: 0, right: 40)))
         }
         #expect(throws: ViewportError.paddingLeavesNoRoom(axis: "vertical", size: 100, padding: 120)) {
-            try fitViewport([c(0, 0)], options: ViewportOptions(width: 100, height: 100, padding: EdgePadding(top: 60, left: 0, bottom: 60, right: 0)))
+            try fitViewport([c(0, 0)],
+                            options: ViewportOptions(width: 100, height: 100,
+                                                     padding: EdgePadding(top: 60, left: 0, bottom: 60, right: 0)))
         }
-        #expect(throws: ViewportError.self) { try fitViewport([c(0, 0)], options: ViewportOptions(width: 0, height: 100)) }
-        #expect(throws: ViewportError.self) { try fitViewport([c(0, 0)], options: ViewportOptions(width: .nan, height: 100)) }
-        #expect(throws: ViewportError.self) { try fitViewport([c(0, 0)], options: ViewportOptions(width: 10, height: 10, minZoom: 5, maxZoom: 4)) }
+        #expect(throws: ViewportError.self) { try fitViewport([c(0, 0)],
+                                                              options: ViewportOptions(width: 0, height: 100)) }
+        #expect(throws: ViewportError.self) { try fitViewport([c(0, 0)],
+                                                              options: ViewportOptions(width: .nan, height: 100)) }
+        #expect(throws: ViewportError.self) { try fitViewport([c(0, 0)],
+                                                              options: ViewportOptions(width: 10,
+            height: 10, minZoom: 5, maxZoom: 4)) }
         do {
             _ = try fitViewport([c(.nan, 0)], options: options)
             Issue.record("NaN accepted")

@@ -45,7 +45,8 @@ import WaymarkGeo
         let split = GeoJSONWriter.splittingAntimeridian(.lineString(line))
         #expect(split == .multiLineString([
             [Coordinate(latitude: 0, longitude: 170), Coordinate(latitude: 5, longitude: 180)],
-            [Coordinate(latitude: 5, longitude: -180), Coordinate(latitude: 10, longitude: -170), Coordinate(latitude: 20, longitude: -160)],
+            [Coordinate(latitude: 5, longitude: -180), Coordinate(latitude: 10, longitude: -170),
+             Coordinate(latitude: 20, longitude: -160)],
         ]))
         // Westwards and back again: three parts.
         let zigzag = [Coordinate(latitude: 0, longitude: -175), Coordinate(latitude: 0, longitude: 175),

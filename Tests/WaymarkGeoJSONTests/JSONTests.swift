@@ -15,7 +15,8 @@ import WaymarkGeo
     }
 
     @Test func numbersAreCorrectlyRounded() throws {
-        for text in ["0.1", "1.7976931348623157e308", "5e-324", "123456789012345678901234567890", "-0.000001", "41.14961", "2.2250738585072014e-308"] {
+        for text in ["0.1", "1.7976931348623157e308", "5e-324", "123456789012345678901234567890", "-0.000001",
+                     "41.14961", "2.2250738585072014e-308"] {
             #expect(try JSONValue(parsing: text) == .number(Double(text)!), "\(text)")
         }
         // Shortest round-trip output.

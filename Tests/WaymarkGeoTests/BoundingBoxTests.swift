@@ -27,7 +27,8 @@ import WaymarkSupport
         #expect(!acrossDateLine.intersects(BoundingBox(west: 175, south: 20, east: 178, north: 30)))
         #expect(BoundingBox.world.intersects(acrossDateLine))
         // Touching edges count.
-        #expect(BoundingBox(west: 0, south: 0, east: 1, north: 1).intersects(BoundingBox(west: 1, south: 1, east: 2, north: 2)))
+        #expect(BoundingBox(west: 0,
+                            south: 0, east: 1, north: 1).intersects(BoundingBox(west: 1, south: 1, east: 2, north: 2)))
     }
 
     @Test func unionTakesTheShortWayRound() {
@@ -35,7 +36,8 @@ import WaymarkSupport
         let west = BoundingBox(west: -175, south: -5, east: -170, north: 1)
         #expect(east.union(west) == BoundingBox(west: 170, south: -5, east: -170, north: 5))
         #expect(west.union(east) == BoundingBox(west: 170, south: -5, east: -170, north: 5))
-        let a = BoundingBox(west: -10, south: 0, east: 0, north: 1), b = BoundingBox(west: 5, south: 0, east: 10, north: 1)
+        let a = BoundingBox(west: -10,
+                            south: 0, east: 0, north: 1), b = BoundingBox(west: 5, south: 0, east: 10, north: 1)
         #expect(a.union(b) == BoundingBox(west: -10, south: 0, east: 10, north: 1))
         #expect(a.union(acrossDateLine) == BoundingBox(west: 170, south: -10, east: 0, north: 10))
         #expect(a.union(.world) == BoundingBox(west: -180, south: -90, east: 180, north: 90))
@@ -78,14 +80,16 @@ import WaymarkSupport
             let count = 1 + Int(rng.next() % 12)
             let center = rng.uniform(-180, 180), spread = [2.0, 30, 150, 250, 360][trial % 5]
             let coordinates = (0..<count).map { _ in
-                Coordinate(latitude: rng.uniform(-80, 80), longitude: normalizedLongitude(center + rng.uniform(-spread / 2, spread / 2)))
+                Coordinate(latitude: rng.uniform(-80, 80),
+                           longitude: normalizedLongitude(center + rng.uniform(-spread / 2, spread / 2)))
             }
             let box = try #require(try BoundingBox.enclosing(coordinates))
             let sorted = coordinates.map(\.longitude).sorted()
             var widestGap = sorted.first! + 360 - sorted.last!
             for (a, b) in zip(sorted, sorted.dropFirst()) { widestGap = max(widestGap, b - a) }
             let expected = count == 1 ? 0 : 360 - widestGap
-            #expect(abs(box.longitudeSpan - expected) < 360.0 / 4096 + 1e-9, "trial \(trial): \(box) vs span \(expected)")
+            #expect(abs(box.longitudeSpan - expected) < 360.0 / 4096 + 1e-9,
+                    "trial \(trial): \(box) vs span \(expected)")
             if widestGap > 360.0 / 4096 { #expect(abs(box.longitudeSpan - expected) < 1e-9, "trial \(trial)") }
             for c in coordinates { #expect(box.contains(c), "trial \(trial): \(c) outside \(box)") }
         }

@@ -28,7 +28,8 @@ import Testing
         let back = m.boundingBox(for: rect)
         #expect(abs(back.west - 170) < 1e-9 && abs(back.east + 170) < 1e-9)
         #expect(abs(back.north - 10) < 1e-9 && abs(back.south + 10) < 1e-9)
-        let whole = m.boundingBox(for: MapRect(origin: MapPoint(x: -10, y: -10), size: MapSize(width: 300, height: 300)))
+        let whole = m.boundingBox(for: MapRect(origin: MapPoint(x: -10, y: -10),
+                                               size: MapSize(width: 300, height: 300)))
         #expect(whole.west == -180 && whole.east == 180 && whole.north == WebMercator.maximumLatitude)
     }
 
@@ -41,7 +42,8 @@ import Testing
         // The Mercator midpoint lies north of the mean latitude 50° in the northern hemisphere.
         #expect(abs(region.center.latitude - 51.0652289222883) < 1e-9)
         #expect(abs(region.center.longitude) < 1e-9)
-        let around = CoordinateRegion(center: Coordinate(latitude: 0, longitude: 178), span: CoordinateSpan(latitudeDelta: 2, longitudeDelta: 6))
+        let around = CoordinateRegion(center: Coordinate(latitude: 0, longitude: 178),
+                                      span: CoordinateSpan(latitudeDelta: 2, longitudeDelta: 6))
         #expect(around.boundingBox == BoundingBox(west: 175, south: -1, east: -179, north: 1))
     }
 }

@@ -7,7 +7,8 @@ import WaymarkSupport
 /// A small graph built by hand: a square A-B-C-D with a oneway diagonal A→C and a restriction.
 func squareGraph() -> RoadGraph {
     var b = GraphBuilder(profile: CarProfile())
-    let points: [(Double, Double)] = [(52.0, 13.0), (52.0, 13.001), (52.001, 13.001), (52.001, 13.0), (52.0005, 13.0005)]
+    let points: [(Double, Double)] = [(52.0, 13.0), (52.0, 13.001), (52.001, 13.001),
+                                      (52.001, 13.0), (52.0005, 13.0005)]
     b.latitudes = points.map { FixedPoint.encode($0.0) }
     b.longitudes = points.map { FixedPoint.encode($0.1) }
     let street = CarProfile().way(["highway": "residential", "name": "Ring, the"])!
@@ -84,16 +85,20 @@ func squareGraph() -> RoadGraph {
             chained.append(chain && !b.ways.isEmpty)
             if Int.random(in: 0..<10, using: &random) == 0 { nodes[Int.random(in: 1..<count, using: &random)] = GraphBuilder.missing }
             if Int.random(in: 0..<10, using: &random) == 0, let last = nodes.last { nodes.append(last) }
-            b.ways.append(GraphBuilder.Way(nodes: nodes, rule: rules.randomElement(using: &random)!, id: Int64(1000 + id % 110)))
+            b.ways.append(GraphBuilder.Way(nodes: nodes, rule: rules.randomElement(using: &random)!,
+                                           id: Int64(1000 + id % 110)))
         }
         for node in UInt32(0)..<40 {
-            b.nodeRules[node * 10] = [NodeRule(blocks: true), NodeRule(trafficSignals: true), NodeRule(barrierDelay: 60),
+            b.nodeRules[node * 10] = [NodeRule(blocks: true), NodeRule(trafficSignals: true),
+                                      NodeRule(barrierDelay: 60),
                                       NodeRule(turningPlace: true)][Int(node) % 4]
         }
         for w in 1..<b.ways.count - 1 where chained[w] {
             let (from, via, to) = (b.ways[w - 1], b.ways[w], b.ways[w + 1])
-            b.restrictions.append(GraphBuilder.Restriction(fromWay: from.id, via: via.nodes[0], toWay: via.id, kind: .prohibitive))
-            if chained[w + 1] { b.restrictions.append(GraphBuilder.Restriction(fromWay: from.id, viaWays: [via.id], toWay: to.id, kind: .mandatory)) }
+            b.restrictions.append(GraphBuilder.Restriction(fromWay: from.id, via: via.nodes[0],
+                                                           toWay: via.id, kind: .prohibitive))
+            if chained[w + 1] { b.restrictions.append(GraphBuilder.Restriction(fromWay: from.id, viaWays: [via.id],
+                                                                               toWay: to.id, kind: .mandatory)) }
         }
         // A way of no length (two nodes in one place) and a road drawn twice.
         (b.latitudes[1], b.longitudes[1]) = (b.latitudes[2], b.longitudes[2])
@@ -119,7 +124,8 @@ func squareGraph() -> RoadGraph {
             for b in 0..<buckets { first[b + 1] = first[b] + UInt32(keys.filter { $0 == b }.count) }
             for parts in [1, 2, 3, 7, 6000] {
                 let sorted = GraphBuilder.stableBuckets(count: count, buckets: buckets, parts: parts) { keys[$0] }
-                #expect(sorted.order == expected && sorted.first == first, "\(count) numbers, \(buckets) keys, \(parts) parts")
+                #expect(sorted.order == expected && sorted.first == first,
+                        "\(count) numbers, \(buckets) keys, \(parts) parts")
             }
         }
     }
@@ -147,7 +153,8 @@ func squareGraph() -> RoadGraph {
         #expect(read == left && read.drivingSide == .left && extra.tags == ["XTRA"] && extra["XTRA"] == [1, 2, 3])
         #expect(read != g)
         // Written section by section, the file is byte for byte what encode makes in memory.
-        let extras = [GraphFile.Section("XTRA", [UInt8(1), 2, 3]), GraphFile.Section("XTRB", [Double](repeating: 0.5, count: 37))]
+        let extras = [GraphFile.Section("XTRA", [UInt8(1), 2, 3]),
+                      GraphFile.Section("XTRB", [Double](repeating: 0.5, count: 37))]
         try GraphFile.write(left, to: path, extra: extras)
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == GraphFile.encode(left, extra: extras))
     }
@@ -159,7 +166,8 @@ func squareGraph() -> RoadGraph {
         let g = squareGraph()
         let path = directory + "/later-\(announced).wmg"
         let extra = [GraphFile.Section("XTRA", [UInt8(1), 2, 3])]
-        let later = [GraphFile.Section("LTR1", [Double](repeating: 0.25, count: 9)), GraphFile.Section("LTR2", [UInt8(7)])]
+        let later = [GraphFile.Section("LTR1", [Double](repeating: 0.25, count: 9)),
+                     GraphFile.Section("LTR2", [UInt8(7)])]
         let expected = GraphFile.encode(g, extra: extra + later)
         try GraphFile.write(g, to: path, extra: extra, later: GraphFile.LaterSections(count: announced) { _ in later })
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == expected)
@@ -349,10 +357,12 @@ func squareGraph() -> RoadGraph {
         let points: [(Double, Double)] = [(41.0, -8.0), (41.0, -7.999), (41.001, -7.999)]
         b.latitudes = points.map { FixedPoint.encode($0.0) }
         b.longitudes = points.map { FixedPoint.encode($0.1) }
-        let ramp = CarProfile().way(["highway": "motorway_link", "oneway": "yes", "destination": "Braga", "destination:ref": "A 3",
+        let ramp = CarProfile().way(["highway": "motorway_link", "oneway": "yes", "destination": "Braga",
+                                     "destination:ref": "A 3",
                                      "junction:ref": "12", "turn:lanes": "through|right"])!
         let street = CarProfile().way(["highway": "residential", "turn:lanes:backward": "left|through", "lanes": "3"])!
-        b.ways = [GraphBuilder.Way(nodes: [0, 1], rule: ramp, id: 1), GraphBuilder.Way(nodes: [1, 2], rule: street, id: 2)]
+        b.ways = [GraphBuilder.Way(nodes: [0, 1], rule: ramp, id: 1),
+                  GraphBuilder.Way(nodes: [1, 2], rule: street, id: 2)]
         let g = b.build()
         let rampEdge = try #require(g.edges(from: 0).first)
         #expect(g.destinations(of: rampEdge) == "A 3: Braga" && g.exits(of: rampEdge) == "12" && g.turnLanes(of: rampEdge) == "through|right")
@@ -383,7 +393,8 @@ func squareGraph() -> RoadGraph {
             bytes.replaceSubrange(offset..<(offset + raw.count), with: raw)
         }
         let length = UInt64(bytes.count)
-        GraphFile.put(GraphFile.checksum(bytes, from: 32) ^ GraphFile.headerChecksum(version: GraphFile.version, sections: UInt32(count), length: length),
+        GraphFile.put(GraphFile.checksum(bytes, from: 32) ^ GraphFile.headerChecksum(version: GraphFile.version,
+            sections: UInt32(count), length: length),
                       at: 24, in: &bytes)
         return bytes
     }

@@ -71,7 +71,8 @@ import WaymarkGeo
         #expect(map.parts(of: 1)[0].count == 4 && map.parts(of: 2)[0].count == 3) // lines as drawn
         // Dropped: the park that never closes, the open pond, the wood's missing member way.
         #expect(map.droppedRings == 3)
-        #expect(map.places == [Basemap.Place(name: "Avelford", kind: .town, coordinate: Coordinate(latitude: 52.008, longitude: 13))])
+        #expect(map.places == [Basemap.Place(name: "Avelford", kind: .town,
+                                             coordinate: Coordinate(latitude: 52.008, longitude: 13))])
         // Without asking, nothing extra is read, and the graph is the same.
         let path = try directory.file("plain.osm", Array(BasemapTests.xml.utf8))
         var plain = try OSMGraphLoader.build(path: path), with = try OSMGraphLoader.buildWithBasemap(path: path).graph
@@ -88,7 +89,8 @@ import WaymarkGeo
         try LibXML2Parser.parse(input, into: OSMElementDecoder(sink: sink, wantedKeys: OSMGraphLoader.wantedKeys(CarProfile(), basemap: true)))
         input.close()
         for dense in [true, false] {
-            let pbf = try build("town-\(dense).osm.pbf", PBFWriter(elementsPerBlock: 7, dense: dense, compress: true).file(sink.elements))
+            let pbf = try build("town-\(dense).osm.pbf",
+                                PBFWriter(elementsPerBlock: 7, dense: dense, compress: true).file(sink.elements))
             #expect(pbf == (try build("again.osm", Array(BasemapTests.xml.utf8))))
         }
     }

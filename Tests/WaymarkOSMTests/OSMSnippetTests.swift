@@ -21,7 +21,8 @@ enum Snippet {
         return "<way id=\"\(id)\">\(nds)\(t)</way>"
     }
 
-    static let baseNodes = (1...5).map { node($0, 52.0, 13.0 + Double($0 - 1) * 0.00146) } + [node(6, 52.0009, 13.00292)]
+    static let baseNodes = (1...5).map { node($0, 52.0,
+                                              13.0 + Double($0 - 1) * 0.00146) } + [node(6, 52.0009, 13.00292)]
 
     static func osm(_ elements: [String], nodes: [String] = baseNodes) -> String {
         "<?xml version=\"1.0\"?>\n<osm version=\"0.6\">\n<bounds minlat=\"0\" minlon=\"0\" maxlat=\"1\" maxlon=\"1\"/>\n"
@@ -114,8 +115,10 @@ extension RoadGraph {
             #expect(open.report.barrierCuts == 0 && abs(Double(open.edgeDuration[0]) - travel) < 1e-3, "\(tags)")
         }
         // A gate at a junction: passing it costs the minute at the turn (a vertex flag).
-        let junction = Snippet.baseNodes.enumerated().map { i, n in i == 2 ? Snippet.node(3, 52.0, 13.00292, ["barrier": "gate"]) : n }
-        let j = try Snippet.build([Snippet.way(1, [1, 2, 3, 4, 5], ["highway": "unclassified"]), Snippet.way(2, [3, 6], ["highway": "residential"])],
+        let junction = Snippet.baseNodes.enumerated().map { i, n in i == 2 ? Snippet.node(3, 52.0,
+            13.00292, ["barrier": "gate"]) : n }
+        let j = try Snippet.build([Snippet.way(1, [1, 2, 3, 4, 5], ["highway": "unclassified"]),
+                                   Snippet.way(2, [3, 6], ["highway": "residential"])],
                                   nodes: junction)
         #expect((0..<UInt32(j.nodeCount)).contains { j.nodeFlags[Int($0)] & RoadGraph.gateFlag != 0 })
     }
@@ -221,7 +224,8 @@ extension RoadGraph {
     }
 
     @Test func unsortedNodeIDsAndLargeIDs() throws {
-        let nodes = [Snippet.node(9_000_000_000_1, 52.0, 13.0), Snippet.node(5, 52.0, 13.001), Snippet.node(-3, 52.0, 13.002)]
+        let nodes = [Snippet.node(9_000_000_000_1, 52.0, 13.0), Snippet.node(5, 52.0, 13.001),
+                     Snippet.node(-3, 52.0, 13.002)]
         let g = try Snippet.build([Snippet.way(1, [9_000_000_000_1, 5, -3], ["highway": "residential"])], nodes: nodes)
         #expect(g.nodeCount == 2 && g.edgeCount == 2 && g.report.droppedSegmentsMissingNodes == 0)
         #expect(abs(Double(g.edgeLength[0]) - 136.6) < 1)
@@ -278,13 +282,16 @@ extension RoadGraph {
     }
 
     @Test func badCoordinatesAreErrors() {
-        #expect(throws: OSMReadError.invalidAttribute(path: "<xml>", line: 5, element: "node", attribute: "lat", value: "95.0")) {
+        #expect(throws: OSMReadError.invalidAttribute(path: "<xml>", line: 5, element: "node",
+                                                      attribute: "lat", value: "95.0")) {
             try Snippet.build([], nodes: [Snippet.node(1, 52, 13), Snippet.node(2, 95, 13)])
         }
-        #expect(throws: OSMReadError.invalidAttribute(path: "<xml>", line: 5, element: "node", attribute: "lon", value: "abc")) {
+        #expect(throws: OSMReadError.invalidAttribute(path: "<xml>", line: 5, element: "node",
+                                                      attribute: "lon", value: "abc")) {
             try Snippet.build([], nodes: [Snippet.node(1, 52, 13), "<node id=\"2\" lat=\"1\" lon=\"abc\"/>"])
         }
-        #expect(throws: OSMReadError.invalidAttribute(path: "<xml>", line: 5, element: "node", attribute: "lat", value: "")) {
+        #expect(throws: OSMReadError.invalidAttribute(path: "<xml>", line: 5, element: "node",
+                                                      attribute: "lat", value: "")) {
             try Snippet.build([], nodes: [Snippet.node(1, 52, 13), "<node id=\"2\" lon=\"1\"/>"])
         }
         #expect(throws: OSMReadError.cannotOpen(path: "/nonexistent/x.osm", reason: "No such file or directory")) {
@@ -353,7 +360,8 @@ extension RoadGraph {
         do {
             let input = try GzipInput(path: path)
             loaderInput = input
-            #expect(throws: OSMReadError.invalidAttribute(path: path, line: 3, element: "node", attribute: "lat", value: "x")) {
+            #expect(throws: OSMReadError.invalidAttribute(path: path, line: 3, element: "node",
+                                                          attribute: "lat", value: "x")) {
                 try OSMGraphLoader.build(input: input, profile: CarProfile(), progress: nil)
             }
         }

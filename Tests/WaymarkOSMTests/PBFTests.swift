@@ -180,7 +180,8 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
         // A history file; a file that does not start with its header.
         let history = PBFWriter(requiredFeatures: ["OsmSchema-V0.6", "HistoricalInformation"]).file(town)
         #expect(try failure(history) == "bad.osm.pbf: OSM PBF, blob at byte 0: the file requires the feature \"HistoricalInformation\", which Waymark does not read (a history file: use a current extract)")
-        #expect(try failure(writer.blob("OSMData", writer.wayBlock(town.ways))).contains("is \"OSMData\", not the OSMHeader"))
+        #expect(try failure(writer.blob("OSMData",
+                                        writer.wayBlock(town.ways))).contains("is \"OSMData\", not the OSMHeader"))
         // zlib data that is corrupt, or inflates to another size than the blob says.
         var corrupt = ProtoWriter()
         corrupt.uint(2, 100)
@@ -232,7 +233,8 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
             if cutBlob <= 2 {
                 #expect(message.contains("truncated"), "cut in blob \(cutBlob): \(message)")
             } else {
-                #expect(message.contains("blob at byte \(damagedAt): string index 99"), "cut in blob \(cutBlob): \(message)")
+                #expect(message.contains("blob at byte \(damagedAt): string index 99"),
+                        "cut in blob \(cutBlob): \(message)")
             }
         }
     }

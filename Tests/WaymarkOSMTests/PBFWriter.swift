@@ -56,10 +56,12 @@ struct TestElements {
 final class RecordingSink: OSMElementSink {
     var elements = TestElements()
     func node(id: Int64, latitude: Int32, longitude: Int32, tags: [String: String]) {
-        elements.nodes.append(.init(id: id, lat: latitude, lon: longitude, tags: tags.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+        elements.nodes.append(.init(id: id, lat: latitude, lon: longitude,
+                                    tags: tags.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
     }
     func way(id: Int64, nodes: [Int64], tags: [String: String]) {
-        elements.ways.append(.init(id: id, refs: nodes, tags: tags.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+        elements.ways.append(.init(id: id, refs: nodes,
+                                   tags: tags.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
     }
     func relation(id: Int64, members: [OSMMember], tags: [String: String]) {
         elements.relations.append(.init(id: id, members: members.map { ($0.kind, $0.ref, $0.role) },
@@ -81,13 +83,17 @@ struct PBFWriter {
         header.string(16, "waymark-tests")
         var out = blob("OSMHeader", header.bytes)
         for chunk in stride(from: 0, to: elements.nodes.count, by: elementsPerBlock) {
-            out += blob("OSMData", nodeBlock(Array(elements.nodes[chunk..<min(chunk + elementsPerBlock, elements.nodes.count)])))
+            out += blob("OSMData",
+                        nodeBlock(Array(elements.nodes[chunk..<min(chunk + elementsPerBlock, elements.nodes.count)])))
         }
         for chunk in stride(from: 0, to: elements.ways.count, by: elementsPerBlock) {
-            out += blob("OSMData", wayBlock(Array(elements.ways[chunk..<min(chunk + elementsPerBlock, elements.ways.count)])))
+            out += blob("OSMData",
+                        wayBlock(Array(elements.ways[chunk..<min(chunk + elementsPerBlock, elements.ways.count)])))
         }
         for chunk in stride(from: 0, to: elements.relations.count, by: elementsPerBlock) {
-            out += blob("OSMData", relationBlock(Array(elements.relations[chunk..<min(chunk + elementsPerBlock, elements.relations.count)])))
+            out += blob("OSMData",
+                        relationBlock(Array(elements.relations[chunk..<min(chunk + elementsPerBlock,
+                                                                           elements.relations.count)])))
         }
         return out
     }
@@ -99,7 +105,8 @@ struct PBFWriter {
             var size = compressBound(uLong(block.count))
             var packed = [UInt8](repeating: 0, count: Int(size))
             _ = packed.withUnsafeMutableBufferPointer { out in
-                block.withUnsafeBufferPointer { compress2(out.baseAddress, &size, $0.baseAddress, uLong(block.count), 6) }
+                block.withUnsafeBufferPointer { compress2(out.baseAddress, &size,
+                                                          $0.baseAddress, uLong(block.count), 6) }
             }
             blob.uint(2, UInt64(block.count))
             blob.bytes(3, Array(packed.prefix(Int(size))))
@@ -114,7 +121,8 @@ struct PBFWriter {
         header.string(1, type)
         header.uint(3, UInt64(blob.count))
         let n = header.bytes.count
-        return [UInt8(n >> 24 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] + header.bytes + blob
+        return [UInt8(n >> 24 & 0xFF), UInt8(n >> 16 & 0xFF),
+                UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] + header.bytes + blob
     }
 
     /// A primitive block around groups, with its string table.

@@ -38,14 +38,16 @@ private let sharedExtracts: [String] = {
 
     @Test func featuresCameThrough() throws {
         let names = Set((0..<graph.edgeCount).map { graph.name(of: $0) })
-        #expect(names.isSuperset(of: ["High Street", "London Road", "Avel Circus", "Ashby Road", "Avel Ferry", "Castle Street"]))
+        #expect(names.isSuperset(of: ["High Street", "London Road", "Avel Circus", "Ashby Road",
+                                      "Avel Ferry", "Castle Street"]))
         #expect(names.contains("Manor Drive") && !names.contains("Riverside Walk"))
         // Manor Drive: local traffic only, and no waypoint snaps onto it; its gate costs a minute.
         let drive = try #require((0..<graph.edgeCount).first { graph.name(of: $0) == "Manor Drive" })
         #expect(graph.flags(of: drive).contains([.restrictedAccess, .notStartpoint]))
         #expect(graph.edgeDuration[drive] > 60 && graph.edgeWeight[drive] > graph.edgeDuration[drive] - 60)
         let classes = Set((0..<graph.edgeCount).map { graph.highway(of: $0) })
-        #expect(classes.isSuperset(of: [.motorway, .motorwayLink, .primary, .secondary, .residential, .livingStreet, .service, .ferry]))
+        #expect(classes.isSuperset(of: [.motorway, .motorwayLink, .primary, .secondary, .residential,
+                                        .livingStreet, .service, .ferry]))
         // Castle Street (oneway=-1, drawn west to east) is driven westwards only.
         for e in 0..<graph.edgeCount where graph.name(of: e) == "Castle Street" {
             let shape = graph.geometry(of: e)
@@ -131,7 +133,8 @@ private let sharedExtracts: [String] = {
             let version: UInt32 = bytes.withUnsafeBytes { GraphFile.get($0, 8) }
             let count: UInt32 = bytes.withUnsafeBytes { GraphFile.get($0, 12) }
             let length: UInt64 = bytes.withUnsafeBytes { GraphFile.get($0, 16) }
-            GraphFile.put(GraphFile.checksum(bytes, from: 32) ^ GraphFile.headerChecksum(version: version, sections: count, length: length),
+            GraphFile.put(GraphFile.checksum(bytes, from: 32) ^ GraphFile.headerChecksum(version: version,
+                sections: count, length: length),
                           at: 24, in: &bytes)
             do {
                 _ = try GraphFile.decode(Data(bytes), path: "town.wmg")

@@ -90,12 +90,14 @@ import WaymarkGeo
         #expect(styled.contains("\u{1B}[1mAvelbury Town Hall"))
         // Without the escapes it is the plain callout.
         var stripped = styled
-        for code in ["\u{1B}[1m", "\u{1B}[34m", "\u{1B}[0m"] { stripped = stripped.replacingOccurrences(of: code, with: "") }
+        for code in ["\u{1B}[1m",
+                     "\u{1B}[34m", "\u{1B}[0m"] { stripped = stripped.replacingOccurrences(of: code, with: "") }
         #expect(stripped == plain)
     }
 
     @Test func untitledAndNarrow() {
-        let bare = Callout(title: nil, subtitle: nil, coordinate: Coordinate(latitude: -33.856784, longitude: 151.215297))
+        let bare = Callout(title: nil, subtitle: nil,
+                           coordinate: Coordinate(latitude: -33.856784, longitude: 151.215297))
         let text = bare.render(CalloutStyle(width: 10)) // below the minimum: the minimum applies
         #expect(text.contains("-33.856784, 151.215297"))
         #expect(text.contains("Directions") && text.contains("Details"))

@@ -30,8 +30,10 @@ import WaymarkRouting
     }
 
     @Test func viewportLeavesRoomForTheCallout() throws {
-        let places = [Annotation(coordinate: Coordinate(latitude: 52.30, longitude: -2.60), title: "A", id: .string("a")),
-                      Annotation(coordinate: Coordinate(latitude: 52.32, longitude: -2.57), title: "B", id: .string("b"))]
+        let places = [Annotation(coordinate: Coordinate(latitude: 52.30, longitude: -2.60),
+                                 title: "A", id: .string("a")),
+                      Annotation(coordinate: Coordinate(latitude: 52.32, longitude: -2.57),
+                                 title: "B", id: .string("b"))]
         let picture = MapPicture(width: 800, height: 600)
         let plain = try picture.viewport(for: MapScene(annotations: places))
         let selected = try picture.viewport(for: MapScene(annotations: places, selected: 1))
@@ -41,8 +43,10 @@ import WaymarkRouting
 
     @Test func pinsOutsideNoClusterAcrossTheWorld() throws {
         // Two far-apart places never cluster; a selected one is drawn once, as the selected pin.
-        let places = [Annotation(coordinate: Coordinate(latitude: 48.858370, longitude: 2.294481), title: "Eiffel & Co", id: .string("e")),
-                      Annotation(coordinate: Coordinate(latitude: 35.658581, longitude: 139.745433), title: "東京タワー", id: .string("t"))]
+        let places = [Annotation(coordinate: Coordinate(latitude: 48.858370, longitude: 2.294481),
+                                 title: "Eiffel & Co", id: .string("e")),
+                      Annotation(coordinate: Coordinate(latitude: 35.658581, longitude: 139.745433),
+                                 title: "東京タワー", id: .string("t"))]
         let svg = try MapPicture().svg(MapScene(annotations: places, selected: 1))
         #expect(svg.components(separatedBy: "class=\"pin\"").count - 1 == 1)
         #expect(svg.components(separatedBy: "class=\"pin selected\"").count - 1 == 1)
@@ -61,7 +65,8 @@ import WaymarkRouting
         let graph = try MapPictureTests.sampleTown()
         let town = Coordinate(latitude: 52.31, longitude: -2.59)
         // Two places a degree apart put the town at about zoom 8; the town alone fills the picture.
-        let far = [Annotation(coordinate: town, title: "Town"), Annotation(coordinate: Coordinate(latitude: 52.9, longitude: -1.6), title: "Far")]
+        let far = [Annotation(coordinate: town, title: "Town"),
+                   Annotation(coordinate: Coordinate(latitude: 52.9, longitude: -1.6), title: "Far")]
         let wide = try MapPicture().svg(MapScene(graph: graph, annotations: far))
         let big = MapPicture(width: 2400, height: 1800)
         let close = try big.svg(MapScene(graph: graph))
@@ -74,7 +79,8 @@ import WaymarkRouting
         #expect(!MapPicture.hasCasing(.residential, zoom: 13) && MapPicture.hasCasing(.residential, zoom: 14))
         for highway in HighwayClass.allCases {
             #expect(MapPicture.width(highway, zoom: 16) == MapPicture.style(highway).width)
-            #expect(MapPicture.width(highway, zoom: MapPicture.minimumZoom(highway)) < MapPicture.width(highway, zoom: 15))
+            #expect(MapPicture.width(highway,
+                                     zoom: MapPicture.minimumZoom(highway)) < MapPicture.width(highway, zoom: 15))
             #expect(MapPicture.width(highway, zoom: 3) >= 0.5)
         }
     }
@@ -108,8 +114,10 @@ import WaymarkRouting
         // A pin near the top: above would leave the picture.
         #expect(picture.calloutSide(pin: (400, 60), w: w, h: h, avoiding: []) == .below)
         // In the drawing: the side is marked on the callout.
-        let places = [Annotation(coordinate: Coordinate(latitude: 52.30, longitude: -2.60), title: "A", id: .string("a")),
-                      Annotation(coordinate: Coordinate(latitude: 52.32, longitude: -2.57), title: "B", id: .string("b"))]
+        let places = [Annotation(coordinate: Coordinate(latitude: 52.30, longitude: -2.60),
+                                 title: "A", id: .string("a")),
+                      Annotation(coordinate: Coordinate(latitude: 52.32, longitude: -2.57),
+                                 title: "B", id: .string("b"))]
         let svg = (try? picture.svg(MapScene(annotations: places, selected: 0))) ?? ""
         #expect(svg.contains("id=\"callout\"") && svg.contains("data-side=\""))
     }
@@ -118,7 +126,8 @@ import WaymarkRouting
     @Test func viaPointsAreMarked() throws {
         let graph = try MapPictureTests.sampleTown()
         let map = RoadMap(graph: graph)
-        let stops = [Coordinate(latitude: 52.309427, longitude: -2.598781), Coordinate(latitude: 52.3127, longitude: -2.5783),
+        let stops = [Coordinate(latitude: 52.309427, longitude: -2.598781),
+                     Coordinate(latitude: 52.3127, longitude: -2.5783),
                      Coordinate(latitude: 52.311680, longitude: -2.572561)]
         let route = try map.route(stops)
         #expect(route.legs.count == 2)
@@ -137,7 +146,8 @@ import WaymarkRouting
         let picture = MapPicture(width: 2400, height: 1800)
         let fit = try picture.viewport(for: MapScene(graph: graph))
         let project = picture.projection(fit)
-        let labels = StreetLabels.place(graph: graph, zoom: fit.zoom, width: 2400, height: 1800, keepClear: [], project: project)
+        let labels = StreetLabels.place(graph: graph, zoom: fit.zoom, width: 2400, height: 1800,
+                                        keepClear: [], project: project)
         #expect(labels.count >= 5)
         #expect(labels.contains { $0.name == "High Street" })
         var boxes: [StreetLabels.Box] = []
@@ -145,7 +155,8 @@ import WaymarkRouting
             let first = try #require(label.path.first), last = try #require(label.path.last)
             #expect(first.0 <= last.0, "\(label.name) reads right to left")
             let m = label.fontSize * 0.7
-            let box: StreetLabels.Box = (label.path.map(\.0).min()! - m, label.path.map(\.1).min()! - m, label.path.map(\.0).max()! + m, label.path.map(\.1).max()! + m)
+            let box: StreetLabels.Box = (label.path.map(\.0).min()! - m, label.path.map(\.1).min()! - m,
+                                         label.path.map(\.0).max()! + m, label.path.map(\.1).max()! + m)
             #expect(box.minX >= 0 && box.minY >= 0 && box.maxX <= 2400 && box.maxY <= 1800)
             #expect(!boxes.contains { StreetLabels.overlaps($0, box) }, "\(label.name) overlaps another label")
             boxes.append(box)
@@ -154,17 +165,23 @@ import WaymarkRouting
             #expect(length >= StreetLabels.textWidth(label.name, fontSize: label.fontSize))
         }
         // Nothing where the picture must stay clear; nothing for streets below zoom 15 or at all below 13.
-        #expect(StreetLabels.place(graph: graph, zoom: fit.zoom, width: 2400, height: 1800, keepClear: [(0, 0, 2400, 1800)], project: project).isEmpty)
-        #expect(StreetLabels.place(graph: graph, zoom: 12.9, width: 2400, height: 1800, keepClear: [], project: project).isEmpty)
-        let main = StreetLabels.place(graph: graph, zoom: 14, width: 2400, height: 1800, keepClear: [], project: project)
-        let streets = StreetLabels.place(graph: graph, zoom: 15, width: 2400, height: 1800, keepClear: [], project: project)
+        #expect(StreetLabels.place(graph: graph, zoom: fit.zoom, width: 2400, height: 1800,
+                                   keepClear: [(0, 0, 2400, 1800)], project: project).isEmpty)
+        #expect(StreetLabels.place(graph: graph, zoom: 12.9, width: 2400, height: 1800,
+                                   keepClear: [], project: project).isEmpty)
+        let main = StreetLabels.place(graph: graph, zoom: 14, width: 2400, height: 1800,
+                                      keepClear: [], project: project)
+        let streets = StreetLabels.place(graph: graph, zoom: 15, width: 2400, height: 1800,
+                                         keepClear: [], project: project)
         #expect(!main.isEmpty && main.count < streets.count)
         let svg = try picture.svg(MapScene(graph: graph))
         #expect(svg.contains("<textPath href=\"#street-name-0\"") && svg.contains(">High Street</textPath>"))
-        let shields = StreetLabels.shields(graph: graph, zoom: fit.zoom, width: 2400, height: 1800, keepClear: [], project: project)
+        let shields = StreetLabels.shields(graph: graph, zoom: fit.zoom, width: 2400, height: 1800,
+                                           keepClear: [], project: project)
         #expect(shields.contains { $0.ref == "A4117" } && shields.allSatisfy { [.motorway, .trunk, .primary].contains($0.highway) })
         #expect(svg.contains(">A4117</text>"))
-        #expect(StreetLabels.shields(graph: graph, zoom: 9, width: 2400, height: 1800, keepClear: [], project: project).isEmpty)
+        #expect(StreetLabels.shields(graph: graph, zoom: 9, width: 2400, height: 1800,
+                                     keepClear: [], project: project).isEmpty)
         // Cutting a line by distance along it.
         let cut = StreetLabels.cut([(0, 0), (10, 0), (10, 10)], from: 5, to: 15)
         #expect(cut.count == 3 && cut[0] == (5, 0) && cut[1] == (10, 0) && cut[2] == (10, 5))
@@ -189,13 +206,15 @@ import WaymarkRouting
         let centre = Coordinate(latitude: 52.31, longitude: -2.59)
         map.places = [Basemap.Place(name: "Avelbury", kind: .town, coordinate: centre),
                       Basemap.Place(name: "Avelbury Centre", kind: .suburb, coordinate: centre), // same spot: left out
-                      Basemap.Place(name: "Mill End", kind: .neighbourhood, coordinate: Coordinate(latitude: 52.306, longitude: -2.6))]
+                      Basemap.Place(name: "Mill End", kind: .neighbourhood,
+                                    coordinate: Coordinate(latitude: 52.306, longitude: -2.6))]
         let close = try near.svg(MapScene(graph: graph, basemap: map))
         #expect(close.contains(">Avelbury</text>") && !close.contains(">Avelbury Centre</text>"))
         let fit = try near.viewport(for: MapScene(graph: graph))
         let labels = near.placeLabels(map, zoom: 15, keepClear: [], project: near.projection(fit))
         #expect(labels.map(\.place.name) == ["Avelbury", "Mill End"])
-        #expect(near.placeLabels(map, zoom: 9, keepClear: [], project: near.projection(fit)).map(\.place.name) == ["Avelbury"])
+        #expect(near.placeLabels(map, zoom: 9, keepClear: [],
+                                 project: near.projection(fit)).map(\.place.name) == ["Avelbury"])
     }
 
     /// A picture drawn with the index of where things lie is the picture drawn without it, at
@@ -206,9 +225,11 @@ import WaymarkRouting
         var rng = SplitMix64(seed: 16)
         for _ in 0..<12 {
             let center = Coordinate(latitude: 52.28 + rng.uniform(0, 0.05), longitude: -2.64 + rng.uniform(0, 0.09))
-            let zoom = rng.uniform(9, 18), picture = MapPicture(width: rng.uniform(200, 900), height: rng.uniform(150, 700))
+            let zoom = rng.uniform(9, 18), picture = MapPicture(width: rng.uniform(200, 900),
+                                                                height: rng.uniform(150, 700))
             let plain = try picture.svg(MapScene(graph: graph, basemap: town), center: center, zoom: zoom)
-            let indexed = try picture.svg(MapScene(graph: graph, basemap: town, index: index), center: center, zoom: zoom)
+            let indexed = try picture.svg(MapScene(graph: graph, basemap: town, index: index),
+                                          center: center, zoom: zoom)
             #expect(plain == indexed, "zoom \(zoom) at \(center)")
         }
         #expect(index.edges(in: BoundingBox(west: -180, south: -85, east: 180, north: 85), margin: 0) == index.allEdges)

@@ -13,7 +13,8 @@ import WaymarkOSM
 /// (`features/guidance/*.feature`): each row gives the step names and maneuvers OSRM's tests
 /// would write.
 @Suite struct GuidanceTests {
-    func check(_ grid: GridMap, _ rows: [(Character, Character, String, String)], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func check(_ grid: GridMap, _ rows: [(Character, Character, String, String)],
+               sourceLocation: SourceLocation = #_sourceLocation) throws {
         let map = RoadMap(graph: try grid.graph(), method: .landmarks)
         for (from, to, route, turns) in rows {
             let got = try grid.directions(from, to, on: map)
@@ -33,14 +34,18 @@ import WaymarkOSM
     /// An intersection holds one list of roads; OSRM's `bearings` and `entry` read and write it.
     @Test func intersectionRoadsAsOSRMLists() {
         let here = Coordinate(latitude: 52, longitude: 13)
-        var x = StepIntersection(location: here, bearings: [0, 90, 270], entry: [false, true, true], inIndex: 0, outIndex: 1)
-        #expect(x.roads == [.init(bearing: 0, entry: false), .init(bearing: 90, entry: true), .init(bearing: 270, entry: true)])
+        var x = StepIntersection(location: here, bearings: [0, 90, 270], entry: [false, true, true],
+                                 inIndex: 0, outIndex: 1)
+        #expect(x.roads == [.init(bearing: 0, entry: false), .init(bearing: 90, entry: true),
+                            .init(bearing: 270, entry: true)])
         #expect(x.bearings == [0, 90, 270] && x.entry == [false, true, true])
         x.bearings = [10, 100, 280, 300]
         #expect(x.entry == [false, true, true, true] && x.bearings == [10, 100, 280, 300])
         x.entry = [true, false]
         #expect(x.bearings == [10, 100] && x.entry == [true, false])
-        #expect(x == StepIntersection(location: here, roads: [.init(bearing: 10, entry: true), .init(bearing: 100, entry: false)], inIndex: 0, outIndex: 1))
+        #expect(x == StepIntersection(location: here,
+                                      roads: [.init(bearing: 10, entry: true), .init(bearing: 100, entry: false)],
+                                      inIndex: 0, outIndex: 1))
     }
 
     static let roundaboutPicture = """
@@ -52,7 +57,8 @@ import WaymarkOSM
         """
 
     static func roundaboutWays(ring: [String: String] = [:]) -> [(nodes: String, tags: [String: String])] {
-        [("ab", ["highway": "primary"]), ("cd", ["highway": "primary"]), ("ef", ["highway": "primary"]), ("gh", ["highway": "primary"]),
+        [("ab", ["highway": "primary"]), ("cd", ["highway": "primary"]), ("ef", ["highway": "primary"]),
+         ("gh", ["highway": "primary"]),
          ("bcegb", ["highway": "primary", "junction": "roundabout"].merging(ring) { $1 })]
     }
 
@@ -75,7 +81,8 @@ import WaymarkOSM
 
     /// A large roundabout with a name of its own is a rotary, announced by that name.
     @Test func rotaryByName() throws {
-        let grid = GridMap(picture: Self.roundaboutPicture, ways: Self.roundaboutWays(ring: ["name": "Praça da Boavista"]),
+        let grid = GridMap(picture: Self.roundaboutPicture,
+                           ways: Self.roundaboutWays(ring: ["name": "Praça da Boavista"]),
                            spacing: 30, namesFromNodes: true)
         try check(grid, [
             ("a", "d", "ab,cd,cd,cd", "depart,Praça da Boavista-exit-1,exit rotary slight right,arrive"),
@@ -90,13 +97,15 @@ import WaymarkOSM
     @Test func smallRoundaboutIsATurn() throws {
         var ways = Self.roundaboutWays()
         ways[4].tags["name"] = ""
-        let grid = GridMap(picture: Self.roundaboutPicture, ways: ways.map { ($0.nodes, $0.tags.filter { !$0.value.isEmpty }) },
+        let grid = GridMap(picture: Self.roundaboutPicture,
+                           ways: ways.map { ($0.nodes, $0.tags.filter { !$0.value.isEmpty }) },
                            spacing: 3, namesFromNodes: false)
         let map = RoadMap(graph: try grid.graph(), method: .landmarks)
         for (to, modifier, exit) in [("d", "right", 1), ("f", "straight", 2), ("h", "left", 3)] {
             let route = try map.route(from: grid.positions["a"]!, to: grid.positions[Character(to)]!)
             let types = route.legs[0].steps.map { "\($0.maneuver.type.rawValue) \($0.maneuver.modifier?.rawValue ?? "")" }
-            #expect(types == ["depart ", "roundabout turn \(modifier)", "arrive \(route.legs[0].steps.last!.maneuver.modifier?.rawValue ?? "")"], "a → \(to)")
+            #expect(types == ["depart ", "roundabout turn \(modifier)",
+                              "arrive \(route.legs[0].steps.last!.maneuver.modifier?.rawValue ?? "")"], "a → \(to)")
             #expect(route.legs[0].steps[1].maneuver.exit == exit)
         }
     }
@@ -111,7 +120,8 @@ import WaymarkOSM
             e
             f
         """, ways: [("ab", ["highway": "primary"]), ("cd", ["highway": "primary"]), ("ef", ["highway": "primary"]),
-                    ("gh", ["highway": "primary"]), ("bcegb", ["highway": "primary", "junction": "roundabout"])], spacing: 3)
+                    ("gh", ["highway": "primary"]),
+                    ("bcegb", ["highway": "primary", "junction": "roundabout"])], spacing: 3)
         let map = RoadMap(graph: try grid.graph(), method: .landmarks)
         let route = try map.route(from: grid.positions["a"]!, to: grid.positions["d"]!)
         #expect(route.legs[0].steps.map(\.maneuver.type) == [.depart, .roundaboutTurn, .arrive])
@@ -166,14 +176,16 @@ import WaymarkOSM
         let grid = GridMap(picture: """
             a   b   c   d   e       f   g
             """, ways: [("ab", ["name": "Via Norte", "ref": "EN 14"]), ("bc", ["ref": "EN 14"]),
-                        ("cd", ["name": "Via Norte", "ref": "EN 14"]), ("de", ["name": "Via Norte North", "ref": "EN 14"]),
+                        ("cd", ["name": "Via Norte", "ref": "EN 14"]),
+                        ("de", ["name": "Via Norte North", "ref": "EN 14"]),
                         ("ef", ["name": "Rua Nova"]), ("fg", ["name": "Rua Velha"])])
         // A name read for under 105 m is not announced (OSRM's short name segments): e → f is
         // 160 m, f → g 80 m.
         try check(grid, [("a", "e", "Via Norte,Via Norte", "depart,arrive"),
                          ("a", "f", "Via Norte,Rua Nova,Rua Nova", "depart,new name straight,arrive"),
                          ("a", "g", "Via Norte,Rua Nova,Rua Nova", "depart,new name straight,arrive")])
-        #expect(!NameChange.mustAnnounce(fromName: "Avenida de Fernão Magalhães", fromRef: "", toName: "Avenida Fernão Magalhães", toRef: ""))
+        #expect(!NameChange.mustAnnounce(fromName: "Avenida de Fernão Magalhães", fromRef: "",
+                                         toName: "Avenida Fernão Magalhães", toRef: ""))
         #expect(!NameChange.mustAnnounce(fromName: "Via Norte", fromRef: "EN 14", toName: "", toRef: "EN 14"))
         #expect(NameChange.mustAnnounce(fromName: "Via Norte", fromRef: "", toName: "", toRef: "EN 14"))
         #expect(NameChange.mustAnnounce(fromName: "", fromRef: "", toName: "Rua Nova", toRef: ""))
@@ -213,8 +225,11 @@ import WaymarkOSM
                                   d
             """
         let even = GridMap(picture: picture, ways: [("ab", [:]), ("bc", [:]), ("bd", [:])])
-        try check(even, [("a", "c", ",,", "depart,fork slight left,arrive"), ("a", "d", ",,", "depart,fork slight right,arrive")])
-        let minor = GridMap(picture: picture, ways: [("ab", ["highway": "service"]), ("bc", [:]), ("bd", ["highway": "service"])])
+        try check(even,
+                  [("a", "c", ",,", "depart,fork slight left,arrive"),
+                   ("a", "d", ",,", "depart,fork slight right,arrive")])
+        let minor = GridMap(picture: picture,
+                            ways: [("ab", ["highway": "service"]), ("bc", [:]), ("bd", ["highway": "service"])])
         try check(minor, [("a", "c", ",", "depart,arrive"), ("a", "d", ",,", "depart,turn slight right,arrive")])
     }
 
@@ -294,7 +309,8 @@ import WaymarkOSM
             """, ways: [("abcd", ["highway": "motorway", "oneway": "yes"]),
                         ("bef", ["highway": "motorway_link", "oneway": "yes", "destination:forward": "Porto", "destination:backward": "Lisboa"])],
             namesFromNodes: false)
-        let plainRoute = try RoadMap(graph: try plain.graph(), method: .landmarks).route(from: plain.positions["a"]!, to: plain.positions["f"]!)
+        let plainRoute = try RoadMap(graph: try plain.graph(), method: .landmarks).route(from: plain.positions["a"]!,
+            to: plain.positions["f"]!)
         #expect(plainRoute.legs[0].steps[1].instruction == "Take the ramp towards Porto")
     }
 
@@ -302,13 +318,16 @@ import WaymarkOSM
     /// direction; `ref` before names; `destination:street` when neither; turn lanes per direction.
     @Test func signsInTheProfile() throws {
         let profile = CarProfile()
-        let oneway = try #require(profile.way(["highway": "primary", "oneway": "yes", "destination": "Braga", "destination:ref": "A 3",
+        let oneway = try #require(profile.way(["highway": "primary", "oneway": "yes", "destination": "Braga",
+                                               "destination:ref": "A 3",
                                                "turn:lanes": "left|through"]))
         #expect(oneway.destinationsForward == "A 3: Braga" && oneway.destinationsBackward.isEmpty)
         #expect(oneway.turnLanesForward == "left|through" && oneway.turnLanesBackward.isEmpty)
-        let reverse = try #require(profile.way(["highway": "primary", "oneway": "-1", "destination:street": "Rua Nova"]))
+        let reverse = try #require(profile.way(["highway": "primary", "oneway": "-1",
+                                                "destination:street": "Rua Nova"]))
         #expect(reverse.destinationsBackward == "Rua Nova" && reverse.destinationsForward.isEmpty)
-        let twoWay = try #require(profile.way(["highway": "primary", "destination": "Braga", "turn:lanes:forward": "left|through",
+        let twoWay = try #require(profile.way(["highway": "primary", "destination": "Braga",
+                                               "turn:lanes:forward": "left|through",
                                                "turn:lanes:backward": "through|right", "junction:ref": "3;4"]))
         #expect(twoWay.destinationsForward.isEmpty && twoWay.destinationsBackward.isEmpty)
         #expect(twoWay.turnLanesForward == "left|through" && twoWay.turnLanesBackward == "through|right")
@@ -366,7 +385,8 @@ import WaymarkOSM
         func step(_ type: ManeuverType, _ modifier: ManeuverModifier?, name: String = "", ref: String = "",
                   highway: HighwayClass = .primary, destinations: String = "", exits: String = "") -> RouteStep {
             RouteStep(name: name, ref: ref, distance: 100, duration: 10, weight: 10, geometry: [],
-                      maneuver: Maneuver(type: type, modifier: modifier, location: Coordinate(latitude: 0, longitude: 0),
+                      maneuver: Maneuver(type: type, modifier: modifier,
+                                         location: Coordinate(latitude: 0, longitude: 0),
                                          bearingBefore: 0, bearingAfter: 90, exit: nil),
                       instruction: "", highway: highway, destinations: destinations, exits: exits)
         }
@@ -374,7 +394,8 @@ import WaymarkOSM
         func say(_ s: RouteStep) -> String { english.instruction(for: s, legIndex: 0, legCount: 1) }
         #expect(say(step(.turn, .left, name: "Rua Nova", ref: "N 12")) == "Turn left onto Rua Nova (N 12)")
         #expect(say(step(.turn, .left, name: "Via Norte (IC 1)", ref: "IC 1")) == "Turn left onto Via Norte (IC 1)")
-        #expect(say(step(.turn, .right, name: "Via Norte", ref: " IC 1; IC 23", highway: .motorway)) == "Turn right onto IC 1")
+        #expect(say(step(.turn, .right, name: "Via Norte",
+                         ref: " IC 1; IC 23", highway: .motorway)) == "Turn right onto IC 1")
         #expect(say(step(.turn, .right, ref: "A 3;A 4")) == "Turn right onto A 3")
         #expect(say(step(.offRamp, .slightRight, highway: .motorwayLink, exits: "12;12A")) == "Take exit 12")
         #expect(say(step(.offRamp, .slightLeft, destinations: "A 3: Braga, Valença", exits: "12")) == "Take exit 12 on the left towards A 3: Braga")
@@ -392,7 +413,8 @@ import WaymarkOSM
         #expect(mine.instruction(for: step(.fork, .right), legIndex: 0, legCount: 1) == "{verb} right")
         #expect(mine.instruction(for: step(.arrive, .left), legIndex: 0, legCount: 1) == "")
         own.modifiers["left"] = "à gauche"
-        #expect(InstructionTemplates(own).instruction(for: step(.turn, .left, name: "Rua"), legIndex: 0, legCount: 1) == "À gauche: Rua")
+        #expect(InstructionTemplates(own).instruction(for: step(.turn, .left, name: "Rua"),
+                                                      legIndex: 0, legCount: 1) == "À gauche: Rua")
     }
 
     /// The keys name comparisons use: compass words peeled off both ends, connecting words left
@@ -424,11 +446,14 @@ import WaymarkOSM
         for v in 0..<UInt32(graph.nodeCount) {
             for e in graph.edges(from: v) {
                 let w = graph.edgeTarget[e]
-                let leaving = graph.perceivedBearing(of: e, from: v, atTarget: false, roadCount: graph.roadCount(at: v), scratch: &scratch)
-                let arriving = graph.perceivedBearing(of: e, from: v, atTarget: true, roadCount: graph.roadCount(at: w), scratch: &scratch)
+                let leaving = graph.perceivedBearing(of: e, from: v, atTarget: false,
+                                                     roadCount: graph.roadCount(at: v), scratch: &scratch)
+                let arriving = graph.perceivedBearing(of: e, from: v, atTarget: true,
+                                                      roadCount: graph.roadCount(at: w), scratch: &scratch)
                 #expect(tables.departBearing[e] == Float(leaving))
                 #expect(tables.arrivalBearing[e] == Float(arriving))
-                if !graph.isReversed(e) && graph.edges(from: w).contains(where: { graph.isUTurn(e, $0) }) { twoWay += 1 }
+                if !graph.isReversed(e)
+                    && graph.edges(from: w).contains(where: { graph.isUTurn(e, $0) }) { twoWay += 1 }
             }
         }
         #expect(twoWay > 10)
@@ -487,9 +512,11 @@ import WaymarkOSM
             """,
             // (Motorways are oneways unless tagged: two-way here, so that every road is in one component.)
             ways: [("ab", ["highway": "primary"]), ("bc", ["highway": "motorway", "toll": "yes", "oneway": "no"]),
-                   ("cd", ["highway": "motorway_link", "tunnel": "yes", "oneway": "no"]), ("de", ["highway": "primary", "access": "destination"]),
+                   ("cd", ["highway": "motorway_link", "tunnel": "yes", "oneway": "no"]),
+                   ("de", ["highway": "primary", "access": "destination"]),
                    ("ef", ["highway": "primary", "tunnel": "no"]),
-                   ("gb", ["highway": "tertiary"]), ("hc", ["highway": "tertiary"]), ("id", ["highway": "tertiary"]), ("je", ["highway": "tertiary"])],
+                   ("gb", ["highway": "tertiary"]), ("hc", ["highway": "tertiary"]), ("id", ["highway": "tertiary"]),
+                   ("je", ["highway": "tertiary"])],
             spacing: 25, namesFromNodes: true)
         let map = RoadMap(graph: try grid.graph(), method: .landmarks)
         let route = try map.route(from: grid.positions["a"]!, to: grid.positions["f"]!)
@@ -499,7 +526,8 @@ import WaymarkOSM
         let ferry = GridMap(picture: """
             a b   c d
             """, ways: [("ab", [:]), ("bc", ["route": "ferry", "highway": ""]), ("cd", [:])], spacing: 40)
-        let crossing = try RoadMap(graph: try ferry.graph(), method: .landmarks).route(from: ferry.positions["a"]!, to: ferry.positions["d"]!)
+        let crossing = try RoadMap(graph: try ferry.graph(), method: .landmarks).route(from: ferry.positions["a"]!,
+            to: ferry.positions["d"]!)
         #expect(crossing.legs[0].steps.flatMap { $0.intersections.map(\.classes) }.contains(.ferry))
     }
 
@@ -507,7 +535,8 @@ import WaymarkOSM
     @Test func perceivedBearings() {
         typealias P = PerceivedBearing.Point
         let residential = PerceivedBearing.Road(highway: .residential, roundabout: false)
-        func bearing(_ points: [(Double, Double)], _ road: PerceivedBearing.Road = residential, roads: Int = 3) -> Double {
+        func bearing(_ points: [(Double, Double)],
+                     _ road: PerceivedBearing.Road = residential, roads: Int = 3) -> Double {
             PerceivedBearing.bearing(points: points.map { P(x: $0.0, y: $0.1) }, road: road, roadCount: roads)
         }
         // A straight road: towards its end, whatever its length.
@@ -538,7 +567,8 @@ import WaymarkOSM
         #expect(bearing(bend) > 70)
         let wide = bearing(bend, PerceivedBearing.Road(highway: .residential, roundabout: false, lanes: 4))
         #expect(wide < 2, "\(wide)")
-        #expect(bearing(bend, PerceivedBearing.Road(highway: .residential, roundabout: false, lanes: 2)) == bearing(bend))
+        #expect(bearing(bend,
+                        PerceivedBearing.Road(highway: .residential, roundabout: false, lanes: 2)) == bearing(bend))
     }
 
     /// Two real turns 20 m apart, each with a choice, stay two steps (OSRM collapses only its
@@ -567,7 +597,8 @@ import WaymarkOSM
         let unnamed = GridMap(picture: picture, ways: [("abe", [:]), ("bc", [:]), ("gcd", [:])], spacing: 10)
         try check(unnamed, [("a", "d", ",,,", "depart,turn left,turn right,arrive")])
         let named = GridMap(picture: picture, ways: [("abe", ["name": "Rua Alta"]), ("bc", ["name": "Travessa"]),
-                                                     ("gc", ["name": "Rua Baixa"]), ("cd", ["name": "Rua Alta"])], spacing: 10)
+                                                     ("gc", ["name": "Rua Baixa"]),
+                                                     ("cd", ["name": "Rua Alta"])], spacing: 10)
         try check(named, [("a", "d", "Rua Alta,Travessa,Rua Alta,Rua Alta", "depart,turn left,turn right,arrive")])
     }
 
@@ -672,8 +703,10 @@ import WaymarkOSM
     @Test func dividedRoadIsOneRoadAtTheJunction() throws {
         let primary = ["highway": "primary", "name": "Divided"]
         let grid = GridMap(picture: Self.dividedRoadPicture,
-                           ways: [("xty", ["highway": "primary", "name": "Cross"]), ("spit", primary.merging(["oneway": "yes"]) { $1 }),
-                                  ("toqs", primary.merging(["oneway": "yes"]) { $1 }), ("zms", primary), ("mw", ["name": "Side"])],
+                           ways: [("xty", ["highway": "primary", "name": "Cross"]),
+                                  ("spit", primary.merging(["oneway": "yes"]) { $1 }),
+                                  ("toqs", primary.merging(["oneway": "yes"]) { $1 }), ("zms", primary),
+                                  ("mw", ["name": "Side"])],
                            spacing: 4)
         try check(grid, [("z", "x", "Divided,Cross,Cross", "depart,end of road left,arrive"),
                          ("z", "y", "Divided,Cross,Cross", "depart,end of road right,arrive"),
@@ -705,7 +738,8 @@ import WaymarkOSM
         let motorway = ["highway": "motorway", "ref": "A 1", "oneway": "yes"]
         let picture = "    n\n\n\n\n\n" + Self.dividedRoadPicture.replacingOccurrences(of: "x   t   y", with: "    t")
         let grid = GridMap(picture: picture,
-                           ways: [("tn", ["highway": "motorway_link", "name": "Avenida"]), ("spit", motorway), ("toqs", motorway),
+                           ways: [("tn", ["highway": "motorway_link", "name": "Avenida"]),
+                                  ("spit", motorway), ("toqs", motorway),
                                   ("zms", ["highway": "motorway", "ref": "A 1"]), ("mw", ["name": "Side"])],
                            spacing: 4)
         try check(grid, [("z", "n", ",Avenida,Avenida", "depart,off ramp straight,arrive")])
@@ -741,7 +775,8 @@ import WaymarkOSM
                           d
             """
         for (name, listed) in [("Rua Nova", 1), ("", 2)] {
-            let grid = GridMap(picture: picture, ways: [("abc", name.isEmpty ? [:] : ["name": name]), ("bd", ["highway": "service"])])
+            let grid = GridMap(picture: picture,
+                               ways: [("abc", name.isEmpty ? [:] : ["name": name]), ("bd", ["highway": "service"])])
             let map = RoadMap(graph: try grid.graph(), method: .landmarks)
             let steps = try map.route(from: grid.positions["a"]!, to: grid.positions["c"]!).legs[0].steps
             #expect(steps.map(\.maneuver.type) == [.depart, .arrive])
@@ -762,13 +797,17 @@ import WaymarkOSM
                       e    f
             """
         func grid(spacing: Double, onward: String) -> GridMap {
-            GridMap(picture: picture, ways: [("abc", ["name": "Main"]), ("cd", ["name": onward]), ("eb", ["name": "Side", "oneway": "yes"]),
-                                             ("cf", ["name": "Side", "oneway": "yes"]), ("ef", ["name": "Bottom"])], spacing: spacing)
+            GridMap(picture: picture,
+                    ways: [("abc", ["name": "Main"]), ("cd", ["name": onward]),
+                           ("eb", ["name": "Side", "oneway": "yes"]),
+                                             ("cf", ["name": "Side", "oneway": "yes"]),
+                                             ("ef", ["name": "Bottom"])], spacing: spacing)
         }
         for (spacing, at) in [(5.0, Character("b")), (20.0, Character("c"))] {
             let turning = grid(spacing: spacing, onward: "Main")
             try check(turning, [("a", "f", "Main,Side,Side", "depart,turn right,arrive")])
-            let route = try RoadMap(graph: try turning.graph(), method: .landmarks).route(from: turning.positions["a"]!, to: turning.positions["f"]!)
+            let route = try RoadMap(graph: try turning.graph(), method: .landmarks).route(from: turning.positions["a"]!,
+                to: turning.positions["f"]!)
             #expect(route.legs[0].steps[1].maneuver.location.distance(to: turning.positions[at]!) < 1, "spacing \(spacing)")
             let renamed = grid(spacing: spacing, onward: "Other")
             try check(renamed, [("a", "d", "Main,Other,Other", "depart,new name straight,arrive")])
@@ -795,7 +834,8 @@ import WaymarkOSM
         var oneWay = Self.roundaboutWays()
         for i in 0..<4 { oneWay[i].tags["name"] = oneWay[i].nodes }
         let ringGrid = GridMap(picture: Self.roundaboutPicture, ways: oneWay, spacing: 20)
-        let ring = try RoadMap(graph: try ringGrid.graph(), method: .landmarks).route(from: ringGrid.positions["a"]!, to: ringGrid.positions["f"]!)
+        let ring = try RoadMap(graph: try ringGrid.graph(), method: .landmarks).route(from: ringGrid.positions["a"]!,
+            to: ringGrid.positions["f"]!)
         #expect(ring.legs[0].steps.map(\.maneuver.type).contains(.roundabout))
     }
 
@@ -863,9 +903,12 @@ import WaymarkOSM
             """, ways: [("ab", ["name": "Via de Cintura Interna", "ref": "IC 23"]), ("bc", ["name": "Via de Cintura Interna", "ref": "A 44"]),
                         ("cd", ["name": "Rua Nova"])])
         try check(refs, [("a", "c", "Via de Cintura Interna,Via de Cintura Interna", "depart,arrive")])
-        #expect(!NameChange.mustAnnounce(fromName: "Via de Cintura Interna", fromRef: "IC 23", toName: "Via de Cintura Interna", toRef: "A 44"))
-        #expect(!NameChange.mustAnnounce(fromName: "Main Street", fromRef: "A 1", toName: "Main Street West", toRef: "A 2"))
-        #expect(NameChange.mustAnnounce(fromName: "Main Street", fromRef: "A 1", toName: "Main Street Extension", toRef: "A 2"))
+        #expect(!NameChange.mustAnnounce(fromName: "Via de Cintura Interna", fromRef: "IC 23",
+                                         toName: "Via de Cintura Interna", toRef: "A 44"))
+        #expect(!NameChange.mustAnnounce(fromName: "Main Street", fromRef: "A 1",
+                                         toName: "Main Street West", toRef: "A 2"))
+        #expect(NameChange.mustAnnounce(fromName: "Main Street", fromRef: "A 1",
+                                        toName: "Main Street Extension", toRef: "A 2"))
     }
 
     /// Leaving a motorway: the ramp's side is told against the motorway that goes on, not against
@@ -901,7 +944,8 @@ import WaymarkOSM
 
     /// OSRM's turn directions by angle (180 straight on, below it to the right).
     @Test func modifiersByAngle() {
-        let expected: [(Double, ManeuverModifier)] = [(0, .uturn), (30, .sharpRight), (90, .right), (150, .slightRight), (180, .straight),
+        let expected: [(Double, ManeuverModifier)] = [(0, .uturn), (30, .sharpRight), (90, .right),
+                                                      (150, .slightRight), (180, .straight),
                                                      (210, .slightLeft), (270, .left), (330, .sharpLeft)]
         for (angle, modifier) in expected { #expect(ManeuverModifier(angle: angle) == modifier, "\(angle)") }
     }

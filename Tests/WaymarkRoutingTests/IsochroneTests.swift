@@ -35,12 +35,15 @@ import WaymarkSupport
     }
 
     @Test func holesAreClockwiseAndSmallOnesFilled() {
-        let rows = ["..........", ".########.", ".#......#.", ".#......#.", ".#......#.", ".#......#.", ".#......#.", ".########.", ".........."]
+        let rows = ["..........", ".########.", ".#......#.", ".#......#.", ".#......#.", ".#......#.", ".#......#.",
+                    ".########.", ".........."]
         let g = grid(rows)
-        let kept = IsochroneOutline.polygons(inside: g.inside, width: g.width, height: g.height, denoise: 0, minimumHole: 25)
+        let kept = IsochroneOutline.polygons(inside: g.inside, width: g.width, height: g.height,
+                                             denoise: 0, minimumHole: 25)
         #expect(kept.count == 1 && kept[0].count == 2)
         #expect(signedArea(kept[0][0]) == 8 * 7 && signedArea(kept[0][1]) == -(6 * 5))
-        let filled = IsochroneOutline.polygons(inside: g.inside, width: g.width, height: g.height, denoise: 0, minimumHole: 31)
+        let filled = IsochroneOutline.polygons(inside: g.inside, width: g.width, height: g.height,
+                                               denoise: 0, minimumHole: 31)
         #expect(filled.count == 1 && filled[0].count == 1)
     }
 
@@ -63,7 +66,8 @@ import WaymarkSupport
             let width = 3 + Int(rng.next() % 12), height = 3 + Int(rng.next() % 12)
             var inside = [Bool](repeating: false, count: width * height)
             for y in 1..<(height - 1) { for x in 1..<(width - 1) { inside[y * width + x] = rng.next() % 3 != 0 } }
-            let polygons = IsochroneOutline.polygons(inside: inside, width: width, height: height, denoise: 0, minimumHole: 0)
+            let polygons = IsochroneOutline.polygons(inside: inside, width: width, height: height,
+                                                     denoise: 0, minimumHole: 0)
             var area = 0
             for polygon in polygons {
                 #expect(signedArea(polygon[0]) > 0)
@@ -98,7 +102,8 @@ import WaymarkSupport
         // On the main network, in the middle of the map.
         let origin = try #require(map.nearest(Coordinate(latitude: 52.01, longitude: 13.015))).coordinate
         // Times that part the vertices: the quartiles of the route durations to them.
-        let durations = (0..<UInt32(g.nodeCount)).compactMap { v in (try? map.route(from: origin, to: g.coordinate(of: v)))?.duration }.sorted()
+        let durations = (0..<UInt32(g.nodeCount)).compactMap { v in (try? map.route(from: origin,
+            to: g.coordinate(of: v)))?.duration }.sorted()
         let minutes = [0.25, 0.5, 0.75].map { (durations[Int(Double(durations.count) * $0)] / 6).rounded(.up) / 10 }
         let isochrone = try map.isochrone(from: origin, minutes: minutes, denoise: 1)
         #expect(isochrone.contours.map(\.minutes) == minutes)
@@ -111,7 +116,8 @@ import WaymarkSupport
                 guard let route = try? map.route(from: origin, to: target), route.waypoints[1].distance < 0.5,
                       route.duration <= minutes[k] * 60 - 0.5 else { continue }
                 checked += 1
-                #expect(contains(polygon, target), "seed \(seed): vertex \(v) reached in \(route.duration) s, outside the \(minutes[k]) min area")
+                #expect(contains(polygon, target),
+                        "seed \(seed): vertex \(v) reached in \(route.duration) s, outside the \(minutes[k]) min area")
             }
             #expect(!contains(polygon, Coordinate(latitude: 52.5, longitude: 13.5)))
         }
@@ -138,7 +144,8 @@ import WaymarkSupport
         var rng = SplitMix64(seed: UInt64(seed))
         var compared = 0
         for _ in 0..<6 {
-            let c = Coordinate(latitude: 52 + Double(rng.next() % 1000) / 50_000, longitude: 13 + Double(rng.next() % 1000) / 33_000)
+            let c = Coordinate(latitude: 52 + Double(rng.next() % 1000) / 50_000,
+                               longitude: 13 + Double(rng.next() % 1000) / 33_000)
             guard let snap = try? router.snap(c) else { continue }
             for limit in [20.0, 60, 180, 1200] {
                 func table(_ method: IsochroneSearch.Method) -> [String: Double] {
@@ -153,7 +160,8 @@ import WaymarkSupport
                 let dijkstra = table(.dijkstra)
                 for sweep in [table(.sweep), table(.restrictedSweep)] {
                     #expect(Set(dijkstra.keys) == Set(sweep.keys), "seed \(seed), \(limit) s: reached roads differ")
-                    for (key, time) in dijkstra { #expect(abs(time - (sweep[key] ?? -1)) < 1e-3, "seed \(seed), \(limit) s, \(key)") }
+                    for (key, time) in dijkstra { #expect(abs(time - (sweep[key] ?? -1)) < 1e-3,
+                                                          "seed \(seed), \(limit) s, \(key)") }
                 }
                 compared += dijkstra.count
             }

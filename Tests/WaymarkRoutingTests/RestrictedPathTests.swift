@@ -13,12 +13,14 @@ import WaymarkProfiles
 /// named once where the route stays on it), by both searches.
 @Suite struct RestrictedPathTests {
     /// Every (from, to, expected) row, by ALT and by the contraction hierarchy.
-    func check(_ grid: GridMap, _ rows: [(Character, Character, String)], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func check(_ grid: GridMap, _ rows: [(Character, Character, String)],
+               sourceLocation: SourceLocation = #_sourceLocation) throws {
         let graph = try grid.graph()
         for method in [RoadMap.SearchMethod.landmarks, .hierarchy] {
             let map = RoadMap(graph: graph, method: method)
             for (from, to, expected) in rows {
-                #expect(grid.route(from, to, on: map) == expected, "\(from) → \(to) by \(method)", sourceLocation: sourceLocation)
+                #expect(grid.route(from, to, on: map) == expected, "\(from) → \(to) by \(method)",
+                        sourceLocation: sourceLocation)
             }
         }
     }
@@ -33,7 +35,8 @@ import WaymarkProfiles
         """
 
     static func forwardWays() -> [(nodes: String, tags: [String: String])] {
-        [("ab", "forward"), ("bc", "forward"), ("cd", "forward"), ("de", "forward"), ("ef", "forward"), ("fg", "forward"),
+        [("ab", "forward"), ("bc", "forward"), ("cd", "forward"), ("de", "forward"),
+         ("ef", "forward"), ("fg", "forward"),
          ("eh", "first"), ("fi", "second"), ("gj", "third"), ("ih", "back"), ("ji", "back"), ("hx", "back")]
             .map { ($0.0, ["oneway": "yes", "name": $0.1]) }
     }
@@ -44,7 +47,9 @@ import WaymarkProfiles
         var grid = GridMap(picture: Self.forwardRow, ways: Self.forwardWays())
         grid.relations = [("ab", ["bc", "cd", "de", "ef"], "fi", ["restriction": "no_right_turn"]),
                           ("de", ["e"], "eh", ["restriction": "no_right_turn"])]
-        try check(grid, [("1", "x", "forward,third,back"), ("2", "x", "forward,second,back"), ("3", "x", "forward,second,back"),
+        try check(grid,
+                  [("1", "x", "forward,third,back"), ("2", "x", "forward,second,back"),
+                   ("3", "x", "forward,second,back"),
                          ("4", "x", "forward,second,back"), ("5", "x", "forward,third,back"), ("7", "x", "first,back"),
                          ("8", "x", "second,back"), ("9", "x", "third,back")])
     }
@@ -54,7 +59,9 @@ import WaymarkProfiles
         var grid = GridMap(picture: Self.forwardRow, ways: Self.forwardWays())
         grid.relations = [("ab", ["bc", "cd", "de", "ef"], "fi", ["restriction": "no_right_turn"]),
                           ("bc", ["cd", "de"], "eh", ["restriction": "no_right_turn"])]
-        try check(grid, [("1", "x", "forward,third,back"), ("2", "x", "forward,second,back"), ("3", "x", "forward,first,back"),
+        try check(grid,
+                  [("1", "x", "forward,third,back"), ("2", "x", "forward,second,back"),
+                   ("3", "x", "forward,first,back"),
                          ("4", "x", "forward,second,back"), ("5", "x", "forward,third,back"), ("7", "x", "first,back")])
     }
 
@@ -74,7 +81,8 @@ import WaymarkProfiles
         grid.relations = [("ab", ["bd", "de"], "ei", ["restriction": "only_straight_on"]),
                           ("de", ["ei", "ik"], "km", ["restriction": "only_straight_on"])]
         try check(grid, [("a", "f", ""), ("a", "g", ""), ("a", "j", ""), ("a", "l", ""), ("a", "m", "down,right"),
-                         ("c", "f", "up,right,up"), ("c", "g", "up,right,down"), ("c", "j", ""), ("c", "l", ""), ("c", "m", "up,right"),
+                         ("c", "f", "up,right,up"), ("c", "g", "up,right,down"), ("c", "j", ""), ("c", "l", ""),
+                         ("c", "m", "up,right"),
                          ("i", "j", "right,up"), ("i", "l", "right,down"), ("i", "m", "right")])
     }
 
@@ -95,15 +103,18 @@ import WaymarkProfiles
         grid.relations = [("ad", ["dh", "hi"], "ie", ["restriction": "no_u_turn"]),
                           ("li", ["ie", "ed"], "dh", ["restriction": "no_u_turn"])]
         try check(grid, [("a", "b", ""), ("a", "c", "down,left"), ("a", "k", "down"), ("a", "j", "down,right"),
-                         ("f", "b", "left,up"), ("f", "c", "left"), ("f", "k", "left,down"), ("f", "j", "left,down,right"),
+                         ("f", "b", "left,up"), ("f", "c", "left"), ("f", "k", "left,down"),
+                         ("f", "j", "left,down,right"),
                          ("l", "b", "up"), ("l", "c", "up,left"), ("l", "k", ""), ("l", "j", "up,right"),
-                         ("g", "b", "right,up"), ("g", "c", "right,up,left"), ("g", "k", "right,down"), ("g", "j", "right")])
+                         ("g", "b", "right,up"), ("g", "c", "right,up,left"),
+                         ("g", "k", "right,down"), ("g", "j", "right")])
     }
 
     /// `except` naming a car mode exempts cars; naming others does not.
     @Test func exceptions() throws {
         for (except, expected) in [("motorcar", "ab,bc,cd,de"), ("psv;emergency", "")] {
-            var grid = GridMap(picture: "a---b---c---d--e", ways: ["ab", "bc", "cd", "de"].map { ($0, ["oneway": "yes", "name": $0]) })
+            var grid = GridMap(picture: "a---b---c---d--e",
+                               ways: ["ab", "bc", "cd", "de"].map { ($0, ["oneway": "yes", "name": $0]) })
             grid.relations = [("ab", ["bc", "cd"], "de", ["restriction": "no_straight_on", "except": except])]
             try check(grid, [("a", "e", expected)])
         }
@@ -122,12 +133,16 @@ import WaymarkProfiles
                 |
                 h
             """
-        var grid = GridMap(picture: picture, ways: [("ab", ["name": "abcd"]), ("bc", ["name": "abcd"]), ("cd", ["name": "abcd"]),
-                                                    ("hf", ["name": "hfb"]), ("fb", ["name": "hfb"]), ("gf", ["name": "gf"]),
+        var grid = GridMap(picture: picture,
+                           ways: [("ab", ["name": "abcd"]), ("bc", ["name": "abcd"]), ("cd", ["name": "abcd"]),
+                                                    ("hf", ["name": "hfb"]), ("fb", ["name": "hfb"]),
+                                                    ("gf", ["name": "gf"]),
                                                     ("ce", ["name": "ce"])])
         grid.relations = [("ab", ["bc"], "ce", ["restriction": "only_left_turn"]),
                           ("gf", ["fb", "bc"], "cd", ["restriction": "only_u_turn"])]
-        try check(grid, [("a", "d", "abcd,ce,abcd"), ("a", "e", "abcd,ce"), ("a", "f", "abcd,hfb"), ("g", "e", "gf,hfb,abcd,ce"),
+        try check(grid,
+                  [("a", "d", "abcd,ce,abcd"), ("a", "e", "abcd,ce"), ("a", "f", "abcd,hfb"),
+                   ("g", "e", "gf,hfb,abcd,ce"),
                          ("g", "d", "gf,hfb,abcd"), ("h", "e", "hfb,abcd,ce"), ("h", "d", "hfb,abcd")])
     }
 

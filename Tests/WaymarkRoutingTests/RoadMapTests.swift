@@ -13,7 +13,8 @@ import WaymarkSupport
 /// Random waypoints over the random graphs' area (fixed seed).
 private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
     var rng = SplitMix64(seed: seed)
-    return (0..<count).map { _ in Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03)) }
+    return (0..<count).map { _ in Coordinate(latitude: 52 + rng.uniform(0, 0.02),
+                                             longitude: 13 + rng.uniform(0, 0.03)) }
 }
 
 @Suite struct RoadMapTests {
@@ -40,7 +41,8 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         var table = InstructionLanguage.english
         table.arrive = table.arrive.mapValues { $0.mapValues { _ in "Angekommen" } }
         let a = g.coordinate(of: 0), b = g.coordinate(of: UInt32(g.nodeCount - 1))
-        let english = try map.route(from: a, to: b), other = try map.route(from: a, to: b, language: InstructionTemplates(table))
+        let english = try map.route(from: a, to: b), other = try map.route(from: a, to: b,
+                                                                           language: InstructionTemplates(table))
         let arrival = { (route: Route) in route.legs.last!.steps.last!.instruction }
         #expect(arrival(english).hasPrefix("You have arrived") && arrival(other) == "Angekommen")
         #expect(english.legs[0].steps.dropLast().map(\.instruction) == other.legs[0].steps.dropLast().map(\.instruction))
@@ -185,12 +187,14 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         let costs = TurnCosts(for: graph)
         let turns = TurnGeometry(graph: graph), table = TransitionTable(graph: graph, turns: turns, costs: costs)
         #expect(StoredTurnTables.fileSections(turns: turns, transitions: table, costs: costs).count == StoredTurnTables.fileSectionCount)
-        let stored = try #require(try StoredTurnTables.read(sections, graph: graph, costs: costs, alreadyChecked: false))
+        let stored = try #require(try StoredTurnTables.read(sections, graph: graph,
+                                                            costs: costs, alreadyChecked: false))
         #expect(stored.turns.headBearing == turns.headBearing && stored.turns.tailBearing == turns.tailBearing && stored.turns.roads == turns.roads)
         let weights = try #require(stored.transitions)
         #expect(weights.cost.elementsEqual(table.cost) && weights.start == table.start)
         // Other turn costs: the geometry still serves, the weights do not.
-        let other = try #require(try StoredTurnTables.read(sections, graph: graph, costs: TurnCosts(uTurnPenalty: 5), alreadyChecked: false))
+        let other = try #require(try StoredTurnTables.read(sections, graph: graph,
+                                                           costs: TurnCosts(uTurnPenalty: 5), alreadyChecked: false))
         #expect(other.transitions == nil && other.turns.headBearing == turns.headBearing)
         #expect(try StoredTurnTables.read(FileSections(), graph: graph, costs: costs, alreadyChecked: false) == nil)
 
@@ -207,7 +211,8 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         defer { try? FileManager.default.removeItem(atPath: again) }
         try loaded.write(to: again)
         let (_, rewritten) = try GraphFile.readWithExtras(path: again)
-        for tag in ["TTPR", "TGHB", "TGTB", "TGRC", "TTCS", "TTST"] { #expect(rewritten[tag] == sections[tag], "\(tag)") }
+        for tag in ["TTPR", "TGHB",
+                    "TGTB", "TGRC", "TTCS", "TTST"] { #expect(rewritten[tag] == sections[tag], "\(tag)") }
 
         // The stored weights are the ones routed on: raised in the file, they raise the route's.
         var raised = sections
@@ -224,7 +229,8 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
                               ("TTST", { (b: inout [UInt8]) in b[4] &+= 1 })] {
             var damaged = sections
             damaged[tag] = { var b = sections[tag]!; damage(&b); return b }()
-            #expect(throws: HierarchyFileError.self, "\(tag)") { try StoredTurnTables.read(damaged, graph: graph, costs: costs, alreadyChecked: false) }
+            #expect(throws: HierarchyFileError.self, "\(tag)") { try StoredTurnTables.read(damaged, graph: graph,
+                costs: costs, alreadyChecked: false) }
             let file = path + ".damaged"
             defer { try? FileManager.default.removeItem(atPath: file) }
             let bytes = GraphFile.encode(graph, extra: damaged.tags.compactMap { damaged.section($0) })
@@ -353,7 +359,8 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         #expect(other.hierarchy == nil && other.graph.drivingSide == .right)
         #expect(other.prepare().search == .aStar)
         let right = try other.route(from: from, to: to)
-        #expect(abs(right.duration - left.duration) > 1, "turn costs follow the side: \(right.duration) vs \(left.duration)")
+        #expect(abs(right.duration - left.duration) > 1,
+                "turn costs follow the side: \(right.duration) vs \(left.duration)")
         #expect(throws: RoadMapError.self) { try RoadMap(graphFile: path + ".missing") }
     }
 }

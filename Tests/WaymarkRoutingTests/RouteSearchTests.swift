@@ -14,7 +14,8 @@ import WaymarkSupport
 /// nodes (some oneway, some for local traffic only, some penalised service roads), a few traffic
 /// signals and gates, random restrictions at vertices where two ways meet, and random restrictions
 /// over one or two via ways. Fixed seed.
-func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70, restrictions: Int = 12, overWays: Int = 10) -> RoadGraph {
+func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70,
+                 restrictions: Int = 12, overWays: Int = 10) -> RoadGraph {
     var rng = SplitMix64(seed: seed)
     var b = GraphBuilder(profile: CarProfile())
     for _ in 0..<nodes {
@@ -102,7 +103,8 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
     func uTurnAllowed(_ e: Int) -> Bool {
         let v = g.edgeTarget[e]
         let exits = g.edges(from: v).filter { allowed(v, g.segment(of: e), g.segment(of: $0)) }.count
-        return roadsAt[Int(v)].count == 1 || g.nodeFlags[Int(v)] & RoadGraph.turningPlaceFlag != 0 || roadsIn[Int(v)].count <= 1 || exits <= 1
+        return roadsAt[Int(v)].count == 1 || g.nodeFlags[Int(v)] & RoadGraph.turningPlaceFlag != 0
+            || roadsIn[Int(v)].count <= 1 || exits <= 1
     }
     func points(_ snap: Snap) -> [(Int, Double)] {
         let f = snap.length > 0 ? snap.offset / snap.length : 0
@@ -120,13 +122,15 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
     func restricted(_ e: Int) -> Bool {
         EdgeFlags(rawValue: g.segmentFlags[g.segment(of: e)]).contains(g.isReversed(e) ? .restrictedBackward : .restrictedForward)
     }
-    let paths = (0..<g.restrictionPathCount).map { (edges: g.restrictionPath($0).map(Int.init), kind: g.restrictionPathKind[$0]) }
+    let paths = (0..<g.restrictionPathCount).map { (edges: g.restrictionPath($0).map(Int.init),
+                                                    kind: g.restrictionPathKind[$0]) }
     let memory = max(1, paths.map { $0.edges.count - 1 }.max() ?? 1)
     /// Whether turning onto f after driving `history` (most recent last) breaks a restricted path.
     func breaksPath(_ history: [Int], _ f: Int) -> Bool {
         paths.contains { path in
             let before = path.edges.dropLast()
-            guard history.count >= before.count && history.suffix(before.count).elementsEqual(before) else { return false }
+            guard history.count >= before.count
+                && history.suffix(before.count).elementsEqual(before) else { return false }
             return path.kind == RestrictionKind.prohibitive.rawValue ? f == path.edges.last! : f != path.edges.last!
         }
     }
@@ -217,28 +221,37 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
             #expect((fast == nil) == (expected == nil) && (plain == nil) == (expected == nil) && (landmarked == nil) == (expected == nil), "seed \(seed)")
             #expect((contracted == nil) == (expected == nil), "seed \(seed): CH reachability")
             guard let fast, let plain, let landmarked, let contracted, let expected else { continue }
-            #expect(abs(contracted.weight - plain.weight) <= 1e-9 * max(1, expected), "seed \(seed): CH \(contracted.weight) vs Dijkstra \(plain.weight)")
+            #expect(abs(contracted.weight - plain.weight) <= 1e-9 * max(1, expected),
+                    "seed \(seed): CH \(contracted.weight) vs Dijkstra \(plain.weight)")
             // The unpacked path is a real path: connected, allowed turns, and its cost adds up.
             // Weight and travel time add up edge by edge and turn by turn.
             let summed = pathCost(g, contracted, search.costs)
             #expect(abs(summed.weight - contracted.weight) <= 1e-6 * max(1, expected), "seed \(seed): CH path weight")
-            #expect(abs(summed.duration - contracted.duration) <= 1e-6 * max(1, expected), "seed \(seed): CH path duration")
+            #expect(abs(summed.duration - contracted.duration) <= 1e-6 * max(1, expected),
+                    "seed \(seed): CH path duration")
             // Weights come from Float tables, durations are summed in Double: equal to 1e-6.
-            #expect(contracted.duration <= contracted.weight * (1 + 1e-6) + 1e-6, "seed \(seed): a weight is never below the time")
+            #expect(contracted.duration <= contracted.weight * (1 + 1e-6) + 1e-6,
+                    "seed \(seed): a weight is never below the time")
             for (e, f) in zip(contracted.edges, contracted.edges.dropFirst()) {
                 #expect(g.edgeTarget[e] == g.source(of: f), "seed \(seed): CH path disconnected")
-                #expect(g.turnAllowed(via: g.edgeTarget[e], from: g.segment(of: e), to: g.segment(of: f)), "seed \(seed): CH path breaks a restriction")
+                #expect(g.turnAllowed(via: g.edgeTarget[e], from: g.segment(of: e), to: g.segment(of: f)),
+                        "seed \(seed): CH path breaks a restriction")
             }
-            #expect(abs(landmarked.weight - plain.weight) <= 1e-9 * max(1, expected), "seed \(seed): ALT \(landmarked.weight) vs Dijkstra \(plain.weight)")
-            #expect(abs(landmarked.weight - expected) <= 1e-4 * max(1, expected), "seed \(seed): ALT \(landmarked.weight) vs oracle \(expected)")
+            #expect(abs(landmarked.weight - plain.weight) <= 1e-9 * max(1, expected),
+                    "seed \(seed): ALT \(landmarked.weight) vs Dijkstra \(plain.weight)")
+            #expect(abs(landmarked.weight - expected) <= 1e-4 * max(1, expected),
+                    "seed \(seed): ALT \(landmarked.weight) vs oracle \(expected)")
             // A* and Dijkstra share the search's tables: equal to 1e-9. The oracle computes turn
             // angles in Double from the geometry, the search from Float tables: equal to 1e-4.
-            #expect(abs(fast.weight - plain.weight) <= 1e-9 * max(1, expected), "seed \(seed): A* \(fast.weight) vs Dijkstra \(plain.weight)")
-            #expect(abs(plain.weight - expected) <= 1e-4 * max(1, expected), "seed \(seed): Dijkstra \(plain.weight) vs oracle \(expected)")
+            #expect(abs(fast.weight - plain.weight) <= 1e-9 * max(1, expected),
+                    "seed \(seed): A* \(fast.weight) vs Dijkstra \(plain.weight)")
+            #expect(abs(plain.weight - expected) <= 1e-4 * max(1, expected),
+                    "seed \(seed): Dijkstra \(plain.weight) vs oracle \(expected)")
             for (e, f) in zip(fast.edges, fast.edges.dropFirst()) {
                 #expect(g.edgeTarget[e] == g.source(of: f), "disconnected path")
             }
-            #expect(!breaksRestrictedPath(g, fast.edges) && !breaksRestrictedPath(g, contracted.edges), "seed \(seed): a restricted path broken")
+            #expect(!breaksRestrictedPath(g, fast.edges) && !breaksRestrictedPath(g, contracted.edges),
+                    "seed \(seed): a restricted path broken")
         }
     }
 
@@ -263,7 +276,8 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
                 if with.route(from: from, to: to)?.weight != without.route(from: from, to: to)?.weight { changedRoutes += 1 }
             }
         }
-        #expect(paths > 50 && longPaths > 10 && mandatory > 10 && changedRoutes > 20, "\(paths) paths, \(longPaths) long, \(mandatory) only_, \(changedRoutes) routes changed")
+        #expect(paths > 50 && longPaths > 10 && mandatory > 10 && changedRoutes > 20,
+                "\(paths) paths, \(longPaths) long, \(mandatory) only_, \(changedRoutes) routes changed")
     }
 
     /// One hierarchy, many threads: concurrent queries (one searcher each) give the sequential
@@ -297,7 +311,8 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
 
     /// Two hierarchies of one random graph (``randomGraph(seed:nodes:ways:)``'s area) give the
     /// same route between 30 random points.
-    private func expectSameRoutes(_ g: RoadGraph, _ one: ContractionHierarchy, _ other: ContractionHierarchy, seed: UInt64) {
+    private func expectSameRoutes(_ g: RoadGraph, _ one: ContractionHierarchy,
+                                  _ other: ContractionHierarchy, seed: UInt64) {
         let index = SnapIndex(graph: g)
         let a = HierarchySearch(map: RoadMap(graph: g, hierarchy: one)), b = HierarchySearch(map: RoadMap(graph: g, hierarchy: other))
         var rng = SplitMix64(seed: seed)
@@ -350,7 +365,8 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         var rng = SplitMix64(seed: 31)
         for _ in 0..<2_000 {
             let scale = [1e-5, 1e-2, 10, 180].randomElement(using: &rng)!
-            let a = try Coordinate(validatingLatitude: Double.random(in: -90...90, using: &rng), longitude: Double.random(in: -180...180, using: &rng))
+            let a = try Coordinate(validatingLatitude: Double.random(in: -90...90, using: &rng),
+                                   longitude: Double.random(in: -180...180, using: &rng))
             let b = try Coordinate(validatingLatitude: max(-90, min(90, a.latitude + Double.random(in: -scale...scale, using: &rng))),
                                    longitude: normalizedLongitude(a.longitude + Double.random(in: -scale...scale, using: &rng)))
             let measured = TurnGeometry.Bearing(a).direction(to: TurnGeometry.Bearing(b))
@@ -404,8 +420,10 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         expectSameRoutes(g, fresh, stored, seed: 3)
         // No hierarchy stored: nil. Other turn costs, another graph, a shortcut pointing forward: errors.
         #expect(try ContractionHierarchy(fileSections: [:], graph: g) == nil)
-        #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: extra, graph: g, costs: TurnCosts(uTurnPenalty: 5)) }
-        #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: extra, graph: randomGraph(seed: 6)) }
+        #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: extra, graph: g,
+                                                                            costs: TurnCosts(uTurnPenalty: 5)) }
+        #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: extra,
+                                                                            graph: randomGraph(seed: 6)) }
         var forward = extra
         var firsts = forward["HAF1"]!.withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) }
         let shortcut = try #require(firsts.firstIndex { $0 >= 0 })
@@ -451,7 +469,8 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         starts[1] += 1
         wrongStarts["TTST"] = starts.withUnsafeBytes { Array($0) }
         #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: wrongStarts, graph: g) }
-        for damage in [{ (c: inout [Float]) in c.removeLast() }, { (c: inout [Float]) in c[0] = .nan }, { (c: inout [Float]) in c[0] = -1 }] {
+        for damage in [{ (c: inout [Float]) in c.removeLast() }, { (c: inout [Float]) in c[0] = .nan },
+                       { (c: inout [Float]) in c[0] = -1 }] {
             var damaged = extra
             var costs = damaged["TTCS"]!.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
             damage(&costs)
@@ -523,7 +542,8 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         search: for v in 0..<n {
             for i in Int(upStart[v])..<Int(upStart[v + 1]) {
                 let w = Int(upEnd[i])
-                for j in Int(upStart[w])..<Int(upStart[w + 1]) where arcFirst[Int(upId[j])] < 0 && !parts.contains(Int32(upId[j])) {
+                for j in Int(upStart[w])..<Int(upStart[w + 1]) where arcFirst[Int(upId[j])] < 0
+                    && !parts.contains(Int32(upId[j])) {
                     found = (v, j)
                     break search
                 }
@@ -627,7 +647,8 @@ func pathCost(_ g: RoadGraph, _ path: RoutePath, _ costs: TurnCosts) -> (weight:
         let (e, f) = (path.edges[i - 1], path.edges[i])
         weight += g.turnWeight(e, f, table: table) ?? .infinity
         duration += TransitionTable.duration(e, f, g, turns, costs)
-        let part = i == path.edges.count - 1 ? g.part(f, from: 0, to: path.endOffset) : (Double(g.edgeWeight[f]), Double(g.edgeDuration[f]), 0)
+        let part = i == path.edges.count - 1 ? g.part(f, from: 0, to: path.endOffset) : (Double(g.edgeWeight[f]),
+            Double(g.edgeDuration[f]), 0)
         weight += part.0
         duration += part.1
     }
@@ -658,7 +679,8 @@ func packageRoot() -> String {
         let from = try #require(index.nearest(to: Coordinate(latitude: 52.3127, longitude: -2.5783), maxDistance: 1000))
         let to = try #require(index.nearest(to: Coordinate(latitude: 52.3053, longitude: -2.6010), maxDistance: 1000))
         let rightHand = ContractionHierarchy(graph: g)
-        let rightCost = try #require(RouteSearch(map: RoadMap(graph: g, hierarchy: rightHand)).route(from: from, to: to, heuristic: false)).weight
+        let rightCost = try #require(RouteSearch(map: RoadMap(graph: g, hierarchy: rightHand)).route(from: from,
+            to: to, heuristic: false)).weight
         g.drivingSide = .left
         #expect(TurnCosts(for: g).leftHandTraffic)
         let leftSearch = RouteSearch(map: RoadMap(graph: g, method: .landmarks))

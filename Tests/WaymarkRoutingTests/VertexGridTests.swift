@@ -22,7 +22,8 @@ import WaymarkSupport
             b.longitudes.append(FixedPoint.encode(rng.uniform(-20, 40)))
         }
         let rule = CarProfile().way(["highway": "primary"])!
-        for w in 0..<count { b.ways.append(GraphBuilder.Way(nodes: [UInt32(w), UInt32((w + 1) % count)], rule: rule, id: Int64(w))) }
+        for w in 0..<count { b.ways.append(GraphBuilder.Way(nodes: [UInt32(w), UInt32((w + 1) % count)],
+                                                            rule: rule, id: Int64(w))) }
         let graph = b.build()
         let box = try #require(try BoundingBox.enclosing((0..<UInt32(graph.nodeCount)).map(graph.coordinate(of:))))
         let grid = VertexGrid(graph: graph, bounds: box, cellSize: 50_000)
@@ -36,7 +37,8 @@ import WaymarkSupport
             var given = Set<UInt32>()
             grid.forEachCell(near: c, within: radius) { given.formUnion($0) }
             for v in 0..<UInt32(graph.nodeCount) where graph.coordinate(of: v).distance(to: c) <= radius {
-                #expect(given.contains(v), "vertex \(v) at \(graph.coordinate(of: v).distance(to: c)) m of \(c), radius \(radius)")
+                #expect(given.contains(v),
+                        "vertex \(v) at \(graph.coordinate(of: v).distance(to: c)) m of \(c), radius \(radius)")
             }
         }
         // A radius past any Int's reach (a map with an absurdly fast edge) gives every vertex, a

@@ -82,6 +82,7 @@ import Testing
 
     @Test func directoryIsAnError() throws {
         let dir = try directory()
-        #expect(throws: FileWriteError(path: dir, operation: "open", reason: "is a directory")) { try AtomicFile.write("x", to: dir) }
+        #expect(throws: FileWriteError(path: dir, operation: "open",
+                                       reason: "is a directory")) { try AtomicFile.write("x", to: dir) }
     }
 }

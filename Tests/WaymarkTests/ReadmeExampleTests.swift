@@ -34,7 +34,8 @@ private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathCompon
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let targets = manifest.components(separatedBy: ".target(name: \"").dropFirst().map { $0.prefix { $0 != "\"" } }
         let table = readme.split(separator: "\n").filter { $0.hasPrefix("| `Waymark") }.map { $0.dropFirst(3).prefix { $0 != "`" } }
-        #expect(targets.count > 10 && Set(targets) == Set(table), "Package.swift \(targets.sorted()) vs README \(table.sorted())")
+        #expect(targets.count > 10 && Set(targets) == Set(table),
+                "Package.swift \(targets.sorted()) vs README \(table.sorted())")
         for link in readme.components(separatedBy: "](").dropFirst().map({ $0.prefix { $0 != ")" } }) where !link.contains("://") {
             #expect(FileManager.default.fileExists(atPath: packageRoot.appendingPathComponent(String(link)).path), "\(link)")
         }
@@ -64,9 +65,11 @@ private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathCompon
         defer { try? FileManager.default.removeItem(at: url) }
         try Data(xml.utf8).write(to: url)
         let map = try RoadMap(contentsOf: url)
-        let json = try map.route(from: Coordinate(latitude: 52.0, longitude: 13.0002), to: Coordinate(latitude: 52.0, longitude: 13.0018), via: []).osrmJSON()
+        let json = try map.route(from: Coordinate(latitude: 52.0, longitude: 13.0002),
+                                 to: Coordinate(latitude: 52.0, longitude: 13.0018), via: []).osrmJSON()
         let steps = json["routes"]?.arrayValue?.first?["legs"]?.arrayValue?.first?["steps"]?.arrayValue ?? []
-        let listed = steps.flatMap { $0["intersections"]?.arrayValue ?? [] }.map { $0["classes"]?.arrayValue?.compactMap(\.stringValue) }
+        let listed = steps.flatMap { $0["intersections"]?.arrayValue
+            ?? [] }.map { $0["classes"]?.arrayValue?.compactMap(\.stringValue) }
         #expect(listed == [nil, ["toll", "motorway", "tunnel"], nil], "\(listed)")
     }
 }

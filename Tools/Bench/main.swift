@@ -62,8 +62,10 @@ func benchFit(sizes: [Int], runs: Int) {
             var rng = SplitMix64(seed: 42)
             let coordinates: [Coordinate] = (0..<size).map { _ in
                 switch spread.prefix(4) {
-                case "city": return Coordinate(latitude: 41.15 + rng.uniform(-0.1, 0.1), longitude: -8.61 + rng.uniform(-0.1, 0.1))
-                case "Paci": return Coordinate(latitude: rng.uniform(-25, -5), longitude: normalizedLongitude(rng.uniform(170, 190)))
+                case "city": return Coordinate(latitude: 41.15 + rng.uniform(-0.1, 0.1),
+                                               longitude: -8.61 + rng.uniform(-0.1, 0.1))
+                case "Paci": return Coordinate(latitude: rng.uniform(-25, -5),
+                                               longitude: normalizedLongitude(rng.uniform(170, 190)))
                 default: return Coordinate(latitude: rng.uniform(-80, 80), longitude: rng.uniform(-180, 180))
                 }
             }
@@ -140,7 +142,8 @@ func benchCluster(files: [String], runs: Int, reference: String?) {
             indexBytes = index.memoryBytes
             var zoomCounts: [Int] = []
             sweeps.append(seconds {
-                for z in 0...16 { zoomCounts.append(index.clusters(west: -180, south: -90, east: 180, north: 90, zoom: Double(z)).count) }
+                for z in 0...16 { zoomCounts.append(index.clusters(west: -180, south: -90, east: 180,
+                                                                   north: 90, zoom: Double(z)).count) }
             })
             counts = zoomCounts
         }
@@ -278,7 +281,8 @@ case "prepare":
     guard arguments.count > 1, let graph = try? GraphFile.read(path: arguments[1]) else { exit(64) }
     let map = RoadMap(graph: graph, method: .hierarchy)
     let t = map.prepare().searchSeconds, hierarchy = map.hierarchy!
-    print(String(format: "%@: %.2f s, %d shortcuts, %d arcs; peak RSS %@ MB", arguments[1], t, hierarchy.shortcutCount, hierarchy.arcCount, peakRSSMB()))
+    print(String(format: "%@: %.2f s, %d shortcuts, %d arcs; peak RSS %@ MB", arguments[1], t, hierarchy.shortcutCount,
+                 hierarchy.arcCount, peakRSSMB()))
 case "load":
     let files = Array(arguments.dropFirst()).filter { $0.hasSuffix(".osm") || $0.hasSuffix(".osm.gz") }
     benchLoad(files: files, runs: Int(option("runs") ?? "5") ?? 5)

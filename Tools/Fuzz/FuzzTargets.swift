@@ -63,7 +63,8 @@ enum FuzzTarget: String, CaseIterable {
             // Pipelined requests, one after another, as the server takes them.
             while case let .request(request, consumed) = HTTPRequestParser.parse(Array(rest)), consumed > 0 {
                 // The viewer's paths first (as `serve --pois` answers), then OSRM's API.
-                if FuzzTarget.viewer.respond(to: request) == nil { _ = FuzzTarget.service.respond(to: request, router: FuzzTarget.router) }
+                if FuzzTarget.viewer.respond(to: request) == nil { _ = FuzzTarget.service.respond(to: request,
+                    router: FuzzTarget.router) }
                 rest = rest.dropFirst(consumed)
             }
         }

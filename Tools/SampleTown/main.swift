@@ -94,7 +94,8 @@ final class TownBuilder {
     /// A closed rectangle of free nodes (a building or an area), centred at (x, y).
     @discardableResult
     func rectangle(_ x: Double, _ y: Double, width: Double, depth: Double, _ tags: Tags) -> Int64 {
-        let corners = [(-width / 2, -depth / 2), (width / 2, -depth / 2), (width / 2, depth / 2), (-width / 2, depth / 2)]
+        let corners = [(-width / 2, -depth / 2), (width / 2, -depth / 2), (width / 2, depth / 2),
+                       (-width / 2, depth / 2)]
         var refs = corners.map { freeNode(x + $0.0, y + $0.1) }
         refs.append(refs[0])
         return way(refs, tags)
@@ -172,9 +173,11 @@ for (x, name) in columns {
     switch name {
     case "Wool Street":
         // Oneway northbound, pedestrianised for the block between High Street and Castle Street.
-        town.road([(x, south), (x, 0)], [("highway", "residential"), ("name", name), ("oneway", "yes"), ("maxspeed", "20 mph")])
+        town.road([(x, south), (x, 0)],
+                  [("highway", "residential"), ("name", name), ("oneway", "yes"), ("maxspeed", "20 mph")])
         town.road([(x, 0), (x, 120)], [("highway", "pedestrian"), ("name", name)])
-        town.road([(x, 120), (x, north)], [("highway", "residential"), ("name", name), ("oneway", "yes"), ("maxspeed", "20 mph")])
+        town.road([(x, 120), (x, north)],
+                  [("highway", "residential"), ("name", name), ("oneway", "yes"), ("maxspeed", "20 mph")])
     case "Queen Street", "King Street", "Market Street":
         // Split at High Street: the turn restrictions there name the halves.
         var tags: Tags = [("highway", name == "Market Street" ? "secondary" : "residential"), ("name", name)]
@@ -196,10 +199,12 @@ for (y, name) in rows {
         splitWays["High Street middle"] = town.road([(-660, 0), (-420, 0)], tags)
         splitWays["High Street east"] = town.road([(-420, 0), (-300, 0), (-180, 0), (-100, 0), (-40, 0)], tags)
     case "Sheep Street":
-        town.road([(west, y), (east, y)], [("highway", "residential"), ("name", name), ("oneway", "yes"), ("maxspeed", "20 mph")])
+        town.road([(west, y), (east, y)],
+                  [("highway", "residential"), ("name", name), ("oneway", "yes"), ("maxspeed", "20 mph")])
     case "Castle Street":
         // Drawn west to east, driven east to west.
-        town.road([(west, y), (east, y)], [("highway", "residential"), ("name", name), ("oneway", "-1"), ("maxspeed", "20 mph")])
+        town.road([(west, y), (east, y)],
+                  [("highway", "residential"), ("name", name), ("oneway", "-1"), ("maxspeed", "20 mph")])
     case "Bell Lane":
         // A bollard between Queen Street and King Street closes it to cars (a modal filter).
         town.road([(west, y), (east, y)], [("highway", "residential"), ("name", name), ("maxspeed", "20 mph")])
@@ -214,24 +219,29 @@ town.node(-100, 0, tags: [("highway", "crossing"), ("crossing", "zebra")]) // Ri
 // Turn restrictions at High Street.
 typealias M = TownBuilder.Member
 @MainActor func via(_ x: Double, _ y: Double) -> Int64 { town.node(x, y) }
-town.relation([M(type: "way", ref: splitWays["High Street east"]!, role: "from"), M(type: "node", ref: via(-420, 0), role: "via"),
+town.relation([M(type: "way", ref: splitWays["High Street east"]!, role: "from"),
+               M(type: "node", ref: via(-420, 0), role: "via"),
                M(type: "way", ref: splitWays["Market Street north"]!, role: "to")],
               [("type", "restriction"), ("restriction", "no_right_turn")])
-town.relation([M(type: "way", ref: splitWays["King Street south"]!, role: "from"), M(type: "node", ref: via(-540, 0), role: "via"),
+town.relation([M(type: "way", ref: splitWays["King Street south"]!, role: "from"),
+               M(type: "node", ref: via(-540, 0), role: "via"),
                M(type: "way", ref: splitWays["King Street north"]!, role: "to")],
               [("type", "restriction"), ("restriction", "only_straight_on")])
-town.relation([M(type: "way", ref: splitWays["High Street west"]!, role: "from"), M(type: "node", ref: via(-660, 0), role: "via"),
+town.relation([M(type: "way", ref: splitWays["High Street west"]!, role: "from"),
+               M(type: "node", ref: via(-660, 0), role: "via"),
                M(type: "way", ref: splitWays["Queen Street north"]!, role: "to")],
               [("type", "restriction"), ("restriction:motorcar", "no_left_turn")])
 
 // The River Avel runs north-south through the town; High Street crosses it on a bridge.
 let river = stride(from: -2400.0, through: 2400, by: 100).map { (60 * sin($0 / 400), $0) }
 town.way(river.map { town.freeNode($0.0, $0.1) }, [("waterway", "river"), ("name", "River Avel")])
-town.road([(-40, 0), (40, 0)], [("highway", "primary"), ("name", "High Street"), ("ref", "A456"), ("maxspeed", "30 mph"),
+town.road([(-40, 0), (40, 0)],
+          [("highway", "primary"), ("name", "High Street"), ("ref", "A456"), ("maxspeed", "30 mph"),
                                ("bridge", "yes"), ("layer", "1"), ("bridge:name", "Avel Bridge")], spacing: 40)
 
 // East bank: High Street to a roundabout, driven clockwise as in Britain.
-town.road([(40, 0), (115, 0), (420, 0)], [("highway", "primary"), ("name", "High Street"), ("ref", "A456"), ("maxspeed", "30 mph")])
+town.road([(40, 0), (115, 0), (420, 0)],
+          [("highway", "primary"), ("name", "High Street"), ("ref", "A456"), ("maxspeed", "30 mph")])
 let roundabout = (0...16).map { i -> (Double, Double) in
     let angle = Double.pi - Double(i % 16) * Double.pi / 8 // 180° (west) clockwise: north, east, south
     return (450 + 30 * cos(angle), 30 * sin(angle))
@@ -241,7 +251,8 @@ town.way(roundabout.map { town.node(($0.0 * 1000).rounded() / 1000, ($0.1 * 1000
 // London Road north and south of the roundabout, with its speed limits rising out of town.
 let arterial: Tags = [("highway", "primary"), ("name", "London Road"), ("ref", "A4117")]
 town.road([(450, 30), (450, 300), (450, 500), (450, 600), (450, 800)], arterial + [("maxspeed", "30 mph")])
-town.road([(450, 800), (450, 1000), (450, 1400)], arterial + [("maxspeed:forward", "40 mph"), ("maxspeed:backward", "30 mph")])
+town.road([(450, 800), (450, 1000), (450, 1400)],
+          arterial + [("maxspeed:forward", "40 mph"), ("maxspeed:backward", "30 mph")])
 town.road([(450, 1400), (520, 2400)], arterial + [("maxspeed", "GB:nsl_single")])
 town.road([(450, -30), (450, -400), (450, -800)], arterial + [("maxspeed", "30 mph")])
 town.road([(450, -800), (450, -1000), (450, -1500)], arterial + [("maxspeed", "40 mph")])
@@ -249,17 +260,21 @@ town.road([(450, -1500), (380, -2400)], arterial + [("maxspeed", "GB:nsl_single"
 town.node(450, 600, tags: [("highway", "traffic_signals")])
 
 // Ashby Road: east from the roundabout over the motorway on a bridge, to the countryside.
-town.road([(480, 0), (1900, 0)], [("highway", "secondary"), ("name", "Ashby Road"), ("ref", "B4221"), ("maxspeed", "40 mph")])
-town.road([(1900, 0), (2100, 0)], [("highway", "secondary"), ("name", "Ashby Road"), ("ref", "B4221"), ("maxspeed", "40 mph"),
+town.road([(480, 0), (1900, 0)],
+          [("highway", "secondary"), ("name", "Ashby Road"), ("ref", "B4221"), ("maxspeed", "40 mph")])
+town.road([(1900, 0), (2100, 0)],
+          [("highway", "secondary"), ("name", "Ashby Road"), ("ref", "B4221"), ("maxspeed", "40 mph"),
                                    ("bridge", "yes"), ("layer", "1")], spacing: 50)
-town.road([(2100, 0), (2700, 150), (3300, 200)], [("highway", "secondary"), ("name", "Ashby Road"), ("ref", "B4221"), ("maxspeed", "GB:nsl_single")])
+town.road([(2100, 0), (2700, 150), (3300, 200)],
+          [("highway", "secondary"), ("name", "Ashby Road"), ("ref", "B4221"), ("maxspeed", "GB:nsl_single")])
 town.node(1900, 0, tags: [("highway", "traffic_signals")])
 town.node(2100, 0, tags: [("highway", "traffic_signals")])
 
 // The M47, two carriageways; northbound on the west side (traffic keeps left). The southbound
 // carriageway has no oneway tag: a motorway implies it.
 let northbound = town.line([(1980, -2600), (1980, -500), (1980, 500), (1980, 2600)], spacing: 100)
-town.way(northbound, [("highway", "motorway"), ("ref", "M47"), ("oneway", "yes"), ("maxspeed", "70 mph"), ("lanes", "3")])
+town.way(northbound,
+         [("highway", "motorway"), ("ref", "M47"), ("oneway", "yes"), ("maxspeed", "70 mph"), ("lanes", "3")])
 let southbound = town.line([(2020, 2600), (2020, 500), (2020, -500), (2020, -2600)], spacing: 100)
 town.way(southbound, [("highway", "motorway"), ("ref", "M47"), ("maxspeed", "70 mph"), ("lanes", "3")])
 let slip: Tags = [("highway", "motorway_link"), ("oneway", "yes")]
@@ -269,26 +284,35 @@ town.road([(2020, 500), (2050, 250), (2100, 0)], slip + [("destination", "Avelbu
 town.road([(2100, 0), (2050, -250), (2020, -500)], slip + [("destination", "The South")], spacing: 50)   // southbound on
 
 // Car ferry across the river south of town; Ferry Lane on the west bank, Ferry Road on the east.
-town.road([(-420, south), (-380, -800), (-200, -1200), (-10, -1500)], [("highway", "unclassified"), ("name", "Ferry Lane"), ("maxspeed", "30 mph")])
+town.road([(-420, south), (-380, -800), (-200, -1200), (-10, -1500)],
+          [("highway", "unclassified"), ("name", "Ferry Lane"), ("maxspeed", "30 mph")])
 town.road([(-10, -1500), (35, -1505), (80, -1500)], [("route", "ferry"), ("name", "Avel Ferry"), ("motorcar", "yes"),
-                                                      ("motor_vehicle", "yes"), ("duration", "00:05"), ("toll", "yes")], spacing: 100)
+                                                      ("motor_vehicle", "yes"),
+                                                      ("duration", "00:05"), ("toll", "yes")], spacing: 100)
 town.road([(80, -1500), (450, -1500)], [("highway", "unclassified"), ("name", "Ferry Road"), ("maxspeed", "30 mph")])
 
 // A private drive to the manor behind a gate (which opens: a car passes at a delay); a lane to the
 // old mill closed by a locked gate; a cattle grid on the downs road.
-town.road([(-900, north), (-880, 700), (-900, 900)], [("highway", "service"), ("name", "Manor Drive"), ("access", "private")])
+town.road([(-900, north), (-880, 700), (-900, 900)],
+          [("highway", "service"), ("name", "Manor Drive"), ("access", "private")])
 town.node(-880, 700, tags: [("barrier", "gate")])
-town.road([(west, 0), (-1300, 60), (-1600, 100)], [("highway", "unclassified"), ("name", "Mill Lane"), ("maxspeed", "GB:nsl_single")])
+town.road([(west, 0), (-1300, 60), (-1600, 100)],
+          [("highway", "unclassified"), ("name", "Mill Lane"), ("maxspeed", "GB:nsl_single")])
 town.node(-1300, 60, tags: [("barrier", "gate"), ("access", "no")])
-town.road([(west, north), (-1400, 800), (-2200, 1200)], [("highway", "tertiary"), ("name", "Downs Road"), ("maxspeed", "GB:nsl_single")])
+town.road([(west, north), (-1400, 800), (-2200, 1200)],
+          [("highway", "tertiary"), ("name", "Downs Road"), ("maxspeed", "GB:nsl_single")])
 town.node(-1400, 800, tags: [("barrier", "cattle_grid")])
 town.road([(-1600, 100), (-1900, 300), (-2300, 250)], [("highway", "track"), ("tracktype", "grade3")])
 
 // New town on the east bank: a small estate off London Road north.
-town.road([(450, 300), (700, 300), (900, 380)], [("highway", "residential"), ("name", "Meadow Close"), ("maxspeed", "20 mph")])
-town.road([(700, 300), (700, 600), (620, 700)], [("highway", "residential"), ("name", "Willow Way"), ("maxspeed", "20 mph")])
-town.road([(450, 500), (560, 520), (620, 700), (450, 800)], [("highway", "residential"), ("name", "Beech Crescent"), ("maxspeed", "20 mph")])
-town.road([(450, 1000), (800, 1000), (850, 1100)], [("highway", "unclassified"), ("name", "Orchard Farm Lane"), ("motor_vehicle", "destination")])
+town.road([(450, 300), (700, 300), (900, 380)],
+          [("highway", "residential"), ("name", "Meadow Close"), ("maxspeed", "20 mph")])
+town.road([(700, 300), (700, 600), (620, 700)],
+          [("highway", "residential"), ("name", "Willow Way"), ("maxspeed", "20 mph")])
+town.road([(450, 500), (560, 520), (620, 700), (450, 800)],
+          [("highway", "residential"), ("name", "Beech Crescent"), ("maxspeed", "20 mph")])
+town.road([(450, 1000), (800, 1000), (850, 1100)],
+          [("highway", "unclassified"), ("name", "Orchard Farm Lane"), ("motor_vehicle", "destination")])
 
 // Supermarket car park off London Road south: a driveway and parking aisles.
 town.road([(450, -400), (600, -400)], [("highway", "service"), ("service", "driveway"), ("name", "Supermarket access")])
@@ -304,8 +328,10 @@ town.road([(-100, south), (-100, north)], [("highway", "footway"), ("name", "Riv
 town.road([(east, 240), (-100, 240)], [("highway", "footway")])
 town.road([(east, -240), (-100, -240)], [("highway", "steps"), ("step_count", "12")])
 town.road([(110, -1400), (115, 0), (120, 1400)], [("highway", "cycleway"), ("name", "Avel Way")], spacing: 60)
-town.road([(450, -1000), (900, -1000)], [("highway", "construction"), ("construction", "residential"), ("name", "Station Approach")])
-town.road([(-1500, -900), (-1500, 900)], [("highway", "proposed"), ("proposed", "primary"), ("name", "Avelbury Bypass")], spacing: 100)
+town.road([(450, -1000), (900, -1000)],
+          [("highway", "construction"), ("construction", "residential"), ("name", "Station Approach")])
+town.road([(-1500, -900), (-1500, 900)],
+          [("highway", "proposed"), ("proposed", "primary"), ("name", "Avelbury Bypass")], spacing: 100)
 town.rectangle(-600, 60, width: 80, depth: 50, [("highway", "pedestrian"), ("area", "yes"), ("name", "Market Square")])
 
 // Houses along a few streets: buildings set back from the road.
@@ -325,7 +351,8 @@ for x in stride(from: 480.0, to: 880, by: 32) {
 /// (title, subtitle, x, y, OSM tags): each one a node in the OSM file and a feature in places.geojson.
 let places: [(String, String, Double, Double, Tags)] = [
     ("Avelbury Town Hall", "Town hall · High Street", -600, 20, [("amenity", "townhall")]),
-    ("St Mary's Church", "Church · Church Street", -880, 180, [("amenity", "place_of_worship"), ("religion", "christian")]),
+    ("St Mary's Church", "Church · Church Street", -880, 180,
+     [("amenity", "place_of_worship"), ("religion", "christian")]),
     ("The Swan", "Pub · High Street, by the bridge", -160, 18, [("amenity", "pub")]),
     ("Avelbury Library", "Library · Castle Street", -720, 135, [("amenity", "library")]),
     ("Market Square", "Market every Saturday", -600, 60, [("amenity", "marketplace")]),

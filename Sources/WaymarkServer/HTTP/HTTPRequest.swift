@@ -38,7 +38,8 @@ public struct HTTPRequest: Sendable, Equatable {
     }
 
     public static func == (a: HTTPRequest, b: HTTPRequest) -> Bool {
-        a.method == b.method && a.target == b.target && a.segments == b.segments && a.minorVersion == b.minorVersion && a.body == b.body
+        a.method == b.method && a.target == b.target && a.segments == b.segments && a.minorVersion == b.minorVersion
+            && a.body == b.body
             && a.query.elementsEqual(b.query, by: { $0 == $1 }) && a.headers.elementsEqual(b.headers, by: { $0 == $1 })
     }
 }
@@ -121,7 +122,8 @@ public enum HTTPRequestParser {
         // Method SP target SP HTTP-version, nothing else.
         let parts = bytes[requestLine].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard parts.count == 3 else { return .failure(.badRequest, "the request line is not 'METHOD /path HTTP/1.1'") }
-        guard !parts[0].isEmpty, parts[0].allSatisfy(isTokenByte) else { return .failure(.badRequest, "the method is not a token") }
+        guard !parts[0].isEmpty, parts[0].allSatisfy(isTokenByte) else { return .failure(.badRequest,
+            "the method is not a token") }
         let method = String(decoding: parts[0], as: UTF8.self)
         let version = Array(parts[2])
         let minor: Int
@@ -135,10 +137,12 @@ public enum HTTPRequestParser {
             return .failure(.badRequest, "the request line does not end in HTTP/1.0 or HTTP/1.1")
         }
         let targetBytes = parts[1]
-        guard targetBytes.first == UInt8(ascii: "/") || (method == "OPTIONS" && Array(targetBytes) == [UInt8(ascii: "*")]) else {
+        guard targetBytes.first == UInt8(ascii: "/")
+            || (method == "OPTIONS" && Array(targetBytes) == [UInt8(ascii: "*")]) else {
             return .failure(.badRequest, "the request target must be a path starting with '/'")
         }
-        guard targetBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return .failure(.badRequest, "the request target has bytes a URL may not hold") }
+        guard targetBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return .failure(.badRequest,
+            "the request target has bytes a URL may not hold") }
         let target = String(decoding: targetBytes, as: UTF8.self)
 
         // The header block, up to an empty line.
@@ -152,7 +156,8 @@ public enum HTTPRequestParser {
             let line = trimmedLine(bytes, lineStart, end)
             lineStart = end + 1
             if line.isEmpty { break }
-            if fields.count == limits.headerCount { return .failure(.headersTooLarge, "more than \(limits.headerCount) header fields") }
+            if fields.count == limits.headerCount { return .failure(.headersTooLarge,
+                                                                    "more than \(limits.headerCount) header fields") }
             switch field(bytes, line) {
             case let .success(f): fields.append(f)
             case let .failure(message): return .failure(.badRequest, message.text)
@@ -161,7 +166,8 @@ public enum HTTPRequestParser {
 
         // Host is required in HTTP/1.1; a body only with a Content-Length.
         let names = fields.map(\.name)
-        if minor == 1 && names.filter({ $0 == "host" }).count != 1 { return .failure(.badRequest, "an HTTP/1.1 request needs one Host header") }
+        if minor == 1 && names.filter({ $0 == "host" }).count != 1 { return .failure(.badRequest,
+            "an HTTP/1.1 request needs one Host header") }
         if names.contains("transfer-encoding") { return .failure(.notImplemented, "chunked or encoded request bodies are not accepted; send Content-Length") }
         let lengths = Set(fields.filter { $0.name == "content-length" }.map(\.value))
         var length = 0
@@ -186,14 +192,16 @@ public enum HTTPRequestParser {
         if pathText.contains("#") { return .failure(.badRequest, "a fragment ('#') is not sent to a server") }
         var segments: [String] = []
         for piece in pathText.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            guard let decoded = percentDecoded(piece, plusIsSpace: false) else { return .failure(.badRequest, "the path has a bad percent-encoding") }
+            guard let decoded = percentDecoded(piece, plusIsSpace: false) else { return .failure(.badRequest,
+                "the path has a bad percent-encoding") }
             segments.append(decoded)
         }
         var query: [(name: String, value: String)] = []
         if let queryText, !queryText.isEmpty {
             for pair in queryText.split(separator: "&", omittingEmptySubsequences: true) {
                 let equals = pair.firstIndex(of: "=")
-                let rawName = equals.map { pair[..<$0] } ?? pair, rawValue = equals.map { pair[pair.index(after: $0)...] } ?? ""
+                let rawName = equals.map { pair[..<$0] }
+                    ?? pair, rawValue = equals.map { pair[pair.index(after: $0)...] } ?? ""
                 guard let name = percentDecoded(rawName, plusIsSpace: true), let value = percentDecoded(rawValue, plusIsSpace: true) else {
                     return .failure(.badRequest, "the query has a bad percent-encoding")
                 }
@@ -201,13 +209,15 @@ public enum HTTPRequestParser {
             }
         }
         let body = Array(bytes[lineStart..<(lineStart + length)])
-        let request = HTTPRequest(method: method, target: target, segments: segments, query: query, minorVersion: minor, headers: fields, body: body)
+        let request = HTTPRequest(method: method, target: target, segments: segments, query: query, minorVersion: minor,
+                                  headers: fields, body: body)
         return .request(request, consumed: lineStart + length)
     }
 
     /// Percent-decodes text that must be UTF-8 once decoded; nil for a bad escape or bad UTF-8.
     public static func percentDecoded(_ text: Substring, plusIsSpace: Bool) -> String? {
-        if !text.utf8.contains(UInt8(ascii: "%")) && !(plusIsSpace && text.utf8.contains(UInt8(ascii: "+"))) { return String(text) }
+        if !text.utf8.contains(UInt8(ascii: "%"))
+            && !(plusIsSpace && text.utf8.contains(UInt8(ascii: "+"))) { return String(text) }
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
         var it = text.utf8.makeIterator()
@@ -254,7 +264,8 @@ public enum HTTPRequestParser {
     /// `name: value` with a token name and a value of visible characters, spaces and tabs.
     private static func field(_ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> Result<(name: String, value: String), Message> {
         let first = bytes[line.lowerBound]
-        if first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { return .failure(Message(text: "folded header lines are not accepted")) }
+        if first == UInt8(ascii: " ")
+            || first == UInt8(ascii: "\t") { return .failure(Message(text: "folded header lines are not accepted")) }
         guard let colon = index(of: UInt8(ascii: ":"), in: bytes, from: line.lowerBound, limit: line.upperBound) else {
             return .failure(Message(text: "a header line without ':'"))
         }
@@ -266,9 +277,11 @@ public enum HTTPRequestParser {
         while valueEnd > valueStart && isBlank(bytes[valueEnd - 1]) { valueEnd -= 1 }
         for i in valueStart..<valueEnd {
             let b = bytes[i]
-            if (b < 0x20 && b != 0x09) || b == 0x7F { return .failure(Message(text: "a header value with control characters")) }
+            if (b < 0x20 && b != 0x09)
+                || b == 0x7F { return .failure(Message(text: "a header value with control characters")) }
         }
-        return .success((String(decoding: bytes[name], as: UTF8.self).lowercased(), String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self)))
+        return .success((String(decoding: bytes[name], as: UTF8.self).lowercased(),
+                         String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self)))
     }
 
     /// RFC 9110 `tchar`.
@@ -276,7 +289,8 @@ public enum HTTPRequestParser {
         switch b {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
         case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"),
-             UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"),
+             UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
+             UInt8(ascii: "`"), UInt8(ascii: "|"),
              UInt8(ascii: "~"): true
         default: false
         }

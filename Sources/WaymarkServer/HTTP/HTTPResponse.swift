@@ -24,7 +24,8 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The bytes on the wire. `headOnly` (a HEAD request) leaves the body out but keeps its length.
-    func serialized(keepAlive: Bool, headOnly: Bool = false, extraHeaders: [(name: String, value: String)] = []) -> [UInt8] {
+    func serialized(keepAlive: Bool, headOnly: Bool = false,
+                    extraHeaders: [(name: String, value: String)] = []) -> [UInt8] {
         var head = "HTTP/1.1 \(status.code) \(status.reason)\r\n"
         for (name, value) in headers + extraHeaders { head += "\(name): \(value)\r\n" }
         if status.code != 204 { head += "Content-Length: \(body.count)\r\n" }

@@ -129,13 +129,15 @@ public final class HTTPServer: @unchecked Sendable {
         while let job = jobs.pop() {
             let response = handler(job.request)
             let keepAlive = job.request.keepAlive
-            let bytes = response.serialized(keepAlive: keepAlive, headOnly: job.request.method == "HEAD", extraHeaders: configuration.extraHeaders)
+            let bytes = response.serialized(keepAlive: keepAlive, headOnly: job.request.method == "HEAD",
+                                            extraHeaders: configuration.extraHeaders)
             // The loop leaves a connection alone while its request is with a worker, so the worker
             // sends what the socket takes at once (a thread hand-off less per request); the loop
             // sends the rest.
             var written = 0
             while written < bytes.count {
-                let n = bytes.withUnsafeBytes { send(job.fd, $0.baseAddress! + written, $0.count - written, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                let n = bytes.withUnsafeBytes { send(job.fd, $0.baseAddress! + written, $0.count - written,
+                                                     Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
                 if n > 0 {
                     written += n
                 } else if n < 0 && errno == EINTR {
@@ -144,10 +146,12 @@ public final class HTTPServer: @unchecked Sendable {
                     break // full for now, or failed: the loop finds out which
                 }
             }
-            let line = logLine(peer: job.peer, request: job.request.method + " " + job.request.target, status: response.status.code,
+            let line = logLine(peer: job.peer, request: job.request.method + " " + job.request.target,
+                               status: response.status.code,
                                bytes: response.body.count, since: job.received)
             lock.withLock {
-                finished.append(Finished(connection: job.connection, bytes: bytes, written: written, keepAlive: keepAlive, logLine: line))
+                finished.append(Finished(connection: job.connection, bytes: bytes, written: written,
+                                         keepAlive: keepAlive, logLine: line))
             }
             wake()
         }
@@ -213,7 +217,8 @@ public final class HTTPServer: @unchecked Sendable {
             // closing does not answer with a reset that could destroy the response in flight.
             _ = shutdown(c.fd, Int32(SHUT_WR))
             for _ in 0..<4 {
-                if buffer.withUnsafeMutableBytes({ recv(c.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) <= 0 { break }
+                if buffer.withUnsafeMutableBytes({ recv(c.fd, $0.baseAddress,
+                                                        $0.count, Int32(MSG_DONTWAIT)) }) <= 0 { break }
             }
             close(c.fd)
             connections[c.id] = nil
@@ -221,7 +226,8 @@ public final class HTTPServer: @unchecked Sendable {
 
         func flush(_ c: Connection) {
             while c.written < c.output.count {
-                let n = c.output.withUnsafeBytes { send(c.fd, $0.baseAddress! + c.written, $0.count - c.written, Int32(MSG_NOSIGNAL)) }
+                let n = c.output.withUnsafeBytes { send(c.fd, $0.baseAddress! + c.written,
+                                                        $0.count - c.written, Int32(MSG_NOSIGNAL)) }
                 if n > 0 {
                     c.written += n
                 } else if n < 0 && errno == EINTR {
@@ -247,9 +253,11 @@ public final class HTTPServer: @unchecked Sendable {
 
         /// Answers from the loop itself (errors, refusals), without a worker.
         func respond(_ c: Connection, _ response: HTTPResponse, keepAlive: Bool, request: String, received: UInt64) {
-            let bytes = response.serialized(keepAlive: keepAlive, headOnly: request.hasPrefix("HEAD "), extraHeaders: configuration.extraHeaders)
+            let bytes = response.serialized(keepAlive: keepAlive, headOnly: request.hasPrefix("HEAD "),
+                                            extraHeaders: configuration.extraHeaders)
             startWriting(c, bytes, written: 0, keepAlive: keepAlive,
-                 logLine: logLine(peer: c.peer, request: request, status: response.status.code, bytes: response.body.count, since: received))
+                 logLine: logLine(peer: c.peer, request: request, status: response.status.code,
+                                  bytes: response.body.count, since: received))
         }
 
         /// Sends a response's bytes (the first `written` already sent by a worker), logging it.
@@ -281,22 +289,28 @@ public final class HTTPServer: @unchecked Sendable {
                 c.parseAt = total
                 if c.inputClosed { shut(c) }
             case let .failure(status, message):
-                respond(c, HTTPServer.errorResponse(status, message), keepAlive: false, request: "-", received: c.requestStarted ?? now)
+                respond(c, HTTPServer.errorResponse(status, message), keepAlive: false, request: "-",
+                        received: c.requestStarted ?? now)
             case let .request(request, consumed):
                 c.input.removeFirst(consumed)
                 let received = c.requestStarted ?? now
                 c.requestStarted = c.input.isEmpty ? nil : now
                 let line = request.method + " " + request.target
                 if !listening {
-                    respond(c, HTTPServer.errorResponse(.serviceUnavailable, "the server is stopping"), keepAlive: false, request: line, received: received)
+                    respond(c, HTTPServer.errorResponse(.serviceUnavailable, "the server is stopping"),
+                            keepAlive: false, request: line, received: received)
                 } else if !configuration.methods.contains(request.method) {
-                    var response = HTTPServer.errorResponse(.methodNotAllowed, "\(request.method) is not served: use GET")
+                    var response = HTTPServer.errorResponse(.methodNotAllowed,
+                                                            "\(request.method) is not served: use GET")
                     response.headers.append(("Allow", configuration.methods.sorted().joined(separator: ", ")))
-                    respond(c, response, keepAlive: request.keepAlive && request.body.isEmpty, request: line, received: received)
-                } else if jobs.push(Job(connection: c.id, fd: c.fd, peer: c.peer, request: request, received: received)) {
+                    respond(c, response, keepAlive: request.keepAlive && request.body.isEmpty,
+                            request: line, received: received)
+                } else if jobs.push(Job(connection: c.id, fd: c.fd, peer: c.peer,
+                                        request: request, received: received)) {
                     c.state = .busy
                 } else {
-                    respond(c, HTTPServer.errorResponse(.serviceUnavailable, "too many requests waiting; try again"), keepAlive: request.keepAlive,
+                    respond(c, HTTPServer.errorResponse(.serviceUnavailable, "too many requests waiting; try again"),
+                            keepAlive: request.keepAlive,
                             request: line, received: received)
                 }
             }
@@ -403,7 +417,9 @@ public final class HTTPServer: @unchecked Sendable {
                 switch c.state {
                 case .reading:
                     if let started = c.requestStarted, later - started > requestTimeout {
-                        respond(c, HTTPServer.errorResponse(.requestTimeout, "the request did not arrive in time"), keepAlive: false,
+                        respond(c,
+                                HTTPServer.errorResponse(.requestTimeout,
+                                                         "the request did not arrive in time"), keepAlive: false,
                                 request: "-", received: started)
                     } else if c.input.isEmpty && later - c.lastActivity > idleTimeout {
                         shut(c)
@@ -433,7 +449,8 @@ public final class HTTPServer: @unchecked Sendable {
         var time = Foundation.time(nil)
         var parts = tm()
         gmtime_r(&time, &parts)
-        let stamp = String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+        let stamp = String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900,
+                           parts.tm_mon + 1, parts.tm_mday,
                            parts.tm_hour, parts.tm_min, parts.tm_sec)
         let milliseconds = Double(HTTPServer.now() &- since) / 1e6
         var shown = String(request.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
