@@ -52,14 +52,15 @@ package struct ArcMetrics: Sendable {
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 for a in share(part, of: parts, count) where ch.arcFirst[a] < 0 {
                     let e = paths.edge(Int(ch.arcTail[a])), f = paths.edge(Int(ch.arcHead[a]))
-                    metric[a] = SIMD2(TransitionTable.duration(e, f, graph, data.turns, data.costs) + Double(graph.edgeDuration[f]),
-                                      Double(graph.edgeLength[f]))
+                    let turn = TransitionTable.duration(e, f, graph, data.turns, data.costs)
+                    metric[a] = SIMD2(turn + Double(graph.edgeDuration[f]), Double(graph.edgeLength[f]))
                 }
             }
             for a in 0..<count {
                 let first = Int(ch.arcFirst[a]), second = Int(ch.arcSecond[a])
                 guard first >= 0 else { continue }
-                precondition(first < a && second < a, "shortcut \(a) refers to a later arc") // (the raw buffer has no bounds check)
+                // (The raw buffer has no bounds check.)
+                precondition(first < a && second < a, "shortcut \(a) refers to a later arc")
                 metric[a] = metric[first] + metric[second]
             }
         }
@@ -116,111 +117,139 @@ package final class TableSearch {
         buckets.deallocate()
     }
 
-    /// The table between snapped points (their edge points on the graph).
+    /// Each pair's best so far: routing weight, and the travel time and length of that way.
+    private struct Cells {
+        var cost: [Double]
+        var durations: [Double?]
+        var distances: [Double?]
+
+        init(count: Int) {
+            cost = [Double](repeating: .infinity, count: count)
+            durations = [Double?](repeating: nil, count: count)
+            distances = [Double?](repeating: nil, count: count)
+        }
+
+        /// Takes a way for pair `j` where it is cheaper than the best so far.
+        @inline(__always)
+        mutating func offer(_ j: Int, cost c: Double, duration: Double, distance: Double) {
+            guard c < cost[j] else { return }
+            cost[j] = c
+            durations[j] = duration
+            distances[j] = distance
+        }
+    }
+
+    /// The table between snapped points (their edge points on the graph): the buckets filled
+    /// from the destinations, then scanned from each source.
     package func table(sources: [Snap], destinations: [Snap]) -> (durations: [Double?], distances: [Double?]) {
-        let graph = data.graph, ch = hierarchy, metrics = metrics
+        let graph = data.graph, ch = hierarchy
         let columns = destinations.count
-        var cost = [Double](repeating: .infinity, count: sources.count * columns)
-        var durations = [Double?](repeating: nil, count: sources.count * columns)
-        var distances = [Double?](repeating: nil, count: sources.count * columns)
+        var cells = Cells(count: sources.count * columns)
         let goalPoints = destinations.map { data.snapIndex.edgePoints($0, graph: graph) }
         var goalsOnEdge: [Int: [(destination: Int, offset: Double)]] = [:]
         for (j, goals) in goalPoints.enumerated() {
             for g in goals { goalsOnEdge[g.edge, default: []].append((j, g.offset)) }
         }
-        var entries: [Entry] = [], touched: [Int32] = []
         buckets.clear()
-        var search = self.search, buckets = self.buckets
+        var search = self.search
         defer { self.search = search }
-
-        /// The label at the far end of `arc` from a node labelled `label` at `k`.
-        @inline(__always) func along(_ arc: ArcRows.Arc, from label: TableLabel, at k: Double) -> TableLabel {
-            let a = Int(arc.id)
-            return TableLabel(cost: k + arc.weight, duration: label.duration + Double(metrics.duration[a]),
-                              distance: label.distance + Double(metrics.distance[a]))
-        }
         ch.up.withBuffers { up in
             ch.down.withBuffers { down in
-                // Backward: from the edges that may turn into each destination's edge, downward arcs.
-                for (j, goals) in goalPoints.enumerated() {
-                    search.clear()
-                    search.seed(into: goals, data) { g, e, turn, part in
-                        let turnSeconds = TransitionTable.duration(e, goals[g].edge, graph, data.turns, data.costs)
-                        return TableLabel(cost: turn + part.weight, duration: turnSeconds + part.duration,
-                                          distance: part.distance)
-                    }
-                    while let (k, x) = search.heap.pop() {
-                        if search.isStale(k, x) { continue }
-                        // Stalled: a higher node reaches x more cheaply, so no best route meets here.
-                        if search.stalls(x, at: k, over: up) { continue }
-                        if buckets.contains(x) {
-                            buckets[x].count += 1
-                        } else {
-                            buckets[x] = BucketRange(start: 0, count: 1)
-                            touched.append(Int32(x))
-                        }
-                        let label = search.labels[x]
-                        entries.append(Entry(destination: Int32(j), node: Int32(x), cost: k, duration: label.duration,
-                                             distance: label.distance))
-                        search.relaxArcs(of: x, in: down) { arc in along(arc, from: label, at: k) }
-                    }
-                }
-
-                // The entries by node (a counting sort): each bucket one run.
-                var offset: Int32 = 0
-                for x in touched {
-                    let count = buckets[Int(x)].count
-                    buckets[Int(x)] = BucketRange(start: offset, count: 0)
-                    offset += count
-                }
-                let unsorted = entries
-                for e in unsorted {
-                    let range = buckets[Int(e.node)]
-                    entries[Int(range.start + range.count)] = e
-                    buckets[Int(e.node)].count += 1
-                }
-
-                // Forward: from each source's edges, upward arcs, scanning the buckets it settles.
+                let entries = fillBuckets(goalPoints, &search, up: up, down: down)
                 for (i, source) in sources.enumerated() {
-                    search.clear()
-                    let row = i * columns
-                    let starts = data.snapIndex.edgePoints(source, graph: graph)
-                    search.seed(from: starts, data) { rest in
-                        TableLabel(cost: rest.weight, duration: rest.duration, distance: rest.distance)
-                    }
-                    // Along one edge, when a destination lies ahead on it.
-                    for s in starts {
-                        for (j, offset) in goalsOnEdge[s.edge] ?? [] where offset >= s.offset {
-                            let direct = graph.part(s.edge, from: s.offset, to: offset)
-                            if direct.weight < cost[row + j] {
-                                cost[row + j] = direct.weight
-                                durations[row + j] = direct.duration
-                                distances[row + j] = direct.distance
-                            }
-                        }
-                    }
-                    while let (k, x) = search.heap.pop() {
-                        if search.isStale(k, x) { continue }
-                        let label = search.labels[x]
-                        if buckets.contains(x) {
-                            let range = buckets[x]
-                            for slot in Int(range.start)..<Int(range.start + range.count) {
-                                let entry = entries[slot]
-                                let through = k + entry.cost, j = row + Int(entry.destination)
-                                if through < cost[j] {
-                                    cost[j] = through
-                                    durations[j] = label.duration + entry.duration
-                                    distances[j] = label.distance + entry.distance
-                                }
-                            }
-                        }
-                        if search.stalls(x, at: k, over: down) { continue }
-                        search.relaxArcs(of: x, in: up) { arc in along(arc, from: label, at: k) }
-                    }
+                    scanBuckets(from: source, row: i * columns, entries, goalsOnEdge, &search, &cells,
+                                up: up, down: down)
                 }
             }
         }
-        self.buckets = buckets
-        return (durations, distances)
+        return (cells.durations, cells.distances)
+    }
+
+    /// The label at the far end of `arc` from a node labelled `label` at `k`.
+    @inline(__always)
+    private func label(along arc: ArcRows.Arc, from label: TableLabel, at k: Double) -> TableLabel {
+        let a = Int(arc.id)
+        return TableLabel(cost: k + arc.weight, duration: label.duration + Double(metrics.duration[a]),
+                          distance: label.distance + Double(metrics.distance[a]))
+    }
+
+    /// Backward: from the edges that may turn into each destination's edge, down the hierarchy,
+    /// an entry in the bucket of every node settled and not stalled. Returns the entries sorted by
+    /// node (each bucket one run, where ``buckets`` says).
+    private func fillBuckets(_ goalPoints: [[EdgePoint]], _ search: inout HierarchyDirection<TableLabel>,
+                             up: ArcRows.Buffers, down: ArcRows.Buffers) -> [Entry] {
+        let graph = data.graph, buckets = self.buckets
+        var entries: [Entry] = [], touched: [Int32] = []
+        for (j, goals) in goalPoints.enumerated() {
+            search.clear()
+            search.seed(into: goals, data) { g, e, turn, part in
+                let turnSeconds = TransitionTable.duration(e, goals[g].edge, graph, data.turns, data.costs)
+                return TableLabel(cost: turn + part.weight, duration: turnSeconds + part.duration,
+                                  distance: part.distance)
+            }
+            while let (k, x) = search.heap.pop() {
+                if search.isStale(k, x) { continue }
+                // Stalled: a higher node reaches x more cheaply, so no best route meets here.
+                if search.stalls(x, at: k, over: up) { continue }
+                if buckets.contains(x) {
+                    buckets[x].count += 1
+                } else {
+                    buckets[x] = BucketRange(start: 0, count: 1)
+                    touched.append(Int32(x))
+                }
+                let label = search.labels[x]
+                entries.append(Entry(destination: Int32(j), node: Int32(x), cost: k, duration: label.duration,
+                                     distance: label.distance))
+                search.relaxArcs(of: x, in: down) { arc in self.label(along: arc, from: label, at: k) }
+            }
+        }
+        // The entries by node (a counting sort): each bucket one run.
+        var offset: Int32 = 0
+        for x in touched {
+            let count = buckets[Int(x)].count
+            buckets[Int(x)] = BucketRange(start: offset, count: 0)
+            offset += count
+        }
+        let unsorted = entries
+        for e in unsorted {
+            let range = buckets[Int(e.node)]
+            entries[Int(range.start + range.count)] = e
+            buckets[Int(e.node)].count += 1
+        }
+        return entries
+    }
+
+    /// Forward: from one source's edges up the hierarchy, scanning the buckets of the nodes it
+    /// settles into the source's row of `cells` (and along one edge, to a destination ahead on it).
+    private func scanBuckets(from source: Snap, row: Int, _ entries: [Entry],
+                             _ goalsOnEdge: [Int: [(destination: Int, offset: Double)]],
+                             _ search: inout HierarchyDirection<TableLabel>, _ cells: inout Cells,
+                             up: ArcRows.Buffers, down: ArcRows.Buffers) {
+        let graph = data.graph, buckets = self.buckets
+        search.clear()
+        let starts = data.snapIndex.edgePoints(source, graph: graph)
+        search.seed(from: starts, data) { rest in
+            TableLabel(cost: rest.weight, duration: rest.duration, distance: rest.distance)
+        }
+        for s in starts {
+            for (j, offset) in goalsOnEdge[s.edge] ?? [] where offset >= s.offset {
+                let direct = graph.part(s.edge, from: s.offset, to: offset)
+                cells.offer(row + j, cost: direct.weight, duration: direct.duration, distance: direct.distance)
+            }
+        }
+        while let (k, x) = search.heap.pop() {
+            if search.isStale(k, x) { continue }
+            let label = search.labels[x]
+            if buckets.contains(x) {
+                let range = buckets[x]
+                for slot in Int(range.start)..<Int(range.start + range.count) {
+                    let entry = entries[slot]
+                    cells.offer(row + Int(entry.destination), cost: k + entry.cost,
+                                duration: label.duration + entry.duration, distance: label.distance + entry.distance)
+                }
+            }
+            if search.stalls(x, at: k, over: down) { continue }
+            search.relaxArcs(of: x, in: up) { arc in self.label(along: arc, from: label, at: k) }
+        }
     }
 }

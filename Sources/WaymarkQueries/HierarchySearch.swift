@@ -44,12 +44,15 @@ public final class HierarchySearch {
             self.backward = backward
         }
         let ch = hierarchy
-        let starts = data.snapIndex.edgePoints(origin, graph: graph), goals = data.snapIndex.edgePoints(destination, graph: graph)
+        let starts = data.snapIndex.edgePoints(origin, graph: graph)
+        let goals = data.snapIndex.edgePoints(destination, graph: graph)
         let direct = data.alongOneEdge(from: starts, to: goals)
         var best = direct?.weight ?? .infinity
         forward.seed(from: starts, data) { rest in SearchLabel(cost: rest.weight, parent: -1) }
         // A seed's parent −1 − i: i is the goal point it leads into.
-        backward.seed(into: goals, data) { i, _, turn, part in SearchLabel(cost: turn + part.weight, parent: Int32(-1 - i)) }
+        backward.seed(into: goals, data) { i, _, turn, part in
+            SearchLabel(cost: turn + part.weight, parent: Int32(-1 - i))
+        }
 
         // Forward climbs the upward arcs and stalls on the downward ones; backward the reverse.
         var meet = -1, settledCount = 0

@@ -33,6 +33,10 @@ public struct Isochrone: Sendable, Equatable {
 
 /// A label of the isochrone's searches: the routing weight they minimise (as routes do) and the
 /// seconds along the same way.
+/// The roads an isochrone search reached: each edge, its source vertex, the offset from there in
+/// metres and the time there.
+typealias ReachedRoads = [(edge: Int, source: UInt32, offset: Double, time: Double)]
+
 struct TimedLabel: SearchCost {
     var weight: Double
     var seconds: Double
@@ -134,7 +138,8 @@ package final class IsochroneSearch {
         var minX = 0.0, minY = 0.0, maxX = 0.0, maxY = 0.0
         for r in reached {
             let a = vertex(r.source), b = vertex(graph.edgeTarget[r.edge])
-            minX = min(minX, a.x, b.x); maxX = max(maxX, a.x, b.x); minY = min(minY, a.y, b.y); maxY = max(maxY, a.y, b.y)
+            minX = min(minX, a.x, b.x); maxX = max(maxX, a.x, b.x)
+            minY = min(minY, a.y, b.y); maxY = max(maxY, a.y, b.y)
         }
         let cell = min(500, max(20, max(maxX - minX, maxY - minY) / 500))
         let spread = 2, margin = spread + 6
@@ -149,7 +154,8 @@ package final class IsochroneSearch {
         // a city's scale).
         let step = cell * 1.8
         let perCell = 1 / cell
-        let shapeStart = graph.shapeStart, shapeLatitudes = graph.shapeLatitudes, shapeLongitudes = graph.shapeLongitudes
+        let shapeStart = graph.shapeStart
+        let shapeLatitudes = graph.shapeLatitudes, shapeLongitudes = graph.shapeLongitudes
         time.withUnsafeMutableBufferPointer { grid in
             @inline(__always) func mark(_ x: Double, _ y: Double, _ t: Double) {
                 let i = Int((x - originX) * perCell), j = Int((y - originY) * perCell)
@@ -244,7 +250,7 @@ package final class IsochroneSearch {
 
     /// The roads reached within `limit` seconds: (edge, its source vertex, offset from there in
     /// metres, time there); the origin's edges first, entered part-way at time 0.
-    func reach(from origin: Snap, within limit: Double, method: Method? = nil) -> [(edge: Int, source: UInt32, offset: Double, time: Double)] {
+    func reach(from origin: Snap, within limit: Double, method: Method? = nil) -> ReachedRoads {
         let graph = data.graph
         let starts = data.snapIndex.edgePoints(origin, graph: graph)
         let asked = method, method = method ?? (data.hierarchy != nil ? .restrictedSweep : .dijkstra)
@@ -284,7 +290,7 @@ package final class IsochroneSearch {
     /// The Dijkstra: labels of the states in order of weight, until every way still queued takes
     /// longer than `limit` (a state whose way of least weight takes too long still passes that
     /// on, so no heavier but quicker way reaches past it: the labels are the sweep's).
-    private func dijkstra(from starts: [EdgePoint], limit: Double) -> [(edge: Int, source: UInt32, offset: Double, time: Double)] {
+    private func dijkstra(from starts: [EdgePoint], limit: Double) -> ReachedRoads {
         let graph = data.graph
         labels.clear()
         let labels = self.labels
@@ -342,7 +348,7 @@ package final class IsochroneSearch {
     /// labelled: those found from the targets up the downward arcs, marked in a bitmap and swept
     /// in order.
     private func sweep(from starts: [EdgePoint], limit: Double, hierarchy ch: ContractionHierarchy,
-                       metrics: ArcMetrics, targets: [UInt32]?) -> [(edge: Int, source: UInt32, offset: Double, time: Double)] {
+                       metrics: ArcMetrics, targets: [UInt32]?) -> ReachedRoads {
         let n = ch.nodeCount
         let labels: UnsafeMutablePointer<TimedLabel>
         if let made = sweepLabels { labels = made } else {
@@ -483,7 +489,7 @@ package final class IsochroneSearch {
     /// The roads reached: (edge, its source vertex, offset from there in metres, time there). The
     /// origin's edges are entered at the origin at time 0, and before it only by coming round to
     /// their start (from `label`'s states).
-    private func finishEntries(_ entries: inout EntryTimes, label: (Int) -> TimedLabel) -> [(edge: Int, source: UInt32, offset: Double, time: Double)] {
+    private func finishEntries(_ entries: inout EntryTimes, label: (Int) -> TimedLabel) -> ReachedRoads {
         let graph = data.graph, starts = entries.starts
         defer { self.entered = entries.entered }
         for start in starts {
@@ -546,8 +552,12 @@ enum IsochroneOutline {
                         let away = y > 0 && y < height - 1 && x > 0 && x < width - 1
                         if !(away ? inside[row - width + x] : at(x, y - 1)) { out[corner + x] |= 1 << 0; count += 1 }
                         if !(away ? inside[row + x + 1] : at(x + 1, y)) { out[corner + x + 1] |= 1 << 1; count += 1 }
-                        if !(away ? inside[row + width + x] : at(x, y + 1)) { out[corner + width + 1 + x + 1] |= 1 << 2; count += 1 }
-                        if !(away ? inside[row + x - 1] : at(x - 1, y)) { out[corner + width + 1 + x] |= 1 << 3; count += 1 }
+                        if !(away ? inside[row + width + x] : at(x, y + 1)) {
+                            out[corner + width + 1 + x + 1] |= 1 << 2; count += 1
+                        }
+                        if !(away ? inside[row + x - 1] : at(x - 1, y)) {
+                            out[corner + width + 1 + x] |= 1 << 3; count += 1
+                        }
                     }
                 }
             }
@@ -610,13 +620,16 @@ enum IsochroneOutline {
             // The cell left of the hole's first edge belongs to the polygon around the hole.
             let a = rings[h][0], b = rings[h][1]
             let dx = (b.x - a.x).signum(), dy = (b.y - a.y).signum()
-            let px = Double(a.x) + 0.5 * Double(dx) - 0.5 * Double(dy), py = Double(a.y) + 0.5 * Double(dy) + 0.5 * Double(dx)
+            let px = Double(a.x) + 0.5 * Double(dx) - 0.5 * Double(dy)
+            let py = Double(a.y) + 0.5 * Double(dy) + 0.5 * Double(dx)
             if let owner = outers.filter({ contains(rings[$0], px, py) }).min(by: { areas[$0] < areas[$1] }) {
                 holes[owner, default: []].append(h)
             }
         }
         if let largest = outers.first.map({ areas[$0] - (holes[$0] ?? []).reduce(0) { $0 - areas[$1] } }) {
-            outers = outers.filter { o in areas[o] - (holes[o] ?? []).reduce(0) { $0 - areas[$1] } >= denoise * largest - 1e-9 }
+            outers = outers.filter { o in
+                areas[o] - (holes[o] ?? []).reduce(0) { $0 - areas[$1] } >= denoise * largest - 1e-9
+            }
         }
         return outers.map { o in [rings[o]] + (holes[o] ?? []).map { rings[$0] } }
     }

@@ -26,7 +26,8 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .noSegment(c, maxDistance):
             return String(format: "no road within %.0f m of %.6f,%.6f", maxDistance, c.latitude, c.longitude)
         case let .outsideMap(c, bounds, swapped):
-            let here = String(format: "%.6f,%.6f is outside the map's area (the map covers latitudes %.4f to %.4f, longitudes %.4f to %.4f)",
+            let here = String(format: "%.6f,%.6f is outside the map's area "
+                                  + "(the map covers latitudes %.4f to %.4f, longitudes %.4f to %.4f)",
                               c.latitude, c.longitude, bounds.south, bounds.north, bounds.west, bounds.east)
             return swapped ? here + String(format: "; it looks like longitude,latitude: did you mean %.6f,%.6f?",
                                            c.longitude, c.latitude) : here

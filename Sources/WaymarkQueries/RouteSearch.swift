@@ -97,7 +97,8 @@ public final class RouteSearch {
         var settledCount = 0
         defer { settled = settledCount }
         let goalCoordinate = destination.coordinate
-        let starts = data.snapIndex.edgePoints(origin, graph: graph), goals = data.snapIndex.edgePoints(destination, graph: graph)
+        let starts = data.snapIndex.edgePoints(origin, graph: graph)
+        let goals = data.snapIndex.edgePoints(destination, graph: graph)
         // Reaching the goal point means reaching the source of one of its edges first.
         let goalSources = goals.map { graph.source(of: $0.edge) }
         let landmarks = heuristic ? self.landmarks : nil

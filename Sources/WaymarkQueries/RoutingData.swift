@@ -48,8 +48,9 @@ package final class RoutingData: Sendable {
             var seconds = [Float](repeating: .infinity, count: transitions.cost.count)
             for e in 0..<graph.edgeCount {
                 let v = graph.edgeTarget[e], first = Int(graph.firstEdge[Int(v)])
-                for f in graph.edges(from: v) where transitions.cost[Int(transitions.start[e]) + f - first] != .infinity {
-                    seconds[Int(transitions.start[e]) + f - first] = Float(TransitionTable.duration(e, f, graph, turns, costs))
+                let row = Int(transitions.start[e]) - first
+                for f in graph.edges(from: v) where transitions.cost[row + f] != .infinity {
+                    seconds[row + f] = Float(TransitionTable.duration(e, f, graph, turns, costs))
                 }
             }
             return seconds

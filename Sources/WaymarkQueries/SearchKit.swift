@@ -72,7 +72,9 @@ struct HierarchyDirection<Label: SearchCost> {
     /// arcs need not be relaxed.
     @inline(__always)
     func stalls(_ x: Int, at cost: Double, over reverse: ArcRows.Buffers) -> Bool {
-        for i in reverse.row(x) where self.cost(Int(reverse.arcs[i].end)) + reverse.arcs[i].weight < cost { return true }
+        for i in reverse.row(x) where self.cost(Int(reverse.arcs[i].end)) + reverse.arcs[i].weight < cost {
+            return true
+        }
         return false
     }
 
@@ -117,7 +119,8 @@ typealias EdgePart = (weight: Double, duration: Double, distance: Double)
 extension RoutingData {
     /// The cheapest way from a start point to a goal point ahead of it on the same edge, without
     /// reaching a vertex: the edge, the two offsets and the weight; nil where there is none.
-    func alongOneEdge(from starts: [EdgePoint], to goals: [EdgePoint]) -> (edge: Int, from: Double, to: Double, weight: Double)? {
+    func alongOneEdge(from starts: [EdgePoint],
+                      to goals: [EdgePoint]) -> (edge: Int, from: Double, to: Double, weight: Double)? {
         var best: (edge: Int, from: Double, to: Double, weight: Double)?
         for s in starts {
             for g in goals where g.edge == s.edge && g.offset >= s.offset {

@@ -54,7 +54,8 @@ extension RoadMap {
                                landmarks: landmarks, hierarchy: hierarchy)
         // Guidance's tables are guidance's code; preparing a map calls it.
         let guidance = guidance ?? GuidanceTables(graph: graph, transitions: transitions)
-        let preparation = RoadMap.Preparation(search: hierarchy != nil ? .hierarchy : landmarks != nil ? .landmarks : .aStar,
+        let search: SearchMethod = hierarchy != nil ? .hierarchy : landmarks != nil ? .landmarks : .aStar
+        let preparation = RoadMap.Preparation(search: search,
                                               contracted: hierarchy != nil && stored == nil,
                                               indexSeconds: indexSeconds, searchSeconds: searchSeconds,
                                               hierarchyRefused: refused)

@@ -71,7 +71,8 @@ public final class RoadMap: @unchecked Sendable {
     private let storedSnapIndex: SnapIndex?
     /// The turn tables as a graph file without a hierarchy stores them (nil: made when prepared;
     /// the weights nil where made under other turn costs).
-    private let storedTurns: (turns: TurnGeometry, transitions: TransitionTable?)?
+    private let storedTurns: StoredTurns?
+    typealias StoredTurns = (turns: TurnGeometry, transitions: TransitionTable?)
     private let givenLandmarks: Landmarks?
     private let costs: TurnCosts?
     /// What the map shows besides roads: given, or a graph file's sections (read when asked).
@@ -125,16 +126,23 @@ public final class RoadMap: @unchecked Sendable {
             graph.drivingSide = drivingSide
             useHierarchy = false
             if ContractionHierarchy.isStored(in: sections) {
-                setAside = "\(path): its hierarchy was contracted for \(drivingSide == .left ? "right" : "left")-hand traffic; not using it"
+                let other = drivingSide == .left ? "right" : "left"
+                setAside = "\(path): its hierarchy was contracted for \(other)-hand traffic; not using it"
             }
         }
         // The stored hierarchy (or the turn tables stored without one) is checked on one core,
         // guidance's tables and the snap index on the other.
         let read = graph
         let (hierarchy, tables) = inParallel({
-            Result { () throws(RoadMapError) -> (ContractionHierarchy?, (turns: TurnGeometry, transitions: TransitionTable?)?) in
+            Result { () throws(RoadMapError) -> (ContractionHierarchy?, StoredTurns?) in
                 if useHierarchy, ContractionHierarchy.isStored(in: sections) {
-                    do { return (try ContractionHierarchy(fileSections: sections, graph: read, alreadyChecked: checked), nil) } catch { throw RoadMapError("\(path): \(error)") }
+                    do {
+                        let stored = try ContractionHierarchy(fileSections: sections, graph: read,
+                                                              alreadyChecked: checked)
+                        return (stored, nil)
+                    } catch {
+                        throw RoadMapError("\(path): \(error)")
+                    }
                 }
                 do throws(HierarchyFileError) {
                     return (nil,
@@ -147,9 +155,12 @@ public final class RoadMap: @unchecked Sendable {
         }, {
             Result { () throws(RoadMapError) -> (GuidanceTables?, SnapIndex?) in
                 let guidance: GuidanceTables?, index: SnapIndex?
-                do { guidance = try GuidanceTables(fileSections: sections, graph: read, alreadyChecked: checked) } catch { throw RoadMapError("\(path): \(error)") }
-                do { index = try SnapIndex(fileSections: sections, graph: read,
-                                           alreadyChecked: checked) } catch { throw RoadMapError("\(path): \(error)") }
+                do {
+                    guidance = try GuidanceTables(fileSections: sections, graph: read, alreadyChecked: checked)
+                    index = try SnapIndex(fileSections: sections, graph: read, alreadyChecked: checked)
+                } catch {
+                    throw RoadMapError("\(path): \(error)")
+                }
                 return (guidance, index)
             }
         })
@@ -178,7 +189,9 @@ public final class RoadMap: @unchecked Sendable {
     /// tables, and the landmarks or hierarchy ``method`` calls for. Later calls return at once.
     /// `progress` hears how contraction goes, when the hierarchy is contracted here.
     @discardableResult
-    public func prepare(progress: ContractionHierarchy.Progress? = nil) -> Preparation { data(progress: progress).preparation }
+    public func prepare(progress: ContractionHierarchy.Progress? = nil) -> Preparation {
+        data(progress: progress).preparation
+    }
 
     /// The shared data, prepared once.
     func data(progress: ContractionHierarchy.Progress? = nil) -> PreparedMap {
@@ -238,7 +251,9 @@ public final class RoadMap: @unchecked Sendable {
     /// ``Router/table(sources:destinations:radiuses:)``). Thread-safe.
     public func table(sources: [Coordinate], destinations: [Coordinate],
                       radiuses: [Double?] = []) throws(RouteError) -> DistanceTable {
-        try withRouter { (router) throws(RouteError) in try router.table(sources: sources, destinations: destinations, radiuses: radiuses) }
+        try withRouter { (router) throws(RouteError) in
+            try router.table(sources: sources, destinations: destinations, radiuses: radiuses)
+        }
     }
 
     /// The areas reached within each of `minutes` from `origin` (see
@@ -252,8 +267,10 @@ public final class RoadMap: @unchecked Sendable {
     /// Routes every query (each a list of waypoints) on `threads` threads, a router each, over
     /// this one map; `transform` turns each outcome into what the caller keeps (on the thread that
     /// routed it). Results come in input order; the times are of the routing alone.
-    public func routes<T: Sendable>(_ queries: [[Coordinate]], threads: Int = 1,
-                                    _ transform: @escaping @Sendable (Result<Route, RouteError>) -> T) -> RouteBatch<T> {
+    public func routes<T: Sendable>(
+        _ queries: [[Coordinate]], threads: Int = 1,
+        _ transform: @escaping @Sendable (Result<Route, RouteError>) -> T
+    ) -> RouteBatch<T> {
         let threads = max(1, min(threads, queries.count))
         let prepared = data()
         let results = UnsafeMutableBufferPointer<(value: T, milliseconds: Double?)?>.allocate(capacity: queries.count)
@@ -296,7 +313,8 @@ public final class RoadMap: @unchecked Sendable {
         }
         // Without a hierarchy (which keeps its own), the turn tables go too: as prepared, or read
         // with the graph, or made.
-        let turnTables = lock.withLock { () -> (turns: TurnGeometry?, transitions: TransitionTable?, costs: TurnCosts) in
+        typealias TurnTables = (turns: TurnGeometry?, transitions: TransitionTable?, costs: TurnCosts)
+        let turnTables = lock.withLock { () -> TurnTables in
             if let data = prepared?.data { return (data.turns, data.transitions, data.costs) }
             return (storedTurns?.turns, storedTurns?.transitions, costs ?? TurnCosts(for: self.graph))
         }
@@ -305,7 +323,8 @@ public final class RoadMap: @unchecked Sendable {
         // tables are still being made), or one after the other beside a hierarchy just built,
         // where the build's peak memory is.
         let graph = graph, hierarchy = hierarchy
-        let count = SnapIndex.fileSectionCount + GuidanceTables.fileSectionCount + (hierarchy == nil ? StoredTurnTables.fileSectionCount : 0)
+        let count = SnapIndex.fileSectionCount + GuidanceTables.fileSectionCount
+            + (hierarchy == nil ? StoredTurnTables.fileSectionCount : 0)
         let tables = GraphFile.LaterSections(count: count) { early in
             if hierarchy == nil {
                 let (indexSections, guidanceSections) = inParallel({
@@ -355,7 +374,9 @@ public struct QueryTimes: Sendable, Equatable {
 
     public init(milliseconds: [Double]) {
         let sorted = milliseconds.sorted()
-        func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+        func percentile(_ p: Double) -> Double {
+            sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+        }
         count = sorted.count
         p50Milliseconds = percentile(0.5)
         p95Milliseconds = percentile(0.95)

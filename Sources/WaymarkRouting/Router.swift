@@ -119,7 +119,9 @@ public final class Router {
     /// `radiuses`, where given, has one per source then one per destination.
     public func table(sources: [Coordinate], destinations: [Coordinate],
                       radiuses: [Double?] = []) throws(RouteError) -> DistanceTable {
-        guard !sources.isEmpty && !destinations.isEmpty else { throw .invalidInput("a table needs at least one source and one destination") }
+        guard !sources.isEmpty && !destinations.isEmpty else {
+            throw .invalidInput("a table needs at least one source and one destination")
+        }
         let snaps = try snap(sources + destinations, radiuses: radiuses)
         let from = Array(snaps[..<sources.count]), to = Array(snaps[sources.count...])
         var table = DistanceTable(sources: from, destinations: to, durations: [], distances: [])

@@ -71,7 +71,8 @@ extension Isochrone {
         if minutes.isEmpty { return "an isochrone needs at least one time" }
         if minutes.count > maximumCount { return "at most \(maximumCount) times" }
         if let bad = minutes.first(where: { !range.contains($0) }) {
-            return "\(bad.formatted) is not a time from \(range.lowerBound.formatted) to \(range.upperBound.formatted) minutes"
+            let (low, high) = (range.lowerBound.formatted, range.upperBound.formatted)
+            return "\(bad.formatted) is not a time from \(low) to \(high) minutes"
         }
         if Set(minutes).count != minutes.count { return "each time once" }
         return nil
