@@ -243,6 +243,7 @@ struct KDTree: Sendable {
         if right - left <= nodeSize { return }
         let m = (left + right) >> 1
         select(ids, coords, m, left, right, axis)
+        // Shared with the threads below: each part writes only its own share of it.
         nonisolated(unsafe) let ids = ids, coords = coords
         DispatchQueue.concurrentPerform(iterations: 2) { half in
             if half == 0 {

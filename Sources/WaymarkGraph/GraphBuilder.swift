@@ -82,6 +82,7 @@ public struct GraphBuilder {
             let parts = rules.count < 1 << 14 ? 1 : coreCount, count = rules.count
             let empty = Ways.released
             rules.withUnsafeMutableBufferPointer { rules in
+                // Shared with the threads below: each part writes only its own share of it.
                 nonisolated(unsafe) let rules = rules
                 DispatchQueue.concurrentPerform(iterations: parts) { part in
                     // Each rule swapped for one that holds nothing: the old one is freed here.
@@ -171,6 +172,7 @@ public struct GraphBuilder {
         var dropped = [Bool](repeating: false, count: edges.count), settled = dropped
         dropped.withUnsafeMutableBufferPointer { dropped in
             settled.withUnsafeMutableBufferPointer { settled in
+                // Shared with the threads below: each part writes only its own share of it.
                 nonisolated(unsafe) let (dropped, settled) = (dropped, settled)
                 let (first, order) = (first, order)
                 DispatchQueue.concurrentPerform(iterations: parts) { part in
@@ -219,6 +221,7 @@ public struct GraphBuilder {
         let parts = max(1, parts ?? (count < 1 << 16 ? 1 : coreCount))
         var counts = [[UInt32]](repeating: [], count: parts)
         counts.withUnsafeMutableBufferPointer { counts in
+            // Shared with the threads below: each part writes only its own share of it.
             nonisolated(unsafe) let counts = counts
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 var mine = [UInt32](repeating: 0, count: buckets)
@@ -240,6 +243,7 @@ public struct GraphBuilder {
         var order = [UInt32](repeating: 0, count: count)
         order.withUnsafeMutableBufferPointer { order in
             counts.withUnsafeMutableBufferPointer { counts in
+                // Shared with the threads below: each part writes only its own share of it.
                 nonisolated(unsafe) let (order, counts) = (order, counts)
                 DispatchQueue.concurrentPerform(iterations: parts) { part in
                     for i in share(part, of: parts, count) {
@@ -278,9 +282,11 @@ public struct GraphBuilder {
         let countingParts = max(1, walkParts ?? (ways.count < 1 << 14 ? 1 : coreCount))
         var partUses = [[UInt8]](repeating: [], count: countingParts)
         partUses.withUnsafeMutableBufferPointer { partUses in
+            // Shared with the threads below: each part writes only its own share of it.
             nonisolated(unsafe) let partUses = partUses
             let ways = ways
             ways.nodes.withUnsafeBufferPointer { all in
+                // Shared with the threads below (not Sendable): they only read it.
                 nonisolated(unsafe) let all = all
                 DispatchQueue.concurrentPerform(iterations: countingParts) { part in
                     var uses = [UInt8](repeating: 0, count: inputCount)
@@ -335,6 +341,7 @@ public struct GraphBuilder {
         while bounds.count <= partCount { bounds.append(ways.count) }
         var parts = [WalkPart](repeating: WalkPart(), count: partCount)
         parts.withUnsafeMutableBufferPointer { parts in
+            // Shared with the threads below: each part writes only its own share of it.
             nonisolated(unsafe) let parts = parts
             let bounds = bounds
             DispatchQueue.concurrentPerform(iterations: partCount) { p in parts[p].walk(bounds[p]..<bounds[p + 1], input) }
@@ -467,6 +474,7 @@ public struct GraphBuilder {
                     graph.edgeDuration.withUnsafeMutableBufferPointer { duration in
                         graph.edgeWeight.withUnsafeMutableBufferPointer { weight in
                             edgeSource.withUnsafeMutableBufferPointer { source in
+                                // Shared with the threads below: each part writes only its own share of it.
                                 nonisolated(unsafe) let columns = (target, segment, length, duration, weight, source)
                                 let (pending, order, first) = (pending, order, first)
                                 let parts = coreCount

@@ -211,6 +211,7 @@ package struct GuidanceTables: Sendable {
         let (twinOf, roadsAt, lanesAt) = (twin, roads, lanes)
         depart.withUnsafeMutableBufferPointer { departs in
             arrival.withUnsafeMutableBufferPointer { arrivals in
+                // Shared with the threads below: each part writes only its own share of it.
                 nonisolated(unsafe) let (departs, arrivals) = (departs, arrivals)
                 DispatchQueue.concurrentPerform(iterations: parts) { part in
                     var points: [PerceivedBearing.Point] = []
@@ -245,6 +246,7 @@ package struct GuidanceTables: Sendable {
         depart.withUnsafeMutableBufferPointer { departs in
             arrival.withUnsafeMutableBufferPointer { arrivals in
                 found.withUnsafeMutableBufferPointer { found in
+                    // Shared with the threads below: each part writes only its own share of it.
                     nonisolated(unsafe) let (departs, arrivals, found) = (departs, arrivals, found)
                     DispatchQueue.concurrentPerform(iterations: parts) { part in
                         for i in share(part, of: parts, graph.nodeCount) where roadsAt[i] >= 2 {
@@ -279,6 +281,7 @@ package struct GuidanceTables: Sendable {
         var codes = [UInt8](repeating: TurnVerdict.unknown, count: Int(table.start[graph.edgeCount]))
         let classifier = TurnClassifier(graph: graph, names: tables.names)
         codes.withUnsafeMutableBufferPointer { codes in
+            // Shared with the threads below: each part writes only its own share of it.
             nonisolated(unsafe) let codes = codes
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 var storage: [JunctionRoad] = []

@@ -423,6 +423,7 @@ private final class Collector: OSMElementSink {
         let nodes = [UInt32](unsafeUninitializedCapacity: refCount) { nodes, initialized in
             rules = [WayRule](unsafeUninitializedCapacity: count) { rules, made in
                 runs.withUnsafeMutableBufferPointer { runs in
+                    // Shared with the threads below: each part writes only its own share of it.
                     nonisolated(unsafe) let (runs, nodes, rules) = (runs, nodes, rules)
                     func resolve(runs range: Range<Int>) {
                         for r in range {

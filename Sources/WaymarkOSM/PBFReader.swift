@@ -281,6 +281,7 @@ private final class DecodeBatch: @unchecked Sendable {
         self.blobs = blobs
         slots = .allocate(capacity: blobs.count)
         slots.initialize(repeating: nil)
+        // Shared with the threads below: each writes only its own slot.
         nonisolated(unsafe) let slots = slots
         let done = done
         DispatchQueue.global().async {

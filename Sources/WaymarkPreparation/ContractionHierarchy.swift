@@ -535,10 +535,13 @@ extension ContractionHierarchy {
     private func forEach(_ count: Int, _ scratches: UnsafeMutableBufferPointer<Scratch>,
                          _ body: (View, Int, inout Scratch) -> Void) {
         let threads = count < 64 ? 1 : scratches.count
+        // Shared with the threads below: thread t uses only scratch[t].
         nonisolated(unsafe) let scratch = scratches
         withView { view in
+            // Shared with the threads below (not Sendable): they only read it.
             nonisolated(unsafe) let view = view
             withoutActuallyEscaping(body) { body in
+                // Shared with the threads below (not Sendable): they only read it.
                 nonisolated(unsafe) let body = body
                 DispatchQueue.concurrentPerform(iterations: threads) { t in
                     for i in stride(from: t, to: count, by: threads) { body(view, i, &scratch[t]) }
@@ -574,6 +577,7 @@ extension ContractionHierarchy {
         var reported = 0
         var priority = [Double](repeating: 0, count: n)
         priority.withUnsafeMutableBufferPointer { out in
+            // Shared with the threads below: each part writes only its own share of it.
             nonisolated(unsafe) let out = out
             forEach(n, scratches) { view, v, s in out[v] = view.priority(UInt32(v), &s) }
         }
@@ -599,6 +603,7 @@ extension ContractionHierarchy {
             }
             var found = [[Shortcut]](repeating: [], count: round.count)
             found.withUnsafeMutableBufferPointer { out in
+                // Shared with the threads below: each part writes only its own share of it.
                 nonisolated(unsafe) let out = out
                 let chosen = round
                 forEach(chosen.count, scratches) { view, i, s in _ = view.shortcuts(of: chosen[i],
@@ -637,6 +642,7 @@ extension ContractionHierarchy {
             // The neighbours' priorities, again.
             for u in neighbours { seen[Int(u)] = false }
             priority.withUnsafeMutableBufferPointer { out in
+                // Shared with the threads below: each part writes only its own share of it.
                 nonisolated(unsafe) let out = out
                 let nodes = neighbours
                 forEach(nodes.count, scratches) { view, i, s in out[Int(nodes[i])] = view.priority(nodes[i], &s) }

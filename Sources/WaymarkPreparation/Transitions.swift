@@ -23,6 +23,7 @@ public struct TurnGeometry: Sendable {
         var sines = [Double](repeating: 0, count: graph.nodeCount), cosines = sines
         sines.withUnsafeMutableBufferPointer { sines in
             cosines.withUnsafeMutableBufferPointer { cosines in
+                // Shared with the threads below: each part writes only its own share of it.
                 nonisolated(unsafe) let (sines, cosines) = (sines, cosines)
                 DispatchQueue.concurrentPerform(iterations: parts) { part in
                     for v in share(part, of: parts, graph.nodeCount) {
@@ -35,6 +36,7 @@ public struct TurnGeometry: Sendable {
         head.withUnsafeMutableBufferPointer { head in
             tail.withUnsafeMutableBufferPointer { tail in
                 roadCount.withUnsafeMutableBufferPointer { roadCount in
+                    // Shared with the threads below: each part writes only its own share of it.
                     nonisolated(unsafe) let (head, tail, roadCount) = (head, tail, roadCount)
                     let (sines, cosines) = (sines, cosines)
                     DispatchQueue.concurrentPerform(iterations: parts) { part in
@@ -160,6 +162,7 @@ public struct TurnGeometry: Sendable {
         // Roads a car can drive into each vertex from (OSRM's "bidirectional edges" there).
         var entries = [UInt8](repeating: 0, count: graph.nodeCount)
         entries.withUnsafeMutableBufferPointer { entries in
+            // Shared with the threads below: each part writes only its own share of it.
             nonisolated(unsafe) let entries = entries
             let parts = parts ?? TurnGeometry.parts(graph.nodeCount)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
@@ -174,6 +177,7 @@ public struct TurnGeometry: Sendable {
         let starts = TransitionTable.rowStarts(graph)
         var transitions = [Float](repeating: 0, count: Int(starts[graph.edgeCount]))
         transitions.withUnsafeMutableBufferPointer { transitions in
+            // Shared with the threads below: each part writes only its own share of it.
             nonisolated(unsafe) let transitions = transitions
             let entries = entries
             let parts = parts ?? TurnGeometry.parts(graph.edgeCount)

@@ -48,6 +48,7 @@ package struct ArcMetrics: Sendable {
         // before it (stored hierarchies are checked for that), so each sums two arcs already done.
         let parts = min(8, coreCount)
         metric.withUnsafeMutableBufferPointer { metric in
+            // Shared with the threads below: each part writes only its own share of it.
             nonisolated(unsafe) let metric = metric
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 for a in share(part, of: parts, count) where ch.arcFirst[a] < 0 {

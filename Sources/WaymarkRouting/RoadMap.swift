@@ -279,6 +279,7 @@ public final class RoadMap: @unchecked Sendable {
             results.deinitialize()
             results.deallocate()
         }
+        // Shared with the threads below: each writes only its own slot.
         nonisolated(unsafe) let slots = results
         DispatchQueue.concurrentPerform(iterations: threads) { worker in
             let router = Router(map: self, prepared: prepared)
