@@ -71,6 +71,24 @@ package struct StepAssembler {
 
     package func assemble(_ path: RoutePath, from origin: Snap, to destination: Snap, input: (Coordinate, Coordinate),
                   legIndex: Int, legCount: Int, drivingSide: DrivingSide, language: InstructionTemplates) -> RouteLeg {
+        let pieces = pieces(of: path)
+        let drafts = drafts(pieces)
+        var steps: [RouteStep] = []
+        steps.reserveCapacity(drafts.count + 1)
+        for g in drafts.indices { steps.append(step(g, of: drafts, pieces, origin: origin, drivingSide: drivingSide)) }
+        steps.append(arrival(after: steps, at: destination, input: input, drivingSide: drivingSide))
+        for k in steps.indices {
+            // Two statements: reading a step while assigning into it would copy the step.
+            let sentence = language.instruction(for: steps[k], legIndex: legIndex, legCount: legCount)
+            steps[k].instruction = sentence
+        }
+
+        return RouteLeg(distance: steps.reduce(0) { $0 + $1.distance }, duration: path.duration, weight: path.weight,
+                        summary: summary(drafts, steps), steps: steps)
+    }
+
+    /// The path as pieces of edges: the first from the start offset, the last up to the end's.
+    private func pieces(of path: RoutePath) -> [Piece] {
         var pieces: [Piece] = []
         for (i, e) in path.edges.enumerated() {
             let length = Double(graph.edgeLength[e])
@@ -83,6 +101,12 @@ package struct StepAssembler {
         if pieces.count > 1, let last = pieces.last, last.length < 1 { pieces.removeLast() }
         if pieces.count > 1, let first = pieces.first, first.length < 1 { pieces.removeFirst() }
 
+        return pieces
+    }
+
+    /// The steps before they are measured and worded: a maneuver where a junction calls for one,
+    /// roundabouts told as a whole, then OSRM's collapsing.
+    private func drafts(_ pieces: [Piece]) -> [Draft] {
         var drafts = [Draft(pieces: 0..<1, type: .depart, modifier: nil, nameEdge: pieces[0].edge)]
         var roadStorage: [JunctionRoad] = [] // (each junction's roads, one at a time)
         // The last junction passed without a step where OSRM has a suppressed one (three roads or more).
@@ -94,7 +118,8 @@ package struct StepAssembler {
             // say unless the name or the mode changes: no junction to analyse.
             let v = graph.edgeTarget[e]
             // (The names last: most vertices of a route are junctions, and comparing names costs the most.)
-            if !graph.isUTurn(e, f) && graph.flags(of: e).intersection([.roundabout, .ferry]) == graph.flags(of: f).intersection([.roundabout, .ferry])
+            let modes: EdgeFlags = [.roundabout, .ferry]
+            if !graph.isUTurn(e, f) && graph.flags(of: e).intersection(modes) == graph.flags(of: f).intersection(modes)
                 && isPlainPassage(v, e, f) && !classifier.announces(e, f) {
                 drafts[drafts.count - 1].takeIn(piece: i)
                 i += 1
@@ -109,7 +134,8 @@ package struct StepAssembler {
                                drafts: &drafts, graph: graph)
                 continue
             }
-            if inRing && !toRing, let ring = graph.edges(from: v).first(where: { graph.flags(of: $0).contains(.roundabout) }),
+            if inRing && !toRing,
+               let ring = graph.edges(from: v).first(where: { graph.flags(of: $0).contains(.roundabout) }),
                roundaboutKind(at: v, entering: ring) != .notARing {
                 // Leaving a roundabout the route started on.
                 let road = junction.roads[junction.taken!]
@@ -168,46 +194,58 @@ package struct StepAssembler {
             drafts[k].type = !classifier.hasNoName(s) && !classifier.announcesSegments(p, s) ? .continue : .turn
         }
 
-        var steps: [RouteStep] = []
-        for (g, draft) in drafts.enumerated() {
-            let geometry = StepAssembler.cut(pieces[draft.pieces], start: g == 0 ? nil : graph.edgeTarget[pieces[draft.pieces.lowerBound - 1].edge], graph: graph)
-            var duration = 0.0, weight = 0.0
-            for k in draft.pieces {
-                let p = pieces[k]
-                let part = graph.part(p.edge, from: p.from, to: p.to)
-                duration += part.duration
-                weight += part.weight
-                // The turn into this piece (the maneuver's own, or one passed silently).
-                let previous = k > 0 ? pieces[k - 1].edge : -1
-                if previous >= 0, let w = graph.turnWeight(previous, p.edge, table: data.transitions) {
-                    weight += w
-                    duration += TransitionTable.duration(previous, p.edge, graph, data.turns, data.costs)
-                }
+        return drafts
+    }
+
+    /// Draft `g` as a step: its line, travel time and weight (turns included), maneuver and
+    /// intersections.
+    private func step(_ g: Int, of drafts: [Draft], _ pieces: [Piece], origin: Snap,
+                      drivingSide: DrivingSide) -> RouteStep {
+        let draft = drafts[g]
+        // A step after the first starts where the one before it ends.
+        let start = g == 0 ? nil : graph.edgeTarget[pieces[draft.pieces.lowerBound - 1].edge]
+        let geometry = StepAssembler.cut(pieces[draft.pieces], start: start, graph: graph)
+        var duration = 0.0, weight = 0.0
+        for k in draft.pieces {
+            let p = pieces[k]
+            let part = graph.part(p.edge, from: p.from, to: p.to)
+            duration += part.duration
+            weight += part.weight
+            // The turn into this piece (the maneuver's own, or one passed silently).
+            let previous = k > 0 ? pieces[k - 1].edge : -1
+            if previous >= 0, let w = graph.turnWeight(previous, p.edge, table: data.transitions) {
+                weight += w
+                duration += TransitionTable.duration(previous, p.edge, graph, data.turns, data.costs)
             }
-            // A step after the first starts where the one before it ends.
-            let location = g == 0 ? (geometry.first ?? origin.coordinate) : graph.coordinate(of: graph.edgeTarget[pieces[draft.pieces.lowerBound - 1].edge])
-            var intersections = draft.intersections
-            var draft = draft
-            if g == 0 {
-                draft.bearingAfter = Double(bearing(startOfGeometry: geometry))
-                intersections.insert(StepIntersection(location: location, roads: [.init(bearing: Int(draft.bearingAfter.rounded()) % 360, entry: true)],
-                                                      inIndex: nil, outIndex: 0,
-                                                      classes: graph.travelClasses(of: pieces[0].edge)), at: 0)
-            }
-            let maneuver = Maneuver(type: draft.type, modifier: draft.modifier, location: location,
-                                    bearingBefore: g == 0 ? 0 : Int(draft.bearingBefore.rounded()) % 360,
-                                    bearingAfter: Int(draft.bearingAfter.rounded()) % 360, exit: draft.exit)
-            let edge = draft.nameEdge
-            steps.append(RouteStep(name: graph.name(of: edge), ref: graph.ref(of: edge),
-                                   distance: draft.distance(pieces),
-                                   duration: duration, weight: weight, geometry: geometry,
-                                   maneuver: maneuver, instruction: "",
-                                   mode: graph.flags(of: pieces[draft.pieces.lowerBound].edge).contains(.ferry) ? .ferry : .driving,
-                                   intersections: intersections, rotaryName: draft.rotaryName, drivingSide: drivingSide,
-                                   highway: graph.highway(of: edge), destinations: graph.destinations(of: edge),
-                                   exits: graph.exits(of: edge)))
         }
-        // Arrival: where the destination lies beside the road, if it is not on it.
+        let location: Coordinate
+        if let start { location = graph.coordinate(of: start) } else { location = geometry.first ?? origin.coordinate }
+        var intersections = draft.intersections
+        let bearingAfter = g == 0 ? Double(bearing(startOfGeometry: geometry)) : draft.bearingAfter
+        if g == 0 {
+            let road = StepIntersection.Road(bearing: Int(bearingAfter.rounded()) % 360, entry: true)
+            intersections.insert(StepIntersection(location: location, roads: [road],
+                                                  inIndex: nil, outIndex: 0,
+                                                  classes: graph.travelClasses(of: pieces[0].edge)), at: 0)
+        }
+        let maneuver = Maneuver(type: draft.type, modifier: draft.modifier, location: location,
+                                bearingBefore: g == 0 ? 0 : Int(draft.bearingBefore.rounded()) % 360,
+                                bearingAfter: Int(bearingAfter.rounded()) % 360, exit: draft.exit)
+        let edge = draft.nameEdge
+        return RouteStep(name: graph.name(of: edge), ref: graph.ref(of: edge),
+                         distance: draft.distance(pieces),
+                         duration: duration, weight: weight, geometry: geometry,
+                         maneuver: maneuver, instruction: "",
+                         mode: graph.flags(of: pieces[draft.pieces.lowerBound].edge).contains(.ferry)
+                             ? .ferry : .driving,
+                         intersections: intersections, rotaryName: draft.rotaryName, drivingSide: drivingSide,
+                         highway: graph.highway(of: edge), destinations: graph.destinations(of: edge),
+                         exits: graph.exits(of: edge))
+    }
+
+    /// The arrive step: where the destination lies beside the road, if it is not on it.
+    private func arrival(after steps: [RouteStep], at destination: Snap, input: (Coordinate, Coordinate),
+                         drivingSide: DrivingSide) -> RouteStep {
         let end = steps.last?.geometry.last ?? destination.coordinate
         let before = steps.last.map { bearing(endOfGeometry: $0.geometry) } ?? 0
         var side: ManeuverModifier? = nil
@@ -217,25 +255,27 @@ package struct StepAssembler {
             if d < 20 || d > 340 { side = .straight }
         }
         let last = steps.last
-        steps.append(RouteStep(name: last?.name ?? "", ref: last?.ref ?? "", distance: 0, duration: 0,
-                               weight: 0, geometry: [end, end],
-                               maneuver: Maneuver(type: .arrive, modifier: side, location: end, bearingBefore: before,
-                                                  bearingAfter: 0, exit: nil),
-                               instruction: "", mode: last?.mode ?? .driving,
-                               intersections: [StepIntersection(location: end, roads: [.init(bearing: (before + 180) % 360, entry: true)], inIndex: 0, outIndex: nil)],
-                               rotaryName: nil, drivingSide: drivingSide, highway: last?.highway ?? .service))
-        for k in steps.indices {
-            // Two statements: reading a step while assigning into it would copy the step.
-            let sentence = language.instruction(for: steps[k], legIndex: legIndex, legCount: legCount)
-            steps[k].instruction = sentence
-        }
+        let behind = StepIntersection.Road(bearing: (before + 180) % 360, entry: true)
+        return RouteStep(name: last?.name ?? "", ref: last?.ref ?? "", distance: 0, duration: 0,
+                         weight: 0, geometry: [end, end],
+                         maneuver: Maneuver(type: .arrive, modifier: side, location: end, bearingBefore: before,
+                                            bearingAfter: 0, exit: nil),
+                         instruction: "", mode: last?.mode ?? .driving,
+                         intersections: [StepIntersection(location: end, roads: [behind], inIndex: 0, outIndex: nil)],
+                         rotaryName: nil, drivingSide: drivingSide, highway: last?.highway ?? .service)
+    }
 
-        // Summary: the two longest named roads, in route order.
+    /// The leg's summary: its two longest named roads, in route order.
+    private func summary(_ drafts: [Draft], _ steps: [RouteStep]) -> String {
         // (By name id, in order of first appearance: a step's name is its name edge's.)
         var totals: [(name: UInt32, length: Double)] = []
         for (k, draft) in drafts.enumerated() where !steps[k].name.isEmpty {
             let name = graph.segmentName[graph.segment(of: draft.nameEdge)]
-            if let i = totals.firstIndex(where: { $0.name == name }) { totals[i].length += steps[k].distance } else { totals.append((name, steps[k].distance)) }
+            if let i = totals.firstIndex(where: { $0.name == name }) {
+                totals[i].length += steps[k].distance
+            } else {
+                totals.append((name, steps[k].distance))
+            }
         }
         // The two longest (ties by name), found in one pass: no sort, no closure holding the graph.
         let strings = graph.strings
@@ -251,10 +291,8 @@ package struct StepAssembler {
                 second = total
             }
         }
-        let summary = totals.filter { $0.name == first?.name
+        return totals.filter { $0.name == first?.name
             || $0.name == second?.name }.map { strings[Int($0.name)] }.joined(separator: ", ")
-        return RouteLeg(distance: steps.reduce(0) { $0 + $1.distance }, duration: path.duration, weight: path.weight,
-                        summary: summary, steps: steps)
     }
 
     /// The junction as OSRM's `intersections` entry, with the lanes of the road arrived by.

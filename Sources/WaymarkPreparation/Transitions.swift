@@ -7,8 +7,8 @@ import WaymarkSupport
 /// Per-graph tables for turn costs: each edge's bearing as it leaves its source and as it reaches
 /// its target, and how many roads meet at each vertex (turn costs apply where three or more do).
 public struct TurnGeometry: Sendable {
-    let headBearing: Column<Float>
-    let tailBearing: Column<Float>
+    @usableFromInline let headBearing: Column<Float>
+    @usableFromInline let tailBearing: Column<Float>
     @usableFromInline package let roads: Column<UInt8>
 
     /// Measured on all cores, each taking a range of vertices (each vertex's edges out and its
@@ -136,7 +136,7 @@ public struct TurnGeometry: Sendable {
     public func arrivalBearing(of e: Int) -> Double { Double(tailBearing[e]) }
 
     /// Signed angle in degrees (positive = right) from edge `e` into edge `f`.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func angle(_ e: Int, _ f: Int) -> Double {
         var d = Double(headBearing[f] - tailBearing[e])
         if d > 180 { d -= 360 } else if d <= -180 { d += 360 }
@@ -267,7 +267,7 @@ public struct TurnGeometry: Sendable {
 
     /// Seconds the turn e → f takes: the signals and gate at the junction, the turn penalty by
     /// angle where three or more roads meet (or on a U-turn), the U-turn penalty.
-    @usableFromInline package static func duration(_ e: Int, _ f: Int, _ graph: RoadGraph,
+    @inlinable package static func duration(_ e: Int, _ f: Int, _ graph: RoadGraph,
                                                    _ turns: TurnGeometry, _ costs: TurnCosts) -> Double {
         let v = graph.edgeTarget[e]
         let flags = graph.nodeFlags[Int(v)]
