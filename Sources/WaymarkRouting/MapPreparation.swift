@@ -17,11 +17,9 @@ extension RoadMap {
     /// Builds what `method` needs: the stored hierarchy (its turn tables serve every search) or a
     /// contracted one, landmarks, or nothing more for A*.
     static func makePreparedMap(graph: RoadGraph, method: SearchMethod, stored: ContractionHierarchy?,
-                                guidance: GuidanceTables? = nil,
-                        snapIndex storedIndex: SnapIndex? = nil,
-                        turns storedTurns: (turns: TurnGeometry, transitions: TransitionTable?)? = nil,
-                        landmarks givenLandmarks: Landmarks?,
-                        costs givenCosts: TurnCosts?, progress: ContractionHierarchy.Progress? = nil) -> PreparedMap {
+                                guidance: GuidanceTables? = nil, snapIndex storedIndex: SnapIndex? = nil,
+                                turns storedTurns: StoredTurns? = nil, landmarks givenLandmarks: Landmarks?,
+                                costs givenCosts: TurnCosts?, progress: ContractionHierarchy.Progress? = nil) -> PreparedMap {
         func since(_ t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
         let costs = givenCosts ?? TurnCosts(for: graph)
         let useHierarchy = method == .hierarchy || (method == .automatic && stored != nil)
