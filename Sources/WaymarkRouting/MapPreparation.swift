@@ -19,7 +19,8 @@ extension RoadMap {
     static func makePreparedMap(graph: RoadGraph, method: SearchMethod, stored: ContractionHierarchy?,
                                 guidance: GuidanceTables? = nil, snapIndex storedIndex: SnapIndex? = nil,
                                 turns storedTurns: StoredTurns? = nil, landmarks givenLandmarks: Landmarks?,
-                                costs givenCosts: TurnCosts?, progress: ContractionHierarchy.Progress? = nil) -> PreparedMap {
+                                costs givenCosts: TurnCosts?,
+                                progress: ContractionHierarchy.Progress? = nil) -> PreparedMap {
         func since(_ t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
         let costs = givenCosts ?? TurnCosts(for: graph)
         let useHierarchy = method == .hierarchy || (method == .automatic && stored != nil)
