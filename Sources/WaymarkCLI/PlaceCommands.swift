@@ -220,8 +220,11 @@ enum PlaceCommand {
                 }
                 return try interactiveEdit(&file, id: id, style: try Terminal.calloutStyle(args))
             }
-            do { try file.edit(id: id, title: title,
-                               subtitle: subtitle, coordinate: c) } catch { throw .failure("\(error)") }
+            do {
+                try file.edit(id: id, title: title, subtitle: subtitle, coordinate: c)
+            } catch {
+                throw .failure("\(error)")
+            }
             try save(file)
         case "remove":
             let id = try requireID()

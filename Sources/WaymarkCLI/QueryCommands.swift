@@ -65,8 +65,11 @@ enum IsochroneCommand {
         let maxSnap = try args.number("max-snap", default: 1000, in: 1...100_000)
         let map = try openMap(path, args, maxSnapDistance: maxSnap)
         let isochrone: Isochrone
-        do { isochrone = try map.isochrone(from: from,
-                                           minutes: minutes, denoise: denoise) } catch { throw .failure("\(error)") }
+        do {
+            isochrone = try map.isochrone(from: from, minutes: minutes, denoise: denoise)
+        } catch {
+            throw .failure("\(error)")
+        }
         try Output.emit(GeoJSONWriter().data(.featureCollection(isochrone.featureCollection(polygons: !args.flag("lines")))), to: args.value("output"))
     }
 

@@ -59,9 +59,8 @@ enum RouteCommand {
     static func route(_ args: ParsedArguments, printedJSON: inout Bool) throws(CLIError) {
         let path = try args.requirePositionals(["<map>"])[0]
         let format = try args.choice("format", ["text", "json", "geojson", "polyline"], default: "text")
-        let language = InstructionTemplates.available[try args.choice("language",
-                                                                      InstructionTemplates.available.keys.sorted(),
-                                                                      default: "en")]!
+        let languages = InstructionTemplates.available
+        let language = languages[try args.choice("language", languages.keys.sorted(), default: "en")]!
         let precision = Int(try args.number("precision", default: 5, in: 5...6))
         let geometries = GeometryFormat(rawValue: try args.choice("geometries", GeometryFormat.allCases.map(\.rawValue), default: "polyline"))!
         let overview = OverviewFormat(rawValue: try args.choice("overview", OverviewFormat.allCases.map(\.rawValue), default: "simplified"))!
@@ -100,13 +99,14 @@ enum RouteCommand {
         if threads > 1 && batch == nil { throw .usage("--threads is for --batch") }
         var method = RoadMap.searchMethod(for: batch == nil ? .fewRoutes : .manyQueries)
         if args.value("search") != nil {
-            method = ["ch": .hierarchy,
-                      "alt": .landmarks, "astar": .aStar][try args.choice("search",
-                                                                          ["ch", "alt", "astar"], default: "ch")]!
+            let searches: [String: RoadMap.SearchMethod] = ["ch": .hierarchy, "alt": .landmarks, "astar": .aStar]
+            method = searches[try args.choice("search", ["ch", "alt", "astar"], default: "ch")]!
         }
         let map = try openMap(path, args, method: method, maxSnapDistance: maxSnap)
-        if let batch { return try runBatch(map, batch, output: args.value("output"), threads: threads,
-                                           geometries: geometries, overview: overview) }
+        if let batch {
+            return try runBatch(map, batch, output: args.value("output"), threads: threads, geometries: geometries,
+                                overview: overview)
+        }
         if method == .hierarchy { map.prepare().notes.forEach(Output.error) }
 
         var route: Route

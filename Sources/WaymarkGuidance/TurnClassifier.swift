@@ -172,8 +172,9 @@ package final class TurnClassifier: Sendable {
             let right = graph.segmentName[data(of: j.roads[1]).segment], left = graph.segmentName[data(of: j.roads[2]).segment]
             if outClass.isMotorwayClass && right != 0 && left != 0
                 && !announcesSegments(data(of: j.roads[2]).segment, data(of: j.roads[1]).segment) {
-                if road.deviation < 2 * TurnClassifier.narrowTurnAngle { return .maneuver(.merge,
-                    t == 1 ? .slightLeft : .slightRight) }
+                if road.deviation < 2 * TurnClassifier.narrowTurnAngle {
+                    return .maneuver(.merge, t == 1 ? .slightLeft : .slightRight)
+                }
                 return .maneuver(.merge, modifier)
             }
             return obviousDecision(arrival: e, junction: j, taken: t)
@@ -277,8 +278,9 @@ package final class TurnClassifier: Sendable {
         let modeChange = graph.flags(of: e).contains(.ferry) != graph.flags(of: f).contains(.ferry)
         guard type == .turn, announces(e, f) else { return modeChange ? .maneuver(.notification, modifier) : .silent }
         guard isThroughStreet(j, taken: t) else { return .maneuver(modeChange ? .notification : .newName, modifier) }
-        if graph.highway(of: f).isMotorwayClass { return .maneuver(.merge,
-                                                                   road.angle > 180 ? .slightRight : .slightLeft) }
+        if graph.highway(of: f).isMotorwayClass {
+            return .maneuver(.merge, road.angle > 180 ? .slightRight : .slightLeft)
+        }
         if graph.highway(of: e).isMotorwayRamp && graph.highway(of: f).isMotorwayRamp {
             return modeChange ? .maneuver(.notification, modifier) : .silent
         }

@@ -66,8 +66,9 @@ public struct ContractionHierarchy: Sendable {
         for s in 0..<paths.stateCount {
             let e = paths.edge(s)
             table.forEachTurn(after: s, graph) { f, t, turn in
-                if f != e { builder.addOriginal(UInt32(s), UInt32(t),
-                                                Double(table.cost[turn]) + Double(graph.edgeWeight[f])) }
+                if f != e {
+                    builder.addOriginal(UInt32(s), UInt32(t), Double(table.cost[turn]) + Double(graph.edgeWeight[f]))
+                }
             }
         }
         returnFreedMemory()
@@ -174,8 +175,9 @@ extension ContractionHierarchy {
     init(start: Column<UInt32>, end: Column<UInt32>, weight: Column<Double>, id: Column<UInt32>) {
         var arcs: [Arc] = []
         arcs.reserveCapacity(end.count)
-        for i in 0..<min(end.count, weight.count, id.count) { arcs.append(Arc(end: end[i],
-                                                                              id: id[i], weight: weight[i])) }
+        for i in 0..<min(end.count, weight.count, id.count) {
+            arcs.append(Arc(end: end[i], id: id[i], weight: weight[i]))
+        }
         self.init(start: start, arcs: Column(arcs))
     }
 
@@ -606,8 +608,9 @@ extension ContractionHierarchy {
                 // Shared with the threads below: each part writes only its own share of it.
                 nonisolated(unsafe) let out = out
                 let chosen = round
-                forEach(chosen.count, scratches) { view, i, s in _ = view.shortcuts(of: chosen[i],
-                    simulate: false, &s, into: &out[i]) }
+                forEach(chosen.count, scratches) { view, i, s in
+                    _ = view.shortcuts(of: chosen[i], simulate: false, &s, into: &out[i])
+                }
             }
             neighbours.removeAll(keepingCapacity: true)
             for (i, v32) in round.enumerated() {
@@ -736,8 +739,10 @@ extension HierarchyBuilder.View {
                 let c = wa + arcs[Int(b)].weight
                 if s.marks[Int(w)].stamp == s.generation && s.marks[Int(w)].distance <= c { continue }
                 added += 1
-                if !simulate { found.append(HierarchyBuilder.Shortcut(tail: u, head: w, weight: c,
-                                                                      first: Int32(a), second: Int32(b))) }
+                if !simulate {
+                    found.append(HierarchyBuilder.Shortcut(tail: u, head: w, weight: c, first: Int32(a),
+                                                           second: Int32(b)))
+                }
             }
         }
         return added

@@ -354,12 +354,14 @@ extension SnapIndex {
     }
 }
 
+/// Routing weight, travel time and length of part of an edge (``RoadGraph/part(_:from:to:)``).
+@usableFromInline package typealias EdgePart = (weight: Double, duration: Double, distance: Double)
+
 extension RoadGraph {
     /// Routing weight, travel time and length of edge `edge` between `a` and `b` metres from its
     /// source.
     @inlinable
-    package func part(_ edge: Int,
-                      from a: Double, to b: Double) -> (weight: Double, duration: Double, distance: Double) {
+    package func part(_ edge: Int, from a: Double, to b: Double) -> EdgePart {
         let length = Double(edgeLength[edge])
         guard length > 0 else { return (0, 0, 0) }
         let share = max(0, min(1, (b - a) / length))

@@ -274,8 +274,9 @@ package final class IsochroneSearch {
                         for i in down.row(q) {
                             let arc = down.arcs[i], from = labels[Int(arc.end)]
                             let w = from.weight + arc.weight
-                            if w < best.weight { best = TimedLabel(weight: w,
-                                                                   seconds: from.seconds + Double(duration[i])) }
+                            if w < best.weight {
+                                best = TimedLabel(weight: w, seconds: from.seconds + Double(duration[i]))
+                            }
                         }
                         labels[q] = best
                         if best.seconds <= limit {
@@ -376,9 +377,7 @@ package final class IsochroneSearch {
         }
         let entry = entries.times, entered = entries.entered
 
-        var reached: [(edge: Int, source: UInt32,
-                       offset: Double, time: Double)] = starts.map { ($0.edge,
-                                                                      graph.source(of: $0.edge), $0.offset, 0) }
+        var reached: ReachedRoads = starts.map { ($0.edge, graph.source(of: $0.edge), $0.offset, 0) }
         reached.reserveCapacity(reached.count + entries.count)
         if !entries.listed || entered.count > graph.edgeCount / 8 {
             // Much of the map: in edge order, so the graph's arrays are read front to back.

@@ -113,8 +113,6 @@ struct HierarchyDirection<Label: SearchCost> {
     }
 }
 
-/// Routing weight, travel time and length of part of an edge (``RoadGraph/part(_:from:to:)``).
-typealias EdgePart = (weight: Double, duration: Double, distance: Double)
 
 extension RoutingData {
     /// The cheapest way from a start point to a goal point ahead of it on the same edge, without

@@ -36,8 +36,9 @@ extension RoadMap {
         var refused: String?
         if useHierarchy && hierarchy == nil {
             refused = ContractionHierarchy.refusal(for: graph)
-            if refused == nil { hierarchy = ContractionHierarchy(graph: graph, costs: costs,
-                                                                 turns: turns, progress: progress) }
+            if refused == nil {
+                hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns, progress: progress)
+            }
         }
         // Landmarks where asked for, or for the many queries a hierarchy was asked for but refused.
         if hierarchy == nil && landmarks == nil && (method == .landmarks || refused != nil) {

@@ -225,8 +225,9 @@ public final class RoadMap: @unchecked Sendable {
     /// ``Router/route(_:radiuses:)`` takes them. Thread-safe.
     public func route(_ waypoints: [Coordinate], radiuses: [Double?] = [],
                       language: InstructionTemplates = .english) throws(RouteError) -> Route {
-        try withRouter { (router) throws(RouteError) in try router.route(waypoints,
-                                                                         radiuses: radiuses, language: language) }
+        try withRouter { (router) throws(RouteError) in
+            try router.route(waypoints, radiuses: radiuses, language: language)
+        }
     }
 
     /// Runs `body` on a router lent from the pool (made when none is idle), then returns it.
@@ -260,8 +261,9 @@ public final class RoadMap: @unchecked Sendable {
     /// ``Router/isochrone(from:minutes:denoise:radius:)``). Thread-safe.
     public func isochrone(from origin: Coordinate, minutes: [Double],
                           denoise: Double = 1, radius: Double? = nil) throws(RouteError) -> Isochrone {
-        try withRouter { (router) throws(RouteError) in try router.isochrone(from: origin, minutes: minutes,
-                                                                             denoise: denoise, radius: radius) }
+        try withRouter { (router) throws(RouteError) in
+            try router.isochrone(from: origin, minutes: minutes, denoise: denoise, radius: radius)
+        }
     }
 
     /// Routes every query (each a list of waypoints) on `threads` threads, a router each, over
@@ -304,8 +306,9 @@ public final class RoadMap: @unchecked Sendable {
     /// contracted by ``prepare()``) or else the turn tables, guidance's per-map tables and the
     /// snap index, so that routes on the file need no preparation.
     public func write(to path: String) throws {
-        let (guidance, index) = lock.withLock { (prepared?.guidance ?? storedGuidance,
-                                                 prepared?.data.snapIndex ?? storedSnapIndex) }
+        let (guidance, index) = lock.withLock {
+            (prepared?.guidance ?? storedGuidance, prepared?.data.snapIndex ?? storedSnapIndex)
+        }
         let basemap: [GraphFile.Section]
         switch basemapSource {
         case .none: basemap = []

@@ -71,8 +71,8 @@ extension Isochrone {
         if minutes.isEmpty { return "an isochrone needs at least one time" }
         if minutes.count > maximumCount { return "at most \(maximumCount) times" }
         if let bad = minutes.first(where: { !range.contains($0) }) {
-            let (low, high) = (range.lowerBound.formatted, range.upperBound.formatted)
-            return "\(bad.formatted) is not a time from \(low) to \(high) minutes"
+            let (low, high) = (range.lowerBound.minutesText, range.upperBound.minutesText)
+            return "\(bad.minutesText) is not a time from \(low) to \(high) minutes"
         }
         if Set(minutes).count != minutes.count { return "each time once" }
         return nil
@@ -80,6 +80,10 @@ extension Isochrone {
 }
 
 private extension Double {
-    /// Whole minutes without a decimal point; 0 for the search's open lower end.
-    var formatted: String { self < 1e-300 ? "0" : self == rounded() ? String(Int(self)) : String(self) }
+    /// Whole minutes without a decimal point (any other value as Swift prints it: NaN, infinity,
+    /// huge ones); 0 for the search's open lower end.
+    var minutesText: String {
+        if self == Double.leastNonzeroMagnitude { return "0" }
+        return abs(self) < 1e15 && self == rounded() ? String(Int(self)) : String(self)
+    }
 }

@@ -19,7 +19,4 @@ public final class MadeOnce<Value: Sendable>: @unchecked Sendable {
             return value
         }
     }
-
-    /// The value if it has been made, without making it.
-    public var ifMade: Value? { lock.withLock { made } }
 }

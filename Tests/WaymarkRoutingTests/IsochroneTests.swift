@@ -129,6 +129,12 @@ import WaymarkSupport
         }
         #expect(throws: RouteError.self) { try map.isochrone(from: origin, minutes: []) }
         #expect(throws: RouteError.self) { try map.isochrone(from: origin, minutes: [5, 5]) }
+        // Times out of range are one clear error, whatever the value (none may trap in the message).
+        for (bad, text) in [(Double.infinity, "inf"), (-5, "-5"), (1e300, "1e+300"), (.nan, "nan"), (2000, "2000")] {
+            let error = #expect(throws: RouteError.self) { try map.isochrone(from: origin, minutes: [bad]) }
+            #expect(error?.description == "\(text) is not a time from 0 to 1440 minutes",
+                    "\(String(describing: error))")
+        }
         #expect(throws: RouteError.self) { try map.isochrone(from: Coordinate(latitude: 60, longitude: 13), minutes: [5]) }
     }
 
