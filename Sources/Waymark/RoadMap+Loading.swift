@@ -24,7 +24,11 @@ extension RoadMap {
         }
         var graph: RoadGraph, map: Basemap?
         do {
-            if basemap { (graph, map) = try OSMGraphLoader.buildWithBasemap(path: path) } else { graph = try OSMGraphLoader.build(path: path) }
+            if basemap {
+                (graph, map) = try OSMGraphLoader.buildWithBasemap(path: path)
+            } else {
+                graph = try OSMGraphLoader.build(path: path)
+            }
         } catch {
             throw RoadMapError("\(error)")
         }

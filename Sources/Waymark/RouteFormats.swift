@@ -220,7 +220,12 @@ extension Route {
         var lines: [String] = []
         var n = 1
         for (l, leg) in legs.enumerated() {
-            if legs.count > 1 { lines.append("Leg \(l + 1): \(Route.distanceText(leg.distance)), \(Route.durationText(leg.duration)) — \(leg.summary)") }
+            if legs.count > 1 {
+                lines.append(
+                    "Leg \(l + 1): \(Route.distanceText(leg.distance)), \(Route.durationText(leg.duration)) — "
+                        + "\(leg.summary)"
+                )
+            }
             for step in leg.readableSteps {
                 let suffix = step.maneuver.type == .arrive ? "" : " — \(Route.distanceText(step.distance))"
                 lines.append("\(n). \(step.instruction)\(suffix)")
@@ -256,7 +261,10 @@ extension DistanceTable {
         let columns = destinations.count
         func matrix(_ values: [Double?], _ factor: Double) -> JSONValue {
             .array((0..<sources.count).map { i in
-                .array((0..<columns).map { j in values[i * columns + j].map { .number(($0 * factor * 10).rounded() / 10) } ?? .null })
+                .array(
+                    (0..<columns).map { j in
+                        values[i * columns + j].map { .number(($0 * factor * 10).rounded() / 10) } ?? .null
+                    })
             })
         }
         var result: JSONObject = ["code": "Ok"]

@@ -62,7 +62,9 @@ public enum AnnotationReader {
             guard let data = FileManager.default.contents(atPath: path) else {
                 var isDirectory: ObjCBool = false
                 let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-                throw AnnotationFileError(file: path, message: exists ? (isDirectory.boolValue ? "is a directory" : "cannot be read") : "no such file")
+                throw AnnotationFileError(
+                    file: path,
+                    message: exists ? (isDirectory.boolValue ? "is a directory" : "cannot be read") : "no such file")
             }
             bytes = Array(data)
         }
@@ -85,7 +87,8 @@ public enum AnnotationReader {
 
     /// ``readGeoJSON(_:file:)``, skipping features whose geometry is `null` (RFC 7946 §3.2:
     /// unlocated features; supercluster skips them too) and counting them in `unlocated`.
-    public static func readGeoJSON(_ bytes: [UInt8], file: String = "<input>", unlocated: inout Int) throws(AnnotationFileError) -> [Annotation] {
+    public static func readGeoJSON(_ bytes: [UInt8], file: String = "<input>", unlocated: inout Int)
+        throws(AnnotationFileError) -> [Annotation] {
         let collection: FeatureCollection
         var locations: [SourceLocation] = []
         do {
@@ -142,7 +145,10 @@ public enum AnnotationReader {
         let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard let latColumn = names.firstIndex(of: "latitude"), let lonColumn = names.firstIndex(of: "longitude") else {
             throw AnnotationFileError(file: file, line: header.line,
-                                      message: "header must name 'latitude' and 'longitude' columns (found: \(header.fields.joined(separator: ",")))")
+                                      message:
+                                          "header must name 'latitude' and 'longitude' columns (found: "
+                                              + "\(header.fields.joined(separator: ",")))"
+                                  )
         }
         let titleColumn = names.firstIndex(of: "title"), subtitleColumn = names.firstIndex(of: "subtitle")
         let idColumn = names.firstIndex(of: "id")
@@ -150,7 +156,8 @@ public enum AnnotationReader {
         while let record = try records.next(file: file) {
             guard record.fields.count == names.count else {
                 throw AnnotationFileError(file: file, line: record.line,
-                                          message: "expected \(names.count) fields like the header, found \(record.fields.count)")
+                                          message: "expected \(names.count) fields like the header, found "
+                                              + "\(record.fields.count)")
             }
             func number(_ column: Int) throws(AnnotationFileError) -> Double {
                 let text = record.fields[column].trimmingCharacters(in: .whitespaces)
@@ -170,7 +177,9 @@ public enum AnnotationReader {
             }
             var annotation = Annotation(coordinate: coordinate)
             if let titleColumn, !record.fields[titleColumn].isEmpty { annotation.title = record.fields[titleColumn] }
-            if let subtitleColumn, !record.fields[subtitleColumn].isEmpty { annotation.subtitle = record.fields[subtitleColumn] }
+            if let subtitleColumn, !record.fields[subtitleColumn].isEmpty {
+                annotation.subtitle = record.fields[subtitleColumn]
+            }
             if let idColumn, !record.fields[idColumn].isEmpty { annotation.id = .string(record.fields[idColumn]) }
             for (column, name) in header.fields.enumerated()
             where ![latColumn, lonColumn, titleColumn, subtitleColumn, idColumn].contains(column) {

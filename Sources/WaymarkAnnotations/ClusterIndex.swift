@@ -55,7 +55,9 @@ public struct Cluster: Sendable, Equatable {
     /// supercluster's `point_count_abbreviated`: the count below 1,000, then "1.2k", "34k".
     public var abbreviatedCount: JSONValue {
         if pointCount >= 10_000 { return .string("\(Int(jsRound(Double(pointCount) / 1000)))k") }
-        if pointCount >= 1_000 { return .string(JSONValue.number(jsRound(Double(pointCount) / 100) / 10).jsonText() + "k") }
+        if pointCount >= 1_000 {
+            return .string(JSONValue.number(jsRound(Double(pointCount) / 100) / 10).jsonText() + "k")
+        }
         return .number(Double(pointCount))
     }
 
@@ -123,12 +125,16 @@ public final class ClusterIndex: Sendable {
     public init(coordinates: [Coordinate], properties: [JSONObject] = [], options: ClusterOptions = ClusterOptions(),
                 aggregation: ClusterAggregation? = nil, clusteringIdentifiers: [String?]? = nil) throws(ClusterError) {
         guard options.minZoom >= 0, options.maxZoom <= 30, options.minZoom <= options.maxZoom else {
-            throw .invalidOptions("zoom range must be within 0…30 with min ≤ max, not \(options.minZoom)…\(options.maxZoom)")
+            throw .invalidOptions(
+                "zoom range must be within 0…30 with min ≤ max, not \(options.minZoom)…\(options.maxZoom)")
         }
         guard coordinates.count < 1 << 25 else {
-            throw .invalidOptions("at most \(1 << 25) points per index (cluster ids must fit 32 bits), not \(coordinates.count)")
+            throw .invalidOptions(
+                "at most \(1 << 25) points per index (cluster ids must fit 32 bits), not \(coordinates.count)")
         }
-        guard options.radius > 0, options.radius.isFinite, options.extent > 0, options.extent.isFinite, options.minPoints >= 1 else {
+        guard options.radius > 0, options.radius.isFinite, options.extent > 0, options.extent.isFinite,
+            options.minPoints >= 1
+        else {
             throw .invalidOptions("radius and extent must be positive and min-points at least 1")
         }
         for (i, c) in coordinates.enumerated() where !c.isValid {
@@ -153,7 +159,9 @@ public final class ClusterIndex: Sendable {
                     groupNever.append(false)
                 }
             }
-            if coordinates.count > identifiers.count { loners.append(contentsOf: identifiers.count..<coordinates.count) }
+            if coordinates.count > identifiers.count {
+                loners.append(contentsOf: identifiers.count..<coordinates.count)
+            }
             if !loners.isEmpty {
                 members.append(loners)
                 groupNever.append(true)
@@ -192,9 +200,12 @@ public final class ClusterIndex: Sendable {
     /// range). Longitudes are wrapped; a box crossing the antimeridian is queried as its two halves
     /// (east first); a box 360° wide or more is the whole world.
     public func clusters(west: Double, south: Double, east: Double, north: Double, zoom: Double) -> [ClusterItem] {
-        var minLng = ((west + 180).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) - 180
+        var minLng =
+            ((west + 180).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) - 180
         let minLat = max(-90, min(90, south))
-        var maxLng = east == 180 ? 180 : ((east + 180).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) - 180
+        var maxLng =
+            east == 180
+            ? 180 : ((east + 180).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) - 180
         let maxLat = max(-90, min(90, north))
         if east - west >= 360 {
             minLng = -180
@@ -486,13 +497,17 @@ private final class Group: Sendable {
         let offset = local - indices.count
         guard offset >= 0 else { throw .unknownCluster(clusterID) }
         let originID = offset >> 5, originZoom = offset % 32
-        guard originZoom >= options.minZoom + 1, originZoom <= options.maxZoom + 1 else { throw .unknownCluster(clusterID) }
+        guard originZoom >= options.minZoom + 1, originZoom <= options.maxZoom + 1 else {
+            throw .unknownCluster(clusterID)
+        }
         let level = levels[originZoom]
         guard originID < level.count else { throw .unknownCluster(clusterID) }
         let r = options.radius / (options.extent * pow(2, Double(originZoom - 1)))
         let scratch = KDTree.Scratch(capacity: level.count)
         let found = level.tree.within(level.x[originID], level.y[originID], r, into: scratch)
-        let children = (0..<found).map { Int(scratch.results[$0]) }.filter { Int(level.parent[$0]) == local }.map { item(level, $0) }
+        let children = (0..<found).map { Int(scratch.results[$0]) }.filter { Int(level.parent[$0]) == local }.map {
+            item(level, $0)
+        }
         guard !children.isEmpty else { throw .unknownCluster(clusterID) }
         return children
     }

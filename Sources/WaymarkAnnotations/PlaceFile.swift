@@ -53,7 +53,9 @@ public struct PlaceFile: Sendable {
         guard let bytes = PlaceFile.read(path) else {
             // Something there that is not a readable file (a directory, a FIFO, no permission) is
             // never taken for a missing one, nor replaced.
-            if FileManager.default.fileExists(atPath: path) { throw PlaceFileError("\(path): not a readable regular file") }
+            if FileManager.default.fileExists(atPath: path) {
+                throw PlaceFileError("\(path): not a readable regular file")
+            }
             guard create else { throw PlaceFileError("\(path): no such file") }
             annotations = []
             document = ["type": "FeatureCollection", "features": .array([])]
@@ -62,7 +64,10 @@ public struct PlaceFile: Sendable {
             return
         }
         if AnnotationReader.Format(path: path) == .csv {
-            throw PlaceFileError("\(path): points of interest are edited in GeoJSON; convert with 'waymark annotations \(path) -o places.geojson'")
+            throw PlaceFileError(
+                "\(path): points of interest are edited in GeoJSON; convert with 'waymark annotations \(path) -o "
+                    + "places.geojson'"
+            )
         }
         do {
             annotations = try AnnotationReader.readGeoJSON(bytes, file: path)
@@ -107,7 +112,9 @@ public struct PlaceFile: Sendable {
         let i = try requireIndex(ofID: id)
         try PlaceFile.checkText(title, "title")
         try PlaceFile.checkText(subtitle, "subtitle")
-        guard var feature = features[i].objectValue else { throw PlaceFileError("\(path): feature \(i) is not an object") }
+        guard var feature = features[i].objectValue else {
+            throw PlaceFileError("\(path): feature \(i) is not an object")
+        }
         var properties = feature["properties"]?.objectValue ?? [:]
         if let title {
             properties["title"] = title.isEmpty ? nil : .string(title)
@@ -229,10 +236,14 @@ public struct PlaceFile: Sendable {
     public func save() throws(PlaceFileError) {
         let lock = PlaceFile.lockPath(for: path)
         let fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw PlaceFileError("\(path): cannot open the lock file \(lock): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw PlaceFileError("\(path): cannot open the lock file \(lock): \(String(cString: strerror(errno)))")
+        }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw PlaceFileError("\(path): cannot lock \(lock): \(String(cString: strerror(errno)))") }
+            guard errno == EINTR else {
+                throw PlaceFileError("\(path): cannot lock \(lock): \(String(cString: strerror(errno)))")
+            }
         }
         defer { flock(fd, LOCK_UN) }
         let current = PlaceFile.read(path)
@@ -250,7 +261,8 @@ public struct PlaceFile: Sendable {
     /// a colour code, a line break) is refused rather than stored.
     static func checkText(_ text: String?, _ field: String) throws(PlaceFileError) {
         guard let text, text.containsControlCharacters else { return }
-        throw PlaceFileError("the \(field) holds control characters (\(text.escapingControlCharacters)); a \(field) is plain text")
+        throw PlaceFileError(
+            "the \(field) holds control characters (\(text.escapingControlCharacters)); a \(field) is plain text")
     }
 
     /// The sidecar lock file of `path`: `.NAME.lock` in the same directory.

@@ -85,7 +85,8 @@ public enum ViewportError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidCoordinate(error): return "\(error)"
         case let .invalidViewport(text): return text
         case let .paddingLeavesNoRoom(axis, size, padding):
-            return "padding leaves no room: \(axis) padding \(format(padding)) ≥ viewport \(axis) \(format(size)) points"
+            return
+                "padding leaves no room: \(axis) padding \(format(padding)) ≥ viewport \(axis) \(format(size)) points"
         }
     }
 
@@ -119,7 +120,9 @@ public func fitViewport(_ coordinates: UnsafeBufferPointer<Coordinate>,
 
 /// ``fitViewport(_:options:)`` over an array.
 public func fitViewport(_ coordinates: [Coordinate], options: ViewportOptions) throws(ViewportError) -> ViewportFit {
-    try coordinates.withUnsafeBufferPointer { (buffer) throws(ViewportError) in try fitViewport(buffer, options: options) }
+    try coordinates.withUnsafeBufferPointer { (buffer) throws(ViewportError) in
+        try fitViewport(buffer, options: options)
+    }
 }
 
 /// ``fitViewport(_:options:)`` for annotations.
@@ -173,7 +176,8 @@ private func validate(_ options: ViewportOptions) throws(ViewportError) {
     }
     let p = options.padding
     guard [p.top, p.left, p.bottom, p.right].allSatisfy({ $0.isFinite && $0 >= 0 }) else {
-        throw .invalidViewport("padding must be finite and ≥ 0 (top \(p.top), left \(p.left), bottom \(p.bottom), right \(p.right))")
+        throw .invalidViewport(
+            "padding must be finite and ≥ 0 (top \(p.top), left \(p.left), bottom \(p.bottom), right \(p.right))")
     }
     guard options.minZoom.isFinite, options.maxZoom.isFinite, options.minZoom <= options.maxZoom else {
         throw .invalidViewport("zoom range must be finite with min ≤ max, not \(options.minZoom)…\(options.maxZoom)")

@@ -142,7 +142,8 @@ struct ParsedArguments {
             throw .usage("--\(name) must be a number, not '\(text)'")
         }
         if let range, !range.contains(number) {
-            throw .usage("--\(name) must be within \(format(range.lowerBound))…\(format(range.upperBound)), not \(text)")
+            throw .usage(
+                "--\(name) must be within \(format(range.lowerBound))…\(format(range.upperBound)), not \(text)")
         }
         return number
     }

@@ -17,7 +17,12 @@ enum ClusterCommand {
             OptionSpec(name: "min-points", value: "N", help: "Fewest points that form a cluster (default 2)."),
             OptionSpec(name: "min-zoom", value: "Z", help: "Lowest zoom with clusters (default 0)."),
             OptionSpec(name: "max-zoom", value: "Z", help: "Highest zoom with clusters (default 16)."),
-            OptionSpec(name: "group-by", value: "PROPERTY", help: "Only annotations with the same value of PROPERTY cluster together (MapKit's clusteringIdentifier); those without it never cluster."),
+            OptionSpec(
+                name: "group-by", value: "PROPERTY",
+                help:
+                    "Only annotations with the same value of PROPERTY cluster together (MapKit's clusteringIdentifier);"
+                        + " those without it never cluster."
+            ),
             OptionSpec(name: "children", value: "ID", help: "Print the clusters and points one zoom below cluster ID."),
             OptionSpec(name: "leaves", value: "ID", help: "Print the annotations inside cluster ID."),
             OptionSpec(name: "limit", value: "N", help: "With --leaves: at most N (default 10; 0 for all)."),
@@ -43,12 +48,16 @@ enum ClusterCommand {
         options.minPoints = Int(try args.number("min-points", default: 2, in: 1...1_000_000_000))
         options.minZoom = Int(try args.number("min-zoom", default: 0, in: 0...30))
         options.maxZoom = Int(try args.number("max-zoom", default: 16, in: 0...30))
-        guard options.minZoom <= options.maxZoom else { throw .usage("--min-zoom \(options.minZoom) is above --max-zoom \(options.maxZoom)") }
+        guard options.minZoom <= options.maxZoom else {
+            throw .usage("--min-zoom \(options.minZoom) is above --max-zoom \(options.maxZoom)")
+        }
         let format = try args.choice("format", ["geojson", "text"], default: "geojson")
         let precision = Int(try args.number("precision", default: 6, in: 0...15))
         let questions = ["children", "leaves", "expansion-zoom"].filter { args.value($0) != nil }
         guard questions.count <= 1 else { throw .usage("ask one of --children, --leaves, --expansion-zoom at a time") }
-        if questions.isEmpty && args.value("zoom") == nil { throw .usage("--zoom Z is required (or --children, --leaves or --expansion-zoom ID)") }
+        if questions.isEmpty && args.value("zoom") == nil {
+            throw .usage("--zoom Z is required (or --children, --leaves or --expansion-zoom ID)")
+        }
 
         let annotations: [Annotation]
         do {
@@ -65,7 +74,9 @@ enum ClusterCommand {
 
         func clusterID(_ name: String) throws(CLIError) -> Int {
             let text = args.value(name)!
-            guard let id = Int(text) else { throw .usage("--\(name) takes a cluster id (a whole number), not '\(text)'") }
+            guard let id = Int(text) else {
+                throw .usage("--\(name) takes a cluster id (a whole number), not '\(text)'")
+            }
             return id
         }
         let items: [ClusterItem]

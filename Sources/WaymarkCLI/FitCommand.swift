@@ -4,7 +4,8 @@ import Waymark
 enum FitCommand {
     static let spec = CommandSpec(
         name: "fit",
-        summary: "Fit a viewport to annotations: the center and zoom that show them all (like MapKit's showAnnotations).",
+        summary:
+            "Fit a viewport to annotations: the center and zoom that show them all (like MapKit's showAnnotations).",
         positionals: ["<annotations.geojson|.csv>"],
         options: [
             OptionSpec(name: "viewport", value: "WIDTHxHEIGHT",
@@ -81,7 +82,9 @@ enum FitCommand {
 
     static func parsePadding(_ text: String?) throws(CLIError) -> EdgePadding {
         guard let text else { return .zero }
-        let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            Double($0.trimmingCharacters(in: .whitespaces))
+        }
         guard numbers.count == 1 || numbers.count == 4,
               numbers.allSatisfy({ $0 != nil && $0!.isFinite && $0! >= 0 })
         else { throw .usage("--padding must be N or TOP,LEFT,BOTTOM,RIGHT in points ≥ 0, not '\(text)'") }

@@ -10,9 +10,24 @@ enum BuildCommand {
         options: [
             OptionSpec(name: "output", value: "FILE",
                        help: "The graph file to write (atomically), e.g. map.wmg (required).", short: "o"),
-            OptionSpec(name: "basemap", value: nil, help: "Also keep what a map shows besides roads (water, parks, woods, railways, buildings, place names) for 'render'."),
-            OptionSpec(name: "hierarchy", value: nil, help: "Also contract the graph (seconds on a city) and store the hierarchy: routes on the file are then answered in a fraction of a millisecond."),
-            OptionSpec(name: "driving-side", value: "right|left", help: "Which side traffic keeps to, stored in the file (default right; left for Britain, Japan, Australia, …)."),
+            OptionSpec(
+                name: "basemap", value: nil,
+                help:
+                    "Also keep what a map shows besides roads (water, parks, woods, railways, buildings, place names) "
+                        + "for 'render'."
+            ),
+            OptionSpec(
+                name: "hierarchy", value: nil,
+                help:
+                    "Also contract the graph (seconds on a city) and store the hierarchy: routes on the file are then "
+                        + "answered in a fraction of a millisecond."
+            ),
+            OptionSpec(
+                name: "driving-side", value: "right|left",
+                help:
+                    "Which side traffic keeps to, stored in the file (default right; left for Britain, Japan, "
+                        + "Australia, …)."
+            ),
             OptionSpec(name: "quiet", value: nil, help: "No progress and no report."),
             OptionSpec(name: "vehicle-height", value: "M",
                        help: "The vehicle's height in metres against maxheight (default 2.0, OSRM's car)."),
@@ -48,7 +63,8 @@ enum BuildCommand {
         var graph: RoadGraph, basemap: Basemap?
         do {
             if args.flag("basemap") {
-                (graph, basemap) = try OSMGraphLoader.buildWithBasemap(path: input, profile: CarProfile(vehicle: vehicle), progress: progress)
+                (graph, basemap) = try OSMGraphLoader.buildWithBasemap(
+                    path: input, profile: CarProfile(vehicle: vehicle), progress: progress)
             } else {
                 graph = try OSMGraphLoader.build(path: input, profile: CarProfile(vehicle: vehicle), progress: progress)
             }
@@ -61,7 +77,10 @@ enum BuildCommand {
         guard graph.edgeCount > 0 else {
             let r = graph.report
             func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
-            throw .failure("\(input) holds no road a car may use (\(count(r.osmNodes, "node")), \(count(r.osmWays, "way")) read); no graph file written")
+            throw .failure(
+                "\(input) holds no road a car may use (\(count(r.osmNodes, "node")), \(count(r.osmWays, "way")) read); "
+                    + "no graph file written"
+            )
         }
         let map = RoadMap(graph: graph, method: args.flag("hierarchy") ? .hierarchy : .automatic, basemap: basemap)
         var hierarchyLine = ""
@@ -71,7 +90,10 @@ enum BuildCommand {
             let preparation = map.prepare(progress: meter.map { meter in { meter.update(contracted: $0, total: $1) } })
             meter?.finish()
             if let refused = preparation.hierarchyRefused {
-                throw .failure("\(input): no contraction hierarchy: \(refused); no graph file written (build without --hierarchy: routes then search without one)")
+                throw .failure(
+                    "\(input): no contraction hierarchy: \(refused); no graph file written (build without --hierarchy: "
+                        + "routes then search without one)"
+                )
             }
             if let hierarchy = map.hierarchy {
                 hierarchyLine = String(format: "contraction hierarchy: %d shortcuts, %d arcs, %.2f s\n",
@@ -84,14 +106,20 @@ enum BuildCommand {
         } catch {
             throw .failure("\(error)")
         }
-        let basemapLine = basemap.map { "basemap: \($0.featureCount) features, \($0.places.count) places, \($0.droppedRings) rings dropped (not closed)\n" } ?? ""
+        let basemapLine =
+            basemap.map {
+                "basemap: \($0.featureCount) features, \($0.places.count) places, \($0.droppedRings) rings dropped "
+                    + "(not closed)\n"
+            } ?? ""
         if !quiet { Output.write(summary(graph) + hierarchyLine + basemapLine + memoryLines(graph, file: output)) }
     }
 
     /// What the build cost in memory and what the file holds per edge: the peak resident size of
     /// the process (reading, the graph, contraction) and the file's bytes per directed edge.
     static func memoryLines(_ graph: RoadGraph, file: String) -> String {
-        func line(_ key: String, _ value: String) -> String { key.padding(toLength: 32, withPad: " ", startingAt: 0) + value + "\n" }
+        func line(_ key: String, _ value: String) -> String {
+            key.padding(toLength: 32, withPad: " ", startingAt: 0) + value + "\n"
+        }
         var usage = rusage()
         #if os(Linux)
         getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -111,7 +139,8 @@ enum BuildCommand {
 
 /// The build report and the driving side, one `key value` line each.
 func summary(_ graph: RoadGraph) -> String {
-    graph.report.text + "driving_side".padding(toLength: 32, withPad: " ", startingAt: 0) + (graph.drivingSide == .left ? "left" : "right") + "\n"
+    graph.report.text + "driving_side".padding(toLength: 32, withPad: " ", startingAt: 0)
+        + (graph.drivingSide == .left ? "left" : "right") + "\n"
 }
 
 /// `waymark inspect`: what is in a graph file.
@@ -121,7 +150,12 @@ enum InspectCommand {
         summary: "Show a graph file's build report; export its edges as CSV or GeoJSON.",
         positionals: ["<map.wmg>"],
         options: [
-            OptionSpec(name: "edges", value: "FILE.csv", help: "Write every directed edge: from,to,from_lat,from_lon,to_lat,to_lon,length_m,duration_s,name,highway."),
+            OptionSpec(
+                name: "edges", value: "FILE.csv",
+                help:
+                    "Write every directed edge: from,to,from_lat,from_lon,to_lat,to_lon,length_m,duration_s,name,"
+                        + "highway."
+            ),
             OptionSpec(name: "geojson", value: "FILE",
                        help: "Write every directed edge as a GeoJSON LineString with its properties."),
         ]
@@ -137,7 +171,8 @@ enum InspectCommand {
             try Output.emit(GeoJSONWriter().data(.featureCollection(graph.edgesFeatureCollection())), to: geojson)
         }
         if args.value("edges") != "-" && args.value("geojson") != "-" {
-            let hierarchyLine = hierarchy.map { "contraction hierarchy: \($0.shortcutCount) shortcuts, \($0.arcCount) arcs\n" }
+            let hierarchyLine =
+                hierarchy.map { "contraction hierarchy: \($0.shortcutCount) shortcuts, \($0.arcCount) arcs\n" }
                 ?? "contraction hierarchy: none (add one with 'waymark build --hierarchy')\n"
             Output.write(summary(graph) + hierarchyLine)
         }
@@ -182,7 +217,9 @@ final class ProgressMeter: @unchecked Sendable {
         let now = seconds
         let fraction = total > 0 ? min(1, Double(contracted) / Double(total)) : 1
         let share = ProgressMeter.contractionShare(fraction)
-        let eta = fraction >= 1 ? String(format: "%.1f s", now) : "about " + ProgressMeter.duration(now * (1 / share - 1)) + " left"
+        let eta =
+            fraction >= 1
+            ? String(format: "%.1f s", now) : "about " + ProgressMeter.duration(now * (1 / share - 1)) + " left"
         let k = { (n: Int) in String(format: "%.1fk", Double(n) / 1000) }
         let detail = "\(k(contracted)) of \(k(total)) nodes, \(eta)"
         show(fraction, bar: detail, line: detail)
@@ -238,7 +275,8 @@ func drivingSide(_ args: ParsedArguments) throws(CLIError) -> DrivingSide? {
 }
 
 let drivingSideOption = OptionSpec(name: "driving-side", value: "right|left",
-                                   help: "Which side traffic keeps to (turns towards the kerb are cheaper); default: the graph file's, or right.")
+                                   help: "Which side traffic keeps to (turns towards the kerb are cheaper); default: "
+                                       + "the graph file's, or right.")
 
 /// `-o FILE`, as every command that prints its result takes it.
 let outputOption = OptionSpec(name: "output", value: "FILE",

@@ -112,7 +112,8 @@ struct KeyDecoder {
         let length = first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : first >= 0xC0 ? 2 : 1
         if pending.count < length { return nil }
         let text = String(decoding: pending, as: UTF8.self)
-        return finish(text.count == 1 && !text.containsControlCharacters && text != "\u{FFFD}" ? .text(text.first!) : .ignored)
+        return finish(
+            text.count == 1 && !text.containsControlCharacters && text != "\u{FFFD}" ? .text(text.first!) : .ignored)
     }
 
     private mutating func finish(_ key: EditKey) -> EditKey {

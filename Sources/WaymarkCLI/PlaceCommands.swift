@@ -24,7 +24,9 @@ func readAnnotations(_ path: String) throws(CLIError) -> [Annotation] {
 func loadAnnotations(_ path: String) throws(AnnotationFileError) -> [Annotation] {
     var unlocated = 0
     let annotations = try AnnotationReader.read(path: path, unlocated: &unlocated)
-    if unlocated > 0 { Output.error("\(path): skipped \(unlocated) feature\(unlocated == 1 ? "" : "s") without a geometry") }
+    if unlocated > 0 {
+        Output.error("\(path): skipped \(unlocated) feature\(unlocated == 1 ? "" : "s") without a geometry")
+    }
     return annotations
 }
 
@@ -44,7 +46,9 @@ func pickAnnotation(_ path: String,
         return (annotations, try annotationIndex(annotations, id: id, in: path))
     case let (nil, text?):
         guard let i = Int(text), i >= 0 else { throw .usage("--index must be a whole number ≥ 0, not '\(text)'") }
-        guard i < annotations.count else { throw .failure("\(path): no annotation at index \(i) (it has \(annotations.count))") }
+        guard i < annotations.count else {
+            throw .failure("\(path): no annotation at index \(i) (it has \(annotations.count))")
+        }
         return (annotations, i)
     case (nil, nil): throw .usage("give --id ID or --index N")
     default: throw .usage("give --id or --index, not both")
@@ -189,7 +193,8 @@ enum PlaceCommand {
             var widths = [Int](repeating: 0, count: 4)
             for row in rows { for (c, cell) in row.enumerated() { widths[c] = max(widths[c], TextWidth.of(cell)) } }
             let lines = rows.map { row in
-                row.enumerated().map { c, cell in c == 3 ? cell : TextWidth.pad(cell, to: widths[c]) }.joined(separator: "  ")
+                row.enumerated().map { c, cell in c == 3 ? cell : TextWidth.pad(cell, to: widths[c]) }.joined(
+                    separator: "  ")
             }
             Output.write(lines.joined(separator: "\n") + "\n")
         case "show":
@@ -254,11 +259,19 @@ enum PlaceCommand {
             while true {
                 guard let text = ask(prompt) else { return nil }
                 if !text.containsControlCharacters { return text }
-                Output.write("  That holds control characters (\(text.escapingControlCharacters)); type plain text, or press Enter to keep it.\n")
+                Output.write(
+                    "  That holds control characters (\(text.escapingControlCharacters)); type plain text, or press "
+                        + "Enter to keep it.\n"
+                )
             }
         }
-        guard let titleText = askText("Title [\((current.title ?? "").escapingControlCharacters)]: ") else { return cancelled() }
-        guard let subtitleText = askText("Subtitle [\((current.subtitle ?? "").escapingControlCharacters)] (- to clear): ") else { return cancelled() }
+        guard let titleText = askText("Title [\((current.title ?? "").escapingControlCharacters)]: ") else {
+            return cancelled()
+        }
+        guard
+            let subtitleText = askText(
+                "Subtitle [\((current.subtitle ?? "").escapingControlCharacters)] (- to clear): ")
+        else { return cancelled() }
         var coordinate: Coordinate?
         while true {
             guard let text = ask("Coordinate [\(Callout(current).coordinateText)]: ") else { return cancelled() }
@@ -281,7 +294,9 @@ enum PlaceCommand {
         }
         Output.write(Callout(edited.annotations[i]).render(style))
         while true {
-            guard let answer = ask("Save or Cancel? [s/c]: ")?.lowercased().trimmingCharacters(in: .whitespaces) else { return cancelled() }
+            guard let answer = ask("Save or Cancel? [s/c]: ")?.lowercased().trimmingCharacters(in: .whitespaces) else {
+                return cancelled()
+            }
             if answer == "s" || answer == "save" {
                 do { try edited.save() } catch { throw .failure("\(error)") }
                 file = edited

@@ -11,12 +11,17 @@ enum TableCommand {
             OptionSpec(name: "sources", value: "FILE",
                        help: "Sources: points as GeoJSON or CSV (latitude and longitude columns), read as places are."),
             OptionSpec(name: "destinations", value: "FILE", help: "Destinations, the same way (default: the sources)."),
-            OptionSpec(name: "format", value: "json|csv", help: "OSRM's table JSON with durations and distances (default), or CSV durations, one row per source."),
+            OptionSpec(
+                name: "format", value: "json|csv",
+                help: "OSRM's table JSON with durations and distances (default), or CSV durations, one row per "
+                    + "source."),
             OptionSpec(name: "max-snap", value: "METRES", help: "Farthest a point may be from a road (default 1000)."),
             drivingSideOption,
             outputOption,
         ],
-        discussion: "Unreachable pairs are null in JSON and empty in CSV. The map routes on its contraction hierarchy; a file without one answers up to 100 pairs by A*, pair by pair, and contracts one first for more."
+        discussion:
+            "Unreachable pairs are null in JSON and empty in CSV. The map routes on its contraction hierarchy; a file "
+                + "without one answers up to 100 pairs by A*, pair by pair, and contracts one first for more."
     )
 
     static func run(_ args: ParsedArguments) throws(CLIError) {
@@ -25,14 +30,16 @@ enum TableCommand {
         let format = try args.choice("format", ["json", "csv"], default: "json")
         let maxSnap = try args.number("max-snap", default: 1000, in: 1...100_000)
         let sources = try readAnnotations(sourcesFile).map(\.coordinate)
-        let destinations = try args.value("destinations").map { (file) throws(CLIError) in try readAnnotations(file).map(\.coordinate) } ?? sources
+        var destinations = sources
+        if let file = args.value("destinations") { destinations = try readAnnotations(file).map(\.coordinate) }
         guard !sources.isEmpty else { throw .failure("\(sourcesFile): no points") }
         guard !destinations.isEmpty else { throw .failure("\(args.value("destinations") ?? sourcesFile): no points") }
         let method = RoadMap.searchMethod(for: .table(pairs: sources.count * destinations.count))
         let map = try openMap(path, args, method: method, maxSnapDistance: maxSnap)
         let table: DistanceTable
         do { table = try map.table(sources: sources, destinations: destinations) } catch { throw .failure("\(error)") }
-        let text = format == "csv" ? table.durationsCSV : table.osrmJSON(on: map, durations: true, distances: true).jsonText() + "\n"
+        let json = { table.osrmJSON(on: map, durations: true, distances: true).jsonText() + "\n" }
+        let text = format == "csv" ? table.durationsCSV : json()
         try Output.emit(Array(text.utf8), to: args.value("output"))
     }
 }
@@ -48,13 +55,17 @@ enum IsochroneCommand {
             OptionSpec(name: "minutes", value: "M[,M…]",
                        help: "Driving times in minutes, up to four (default 5,10,15)."),
             OptionSpec(name: "lines", value: nil, help: "Outlines as lines instead of polygons."),
-            OptionSpec(name: "denoise", value: "0…1", help: "Keep polygons at least this share of the largest's area (default 1: the largest only; 0: all)."),
+            OptionSpec(
+                name: "denoise", value: "0…1",
+                help: "Keep polygons at least this share of the largest's area (default 1: the largest only; 0: all)."),
             OptionSpec(name: "max-snap", value: "METRES",
                        help: "Farthest the start may be from a road (default 1000)."),
             drivingSideOption,
             outputOption,
         ],
-        discussion: "The areas follow the roads reached (about two grid cells either side), so what no road reaches stays out; the shorter times' areas lie inside the longer ones'."
+        discussion:
+            "The areas follow the roads reached (about two grid cells either side), so what no road reaches stays out; "
+                + "the shorter times' areas lie inside the longer ones'."
     )
 
     static func run(_ args: ParsedArguments) throws(CLIError) {
@@ -70,7 +81,9 @@ enum IsochroneCommand {
         } catch {
             throw .failure("\(error)")
         }
-        try Output.emit(GeoJSONWriter().data(.featureCollection(isochrone.featureCollection(polygons: !args.flag("lines")))), to: args.value("output"))
+        try Output.emit(
+            GeoJSONWriter().data(.featureCollection(isochrone.featureCollection(polygons: !args.flag("lines")))),
+            to: args.value("output"))
     }
 
     static func parseMinutes(_ text: String) throws(CLIError) -> [Double] {

@@ -23,12 +23,27 @@ enum RouteCommand {
             OptionSpec(name: "precision", value: "5|6",
                        help: "Polyline precision (default 5); decimals of JSON coordinates are 6."),
             OptionSpec(name: "max-snap", value: "METRES", help: "Farthest a point may be from a road (default 1000)."),
-            OptionSpec(name: "batch", value: "PAIRS.csv", help: "Route every line from_lat,from_lon,to_lat,to_lon: one JSON route per line (NDJSON), timing on stderr."),
-            OptionSpec(name: "threads", value: "N", help: "With --batch: route on N threads over the one loaded map (default 1); output stays in input order."),
+            OptionSpec(
+                name: "batch", value: "PAIRS.csv",
+                help:
+                    "Route every line from_lat,from_lon,to_lat,to_lon: one JSON route per line (NDJSON), timing on "
+                        + "stderr."
+            ),
+            OptionSpec(
+                name: "threads", value: "N",
+                help:
+                    "With --batch: route on N threads over the one loaded map (default 1); output stays in input order."
+            ),
             drivingSideOption,
             OptionSpec(name: "language", value: "CODE",
                        help: "The instructions' language (default en; the languages the library has)."),
-            OptionSpec(name: "search", value: "ch|alt|astar", help: "Contraction hierarchy (prepared once, then fastest per query; default with --batch), landmarks (ALT: prepared once, seconds on a country) or A* (nothing to prepare). A single route uses the map's stored hierarchy, else A*."),
+            OptionSpec(
+                name: "search", value: "ch|alt|astar",
+                help:
+                    "Contraction hierarchy (prepared once, then fastest per query; default with --batch), landmarks "
+                        + "(ALT: prepared once, seconds on a country) or A* (nothing to prepare). A single route uses "
+                        + "the map's stored hierarchy, else A*."
+            ),
             outputOption,
         ],
         discussion: """
@@ -62,8 +77,10 @@ enum RouteCommand {
         let languages = InstructionTemplates.available
         let language = languages[try args.choice("language", languages.keys.sorted(), default: "en")]!
         let precision = Int(try args.number("precision", default: 5, in: 5...6))
-        let geometries = GeometryFormat(rawValue: try args.choice("geometries", GeometryFormat.allCases.map(\.rawValue), default: "polyline"))!
-        let overview = OverviewFormat(rawValue: try args.choice("overview", OverviewFormat.allCases.map(\.rawValue), default: "simplified"))!
+        let geometries = GeometryFormat(
+            rawValue: try args.choice("geometries", GeometryFormat.allCases.map(\.rawValue), default: "polyline"))!
+        let overview = OverviewFormat(
+            rawValue: try args.choice("overview", OverviewFormat.allCases.map(\.rawValue), default: "simplified"))!
         if (args.value("geometries") != nil || args.value("overview") != nil) && format != "json"
             && args.value("batch") == nil {
             throw .usage("--geometries and --overview shape OSRM JSON: use them with --format json or --batch")
@@ -85,10 +102,13 @@ enum RouteCommand {
         } else if args.value("pois") != nil {
             throw .usage("--pois is for --to-poi ID")
         }
-        if batch == nil && (from == nil || to == nil) { throw .usage("--from LAT,LON and --to LAT,LON (or --to-poi ID) are required (or --batch PAIRS.csv)") }
+        if batch == nil && (from == nil || to == nil) {
+            throw .usage("--from LAT,LON and --to LAT,LON (or --to-poi ID) are required (or --batch PAIRS.csv)")
+        }
         if batch != nil {
             if from != nil || to != nil || !vias.isEmpty {
-                throw .usage("--batch reads its pairs from the file; --from, --to, --via and --to-poi are for one route")
+                throw .usage(
+                    "--batch reads its pairs from the file; --from, --to, --via and --to-poi are for one route")
             }
             if let chosen = args.value("format"), chosen != "json" {
                 throw .usage("--batch writes OSRM JSON, one route per line; --format \(chosen) is for one route")
@@ -161,7 +181,11 @@ enum RouteCommand {
         var parts: [[UInt8]?] = [], queries: [[Coordinate]] = []
         for job in jobs {
             guard let v = job.values else {
-                parts.append(line(["code": "InvalidInput", "message": .string("line \(job.line): expected four numbers from_lat,from_lon,to_lat,to_lon")]))
+                parts.append(
+                    line([
+                        "code": "InvalidInput",
+                        "message": .string("line \(job.line): expected four numbers from_lat,from_lon,to_lat,to_lon")
+                    ]))
                 continue
             }
             do {
@@ -194,6 +218,8 @@ enum RouteCommand {
         let failed = jobs.count - batch.times.count
         Output.error(String(format: "queries %d (%d failed), p50 %.3f ms, p95 %.3f ms", jobs.count, failed,
                             batch.times.p50Milliseconds, batch.times.p95Milliseconds))
-        if failed > 0 { throw .failure("\(file): \(failed) of \(jobs.count) lines failed (their error records are in the output)") }
+        if failed > 0 {
+            throw .failure("\(file): \(failed) of \(jobs.count) lines failed (their error records are in the output)")
+        }
     }
 }

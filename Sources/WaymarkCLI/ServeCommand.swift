@@ -10,7 +10,9 @@ enum ServeCommand {
         summary: "Serve OSRM's HTTP API (route, table, nearest) and isochrones over one loaded map.",
         positionals: ["<map.wmg|.osm|.osm.gz|.osm.pbf>"],
         options: [
-            OptionSpec(name: "host", value: "ADDRESS", help: "Numeric IPv4 or IPv6 address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)."),
+            OptionSpec(
+                name: "host", value: "ADDRESS",
+                help: "Numeric IPv4 or IPv6 address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)."),
             OptionSpec(name: "port", value: "N", help: "Port (default 5000; 0 picks a free one, printed at start)."),
             OptionSpec(name: "threads", value: "N",
                        help: "Worker threads answering requests (default: the number of cores)."),
@@ -28,14 +30,20 @@ enum ServeCommand {
                        help: "How long a client has to send a request it has begun (default 10; slower ones get 408)."),
             OptionSpec(name: "cors", value: nil,
                        help: "Allow browsers on other origins (Access-Control-Allow-Origin: *)."),
-            OptionSpec(name: "pois", value: "FILE", help: "Points of interest (GeoJSON): serve the viewer at / (map and list in step, directions, a details editor that saves FILE)."),
+            OptionSpec(
+                name: "pois", value: "FILE",
+                help:
+                    "Points of interest (GeoJSON): serve the viewer at / (map and list in step, directions, a details "
+                        + "editor that saves FILE)."
+            ),
             drivingSideOption,
         ],
         discussion: """
         The map is loaded and prepared once (a graph file without a hierarchy is contracted first), then
         requests are answered as osrm-routed answers them, e.g.
           curl 'http://127.0.0.1:5000/route/v1/driving/-8.61,41.15;-8.60,41.16?steps=true'
-          curl 'http://127.0.0.1:5000/table/v1/driving/-8.61,41.15;-8.60,41.16;-8.62,41.14?annotations=duration,distance'
+          curl 'http://127.0.0.1:5000/table/v1/driving/-8.61,41.15;-8.60,41.16;-8.62,41.14\
+        ?annotations=duration,distance'
           curl 'http://127.0.0.1:5000/nearest/v1/driving/-8.61,41.15?number=3'
         and GET /health. One log line per request on standard error. SIGINT or SIGTERM stops accepting,
         lets requests in flight finish, and exits 0.
@@ -47,7 +55,8 @@ enum ServeCommand {
         var configuration = HTTPServerConfiguration()
         configuration.host = args.value("host") ?? "127.0.0.1"
         configuration.port = UInt16(try args.number("port", default: 5000, in: 0...65535))
-        configuration.threads = Int(try args.number("threads", default: Double(ProcessInfo.processInfo.activeProcessorCount), in: 1...256))
+        configuration.threads = Int(
+            try args.number("threads", default: Double(ProcessInfo.processInfo.activeProcessorCount), in: 1...256))
         configuration.maxConnections = Int(try args.number("max-connections", default: 512, in: 1...60000))
         configuration.idleTimeout = try args.number("idle-timeout", default: 5, in: 0.1...3600)
         configuration.requestTimeout = try args.number("request-timeout", default: 10, in: 0.1...3600)
@@ -94,7 +103,9 @@ enum ServeCommand {
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        Output.error(String(format: "waymark serve: %@ (%d nodes, %@) ready in %.2f s; listening on http://%@:%d with %d threads",
+        Output.error(
+            String(
+                format: "waymark serve: %@ (%d nodes, %@) ready in %.2f s; listening on http://%@:%d with %d threads",
                             path, map.graph.nodeCount, preparation.search.description, seconds,
                             host, Int(server.port), configuration.threads))
         server.run()

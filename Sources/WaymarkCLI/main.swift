@@ -19,13 +19,17 @@ let commands: [(spec: CommandSpec, run: (ParsedArguments) throws(CLIError) -> Vo
     (ServeCommand.spec, ServeCommand.run),
 ]
 
+let commandLines = commands.map {
+    "  " + $0.spec.name.padding(toLength: 13, withPad: " ", startingAt: 0) + $0.spec.summary
+}
+
 let generalHelp = """
 waymark \(waymarkVersion) — a Swift geospatial engine: viewport fitting, GeoJSON, OpenStreetMap.
 
 Usage: waymark <command> [arguments] [options]
 
 Commands:
-\(commands.map { "  " + $0.spec.name.padding(toLength: 13, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
+\(commandLines.joined(separator: "\n"))
 
 Options:
   --help       Show this help; 'waymark <command> --help' shows a command's.

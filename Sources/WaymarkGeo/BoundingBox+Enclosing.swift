@@ -31,7 +31,8 @@ extension BoundingBox {
     /// - Throws: ``InvalidCoordinate`` naming the first NaN, infinite or out-of-range coordinate.
     /// - Complexity: O(n) time (one pass unless the points spread over more than half the globe's
     ///   longitudes both ways round), O(1) extra memory.
-    public static func enclosing(_ coordinates: UnsafeBufferPointer<Coordinate>) throws(InvalidCoordinate) -> BoundingBox? {
+    public static func enclosing(_ coordinates: UnsafeBufferPointer<Coordinate>) throws(InvalidCoordinate)
+        -> BoundingBox? {
         guard !coordinates.isEmpty else { return nil }
         // Two accumulators over alternate coordinates: their min/max chains are independent, so the
         // CPU overlaps them instead of waiting on one chain's latency per coordinate.

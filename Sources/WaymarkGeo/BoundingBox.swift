@@ -84,7 +84,8 @@ public struct BoundingBox: Sendable, Hashable, CustomStringConvertible {
         let a = LongitudeArc(self), b = LongitudeArc(other)
         let fromA = max(a.length, a.offset(to: b.start) + b.length)
         let fromB = max(b.length, b.offset(to: a.start) + a.length)
-        let arc = fromA <= fromB ? LongitudeArc(start: a.start, length: fromA) : LongitudeArc(start: b.start, length: fromB)
+        let arc =
+            fromA <= fromB ? LongitudeArc(start: a.start, length: fromA) : LongitudeArc(start: b.start, length: fromB)
         let (w, e) = arc.edges
         return BoundingBox(west: w, south: min(south, other.south), east: e, north: max(north, other.north))
     }

@@ -130,7 +130,11 @@ extension Coordinate {
     /// drawn between shape points.
     public func interpolated(to other: Coordinate, fraction t: Double) -> Coordinate {
         var otherLongitude = other.longitude
-        if otherLongitude - longitude > 180 { otherLongitude -= 360 } else if longitude - otherLongitude > 180 { otherLongitude += 360 }
+        if otherLongitude - longitude > 180 {
+            otherLongitude -= 360
+        } else if longitude - otherLongitude > 180 {
+            otherLongitude += 360
+        }
         return Coordinate(latitude: latitude + t * (other.latitude - latitude),
                           longitude: normalizedLongitude(longitude + t * (otherLongitude - longitude)))
     }

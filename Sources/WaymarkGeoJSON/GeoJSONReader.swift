@@ -33,7 +33,8 @@ public enum GeoJSONReader {
     /// The common case, without a tree of the whole document: a FeatureCollection whose features
     /// are decoded one by one as the parser reaches them. Nil (the caller then takes the full path,
     /// with its exact errors) for any other document or any error.
-    private static func streamFeatureCollection(_ bytes: [UInt8], featureLocations: inout [SourceLocation]) throws(GeoJSONError) -> FeatureCollection? {
+    private static func streamFeatureCollection(_ bytes: [UInt8], featureLocations: inout [SourceLocation])
+        throws(GeoJSONError) -> FeatureCollection? {
         var features: [Feature] = [], offsets: [Int] = []
         var typeNode: LocatedJSON?, bboxNode: LocatedJSON?
         var sawFeatures = false
@@ -54,7 +55,9 @@ public enum GeoJSONReader {
                         decoder.featureIndex = i
                         let path = "features[\(i)]"
                         let type = try decoder.typeName(node, path)
-                        guard type == "Feature" else { throw decoder.fail(node, path, "expected a Feature, found type \"\(type)\"") }
+                        guard type == "Feature" else {
+                            throw decoder.fail(node, path, "expected a Feature, found type \"\(type)\"")
+                        }
                         features.append(try decoder.feature(node, path: path))
                         i += 1
                     }
@@ -108,12 +111,17 @@ public enum GeoJSONReader {
 
     /// Reads a FeatureCollection (or a lone Feature) and where each feature starts, so that checks
     /// made later (by the caller) can name the line of a feature.
-    public static func readFeatureCollection(_ bytes: [UInt8], featureLocations: inout [SourceLocation]) throws(GeoJSONError) -> FeatureCollection {
+    public static func readFeatureCollection(_ bytes: [UInt8], featureLocations: inout [SourceLocation])
+        throws(GeoJSONError) -> FeatureCollection {
         if let streamed = try streamFeatureCollection(bytes, featureLocations: &featureLocations) { return streamed }
         let root = try parseRoot(bytes)
         let object = try decode(root, bytes)
         let starts: [Int]
-        if case let .array(items)? = root.member("features")?.kind { starts = items.map(\.offset) } else { starts = [root.offset] }
+        if case let .array(items)? = root.member("features")?.kind {
+            starts = items.map(\.offset)
+        } else {
+            starts = [root.offset]
+        }
         // Features appear in document order, so one pass finds every line.
         featureLocations = bytes.withUnsafeBufferPointer { SourceLocation.locations(ofAscending: starts, in: $0) }
         switch object {
@@ -143,7 +151,9 @@ private struct Decoder {
         guard case .object = node.kind else { throw fail(node, path,
                                                          "expected a GeoJSON object, found \(node.typeDescription)") }
         guard let type = node.member("type") else { throw fail(node, path, "missing member \"type\"") }
-        guard case let .string(name) = type.kind else { throw fail(type, join(path, "type"), "\"type\" must be a string, found \(type.typeDescription)") }
+        guard case let .string(name) = type.kind else {
+            throw fail(type, join(path, "type"), "\"type\" must be a string, found \(type.typeDescription)")
+        }
         return name
     }
 
@@ -185,7 +195,9 @@ private struct Decoder {
                                 "\"id\" must be a string or a number, found \(id.typeDescription)")
             }
         }
-        guard let geometryNode = node.member("geometry") else { throw fail(node, path, "Feature is missing \"geometry\" (use null for none)") }
+        guard let geometryNode = node.member("geometry") else {
+            throw fail(node, path, "Feature is missing \"geometry\" (use null for none)")
+        }
         if case .null = geometryNode.kind {} else { feature.geometry = try geometry(geometryNode,
             path: join(path, "geometry")) }
         if let properties = node.member("properties") {
@@ -204,7 +216,9 @@ private struct Decoder {
         let type = try typeName(node, path)
         _ = try bbox(node, path: path) // checked, not kept: geometries carry no bbox here
         if type == "GeometryCollection" {
-            guard let member = node.member("geometries") else { throw fail(node, path, "GeometryCollection is missing \"geometries\"") }
+            guard let member = node.member("geometries") else {
+                throw fail(node, path, "GeometryCollection is missing \"geometries\"")
+            }
             guard case let .array(items) = member.kind else { throw fail(member, join(path, "geometries"),
                                                                          "\"geometries\" must be an array") }
             var geometries: [Geometry] = []
@@ -215,7 +229,11 @@ private struct Decoder {
         }
         let known = ["Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon"]
         guard known.contains(type) else {
-            throw fail(node, join(path, "type"), "unknown geometry type \"\(type)\" (expected one of \(known.joined(separator: ", ")), GeometryCollection)")
+            throw fail(
+                node, join(path, "type"),
+                "unknown geometry type \"\(type)\" (expected one of \(known.joined(separator: ", ")), "
+                    + "GeometryCollection)"
+            )
         }
         guard let coordinates = node.member("coordinates") else { throw fail(node, path,
                                                                              "\(type) is missing \"coordinates\"") }
@@ -225,7 +243,8 @@ private struct Decoder {
         case "MultiPoint": return .multiPoint(try positions(coordinates, cpath, minimum: 0))
         case "LineString": return .lineString(try positions(coordinates, cpath, minimum: 2))
         case "MultiLineString":
-            return .multiLineString(try list(coordinates, cpath) { (n, p) throws(GeoJSONError) in try positions(n, p, minimum: 2) })
+            return .multiLineString(
+                try list(coordinates, cpath) { (n, p) throws(GeoJSONError) in try positions(n, p, minimum: 2) })
         case "Polygon": return .polygon(try rings(coordinates, cpath))
         default: // MultiPolygon
             return .multiPolygon(try list(coordinates, cpath) { (n, p) throws(GeoJSONError) in try rings(n, p) })
@@ -264,7 +283,9 @@ private struct Decoder {
         guard case let .array(items) = node.kind else {
             throw fail(node, path, "expected a position [longitude, latitude], found \(node.typeDescription)")
         }
-        guard items.count >= 2 else { throw fail(node, path, "a position needs [longitude, latitude], found \(items.count) number(s)") }
+        guard items.count >= 2 else {
+            throw fail(node, path, "a position needs [longitude, latitude], found \(items.count) number(s)")
+        }
         var numbers: [Double] = []
         for (i, item) in items.prefix(3).enumerated() {
             guard case let .number(n) = item.kind else {

@@ -85,7 +85,11 @@ public struct GeoJSONWriter: Sendable {
         w.writeByte(UInt8(ascii: ","))
         w.newline(level + 1)
         w.writeKey("properties")
-        if let properties = feature.properties { w.writeObject(properties, level: level + 1) } else { w.writeRaw("null") }
+        if let properties = feature.properties {
+            w.writeObject(properties, level: level + 1)
+        } else {
+            w.writeRaw("null")
+        }
         w.newline(level)
         w.writeByte(UInt8(ascii: "}"))
     }

@@ -193,10 +193,14 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
-            guard peek() == UInt8(ascii: "\"") else { throw error("unexpected \(describeCurrent()), expected a member name in quotes") }
+            guard peek() == UInt8(ascii: "\"") else {
+                throw error("unexpected \(describeCurrent()), expected a member name in quotes")
+            }
             let key = try parseString()
             skipWhitespace()
-            guard peek() == UInt8(ascii: ":") else { throw error("unexpected \(describeCurrent()), expected ':' after member name") }
+            guard peek() == UInt8(ascii: ":") else {
+                throw error("unexpected \(describeCurrent()), expected ':' after member name")
+            }
             index += 1
             skipWhitespace()
             try body(key, &self)
@@ -257,11 +261,14 @@ struct JSONParser {
             case UInt8(ascii: "u"):
                 var scalar = try parseHex4()
                 if (0xD800...0xDBFF).contains(scalar) {
-                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                        bytes[index + 1] == UInt8(ascii: "u")
                     else { throw error("lone high surrogate \\u\(String(scalar, radix: 16))") }
                     index += 2
                     let low = try parseHex4()
-                    guard (0xDC00...0xDFFF).contains(low) else { throw error("invalid low surrogate \\u\(String(low, radix: 16))") }
+                    guard (0xDC00...0xDFFF).contains(low) else {
+                        throw error("invalid low surrogate \\u\(String(low, radix: 16))")
+                    }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 } else if (0xDC00...0xDFFF).contains(scalar) {
                     throw error("lone low surrogate \\u\(String(scalar, radix: 16))")
@@ -353,7 +360,11 @@ struct JSONParser {
         let scale = exponent - fractionDigits
         if exactMantissa && mantissa < (1 << 53) && scale >= -22 && scale <= 22 {
             var value = Double(mantissa)
-            if scale < 0 { value /= JSONParser.powersOfTen[-scale] } else if scale > 0 { value *= JSONParser.powersOfTen[scale] }
+            if scale < 0 {
+                value /= JSONParser.powersOfTen[-scale]
+            } else if scale > 0 {
+                value *= JSONParser.powersOfTen[scale]
+            }
             return negative ? -value : value
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)

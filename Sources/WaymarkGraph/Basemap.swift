@@ -122,8 +122,12 @@ extension Basemap {
         func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type) throws(BasemapFileError) -> [T] {
             try sections.values(tag, as: type) { BasemapFileError(reason: $0) }.array
         }
-        func check(_ ok: Bool, _ what: String) throws(BasemapFileError) { if !ok { throw BasemapFileError(reason: what) } }
-        guard let parameters = sections.column("BPRM", as: Double.self)?.array, parameters.count == 2, parameters[0] == 1 else {
+        func check(_ ok: Bool, _ what: String) throws(BasemapFileError) {
+            if !ok { throw BasemapFileError(reason: what) }
+        }
+        guard let parameters = sections.column("BPRM", as: Double.self)?.array, parameters.count == 2,
+            parameters[0] == 1
+        else {
             throw BasemapFileError(reason: "written in another format")
         }
         try check(parameters[1] >= 0 && parameters[1] < 1e12 && parameters[1] == parameters[1].rounded(),
@@ -133,29 +137,42 @@ extension Basemap {
         let latitudes = try array("BLAT", Int32.self), longitudes = try array("BLON", Int32.self)
         let kinds = kindValues.compactMap(Kind.init(rawValue:))
         try check(kinds.count == kindValues.count, "unknown feature kind")
-        try check(featureStart.count == kinds.count + 1 && featureStart.first == 0 && Int(featureStart.last!) == partStart.count - 1,
+        try check(
+            featureStart.count == kinds.count + 1 && featureStart.first == 0
+                && Int(featureStart.last!) == partStart.count - 1,
                   "features do not fit their parts")
-        try check(partStart.first == 0 && Int(partStart.last!) == latitudes.count && longitudes.count == latitudes.count,
+        try check(
+            partStart.first == 0 && Int(partStart.last!) == latitudes.count && longitudes.count == latitudes.count,
                   "parts do not fit their points")
         try check(zip(featureStart, featureStart.dropFirst()).allSatisfy { $0 < $1 }, "a feature without parts")
         for (f, kind) in kinds.enumerated() {
             for p in Int(featureStart[f])..<Int(featureStart[f + 1]) {
-                try check(partStart[p] <= partStart[p + 1] && Int(partStart[p + 1] - partStart[p]) >= (kind.isArea ? 4 : 2), "a part too short")
+                try check(
+                    partStart[p] <= partStart[p + 1] && Int(partStart[p + 1] - partStart[p]) >= (kind.isArea ? 4 : 2),
+                    "a part too short")
             }
         }
         try check(latitudes.allSatisfy { abs($0) <= 900_000_000 } && longitudes.allSatisfy { abs($0) <= 1_800_000_000 },
                   "coordinate off the globe")
         let nameBytes = try array("BPNM", UInt8.self), nameStart = try array("BPNS", UInt32.self)
-        let placeKinds = try array("BPKD", UInt8.self), placeLat = try array("BPLA", Int32.self), placeLon = try array("BPLO", Int32.self)
-        try check(nameStart.count == placeKinds.count + 1 && placeLat.count == placeKinds.count && placeLon.count == placeKinds.count,
+        let placeKinds = try array("BPKD", UInt8.self), placeLat = try array("BPLA", Int32.self),
+            placeLon = try array("BPLO", Int32.self)
+        try check(
+            nameStart.count == placeKinds.count + 1 && placeLat.count == placeKinds.count
+                && placeLon.count == placeKinds.count,
                   "places do not fit their names")
-        try check(nameStart.first == 0 && Int(nameStart.last!) == nameBytes.count && zip(nameStart, nameStart.dropFirst()).allSatisfy { $0 <= $1 },
+        try check(
+            nameStart.first == 0 && Int(nameStart.last!) == nameBytes.count
+                && zip(nameStart, nameStart.dropFirst()).allSatisfy { $0 <= $1 },
                   "place names out of order")
-        try check(placeLat.allSatisfy { abs($0) <= 900_000_000 } && placeLon.allSatisfy { abs($0) <= 1_800_000_000 }, "place off the globe")
+        try check(
+            placeLat.allSatisfy { abs($0) <= 900_000_000 } && placeLon.allSatisfy { abs($0) <= 1_800_000_000 },
+            "place off the globe")
         var places: [Place] = []
         for i in placeKinds.indices {
             guard let kind = Place.Kind(rawValue: placeKinds[i]),
-                  let name = String(validating: nameBytes[Int(nameStart[i])..<Int(nameStart[i + 1])], as: UTF8.self) else {
+                  let name = String(validating: nameBytes[Int(nameStart[i])..<Int(nameStart[i + 1])], as: UTF8.self)
+              else {
                 throw BasemapFileError(reason: "place \(i) has an unknown kind or a name that is not UTF-8")
             }
             places.append(Place(name: name, kind: kind,

@@ -59,7 +59,8 @@ public struct Column<Element: BitwiseCopyable>: RandomAccessCollection, @uncheck
     }
 
     @inlinable
-    public func withUnsafeBufferPointer<R, E: Error>(_ body: (UnsafeBufferPointer<Element>) throws(E) -> R) throws(E) -> R {
+    public func withUnsafeBufferPointer<R, E: Error>(_ body: (UnsafeBufferPointer<Element>) throws(E) -> R) throws(E)
+        -> R {
         let result = try body(UnsafeBufferPointer(start: base, count: count))
         withExtendedLifetime(owner) {}
         return result

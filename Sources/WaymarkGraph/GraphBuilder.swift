@@ -316,7 +316,8 @@ public struct GraphBuilder {
             if rule.barrierDelay > 0 { flags[Int(node)] |= RoadGraph.gateFlag }
             if rule.turningPlace {
                 flags[Int(node)] |= RoadGraph.turningPlaceFlag
-                uses[Int(node)] = uses[Int(node)] & ~usesMask | 2 // a vertex of its own, as in OSRM, so cars can turn round there
+                // a vertex of its own, as in OSRM, so cars can turn round there
+                uses[Int(node)] = uses[Int(node)] & ~usesMask | 2
             }
             let seconds = (rule.trafficSignals ? profile.trafficSignalDelay : 0) + rule.barrierDelay
             if seconds > 0 {
@@ -344,7 +345,9 @@ public struct GraphBuilder {
             // Shared with the threads below: each part writes only its own share of it.
             nonisolated(unsafe) let parts = parts
             let bounds = bounds
-            DispatchQueue.concurrentPerform(iterations: partCount) { p in parts[p].walk(bounds[p]..<bounds[p + 1], input) }
+            DispatchQueue.concurrentPerform(iterations: partCount) { p in
+                parts[p].walk(bounds[p]..<bounds[p + 1], input)
+            }
         }
 
         // The parts joined: each part's vertices, strings and sign rows numbered after those of the
@@ -399,7 +402,9 @@ public struct GraphBuilder {
             (parts[p].vertexNodes, parts[p].vertexShared, parts[p].strings, parts[p].signRows) = ([], [], [], [])
             segmentBases.append(UInt32(segmentTotal))
             shapeBases.append(UInt32(shapeTotal))
-            for (way, segments) in parts[p].segmentsOfWay { segmentsOfWay[way, default: []] += segments.map { $0 + UInt32(segmentTotal) } }
+            for (way, segments) in parts[p].segmentsOfWay {
+                segmentsOfWay[way, default: []] += segments.map { $0 + UInt32(segmentTotal) }
+            }
             segmentTotal += parts[p].segmentEnds.count
             shapeTotal += parts[p].shapeLatitudes.count
             edgeTotal += parts[p].pending.count
@@ -411,12 +416,16 @@ public struct GraphBuilder {
         // Each column taken out of the parts, so that the core placing it holds the parts' arrays
         // alone (and frees each once placed); the parts themselves go.
         let ends = PartColumn<(UInt32, UInt32), (UInt32, UInt32)>(parts.map(\.segmentEnds))
-        let names = PartColumn<UInt32, UInt32>(parts.map(\.segmentName)), refs = PartColumn<UInt32, UInt32>(parts.map(\.segmentRef))
+        let names = PartColumn<UInt32, UInt32>(parts.map(\.segmentName)),
+            refs = PartColumn<UInt32, UInt32>(parts.map(\.segmentRef))
         let signs = PartColumn<UInt32, UInt32>(parts.map(\.segmentSigns))
-        let highways = PartColumn<UInt8, UInt8>(parts.map(\.segmentHighway)), segmentFlags = PartColumn<UInt8, UInt8>(parts.map(\.segmentFlags))
-        let lanes = PartColumn<UInt8, UInt8>(parts.map(\.segmentLanes)), wayIDs = PartColumn<Int64, Int64>(parts.map(\.segmentWayID))
+        let highways = PartColumn<UInt8, UInt8>(parts.map(\.segmentHighway)),
+            segmentFlags = PartColumn<UInt8, UInt8>(parts.map(\.segmentFlags))
+        let lanes = PartColumn<UInt8, UInt8>(parts.map(\.segmentLanes)),
+            wayIDs = PartColumn<Int64, Int64>(parts.map(\.segmentWayID))
         let shapeEnds = PartColumn<UInt32, UInt32>(parts.map(\.shapeEnd))
-        let shapeLatitudes = PartColumn<Int32, Int32>(parts.map(\.shapeLatitudes)), shapeLongitudes = PartColumn<Int32, Int32>(parts.map(\.shapeLongitudes))
+        let shapeLatitudes = PartColumn<Int32, Int32>(parts.map(\.shapeLatitudes)),
+            shapeLongitudes = PartColumn<Int32, Int32>(parts.map(\.shapeLongitudes))
         let edges = PartColumn<PendingEdge, PendingEdge>(parts.map(\.pending))
         parts = []
         DispatchQueue.concurrentPerform(iterations: 12) { [vertexNumbers, stringNumbers, rowNumbers,
@@ -506,14 +515,18 @@ public struct GraphBuilder {
         let (largestComponent, _) = inParallel({ forward.largestStronglyConnectedComponent() }, {
             // The reverse rows: each vertex's edges in, in edge order.
             let targets = graph.edgeTarget
-            (graph.firstIncoming, graph.incomingEdge) = GraphBuilder.stableBuckets(count: edgeCount, buckets: nodeCount) { Int(targets[$0]) }
+            (graph.firstIncoming, graph.incomingEdge) = GraphBuilder.stableBuckets(
+                count: edgeCount, buckets: nodeCount
+            ) { Int(targets[$0]) }
             graph.incomingSource = graph.incomingEdge.map { edgeSource[Int($0)] }
 
             // 4. Restrictions at a via node: the from and to ways' segments that end at the via vertex.
             report.restrictionsRead = restrictions.count + unusableRestrictions
             var resolved: [(via: UInt32, from: UInt32, to: UInt32, kind: UInt8)] = []
             for r in restrictions where r.viaWays.isEmpty {
-                guard Int(r.via) < inputCount, uses[Int(r.via)] & blocks == 0, vertexOf[Int(r.via)] != RoadGraph.invalid else { continue }
+                guard Int(r.via) < inputCount, uses[Int(r.via)] & blocks == 0,
+                    vertexOf[Int(r.via)] != RoadGraph.invalid
+                else { continue }
                 let via = vertexOf[Int(r.via)]
                 func touching(_ way: Int64) -> UInt32? {
                     let candidates = (segmentsOfWay[way] ?? []).filter { segmentEnds[Int($0)].0 == via
@@ -569,7 +582,9 @@ public struct GraphBuilder {
         /// A way's segments in order, if they join into one unbroken line.
         func line(_ way: Int64) -> [UInt32]? {
             guard let segments = segmentsOfWay[way], !segments.isEmpty else { return nil }
-            for (a, b) in zip(segments, segments.dropFirst()) where segmentEnds[Int(a)].1 != segmentEnds[Int(b)].0 { return nil }
+            for (a, b) in zip(segments, segments.dropFirst()) where segmentEnds[Int(a)].1 != segmentEnds[Int(b)].0 {
+                return nil
+            }
             return segments
         }
         func first(_ line: [UInt32]) -> UInt32 { segmentEnds[Int(line[0])].0 }
@@ -603,7 +618,13 @@ public struct GraphBuilder {
         }
         for via in vias {
             let reversed: Bool
-            if joint == first(via) { reversed = false } else if joint == last(via) { reversed = true } else { return nil }
+            if joint == first(via) {
+                reversed = false
+            } else if joint == last(via) {
+                reversed = true
+            } else {
+                return nil
+            }
             for s in reversed ? via.reversed() : via {
                 guard let e = edge(s, reversed: reversed) else { return nil }
                 path.append(e)
@@ -754,7 +775,9 @@ private struct WalkPart {
         // shape point each; two edges a segment), so that none grows: growing copied each column
         // several times over, into fresh memory each time. Room not used is never touched, so
         // it costs address space, not memory.
-        let references = range.isEmpty ? 0 : input.ways.range(range.upperBound - 1).upperBound - input.ways.range(range.lowerBound).lowerBound
+        let references =
+            range.isEmpty
+            ? 0 : input.ways.range(range.upperBound - 1).upperBound - input.ways.range(range.lowerBound).lowerBound
         vertexNodes.reserveCapacity(references)
         vertexShared.reserveCapacity(references)
         segmentEnds.reserveCapacity(references)
@@ -857,7 +880,11 @@ private struct WalkPart {
                 func edge(_ source: UInt32, _ target: UInt32, _ segment: UInt32,
                           speed: Double, penalty: Double) -> GraphBuilder.PendingEdge {
                     let travel: Double
-                    if let total = way.rule.duration, totalLength > 0 { travel = total * length / totalLength } else { travel = length / (speed / 3.6) }
+                    if let total = way.rule.duration, totalLength > 0 {
+                        travel = total * length / totalLength
+                    } else {
+                        travel = length / (speed / 3.6)
+                    }
                     return GraphBuilder.PendingEdge(source: source, target: target,
                                                     segment: segment, length: Float(length),
                                                     duration: Float(travel + interiorDelay),

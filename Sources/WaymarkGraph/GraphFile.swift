@@ -17,10 +17,13 @@ public enum GraphFileError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .unreadable(path, reason): return "\(path): cannot be read: \(reason)"
         case let .notAGraphFile(path): return "\(path): not a Waymark graph file (build one with 'waymark build')"
         case let .unsupportedVersion(path, found, supported):
-            return "\(path): graph file version \(found), this waymark reads version \(supported) (rebuild it with 'waymark build')"
+            return
+                "\(path): graph file version \(found), this waymark reads version \(supported) (rebuild it with "
+                    + "'waymark build')"
         case let .truncated(path, expected, actual):
             return "\(path): truncated graph file (\(actual) of \(expected) bytes; rebuild it with 'waymark build')"
-        case let .corrupt(path, reason): return "\(path): corrupt graph file: \(reason) (rebuild it with 'waymark build')"
+        case let .corrupt(path, reason):
+            return "\(path): corrupt graph file: \(reason) (rebuild it with 'waymark build')"
         }
     }
 }
@@ -227,7 +230,10 @@ public enum GraphFile {
                     try place(known, at: offsets(known, among: planned), in: sink)
                     sink.flushWritten()
                     while let (next, before, all) = early.next() {
-                        try place(Array(next), at: Array(offsets(known + all, among: planned).dropFirst(known.count + before)), in: sink)
+                        try place(
+                            Array(next),
+                            at: Array(offsets(known + all, among: planned).dropFirst(known.count + before)),
+                            in: sink)
                     }
                     return nil
                 } catch {
@@ -262,7 +268,9 @@ public enum GraphFile {
         table.withUnsafeBytes { sum.add(UnsafeRawBufferPointer(rebasing: $0[headerSize...])) }
         for section in sections {
             section.visit { sum.add($0) }
-            zeros.withUnsafeBytes { sum.add(UnsafeRawBufferPointer(rebasing: $0[..<(padded(section.byteCount) - section.byteCount)])) }
+            zeros.withUnsafeBytes {
+                sum.add(UnsafeRawBufferPointer(rebasing: $0[..<(padded(section.byteCount) - section.byteCount)]))
+            }
         }
         let total = UInt64(table.count + sections.reduce(0) { $0 + padded($1.byteCount) })
         return sum.value ^ headerChecksum(version: version, sections: UInt32(sections.count), length: total)
@@ -404,7 +412,9 @@ public enum GraphFile {
         try decodeWithExtras(data, path: path).graph
     }
 
-    static func decodeWithExtras(_ data: Data, path: String) throws(GraphFileError) -> (graph: RoadGraph, extra: FileSections) {
+    static func decodeWithExtras(_ data: Data, path: String) throws(GraphFileError) -> (
+        graph: RoadGraph, extra: FileSections
+    ) {
         let owned = data.withUnsafeBytes { OwnedBytes($0) }
         return try decode(owned.bytes, owner: owned, path: path)
     }
@@ -445,7 +455,8 @@ public enum GraphFile {
     /// The graph and the extra sections of a file whose header was read, checked.
     private static func decodeSections(_ bytes: UnsafeRawBufferPointer, owner: AnyObject,
                                        count sectionCount: Int, path: String,
-                                       validating: Bool = true) throws(GraphFileError) -> (graph: RoadGraph, extra: FileSections) {
+                                       validating: Bool = true
+                                   ) throws(GraphFileError) -> (graph: RoadGraph, extra: FileSections) {
         let length = bytes.count
         guard headerSize + sectionCount * tableEntrySize <= length else { throw .corrupt(path,
             "section table out of bounds") }
@@ -454,7 +465,8 @@ public enum GraphFile {
         for i in 0..<sectionCount {
             let base = headerSize + i * tableEntrySize
             let tag: UInt32 = get(bytes, base)
-            let offset = Int(clamping: get(bytes, base + 8) as UInt64), size = Int(clamping: get(bytes, base + 16) as UInt64)
+            let offset = Int(clamping: get(bytes, base + 8) as UInt64),
+                size = Int(clamping: get(bytes, base + 16) as UInt64)
             guard offset >= 0, size >= 0, offset <= length, size <= length - offset else {
                 throw .corrupt(path, "section \(name(tag)) out of bounds")
             }
@@ -517,7 +529,9 @@ public enum GraphFile {
         // Files written before the driving side was recorded are right-hand traffic.
         if sections[fourCC("DSID")] != nil {
             let side = try array("DSID", UInt8.self)
-            guard side.count == 1, let value = DrivingSide(rawValue: side[0]) else { throw .corrupt(path, "driving side") }
+            guard side.count == 1, let value = DrivingSide(rawValue: side[0]) else {
+                throw .corrupt(path, "driving side")
+            }
             g.drivingSide = value
         }
 
@@ -545,7 +559,9 @@ public enum GraphFile {
                   && g.edgeWeight.count == m, "edge arrays differ in length")
         try check(g.edgeTarget.allSatisfy { Int($0) < n }, "edge target out of range")
         try check(g.edgeSegment.allSatisfy { Int($0 >> 1) < s }, "edge segment out of range")
-        try check(g.firstIncoming.count == n + 1 && g.firstIncoming.first == 0 && Int(g.firstIncoming.last!) == m, "incoming rows")
+        try check(
+            g.firstIncoming.count == n + 1 && g.firstIncoming.first == 0 && Int(g.firstIncoming.last!) == m,
+            "incoming rows")
         try check(zip(g.firstIncoming, g.firstIncoming.dropFirst()).allSatisfy { $0 <= $1 },
                   "incoming rows not monotonic")
         try check(g.incomingEdge.count == m && g.incomingSource.count == m, "incoming arrays differ in length")
@@ -565,20 +581,29 @@ public enum GraphFile {
                 listed[e] = true
             }
         }
-        try check(g.shapeStart.count == s + 1 && g.shapeStart.first == 0 && Int(g.shapeStart.last!) == g.shapeLatitudes.count
+        try check(
+            g.shapeStart.count == s + 1 && g.shapeStart.first == 0 && Int(g.shapeStart.last!) == g.shapeLatitudes.count
                   && g.shapeLongitudes.count == g.shapeLatitudes.count, "segment shapes")
         try check(zip(g.shapeStart, g.shapeStart.dropFirst()).allSatisfy { $0 <= $1 }, "segment shapes not monotonic")
-        try check(g.segmentRef.count == s && g.segmentHighway.count == s && g.segmentFlags.count == s && g.segmentWayID.count == s
+        try check(
+            g.segmentRef.count == s && g.segmentHighway.count == s && g.segmentFlags.count == s
+                && g.segmentWayID.count == s
                   && g.segmentLanes.count == s,
                   "segment arrays differ in length")
-        try check(g.segmentName.allSatisfy { Int($0) < g.strings.count } && g.segmentRef.allSatisfy { Int($0) < g.strings.count },
+        try check(
+            g.segmentName.allSatisfy { Int($0) < g.strings.count }
+                && g.segmentRef.allSatisfy { Int($0) < g.strings.count },
                   "string index out of range")
         try check(g.segmentSigns.count == s && g.signRows.count % 5 == 0 && g.signRows.count >= 5
                   && g.signRows[0..<5].allSatisfy { $0 == 0 }, "sign rows")
-        try check(g.segmentSigns.allSatisfy { Int($0) < g.signRows.count / 5 } && g.signRows.allSatisfy { Int($0) < g.strings.count },
+        try check(
+            g.segmentSigns.allSatisfy { Int($0) < g.signRows.count / 5 }
+                && g.signRows.allSatisfy { Int($0) < g.strings.count },
                   "sign index out of range")
         let r = g.restrictionVia.count
-        try check(g.restrictionFrom.count == r && g.restrictionTo.count == r && g.restrictionKind.count == r, "restriction arrays")
+        try check(
+            g.restrictionFrom.count == r && g.restrictionTo.count == r && g.restrictionKind.count == r,
+            "restriction arrays")
         try check(g.restrictionVia.allSatisfy { Int($0) < n } && g.restrictionFrom.allSatisfy { Int($0) < s }
                   && g.restrictionTo.allSatisfy { Int($0) < s }, "restriction index out of range")
         try check(g.restrictionKind.allSatisfy { RestrictionKind(rawValue: $0) != nil }, "unknown restriction kind")

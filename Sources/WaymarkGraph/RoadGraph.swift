@@ -124,7 +124,9 @@ public struct RoadGraph: Sendable, Equatable {
 
     /// The incoming slots of `node` (index `incomingEdge` / `incomingSource` with them).
     @inlinable
-    public func incoming(to node: UInt32) -> Range<Int> { Int(firstIncoming[Int(node)])..<Int(firstIncoming[Int(node) + 1]) }
+    public func incoming(to node: UInt32) -> Range<Int> {
+        Int(firstIncoming[Int(node)])..<Int(firstIncoming[Int(node) + 1])
+    }
 
     /// The source vertex of an edge (binary search over the rows).
     @inlinable

@@ -128,7 +128,9 @@ public struct InstructionTemplates: Sendable {
         for type in ManeuverType.allCases {
             let t = InstructionTemplates.slot(type)
             let table = language.turns[type.rawValue] ?? language.turns["turn"] ?? [:]
-            for (m, key) in modifierKeys.enumerated() { turns[t * width + m] = Variants(table[key] ?? table["default"]) }
+            for (m, key) in modifierKeys.enumerated() {
+                turns[t * width + m] = Variants(table[key] ?? table["default"])
+            }
             defaults[t] = Variants(table["default"])
             roundabouts[t] = language.roundabouts[type.rawValue].map { table in
                 ["default", "exit", "name", "name_exit"].map { Variants(table[$0] ?? table["default"]) }
@@ -196,14 +198,17 @@ public struct InstructionTemplates: Sendable {
         } else if type == .arrive {
             variants = arrive[m]
         } else if let table = roundabouts[t] {
-            variants = table[step.rotaryName != nil ? (step.maneuver.exit != nil ? 3 : 2) : (step.maneuver.exit != nil ? 1 : 0)]
-        } else if type == .offRamp, let side = step.maneuver.modifier?.side, side == (step.drivingSide == .left ? "left" : "right") {
+            let exit = step.maneuver.exit != nil
+            variants = table[step.rotaryName != nil ? (exit ? 3 : 2) : (exit ? 1 : 0)]
+        } else if type == .offRamp, let side = step.maneuver.modifier?.side,
+            side == (step.drivingSide == .left ? "left" : "right") {
             variants = turnDefaults[t]
         } else {
             variants = turns[t * modifierSlots + m]
         }
         let wayName = self.wayName(step)
-        let keep = type == .useLane ? TurnLanes.keep(step.intersections.first?.lanes ?? []).flatMap { lanePhrases[$0] } : nil
+        let lanes = step.intersections.first?.lanes ?? []
+        let keep = type == .useLane ? TurnLanes.keep(lanes).flatMap { lanePhrases[$0] } : nil
         let template: Template
         if keep != nil, let v = variants.lanes {
             template = v
@@ -263,7 +268,9 @@ public struct InstructionTemplates: Sendable {
         let ref = String(step.ref[start..<end])
         var name = step.name
         if name == step.ref { name = "" }
-        if name.utf8.last == UInt8(ascii: ")"), name.hasSuffix(" (\(step.ref))") { name = String(name.dropLast(step.ref.count + 3)) }
+        if name.utf8.last == UInt8(ascii: ")"), name.hasSuffix(" (\(step.ref))") {
+            name = String(name.dropLast(step.ref.count + 3))
+        }
         let motorway = step.highway == .motorway
         if !name.isEmpty && !ref.isEmpty && name != ref && !motorway {
             var out: [UInt8] = []
@@ -320,7 +327,9 @@ public struct InstructionTemplates: Sendable {
             return String(decoding: out, as: UTF8.self)
         }
         let text = String(decoding: out, as: UTF8.self)
-        if let first = out.first, first >= 0x80, let first = text.first, first.isLowercase { return first.uppercased() + text.dropFirst() }
+        if let first = out.first, first >= 0x80, let first = text.first, first.isLowercase {
+            return first.uppercased() + text.dropFirst()
+        }
         return text
     }
 }
@@ -372,14 +381,16 @@ extension InstructionLanguage {
                       "destination": "Make a U-turn towards {destination} at the end of the road"],
         ]
         turns["fork"] = [
-            "default": turnTable("Keep {modifier} at the fork").merging(["name": "Keep {modifier} onto {way_name}",
-                                                                          "destination": "Keep {modifier} towards {destination}"]) { $1 },
+            "default": turnTable("Keep {modifier} at the fork")
+                .merging(["name": "Keep {modifier} onto {way_name}",
+                          "destination": "Keep {modifier} towards {destination}"]) { $1 },
             "slight left": ["default": "Keep left at the fork", "name": "Keep left onto {way_name}",
                             "destination": "Keep left towards {destination}"],
             "slight right": ["default": "Keep right at the fork", "name": "Keep right onto {way_name}",
                              "destination": "Keep right towards {destination}"],
             "sharp left": turnTable("Take a sharp left").merging(["default": "Take a sharp left at the fork"]) { $1 },
-            "sharp right": turnTable("Take a sharp right").merging(["default": "Take a sharp right at the fork"]) { $1 },
+            "sharp right": turnTable("Take a sharp right")
+                .merging(["default": "Take a sharp right at the fork"]) { $1 },
             "uturn": turnTable("Make a U-turn"),
         ]
         turns["merge"] = [
@@ -389,13 +400,19 @@ extension InstructionLanguage {
             "uturn": turnTable("Make a U-turn"),
         ]
         var onRamp: [String: Variants] = ["default": turnTable("Take the ramp")]
-        var offRamp: [String: Variants] = ["default": turnTable("Take the ramp").merging(["exit": "Take exit {exit}",
-                                                                                         "exit_destination": "Take exit {exit} towards {destination}"]) { $1 }]
+        var offRamp: [String: Variants] = [
+            "default": turnTable("Take the ramp").merging([
+                "exit": "Take exit {exit}",
+                "exit_destination": "Take exit {exit} towards {destination}"
+            ]) { $1 }
+        ]
         for side in sides {
             for m in [side, "sharp \(side)", "slight \(side)"] {
                 onRamp[m] = turnTable("Take the ramp on the \(side)")
-                offRamp[m] = turnTable("Take the ramp on the \(side)").merging(["exit": "Take exit {exit} on the \(side)",
-                                                                                "exit_destination": "Take exit {exit} on the \(side) towards {destination}"]) { $1 }
+                offRamp[m] = turnTable("Take the ramp on the \(side)").merging([
+                    "exit": "Take exit {exit} on the \(side)",
+                    "exit_destination": "Take exit {exit} on the \(side) towards {destination}"
+                ]) { $1 }
             }
         }
         turns["on ramp"] = onRamp

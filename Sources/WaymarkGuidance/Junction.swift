@@ -202,7 +202,8 @@ package struct GuidanceTables: Sendable {
         for v in 0..<UInt32(graph.nodeCount) {
             lanes[Int(v)] = UInt8(graph.intersectionLanes(at: v))
             var n = graph.edges(from: v).count
-            for slot in graph.incoming(to: v) where twin[Int(graph.edgeSegment[Int(graph.incomingEdge[slot])] ^ 1)] < 0 { n += 1 }
+            for slot in graph.incoming(to: v) where twin[Int(graph.edgeSegment[Int(graph.incomingEdge[slot])] ^ 1)] < 0
+            { n += 1 }
             roads[Int(v)] = UInt8(min(n, 255))
         }
         // Each pair of twins is measured by the part of the map holding the source of the
@@ -432,7 +433,9 @@ extension GuidanceTables {
                                                                             count: graph.strings.count)
         let refStart = try array("GKRS", UInt32.self,
                                  count: graph.strings.count + 1), refItems = try array("GKRI", UInt32.self)
-        guard refStart.first == 0, Int(refStart.last!) == refItems.count, zip(refStart, refStart.dropFirst()).allSatisfy({ $0 <= $1 }) else {
+        guard refStart.first == 0, Int(refStart.last!) == refItems.count,
+            zip(refStart, refStart.dropFirst()).allSatisfy({ $0 <= $1 })
+        else {
             throw GuidanceFileError(reason: "ref items out of order")
         }
         let refs = (0..<graph.strings.count).map { Array(refItems[Int(refStart[$0])..<Int(refStart[$0 + 1])]) }

@@ -153,11 +153,15 @@ package struct MergableRoadDetector {
         }
     }
 
-    static func deviation(_ a: Double, _ b: Double) -> Double { PerceivedBearing.deviation(normalized(a), normalized(b)) }
+    static func deviation(_ a: Double, _ b: Double) -> Double {
+        PerceivedBearing.deviation(normalized(a), normalized(b))
+    }
     static func normalized(_ a: Double) -> Double { Junction.normalized(a) }
     static func reverse(_ bearing: Double) -> Double { bearing >= 180 ? bearing - 180 : bearing + 180 }
     /// OSRM's `angleBetween` of an arriving and a leaving bearing (180 straight on).
-    static func angleBetween(_ entry: Double, _ exit: Double) -> Double { (entry - exit + 540).truncatingRemainder(dividingBy: 360) }
+    static func angleBetween(_ entry: Double, _ exit: Double) -> Double {
+        (entry - exit + 540).truncatingRemainder(dividingBy: 360)
+    }
 
     /// OSRM's `findClosestTurn`: the first road whose angle is nearest `angle`, roads `excluded` last.
     static func closest(_ view: [ViewRoad], to angle: Double,
@@ -195,7 +199,10 @@ package struct MergableRoadDetector {
         }
         let onlyChoice = sameNameID(chosen.end.segment, s) && Self.deviation(chosen.angle, 180) < 100
         if stopOnAmbiguous && Self.deviation(180, chosen.angle) > Self.groupAngle {
-            if let o = Self.closest(view, to: Self.reverse(chosen.angle)), Self.deviation(chosen.angle, view[o].angle) > 180 - Self.fuzzyAngle { return nil }
+            if let o = Self.closest(view, to: Self.reverse(chosen.angle)),
+                Self.deviation(chosen.angle, view[o].angle) > 180 - Self.fuzzyAngle {
+                return nil
+            }
             if let b = straightest, Self.deviation(view[b].angle, 180) < Self.fuzzyAngle { return nil }
         }
         return onlyChoice ? chosen.end : nil
@@ -367,7 +374,9 @@ package struct MergableRoadDetector {
         guard let l = junction(along: lhs, towards: 90) else { return false }
         if graph.coordinate(of: v).distance(to: graph.coordinate(of: l.node)) > 80 { return false }
         guard let r = junction(along: rhs, towards: 270) else { return false }
-        guard let c = Self.closest(l.view, to: 90), Self.deviation(l.view[c].angle, 90) <= Self.narrowTurn else { return false }
+        guard let c = Self.closest(l.view, to: 90), Self.deviation(l.view[c].angle, 90) <= Self.narrowTurn else {
+            return false
+        }
         let width = (lanes(lhs) + lanes(rhs)) * Self.laneWidth
         if graph.coordinate(of: l.node).distance(to: graph.coordinate(of: r.node)) > width + 10 { return false }
         var connection: Found? = nil
@@ -382,7 +391,9 @@ package struct MergableRoadDetector {
                                stopOnAmbiguous: false, origin: origin)
         let right = pointsAlong(rhs, from: v, limit: Self.extractDistance, initialBearing: lhs.bearing,
                                 stopOnAmbiguous: false, origin: origin)
-        guard let a = left.points.first, let b = left.points.last, let c = right.points.last, b == c, a == b, left.length > 0 else { return false }
+        guard let a = left.points.first, let b = left.points.last, let c = right.points.last, b == c, a == b,
+            left.length > 0
+        else { return false }
         var area = 0.0
         let p = left.points
         for i in p.indices { let q = p[(i + 1) % p.count]; area += p[i].x * q.y - q.x * p[i].y }
@@ -466,7 +477,9 @@ package struct MergableRoadDetector {
         let entry = lhs.reversed ? rhs : lhs
         let back = reverse(entry.bearing)
         var nearest = roads[0]
-        for road in roads.dropFirst() where deviation(road.bearing, back) < deviation(nearest.bearing, back) { nearest = road }
+        for road in roads.dropFirst() where deviation(road.bearing, back) < deviation(nearest.bearing, back) {
+            nearest = road
+        }
         let opposite = reverse(nearest.bearing)
         let a = lhs.bearing * .pi / 180, b = rhs.bearing * .pi / 180
         let merged = (atan2(sin(b) + sin(a), cos(b) + cos(a)) * 180 / .pi + 360).truncatingRemainder(dividingBy: 360)
@@ -494,7 +507,9 @@ package struct MergableRoadDetector {
         // Nothing merges here, nor at the far end of a short road from here: bearings as measured.
         let here = hasInwardOnly(v)
         var roads = ends(at: v)
-        if !here && !roads.contains(where: { $0.length <= Self.pruningDistance && hasInwardOnly($0.far) }) { return nil }
+        if !here && !roads.contains(where: { $0.length <= Self.pruningDistance && hasInwardOnly($0.far) }) {
+            return nil
+        }
         Self.sortStably(&roads, from: 0) { $0.bearing }
         let n = roads.count
         var mergedHere = [Bool](repeating: false, count: n)

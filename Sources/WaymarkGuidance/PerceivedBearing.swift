@@ -76,7 +76,9 @@ package struct PerceivedBearing {
 
         /// A point interpolated between grid points, cut to the grid as OSRM's `interpolateLinear`.
         func cut(_ p: Point) -> Point {
-            func toward(_ v: Double, _ negative: Bool) -> Double { negative ? (v - 1e-7).rounded(.up) : (v + 1e-7).rounded(.down) }
+            func toward(_ v: Double, _ negative: Bool) -> Double {
+                negative ? (v - 1e-7).rounded(.up) : (v + 1e-7).rounded(.down)
+            }
             return Point(x: toward(p.x / unitX, negativeX) * unitX, y: toward(p.y / unitY, negativeY) * unitY)
         }
 
@@ -141,7 +143,8 @@ package struct PerceivedBearing {
         if points.count == 2 || total <= skippingInaccuracies { return points[points.count - 1] }
 
         if maxDeviation(points[...], from: points[0], to: points[points.count - 1]) < 0.5 * laneWidth {
-            return points[0] == points[points.count - 1] ? coordinate(atLength: skippingInaccuracies, points, grid: g) : points[points.count - 1]
+            return points[0] == points[points.count - 1]
+                ? coordinate(atLength: skippingInaccuracies, points, grid: g) : points[points.count - 1]
         }
 
         // How far the road runs straight from the junction before it bends.
@@ -423,7 +426,9 @@ package struct PerceivedBearing {
                 maxIndex = n - 1
             } else {
                 var falling = true
-                for j in (i + 1)..<max(i + 1, n) where offLine(points[j - 1]) < offLine(points[j]) { falling = false; break }
+                for j in (i + 1)..<max(i + 1, n) where offLine(points[j - 1]) < offLine(points[j]) {
+                    falling = false; break
+                }
                 guard falling else { return false }
                 maxIndex = i - 1
                 maxDeviation = offLine(points[i - 1])

@@ -21,7 +21,9 @@ extension TurnClassifier {
     /// into `e` and out of it do not go to opposite sides. `a` is `e`'s source (the caller knows
     /// it; the graph would find it by a search).
     func isSegregated(_ e: Int, from a: UInt32) -> Bool {
-        guard Double(graph.edgeLength[e]) <= TurnClassifier.internalEdgeLength, !graph.flags(of: e).contains(.roundabout) else { return false }
+        guard Double(graph.edgeLength[e]) <= TurnClassifier.internalEdgeLength,
+            !graph.flags(of: e).contains(.roundabout)
+        else { return false }
         let b = graph.edgeTarget[e]
         // OSRM measures these angles to the first shape point more than a metre from the vertex
         // (`GetCoordinateCloseToTurn`), not with the perceived bearings.
@@ -63,7 +65,11 @@ extension TurnClassifier {
         guard graph.incoming(to: a).contains(where: { slot in
             let h = Int(graph.incomingEdge[slot])
             return graph.incomingSource[slot] != b && candidate(h) && onewayArriving(h)
-        }), graph.edges(from: b).contains(where: { g in graph.edgeTarget[g] != a && candidate(g) && onewayLeaving(g, from: b) }) else { return false }
+        }),
+        graph.edges(from: b).contains(where: { g in
+            graph.edgeTarget[g] != a && candidate(g) && onewayLeaving(g, from: b)
+        })
+    else { return false }
         let atA = graph.coordinate(of: a), atB = graph.coordinate(of: b)
         let intoA = nearLeaving(e, from: a), backFromB = nearArriving(e, from: a)
         var incomingRight = false, incomingLeft = false, onewayIn = false

@@ -358,7 +358,8 @@ package struct StepAssembler {
         let overall = Junction.turnAngle(arriving: junction.arrivalBearing, leaving: exitBearing)
         // OSRM: a roundabout or rotary step keeps the direction of the turn onto the ring; a
         // roundabout told as a turn takes the direction from the road arrived by to the exit.
-        draft.modifier = ManeuverModifier(angle: kind == .intersection ? overall : junction.roads[junction.taken!].angle)
+        draft.modifier = ManeuverModifier(
+            angle: kind == .intersection ? overall : junction.roads[junction.taken!].angle)
         draft.angle = overall
         draft.nameEdge = pieces[k].edge
         let exitIntersection = StepAssembler.intersection(exitJunction, arrival: pieces[k - 1].edge, graph: graph)
@@ -476,7 +477,8 @@ package struct StepAssembler {
             default: return false
             }
             current = drafts.removeLast()
-        } else if let passed, passed.piece == k, let last = drafts.last, last.pieces.upperBound == k + 1, last.pieces.lowerBound < k,
+        } else if let passed, passed.piece == k, let last = drafts.last, last.pieces.upperBound == k + 1,
+            last.pieces.lowerBound < k,
                   let intersection = last.intersections.last {
             // The road went on at the edge's start: that junction becomes the step's place.
             drafts[drafts.count - 1].pieces = last.pieces.lowerBound..<k
@@ -562,7 +564,8 @@ package struct StepAssembler {
                    ManeuverModifier(angle: bend.angle) != .straight, s.modifier != .uturn,
                    sameSide(s.modifier, ManeuverModifier(angle: bend.angle)),
                    let first = s.intersections.first, let inIndex = first.inIndex {
-                    let total = Junction.turnAngle(arriving: Double(first.roads[inIndex].bearing) + 180, leaving: bend.leaving)
+                    let total = Junction.turnAngle(
+                        arriving: Double(first.roads[inIndex].bearing) + 180, leaving: bend.leaving)
                     if PerceivedBearing.deviation(total, 180) >= 0.5 * TurnClassifier.narrowTurnAngle {
                         drafts[i].angle = total
                         if s.type != .fork && s.type != .merge { drafts[i].modifier = ManeuverModifier(angle: total) }
@@ -613,14 +616,16 @@ package struct StepAssembler {
             // the only way on; back on a road with a name (unnamed roads are not "the same").
             let named = !classifier.hasNoName(graph.segment(of: before))
                 && !classifier.hasNoName(graph.segment(of: after))
-            let link = undisturbed && classifier.hasNoName(graph.segment(of: s.nameEdge)) && named // (within 60 m: above)
+            // (within 60 m: above)
+            let link = undisturbed && classifier.hasNoName(graph.segment(of: s.nameEdge)) && named
             let uTurn = abs(total) > 150 && sameRoad && named && [.turn, .continue, .endOfRoad].contains(s.type)
                 && (short || link || choiceless && undisturbed)
             // A name change just before a maneuver, or just after one (a straight new name, or
             // one without a choice, from a little further).
             let preceded = short && nameChange(s)
             let succeeded = nameChange(next) && undisturbed
-                && (short || next.type == .newName && (next.modifier == .straight || choiceless) && length <= 1.5 * limit)
+                && (short
+                    || next.type == .newName && (next.modifier == .straight || choiceless) && length <= 1.5 * limit)
             // A turn, then a road that leaves no choice: close after a turn, or a little further
             // after going straight on.
             let choicelessAfter = choiceless && (short && s.modifier != .straight || straightOn(s) && undisturbed)

@@ -43,7 +43,8 @@ package enum TurnVerdict: Hashable {
         case .decided(.silent): return 1
         case .drivewayPassage: return 2
         case let .decided(.maneuver(type, modifier)):
-            return UInt8(TurnVerdict.firstManeuver + type.storedNumber * TurnVerdict.modifierSlots + modifier.storedNumber)
+            return UInt8(
+                TurnVerdict.firstManeuver + type.storedNumber * TurnVerdict.modifierSlots + modifier.storedNumber)
         }
     }
 }
@@ -146,7 +147,9 @@ package final class TurnClassifier: Sendable {
     func decide(arrival e: Int, junction j: Junction) -> TurnDecision {
         let decision = decideByHandlers(arrival: e, junction: j)
         // OSRM's `TurnAnalysis`: an on ramp taken from a motorway-like road is an off ramp.
-        if case let .maneuver(.onRamp, modifier) = decision, graph.highway(of: e).isMotorwayClass { return .maneuver(.offRamp, modifier) }
+        if case let .maneuver(.onRamp, modifier) = decision, graph.highway(of: e).isMotorwayClass {
+            return .maneuver(.offRamp, modifier)
+        }
         return decision
     }
 
@@ -169,7 +172,8 @@ package final class TurnClassifier: Sendable {
         // from says which way to merge (the motorway going on to the right of the one behind:
         // merge left).
         if inClass.isMotorwayRamp && j.roads.count == 3 && isMotorwayJunction(j), j.roads[3 - t].entry == false {
-            let right = graph.segmentName[data(of: j.roads[1]).segment], left = graph.segmentName[data(of: j.roads[2]).segment]
+            let right = graph.segmentName[data(of: j.roads[1]).segment],
+                left = graph.segmentName[data(of: j.roads[2]).segment]
             if outClass.isMotorwayClass && right != 0 && left != 0
                 && !announcesSegments(data(of: j.roads[2]).segment, data(of: j.roads[1]).segment) {
                 if road.deviation < 2 * TurnClassifier.narrowTurnAngle {
@@ -216,7 +220,8 @@ package final class TurnClassifier: Sendable {
         guard j.roads.count > 2, let t = j.taken else { return false }
         // Most junctions have three major roads: counted first, reading only each road's class.
         var major = 0
-        for road in j.roads where !(HighwayClass(rawValue: graph.segmentHighway[road.segment >> 1]) ?? .service).mayBeIgnored {
+        for road in j.roads
+        where !(HighwayClass(rawValue: graph.segmentHighway[road.segment >> 1]) ?? .service).mayBeIgnored {
             major += 1
             if major > 2 { return false }
         }
@@ -298,7 +303,8 @@ package final class TurnClassifier: Sendable {
         return j.roads.indices.contains { i in
             guard i != t && i != 0 else { return false }
             let other = data(of: j.roads[i])
-            return PerceivedBearing.deviation(j.roads[i].angle, j.roads[t].angle) > 180 - TurnClassifier.fuzzyAngleDifference
+            return PerceivedBearing.deviation(j.roads[i].angle, j.roads[t].angle) > 180
+                - TurnClassifier.fuzzyAngleDifference
                 && identicalNames(taken.segment, other.segment) && other.highway == taken.highway
         }
     }
@@ -478,11 +484,14 @@ package final class TurnClassifier: Sendable {
         // Set apart on both sides.
         let beyondLeft = left + 1 == n ? 0 : left + 1
         guard PerceivedBearing.deviation(roads[left].angle, roads[beyondLeft].angle) >= TurnClassifier.groupAngle,
-              PerceivedBearing.deviation(roads[right].angle, roads[right - 1].angle) >= TurnClassifier.groupAngle else { return nil }
+              PerceivedBearing.deviation(roads[right].angle, roads[right - 1].angle) >= TurnClassifier.groupAngle
+          else { return nil }
         // Enterable, by the same mode as the road arrived by.
         let ferry = graph.flags(of: e).contains(.ferry)
         for i in range {
-            guard roads[i].entry, roads[i].out >= 0, graph.flags(of: roads[i].out).contains(.ferry) == ferry else { return nil }
+            guard roads[i].entry, roads[i].out >= 0, graph.flags(of: roads[i].out).contains(.ferry) == ferry else {
+                return nil
+            }
         }
         // None obvious against its neighbour (OSRM's `hasObvious`).
         for i in right..<left where isObviousOfTwo(arrival: e, roads[i], roads[i + 1])
@@ -495,7 +504,8 @@ package final class TurnClassifier: Sendable {
         for i in range {
             let base = graph.highway(of: roads[i].out)
             if base.isRamp != rightIsLink { return nil }
-            for k in range where k != i && TurnClassifier.obviousByRoadClass(via, base, graph.highway(of: roads[k].out)) { return nil }
+            for k in range where k != i && TurnClassifier.obviousByRoadClass(via, base, graph.highway(of: roads[k].out))
+            { return nil }
         }
         return range
     }
@@ -535,7 +545,8 @@ package final class TurnClassifier: Sendable {
                 && !announces(e, f) { return modeChange ? .maneuver(.notification, .straight) : .silent }
             return .maneuver(.fork, .straight)
         }
-        let leftClass = graph.highway(of: j.roads[range.upperBound].out), rightClass = graph.highway(of: j.roads[range.lowerBound].out)
+        let leftClass = graph.highway(of: j.roads[range.upperBound].out),
+            rightClass = graph.highway(of: j.roads[range.lowerBound].out)
         let isLeft = t == range.upperBound
         let side: ManeuverModifier = isLeft ? .slightLeft : .slightRight
         if j.roads.count > 3 && abs(leftClass.osrmPriority - rightClass.osrmPriority) > 1 {

@@ -54,7 +54,9 @@ final class BasemapCollector {
                                                            "neighbourhood": .neighbourhood, "hamlet": .hamlet]
 
     func node(latitude: Int32, longitude: Int32, tags: [String: String]) {
-        guard let place = tags["place"], let name = tags["name"], !name.isEmpty, let kind = BasemapCollector.placeKinds[place] else { return }
+        guard let place = tags["place"], let name = tags["name"], !name.isEmpty,
+            let kind = BasemapCollector.placeKinds[place]
+        else { return }
         places.append(Basemap.Place(name: name, kind: kind,
                                     coordinate: Coordinate(latitude: FixedPoint.decode(latitude),
                                                            longitude: FixedPoint.decode(longitude))))
@@ -117,7 +119,8 @@ final class BasemapCollector {
         for polygon in multipolygons {
             var rings: [[Coordinate]] = []
             for members in [polygon.outer, polygon.inner] {
-                let (closed, dropped) = BasemapCollector.rings(members.compactMap { way($0).map { Array(ways.nodes($0)) } })
+                let (closed, dropped) = BasemapCollector.rings(
+                    members.compactMap { way($0).map { Array(ways.nodes($0)) } })
                 map.droppedRings += dropped + members.filter { way($0) == nil }.count
                 for ring in closed {
                     if let line = points(ring) { rings.append(line) } else { map.droppedRings += 1 }
@@ -136,7 +139,9 @@ final class BasemapCollector {
         var closed: [[Int64]] = [], dropped = 0
         while var ring = pending.popLast() {
             while ring.first != ring.last {
-                guard let i = pending.firstIndex(where: { $0.first == ring.last || $0.last == ring.last }) else { break }
+                guard let i = pending.firstIndex(where: { $0.first == ring.last || $0.last == ring.last }) else {
+                    break
+                }
                 let next = pending.remove(at: i)
                 ring += (next.first == ring.last ? next : next.reversed()).dropFirst()
             }

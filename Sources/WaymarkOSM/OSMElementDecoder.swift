@@ -112,11 +112,15 @@ final class OSMElementDecoder {
                     id = v
                     haveID = true
                 } else if equals(a.name, "lat") {
-                    guard let v = parseFixed(a.value), v >= -900_000_000, v <= 900_000_000 else { return fail("node", "lat", a.value) }
+                    guard let v = parseFixed(a.value), v >= -900_000_000, v <= 900_000_000 else {
+                        return fail("node", "lat", a.value)
+                    }
                     latitude = v
                     haveLat = true
                 } else if equals(a.name, "lon") {
-                    guard let v = parseFixed(a.value), v >= -1_800_000_000, v <= 1_800_000_000 else { return fail("node", "lon", a.value) }
+                    guard let v = parseFixed(a.value), v >= -1_800_000_000, v <= 1_800_000_000 else {
+                        return fail("node", "lon", a.value)
+                    }
                     longitude = v
                     haveLon = true
                 }
@@ -136,7 +140,9 @@ final class OSMElementDecoder {
             var kind: OSMMember.Kind?, ref: Int64?, role = ""
             for a in attributes {
                 if equals(a.name, "type") {
-                    kind = equals(a.value, "node") ? .node : equals(a.value, "way") ? .way : equals(a.value, "relation") ? .relation : nil
+                    kind =
+                        equals(a.value, "node")
+                        ? .node : equals(a.value, "way") ? .way : equals(a.value, "relation") ? .relation : nil
                 } else if equals(a.name, "ref") {
                     ref = parseInteger(a.value)
                 } else if equals(a.name, "role") {
@@ -205,7 +211,8 @@ func attributeString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
     out.reserveCapacity(bytes.count)
     var i = 0
     while i < bytes.count {
-        if bytes[i] == UInt8(ascii: "&"), i + 4 < bytes.count, bytes[i + 1] == UInt8(ascii: "#"), bytes[i + 2] == UInt8(ascii: "3"),
+        if bytes[i] == UInt8(ascii: "&"), i + 4 < bytes.count, bytes[i + 1] == UInt8(ascii: "#"),
+            bytes[i + 2] == UInt8(ascii: "3"),
            bytes[i + 3] == UInt8(ascii: "8"), bytes[i + 4] == UInt8(ascii: ";") {
             out.append(UInt8(ascii: "&"))
             i += 5
@@ -294,7 +301,9 @@ struct KeySet {
     func lookup(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         guard bytes.count < byLength.count, let base = bytes.baseAddress else { return nil }
         for candidate in byLength[bytes.count] where candidate.bytes[0] == base[0] {
-            if candidate.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, base, bytes.count) == 0 }) { return candidate.string }
+            if candidate.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, base, bytes.count) == 0 }) {
+                return candidate.string
+            }
         }
         return nil
     }

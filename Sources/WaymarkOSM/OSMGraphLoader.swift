@@ -33,12 +33,14 @@ public enum OSMGraphLoader {
     /// Builds the graph and the basemap (``Basemap``: water, parks, woods, railways, buildings,
     /// place names) of the file at `path`, in the same pass.
     public static func buildWithBasemap(path: String, profile: any RoutingProfile = CarProfile(),
-                                        progress: Progress? = nil) throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap) {
+                                        progress: Progress? = nil
+                                    ) throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap) {
         let (graph, basemap) = try build(path: path, profile: profile, basemap: true, progress: progress)
         return (graph, basemap ?? Basemap())
     }
 
-    static func build(path: String, profile: any RoutingProfile, basemap: Bool, progress: Progress?) throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap?) {
+    static func build(path: String, profile: any RoutingProfile, basemap: Bool, progress: Progress?)
+        throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap?) {
         switch sniff(path) {
         case .pbf: return try buildPBF(path: path, profile: profile, basemap: basemap, progress: progress)
         case let .other(what): throw .notOSM(path: path, found: what)
@@ -58,11 +60,14 @@ public enum OSMGraphLoader {
         // Only a regular file is opened here: opening a FIFO would wait for a writer. Anything
         // else goes on to the reader, which says what is wrong with it.
         var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, let handle = FileHandle(forReadingAtPath: path) else { return .xml }
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+            let handle = FileHandle(forReadingAtPath: path)
+        else { return .xml }
         defer { try? handle.close() }
         guard let head = try? handle.read(upToCount: 64), !head.isEmpty else { return .xml }
         let bytes = Array(head)
-        if bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B { return .xml } // gzip: XML inside, as far as we can tell
+        // gzip: XML inside, as far as we can tell
+        if bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B { return .xml }
         // A PBF starts with a blob header's 4-byte length, then its type: field 1, "OSMHeader"
         // (or, in a damaged one, "OSMData").
         if bytes.count >= 13 && bytes[0] == 0 && bytes[1] == 0 && bytes[4] == 0x0A
@@ -70,14 +75,18 @@ public enum OSMGraphLoader {
             return .pbf
         }
         if let first = bytes.first(where: { $0 > 0x20 }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-            return .other("it is JSON (GeoJSON?); a map is OpenStreetMap XML (.osm, .osm.gz), OSM PBF (.osm.pbf) or a graph file (.wmg)")
+            return .other(
+                "it is JSON (GeoJSON?); a map is OpenStreetMap XML (.osm, .osm.gz), OSM PBF (.osm.pbf) or a graph file "
+                    + "(.wmg)"
+            )
         }
         return .xml
     }
 
     /// Builds from an open input and closes it on every path, errors included (its inflating
     /// thread holds it alive until then).
-    static func build(input: GzipInput, profile: any RoutingProfile, basemap: Bool = false, progress: Progress?) throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap?) {
+    static func build(input: GzipInput, profile: any RoutingProfile, basemap: Bool = false, progress: Progress?)
+        throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap?) {
         defer { input.close() }
         let start = DispatchTime.now().uptimeNanoseconds
         let collector = Collector(profile: profile, basemap: basemap)
@@ -92,7 +101,8 @@ public enum OSMGraphLoader {
     }
 
     /// Builds from an OSM PBF file.
-    static func buildPBF(path: String, profile: any RoutingProfile, basemap: Bool = false, progress: Progress?) throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap?) {
+    static func buildPBF(path: String, profile: any RoutingProfile, basemap: Bool = false, progress: Progress?)
+        throws(OSMReadError) -> (graph: RoadGraph, basemap: Basemap?) {
         let start = DispatchTime.now().uptimeNanoseconds
         let reader = try PBFReader(path: path)
         let collector = Collector(profile: profile, basemap: basemap)
@@ -269,7 +279,10 @@ private final class Collector: OSMElementSink {
         nodeLongitudes.append(contentsOf: block.longitudes)
         for node in block.nodeTags {
             let id = block.nodeIDs[node.index]
-            if let basemap, !node.tags.isEmpty { basemap.node(latitude: block.latitudes[node.index], longitude: block.longitudes[node.index], tags: node.tags) }
+            if let basemap, !node.tags.isEmpty {
+                basemap.node(
+                    latitude: block.latitudes[node.index], longitude: block.longitudes[node.index], tags: node.tags)
+            }
             if let rule = node.rule, !rule.isEmpty { nodeRules[id] = rule }
         }
         // By index: a way's fields read in place, not the whole way copied (and released) each time.
@@ -308,7 +321,8 @@ private final class Collector: OSMElementSink {
     func relation(id: Int64, members: [OSMMember], tags: [String: String]) {
         basemap?.relation(members: members, tags: tags)
         guard let kind = profile.restriction(tags) else { return }
-        let from = members.filter { $0.role == "from" }, via = members.filter { $0.role == "via" }, to = members.filter { $0.role == "to" }
+        let from = members.filter { $0.role == "from" }, via = members.filter { $0.role == "via" },
+            to = members.filter { $0.role == "to" }
         // One from and one to way, except that `no_entry` may name several from ways and
         // `no_exit` several to ways (each pair a restriction of its own, as in OSRM); one via node
         // or one or more via ways.
@@ -428,7 +442,9 @@ private final class Collector: OSMElementSink {
                     func resolve(runs range: Range<Int>) {
                         for r in range {
                             resolveRun(runs[r], into: nodes.baseAddress! + refStarts[r])
-                            runs[r].rules.withUnsafeBufferPointer { (rules.baseAddress! + starts[r]).initialize(from: $0.baseAddress!, count: $0.count) }
+                            runs[r].rules.withUnsafeBufferPointer {
+                                (rules.baseAddress! + starts[r]).initialize(from: $0.baseAddress!, count: $0.count)
+                            }
                             runs[r] = KeptWays()
                         }
                     }

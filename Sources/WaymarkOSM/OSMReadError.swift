@@ -20,7 +20,8 @@ public enum OSMReadError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .read(path, reason): return "\(path): read failed: \(reason)"
         case let .xml(function, path, line, message):
             // libxml2's messages may run over two lines (encoding errors): one line here.
-            let oneLine = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+            let oneLine = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+                .joined(separator: " ")
             return "\(path):\(line): malformed XML (\(function)): \(oneLine)"
         case let .notOSM(path, found): return "\(path): not OpenStreetMap XML: \(found)"
         case let .pbf(path, offset, message): return "\(path): OSM PBF, blob at byte \(offset): \(message)"

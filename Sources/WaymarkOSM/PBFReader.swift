@@ -67,7 +67,8 @@ final class PBFReader {
     /// Exactly `count` bytes from the current offset, or an error naming what the file lacks.
     private func readBytes(_ count: Int, what: String, blobOffset: Int) throws(OSMReadError) -> [UInt8] {
         guard count <= fileSize - offset else {
-            throw failure("truncated: \(what) needs \(count) bytes, the file has \(fileSize - offset) left", at: blobOffset)
+            throw failure(
+                "truncated: \(what) needs \(count) bytes, the file has \(fileSize - offset) left", at: blobOffset)
         }
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
@@ -99,7 +100,9 @@ final class PBFReader {
         let prefix = try readBytes(4, what: "the blob header's length", blobOffset: start)
         let headerLength = Int(prefix[0]) << 24 | Int(prefix[1]) << 16 | Int(prefix[2]) << 8 | Int(prefix[3])
         guard headerLength <= PBFReader.maxHeaderSize else {
-            throw failure("blob header of \(headerLength) bytes (the format allows 64 KiB); not a PBF file, or a corrupt one", at: start)
+            throw failure(
+                "blob header of \(headerLength) bytes (the format allows 64 KiB); not a PBF file, or a corrupt one",
+                at: start)
         }
         let header = try readBytes(headerLength, what: "the blob header", blobOffset: start)
         var type: String?, dataSize: Int?
@@ -135,17 +138,33 @@ final class PBFReader {
                 case 1: raw = try reader.lengthDelimited(wire: wire)
                 case 2: rawSize = Int(truncatingIfNeeded: Int32(truncatingIfNeeded: try reader.varint(wire: wire)))
                 case 3: zlib = try reader.lengthDelimited(wire: wire)
-                case 4: throw PBFFormatError("LZMA-compressed blob, which Waymark does not read (re-encode with zlib: osmium cat in.osm.pbf -o out.osm.pbf)")
-                case 5: throw PBFFormatError("bzip2-compressed blob (obsolete in the format), which Waymark does not read")
-                case 6: throw PBFFormatError("LZ4-compressed blob, which Waymark does not read (re-encode with zlib: osmium cat in.osm.pbf -o out.osm.pbf)")
-                case 7: throw PBFFormatError("ZSTD-compressed blob, which Waymark does not read (re-encode with zlib: osmium cat in.osm.pbf -o out.osm.pbf)")
+                case 4:
+                    throw PBFFormatError(
+                        "LZMA-compressed blob, which Waymark does not read (re-encode with zlib: osmium cat in.osm.pbf "
+                            + "-o out.osm.pbf)"
+                    )
+                case 5:
+                    throw PBFFormatError("bzip2-compressed blob (obsolete in the format), which Waymark does not read")
+                case 6:
+                    throw PBFFormatError(
+                        "LZ4-compressed blob, which Waymark does not read (re-encode with zlib: osmium cat in.osm.pbf "
+                            + "-o out.osm.pbf)"
+                    )
+                case 7:
+                    throw PBFFormatError(
+                        "ZSTD-compressed blob, which Waymark does not read (re-encode with zlib: osmium cat in.osm.pbf "
+                            + "-o out.osm.pbf)"
+                    )
                 default: try reader.skip(wire: wire)
                 }
             }
             if let raw { return Array(raw) }
             guard let zlib else { throw PBFFormatError("blob with no data") }
             guard let rawSize, rawSize >= 0, rawSize <= maxBlobSize else {
-                throw PBFFormatError("zlib blob without a valid raw size (\(rawSize.map(String.init) ?? "none"); the format allows 32 MiB)")
+                throw PBFFormatError(
+                    "zlib blob without a valid raw size (\(rawSize.map(String.init) ?? "none"); the format allows 32 "
+                        + "MiB)"
+                )
             }
             var output = [UInt8](repeating: 0, count: rawSize)
             var produced = uLongf(rawSize)
@@ -156,7 +175,9 @@ final class PBFReader {
             switch status {
             case Z_OK where Int(produced) == rawSize: return output
             case Z_OK: throw PBFFormatError("zlib data inflates to \(produced) bytes, the blob says \(rawSize)")
-            case Z_BUF_ERROR: throw PBFFormatError("zlib data inflates to more than the blob's raw size (\(rawSize) bytes), or is truncated")
+            case Z_BUF_ERROR:
+                throw PBFFormatError(
+                    "zlib data inflates to more than the blob's raw size (\(rawSize) bytes), or is truncated")
             case Z_DATA_ERROR: throw PBFFormatError("zlib data is corrupt")
             case Z_MEM_ERROR: throw PBFFormatError("out of memory inflating the blob")
             default: throw PBFFormatError("zlib error \(status)")
@@ -173,7 +194,9 @@ final class PBFReader {
                     let feature = String(decoding: try reader.lengthDelimited(wire: wire), as: UTF8.self)
                     guard supportedFeatures.contains(feature) else {
                         throw PBFFormatError("the file requires the feature \"\(feature)\", which Waymark does not read"
-                                             + (feature == "HistoricalInformation" ? " (a history file: use a current extract)" : ""))
+                                             + (feature == "HistoricalInformation" ? " (a history file: use a current "
+                                             + "extract)" : "")
+                                     )
                     }
                 } else {
                     try reader.skip(wire: wire)
@@ -188,7 +211,8 @@ final class PBFReader {
               progress: OSMGraphLoader.Progress? = nil) throws(OSMReadError) {
         guard let first = try nextBlob() else { throw failure("the file is empty", at: 0) }
         guard first.type == "OSMHeader" else {
-            throw failure("the first blob is \"\(first.type)\", not the OSMHeader every PBF file starts with", at: first.offset)
+            throw failure(
+                "the first blob is \"\(first.type)\", not the OSMHeader every PBF file starts with", at: first.offset)
         }
         do throws(PBFFormatError) {
             try PBFReader.checkHeader(try PBFReader.inflate(first.data))
@@ -388,7 +412,11 @@ struct PBFBlock: Sendable {
             if let stringTable {
                 var table = ProtobufReader(stringTable)
                 while let (field, wire) = try table.field() {
-                    if field == 1 { strings.bytes.append(try table.lengthDelimited(wire: wire)) } else { try table.skip(wire: wire) }
+                    if field == 1 {
+                        strings.bytes.append(try table.lengthDelimited(wire: wire))
+                    } else {
+                        try table.skip(wire: wire)
+                    }
                 }
             }
             strings.prepare()
@@ -427,7 +455,9 @@ struct PBFBlock: Sendable {
 
         @inline(__always)
         func check(_ i: UInt64) throws(PBFFormatError) -> Int {
-            guard i < UInt64(bytes.count) else { throw PBFFormatError("string index \(i) beyond the block's \(bytes.count) strings") }
+            guard i < UInt64(bytes.count) else {
+                throw PBFFormatError("string index \(i) beyond the block's \(bytes.count) strings")
+            }
             return Int(i)
         }
 
@@ -456,7 +486,9 @@ struct PBFBlock: Sendable {
 
         /// The same, written over `pairs` (its storage kept).
         func wantedPairs(keys: [UInt64], values: [UInt64], into pairs: inout [UInt64]) throws(PBFFormatError) {
-            guard keys.count == values.count else { throw PBFFormatError("\(keys.count) tag keys but \(values.count) values") }
+            guard keys.count == values.count else {
+                throw PBFFormatError("\(keys.count) tag keys but \(values.count) values")
+            }
             pairs.removeAll(keepingCapacity: true)
             for (k, v) in zip(keys, values) {
                 let wanted = try key(k) != nil
@@ -499,12 +531,16 @@ struct PBFBlock: Sendable {
         }
 
         func latitude(_ value: Int64, node id: Int64) throws(PBFFormatError) -> Int32 {
-            guard let v = fixed(value, offset: latOffset, limit: 900_000_000) else { throw PBFFormatError("node \(id) has a latitude beyond ±90°") }
+            guard let v = fixed(value, offset: latOffset, limit: 900_000_000) else {
+                throw PBFFormatError("node \(id) has a latitude beyond ±90°")
+            }
             return v
         }
 
         func longitude(_ value: Int64, node id: Int64) throws(PBFFormatError) -> Int32 {
-            guard let v = fixed(value, offset: lonOffset, limit: 1_800_000_000) else { throw PBFFormatError("node \(id) has a longitude beyond ±180°") }
+            guard let v = fixed(value, offset: lonOffset, limit: 1_800_000_000) else {
+                throw PBFFormatError("node \(id) has a longitude beyond ±180°")
+            }
             return v
         }
     }

@@ -63,7 +63,8 @@ struct ProtobufReader {
     mutating func lengthDelimited() throws(PBFFormatError) -> UnsafeRawBufferPointer {
         let length = try varint()
         guard length <= UInt64(bytes.count - position) else {
-            throw PBFFormatError("a field of \(length) bytes runs past the end of its message (\(bytes.count - position) left)")
+            throw PBFFormatError(
+                "a field of \(length) bytes runs past the end of its message (\(bytes.count - position) left)")
         }
         let start = position
         position += Int(length)
@@ -124,7 +125,8 @@ struct ProtobufReader {
         // Where the field's last byte ends a value, every value ends inside the field: they are
         // read without looking for the field's end at each byte, one and two bytes at a glance.
         if field[field.count - 1] < 0x80 {
-            let decoded = try [Int64](unsafeUninitializedCapacity: count) { (buffer, initialized) throws(PBFFormatError) in
+            let decoded = try [Int64](unsafeUninitializedCapacity: count) {
+                (buffer, initialized) throws(PBFFormatError) in
                 var p = field.baseAddress!.assumingMemoryBound(to: UInt8.self)
                 let end = p + field.count
                 var k = 0

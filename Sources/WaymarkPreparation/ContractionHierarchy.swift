@@ -144,7 +144,9 @@ extension ContractionHierarchy {
             widest = max(widest, arriving, leaving)
         }
         guard turns > maximumTurnsPerEdge * graph.edgeCount + 100_000 else { return nil }
-        return "too dense to contract: \(turns) turns over \(graph.edgeCount) directed edges (up to \(widest) roads at one junction; road networks have about 3 turns per edge)"
+        return
+            "too dense to contract: \(turns) turns over \(graph.edgeCount) directed edges (up to \(widest) roads at "
+                + "one junction; road networks have about 3 turns per edge)"
     }
 
     /// More turns per directed edge than this (on average, beyond a margin for small maps) and the
@@ -346,7 +348,8 @@ extension ContractionHierarchy {
     }
 
     private mutating func move(_ v: Int, capacity newCapacity: Int) {
-        if pool.count + newCapacity > 4 * live + 4096 { compact() } // (about half abandoned: compaction stays amortised O(1))
+        // (about half abandoned: compaction stays amortised O(1))
+        if pool.count + newCapacity > 4 * live + 4096 { compact() }
         let from = Int(start[v]), count = Int(counts[v])
         let to = pool.count
         for i in 0..<count { pool.append(pool[from + i]) }
@@ -593,9 +596,15 @@ extension ContractionHierarchy {
             for v in remaining {
                 let own = HierarchyBuilder.key(priority[Int(v)], v)
                 var first = true
-                for a in incoming[Int(v)] where HierarchyBuilder.key(priority[Int(arcs[Int(a)].tail)], arcs[Int(a)].tail) < own { first = false; break }
+                for a in incoming[Int(v)]
+                where HierarchyBuilder.key(priority[Int(arcs[Int(a)].tail)], arcs[Int(a)].tail) < own {
+                    first = false; break
+                }
                 if first {
-                    for b in outgoing[Int(v)] where HierarchyBuilder.key(priority[Int(arcs[Int(b)].head)], arcs[Int(b)].head) < own { first = false; break }
+                    for b in outgoing[Int(v)]
+                    where HierarchyBuilder.key(priority[Int(arcs[Int(b)].head)], arcs[Int(b)].head) < own {
+                        first = false; break
+                    }
                 }
                 if first { round.append(v) }
             }
@@ -763,7 +772,9 @@ extension HierarchyBuilder.View {
 /// Why a stored hierarchy cannot be used.
 public struct HierarchyFileError: Error, Sendable, Equatable, CustomStringConvertible {
     public var reason: String
-    public var description: String { "stored contraction hierarchy: \(reason) (rebuild with 'waymark build --hierarchy')" }
+    public var description: String {
+        "stored contraction hierarchy: \(reason) (rebuild with 'waymark build --hierarchy')"
+    }
 }
 
 extension ContractionHierarchy {
@@ -808,7 +819,9 @@ extension ContractionHierarchy {
             try sections.values(tag, as: type) { HierarchyFileError(reason: $0) }
         }
         let parameters = try array("HPRM", Double.self).array
-        func check(_ ok: Bool, _ what: String) throws(HierarchyFileError) { if !ok { throw HierarchyFileError(reason: what) } }
+        func check(_ ok: Bool, _ what: String) throws(HierarchyFileError) {
+            if !ok { throw HierarchyFileError(reason: what) }
+        }
         let expected = ContractionHierarchy.parameters(costs)
         try check(parameters.count == expected.count + 2 && parameters[0] == expected[0],
                   "contracted under an older weight metric")
@@ -865,7 +878,8 @@ extension ContractionHierarchy {
             if sections.contains(tags.1) {
                 row = ArcRows(start: start, arcs: try array(tags.1, ArcRows.Arc.self))
             } else {
-                let ends = try array(tags.2, UInt32.self), weights = try array(tags.3, Double.self), ids = try array(tags.4, UInt32.self)
+                let ends = try array(tags.2, UInt32.self), weights = try array(tags.3, Double.self),
+                    ids = try array(tags.4, UInt32.self)
                 try check(weights.count == ends.count && ids.count == ends.count, "\(name) arrays differ in length")
                 row = ArcRows(start: start, end: ends, weight: weights, id: ids)
             }
@@ -910,7 +924,9 @@ extension ContractionHierarchy {
     /// that join (so unpacking ends, and yields a path).
     static func checkShortcuts(tail: Column<UInt32>, head: Column<UInt32>, first: Column<Int32>, second: Column<Int32>,
                                nodes n: Int) throws(HierarchyFileError) {
-        func check(_ ok: Bool, _ what: String) throws(HierarchyFileError) { if !ok { throw HierarchyFileError(reason: what) } }
+        func check(_ ok: Bool, _ what: String) throws(HierarchyFileError) {
+            if !ok { throw HierarchyFileError(reason: what) }
+        }
         try tail.withUnsafeBufferPointer { (tail) throws(HierarchyFileError) in
             try head.withUnsafeBufferPointer { (head) throws(HierarchyFileError) in
                 try check(tail.allSatisfy { Int($0) < n } && head.allSatisfy { Int($0) < n }, "arc end out of range")
@@ -941,7 +957,9 @@ extension ArcRows {
     /// the file has the numbering (`order`, `rank`), by hierarchy node when not.
     func check(name: String, nodes n: Int, arcs arcCount: Int, order: Column<UInt32>?, rank: Column<UInt32>?,
                near: Column<UInt32>, far: Column<UInt32>) throws(HierarchyFileError) {
-        func check(_ ok: Bool, _ what: String) throws(HierarchyFileError) { if !ok { throw HierarchyFileError(reason: what) } }
+        func check(_ ok: Bool, _ what: String) throws(HierarchyFileError) {
+            if !ok { throw HierarchyFileError(reason: what) }
+        }
         try check(start.count == n + 1 && start.first == 0 && Int(start.last!) == arcs.count, "\(name) rows")
         try start.withUnsafeBufferPointer { (start) throws(HierarchyFileError) in
             try check(zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }, "\(name) rows not monotonic")
@@ -959,7 +977,9 @@ extension ArcRows {
                                 let a = Int(rows[i].id), far = far[a]
                                 guard Int(far) < n else { throw HierarchyFileError(reason: "arc end out of range") }
                                 let end = numbered ? rank[Int(far)] : far
-                                if Int(near[a]) != v || end != rows[i].end { throw HierarchyFileError(reason: "\(name) arc \(i) does not match its row") }
+                                if Int(near[a]) != v || end != rows[i].end {
+                                    throw HierarchyFileError(reason: "\(name) arc \(i) does not match its row")
+                                }
                             }
                         }
                     }

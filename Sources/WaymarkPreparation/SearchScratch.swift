@@ -30,7 +30,9 @@ import Darwin
     /// Storage for `count` labels, none set.
     @usableFromInline package init(count: Int) {
         self.count = count
-        guard let raw = calloc(max(1, count), MemoryLayout<UInt32>.stride) else { fatalError("out of memory for \(count) search labels") }
+        guard let raw = calloc(max(1, count), MemoryLayout<UInt32>.stride) else {
+            fatalError("out of memory for \(count) search labels")
+        }
         stamps = raw.bindMemory(to: UInt32.self, capacity: max(1, count))
         labels = .allocate(capacity: max(1, count))
     }

@@ -284,7 +284,9 @@ public final class SnapIndex: Sendable {
             }
         }
         // Once the best match is nearer than the next ring can be, stop.
-        SnapIndex.rings(around: x0, y0, reach: reach, visit) { r in best.map { $0.distance <= Double(r) * SnapIndex.cellSize } ?? false }
+        SnapIndex.rings(around: x0, y0, reach: reach, visit) { r in
+            best.map { $0.distance <= Double(r) * SnapIndex.cellSize } ?? false
+        }
         guard let best, best.distance <= maxDistance else { return nil }
         return snap(c, piece: best.piece, t: best.t)
     }
@@ -426,7 +428,9 @@ extension SnapIndex {
          .init("XCKY", cellKeys), .init("XCST", cellStart), .init("XCPC", cellPieces),
          // Each segment's ends and edges, so that a load uses them in place instead of reading
          // them off every edge of the graph.
-         .init("XSGS", segmentStart), .init("XSGE", segmentEnd), .init("XSGF", forwardEdge), .init("XSGB", backwardEdge)]
+         .init("XSGS", segmentStart), .init("XSGE", segmentEnd), .init("XSGF", forwardEdge),
+         .init("XSGB", backwardEdge)
+     ]
     }
 
     /// The index a graph file stores, checked against the graph so that no stored number can
@@ -440,7 +444,9 @@ extension SnapIndex {
                                        _ type: T.Type, count: Int? = nil) throws(SnapIndexFileError) -> Column<T> {
             try sections.values(tag, as: type, count: count) { SnapIndexFileError(reason: $0) }
         }
-        func check(_ ok: Bool, _ what: String) throws(SnapIndexFileError) { if !ok { throw SnapIndexFileError(reason: what) } }
+        func check(_ ok: Bool, _ what: String) throws(SnapIndexFileError) {
+            if !ok { throw SnapIndexFileError(reason: what) }
+        }
         // The frame's scales: metres per degree of latitude (a constant) and of longitude at the
         // map's middle latitude (no more than that): any other number could overflow a cell.
         let lon = prm[3], lat = prm[4]
@@ -475,9 +481,13 @@ extension SnapIndex {
         if !alreadyChecked {
             var edgeless = [Bool](repeating: false, count: SnapIndex.pieceCount(graph))
             for s in 0..<segments where segmentStart[s] == RoadGraph.invalid {
-                for p in SnapIndex.firstPiece(of: s, graph)..<SnapIndex.firstPiece(of: s + 1, graph) { edgeless[p] = true }
+                for p in SnapIndex.firstPiece(of: s, graph)..<SnapIndex.firstPiece(of: s + 1, graph) {
+                    edgeless[p] = true
+                }
             }
-            if cellPieces.contains(where: { edgeless[Int($0)] }) { throw SnapIndexFileError(reason: "piece on a segment with no edge") }
+            if cellPieces.contains(where: { edgeless[Int($0)] }) {
+                throw SnapIndexFileError(reason: "piece on a segment with no edge")
+            }
         }
     }
 }

@@ -55,7 +55,9 @@ public struct TurnGeometry: Sendable {
                                 tail[e] = Float(penultimate.direction(to: to))
                                 segments.append(graph.segment(of: e))
                             }
-                            for slot in graph.incoming(to: v) { segments.append(graph.segment(of: Int(graph.incomingEdge[slot]))) }
+                            for slot in graph.incoming(to: v) {
+                                segments.append(graph.segment(of: Int(graph.incomingEdge[slot])))
+                            }
                             roadCount[Int(v)] = UInt8(min(255, TurnGeometry.distinct(&segments)))
                         }
                     }
@@ -169,7 +171,9 @@ public struct TurnGeometry: Sendable {
                 var segments: [Int] = []
                 for v in share(part, of: parts, graph.nodeCount) {
                     segments.removeAll(keepingCapacity: true)
-                    for slot in graph.incoming(to: UInt32(v)) { segments.append(graph.segment(of: Int(graph.incomingEdge[slot]))) }
+                    for slot in graph.incoming(to: UInt32(v)) {
+                        segments.append(graph.segment(of: Int(graph.incomingEdge[slot])))
+                    }
                     entries[v] = UInt8(min(255, TurnGeometry.distinct(&segments)))
                 }
             }
@@ -192,7 +196,9 @@ public struct TurnGeometry: Sendable {
                             transitions[row + f] = .infinity
                             continue
                         }
-                        let weight = !restricted && graph.isRestricted(f) ? costs.restrictedEntryWeight : TransitionTable.duration(e, f, graph, turns, costs)
+                        let weight =
+                            !restricted && graph.isRestricted(f)
+                            ? costs.restrictedEntryWeight : TransitionTable.duration(e, f, graph, turns, costs)
                         transitions[row + f] = Float(weight)
                     }
                 }
@@ -220,13 +226,17 @@ public struct TurnGeometry: Sendable {
             starts = storedStart
         } else {
             starts = Column(TransitionTable.rowStarts(graph))
-            if let storedStart, storedStart != starts { throw HierarchyFileError(reason: "turn rows do not fit the graph") }
+            if let storedStart, storedStart != starts {
+                throw HierarchyFileError(reason: "turn rows do not fit the graph")
+            }
         }
         guard starts.count == graph.edgeCount + 1, cost.count == Int(starts[graph.edgeCount]) else {
             throw HierarchyFileError(reason: "turn costs do not fit the graph")
         }
         // Not negative, not NaN (a U-turn nowhere allowed is +infinity).
-        guard alreadyChecked || cost.allSatisfy({ $0 >= 0 }) else { throw HierarchyFileError(reason: "turn cost negative or not a number") }
+        guard alreadyChecked || cost.allSatisfy({ $0 >= 0 }) else {
+            throw HierarchyFileError(reason: "turn cost negative or not a number")
+        }
         start = starts
         self.cost = cost
         paths = RestrictedPaths(graph: graph)
@@ -387,10 +397,13 @@ extension RoadGraph {
     /// graph: nil where there are none; the turns' weights nil where the file has none made
     /// under `costs` (they are made again).
     @usableFromInline package static func read(_ sections: FileSections, graph: RoadGraph, costs: TurnCosts,
-                     alreadyChecked: Bool) throws(HierarchyFileError) -> (turns: TurnGeometry, transitions: TransitionTable?)? {
+                     alreadyChecked: Bool
+                 ) throws(HierarchyFileError) -> (turns: TurnGeometry, transitions: TransitionTable?)? {
         guard let turns = try TurnGeometry(fileSections: sections, graph: graph,
                                            alreadyChecked: alreadyChecked) else { return nil }
-        guard sections.column("TTPR", as: Double.self)?.array == ContractionHierarchy.parameters(costs) else { return (turns, nil) }
+        guard sections.column("TTPR", as: Double.self)?.array == ContractionHierarchy.parameters(costs) else {
+            return (turns, nil)
+        }
         return (turns, try TransitionTable(fileSections: sections, graph: graph, alreadyChecked: alreadyChecked))
     }
 }

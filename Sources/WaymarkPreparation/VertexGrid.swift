@@ -65,7 +65,8 @@ import WaymarkGraph
                              size: Double, columns: Int, rows: Int) -> Int {
         var dLon = c.longitude - west
         if dLon < 0 { dLon += 360 }
-        let x = min(columns - 1, max(0, Int(dLon * lon / size))), y = min(rows - 1, max(0, Int((c.latitude - south) * lat / size)))
+        let x = min(columns - 1, max(0, Int(dLon * lon / size))),
+            y = min(rows - 1, max(0, Int((c.latitude - south) * lat / size)))
         return y * columns + x
     }
 

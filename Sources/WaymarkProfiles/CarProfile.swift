@@ -159,7 +159,9 @@ public struct CarProfile: RoutingProfile {
         var best: String?, bestRank = -1
         for part in value.split(separator: ";") {
             let item = part.trimmingCharacters(in: .whitespaces)
-            let rank = accessWhitelist.contains(item) ? 3 : restrictedAccess.contains(item) ? 2 : accessBlacklist.contains(item) ? 1 : 0
+            let rank =
+                accessWhitelist.contains(item)
+                ? 3 : restrictedAccess.contains(item) ? 2 : accessBlacklist.contains(item) ? 1 : 0
             if rank > bestRank {
                 best = item
                 bestRank = rank
@@ -219,7 +221,8 @@ public struct CarProfile: RoutingProfile {
 
         // Access, per direction; local-traffic-only values on public road classes are
         // restricted, not forbidden.
-        let (accessTagForward, accessTagBackward) = present.contains(.access) ? CarProfile.forwardBackward(tags, accessKeys) : (nil, nil)
+        let (accessTagForward, accessTagBackward) =
+            present.contains(.access) ? CarProfile.forwardBackward(tags, accessKeys) : (nil, nil)
         let accessForward = resolveAccess(accessTagForward), accessBackward = resolveAccess(accessTagBackward)
         var restrictedForward = false, restrictedBackward = false
         if let highway, restrictedHighways.contains(highway) {
@@ -242,7 +245,8 @@ public struct CarProfile: RoutingProfile {
             reverseOneway = true
             forward = false
         } else if oneway == "yes" || oneway == "1" || oneway == "true"
-                    || (highway == "motorway" || junction == "roundabout" || junction == "circular") && oneway != "no" { // implied
+                    || (highway == "motorway" || junction == "roundabout" || junction == "circular") && oneway != "no"
+                { // implied
             forwardOneway = true
             backward = false
         }
@@ -303,8 +307,12 @@ public struct CarProfile: RoutingProfile {
         let (limitForward, limitBackward) = present.contains(.maxspeed) ? CarProfile.forwardBackward(tags,
             CarProfile.maxspeedKeys) : (nil, nil)
         // (Calls, not `limitForward.map(maxspeed)`: a method reference would copy the whole profile.)
-        if let value = limitForward, case let limit = maxspeed(value), limit > 0 { forwardSpeed = limit * speedReduction }
-        if let value = limitBackward, case let limit = maxspeed(value), limit > 0 { backwardSpeed = limit * speedReduction }
+        if let value = limitForward, case let limit = maxspeed(value), limit > 0 {
+            forwardSpeed = limit * speedReduction
+        }
+        if let value = limitBackward, case let limit = maxspeed(value), limit > 0 {
+            backwardSpeed = limit * speedReduction
+        }
 
         // Surface, track type and smoothness cap the speed.
         if present.contains(.surface) {
@@ -323,9 +331,20 @@ public struct CarProfile: RoutingProfile {
         if present.contains(.penalty) {
             if tags["lane_markings"] == "no" && bidirectional { widthPenalty = laneMarkingsPenalty }
             if let width = tags["width"].flatMap(TagValues.metres), bidirectional {
-                if width <= 3 { widthPenalty = 0.5 } else if width < 4 { widthPenalty = 0.6 } else if width < 5 { widthPenalty = 0.75 } else if width < 6 { widthPenalty = 0.8 }
+                if width <= 3 {
+                    widthPenalty = 0.5
+                } else if width < 4 {
+                    widthPenalty = 0.6
+                } else if width < 5 {
+                    widthPenalty = 0.75
+                } else if width < 6 {
+                    widthPenalty = 0.8
+                }
             }
-            if let lanes = tags["lanes"].flatMap({ TagValues.leadingInteger(Substring($0)) }), lanes <= 1, bidirectional { widthPenalty = 0.5 }
+            if let lanes = tags["lanes"].flatMap({ TagValues.leadingInteger(Substring($0)) }), lanes <= 1, bidirectional
+            {
+                widthPenalty = 0.5
+            }
             if tags["side_road"] == "yes" || tags["side_road"] == "rotary" { sideRoad = sideRoadPenalty }
             priority = tags["priority"]
         }
@@ -350,9 +369,12 @@ public struct CarProfile: RoutingProfile {
         if present.contains(.tunnel), let tunnel = tags["tunnel"], tunnel != "no" { flags.insert(.tunnel) }
         if restrictedForward { flags.insert(.restrictedForward) }
         if restrictedBackward { flags.insert(.restrictedBackward) }
-        if highway == "service", let accessForward, serviceAccessBlacklist.contains(accessForward) { flags.insert(.notStartpoint) }
+        if highway == "service", let accessForward, serviceAccessBlacklist.contains(accessForward) {
+            flags.insert(.notStartpoint)
+        }
 
-        let highwayClass: HighwayClass = ferry ? .ferry : highway.flatMap(HighwayClass.init(tag:)).flatMap { $0 == .ferry ? nil : $0 } ?? .other
+        let highwayClass: HighwayClass =
+            ferry ? .ferry : highway.flatMap(HighwayClass.init(tag:)).flatMap { $0 == .ferry ? nil : $0 } ?? .other
         var rule = WayRule(highway: highwayClass,
                        forwardSpeed: forwardDriven ? max(forwardSpeed, timed ? 1 : forwardSpeed) : 0,
                        backwardSpeed: backwardDriven ? max(backwardSpeed, timed ? 1 : backwardSpeed) : 0,
@@ -361,7 +383,8 @@ public struct CarProfile: RoutingProfile {
                        ref: present.contains(.names) ? tags["ref"].map { TagValues.canonicalList($0) } ?? "" : "")
         if present.contains(.signs) {
             if forwardOneway || reverseOneway {
-                let signed = TagValues.canonicalList(CarProfile.destinations(tags, forward: forwardOneway), separator: ",")
+                let signed = TagValues.canonicalList(
+                    CarProfile.destinations(tags, forward: forwardOneway), separator: ",")
                 if forwardOneway { rule.destinationsForward = signed } else { rule.destinationsBackward = signed }
             }
             rule.exits = tags["junction:ref"].map { TagValues.canonicalList($0) } ?? ""
@@ -382,10 +405,14 @@ public struct CarProfile: RoutingProfile {
             if let total = tags["lanes"] {
                 lanes = CarProfile.laneCount(total) ?? 0
             } else {
-                lanes = (tags["lanes:forward"].flatMap(CarProfile.laneCount) ?? 0) + (tags["lanes:backward"].flatMap(CarProfile.laneCount) ?? 0)
+                lanes =
+                    (tags["lanes:forward"].flatMap(CarProfile.laneCount) ?? 0)
+                    + (tags["lanes:backward"].flatMap(CarProfile.laneCount) ?? 0)
             }
         }
-        func turnLaneCount(_ s: String) -> Int { s.isEmpty ? 0 : s.utf8.reduce(1) { $0 + ($1 == UInt8(ascii: "|") ? 1 : 0) } }
+        func turnLaneCount(_ s: String) -> Int {
+            s.isEmpty ? 0 : s.utf8.reduce(1) { $0 + ($1 == UInt8(ascii: "|") ? 1 : 0) }
+        }
         lanes = max(lanes, turnLaneCount(rule.turnLanesForward) + turnLaneCount(rule.turnLanesBackward))
         rule.lanes = UInt8(min(lanes, 255))
         return rule
@@ -393,7 +420,9 @@ public struct CarProfile: RoutingProfile {
 
     /// OSRM's `to_number_uint`: a positive whole number as Lua's `tonumber` reads it, else nil.
     static func laneCount(_ text: String) -> Int? {
-        guard let n = Double(text.trimmingCharacters(in: .whitespaces)), n > 0, n.rounded(.down) == n, n < 1e9 else { return nil }
+        guard let n = Double(text.trimmingCharacters(in: .whitespaces)), n > 0, n.rounded(.down) == n, n < 1e9 else {
+            return nil
+        }
         return Int(n)
     }
 
@@ -504,7 +533,10 @@ public struct CarProfile: RoutingProfile {
     /// value that is neither `no_*` nor `only_*`. (`restriction:conditional` is not read.)
     public func restriction(_ tags: [String: String]) -> RestrictionKind? {
         guard tags["type"] == "restriction" else { return nil }
-        if let except = tags["except"], except.split(separator: ";").contains(where: { restrictionModes.contains($0.trimmingCharacters(in: .whitespaces)) }) {
+        if let except = tags["except"],
+            except.split(separator: ";").contains(where: {
+                restrictionModes.contains($0.trimmingCharacters(in: .whitespaces))
+            }) {
             return nil
         }
         let values = (["restriction"] + restrictionModes.map { "restriction:" + $0 }).compactMap { tags[$0] }
@@ -564,7 +596,9 @@ struct TagFamily: OptionSet, Sendable {
         var table: [String: TagFamily] = [:]
         func add(_ keys: [String], _ family: TagFamily, directional: Bool = false) {
             for key in keys {
-                for form in directional ? [key, key + ":forward", key + ":backward"] : [key] { table[form, default: []].insert(family) }
+                for form in directional ? [key, key + ":forward", key + ":backward"] : [key] {
+                    table[form, default: []].insert(family)
+                }
             }
         }
         add(["area", "railway", "construction", "proposed", "impassable", "status"], .blocking)

@@ -108,13 +108,17 @@ extension Callout {
                 left = styled(centered(leftLabel, leftWidth), "34")
                 right = styled(centered(rightLabel, rightWidth), "34")
             }
-            let text = line.bold ? styled(TextWidth.pad(line.text, to: centerWidth), "1") : TextWidth.pad(line.text, to: centerWidth)
+            let text =
+                line.bold
+                ? styled(TextWidth.pad(line.text, to: centerWidth), "1") : TextWidth.pad(line.text, to: centerWidth)
             lines.append(v + " " + left + "  " + text + "  " + right + " " + v)
         }
         // The pointer, under the middle of the box.
         let before = (inner - 4) / 2, after = inner - 4 - before
         let (down, up) = style.ascii ? ("\\", "/") : ("╲", "╱")
-        lines.append(bottomLeft + String(repeating: h, count: before) + down + "  " + up + String(repeating: h, count: after) + bottomRight)
+        lines.append(
+            bottomLeft + String(repeating: h, count: before) + down + "  " + up + String(repeating: h, count: after)
+                + bottomRight)
         lines.append(String(repeating: " ", count: before + 2) + down + up)
         return lines.joined(separator: "\n") + "\n"
     }

@@ -87,7 +87,9 @@ public struct MapPicture: Sendable {
     }
 
     /// Where a coordinate falls in the picture (points from its top left) for a viewport.
-    func projection(_ fit: ViewportFit) -> (Coordinate) -> (Double, Double) { projection(center: fit.center, zoom: fit.zoom) }
+    func projection(_ fit: ViewportFit) -> (Coordinate) -> (Double, Double) {
+        projection(center: fit.center, zoom: fit.zoom)
+    }
 
     func projection(center: Coordinate, zoom: Double) -> (Coordinate) -> (Double, Double) {
         let scale = pow(2, zoom)
@@ -249,7 +251,8 @@ public struct MapPicture: Sendable {
 
     /// Drawing order: minor roads first, motorways on top.
     static let drawingOrder: [HighwayClass] = [
-        .ferry, .other, .service, .iceRoad, .winterRoad, .livingStreet, .residential, .unclassified, .tertiaryLink, .tertiary, .secondaryLink,
+        .ferry, .other, .service, .iceRoad, .winterRoad, .livingStreet, .residential, .unclassified, .tertiaryLink,
+        .tertiary, .secondaryLink,
         .secondary, .primaryLink, .primary, .trunkLink, .trunk, .motorwayLink, .motorway,
     ]
 
@@ -266,7 +269,8 @@ public struct MapPicture: Sendable {
             let projected = graph.geometry(of: e).map(project)
             guard projected.count >= 2 else { continue }
             let box = StreetLabels.bounds(projected)
-            guard box.maxX >= -margin, box.minX <= width + margin, box.maxY >= -margin, box.minY <= height + margin else { continue }
+            guard box.maxX >= -margin, box.minX <= width + margin, box.maxY >= -margin, box.minY <= height + margin
+            else { continue }
             // Under a quarter of a point in all: nothing to see.
             guard box.maxX - box.minX >= 0.25 || box.maxY - box.minY >= 0.25 else { continue }
             paths[highway] += SVGWriter.pathData(Simplification.douglasPeucker(projected,
@@ -369,7 +373,9 @@ public struct MapPicture: Sendable {
                 let points = part.map(project), box = StreetLabels.bounds(points)
                 guard box.maxX >= 0, box.minX <= width, box.maxY >= 0, box.minY <= height,
                       box.maxX - box.minX >= 1 || box.maxY - box.minY >= 1 else { continue }
-                d += SVGWriter.pathData(Simplification.douglasPeucker(points, tolerance: MapPicture.pixelTolerance)) + (kind.isArea ? "Z" : "")
+                d +=
+                    SVGWriter.pathData(Simplification.douglasPeucker(points, tolerance: MapPicture.pixelTolerance))
+                    + (kind.isArea ? "Z" : "")
             }
             guard !d.isEmpty else { continue }
             if kind.isArea
@@ -412,7 +418,8 @@ public struct MapPicture: Sendable {
     func placeLabels(_ basemap: Basemap, zoom: Double, keepClear: [StreetLabels.Box],
                      project: (Coordinate) -> (Double, Double)) -> [PlaceLabel] {
         var placed = keepClear, labels: [PlaceLabel] = []
-        for place in basemap.places.sorted(by: { $0.kind.rawValue < $1.kind.rawValue }) where zoom >= place.kind.minimumZoom {
+        for place in basemap.places.sorted(by: { $0.kind.rawValue < $1.kind.rawValue })
+        where zoom >= place.kind.minimumZoom {
             let size: Double
             switch place.kind {
             case .city: size = 17
@@ -602,9 +609,12 @@ public struct MapPicture: Sendable {
         if let id = annotation.id { attributes["data-id"] = id.description }
         svg.open("g", attributes)
         if let title = annotation.title { svg.element("title", text: title) }
-        let d = "M\(fmt(x)) \(fmt(y))C\(fmt(x - head * 0.4)) \(fmt(y - tip * 0.45)) \(fmt(x - head)) \(fmt(y - tip * 0.55)) \(fmt(x - head)) \(fmt(y - tip + head))"
+        let d =
+            "M\(fmt(x)) \(fmt(y))C\(fmt(x - head * 0.4)) \(fmt(y - tip * 0.45)) \(fmt(x - head)) "
+                + "\(fmt(y - tip * 0.55)) \(fmt(x - head)) \(fmt(y - tip + head))"
             + "A\(fmt(head)) \(fmt(head)) 0 1 1 \(fmt(x + head)) \(fmt(y - tip + head))"
-            + "C\(fmt(x + head)) \(fmt(y - tip * 0.55)) \(fmt(x + head * 0.4)) \(fmt(y - tip * 0.45)) \(fmt(x)) \(fmt(y))Z"
+            + "C\(fmt(x + head)) \(fmt(y - tip * 0.55)) \(fmt(x + head * 0.4)) \(fmt(y - tip * 0.45)) \(fmt(x)) "
+            + "\(fmt(y))Z"
         svg.element("path",
                     ["d": d, "fill": selected ? "#c5221f" : "#ea4335", "stroke": "#ffffff", "stroke-width": "1.5"])
         svg.element("circle", ["cx": fmt(x), "cy": fmt(y - tip + head), "r": fmt(head * 0.4), "fill": "#ffffff"])
@@ -627,10 +637,16 @@ public struct MapPicture: Sendable {
         // The pointer: a triangle from the bubble's edge nearest the pin to its tip.
         let pointer: String
         switch side {
-        case .above: pointer = "M\(fmt(tip.0 - 10)) \(fmt(top + h))L\(fmt(tip.0)) \(fmt(tip.1))L\(fmt(tip.0 + 10)) \(fmt(top + h))Z"
-        case .below: pointer = "M\(fmt(tip.0 - 10)) \(fmt(top))L\(fmt(tip.0)) \(fmt(tip.1))L\(fmt(tip.0 + 10)) \(fmt(top))Z"
-        case .right: pointer = "M\(fmt(left)) \(fmt(tip.1 - 10))L\(fmt(tip.0)) \(fmt(tip.1))L\(fmt(left)) \(fmt(tip.1 + 10))Z"
-        case .left: pointer = "M\(fmt(left + w)) \(fmt(tip.1 - 10))L\(fmt(tip.0)) \(fmt(tip.1))L\(fmt(left + w)) \(fmt(tip.1 + 10))Z"
+        case .above:
+            pointer =
+                "M\(fmt(tip.0 - 10)) \(fmt(top + h))L\(fmt(tip.0)) \(fmt(tip.1))L\(fmt(tip.0 + 10)) \(fmt(top + h))Z"
+        case .below:
+            pointer = "M\(fmt(tip.0 - 10)) \(fmt(top))L\(fmt(tip.0)) \(fmt(tip.1))L\(fmt(tip.0 + 10)) \(fmt(top))Z"
+        case .right:
+            pointer = "M\(fmt(left)) \(fmt(tip.1 - 10))L\(fmt(tip.0)) \(fmt(tip.1))L\(fmt(left)) \(fmt(tip.1 + 10))Z"
+        case .left:
+            pointer =
+                "M\(fmt(left + w)) \(fmt(tip.1 - 10))L\(fmt(tip.0)) \(fmt(tip.1))L\(fmt(left + w)) \(fmt(tip.1 + 10))Z"
         }
         svg.element("rect",
                     ["x": fmt(left + 1), "y": fmt(top + 2), "width": fmt(w), "height": fmt(h), "rx": "12",
@@ -646,7 +662,13 @@ public struct MapPicture: Sendable {
                     ["x": fmt(bx), "y": fmt(by), "width": fmt(accessory), "height": fmt(accessory),
                      "rx": "8", "fill": "#1a73e8"])
         let cx = bx + accessory / 2, cy = by + accessory / 2
-        svg.element("path", ["d": "M\(fmt(cx - 11)) \(fmt(cy + 4))L\(fmt(cx - 11)) \(fmt(cy - 1))L\(fmt(cx - 7)) \(fmt(cy - 2))L\(fmt(cx - 4)) \(fmt(cy - 8))L\(fmt(cx + 5)) \(fmt(cy - 8))L\(fmt(cx + 8)) \(fmt(cy - 2))L\(fmt(cx + 11)) \(fmt(cy - 1))L\(fmt(cx + 11)) \(fmt(cy + 4))Z",
+        svg.element(
+            "path",
+            [
+                "d":
+                    "M\(fmt(cx - 11)) \(fmt(cy + 4))L\(fmt(cx - 11)) \(fmt(cy - 1))L\(fmt(cx - 7)) "
+                        + "\(fmt(cy - 2))L\(fmt(cx - 4)) \(fmt(cy - 8))L\(fmt(cx + 5)) \(fmt(cy - 8))L\(fmt(cx + 8)) "
+                        + "\(fmt(cy - 2))L\(fmt(cx + 11)) \(fmt(cy - 1))L\(fmt(cx + 11)) \(fmt(cy + 4))Z",
                              "fill": "#ffffff"])
         svg.element("circle",
                     ["cx": fmt(cx - 6), "cy": fmt(cy + 5), "r": "3", "fill": "#ffffff",

@@ -30,7 +30,8 @@ public final class PictureIndex: Sendable {
         init(_ boxes: [(item: UInt32, box: (Double, Double, Double, Double))]) {
             var pairs: [(key: Int, item: UInt32)] = []
             for (item, box) in boxes {
-                let x0 = PictureIndex.cell(box.0), y0 = PictureIndex.cell(box.1), x1 = PictureIndex.cell(box.2), y1 = PictureIndex.cell(box.3)
+                let x0 = PictureIndex.cell(box.0), y0 = PictureIndex.cell(box.1), x1 = PictureIndex.cell(box.2),
+                    y1 = PictureIndex.cell(box.3)
                 if x1 - x0 > 64 || y1 - y0 > 64 {
                     everywhere.append(item)
                     continue
@@ -93,7 +94,8 @@ public final class PictureIndex: Sendable {
         edgeCells = Cells(allEdges.map { (UInt32($0), PictureIndex.box(graph.geometry(of: $0))) })
         featureCount = basemap?.featureCount ?? 0
         if let basemap {
-            featureCells = Cells((0..<basemap.featureCount).map { f in (UInt32(f), PictureIndex.box(basemap.parts(of: f).joined())) })
+            featureCells = Cells(
+                (0..<basemap.featureCount).map { f in (UInt32(f), PictureIndex.box(basemap.parts(of: f).joined())) })
         } else {
             featureCells = Cells([])
         }
@@ -125,7 +127,9 @@ public final class PictureIndex: Sendable {
     /// The edges (one per road piece) whose shapes may show in the view, in the graph's order;
     /// `margin` widens the view, in zoom-0 map units.
     func edges(in view: BoundingBox, margin: Double) -> [Int] {
-        guard let (x0, y0, x1, y1) = PictureIndex.cells(view, margin: margin), let found = edgeCells.items(x0: x0, y0: y0, x1: x1, y1: y1) else {
+        guard let (x0, y0, x1, y1) = PictureIndex.cells(view, margin: margin),
+            let found = edgeCells.items(x0: x0, y0: y0, x1: x1, y1: y1)
+        else {
             return allEdges
         }
         return found
@@ -133,7 +137,9 @@ public final class PictureIndex: Sendable {
 
     /// The basemap features that may show in the view, in the basemap's order.
     func features(in view: BoundingBox, margin: Double) -> [Int] {
-        guard let (x0, y0, x1, y1) = PictureIndex.cells(view, margin: margin), let found = featureCells.items(x0: x0, y0: y0, x1: x1, y1: y1) else {
+        guard let (x0, y0, x1, y1) = PictureIndex.cells(view, margin: margin),
+            let found = featureCells.items(x0: x0, y0: y0, x1: x1, y1: y1)
+        else {
             return Array(0..<featureCount)
         }
         return found

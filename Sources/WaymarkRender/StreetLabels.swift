@@ -64,7 +64,8 @@ struct StreetLabels {
         }
         // Main roads first, then the longest.
         let ordered = stretches.map { ($0, length($0.points)) }.sorted {
-            $0.0.highway.labelRank != $1.0.highway.labelRank ? $0.0.highway.labelRank < $1.0.highway.labelRank : $0.1 > $1.1
+            $0.0.highway.labelRank != $1.0.highway.labelRank
+                ? $0.0.highway.labelRank < $1.0.highway.labelRank : $0.1 > $1.1
         }
         var placed: [Box] = keepClear
         var labels: [Label] = []
@@ -80,14 +81,19 @@ struct StreetLabels {
             for share in [0.5, 1.0 / 3, 2.0 / 3] {
                 let from = max(0, min(total - needed, total * share - needed / 2))
                 let window = cut(stretch.points, from: from, to: from + needed)
-                guard let first = window.first, let last = window.last, hypot(last.0 - first.0, last.1 - first.1) >= 0.9 * needed else { continue }
+                guard let first = window.first, let last = window.last,
+                    hypot(last.0 - first.0, last.1 - first.1) >= 0.9 * needed
+                else { continue }
                 chosen = window
                 break
             }
             guard var path = chosen, let first = path.first, let last = path.last else { continue }
             if last.0 < first.0 { path.reverse() } // read left to right
             let middle = path[path.count / 2]
-            if named.contains(where: { $0.name == stretch.name && hypot($0.at.0 - middle.0, $0.at.1 - middle.1) < 250 }) { continue }
+            if named.contains(where: { $0.name == stretch.name && hypot($0.at.0 - middle.0, $0.at.1 - middle.1) < 250 })
+            {
+                continue
+            }
             let box = bounds(path, widenedBy: (fontSize * 0.7, fontSize * 0.7))
             guard box.minX >= 0, box.minY >= 0, box.maxX <= width, box.maxY <= height else { continue }
             if placed.contains(where: { overlaps($0, box) }) { continue }
@@ -102,7 +108,8 @@ struct StreetLabels {
     /// with the pieces of the same key that continue it (where exactly one does), as projected lines.
     static func stretches(graph: RoadGraph, edges: [Int]?, width: Double, height: Double,
                           project: (Coordinate) -> (Double, Double),
-                          key: (Int, HighwayClass) -> UInt32?) -> [(name: UInt32, highway: HighwayClass, points: [(Double, Double)])] {
+                          key: (Int, HighwayClass) -> UInt32?
+                      ) -> [(name: UInt32, highway: HighwayClass, points: [(Double, Double)])] {
         struct Piece {
             var key: UInt32
             var highway: HighwayClass
@@ -114,9 +121,13 @@ struct StreetLabels {
         // One directed edge per piece: the ones given (those that may show), or all.
         for e in edges ?? PictureIndex.edgePerSegment(graph) {
             let s = graph.segment(of: e)
-            guard let highway = HighwayClass(rawValue: graph.segmentHighway[s]), let k = key(s, highway) else { continue }
+            guard let highway = HighwayClass(rawValue: graph.segmentHighway[s]), let k = key(s, highway) else {
+                continue
+            }
             let points = graph.geometry(of: e).map(project)
-            guard points.contains(where: { $0.0 >= 0 && $0.0 <= width && $0.1 >= 0 && $0.1 <= height }) else { continue }
+            guard points.contains(where: { $0.0 >= 0 && $0.0 <= width && $0.1 >= 0 && $0.1 <= height }) else {
+                continue
+            }
             pieces.append(Piece(key: k, highway: highway, from: graph.source(of: e),
                                 to: graph.edgeTarget[e], points: points))
         }
@@ -183,7 +194,11 @@ struct StreetLabels {
                                 center.0 + shield.width / 2 + 2, center.1 + 9)
                 guard box.minX >= 0, box.minY >= 0, box.maxX <= width, box.maxY <= height else { continue }
                 if placed.contains(where: { overlaps($0, box) }) { continue }
-                if shields.contains(where: { $0.ref == ref && hypot($0.center.0 - center.0, $0.center.1 - center.1) < 300 }) { break }
+                if shields.contains(where: {
+                    $0.ref == ref && hypot($0.center.0 - center.0, $0.center.1 - center.1) < 300
+                }) {
+                    break
+                }
                 placed.append(box)
                 shields.append(shield)
                 break

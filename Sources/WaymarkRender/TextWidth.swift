@@ -18,7 +18,9 @@ public enum TextWidth {
         let scalars = grapheme.unicodeScalars
         guard let base = scalars.first else { return 0 }
         if base.value < 0x20 || (0x7F..<0xA0).contains(base.value) { return 0 }
-        if scalars.count == 1 && (base.value == 0x200B || base.value == 0x200C || base.value == 0x200D || base.value == 0x2060 || base.value == 0xFEFF) {
+        if scalars.count == 1
+            && (base.value == 0x200B || base.value == 0x200C || base.value == 0x200D || base.value == 0x2060
+                || base.value == 0xFEFF) {
             return 0
         }
         if scalars.contains(where: { $0.value == 0xFE0F }) { return 2 }

@@ -62,7 +62,11 @@ public final class OSRMService: Sendable {
                     "search": .string(map.hierarchy != nil ? "hierarchy" : "landmarks")] as JSONValue).jsonBytes
         }
         guard segments.count == 4, !segments[0].isEmpty else {
-            throw APIError("InvalidUrl", "not an OSRM URL: expected /{service}/v1/{profile}/{coordinates} (services: route, table, nearest, isochrone) or /health")
+            throw APIError(
+                "InvalidUrl",
+                "not an OSRM URL: expected /{service}/v1/{profile}/{coordinates} (services: route, table, nearest, "
+                    + "isochrone) or /health"
+            )
         }
         let service = segments[0]
         guard ["route", "table", "nearest", "isochrone"].contains(service) else {
@@ -94,9 +98,12 @@ public final class OSRMService: Sendable {
         }
         let radiuses = try general(&options, count: coordinates.count)
         let steps = try options.bool("steps", default: false)
-        _ = try options.choice("alternatives", ["false", "true", "0", "1", "2", "3"], default: "false") // one route is always given (OSRM does not promise more)
-        let geometries = GeometryFormat(rawValue: try options.choice("geometries", GeometryFormat.allCases.map(\.rawValue), default: "polyline"))!
-        let overview = OverviewFormat(rawValue: try options.choice("overview", OverviewFormat.allCases.map(\.rawValue), default: "simplified"))!
+        // one route is always given (OSRM does not promise more)
+        _ = try options.choice("alternatives", ["false", "true", "0", "1", "2", "3"], default: "false")
+        let geometries = GeometryFormat(
+            rawValue: try options.choice("geometries", GeometryFormat.allCases.map(\.rawValue), default: "polyline"))!
+        let overview = OverviewFormat(
+            rawValue: try options.choice("overview", OverviewFormat.allCases.map(\.rawValue), default: "simplified"))!
         if try options.choice("annotations",
                               ["false", "true", "nodes", "distance", "duration", "datasources", "weight", "speed"],
                               default: "false", list: true) != "false" {
@@ -104,7 +111,9 @@ public final class OSRMService: Sendable {
         }
         let straight = try options.choice("continue_straight", ["default", "true", "false"], default: "default")
         if straight == "true" {
-            throw APIError("NotImplemented", "continue_straight=true is not served: routes may turn round at via points (continue_straight=false)")
+            throw APIError(
+                "NotImplemented",
+                "continue_straight=true is not served: routes may turn round at via points (continue_straight=false)")
         }
         if options.take("waypoints") != nil { throw APIError("NotImplemented",
                                                              "the waypoints option (silent via points) is not served") }
@@ -146,7 +155,11 @@ public final class OSRMService: Sendable {
             throw APIError("NotImplemented", "fallback_speed is not served: unreachable pairs are null")
         }
         if sources.count * destinations.count > limits.maxTableSize * limits.maxTableSize {
-            throw APIError("TooBig", "\(sources.count) × \(destinations.count) table: at most \(limits.maxTableSize * limits.maxTableSize) cells")
+            throw APIError(
+                "TooBig",
+                "\(sources.count) × \(destinations.count) table: at most \(limits.maxTableSize * limits.maxTableSize) "
+                    + "cells"
+            )
         }
         try options.finish("table")
         let table: DistanceTable
@@ -165,12 +178,16 @@ public final class OSRMService: Sendable {
     /// `polygons`, `denoise`, `contours_colors`.
     private func isochrone(_ coordinates: [Coordinate],
                            _ options: inout Options, router: Router) throws(APIError) -> [UInt8] {
-        guard coordinates.count == 1 else { throw APIError("InvalidOptions", "an isochrone takes one coordinate (\(coordinates.count) given)") }
+        guard coordinates.count == 1 else {
+            throw APIError("InvalidOptions", "an isochrone takes one coordinate (\(coordinates.count) given)")
+        }
         guard let text = options.take("contours_minutes") else { throw APIError("InvalidOptions",
             "contours_minutes is required, e.g. 5,10,15") }
         var minutes: [Double] = []
         for piece in text.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let m = Double(piece), m.isFinite else { throw APIError("InvalidQuery", "contours_minutes: '\(piece.prefix(40))' is not a number") }
+            guard let m = Double(piece), m.isFinite else {
+                throw APIError("InvalidQuery", "contours_minutes: '\(piece.prefix(40))' is not a number")
+            }
             minutes.append(m)
         }
         if let problem = Isochrone.problem(minutes: minutes, within: limits.isochroneMinutes) {
@@ -185,7 +202,8 @@ public final class OSRMService: Sendable {
         var colors: [String]?
         if let text = options.take("contours_colors") {
             let pieces = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            guard pieces.count == minutes.count, pieces.allSatisfy({ $0.count == 6 && $0.allSatisfy(\.isHexDigit) }) else {
+            guard pieces.count == minutes.count, pieces.allSatisfy({ $0.count == 6 && $0.allSatisfy(\.isHexDigit) })
+            else {
                 throw APIError("InvalidValue", "contours_colors: one 6-digit hex colour (no '#') per time")
             }
             colors = pieces
@@ -195,14 +213,17 @@ public final class OSRMService: Sendable {
         do {
             let isochrone = try router.isochrone(from: coordinates[0], minutes: minutes,
                                                  denoise: denoise, radius: radius)
-            return GeoJSONWriter().data(.featureCollection(isochrone.featureCollection(polygons: polygons, colors: colors)))
+            return GeoJSONWriter().data(
+                .featureCollection(isochrone.featureCollection(polygons: polygons, colors: colors)))
         } catch {
             throw APIError(error)
         }
     }
 
     private func nearest(_ coordinates: [Coordinate], _ options: inout Options) throws(APIError) -> JSONValue {
-        guard coordinates.count == 1 else { throw APIError("InvalidOptions", "nearest takes one coordinate (\(coordinates.count) given)") }
+        guard coordinates.count == 1 else {
+            throw APIError("InvalidOptions", "nearest takes one coordinate (\(coordinates.count) given)")
+        }
         let radius = try general(&options, count: 1)[0]
         let requested = try options.number("number", default: 1, in: 1...Double(Int32.max))
         guard requested == requested.rounded() else { throw APIError("InvalidQuery",
@@ -213,7 +234,11 @@ public final class OSRMService: Sendable {
         try options.finish("nearest")
         let found = map.nearest(coordinates[0], count: number, maxDistance: radius)
         guard !found.isEmpty else {
-            throw APIError("NoSegment", "no road within \(Int(radius ?? map.maxSnapDistance)) m of \(coordinates[0].longitude),\(coordinates[0].latitude)")
+            throw APIError(
+                "NoSegment",
+                "no road within \(Int(radius ?? map.maxSnapDistance)) m of \(coordinates[0].longitude),"
+                    + "\(coordinates[0].latitude)"
+            )
         }
         return ["code": "Ok", "waypoints": .array(found.map(waypoint))]
     }
@@ -227,7 +252,9 @@ public final class OSRMService: Sendable {
         var radiuses = [Double?](repeating: nil, count: count)
         if let text = options.take("radiuses") {
             let pieces = text.split(separator: ";", omittingEmptySubsequences: false)
-            guard pieces.count == count else { throw APIError("InvalidOptions", "radiuses: \(pieces.count) given for \(count) coordinates") }
+            guard pieces.count == count else {
+                throw APIError("InvalidOptions", "radiuses: \(pieces.count) given for \(count) coordinates")
+            }
             for (i, piece) in pieces.enumerated() where !piece.isEmpty && piece != "unlimited" {
                 guard let r = Double(piece), r.isFinite, r >= 0 else { throw APIError("InvalidValue",
                     "radiuses: '\(piece)' is not a distance in metres") }
@@ -237,7 +264,9 @@ public final class OSRMService: Sendable {
         for name in ["bearings", "approaches"] {
             guard let text = options.take(name) else { continue }
             let pieces = text.split(separator: ";", omittingEmptySubsequences: false)
-            guard pieces.count == count else { throw APIError("InvalidOptions", "\(name): \(pieces.count) given for \(count) coordinates") }
+            guard pieces.count == count else {
+                throw APIError("InvalidOptions", "\(name): \(pieces.count) given for \(count) coordinates")
+            }
             if name == "bearings", pieces.contains(where: { !$0.isEmpty }) {
                 throw APIError("NotImplemented", "bearings are not served; leave each empty")
             }
@@ -333,7 +362,9 @@ public final class OSRMService: Sendable {
                              in range: ClosedRange<Double>) throws(APIError) -> Double {
             guard let text = take(name) else { return value }
             guard let n = Double(text), range.contains(n) else {
-                throw APIError("InvalidQuery", "\(name): '\(text.prefix(40))' is not a number from \(range.lowerBound) to \(range.upperBound)")
+                throw APIError(
+                    "InvalidQuery",
+                    "\(name): '\(text.prefix(40))' is not a number from \(range.lowerBound) to \(range.upperBound)")
             }
             return n
         }
@@ -354,5 +385,7 @@ struct APIError: Error {
 
     init(_ code: String, _ message: String) { self.init(code: code, message) }
 
-    init(_ error: RouteError) { self.init(error.code == "InvalidInput" ? "InvalidOptions" : error.code, error.description) }
+    init(_ error: RouteError) {
+        self.init(error.code == "InvalidInput" ? "InvalidOptions" : error.code, error.description)
+    }
 }

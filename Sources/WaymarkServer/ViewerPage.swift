@@ -16,7 +16,8 @@ enum ViewerPage {
 <link rel="icon" href="data:,">
 <style>
   * { box-sizing: border-box; }
-  body { margin: 0; font: 14px/1.4 "DejaVu Sans", Helvetica, Arial, sans-serif; color: #202124; height: 100vh; display: flex; flex-direction: column; }
+  body { margin: 0; font: 14px/1.4 "DejaVu Sans", Helvetica, Arial, sans-serif; color: #202124; height: 100vh;
+    display: flex; flex-direction: column; }
   header { display: flex; align-items: center; gap: 12px; padding: 8px 12px; border-bottom: 1px solid #ddd; }
   header h1 { font-size: 16px; margin: 0; }
   #status { color: #5f6368; flex: 1; }
@@ -28,24 +29,32 @@ enum ViewerPage {
   #map.dragging { cursor: grabbing; }
   #map img.base { position: absolute; left: 0; top: 0; user-select: none; pointer-events: none; }
   #map svg.overlay { position: absolute; left: 0; top: 0; pointer-events: none; }
-  .pin { position: absolute; width: 24px; height: 32px; margin: -32px 0 0 -12px; cursor: pointer; border: 0; padding: 0; background: none; }
+  .pin { position: absolute; width: 24px; height: 32px; margin: -32px 0 0 -12px; cursor: pointer; border: 0; padding: 0;
+    background: none; }
   .pin svg { width: 24px; height: 32px; }
   .pin.selected svg path { fill: #c5221f; }
-  .cluster { position: absolute; width: 32px; height: 32px; margin: -16px 0 0 -16px; border-radius: 50%; background: #e8453c; color: #fff;
+  .cluster { position: absolute; width: 32px; height: 32px; margin: -16px 0 0 -16px; border-radius: 50%;
+    background: #e8453c; color: #fff;
              font-weight: bold; border: 2px solid #fff; box-shadow: 0 0 0 4px rgba(232,69,60,.3); cursor: pointer; }
-  #callout { position: absolute; display: none; background: #fff; border-radius: 12px; box-shadow: 0 2px 8px rgba(0,0,0,.25); padding: 8px 10px;
-             min-width: 220px; transform: translate(-50%, calc(-100% - 44px)); align-items: center; gap: 10px; cursor: default; }
+  #callout { position: absolute; display: none; background: #fff; border-radius: 12px;
+    box-shadow: 0 2px 8px rgba(0,0,0,.25); padding: 8px 10px;
+             min-width: 220px; transform: translate(-50%, calc(-100% - 44px)); align-items: center; gap: 10px;
+               cursor: default; }
   #callout.open { display: flex; }
   #callout .text { flex: 1; }
   #callout .title { font-weight: bold; font-size: 15px; }
   #callout .subtitle { color: #5f6368; font-size: 12px; }
   #callout .coordinate { color: #80868b; font-size: 11px; }
   #callout button { border: 0; border-radius: 8px; width: 36px; height: 36px; cursor: pointer; font-weight: bold; }
-  #callout .directions { background: #1a73e8; color: #fff; display: flex; align-items: center; justify-content: center; padding: 0; }
-  #callout .details { background: #fff; color: #1a73e8; border: 2px solid #1a73e8; border-radius: 50%; width: 28px; height: 28px; font-family: Georgia, serif; }
+  #callout .directions { background: #1a73e8; color: #fff; display: flex; align-items: center; justify-content: center;
+    padding: 0; }
+  #callout .details { background: #fff; color: #1a73e8; border: 2px solid #1a73e8; border-radius: 50%; width: 28px;
+    height: 28px; font-family: Georgia, serif; }
   #zoom { position: absolute; right: 10px; top: 10px; display: flex; flex-direction: column; gap: 4px; }
-  #zoom button { width: 32px; height: 32px; font-size: 18px; border: 1px solid #ccc; background: #fff; border-radius: 6px; cursor: pointer; }
-  #hint { position: absolute; left: 50%; bottom: 12px; transform: translateX(-50%); background: rgba(32,33,36,.85); color: #fff; padding: 6px 12px; border-radius: 16px; display: none; }
+  #zoom button { width: 32px; height: 32px; font-size: 18px; border: 1px solid #ccc; background: #fff;
+    border-radius: 6px; cursor: pointer; }
+  #hint { position: absolute; left: 50%; bottom: 12px; transform: translateX(-50%); background: rgba(32,33,36,.85);
+    color: #fff; padding: 6px 12px; border-radius: 16px; display: none; }
   aside { flex: 1; border-left: 1px solid #ddd; overflow-y: auto; min-width: 240px; }
   #places { list-style: none; margin: 0; padding: 0; }
   #places li { padding: 8px 12px; border-bottom: 1px solid #eee; cursor: pointer; }
@@ -55,9 +64,11 @@ enum ViewerPage {
   #steps li { padding: 6px 12px; border-bottom: 1px solid #eee; cursor: pointer; font-size: 13px; }
   #steps li.selected { background: #fff3cd; }
   #steps .summary { font-weight: bold; cursor: default; }
-  #editor { position: fixed; inset: 0; background: rgba(0,0,0,.35); display: none; align-items: center; justify-content: center; }
+  #editor { position: fixed; inset: 0; background: rgba(0,0,0,.35); display: none; align-items: center;
+    justify-content: center; }
   #editor.open { display: flex; }
-  #editor form { background: #fff; border-radius: 12px; padding: 16px; width: min(420px, 92vw); display: flex; flex-direction: column; gap: 8px; }
+  #editor form { background: #fff; border-radius: 12px; padding: 16px; width: min(420px, 92vw); display: flex;
+    flex-direction: column; gap: 8px; }
   #editor label { font-size: 12px; color: #5f6368; }
   #editor input { font: inherit; padding: 6px 8px; border: 1px solid #ccc; border-radius: 6px; }
   #editor input[readonly] { background: #f1f3f4; }
@@ -78,10 +89,14 @@ enum ViewerPage {
     <img class="base" alt="">
     <svg class="overlay"></svg>
     <div id="pins"></div>
-    <div id="callout" role="dialog"><button class="directions" title="Directions" aria-label="Directions"><svg viewBox="0 0 24 24" width="22" height="22"><path d="M2 15v-4l3-1 3-5h8l3 5 3 1v4z" fill="#fff"/><circle cx="7" cy="16" r="2.5" fill="#fff" stroke="#1a73e8" stroke-width="1.5"/><circle cx="17" cy="16" r="2.5" fill="#fff" stroke="#1a73e8" stroke-width="1.5"/></svg></button>
+    <div id="callout" role="dialog"><button class="directions" title="Directions" aria-label="Directions"><svg
+        viewBox="0 0 24 24" width="22" height="22"><path d="M2 15v-4l3-1 3-5h8l3 5 3 1v4z" fill="#fff"/><circle
+        cx="7" cy="16" r="2.5" fill="#fff" stroke="#1a73e8" stroke-width="1.5"/><circle cx="17" cy="16"
+        r="2.5" fill="#fff" stroke="#1a73e8" stroke-width="1.5"/></svg></button>
       <div class="text"><div class="title"></div><div class="subtitle"></div><div class="coordinate"></div></div>
       <button class="details" title="Details">i</button></div>
-    <div id="zoom"><button id="zoom-in" title="Zoom in">+</button><button id="zoom-out" title="Zoom out">−</button></div>
+    <div id="zoom"><button id="zoom-in" title="Zoom in">+</button><button id="zoom-out"
+        title="Zoom out">−</button></div>
     <div id="hint"></div>
   </div>
   <aside><ul id="places"></ul><ul id="steps"></ul></aside>
@@ -92,7 +107,8 @@ enum ViewerPage {
   <label>Subtitle <input name="subtitle" autocomplete="off"></label>
   <label>Coordinate <input name="coordinate" readonly></label>
   <div class="message" id="editor-message"></div>
-  <div class="buttons"><button type="button" id="cancel">Cancel</button><button type="submit" id="save">Save</button></div>
+  <div class="buttons"><button type="button" id="cancel">Cancel</button><button type="submit"
+      id="save">Save</button></div>
 </form></div>
 <script>
 "use strict";
@@ -122,13 +138,33 @@ class MapView {
     this.pinLayer = root.querySelector("#pins"); this.callout = root.querySelector("#callout");
     this.center = { lat: 0, lon: 0 }; this.zoom = 2; this.selected = null; this.places = new Map();
     this.route = null; this.highlighted = -1; this.dragged = false;
-    this.callout.querySelector(".directions").addEventListener("click", e => { e.stopPropagation(); this.delegate.mapWantsDirections(this.selected); });
-    this.callout.querySelector(".details").addEventListener("click", e => { e.stopPropagation(); this.delegate.mapWantsDetails(this.selected); });
-    root.querySelector("#zoom-in").addEventListener("click", e => { e.stopPropagation(); this.setView(this.center, Math.min(18, this.zoom + 1)); });
-    root.querySelector("#zoom-out").addEventListener("click", e => { e.stopPropagation(); this.setView(this.center, Math.max(1, this.zoom - 1)); });
-    root.addEventListener("wheel", e => { e.preventDefault(); this.setView(this.center, Math.max(1, Math.min(18, this.zoom + (e.deltaY < 0 ? 1 : -1)))); }, { passive: false });
+    this.callout.querySelector(".directions").addEventListener("click", e => {
+      e.stopPropagation();
+      this.delegate.mapWantsDirections(this.selected);
+    });
+    this.callout.querySelector(".details").addEventListener("click", e => {
+      e.stopPropagation();
+      this.delegate.mapWantsDetails(this.selected);
+    });
+    root.querySelector("#zoom-in").addEventListener("click", e => {
+      e.stopPropagation();
+      this.setView(this.center, Math.min(18, this.zoom + 1));
+    });
+    root.querySelector("#zoom-out").addEventListener("click", e => {
+      e.stopPropagation();
+      this.setView(this.center, Math.max(1, this.zoom - 1));
+    });
+    root.addEventListener("wheel", e => {
+      e.preventDefault();
+      this.setView(this.center, Math.max(1, Math.min(18, this.zoom + (e.deltaY < 0 ? 1 : -1))));
+    }, { passive: false });
     let start = null;
-    root.addEventListener("pointerdown", e => { if (e.target.closest("button, #callout")) return; start = { x: e.clientX, y: e.clientY, center: this.center }; this.dragged = false; root.setPointerCapture(e.pointerId); });
+    root.addEventListener("pointerdown", e => {
+      if (e.target.closest("button, #callout")) return;
+      start = { x: e.clientX, y: e.clientY, center: this.center };
+      this.dragged = false;
+      root.setPointerCapture(e.pointerId);
+    });
     root.addEventListener("pointermove", e => {
       if (!start) return;
       const dx = e.clientX - start.x, dy = e.clientY - start.y;
@@ -137,17 +173,21 @@ class MapView {
     });
     root.addEventListener("pointerup", e => {
       if (!start) return;
-      const dx = e.clientX - start.x, dy = e.clientY - start.y, from = start.center; start = null; root.classList.remove("dragging");
+      const dx = e.clientX - start.x, dy = e.clientY - start.y, from = start.center; start = null;
+      root.classList.remove("dragging");
       if (this.dragged) {
         const x = Mercator.x(from.lon, this.zoom) - dx, y = Mercator.y(from.lat, this.zoom) - dy;
         this.setView({ lat: Mercator.lat(y, this.zoom), lon: Mercator.lon(x, this.zoom) }, this.zoom);
       } else if (!e.target.closest(".pin, .cluster")) {
-        this.delegate.mapClicked(this.unproject(e.clientX - root.getBoundingClientRect().left, e.clientY - root.getBoundingClientRect().top));
+        const box = root.getBoundingClientRect();
+        this.delegate.mapClicked(this.unproject(e.clientX - box.left, e.clientY - box.top));
       }
     });
     new ResizeObserver(() => this.refresh()).observe(root);
   }
-  get size() { return { w: Math.max(16, Math.round(this.root.clientWidth)), h: Math.max(16, Math.round(this.root.clientHeight)) }; }
+  get size() {
+    return { w: Math.max(16, Math.round(this.root.clientWidth)), h: Math.max(16, Math.round(this.root.clientHeight)) };
+  }
   project(lat, lon) {
     const { w, h } = this.size;
     return { x: Mercator.x(lon, this.zoom) - Mercator.x(this.center.lon, this.zoom) + w / 2,
@@ -163,7 +203,8 @@ class MapView {
   refresh() {
     if (!this.root.clientWidth) return;
     const { w, h } = this.size, z = this.zoom;
-    const src = `/render?lat=${this.center.lat.toFixed(6)}&lon=${this.center.lon.toFixed(6)}&zoom=${z}&width=${w}&height=${h}`;
+    const src = `/render?lat=${this.center.lat.toFixed(6)}&lon=${this.center.lon.toFixed(6)}` +
+      `&zoom=${z}&width=${w}&height=${h}`;
     if (this.image.dataset.src !== src) {
       const next = new Image();
       next.onload = () => { this.image.src = src; this.image.dataset.src = src; this.image.style.transform = ""; };
@@ -171,7 +212,8 @@ class MapView {
     }
     this.overlay.setAttribute("width", w); this.overlay.setAttribute("height", h);
     const nw = this.unproject(0, 0), se = this.unproject(w, h);
-    const box = [Math.max(-180, nw.lon), Math.max(-85, se.lat), Math.min(180, se.lon), Math.min(85, nw.lat)].map(v => v.toFixed(6));
+    const box = [Math.max(-180, nw.lon), Math.max(-85, se.lat), Math.min(180, se.lon), Math.min(85, nw.lat)]
+      .map(v => v.toFixed(6));
     const token = (this.token = (this.token || 0) + 1);
     fetch(`/clusters?west=${box[0]}&south=${box[1]}&east=${box[2]}&north=${box[3]}&zoom=${Math.floor(z)}`)
       .then(r => r.json()).then(data => { if (token === this.token) this.drawPins(data.items || []); });
@@ -182,9 +224,13 @@ class MapView {
     for (const item of items) {
       const p = this.project(item.lat, item.lon);
       if (item.type === "cluster") {
-        const b = element("button", { class: "cluster", "data-count": item.count, title: `${item.count} places` }, String(item.count));
+        const b = element("button", { class: "cluster", "data-count": item.count, title: `${item.count} places` },
+          String(item.count));
         b.style.left = `${p.x}px`; b.style.top = `${p.y}px`;
-        b.addEventListener("click", e => { e.stopPropagation(); this.setView({ lat: item.lat, lon: item.lon }, Math.min(18, item.expansion_zoom)); });
+        b.addEventListener("click", e => {
+          e.stopPropagation();
+          this.setView({ lat: item.lat, lon: item.lon }, Math.min(18, item.expansion_zoom));
+        });
         this.pinLayer.append(b);
       } else if (item.id !== undefined && item.id !== this.selected) {
         this.pinLayer.append(this.pin(item.id, p, false));
@@ -194,8 +240,10 @@ class MapView {
     if (chosen) this.pinLayer.append(this.pin(this.selected, this.project(chosen.lat, chosen.lon), true));
   }
   pin(id, p, selected) {
-    const b = element("button", { class: selected ? "pin selected" : "pin", "data-id": id, title: (this.places.get(id) || {}).title || id });
-    b.innerHTML = '<svg viewBox="0 0 24 32"><path d="M12 32C9 22 0 18 0 11a12 12 0 0 1 24 0c0 7-9 11-12 21z" fill="#ea4335" stroke="#fff"/><circle cx="12" cy="11" r="4.5" fill="#fff"/></svg>';
+    const title = (this.places.get(id) || {}).title || id;
+    const b = element("button", { class: selected ? "pin selected" : "pin", "data-id": id, title });
+    b.innerHTML = '<svg viewBox="0 0 24 32"><path d="M12 32C9 22 0 18 0 11a12 12 0 0 1 24 0c0 7-9 11-12 21z"' +
+      ' fill="#ea4335" stroke="#fff"/><circle cx="12" cy="11" r="4.5" fill="#fff"/></svg>';
     b.style.left = `${p.x}px`; b.style.top = `${p.y}px`;
     b.addEventListener("click", e => { e.stopPropagation(); this.delegate.mapSelected(id); });
     return b;
@@ -204,7 +252,8 @@ class MapView {
   select(id, pan) {
     this.selected = id;
     const place = this.places.get(id);
-    if (place && pan) { this.setView({ lat: place.lat, lon: place.lon }, Math.max(this.zoom, 15)); } else { this.refresh(); }
+    if (place && pan) { this.setView({ lat: place.lat, lon: place.lon }, Math.max(this.zoom, 15));
+      } else { this.refresh(); }
   }
   placeCallout() {
     const place = this.places.get(this.selected);
@@ -222,33 +271,43 @@ class MapView {
     this.overlay.replaceChildren();
     if (!this.route) return;
     const ns = "http://www.w3.org/2000/svg";
-    const d = this.route.geometry.coordinates.map(([lon, lat], i) => { const p = this.project(lat, lon); return `${i ? "L" : "M"}${p.x.toFixed(1)} ${p.y.toFixed(1)}`; }).join("");
+    const d = this.route.geometry.coordinates.map(([lon, lat], i) => {
+      const p = this.project(lat, lon);
+      return `${i ? "L" : "M"}${p.x.toFixed(1)} ${p.y.toFixed(1)}`;
+    }).join("");
     for (const [colour, width, id] of [["#ffffff", 10, "route-casing"], ["#1a73e8", 6, "route-line"]]) {
       const path = document.createElementNS(ns, "path");
-      for (const [k, v] of Object.entries({ d, id, fill: "none", stroke: colour, "stroke-width": width, "stroke-linecap": "round", "stroke-linejoin": "round" })) path.setAttribute(k, v);
+      const attributes = { d, id, fill: "none", stroke: colour, "stroke-width": width,
+                           "stroke-linecap": "round", "stroke-linejoin": "round" };
+      for (const [k, v] of Object.entries(attributes)) path.setAttribute(k, v);
       this.overlay.append(path);
     }
     this.route.steps.forEach((step, i) => {
       const [lon, lat] = step.maneuver.location, p = this.project(lat, lon);
       const c = document.createElementNS(ns, "circle");
-      for (const [k, v] of Object.entries({ cx: p.x, cy: p.y, r: i === this.highlighted ? 9 : 5, class: i === this.highlighted ? "maneuver highlighted" : "maneuver",
-                                              "data-step": i, fill: i === this.highlighted ? "#fbbc04" : "#fff", stroke: "#174ea6", "stroke-width": 2 })) c.setAttribute(k, v);
+      const on = i === this.highlighted;
+      const attributes = { cx: p.x, cy: p.y, r: on ? 9 : 5, class: on ? "maneuver highlighted" : "maneuver",
+                           "data-step": i, fill: on ? "#fbbc04" : "#fff", stroke: "#174ea6", "stroke-width": 2 };
+      for (const [k, v] of Object.entries(attributes)) c.setAttribute(k, v);
       c.style.pointerEvents = "auto"; c.style.cursor = "pointer";
       c.addEventListener("click", e => { e.stopPropagation(); this.delegate.mapSelectedStep(i); });
       this.overlay.append(c);
     });
   }
-  hint(text) { const h = this.root.querySelector("#hint"); h.textContent = text || ""; h.style.display = text ? "block" : "none"; }
+  hint(text) { const h = this.root.querySelector("#hint"); h.textContent = text || "";
+    h.style.display = text ? "block" : "none"; }
 }
 
 // The list of places (and, with a route, its steps). Knows nothing of the map.
 class PlaceList {
-  constructor(places, steps, delegate) { this.list = places; this.stepList = steps; this.delegate = delegate; this.selected = null; }
+  constructor(places, steps, delegate) { this.list = places; this.stepList = steps; this.delegate = delegate;
+    this.selected = null; }
   setPlaces(places) {
     this.list.replaceChildren();
     for (const [id, place] of places) {
       const li = element("li", { "data-id": id });
-      li.append(element("div", { class: "title" }, place.title || id), element("div", { class: "subtitle" }, place.subtitle || ""));
+      li.append(element("div", { class: "title" }, place.title || id),
+                element("div", { class: "subtitle" }, place.subtitle || ""));
       li.addEventListener("click", () => this.delegate.listSelected(id));
       this.list.append(li);
     }
@@ -263,7 +322,8 @@ class PlaceList {
   showSteps(route) {
     this.stepList.replaceChildren();
     if (!route) return;
-    this.stepList.append(element("li", { class: "summary" }, `${(route.distance / 1000).toFixed(1)} km, ${Math.round(route.duration / 60)} min`));
+    const summary = `${(route.distance / 1000).toFixed(1)} km, ${Math.round(route.duration / 60)} min`;
+    this.stepList.append(element("li", { class: "summary" }, summary));
     route.steps.forEach((step, i) => {
       const li = element("li", { "data-step": i }, step.maneuver.instruction || step.name);
       li.addEventListener("click", () => this.delegate.listSelectedStep(i));
@@ -282,7 +342,8 @@ class DetailsEditor {
   constructor(root, delegate) {
     this.root = root; this.form = root.querySelector("form"); this.delegate = delegate;
     this.message = root.querySelector("#editor-message");
-    [this.title, this.subtitle, this.coordinate] = ["title", "subtitle", "coordinate"].map(n => this.form.querySelector(`input[name=${n}]`));
+    [this.title, this.subtitle, this.coordinate] = ["title", "subtitle", "coordinate"]
+      .map(n => this.form.querySelector(`input[name=${n}]`));
     root.querySelector("#cancel").addEventListener("click", () => this.close());
     this.form.addEventListener("submit", e => { e.preventDefault(); this.save(); });
   }
@@ -298,7 +359,11 @@ class DetailsEditor {
       method: "PUT", headers: { "Content-Type": "application/json", "If-Match": `"${this.version}"` },
       body: JSON.stringify({ title: this.title.value, subtitle: this.subtitle.value }) });
     const body = await response.json().catch(() => ({}));
-    if (response.status === 412) { this.message.textContent = "This place was changed elsewhere since the page read it; nothing was saved. Reload to see the latest."; return; }
+    if (response.status === 412) {
+      this.message.textContent =
+        "This place was changed elsewhere since the page read it; nothing was saved. Reload to see the latest.";
+      return;
+    }
     if (!response.ok) { this.message.textContent = body.message || `Not saved (${response.status}).`; return; }
     this.close(); this.delegate.editorSaved(body.version);
   }
@@ -341,21 +406,25 @@ const app = {
     this.choosingStart = true; this.map.hint("Click the map where the route should start");
   },
   async directions(from, to) {
-    const url = `/route/v1/driving/${from.lon},${from.lat};${to.lon},${to.lat}?steps=true&geometries=geojson&overview=full`;
+    const url = `/route/v1/driving/${from.lon},${from.lat};${to.lon},${to.lat}` +
+      "?steps=true&geometries=geojson&overview=full";
     const answer = await (await fetch(url)).json();
     if (answer.code !== "Ok") { document.getElementById("status").textContent = answer.message || answer.code; return; }
     const route = answer.routes[0];
-    this.route = { geometry: route.geometry, distance: route.distance, duration: route.duration, steps: route.legs.flatMap(l => l.steps) };
+    this.route = { geometry: route.geometry, distance: route.distance, duration: route.duration,
+                   steps: route.legs.flatMap(l => l.steps) };
     this.map.showRoute(this.route); this.list.showSteps(this.route);
     document.getElementById("status").textContent = `Route: ${(route.distance / 1000).toFixed(1)} km`;
   },
   mapSelectedStep(i) { this.map.highlightStep(i); this.list.highlightStep(i); },
   listSelectedStep(i) {
     const [lon, lat] = this.route.steps[i].maneuver.location;
-    this.map.highlightStep(i); this.list.highlightStep(i); this.map.setView({ lat, lon }, Math.max(this.map.zoom, 16)); this.showTab("map");
+    this.map.highlightStep(i); this.list.highlightStep(i); this.map.setView({ lat, lon }, Math.max(this.map.zoom, 16));
+      this.showTab("map");
   },
   mapWantsDetails(id) { this.editor.open(id, this.places.get(id), this.version); },
-  async editorSaved(version) { await this.load(); this.version = version || this.version; this.map.select(this.selected, false); },
+  async editorSaved(version) { await this.load(); this.version = version || this.version;
+    this.map.select(this.selected, false); },
   showTab(which) {
     document.querySelector("main").className = which === "list" ? "show-list" : "show-map";
     document.getElementById("tab-map").classList.toggle("active", which !== "list");
@@ -368,7 +437,9 @@ app.list = new PlaceList(document.getElementById("places"), document.getElementB
 app.editor = new DetailsEditor(document.getElementById("editor"), app);
 document.getElementById("tab-map").addEventListener("click", () => app.showTab("map"));
 document.getElementById("tab-list").addEventListener("click", () => app.showTab("list"));
-app.load().then(() => app.fit()).catch(error => { document.getElementById("status").textContent = `Could not load: ${error}`; });
+app.load().then(() => app.fit()).catch(error => {
+  document.getElementById("status").textContent = `Could not load: ${error}`;
+});
 </script>
 </body>
 </html>

@@ -113,7 +113,9 @@ public final class ViewerService: @unchecked Sendable {
                                        "the body must be a JSON object: {\"title\": …, \"subtitle\": …}")
         }
         for key in fields.keys where key != "title" && key != "subtitle" {
-            return ViewerService.error(.badRequest, "InvalidValue", "'\(key)' cannot be edited here (title and subtitle can; the coordinate is read-only)")
+            return ViewerService.error(
+                .badRequest, "InvalidValue",
+                "'\(key)' cannot be edited here (title and subtitle can; the coordinate is read-only)")
         }
         var title: String?, subtitle: String?
         for (key, value) in fields {
@@ -129,7 +131,8 @@ public final class ViewerService: @unchecked Sendable {
             }
             guard file.version == wanted else {
                 return ViewerService.error(HTTPStatus(412, "Precondition Failed"), "Conflict",
-                                           "the places file changed since version \(wanted) was read (now \(file.version)); nothing saved",
+                                           "the places file changed since version \(wanted) was read (now "
+                                               + "\(file.version)); nothing saved",
                                            headers: [("ETag", "\"\(file.version)\"")])
             }
             guard file.index(ofID: id) != nil else {
@@ -146,7 +149,9 @@ public final class ViewerService: @unchecked Sendable {
             }
             // (Read back: another writer may have removed the place since; then no feature.)
             var answer: JSONObject = ["version": .string(places.version)]
-            if let i = places.ids.firstIndex(of: id) { answer["feature"] = ViewerService.feature(places.annotations[i], id: id) }
+            if let i = places.ids.firstIndex(of: id) {
+                answer["feature"] = ViewerService.feature(places.annotations[i], id: id)
+            }
             return HTTPResponse(status: .ok,
                                 headers: [("Content-Type", "application/json"), ("ETag", "\"\(places.version)\"")],
                                 body: JSONValue.object(answer).jsonBytes)
@@ -170,7 +175,9 @@ public final class ViewerService: @unchecked Sendable {
     private func numbers(_ request: HTTPRequest, _ names: [String]) -> [Double]? {
         var out: [Double] = []
         for name in names {
-            guard let text = request.query.first(where: { $0.name == name })?.value, let value = Double(text), value.isFinite else { return nil }
+            guard let text = request.query.first(where: { $0.name == name })?.value, let value = Double(text),
+                value.isFinite
+            else { return nil }
             out.append(value)
         }
         return out
@@ -180,13 +187,16 @@ public final class ViewerService: @unchecked Sendable {
         guard let v = numbers(request, ["lat", "lon", "zoom", "width", "height"]) else {
             return ViewerService.error(.badRequest, "InvalidQuery", "give lat, lon, zoom, width and height as numbers")
         }
-        guard (-90...90).contains(v[0]), (-180...180).contains(v[1]), (0...22).contains(v[2]), (16...4096).contains(v[3]), (16...4096).contains(v[4]) else {
+        guard (-90...90).contains(v[0]), (-180...180).contains(v[1]), (0...22).contains(v[2]),
+            (16...4096).contains(v[3]), (16...4096).contains(v[4])
+        else {
             return ViewerService.error(.badRequest, "InvalidValue",
                                        "lat −90…90, lon −180…180, zoom 0…22, width and height 16…4096")
         }
         let scene = MapScene(graph: osrm.map.graph, basemap: basemap, index: pictureIndex)
         do {
-            let svg = try MapPicture(width: v[3], height: v[4]).svg(scene, center: Coordinate(latitude: v[0], longitude: v[1]), zoom: v[2])
+            let svg = try MapPicture(width: v[3], height: v[4]).svg(
+                scene, center: Coordinate(latitude: v[0], longitude: v[1]), zoom: v[2])
             return HTTPResponse(status: .ok,
                                 headers: [("Content-Type", "image/svg+xml"),
                                           ("Cache-Control", "max-age=300")], body: Array(svg.utf8))
@@ -208,10 +218,11 @@ public final class ViewerService: @unchecked Sendable {
             for item in index.clusters(west: v[0], south: v[1], east: v[2], north: v[3], zoom: v[4].rounded(.down)) {
                 switch item {
                 case let .cluster(c):
+                    let expansion = (try? index.expansionZoom(of: c.id)) ?? Int(v[4]) + 1
                     items.append(["type": "cluster", "id": .number(Double(c.id)),
                                   "count": .number(Double(c.pointCount)),
                                   "lat": .number(c.coordinate.latitude), "lon": .number(c.coordinate.longitude),
-                                  "expansion_zoom": .number(Double((try? index.expansionZoom(of: c.id)) ?? Int(v[4]) + 1))])
+                                  "expansion_zoom": .number(Double(expansion))])
                 case let .point(i):
                     var point: JSONObject = ["type": "point",
                                              "lat": .number(current.annotations[i].coordinate.latitude),
@@ -225,14 +236,17 @@ public final class ViewerService: @unchecked Sendable {
     }
 
     private func fit(_ request: HTTPRequest) -> HTTPResponse {
-        guard let v = numbers(request, ["width", "height"]), (64...8192).contains(v[0]), (64...8192).contains(v[1]) else {
+        guard let v = numbers(request, ["width", "height"]), (64...8192).contains(v[0]), (64...8192).contains(v[1])
+        else {
             return ViewerService.error(.badRequest, "InvalidQuery", "give width and height (64…8192)")
         }
         let current = lock.withLock { places }
         var coordinates = current.annotations.map(\.coordinate)
         if coordinates.isEmpty {
             let graph = osrm.map.graph
-            coordinates = [0, UInt32(max(0, graph.nodeCount - 1))].filter { Int($0) < graph.nodeCount }.map { graph.coordinate(of: $0) }
+            coordinates = [0, UInt32(max(0, graph.nodeCount - 1))].filter { Int($0) < graph.nodeCount }.map {
+                graph.coordinate(of: $0)
+            }
         }
         let options = ViewportOptions(width: v[0], height: v[1],
                                       padding: EdgePadding(top: 60, left: 40, bottom: 40, right: 40),

@@ -57,7 +57,8 @@ import WaymarkGeoJSON
         // "-1" is read as the value of --min-zoom (then rejected for its range), not as an option.
         let result = try Run.waymark("fit", Run.data("places.geojson"), "--viewport", "390x844", "--min-zoom", "-1")
         #expect(result.status == 64)
-        #expect(result.stderr == "waymark fit: error: --min-zoom must be within 0…30, not -1 (see 'waymark fit --help')\n")
+        #expect(
+            result.stderr == "waymark fit: error: --min-zoom must be within 0…30, not -1 (see 'waymark fit --help')\n")
     }
 
     @Test func usageErrorsExit64() throws {
@@ -108,8 +109,9 @@ import WaymarkGeoJSON
     @Test func exportsAnnotationsAsValidGeoJSON() throws {
         let dir = try Run.temporaryDirectory()
         let csv = dir + "/pins.csv"
-        try "latitude,longitude,title,subtitle,phone\n52.3,-2.59,Mill,\"Old, very\",0123\n-16.5,179.5,Labasa,,\n-17.7,-179.9,Lakeba,,\n"
-            .write(toFile: csv, atomically: true, encoding: .utf8)
+        let text = "latitude,longitude,title,subtitle,phone\n52.3,-2.59,Mill,\"Old, very\",0123\n"
+            + "-16.5,179.5,Labasa,,\n-17.7,-179.9,Lakeba,,\n"
+        try text.write(toFile: csv, atomically: true, encoding: .utf8)
         let out = dir + "/pins.geojson"
         let result = try Run.waymark("annotations", csv, "-o", out)
         #expect(result.status == 0, "\(result.stderr)")
@@ -153,7 +155,9 @@ func numbers(_ value: [JSONValue]?) -> [Double]? {
             if feature.properties?["cluster"] == true {
                 let count = Int(try #require(feature.properties?["point_count"]?.numberValue))
                 total += count
-                #expect(feature.properties?["cluster_id"]?.numberValue == (feature.id.flatMap { if case let .number(n) = $0 { n } else { nil } }))
+                #expect(
+                    feature.properties?["cluster_id"]?.numberValue
+                        == (feature.id.flatMap { if case let .number(n) = $0 { n } else { nil } }))
                 #expect(feature.properties?["point_count_abbreviated"]?.numberValue == Double(count))
                 clusterID = Int(try #require(feature.properties?["cluster_id"]?.numberValue))
             } else {
@@ -203,8 +207,10 @@ func numbers(_ value: [JSONValue]?) -> [Double]? {
     @Test func unlocatedFeaturesAreSkippedAndCounted() throws {
         let dir = try Run.temporaryDirectory()
         let path = dir + "/places.geojson"
-        try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":null,"properties":{"title":"Nowhere"}},{"type":"Feature","geometry":{"type":"Point","coordinates":[-2.59,52.31]},"properties":{"title":"Here"}},{"type":"Feature","geometry":null,"properties":{}}]}"#.utf8)
-            .write(to: URL(fileURLWithPath: path))
+        let text = #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":null,"properties":{"title":"#
+            + #""Nowhere"}},{"type":"Feature","geometry":{"type":"Point","coordinates":[-2.59,52.31]},"#
+            + #""properties":{"title":"Here"}},{"type":"Feature","geometry":null,"properties":{}}]}"#
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         let result = try Run.waymark("annotations", path)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("skipped 2 features without a geometry"))
@@ -261,11 +267,15 @@ func numbers(_ value: [JSONValue]?) -> [Double]? {
         }
         let built = try Run.product("waymark", ["build", pbf, "-o", dir + "/grid.wmg", "--quiet"])
         let report = try Run.product("waymark", ["inspect", dir + "/grid.wmg"])
-        #expect(built.status == 0 && report.stdout.contains("osm_nodes                       7\nosm_ways                        5"), "\(built.stderr)")
+        #expect(
+            built.status == 0
+                && report.stdout.contains("osm_nodes                       7\nosm_ways                        5"),
+            "\(built.stderr)")
         let truncated = dir + "/cut.osm.pbf"
         try Data(try Data(contentsOf: URL(fileURLWithPath: pbf)).prefix(100)).write(to: URL(fileURLWithPath: truncated))
         let failed = try Run.product("waymark", ["build", truncated, "-o", dir + "/cut.wmg"])
-        #expect(failed.status == 1 && failed.stderr.hasPrefix("waymark build: error: \(truncated): OSM PBF, blob at byte ")
+        #expect(
+            failed.status == 1 && failed.stderr.hasPrefix("waymark build: error: \(truncated): OSM PBF, blob at byte ")
                 && failed.stderr.contains("truncated")
                     && failed.stderr.split(separator: "\n").count == 1, "\(failed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/cut.wmg"))
@@ -278,7 +288,9 @@ func numbers(_ value: [JSONValue]?) -> [Double]? {
         let targets = try FileManager.default.contentsOfDirectory(atPath: root).sorted()
         #expect(targets == ["csv", "geojson", "graph-file", "http", "osm-xml", "pbf"])
         for target in targets {
-            let files = try FileManager.default.contentsOfDirectory(atPath: root + "/" + target).sorted().map { root + "/" + target + "/" + $0 }
+            let files = try FileManager.default.contentsOfDirectory(atPath: root + "/" + target).sorted().map {
+                root + "/" + target + "/" + $0
+            }
             #expect(!files.isEmpty, "\(target)")
             let result = try Run.product("waymark-fuzz", [target] + files)
             #expect(result.status == 0, "\(target): \(result.stderr)")
@@ -293,7 +305,9 @@ func numbers(_ value: [JSONValue]?) -> [Double]? {
         let path = Run.packageRoot.appendingPathComponent("Tests/Fixtures/fuzz/osm-xml/undecodable-euc-jp.osm").path
         let result = try Run.waymark("build", path, "-o", try Run.temporaryDirectory() + "/x.wmg")
         #expect(result.status == 1)
-        #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("the bytes are not valid EUC-JP"), "\(result.stderr)")
+        #expect(
+            result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("the bytes are not valid EUC-JP"),
+            "\(result.stderr)")
     }
 }
 

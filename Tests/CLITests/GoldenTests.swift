@@ -37,10 +37,13 @@ import Testing
         let stable = report.stdout.split(separator: "\n",
                                          omittingEmptySubsequences: false).filter { !$0.hasPrefix("build_seconds") }
         try Self.compare(stable.joined(separator: "\n"), "inspect.txt")
-        try Self.compare(String(decoding: try Data(contentsOf: URL(fileURLWithPath: map + ".csv")), as: UTF8.self), "edges.csv")
+        try Self.compare(
+            String(decoding: try Data(contentsOf: URL(fileURLWithPath: map + ".csv")), as: UTF8.self), "edges.csv")
     }
 
-    static let porto = Run.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data/osm/porto.osm.gz").path
+    static let porto = Run.packageRoot.deletingLastPathComponent().appendingPathComponent(
+        "shared/data/osm/porto.osm.gz"
+    ).path
     /// Three real trips (from the shared Porto pairs), read and judged as a driver would: across
     /// town by roundabouts and motorways to Santo Tirso, north on the EN 14, and from the east
     /// of the city over the Freixo bridge.
@@ -74,6 +77,8 @@ import Testing
         let a = actual.split(separator: "\n", omittingEmptySubsequences: false), e = expected.split(separator: "\n",
             omittingEmptySubsequences: false)
         let line = zip(a, e).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, e.count)
-        Issue.record("\(name) differs from Golden/\(name) at line \(line + 1): got \(line < a.count ? String(a[line].prefix(200)) : "(end)"), expected \(line < e.count ? String(e[line].prefix(200)) : "(end)")")
+        let got = line < a.count ? String(a[line].prefix(200)) : "(end)"
+        let wanted = line < e.count ? String(e[line].prefix(200)) : "(end)"
+        Issue.record("\(name) differs from Golden/\(name) at line \(line + 1): got \(got), expected \(wanted)")
     }
 }

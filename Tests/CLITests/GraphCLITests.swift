@@ -20,19 +20,25 @@ import WaymarkGeoJSON
         #expect(inspect.status == 0, "\(inspect.stderr)")
         // The same report as the build printed (it is stored in the graph file); the build's own
         // time, memory and file size are not.
-        #expect(build.stdout.contains("\npeak_memory_mb ") && build.stdout.contains("\nfile_bytes ") && build.stdout.contains("\nfile_bytes_per_edge "))
+        #expect(
+            build.stdout.contains("\npeak_memory_mb ") && build.stdout.contains("\nfile_bytes ")
+                && build.stdout.contains("\nfile_bytes_per_edge "))
         func withoutTiming(_ text: String) -> [Substring] {
             text.split(separator: "\n").filter { !$0.hasPrefix("build_seconds") && !$0.hasPrefix("peak_memory_mb")
                 && !$0.hasPrefix("file_bytes") }
         }
-        #expect(withoutTiming(inspect.stdout) == withoutTiming(build.stdout) + ["contraction hierarchy: none (add one with 'waymark build --hierarchy')"])
+        #expect(
+            withoutTiming(inspect.stdout) == withoutTiming(build.stdout) + [
+                "contraction hierarchy: none (add one with 'waymark build --hierarchy')"
+            ])
         #expect(withoutTiming(build.stdout).count == 17)
         #expect(build.stdout.contains("driving_side                    right"))
         let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
         #expect(lines.first == "from,to,from_lat,from_lon,to_lat,to_lon,length_m,duration_s,name,highway")
         #expect(lines.count == 318) // header + 317 directed edges
         #expect(lines.contains { $0.hasSuffix(",Avel Ferry,ferry") })
-        let collection = try GeoJSONReader.readFeatureCollection(Array(try Data(contentsOf: URL(fileURLWithPath: geojson))))
+        let collection = try GeoJSONReader.readFeatureCollection(
+            Array(try Data(contentsOf: URL(fileURLWithPath: geojson))))
         #expect(collection.features.count == 317)
         try Validator.check([geojson])
     }
@@ -47,7 +53,9 @@ import WaymarkGeoJSON
         #expect(build.stdout.contains("basemap: 303 features, 0 places, 0 rings dropped (not closed)"))
         #expect(try Run.waymark("build", Run.data("sample-town.osm"), "-o", without, "--quiet").status == 0)
         let drawn = try Run.waymark("render", with, "--size", "3600x2700")
-        #expect(drawn.status == 0 && drawn.stdout.contains("class=\"basemap river\"") && drawn.stdout.contains("class=\"basemap building\""))
+        #expect(
+            drawn.status == 0 && drawn.stdout.contains("class=\"basemap river\"")
+                && drawn.stdout.contains("class=\"basemap building\""))
         let plain = try Run.waymark("render", without, "--size", "3600x2700")
         #expect(plain.status == 0 && !plain.stdout.contains("class=\"basemap"))
         let fromOSM = try Run.waymark("render", Run.data("sample-town.osm"))
@@ -84,7 +92,9 @@ import WaymarkGeoJSON
         flipped[bytes.count / 2] ^= 0xFF
         try flipped.write(to: URL(fileURLWithPath: dir + "/flipped.wmg"))
         let corrupt = try Run.waymark("inspect", dir + "/flipped.wmg")
-        #expect(corrupt.status == 1 && corrupt.stderr.contains("corrupt graph file: checksum mismatch"), "\(corrupt.stderr)")
+        #expect(
+            corrupt.status == 1 && corrupt.stderr.contains("corrupt graph file: checksum mismatch"), "\(corrupt.stderr)"
+        )
         let notGraph = try Run.waymark("inspect", Run.data("places.geojson"))
         #expect(notGraph.status == 1 && notGraph.stderr.contains("not a Waymark graph file"))
     }
@@ -118,10 +128,14 @@ import WaymarkGeoJSON
 @Suite struct EmptyGraphCLITests {
     @Test func nothingRoutableIsAnError() throws {
         let dir = try Run.temporaryDirectory()
-        try Data(#"<osm version="0.6"><node id="1" lat="52" lon="13"/><node id="2" lat="52.001" lon="13"/><way id="1"><nd ref="1"/><nd ref="2"/><tag k="highway" v="footway"/></way></osm>"#.utf8)
-            .write(to: URL(fileURLWithPath: dir + "/paths.osm"))
+        let text = #"<osm version="0.6"><node id="1" lat="52" lon="13"/><node id="2" lat="52.001" lon="13"/>"#
+            + #"<way id="1"><nd ref="1"/><nd ref="2"/><tag k="highway" v="footway"/></way></osm>"#
+        try Data(text.utf8).write(to: URL(fileURLWithPath: dir + "/paths.osm"))
         let result = try Run.waymark("build", dir + "/paths.osm", "-o", dir + "/paths.wmg")
-        #expect(result.status == 1 && result.stderr.contains("holds no road a car may use (2 nodes, 1 way read); no graph file written"), "\(result.stderr)")
+        #expect(
+            result.status == 1
+                && result.stderr.contains("holds no road a car may use (2 nodes, 1 way read); no graph file written"),
+            "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/paths.wmg"))
     }
 }

@@ -104,7 +104,9 @@ import WaymarkGeoJSON
         #expect(pins.count + clustered == 32)
         #expect(svg.classed("selected").first?["data-id"] == "the-swan")
         // The callout, the scale bar and the attribution.
-        #expect(svg.with(id: "callout") != nil && svg.texts.contains("The Swan") && svg.texts.contains("52.309960, -2.592367"))
+        #expect(
+            svg.with(id: "callout") != nil && svg.texts.contains("The Swan")
+                && svg.texts.contains("52.309960, -2.592367"))
         #expect(svg.with(id: "scale-bar") != nil && svg.texts.contains { $0.hasSuffix(" m") || $0.hasSuffix(" km") })
         #expect(svg.texts.contains("© OpenStreetMap contributors"))
     }
@@ -140,7 +142,8 @@ import WaymarkGeoJSON
         let halfRoute = try Run.waymark("render", Run.data("sample-town.osm"), "--from", "52.3094,-2.5987")
         #expect(halfRoute.status == 64)
         let sea = try Run.waymark("render", Run.data("sample-town.osm"), "--from", "52.3094,-2.5987", "--to", "10,10")
-        #expect(sea.status == 1 && sea.stderr.contains("10.000000,10.000000 is outside the map's area"), "\(sea.stderr)")
+        #expect(
+            sea.status == 1 && sea.stderr.contains("10.000000,10.000000 is outside the map's area"), "\(sea.stderr)")
     }
 
     /// The map alone (no route, no pins) frames the whole network.
@@ -173,7 +176,8 @@ import WaymarkGeoJSON
         let list = try Run.waymark("poi", "list", Run.data("places.geojson"))
         let lines = list.stdout.split(separator: "\n")
         #expect(list.status == 0 && lines.count == 33)
-        #expect(lines[0].hasPrefix("ID") && lines[3].hasPrefix("the-swan") && lines[3].hasSuffix("52.309960, -2.592367"))
+        #expect(
+            lines[0].hasPrefix("ID") && lines[3].hasPrefix("the-swan") && lines[3].hasSuffix("52.309960, -2.592367"))
         let show = try Run.waymark("poi", "show", Run.data("places.geojson"), "--id", "avelbury-town-hall")
         let callout = try Run.waymark("callout", Run.data("places.geojson"), "--id", "avelbury-town-hall")
         #expect(show.status == 0 && show.stdout == callout.stdout)
@@ -263,7 +267,9 @@ import WaymarkGeoJSON
         let session = try Run.process("/usr/bin/script",
                                       ["-qc", "\(binary) poi edit \(path) --id the-swan", "/dev/null"],
                                       stdin: "The Cygnet\n\n\nc\n")
-        #expect(session.stdout.contains("Title [The Swan]: ") && session.stdout.contains("Save or Cancel?"), "\(session.stdout)")
+        #expect(
+            session.stdout.contains("Title [The Swan]: ") && session.stdout.contains("Save or Cancel?"),
+            "\(session.stdout)")
         #expect(session.stdout.contains("Cancelled: nothing written."))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
     }
@@ -298,7 +304,8 @@ import WaymarkGeoJSON
         let left = "\u{1B}[D", up = "\u{1B}[A", end = "\u{1B}[F", home = "\u{1B}[H", delete = "\u{1B}[3~"
         // "Cygnet", six lefts, "The ", End, a stray "s" erased, an up arrow (ignored): "The Cygnet".
         #expect(waitFor("Title ["))
-        input.fileHandleForWriting.write(Data(("Cygnet" + String(repeating: left, count: 6) + "The " + end + "s\u{7F}" + up + "\r").utf8))
+        input.fileHandleForWriting.write(
+            Data(("Cygnet" + String(repeating: left, count: 6) + "The " + end + "s\u{7F}" + up + "\r").utf8))
         // "XBy the river", Home, Delete: "By the river".
         #expect(waitFor("Subtitle ["))
         input.fileHandleForWriting.write(Data(("XBy the river" + home + delete + "\r").utf8))
@@ -358,7 +365,9 @@ import WaymarkGeoJSON
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
         let directory = (path as NSString).deletingLastPathComponent
         func leftovers() throws -> [String] {
-            try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(".places.geojson.tmp-") }
+            try FileManager.default.contentsOfDirectory(atPath: directory).filter {
+                $0.hasPrefix(".places.geojson.tmp-")
+            }
         }
         #expect(try leftovers().count == 1) // the crashed writer's temporary file
         // The next edit works normally.
@@ -375,7 +384,9 @@ import WaymarkGeoJSON
                                    "--to-poi", "avel-leisure-centre", "--pois", Run.data("places.geojson"))
         #expect(text.status == 0, "\(text.stderr)")
         let lines = text.stdout.split(separator: "\n")
-        #expect(lines.dropLast().last?.hasSuffix("You have arrived at Avel Leisure Centre, on the left") == true, "\(text.stdout)")
+        #expect(
+            lines.dropLast().last?.hasSuffix("You have arrived at Avel Leisure Centre, on the left") == true,
+            "\(text.stdout)")
         let json = try Run.waymark("route", Run.data("sample-town.osm"), "--from", "52.309427,-2.598781",
                                    "--to-poi", "avel-leisure-centre", "--pois",
                                    Run.data("places.geojson"), "--format", "json")
@@ -468,8 +479,9 @@ private let hasScript = FileManager.default.isExecutableFile(atPath: "/usr/bin/s
     @Test func escapedWhenPrinted() throws {
         let dir = try Run.temporaryDirectory()
         let path = dir + "/places.geojson"
-        try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","id":"x","geometry":{"type":"Point","coordinates":[-2.59,52.31]},"properties":{"title":"\u001b[31mRed\u001b[0m"}}]}"#.utf8)
-            .write(to: URL(fileURLWithPath: path))
+        let text = #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"x","geometry":{"type":"Point","#
+            + #""coordinates":[-2.59,52.31]},"properties":{"title":"\u001b[31mRed\u001b[0m"}}]}"#
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         for command in [["poi", "list", path], ["poi", "show", path, "--id", "x"], ["callout", path, "--id", "x"]] {
             let result = try Run.product("waymark", command)
             #expect(result.status == 0 && !result.stdout.contains("\u{1B}") && result.stdout.contains("\\u{1B}[31mRed"),

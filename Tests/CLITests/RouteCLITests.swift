@@ -12,7 +12,9 @@ import WaymarkGeoJSON
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("1. Head north on Tanners Row") == true, "\(result.stdout)")
-        #expect(lines.contains { $0.contains("At Avel Circus, take the 2nd exit onto Ashby Road (B4221)") }, "\(result.stdout)")
+        #expect(
+            lines.contains { $0.contains("At Avel Circus, take the 2nd exit onto Ashby Road (B4221)") },
+            "\(result.stdout)")
         #expect(lines.contains { $0.contains("You have arrived at your destination") })
         #expect(lines.last?.hasPrefix("Total: 4.") == true)
     }
@@ -51,7 +53,10 @@ import WaymarkGeoJSON
         #expect(result.status == 0, "\(result.stderr)")
         let collection = try GeoJSONReader.readFeatureCollection(Array(try Data(contentsOf: URL(fileURLWithPath: out))))
         #expect(collection.features.first?.properties?["kind"] == "route")
-        #expect(collection.features.contains { $0.properties?["instruction"]?.stringValue?.hasPrefix("At Avel Circus") == true })
+        #expect(
+            collection.features.contains {
+                $0.properties?["instruction"]?.stringValue?.hasPrefix("At Avel Circus") == true
+            })
         try Validator.check([out])
         let polyline = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format",
                                        "polyline", "--precision", "6")
@@ -74,16 +79,22 @@ import WaymarkGeoJSON
                                   "52.40,-2.40", "--format", "json")
         #expect(sea.status == 1)
         #expect(try JSONValue(parsing: sea.stdout)["code"] == "NoSegment")
-        #expect(sea.stderr.contains("52.400000,-2.400000 is outside the map's area (the map covers latitudes 52.2"), "\(sea.stderr)")
+        #expect(
+            sea.stderr.contains("52.400000,-2.400000 is outside the map's area (the map covers latitudes 52.2"),
+            "\(sea.stderr)")
         #expect(!sea.stderr.contains("did you mean"))
         // Longitude first by mistake: said so, with the pair the right way round.
         let swapped = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from,
                                       "--to", "-2.572561,52.311680")
-        #expect(swapped.status == 1 && swapped.stderr.contains("it looks like longitude,latitude: did you mean 52.311680,-2.572561?"), "\(swapped.stderr)")
+        #expect(
+            swapped.status == 1
+                && swapped.stderr.contains("it looks like longitude,latitude: did you mean 52.311680,-2.572561?"),
+            "\(swapped.stderr)")
         // Inside the map's area but off the roads (the start is 20-odd m from its street): the plain message.
         let field = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from,
                                     "--to", to, "--max-snap", "20")
-        #expect(field.status == 1 && field.stderr.contains("no road within 20 m of 52.302500,-2.604000"), "\(field.stderr)")
+        #expect(
+            field.status == 1 && field.stderr.contains("no road within 20 m of 52.302500,-2.604000"), "\(field.stderr)")
         // Beyond the gate on Mill Lane, with no other road in snapping reach: reachable by no car.
         let mill = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", "52.3091,-2.6135",
                                    "--max-snap", "250", "--format", "json")
@@ -105,8 +116,9 @@ import WaymarkGeoJSON
 
     @Test func batchWritesOneRoutePerLine() throws {
         let dir = try Run.temporaryDirectory()
-        try "from_lat,from_lon,to_lat,to_lon\n\(from),\(to)\n52.3095,-2.5988,52.3127,-2.5783\n52.3025,-2.6040,52.40,-2.40\n"
-            .write(toFile: dir + "/pairs.csv", atomically: true, encoding: .utf8)
+        let pairs = "from_lat,from_lon,to_lat,to_lon\n\(from),\(to)\n"
+            + "52.3095,-2.5988,52.3127,-2.5783\n52.3025,-2.6040,52.40,-2.40\n"
+        try pairs.write(toFile: dir + "/pairs.csv", atomically: true, encoding: .utf8)
         let result = try Run.waymark("route", Run.data("sample-town.osm"), "--batch", dir + "/pairs.csv")
         // One pair has no road in reach: its record says so, and the batch exits 1.
         #expect(result.status == 1 && result.stderr.contains("1 of 3 lines failed"), "\(result.stderr)")
@@ -119,7 +131,9 @@ import WaymarkGeoJSON
         // Two threads over the one map: the same lines in the same order.
         let threaded = try Run.waymark("route", Run.data("sample-town.osm"), "--batch",
                                        dir + "/pairs.csv", "--threads", "2")
-        #expect(threaded.status == 1 && threaded.stdout == result.stdout && threaded.stderr.contains("queries 3 (1 failed)"))
+        #expect(
+            threaded.status == 1 && threaded.stdout == result.stdout && threaded.stderr.contains("queries 3 (1 failed)")
+        )
         let notBatch = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from,
                                        "--to", to, "--threads", "2")
         #expect(notBatch.status == 64)
@@ -134,11 +148,16 @@ import WaymarkGeoJSON
         let build = try Run.waymark("build", Run.data("sample-town.osm"), "-o", dir + "/town.wmg", "--hierarchy")
         #expect(build.status == 0 && build.stdout.contains("contraction hierarchy: "), "\(build.stderr)")
         // Contraction's progress on standard error (not a terminal here: a line per tenth), ending at 100 %.
-        #expect(build.stdout.contains("\npeak_memory_mb ") && build.stdout.contains("\nfile_bytes_per_edge "), "\(build.stdout)")
+        #expect(
+            build.stdout.contains("\npeak_memory_mb ") && build.stdout.contains("\nfile_bytes_per_edge "),
+            "\(build.stdout)")
         let progress = build.stderr.split(separator: "\n").filter { $0.hasPrefix("hierarchy: ") }
-        #expect(progress.last?.hasPrefix("hierarchy: 100% (") == true && progress.last?.contains(" nodes, ") == true, "\(build.stderr)")
+        #expect(
+            progress.last?.hasPrefix("hierarchy: 100% (") == true && progress.last?.contains(" nodes, ") == true,
+            "\(build.stderr)")
         let stored = try Run.waymark("route", dir + "/town.wmg", "--batch", dir + "/pairs.csv")
-        #expect(stored.status == 1 && stored.stdout == result.stdout && !stored.stderr.contains("contraction hierarchy:"))
+        #expect(
+            stored.status == 1 && stored.stdout == result.stdout && !stored.stderr.contains("contraction hierarchy:"))
         let inspect = try Run.waymark("inspect", dir + "/town.wmg")
         #expect(inspect.stdout.contains("contraction hierarchy: ") && inspect.stdout.contains(" shortcuts"))
         // Left-hand traffic stored in the file; overriding the side sets the stored hierarchy aside.
@@ -151,7 +170,8 @@ import WaymarkGeoJSON
         #expect(onLeft.status == 0 && onLeft.stdout == onLeftOSM.stdout && onLeft.stdout != single.stdout)
         let overridden = try Run.waymark("route", dir + "/left.wmg", "--from", from, "--to", to, "--format", "json",
                                          "--driving-side", "right")
-        #expect(overridden.status == 0 && overridden.stdout == single.stdout && overridden.stderr.contains("not using it"))
+        #expect(
+            overridden.status == 0 && overridden.stdout == single.stdout && overridden.stderr.contains("not using it"))
         // Without --hierarchy, inspect says there is none.
         let plain = try Run.waymark("build", Run.data("sample-town.osm"), "-o", dir + "/plain.wmg")
         #expect(plain.status == 0)
@@ -175,11 +195,15 @@ import WaymarkGeoJSON
         try Data(csv.utf8).write(to: URL(fileURLWithPath: dir + "/pairs.csv"))
         let result = try Run.waymark("route", Run.data("sample-town.osm"), "--batch", dir + "/pairs.csv")
         #expect(result.status == 1 && result.stderr.contains("4 of 6 lines failed"), "\(result.stderr)")
-        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { try? JSONValue(parsing: String($0)) }
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map {
+            try? JSONValue(parsing: String($0))
+        }
         #expect(lines.count == 6)
         #expect(lines.map { $0?["code"]?.stringValue } == ["Ok", "InvalidInput", "InvalidInput",
                                                            "InvalidInput", "InvalidInput", "Ok"])
-        #expect(lines[1]?["message"]?.stringValue?.hasPrefix("line 3:") == true && lines[4]?["message"]?.stringValue?.hasPrefix("line 6:") == true)
+        #expect(
+            lines[1]?["message"]?.stringValue?.hasPrefix("line 3:") == true
+                && lines[4]?["message"]?.stringValue?.hasPrefix("line 6:") == true)
         #expect(result.stderr.contains("queries 6 (4 failed)"))
         // A first line of numbers is data, not a header.
         try Data("52.3025,-2.6040,52.3160,-2.5450\n".utf8).write(to: URL(fileURLWithPath: dir + "/one.csv"))
@@ -242,7 +266,9 @@ import WaymarkGeoJSON
                         "bearing_before", "bearing_after"] { #expect(maneuver[key] != nil, "maneuver.\(key)") }
             let type = maneuver["type"]?.stringValue ?? ""
             if type != "depart" && type != "arrive" { #expect(maneuver["modifier"] != nil, "\(type) has a modifier") }
-            if type == "rotary" { sawRotary = true; #expect(step["rotary_name"] == "Avel Circus" && maneuver["exit"] == 2) }
+            if type == "rotary" {
+                sawRotary = true; #expect(step["rotary_name"] == "Avel Circus" && maneuver["exit"] == 2)
+            }
             let intersections = try #require(step["intersections"]?.arrayValue)
             #expect(!intersections.isEmpty)
             for x in intersections {
@@ -256,7 +282,9 @@ import WaymarkGeoJSON
         }
         #expect(sawRotary)
         for waypoint in json["waypoints"]?.arrayValue ?? [] {
-            #expect(waypoint["name"] != nil && waypoint["distance"] != nil && waypoint["location"] != nil && waypoint["hint"] == nil)
+            #expect(
+                waypoint["name"] != nil && waypoint["distance"] != nil && waypoint["location"] != nil
+                    && waypoint["hint"] == nil)
         }
     }
 
@@ -266,9 +294,14 @@ import WaymarkGeoJSON
         let simplified = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to",
                                          to, "--format", "json",
                                          "--geometries", "polyline6")
-        let fullLine = try Polyline.decode(try #require(JSONValue(parsing: full.stdout)["routes"]?.arrayValue?.first?["geometry"]?.stringValue), precision: 6)
-        let simpleLine = try Polyline.decode(try #require(JSONValue(parsing: simplified.stdout)["routes"]?.arrayValue?.first?["geometry"]?.stringValue), precision: 6)
-        #expect(simpleLine.count < fullLine.count && simpleLine.first == fullLine.first && simpleLine.last == fullLine.last)
+        let fullLine = try Polyline.decode(
+            try #require(JSONValue(parsing: full.stdout)["routes"]?.arrayValue?.first?["geometry"]?.stringValue),
+            precision: 6)
+        let simpleLine = try Polyline.decode(
+            try #require(JSONValue(parsing: simplified.stdout)["routes"]?.arrayValue?.first?["geometry"]?.stringValue),
+            precision: 6)
+        #expect(
+            simpleLine.count < fullLine.count && simpleLine.first == fullLine.first && simpleLine.last == fullLine.last)
         let none = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format",
                                    "json", "--overview", "false")
         #expect(try JSONValue(parsing: none.stdout)["routes"]?.arrayValue?.first?["geometry"] == nil)

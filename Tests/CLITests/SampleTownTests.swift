@@ -45,7 +45,8 @@ import WaymarkGeo
             #expect(!ways("highway", excluded).isEmpty, "a \(excluded) for the profile to skip")
         }
         // A gate that opens (Manor Drive), a locked one (Mill Lane), a bollard, a cattle grid.
-        #expect(nodes("barrier", "gate") == 2 && nodes("barrier", "bollard") == 1 && nodes("barrier", "cattle_grid") == 1)
+        #expect(
+            nodes("barrier", "gate") == 2 && nodes("barrier", "bollard") == 1 && nodes("barrier", "cattle_grid") == 1)
         #expect(nodes("highway", "traffic_signals") >= 3)
 
         // Turn restrictions: from and to ways end (or start) at the via node.
@@ -54,7 +55,8 @@ import WaymarkGeo
         #expect(restrictions.contains { $0.tags["restriction:motorcar"] != nil })
         #expect(restrictions.contains { $0.tags["restriction"]?.hasPrefix("only_") == true })
         for r in restrictions {
-            let from = try #require(r.members.first { $0.role == "from" }), to = try #require(r.members.first { $0.role == "to" })
+            let from = try #require(r.members.first { $0.role == "from" }),
+                to = try #require(r.members.first { $0.role == "to" })
             let via = try #require(r.members.first { $0.role == "via" && $0.type == "node" })
             for member in [from, to] {
                 let way = try #require(osm.ways.first { $0.id == member.ref })
@@ -76,7 +78,11 @@ import WaymarkGeo
                     if road.tags["bridge"] != nil || other.tags["bridge"] != nil { continue }
                     for (a, b) in zip(other.refs, other.refs.dropFirst()) {
                         let d = distance(p, toSegment: osm.nodes[a]!.coordinate, osm.nodes[b]!.coordinate)
-                        #expect(d > 1, "end of way \(road.id) (\(road.tags["name"] ?? "?")) is \(d) m from way \(other.id) (\(other.tags["name"] ?? "?")) without a shared node")
+                        let (name, otherName) = (road.tags["name"] ?? "?", other.tags["name"] ?? "?")
+                        #expect(d > 1, """
+                            end of way \(road.id) (\(name)) is \(d) m from way \(other.id) (\(otherName)) \
+                            without a shared node
+                            """)
                     }
                 }
             }
@@ -86,7 +92,9 @@ import WaymarkGeo
     /// Distance in metres from p to segment ab, on a local flat approximation.
     func distance(_ p: Coordinate, toSegment a: Coordinate, _ b: Coordinate) -> Double {
         let k = cos(p.latitude * .pi / 180)
-        func xy(_ c: Coordinate) -> (Double, Double) { ((c.longitude - p.longitude) * k * 111_195, (c.latitude - p.latitude) * 111_195) }
+        func xy(_ c: Coordinate) -> (Double, Double) {
+            ((c.longitude - p.longitude) * k * 111_195, (c.latitude - p.latitude) * 111_195)
+        }
         let (ax, ay) = xy(a), (bx, by) = xy(b)
         let dx = bx - ax, dy = by - ay
         let t = dx == 0 && dy == 0 ? 0 : max(0, min(1, -(ax * dx + ay * dy) / (dx * dx + dy * dy)))

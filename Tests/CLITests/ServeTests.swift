@@ -200,21 +200,29 @@ struct RawClient {
         let cliJSON = try JSONValue(parsing: cli.stdout)
         #expect(route.json != nil && route.json == cliJSON)
         // Without steps (OSRM's default): the same route, legs without steps.
-        let plain = try RawClient.get("/route/v1/driving/\(lonLat(a));\(lonLat(b)).json?overview=full&geometries=geojson", port: server.port)
+        let plain = try RawClient.get(
+            "/route/v1/driving/\(lonLat(a));\(lonLat(b)).json?overview=full&geometries=geojson", port: server.port)
         let leg = plain.json?["routes"]?.arrayValue?.first?["legs"]?.arrayValue?.first
         #expect(leg?["steps"] == .array([]) && leg?["summary"] == "")
         #expect(plain.json?["routes"]?.arrayValue?.first?["geometry"]?["type"] == "LineString")
-        #expect(plain.json?["routes"]?.arrayValue?.first?["duration"] == route.json?["routes"]?.arrayValue?.first?["duration"])
+        #expect(
+            plain.json?["routes"]?.arrayValue?.first?["duration"]
+                == route.json?["routes"]?.arrayValue?.first?["duration"])
         // Polyline coordinates (rounded to 5 decimals) give the same route.
         let encoded = try RawClient.get("/route/v1/driving/polyline(\(polyline([a, b])))?steps=true", port: server.port)
-        let steps = { (r: RawClient.Response) in r.json?["routes"]?.arrayValue?.first?["legs"]?.arrayValue?.first?["steps"]?.arrayValue?.map { $0["maneuver"]?["instruction"] } }
+        let steps = { (r: RawClient.Response) in
+            r.json?["routes"]?.arrayValue?.first?["legs"]?.arrayValue?.first?["steps"]?.arrayValue?.map {
+                $0["maneuver"]?["instruction"]
+            }
+        }
         #expect(encoded.status == 200 && steps(encoded) != nil && steps(encoded) == steps(route))
 
         // table == `waymark table`
         let points = directory + "/points.csv"
         try "latitude,longitude\n\(a.lat),\(a.lon)\n\(b.lat),\(b.lon)\n\(c.lat),\(c.lon)\n".write(toFile: points,
             atomically: true, encoding: .utf8)
-        let table = try RawClient.get("/table/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c))?annotations=duration,distance", port: server.port)
+        let table = try RawClient.get(
+            "/table/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c))?annotations=duration,distance", port: server.port)
         let cliTable = try Run.waymark("table", map, "--sources", points)
         #expect(cliTable.status == 0, "\(cliTable.stderr)")
         let cliTableJSON = try JSONValue(parsing: cliTable.stdout)
@@ -227,7 +235,9 @@ struct RawClient {
         #expect(small.status == 0, "\(small.stderr)")
         #expect(try JSONValue(parsing: small.stdout) == cliTableJSON)
         let many = directory + "/many.csv"
-        try ("latitude,longitude\n" + String(repeating: "\(a.lat),\(a.lon)\n\(b.lat),\(b.lon)\n\(c.lat),\(c.lon)\n", count: 12))
+        try
+            ("latitude,longitude\n"
+            + String(repeating: "\(a.lat),\(a.lon)\n\(b.lat),\(b.lon)\n\(c.lat),\(c.lon)\n", count: 12))
             .write(toFile: many, atomically: true, encoding: .utf8)
         let large = try Run.waymark("table", plainMap, "--sources", many, "--destinations", points, "--format", "csv")
         let smallCSV = try Run.waymark("table", plainMap, "--sources", points, "--format", "csv")
@@ -236,8 +246,11 @@ struct RawClient {
         #expect(rows.count == 3 && large.stdout.split(separator: "\n") == Array((0..<12).map { _ in rows }.joined()))
 
         // The table's a→b cell is the route's duration.
-        #expect(table.json?["durations"]?.arrayValue?[0].arrayValue?[1] == route.json?["routes"]?.arrayValue?.first?["duration"])
-        let part = try RawClient.get("/table/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c))?sources=0&destinations=2;1", port: server.port)
+        #expect(
+            table.json?["durations"]?.arrayValue?[0].arrayValue?[1]
+                == route.json?["routes"]?.arrayValue?.first?["duration"])
+        let part = try RawClient.get(
+            "/table/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c))?sources=0&destinations=2;1", port: server.port)
         #expect(part.json?["durations"] == .array([.array([table.json!["durations"]!.arrayValue![0].arrayValue![2],
                                                            table.json!["durations"]!.arrayValue![0].arrayValue![1]])]))
         #expect(part.json?["distances"] == nil && part.json?["sources"]?.arrayValue?.count == 1)
@@ -251,7 +264,8 @@ struct RawClient {
         #expect(waypoints.first?["location"] == route.json?["waypoints"]?.arrayValue?.first?["location"])
 
         // isochrone == `waymark isochrone`, valid GeoJSON, longest time first.
-        let iso = try RawClient.get("/isochrone/v1/driving/\(lonLat(a))?contours_minutes=1,2&polygons=true", port: server.port)
+        let iso = try RawClient.get(
+            "/isochrone/v1/driving/\(lonLat(a))?contours_minutes=1,2&polygons=true", port: server.port)
         let cliIso = try Run.waymark("isochrone", map, "--from", "\(a.lat),\(a.lon)", "--minutes", "1,2")
         #expect(cliIso.status == 0, "\(cliIso.stderr)")
         let cliIsoJSON = try JSONValue(parsing: cliIso.stdout)
@@ -263,7 +277,8 @@ struct RawClient {
         try iso.body.write(toFile: isoFile, atomically: true, encoding: .utf8)
         try Validator.check([isoFile])
         let lines = try RawClient.get("/isochrone/v1/driving/\(lonLat(a))?contours_minutes=2", port: server.port)
-        #expect(lines.json?["features"]?.arrayValue?.first?["geometry"]?["type"] == "LineString") // polygons=false, Mapbox's default
+        // polygons=false, Mapbox's default
+        #expect(lines.json?["features"]?.arrayValue?.first?["geometry"]?["type"] == "LineString")
 
         let health = try RawClient.get("/health", port: server.port)
         #expect(health.status == 200 && health.json?["search"] == "hierarchy")
@@ -313,7 +328,8 @@ struct RawClient {
             #expect(message.isEmpty == false, "\(path)")
         }
         // The instructions' language: one the library has.
-        let english = try RawClient.get("/route/v1/driving/\(lonLat(a));\(lonLat(b))?steps=true&language=en", port: server.port)
+        let english = try RawClient.get(
+            "/route/v1/driving/\(lonLat(a));\(lonLat(b))?steps=true&language=en", port: server.port)
         #expect(english.status == 200 && english.json?["code"]?.stringValue == "Ok")
         // Radiuses narrow the snapping: 1 m from a point 100 m off any road finds none.
         let far = try RawClient.get("/route/v1/driving/\(lonLat(a));\(lonLat(b))?radiuses=1;", port: server.port)
@@ -328,7 +344,9 @@ struct RawClient {
 
         // Pipelined: three requests in one write, three answers in order, on one connection.
         let pipelined = try RawClient(port: server.port)
-        pipelined.send(good + "GET /health HTTP/1.1\r\nHost: t\r\n\r\n" + "GET /nope HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        pipelined.send(
+            good + "GET /health HTTP/1.1\r\nHost: t\r\n\r\n"
+                + "GET /nope HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
         #expect(pipelined.response()?.json?["code"] == "Ok")
         #expect(pipelined.response()?.json?["status"] == "serving")
         #expect(pipelined.response()?.status == 400)
@@ -337,7 +355,9 @@ struct RawClient {
 
         // A long pipeline, answered by the server's loop itself (405 each) and then by the workers.
         let long405 = try RawClient(port: server.port)
-        long405.send(String(repeating: "POST /x HTTP/1.1\r\nHost: t\r\n\r\n", count: 1500) + String(repeating: "GET /health HTTP/1.1\r\nHost: t\r\n\r\n", count: 200))
+        long405.send(
+            String(repeating: "POST /x HTTP/1.1\r\nHost: t\r\n\r\n", count: 1500)
+                + String(repeating: "GET /health HTTP/1.1\r\nHost: t\r\n\r\n", count: 200))
         var statuses: [Int] = []
         for _ in 0..<1700 { statuses.append(long405.response()?.status ?? 0) }
         #expect(statuses == Array(repeating: 405, count: 1500) + Array(repeating: 200, count: 200))
@@ -419,7 +439,8 @@ struct RawClient {
         #expect(after.status == 200 && after.json?["code"] == "Ok")
         // HEAD: the headers alone.
         let head = try RawClient(port: server.port)
-        head.send("HEAD /health HTTP/1.1\r\nHost: t\r\n\r\nGET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        head.send(
+            "HEAD /health HTTP/1.1\r\nHost: t\r\n\r\nGET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
         let first = head.response()
         #expect(first?.status == 200 && Int(first?.headers["content-length"] ?? "0")! > 0)
         head.close()

@@ -13,7 +13,9 @@ enum Run {
     static let productsDirectory: URL = {
         let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
             + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("waymark").path) }
+        return candidates.first {
+            FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("waymark").path)
+        }
             ?? Bundle.main.bundleURL
     }()
 
@@ -106,8 +108,9 @@ enum Validator {
     func validatorTellsGoodFromBad() throws {
         #expect(try Validator.run([Run.data("places.geojson")]).status == 0)
         let bad = try Run.temporaryDirectory() + "/bad.geojson"
-        try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[200,95]}}]}"#.utf8)
-            .write(to: URL(fileURLWithPath: bad))
+        let text = #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"#
+            + #""geometry":{"type":"Point","coordinates":[200,95]}}]}"#
+        try Data(text.utf8).write(to: URL(fileURLWithPath: bad))
         #expect(try Validator.run([bad]).status == 1)
     }
 }

@@ -63,11 +63,19 @@ private let browserReady: Bool = {
         let items = try #require(try JSONValue(parsing: Array(clusters.body.utf8)).objectValue?["items"]?.arrayValue)
         let counted = items.reduce(0) { $0 + Int($1.objectValue?["count"]?.numberValue ?? 1) }
         #expect(clusters.status == 200 && counted == 32)
-        #expect(items.contains { $0.objectValue?["type"]?.stringValue == "cluster" && ($0.objectValue?["expansion_zoom"]?.numberValue ?? 0) > 13 })
-        let fit = try JSONValue(parsing: Array(try RawClient.get("/fit?width=800&height=600", port: port).body.utf8)).objectValue
+        #expect(
+            items.contains {
+                $0.objectValue?["type"]?.stringValue == "cluster"
+                    && ($0.objectValue?["expansion_zoom"]?.numberValue ?? 0) > 13
+            })
+        let fit = try JSONValue(parsing: Array(try RawClient.get("/fit?width=800&height=600", port: port).body.utf8))
+            .objectValue
         #expect((fit?["zoom"]?.numberValue ?? 0) > 12 && fit?["center"]?.arrayValue?.count == 2)
-        let picture = try RawClient.get("/render?lat=52.2904605&lon=-2.5848796&zoom=15&width=400&height=300", port: port)
-        #expect(picture.status == 200 && picture.headers["content-type"] == "image/svg+xml" && picture.body.contains("class=\"basemap river\""))
+        let picture = try RawClient.get(
+            "/render?lat=52.2904605&lon=-2.5848796&zoom=15&width=400&height=300", port: port)
+        #expect(
+            picture.status == 200 && picture.headers["content-type"] == "image/svg+xml"
+                && picture.body.contains("class=\"basemap river\""))
         for bad in ["/render?lat=95&lon=0&zoom=3&width=100&height=100", "/render?lat=1", "/clusters?west=x",
                     "/fit?width=10&height=10"] {
             #expect(try RawClient.get(bad, port: port).status == 400, "\(bad)")
@@ -75,29 +83,43 @@ private let browserReady: Bool = {
 
         // Editing: the version read is required and must still be current.
         let json = ["Content-Type: application/json"]
-        #expect(try Self.request("PUT", "/pois/the-swan", port: port, headers: json, body: #"{"title":"X"}"#).status == 428)
+        #expect(
+            try Self.request("PUT", "/pois/the-swan", port: port, headers: json, body: #"{"title":"X"}"#).status == 428)
         let stale = "If-Match: \"0000000000000000\""
-        #expect(try Self.request("PUT", "/pois/the-swan", port: port, headers: json + [stale], body: #"{"title":"X"}"#).status == 412)
+        #expect(
+            try Self.request("PUT", "/pois/the-swan", port: port, headers: json + [stale], body: #"{"title":"X"}"#)
+                .status == 412)
         let current = "If-Match: \(version)"
-        #expect(try Self.request("PUT", "/pois/nobody", port: port, headers: json + [current], body: #"{"title":"X"}"#).status == 404)
-        #expect(try Self.request("PUT", "/pois/the-swan", port: port, headers: json + [current], body: #"{"lat":1}"#).status == 400)
+        #expect(
+            try Self.request("PUT", "/pois/nobody", port: port, headers: json + [current], body: #"{"title":"X"}"#)
+                .status == 404)
+        #expect(
+            try Self.request("PUT", "/pois/the-swan", port: port, headers: json + [current], body: #"{"lat":1}"#).status
+                == 400)
         #expect(try Self.request("PUT", "/pois/the-swan", port: port,
                                  headers: json + [current], body: "not json").status == 400)
         #expect(try Self.request("DELETE", "/pois/the-swan", port: port).status == 405)
-        let untouched = try Data(contentsOf: URL(fileURLWithPath: places)), original = try Data(contentsOf: URL(fileURLWithPath: Run.data("places.geojson")))
+        let untouched = try Data(contentsOf: URL(fileURLWithPath: places)),
+            original = try Data(contentsOf: URL(fileURLWithPath: Run.data("places.geojson")))
         #expect(untouched == original)
-        let saved = try Self.request("PUT", "/pois/the-swan", port: port, headers: json + [current], body: #"{"title":"The Swan Inn"}"#)
+        let saved = try Self.request(
+            "PUT", "/pois/the-swan", port: port, headers: json + [current], body: #"{"title":"The Swan Inn"}"#)
         #expect(saved.status == 200 && saved.headers["etag"] != version)
         // The same bytes as `waymark poi edit` writes.
         let expected = directory + "/expected.geojson"
         try FileManager.default.copyItem(atPath: Run.data("places.geojson"), toPath: expected)
         #expect(try Run.waymark("poi", "edit", expected, "--id", "the-swan", "--title", "The Swan Inn").status == 0)
-        let written = try Data(contentsOf: URL(fileURLWithPath: places)), edited = try Data(contentsOf: URL(fileURLWithPath: expected))
+        let written = try Data(contentsOf: URL(fileURLWithPath: places)),
+            edited = try Data(contentsOf: URL(fileURLWithPath: expected))
         #expect(written == edited)
         // The version just used is now stale.
-        #expect(try Self.request("PUT", "/pois/the-swan", port: port, headers: json + [current], body: #"{"title":"Again"}"#).status == 412)
+        #expect(
+            try Self.request(
+                "PUT", "/pois/the-swan", port: port, headers: json + [current], body: #"{"title":"Again"}"#
+            ).status == 412)
         // The OSRM API is still served beside the viewer.
-        #expect(try RawClient.get("/route/v1/driving/-2.598781,52.309427;-2.572561,52.311680", port: port).status == 200)
+        #expect(
+            try RawClient.get("/route/v1/driving/-2.598781,52.309427;-2.572561,52.311680", port: port).status == 200)
         #expect(server.stop() == 0)
     }
 

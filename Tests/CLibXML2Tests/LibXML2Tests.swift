@@ -25,7 +25,11 @@ import Foundation
 
     @Test func reportsMalformedXML() {
         let broken = "<osm><node></osm>"
-        let document = broken.withCString { xmlReadMemory($0, Int32(strlen($0)), "broken.osm", nil, Int32(XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)) }
+        let document = broken.withCString {
+            xmlReadMemory(
+                $0, Int32(strlen($0)), "broken.osm", nil,
+                Int32(XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue))
+        }
         #expect(document == nil)
         if let document { xmlFreeDoc(document) }
     }

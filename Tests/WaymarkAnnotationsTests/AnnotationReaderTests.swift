@@ -41,7 +41,8 @@ import WaymarkGeoJSON
             try AnnotationReader.readGeoJSON(Array(badTitle.utf8))
         }
         do {
-            _ = try AnnotationReader.readGeoJSON(Array("{\"type\": \"FeatureCollection\",\n \"features\": [}".utf8), file: "f")
+            _ = try AnnotationReader.readGeoJSON(
+                Array("{\"type\": \"FeatureCollection\",\n \"features\": [}".utf8), file: "f")
             Issue.record("accepted")
         } catch {
             #expect(error.description == "f:2:15: unexpected '}', expected a value")
@@ -49,7 +50,9 @@ import WaymarkGeoJSON
     }
 
     @Test func readsCSVWithQuotesAndExtraColumns() throws {
-        let text = "latitude,longitude,title,subtitle,phone\r\n52.2,-1.5,\"Mill, the old\",\"A \"\"real\"\" mill\",123\r\n\r\n52.3,-1.6,Bakery,,\n"
+        let text =
+            "latitude,longitude,title,subtitle,phone\r\n52.2,-1.5,\"Mill, the old\",\"A \"\"real\"\" mill\","
+                + "123\r\n\r\n52.3,-1.6,Bakery,,\n"
         let annotations = try AnnotationReader.readCSV(Array(text.utf8))
         #expect(annotations.count == 2)
         #expect(annotations[0].title == "Mill, the old")
@@ -68,9 +71,14 @@ import WaymarkGeoJSON
         func failure(_ text: String) -> AnnotationFileError? {
             do { _ = try AnnotationReader.readCSV(Array(text.utf8), file: "p.csv"); return nil } catch { return error }
         }
-        #expect(failure("latitude,longitude\n1,2\n3\n")?.description == "p.csv:3: expected 2 fields like the header, found 1")
-        #expect(failure("latitude,longitude\n1,2\n3,abc\n")?.description == "p.csv:3:2: longitude 'abc' is not a number")
-        #expect(failure("latitude,longitude\n95,2\n")?.description == "p.csv:2:1: latitude 95.0 is out of range (must be within -90…90)")
+        #expect(
+            failure("latitude,longitude\n1,2\n3\n")?.description
+                == "p.csv:3: expected 2 fields like the header, found 1")
+        #expect(
+            failure("latitude,longitude\n1,2\n3,abc\n")?.description == "p.csv:3:2: longitude 'abc' is not a number")
+        #expect(
+            failure("latitude,longitude\n95,2\n")?.description
+                == "p.csv:2:1: latitude 95.0 is out of range (must be within -90…90)")
         #expect(failure("latitude,longitude\nnan,2\n")?.description == "p.csv:2:1: latitude nan is not a finite number")
         #expect(failure("lat,lon\n1,2\n")?.message.contains("header must name 'latitude' and 'longitude'") == true)
         #expect(failure("")?.line == 1)
@@ -80,7 +88,9 @@ import WaymarkGeoJSON
 
     /// RFC 7946 §3.2: a feature may have a null geometry; such features are skipped and counted.
     @Test func unlocatedFeaturesAreSkipped() throws {
-        let text = #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":null,"properties":{}},{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{}}]}"#
+        let text =
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":null,"properties":{}},{"type":"#
+                + #""Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{}}]}"#
         var unlocated = 0
         let annotations = try AnnotationReader.readGeoJSON(Array(text.utf8), unlocated: &unlocated)
         #expect(annotations.count == 1 && unlocated == 1)

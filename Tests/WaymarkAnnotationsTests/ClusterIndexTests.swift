@@ -80,7 +80,9 @@ import WaymarkSupport
             #expect(items.count == 1, "zoom \(z)")
             guard case let .cluster(cluster) = items.first else { Issue.record("not a cluster at \(z)"); continue }
             #expect(cluster.pointCount == 7)
-            #expect(abs(cluster.coordinate.latitude - 48.85837) < 1e-5 && abs(cluster.coordinate.longitude - 2.294481) < 1e-5)
+            #expect(
+                abs(cluster.coordinate.latitude - 48.85837) < 1e-5
+                    && abs(cluster.coordinate.longitude - 2.294481) < 1e-5)
         }
         // Identical points never separate: the expansion zoom runs past maxZoom.
         guard case let .cluster(top) = world(index, 0)[0] else { return }
@@ -98,8 +100,13 @@ import WaymarkSupport
         #expect(throws: ClusterError.unknownCluster(3)) { try index.children(of: 3) } // a point's index, not a cluster
         #expect(throws: ClusterError.unknownCluster(-1)) { try index.leaves(of: -1) }
         #expect(throws: ClusterError.unknownCluster(1 << 40)) { try index.expansionZoom(of: 1 << 40) }
-        #expect(throws: ClusterError.unknownCluster(points.count + 32 * 9_999 + 5)) { try index.children(of: points.count + 32 * 9_999 + 5) }
-        #expect(throws: ClusterError.invalidCoordinate(InvalidCoordinate(index: 1, reason: .outOfRange(component: .latitude, value: 91)))) {
+        #expect(throws: ClusterError.unknownCluster(points.count + 32 * 9_999 + 5)) {
+            try index.children(of: points.count + 32 * 9_999 + 5)
+        }
+        #expect(
+            throws: ClusterError.invalidCoordinate(
+                InvalidCoordinate(index: 1, reason: .outOfRange(component: .latitude, value: 91)))
+        ) {
             try ClusterIndex(coordinates: [c(0, 0), c(91, 0)])
         }
         #expect(throws: ClusterError.self) { try ClusterIndex(coordinates: [],
@@ -152,7 +159,9 @@ import WaymarkSupport
     }
 
     @Test func abbreviatedCounts() {
-        func abbreviation(_ n: Int) -> JSONValue { Cluster(id: 0, coordinate: c(0, 0), pointCount: n, properties: [:]).abbreviatedCount }
+        func abbreviation(_ n: Int) -> JSONValue {
+            Cluster(id: 0, coordinate: c(0, 0), pointCount: n, properties: [:]).abbreviatedCount
+        }
         #expect(abbreviation(999) == 999)
         #expect(abbreviation(1000) == "1k")
         #expect(abbreviation(1249) == "1.2k")
@@ -172,9 +181,11 @@ import WaymarkSupport
         let expected = try #require(SuperclusterReference.counts)
         let out = NSTemporaryDirectory() + "waymark-cluster-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let status = try SuperclusterReference.python([SuperclusterReference.shared.appendingPathComponent("peers/cluster_points.py").path,
+        let status = try SuperclusterReference.python([
+            SuperclusterReference.shared.appendingPathComponent("peers/cluster_points.py").path,
                                                        "--out", out, "--sizes", "100000"])
-        let raw = try #require(status == 0 ? FileManager.default.contents(atPath: out + "/work/points_100000.f64") : nil)
+        let raw = try #require(
+            status == 0 ? FileManager.default.contents(atPath: out + "/work/points_100000.f64") : nil)
         let values: [Double] = raw.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
         let points = stride(from: 0, to: values.count, by: 2).map { c(values[$0 + 1], values[$0]) }
         let index = try ClusterIndex(coordinates: points)
@@ -189,7 +200,9 @@ private enum SuperclusterReference {
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/bench")
 
     static let counts: [Double]? = {
-        guard let data = FileManager.default.contents(atPath: shared.appendingPathComponent("results/peers_cluster_js.json").path),
+        guard
+            let data = FileManager.default.contents(
+                atPath: shared.appendingPathComponent("results/peers_cluster_js.json").path),
               let json = try? JSONValue(parsing: Array(data)) else { return nil }
         return json["datasets"]?["uniform_100000"]?["clusters_per_zoom"]?.arrayValue?.compactMap(\.numberValue)
     }()
@@ -214,7 +227,11 @@ private enum SuperclusterReference {
 @Suite struct NeverClusteringGroupTests {
     @Test func annotationsWithoutTheKeyStaySingleAtEveryZoom() throws {
         var rng = SplitMix64(seed: 4)
-        let points = (0..<3000).map { _ in Annotation(coordinate: Coordinate(latitude: 41.15 + rng.uniform(-0.01, 0.01), longitude: -8.61 + rng.uniform(-0.01, 0.01))) }
+        let points = (0..<3000).map { _ in
+            Annotation(
+                coordinate: Coordinate(
+                    latitude: 41.15 + rng.uniform(-0.01, 0.01), longitude: -8.61 + rng.uniform(-0.01, 0.01)))
+        }
         var tagged = points
         for i in 0..<100 { tagged[i].properties["kind"] = "cafe" }
         let index = try ClusterIndex(annotations: tagged, groupBy: "kind")

@@ -21,8 +21,10 @@ import WaymarkGeoJSON
 
     let sample = """
     {"type":"FeatureCollection","features":[
-    {"type":"Feature","id":7,"geometry":{"type":"Point","coordinates":[2.294481,48.85837]},"properties":{"title":"Tour Eiffel","kind":"tower"}},
-    {"type":"Feature","id":"louvre","geometry":{"type":"Point","coordinates":[2.3376,48.8606]},"properties":{"subtitle":"Museum","title":"Louvre"}}
+    {"type":"Feature","id":7,"geometry":{"type":"Point","coordinates":[2.294481,48.85837]},\
+    "properties":{"title":"Tour Eiffel","kind":"tower"}},
+    {"type":"Feature","id":"louvre","geometry":{"type":"Point","coordinates":[2.3376,48.8606]},\
+    "properties":{"subtitle":"Museum","title":"Louvre"}}
     ]}
     """
 
@@ -68,7 +70,9 @@ import WaymarkGeoJSON
                                           title: "Notre-Dame de Paris")) == "notre-dame-de-paris")
         #expect(try places.add(Annotation(coordinate: Coordinate(latitude: 48.853, longitude: 2.3499),
                                           title: "Notre-Dame de Paris")) == "notre-dame-de-paris-2")
-        #expect(throws: PlaceFileError.self) { try places.add(Annotation(coordinate: Coordinate(latitude: 1, longitude: 1), id: .string("louvre"))) }
+        #expect(throws: PlaceFileError.self) {
+            try places.add(Annotation(coordinate: Coordinate(latitude: 1, longitude: 1), id: .string("louvre")))
+        }
         #expect(throws: PlaceFileError.self) { try places.remove(id: "nope") }
         #expect(throws: PlaceFileError.self) { try places.edit(id: "nope", title: "x") }
         try places.remove(id: "7")
@@ -84,7 +88,12 @@ import WaymarkGeoJSON
         #expect(throws: PlaceFileError.self) { try PlaceFile(path: broken) }
         let csv = directory + "/places-\(UUID().uuidString).csv"
         try "title,latitude,longitude\nA,1,2\n".write(toFile: csv, atomically: true, encoding: .utf8)
-        #expect(throws: PlaceFileError("\(csv): points of interest are edited in GeoJSON; convert with 'waymark annotations \(csv) -o places.geojson'")) {
+        #expect(
+            throws: PlaceFileError(
+                "\(csv): points of interest are edited in GeoJSON; convert with 'waymark annotations \(csv) -o "
+                    + "places.geojson'"
+            )
+        ) {
             try PlaceFile(path: csv)
         }
     }

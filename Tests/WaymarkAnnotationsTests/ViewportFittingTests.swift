@@ -105,7 +105,10 @@ import WaymarkSupport
     @Test func rejectsBadInput() {
         let options = ViewportOptions(width: 100, height: 100)
         #expect(throws: ViewportError.noCoordinates) { try fitViewport([Coordinate](), options: options) }
-        #expect(throws: ViewportError.invalidCoordinate(InvalidCoordinate(index: 1, reason: .outOfRange(component: .longitude, value: 181)))) {
+        #expect(
+            throws: ViewportError.invalidCoordinate(
+                InvalidCoordinate(index: 1, reason: .outOfRange(component: .longitude, value: 181)))
+        ) {
             try fitViewport([c(0, 0), c(0, 181)], options: options)
         }
         #expect(throws: ViewportError.paddingLeavesNoRoom(axis: "horizontal", size: 100, padding: 100)) {

@@ -28,7 +28,11 @@ import WaymarkGeo
         #expect(collection.features[2].geometry == nil)
         let written = GeoJSONWriter().string(object)
         #expect(try GeoJSONReader.read(written) == object)
-        #expect(written.contains(#"{"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[-8.611039,41.149611]},"properties":{"title":"Sé","rank":1}}"#))
+        #expect(
+            written.contains(
+                #"{"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[-8.611039,41.149611]},"#
+                    + #""properties":{"title":"Sé","rank":1}}"#
+            ))
         #expect(written.contains(#""geometry":null,"properties":{}"#))
         #expect(written.hasPrefix(#"{"type":"FeatureCollection","bbox":[-8.7,41.1,-8.5,41.2],"features":["#))
     }
@@ -61,7 +65,10 @@ import WaymarkGeo
         let plain = [Coordinate(latitude: 0, longitude: -10), Coordinate(latitude: 1, longitude: 10)]
         #expect(GeoJSONWriter.splittingAntimeridian(.lineString(plain)) == .lineString(plain))
         let written = GeoJSONWriter().string(.geometry(.lineString(line)))
-        #expect(written == "{\"type\":\"MultiLineString\",\"coordinates\":[[[170,0],[180,5]],[[-180,5],[-170,10],[-160,20]]]}\n")
+        #expect(
+            written
+                == "{\"type\":\"MultiLineString\",\"coordinates\":[[[170,0],[180,5]],[[-180,5],[-170,10],[-160,20]]]}\n"
+        )
     }
 
     @Test func errorsNameLineFeatureAndPath() {
@@ -84,13 +91,19 @@ import WaymarkGeo
         #expect(failure(#"{"type": "Point", "coordinates": [1]}"#)?.message.contains("[longitude, latitude]") == true)
         #expect(failure(#"{"type": "Point", "coordinates": ["1", 2]}"#)?.path == "coordinates[0]")
         #expect(failure(#"{"type": "LineString", "coordinates": [[1, 2]]}"#)?.message.contains("at least 2") == true)
-        #expect(failure(#"{"type": "Polygon", "coordinates": [[[0,0],[1,0],[1,1],[0,1]]]}"#)?.message.contains("not closed") == true)
-        #expect(failure(#"{"type": "Circle", "coordinates": [1, 2]}"#)?.message.contains("unknown geometry type") == true)
+        #expect(
+            failure(#"{"type": "Polygon", "coordinates": [[[0,0],[1,0],[1,1],[0,1]]]}"#)?.message.contains("not closed")
+                == true)
+        #expect(
+            failure(#"{"type": "Circle", "coordinates": [1, 2]}"#)?.message.contains("unknown geometry type") == true)
         #expect(failure(#"{"coordinates": [1, 2]}"#)?.message == "missing member \"type\"")
         #expect(failure(#"{"type": "Feature", "properties": {}}"#)?.message.contains("missing \"geometry\"") == true)
         #expect(failure(#"{"type": "Feature", "geometry": null, "properties": 3}"#)?.path == "properties")
-        #expect(failure(#"{"type": "FeatureCollection", "features": {}}"#)?.message.contains("must be an array") == true)
-        #expect(failure(#"{"type": "FeatureCollection", "features": [{"type": "Point", "coordinates": [0, 0]}]}"#)?.featureIndex == 0)
+        #expect(
+            failure(#"{"type": "FeatureCollection", "features": {}}"#)?.message.contains("must be an array") == true)
+        #expect(
+            failure(#"{"type": "FeatureCollection", "features": [{"type": "Point", "coordinates": [0, 0]}]}"#)?
+                .featureIndex == 0)
         #expect(failure(#"{"type": "Point", "coordinates": [0, 0], "bbox": [1, 2]}"#)?.path == "bbox")
         #expect(failure("{\"type\": \"Point\",\n \"coordinates\": [0, 0]")?.location.line == 2)
     }

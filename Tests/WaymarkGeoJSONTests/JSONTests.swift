@@ -4,7 +4,8 @@ import WaymarkGeo
 
 @Suite struct JSONTests {
     @Test func parsesValuesAndKeepsMemberOrder() throws {
-        let value = try JSONValue(parsing: #"{"b": [1, -2.5, 3e2, 0.1], "a": {"x": null, "y": true}, "s": "q\"\\\/\n\u00e9\ud83d\ude00"}"#)
+        let value = try JSONValue(
+            parsing: #"{"b": [1, -2.5, 3e2, 0.1], "a": {"x": null, "y": true}, "s": "q\"\\\/\n\u00e9\ud83d\ude00"}"#)
         let object = try #require(value.objectValue)
         #expect(object.keys == ["b", "a", "s"])
         #expect(value["b"] == [1, -2.5, 300, 0.1])

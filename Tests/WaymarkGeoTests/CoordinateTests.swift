@@ -39,7 +39,10 @@ import Testing
         let paris = Coordinate(latitude: 48.8566, longitude: 2.3522)
         // Reference values computed independently (Python, same sphere R = 6,371,008.8 m).
         #expect(abs(london.distance(to: paris) - 343_556.5348808832) < 1e-6)
-        #expect(abs(Coordinate(latitude: 0, longitude: 0).distance(to: Coordinate(latitude: 0, longitude: 1)) - 111_195.0802335329) < 1e-6)
+        #expect(
+            abs(
+                Coordinate(latitude: 0, longitude: 0).distance(to: Coordinate(latitude: 0, longitude: 1))
+                    - 111_195.0802335329) < 1e-6)
         #expect(london.distance(to: london) == 0)
         // Across the antimeridian the short way: 2° of longitude at the equator.
         let east = Coordinate(latitude: 0, longitude: 179), west = Coordinate(latitude: 0, longitude: -179)

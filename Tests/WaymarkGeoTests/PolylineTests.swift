@@ -45,7 +45,9 @@ import WaymarkSupport
         #expect(throws: Polyline.DecodingError.truncated(offset: 3)) { try Polyline.decode("_p~") }
         #expect(throws: Polyline.DecodingError.oddValueCount) { try Polyline.decode("_p~iF") }
         // 100° of latitude: out of range once decoded.
-        let tooFar = Polyline.encode([Coordinate(latitude: 89, longitude: 0)]) + Polyline.encode([Coordinate(latitude: 11, longitude: 0)])
+        let tooFar =
+            Polyline.encode([Coordinate(latitude: 89, longitude: 0)])
+            + Polyline.encode([Coordinate(latitude: 11, longitude: 0)])
         #expect(throws: Polyline.DecodingError.self) { try Polyline.decode(tooFar) }
     }
 }

@@ -35,12 +35,15 @@ func squareGraph() -> RoadGraph {
                 let slots = g.incoming(to: g.edgeTarget[e]).filter { Int(g.incomingEdge[$0]) == e }
                 #expect(slots.count == 1 && g.incomingSource[slots[0]] == v)
                 let shape = g.geometry(of: e)
-                #expect(shape.count == 3 && shape.first == g.coordinate(of: v) && shape.last == g.coordinate(of: g.edgeTarget[e]))
+                #expect(
+                    shape.count == 3 && shape.first == g.coordinate(of: v)
+                        && shape.last == g.coordinate(of: g.edgeTarget[e]))
                 #expect(g.edgeLength[e] > 100 && g.edgeLength[e] < 250)
                 #expect(abs(Double(g.edgeDuration[e]) - Double(g.edgeLength[e]) / (25 / 3.6)) < 1e-3)
             }
         }
-        #expect(g.restrictionVia.count == 1 && g.nodeFlags[Int(g.restrictionVia[0])] & RoadGraph.restrictionViaFlag != 0)
+        #expect(
+            g.restrictionVia.count == 1 && g.nodeFlags[Int(g.restrictionVia[0])] & RoadGraph.restrictionViaFlag != 0)
         #expect(g.strings.contains("Ring, the"))
     }
 
@@ -83,7 +86,9 @@ func squareGraph() -> RoadGraph {
             let chain = Bool.random(using: &random)
             if chain, let end = b.ways.last?.nodes.last { nodes[0] = end }
             chained.append(chain && !b.ways.isEmpty)
-            if Int.random(in: 0..<10, using: &random) == 0 { nodes[Int.random(in: 1..<count, using: &random)] = GraphBuilder.missing }
+            if Int.random(in: 0..<10, using: &random) == 0 {
+                nodes[Int.random(in: 1..<count, using: &random)] = GraphBuilder.missing
+            }
             if Int.random(in: 0..<10, using: &random) == 0, let last = nodes.last { nodes.append(last) }
             b.ways.append(GraphBuilder.Way(nodes: nodes, rule: rules.randomElement(using: &random)!,
                                            id: Int64(1000 + id % 110)))
@@ -106,10 +111,18 @@ func squareGraph() -> RoadGraph {
         b.ways.insert(GraphBuilder.Way(nodes: [3, 4], rule: rules[1], id: 2001), at: 60)
         b.ways.insert(GraphBuilder.Way(nodes: [4, 3], rule: rules[7], id: 2002), at: 90)
         let whole = b.build(walkParts: 1)
-        #expect(whole.segmentCount > 100 && whole.report.barrierCuts > 0 && whole.restrictionVia.count > 0 && whole.restrictionPathKind.count > 0)
-        #expect(whole.signRows.count > 5 && whole.shapeLatitudes.count > 0 && whole.report.droppedDegenerateSegments > 0)
-        let vertex = { (node: Int) in (0..<UInt32(whole.nodeCount)).first { whole.latitudes[Int($0)] == b.latitudes[node] && whole.longitudes[Int($0)] == b.longitudes[node] }! }
-        #expect(whole.edges(from: vertex(3)).filter { whole.edgeTarget[$0] == vertex(4) }.count == 1) // the road drawn twice, once
+        #expect(
+            whole.segmentCount > 100 && whole.report.barrierCuts > 0 && whole.restrictionVia.count > 0
+                && whole.restrictionPathKind.count > 0)
+        #expect(
+            whole.signRows.count > 5 && whole.shapeLatitudes.count > 0 && whole.report.droppedDegenerateSegments > 0)
+        let vertex = { (node: Int) in
+            (0..<UInt32(whole.nodeCount)).first {
+                whole.latitudes[Int($0)] == b.latitudes[node] && whole.longitudes[Int($0)] == b.longitudes[node]
+            }!
+        }
+        // the road drawn twice, once
+        #expect(whole.edges(from: vertex(3)).filter { whole.edgeTarget[$0] == vertex(4) }.count == 1)
         for parts in [2, 3, 8, 200] { #expect(b.build(walkParts: parts) == whole, "in \(parts) parts") }
     }
 
@@ -232,7 +245,9 @@ func squareGraph() -> RoadGraph {
         #expect(decode(bytes) == nil)
         // Truncated anywhere: header, table, data.
         for cut in [4, 20, 100, bytes.count / 2, bytes.count - 1] {
-            guard case .truncated? = decode(Array(bytes.prefix(cut))) else { Issue.record("cut at \(cut): \(String(describing: decode(Array(bytes.prefix(cut)))))"); continue }
+            guard case .truncated? = decode(Array(bytes.prefix(cut))) else {
+                Issue.record("cut at \(cut): \(String(describing: decode(Array(bytes.prefix(cut)))))"); continue
+            }
         }
         // A flipped bit anywhere after the header.
         for position in [40, bytes.count / 3, bytes.count - 9] {
@@ -246,10 +261,13 @@ func squareGraph() -> RoadGraph {
         #expect(decode(Array("<?xml version=\"1.0\"?><osm/>".utf8)) == .notAGraphFile("g.wmg"))
         #expect(decode([]) == .truncated("g.wmg", expected: 32, actual: 0))
         #expect(decode(bytes + [0, 0, 0, 0, 0, 0, 0, 0]) == .corrupt("g.wmg", "8 unexpected bytes after the end"))
-        #expect(throws: GraphFileError.notFound(directory + "/none.wmg")) { try GraphFile.read(path: directory + "/none.wmg") }
+        #expect(throws: GraphFileError.notFound(directory + "/none.wmg")) {
+            try GraphFile.read(path: directory + "/none.wmg")
+        }
         // The file is mapped: a FIFO is refused at once (not waited on), a directory said so, a
         // symbolic link followed.
-        let fifo = directory + "/fifo.wmg", folder = directory + "/folder.wmg", file = directory + "/g.wmg", link = directory + "/link.wmg"
+        let fifo = directory + "/fifo.wmg", folder = directory + "/folder.wmg", file = directory + "/g.wmg",
+            link = directory + "/link.wmg"
         #expect(mkfifo(fifo, 0o600) == 0)
         #expect(throws: GraphFileError.unreadable(fifo, "not a regular file")) { try GraphFile.read(path: fifo) }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -258,7 +276,9 @@ func squareGraph() -> RoadGraph {
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
         #expect(try GraphFile.read(path: link) == squareGraph())
         // Descriptions say what to do.
-        #expect(GraphFileError.corrupt("g.wmg", "checksum mismatch").description.contains("rebuild it with 'waymark build'"))
+        #expect(
+            GraphFileError.corrupt("g.wmg", "checksum mismatch").description.contains("rebuild it with 'waymark build'")
+        )
     }
 
     @Test func checksumStillCatchesAConsistentLookingEdit() throws {
@@ -266,7 +286,9 @@ func squareGraph() -> RoadGraph {
         var g = squareGraph()
         g.edgeTarget[edit: 0] = 99
         let bytes = GraphFile.encode(g)
-        #expect(throws: GraphFileError.corrupt("g.wmg", "edge target out of range")) { try GraphFile.decode(Data(bytes), path: "g.wmg") }
+        #expect(throws: GraphFileError.corrupt("g.wmg", "edge target out of range")) {
+            try GraphFile.decode(Data(bytes), path: "g.wmg")
+        }
     }
 }
 
@@ -294,7 +316,8 @@ func squareGraph() -> RoadGraph {
         var g = squareGraph()
         // Two edges swapped between the rows of different vertices: every index still in range.
         let first = Int(g.incomingEdge[0])
-        let other = try #require(g.incomingEdge.indices.first { g.edgeTarget[Int(g.incomingEdge[$0])] != g.edgeTarget[first] })
+        let other = try #require(
+            g.incomingEdge.indices.first { g.edgeTarget[Int(g.incomingEdge[$0])] != g.edgeTarget[first] })
         var swapped = g.incomingEdge.array
         swapped.swapAt(0, other)
         g.incomingEdge = Column(swapped)
@@ -331,7 +354,9 @@ func squareGraph() -> RoadGraph {
         #expect(reason(offGlobe).contains("coordinate out of range"))
         var swapped = squareGraph() // vertex coordinate sections swapped: routes allocated gigabytes
         (swapped.latitudes, swapped.longitudes) = (swapped.longitudes, swapped.latitudes)
-        #expect(reason(swapped).contains("shorter than the distance between its ends") || reason(swapped).contains("farther away"))
+        #expect(
+            reason(swapped).contains("shorter than the distance between its ends")
+                || reason(swapped).contains("farther away"))
         var shapes = squareGraph()
         (shapes.shapeLatitudes, shapes.shapeLongitudes) = (shapes.shapeLongitudes, shapes.shapeLatitudes)
         #expect(reason(shapes).contains("farther away than its length"))
@@ -347,7 +372,9 @@ func squareGraph() -> RoadGraph {
         var bytes = GraphFile.encode(squareGraph())
         let count = bytes.withUnsafeBytes { GraphFile.get($0, 12) as UInt32 }
         GraphFile.put(count - 1, at: 12, in: &bytes)
-        #expect(throws: GraphFileError.corrupt("x.wmg", "checksum mismatch")) { try GraphFile.decode(Data(bytes), path: "x.wmg") }
+        #expect(throws: GraphFileError.corrupt("x.wmg", "checksum mismatch")) {
+            try GraphFile.decode(Data(bytes), path: "x.wmg")
+        }
     }
 
     /// A version 1 file (checksum over the body only) still reads.
@@ -365,9 +392,13 @@ func squareGraph() -> RoadGraph {
                   GraphBuilder.Way(nodes: [1, 2], rule: street, id: 2)]
         let g = b.build()
         let rampEdge = try #require(g.edges(from: 0).first)
-        #expect(g.destinations(of: rampEdge) == "A 3: Braga" && g.exits(of: rampEdge) == "12" && g.turnLanes(of: rampEdge) == "through|right")
-        let up = try #require(g.edges(from: 1).first { g.edgeTarget[$0] == 2 }), down = try #require(g.edges(from: 2).first)
-        #expect(g.turnLanes(of: up).isEmpty && g.turnLanes(of: down) == "left|through" && g.destinations(of: down).isEmpty)
+        #expect(
+            g.destinations(of: rampEdge) == "A 3: Braga" && g.exits(of: rampEdge) == "12"
+                && g.turnLanes(of: rampEdge) == "through|right")
+        let up = try #require(g.edges(from: 1).first { g.edgeTarget[$0] == 2 }),
+            down = try #require(g.edges(from: 2).first)
+        #expect(
+            g.turnLanes(of: up).isEmpty && g.turnLanes(of: down) == "left|through" && g.destinations(of: down).isEmpty)
         // Lane counts: the ramp's two turn lanes, the street's `lanes`.
         #expect(g.segmentLanes[g.segment(of: rampEdge)] == 2 && g.segmentLanes[g.segment(of: up)] == 3)
         #expect(try GraphFile.decode(Data(GraphFile.encode(g)), path: "s.wmg") == g)
@@ -407,10 +438,16 @@ func squareGraph() -> RoadGraph {
         let values: [Int32] = [7, -3, 1 << 30, 0]
         let bytes = [UInt8](repeating: 0xEE, count: 1) + values.withUnsafeBytes { Array($0) } + [0xEE]
         let owned = bytes.withUnsafeBytes { OwnedBytes($0) }
-        let misaligned = try #require(Column<Int32>(raw: UnsafeRawBufferPointer(rebasing: owned.bytes[1..<17]), owner: owned))
+        let misaligned = try #require(
+            Column<Int32>(raw: UnsafeRawBufferPointer(rebasing: owned.bytes[1..<17]), owner: owned))
         #expect(misaligned.array == values)
-        let aligned = try #require(Column<Int32>(raw: UnsafeRawBufferPointer(rebasing: owned.bytes[0..<16]), owner: owned))
-        #expect(aligned.count == 4 && aligned.withUnsafeBufferPointer { $0.baseAddress == UnsafeRawPointer(owned.bytes.baseAddress!).assumingMemoryBound(to: Int32.self) })
+        let aligned = try #require(
+            Column<Int32>(raw: UnsafeRawBufferPointer(rebasing: owned.bytes[0..<16]), owner: owned))
+        #expect(
+            aligned.count == 4
+                && aligned.withUnsafeBufferPointer {
+                    $0.baseAddress == UnsafeRawPointer(owned.bytes.baseAddress!).assumingMemoryBound(to: Int32.self)
+                })
         #expect(Column<Int32>(raw: UnsafeRawBufferPointer(rebasing: owned.bytes[1..<16]), owner: owned) == nil)
         #expect(Column<Int32>(raw: UnsafeRawBufferPointer(rebasing: owned.bytes[3..<3]), owner: owned)?.isEmpty == true)
     }

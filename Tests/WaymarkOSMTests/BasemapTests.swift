@@ -47,10 +47,13 @@ import WaymarkGeo
             <relation id="1"><member type="way" ref="2" role="outer"/><member type="way" ref="3" role="outer"/>\
             <member type="way" ref="4" role="inner"/><member type="way" ref="999" role="outer"/>\
             <tag k="type" v="multipolygon"/><tag k="landuse" v="forest"/></relation>
-            <relation id="2"><member type="way" ref="5" role="outer"/><tag k="type" v="multipolygon"/><tag k="leisure" v="park"/></relation>
-            <relation id="3"><member type="way" ref="1" role="outer"/><tag k="type" v="route"/><tag k="natural" v="water"/></relation>
+            <relation id="2"><member type="way" ref="5" role="outer"/><tag k="type" v="multipolygon"/><tag k="leisure" \
+            v="park"/></relation>
+            <relation id="3"><member type="way" ref="1" role="outer"/><tag k="type" v="route"/><tag k="natural" \
+            v="water"/></relation>
             """
-        return "<?xml version=\"1.0\"?>\n<osm version=\"0.6\">\n" + (nodes + ways).joined(separator: "\n") + "\n" + relations + "\n</osm>\n"
+        return "<?xml version=\"1.0\"?>\n<osm version=\"0.6\">\n" + (nodes + ways).joined(separator: "\n") + "\n"
+            + relations + "\n</osm>\n"
     }()
 
     func build(_ name: String, _ bytes: [UInt8]) throws -> Basemap {
@@ -86,7 +89,9 @@ import WaymarkGeo
         let xml = try directory.file("town.osm", Array(BasemapTests.xml.utf8))
         let sink = RecordingSink()
         let input = try GzipInput(path: xml)
-        try LibXML2Parser.parse(input, into: OSMElementDecoder(sink: sink, wantedKeys: OSMGraphLoader.wantedKeys(CarProfile(), basemap: true)))
+        try LibXML2Parser.parse(
+            input,
+            into: OSMElementDecoder(sink: sink, wantedKeys: OSMGraphLoader.wantedKeys(CarProfile(), basemap: true)))
         input.close()
         for dense in [true, false] {
             let pbf = try build("town-\(dense).osm.pbf",

@@ -12,7 +12,9 @@ import WaymarkSupport
 enum Snippet {
     static func node(_ id: Int, _ lat: Double, _ lon: Double, _ tags: [String: String] = [:]) -> String {
         let t = tags.sorted { $0.key < $1.key }.map { "<tag k=\"\($0.key)\" v=\"\($0.value)\"/>" }.joined()
-        return t.isEmpty ? "<node id=\"\(id)\" lat=\"\(lat)\" lon=\"\(lon)\"/>" : "<node id=\"\(id)\" lat=\"\(lat)\" lon=\"\(lon)\">\(t)</node>"
+        return t.isEmpty
+            ? "<node id=\"\(id)\" lat=\"\(lat)\" lon=\"\(lon)\"/>"
+            : "<node id=\"\(id)\" lat=\"\(lat)\" lon=\"\(lon)\">\(t)</node>"
     }
 
     static func way(_ id: Int, _ nodes: [Int], _ tags: [String: String]) -> String {
@@ -25,7 +27,8 @@ enum Snippet {
                                               13.0 + Double($0 - 1) * 0.00146) } + [node(6, 52.0009, 13.00292)]
 
     static func osm(_ elements: [String], nodes: [String] = baseNodes) -> String {
-        "<?xml version=\"1.0\"?>\n<osm version=\"0.6\">\n<bounds minlat=\"0\" minlon=\"0\" maxlat=\"1\" maxlon=\"1\"/>\n"
+        "<?xml version=\"1.0\"?>\n<osm version=\"0.6\">\n<bounds minlat=\"0\" minlon=\"0\" maxlat=\"1\" "
+            + "maxlon=\"1\"/>\n"
             + (nodes + elements).joined(separator: "\n") + "\n</osm>\n"
     }
 
@@ -97,18 +100,23 @@ extension RoadGraph {
     /// bollard cut the way; an open gate and a cattle grid cost nothing.
     @Test func barriersCutOrDelay() throws {
         func build(_ tags: [String: String]) throws -> RoadGraph {
-            let nodes = Snippet.baseNodes.enumerated().map { i, n in i == 2 ? Snippet.node(3, 52.0, 13.00292, tags) : n }
+            let nodes = Snippet.baseNodes.enumerated().map { i, n in i == 2 ? Snippet.node(3, 52.0, 13.00292, tags) : n
+            }
             return try Snippet.build([Snippet.way(1, [1, 2, 3, 4, 5], ["highway": "unclassified"])], nodes: nodes)
         }
         let free = try build([:])
         let travel = Double(free.edgeDuration[0])
         let gate = try build(["barrier": "gate"])
         #expect(gate.report.barrierCuts == 0 && gate.nodeCount == 2)
-        #expect(abs(Double(gate.edgeDuration[0]) - travel - 60) < 1e-3 && abs(Double(gate.edgeWeight[0]) - travel - 60) < 1e-3)
+        #expect(
+            abs(Double(gate.edgeDuration[0]) - travel - 60) < 1e-3
+                && abs(Double(gate.edgeWeight[0]) - travel - 60) < 1e-3)
         for tags in [["barrier": "gate", "access": "no"], ["barrier": "bollard"]] {
             // Two pieces that meet at the barrier only by coordinate: 1–barrier and barrier–5, disconnected.
             let cut = try build(tags)
-            #expect(cut.report.barrierCuts == 1 && cut.nodeCount == 4 && cut.edgeCount == 4 && cut.report.largestComponentNodes == 2, "\(tags)")
+            #expect(
+                cut.report.barrierCuts == 1 && cut.nodeCount == 4 && cut.edgeCount == 4
+                    && cut.report.largestComponentNodes == 2, "\(tags)")
         }
         for tags in [["barrier": "gate", "access": "yes"], ["barrier": "cattle_grid"]] {
             let open = try build(tags)
@@ -144,7 +152,11 @@ extension RoadGraph {
         #expect(g.report.routableWays == 4)
         let timed = (0..<g.edgeCount).filter { g.segmentWayID[g.segment(of: $0)] == 2 }
         #expect(timed.count == 2)
-        for e in timed { #expect(abs(Double(g.edgeDuration[e]) - 600) < 1e-3 && g.highway(of: e) == .ferry && g.flags(of: e).contains(.ferry)) }
+        for e in timed {
+            #expect(
+                abs(Double(g.edgeDuration[e]) - 600) < 1e-3 && g.highway(of: e) == .ferry
+                    && g.flags(of: e).contains(.ferry))
+        }
         let plain = (0..<g.edgeCount).filter { g.segmentWayID[g.segment(of: $0)] == 4 }
         for e in plain { #expect(abs(Double(g.edgeLength[e]) / Double(g.edgeDuration[e]) * 3.6 - 5) < 1e-3) }
     }
@@ -203,9 +215,15 @@ extension RoadGraph {
             Snippet.way(1, [1, 2, 3], ["highway": "residential"]),
             Snippet.way(2, [3, 4, 5], ["highway": "residential"]),
             Snippet.way(3, [3, 6], ["highway": "residential"]),
-            "<relation id=\"9\"><member type=\"way\" ref=\"1\" role=\"from\"/><member type=\"node\" ref=\"3\" role=\"via\"/><member type=\"way\" ref=\"3\" role=\"to\"/><tag k=\"type\" v=\"restriction\"/><tag k=\"restriction\" v=\"no_left_turn\"/></relation>",
-            "<relation id=\"10\"><member type=\"way\" ref=\"1\" role=\"from\"/><member type=\"way\" ref=\"2\" role=\"via\"/><member type=\"way\" ref=\"3\" role=\"to\"/><tag k=\"type\" v=\"restriction\"/><tag k=\"restriction\" v=\"no_u_turn\"/></relation>",
-            "<relation id=\"11\"><member type=\"way\" ref=\"1\" role=\"from\"/><member type=\"node\" ref=\"3\" role=\"via\"/><member type=\"way\" ref=\"2\" role=\"to\"/><tag k=\"type\" v=\"restriction\"/><tag k=\"restriction:hgv\" v=\"no_straight_on\"/></relation>",
+            "<relation id=\"9\"><member type=\"way\" ref=\"1\" role=\"from\"/><member type=\"node\" ref=\"3\" "
+                + "role=\"via\"/><member type=\"way\" ref=\"3\" role=\"to\"/><tag k=\"type\" v=\"restriction\"/><tag "
+                + "k=\"restriction\" v=\"no_left_turn\"/></relation>",
+            "<relation id=\"10\"><member type=\"way\" ref=\"1\" role=\"from\"/><member type=\"way\" ref=\"2\" "
+                + "role=\"via\"/><member type=\"way\" ref=\"3\" role=\"to\"/><tag k=\"type\" v=\"restriction\"/><tag "
+                + "k=\"restriction\" v=\"no_u_turn\"/></relation>",
+            "<relation id=\"11\"><member type=\"way\" ref=\"1\" role=\"from\"/><member type=\"node\" ref=\"3\" "
+                + "role=\"via\"/><member type=\"way\" ref=\"2\" role=\"to\"/><tag k=\"type\" v=\"restriction\"/><tag "
+                + "k=\"restriction:hgv\" v=\"no_straight_on\"/></relation>"
         ])
         #expect(g.report.osmRelations == 3)
         #expect(g.report.restrictionsRead == 2) // the hgv-only one is not for cars
@@ -269,7 +287,9 @@ extension RoadGraph {
     }
 
     @Test func malformedXMLNamesTheLine() {
-        let broken = "<?xml version=\"1.0\"?>\n<osm>\n<node id=\"1\" lat=\"1\" lon=\"1\">\n<tag k=\"a\" v=\"b\">\n</node>\n</osm>\n"
+        let broken =
+            "<?xml version=\"1.0\"?>\n<osm>\n<node id=\"1\" lat=\"1\" lon=\"1\">\n<tag k=\"a\" "
+                + "v=\"b\">\n</node>\n</osm>\n"
         do {
             _ = try OSMGraphLoader.build(xml: broken)
             Issue.record("accepted malformed XML")
@@ -329,7 +349,9 @@ extension RoadGraph {
         #expect(fixed("1.23456785") == 12_345_679)
         #expect(fixed("-180") == -1_800_000_000)
         #expect(fixed(".5") == 5_000_000)
-        #expect(fixed("") == nil && fixed("-") == nil && fixed("1e5") == nil && fixed("12345") == nil && fixed("1.2.3") == nil)
+        #expect(
+            fixed("") == nil && fixed("-") == nil && fixed("1e5") == nil && fixed("12345") == nil
+                && fixed("1.2.3") == nil)
     }
 }
 
@@ -341,8 +363,11 @@ extension RoadGraph {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Big enough to fill every buffer of the pool before the parser gives up on line 3.
         let path = directory + "/bad.osm"
-        let filler = String(repeating: "<!-- padding padding padding padding padding padding padding -->\n", count: 60_000)
-        try ("<osm>\n<node id=\"1\" lat=\"1\" lon=\"1\"/>\n<node id=\"2\" lat=\"x\" lon=\"1\"/>\n" + filler + "</osm>\n")
+        let filler = String(
+            repeating: "<!-- padding padding padding padding padding padding padding -->\n", count: 60_000)
+        try
+            ("<osm>\n<node id=\"1\" lat=\"1\" lon=\"1\"/>\n<node id=\"2\" lat=\"x\" "
+                + "lon=\"1\"/>\n" + filler + "</osm>\n")
             .write(toFile: path, atomically: true, encoding: .utf8)
         weak var released: GzipInput?
         do {
@@ -380,7 +405,8 @@ private final class NullSink: OSMElementSink {
 /// garbage bytes, and every build either succeeds or throws an OSMReadError (fixed seed).
 @Suite struct DamagedInputTests {
     @Test func truncatedAndGarbledFilesFailCleanly() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let original = try Data(contentsOf: root.appendingPathComponent("Data/sample-town.osm"))
         var state: UInt64 = 99
         func next() -> Int {

@@ -5,7 +5,8 @@ import WaymarkProfiles
 @testable import WaymarkOSM
 import WaymarkSupport
 
-private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.osm").path
 
 /// The PBF reader (issue 14): the sample town written as PBF in every shape the format allows
@@ -23,7 +24,9 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
         let sink = RecordingSink()
         let input = try! GzipInput(path: sampleTown)
         defer { input.close() }
-        try! LibXML2Parser.parse(input, into: OSMElementDecoder(sink: sink, wantedKeys: OSMGraphLoader.wantedKeys(CarProfile(), basemap: false)))
+        try! LibXML2Parser.parse(
+            input,
+            into: OSMElementDecoder(sink: sink, wantedKeys: OSMGraphLoader.wantedKeys(CarProfile(), basemap: false)))
         return sink.elements
     }()
 
@@ -79,10 +82,14 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
         let got = sink.elements
         #expect(got.nodes.map(\.id) == town.nodes.map(\.id))
         #expect(got.nodes.map(\.lat) == town.nodes.map(\.lat) && got.nodes.map(\.lon) == town.nodes.map(\.lon))
-        #expect(got.nodes.map { $0.tags.map { "\($0.0)=\($0.1)" } } == town.nodes.map { $0.tags.map { "\($0.0)=\($0.1)" } })
+        #expect(
+            got.nodes.map { $0.tags.map { "\($0.0)=\($0.1)" } } == town.nodes.map { $0.tags.map { "\($0.0)=\($0.1)" } })
         #expect(got.ways.map(\.refs) == town.ways.map(\.refs))
-        #expect(got.ways.map { $0.tags.map { "\($0.0)=\($0.1)" } } == town.ways.map { $0.tags.map { "\($0.0)=\($0.1)" } })
-        #expect(got.relations.map { $0.members.map { "\($0.0)\($0.1)\($0.2)" } } == town.relations.map { $0.members.map { "\($0.0)\($0.1)\($0.2)" } })
+        #expect(
+            got.ways.map { $0.tags.map { "\($0.0)=\($0.1)" } } == town.ways.map { $0.tags.map { "\($0.0)=\($0.1)" } })
+        #expect(
+            got.relations.map { $0.members.map { "\($0.0)\($0.1)\($0.2)" } }
+                == town.relations.map { $0.members.map { "\($0.0)\($0.1)\($0.2)" } })
         #expect(reader.nodeCount == 2529 && reader.wayCount == 369 && reader.relationCount == 3)
     }
 
@@ -101,10 +108,15 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
             var field: [UInt8] = []
             for _ in 0..<Int.random(in: 0...12, using: &random) {
                 switch Int.random(in: 0..<10, using: &random) {
-                case 0: field += Array(repeating: 0xFF, count: Int.random(in: 9...11, using: &random)) + [UInt8.random(in: 0...3, using: &random)]
+                case 0:
+                    field +=
+                        Array(repeating: 0xFF, count: Int.random(in: 9...11, using: &random)) + [
+                            UInt8.random(in: 0...3, using: &random)
+                        ]
                 case 1: field.append(UInt8.random(in: 0x80...0xFF, using: &random)) // a value left open
                 default:
-                    var value = UInt64.random(in: 0...UInt64.max, using: &random) >> UInt64.random(in: 0...63, using: &random)
+                    var value =
+                        UInt64.random(in: 0...UInt64.max, using: &random) >> UInt64.random(in: 0...63, using: &random)
                     repeat {
                         field.append(UInt8(value & 0x7F) | (value > 0x7F ? 0x80 : 0))
                         value >>= 7
@@ -164,22 +176,32 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
         }
         // A header length no PBF has is refused before anything is read or allocated.
         #expect(try failure(headerBlob + [0x00, 0x10, 0x00, 0x00] + Array(repeating: 0, count: 16))
-            == "bad.osm.pbf: OSM PBF, blob at byte \(headerBlob.count): blob header of 1048576 bytes (the format allows 64 KiB); not a PBF file, or a corrupt one")
+            == "bad.osm.pbf: OSM PBF, blob at byte \(headerBlob.count): blob header of 1048576 bytes (the format "
+                + "allows 64 KiB); not a PBF file, or a corrupt one"
+    )
         // A blob claiming 40 MiB.
         var big = ProtoWriter()
         big.string(1, "OSMData")
         big.uint(3, 40 << 20)
-        #expect(try failure(headerBlob + [0, 0, 0, UInt8(big.bytes.count)] + big.bytes).contains("blob of 41943040 bytes (the format allows 32 MiB)"))
+        #expect(
+            try failure(headerBlob + [0, 0, 0, UInt8(big.bytes.count)] + big.bytes).contains(
+                "blob of 41943040 bytes (the format allows 32 MiB)"))
         // Compressions Waymark does not read.
         for (field, name) in [(4, "LZMA"), (6, "LZ4"), (7, "ZSTD")] {
             var blob = ProtoWriter()
             blob.uint(2, 10)
             blob.bytes(field, [1, 2, 3])
-            #expect(try failure(headerBlob + PBFWriter.frame("OSMData", blob.bytes)).contains("\(name)-compressed blob, which Waymark does not read"))
+            #expect(
+                try failure(headerBlob + PBFWriter.frame("OSMData", blob.bytes)).contains(
+                    "\(name)-compressed blob, which Waymark does not read"))
         }
         // A history file; a file that does not start with its header.
         let history = PBFWriter(requiredFeatures: ["OsmSchema-V0.6", "HistoricalInformation"]).file(town)
-        #expect(try failure(history) == "bad.osm.pbf: OSM PBF, blob at byte 0: the file requires the feature \"HistoricalInformation\", which Waymark does not read (a history file: use a current extract)")
+        #expect(
+            try failure(history)
+                == "bad.osm.pbf: OSM PBF, blob at byte 0: the file requires the feature \"HistoricalInformation\", "
+                    + "which Waymark does not read (a history file: use a current extract)"
+        )
         #expect(try failure(writer.blob("OSMData",
                                         writer.wayBlock(town.ways))).contains("is \"OSMData\", not the OSMHeader"))
         // zlib data that is corrupt, or inflates to another size than the blob says.
@@ -196,7 +218,9 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
         // A string index beyond the block's table; a varint that never ends; a latitude off the globe.
         #expect(try failure(headerBlob + writer.blob("OSMData", PBFTests.badStringIndexBlock))
             == "bad.osm.pbf: OSM PBF, blob at byte \(headerBlob.count): string index 99 beyond the block's 1 strings")
-        #expect(try failure(headerBlob + writer.blob("OSMData", [0x88, 0x01] + Array(repeating: 0xFF, count: 11))).contains("varint"))
+        #expect(
+            try failure(headerBlob + writer.blob("OSMData", [0x88, 0x01] + Array(repeating: 0xFF, count: 11))).contains(
+                "varint"))
         let offGlobe = TestElements(nodes: [.init(id: 1, lat: 950_000_000, lon: 0, tags: [])])
         #expect(try failure(writer.file(offGlobe)).contains("node 1 has a latitude beyond ±90°"))
         // Dense nodes whose columns disagree.
@@ -208,7 +232,9 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
         denseGroup.bytes(2, dense.bytes)
         var denseBlock = ProtoWriter()
         denseBlock.bytes(2, denseGroup.bytes)
-        #expect(try failure(headerBlob + writer.blob("OSMData", denseBlock.bytes)).contains("dense nodes: 3 ids, 2 latitudes, 3 longitudes"))
+        #expect(
+            try failure(headerBlob + writer.blob("OSMData", denseBlock.bytes)).contains(
+                "dense nodes: 3 ids, 2 latitudes, 3 longitudes"))
         // The error names the blob at fault, not the first one.
         let secondBlob = whole.count
         #expect(try failure(whole + [0, 0]).contains("blob at byte \(secondBlob): truncated"))
@@ -222,7 +248,8 @@ private let sampleTown = packageRoot.appendingPathComponent("Data/sample-town.os
         let nodes = (1...60).map { TestElements.Node(id: Int64($0), lat: 0, lon: Int32($0) * 1000, tags: []) }
         var header = ProtoWriter()
         header.string(4, "OsmSchema-V0.6")
-        var blobs = [writer.blob("OSMHeader", header.bytes)] + nodes.map { writer.blob("OSMData", writer.nodeBlock([$0])) }
+        var blobs =
+            [writer.blob("OSMHeader", header.bytes)] + nodes.map { writer.blob("OSMData", writer.nodeBlock([$0])) }
         // Blob 2: a string index beyond its block's table.
         blobs[2] = writer.blob("OSMData", PBFTests.badStringIndexBlock)
         let damagedAt = blobs[0].count + blobs[1].count

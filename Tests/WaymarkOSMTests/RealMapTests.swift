@@ -5,7 +5,8 @@ import WaymarkGeo
 @testable import WaymarkOSM
 import WaymarkSupport
 
-private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 private let sharedOSM = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data/osm").path
 
 /// The shared extracts present beside the project (none on a fresh clone).
@@ -61,7 +62,10 @@ private let sharedExtracts: [String] = {
         let ferry = (0..<graph.edgeCount).filter { graph.flags(of: $0).contains(.ferry) }
         #expect(ferry.count == 2 && ferry.allSatisfy { abs(graph.edgeDuration[$0] - 300) < 1e-3 })
         // 30 mph High Street: 0.8 × 48.28 km/h.
-        let high = try #require((0..<graph.edgeCount).first { graph.name(of: $0) == "High Street" && !graph.flags(of: $0).contains(.oneway) })
+        let high = try #require(
+            (0..<graph.edgeCount).first {
+                graph.name(of: $0) == "High Street" && !graph.flags(of: $0).contains(.oneway)
+            })
         let length: Float = graph.edgeLength[high], duration: Float = graph.edgeDuration[high]
         let kmh = Double(length) / Double(duration) * 3.6
         #expect(abs(kmh - 30 * 1.609344 * 0.8) < 0.5)
@@ -86,7 +90,8 @@ private let sharedExtracts: [String] = {
         #expect(try GraphFile.decode(Data(GraphFile.encode(graph)), path: name) == graph)
         // Spot-check geometry: every edge's length is at least the straight line between its ends.
         for e in stride(from: 0, to: graph.edgeCount, by: max(1, graph.edgeCount / 500)) {
-            let straight = graph.coordinate(of: graph.source(of: e)).distance(to: graph.coordinate(of: graph.edgeTarget[e]))
+            let straight = graph.coordinate(of: graph.source(of: e)).distance(
+                to: graph.coordinate(of: graph.edgeTarget[e]))
             #expect(Double(graph.edgeLength[e]) >= straight * 0.999 - 0.01, "\(name) edge \(e)")
         }
     }
@@ -96,7 +101,11 @@ private let sharedExtracts: [String] = {
 /// as XML (issue 14), but for the input size and time in the build report.
 @Suite struct SharedPBFTests {
     static let pbfs: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: sharedOSM)) ?? [])
-        .filter { $0.hasSuffix(".osm.pbf") && FileManager.default.fileExists(atPath: sharedOSM + "/" + $0.replacingOccurrences(of: ".pbf", with: ".gz")) }
+        .filter {
+            $0.hasSuffix(".osm.pbf")
+                && FileManager.default.fileExists(
+                    atPath: sharedOSM + "/" + $0.replacingOccurrences(of: ".pbf", with: ".gz"))
+        }
         .sorted()
 
     @Test(.enabled(if: !pbfs.isEmpty, "the shared PBF extracts (../shared/data/osm) are absent"),
@@ -127,7 +136,9 @@ private let sharedExtracts: [String] = {
             var bytes = original
             // A quarter of the mutations hit the header's counts or the section table.
             let tableEnd = 32 + Int(bytes.withUnsafeBytes { GraphFile.get($0, 12) as UInt32 }) * 24
-            let position = round % 4 == 0 ? 8 + Int(rng.next() % UInt64(tableEnd - 8)) : 32 + Int(rng.next() % UInt64(bytes.count - 32))
+            let position =
+                round % 4 == 0
+                ? 8 + Int(rng.next() % UInt64(tableEnd - 8)) : 32 + Int(rng.next() % UInt64(bytes.count - 32))
             if (24..<32).contains(position) { continue } // the checksum itself
             bytes[position] ^= UInt8(1 + rng.next() % 255)
             let version: UInt32 = bytes.withUnsafeBytes { GraphFile.get($0, 8) }

@@ -24,10 +24,16 @@ import Testing
         // Before: an HTML page built an empty graph and exited 0; a PBF said "Document is empty";
         // GeoJSON said "Start tag expected". A PBF, even named .osm, is read as one (issue 14):
         // this one's header is damaged.
-        #expect(error(try file("page.osm", Array("<html><body><p>Not found</p></body></html>".utf8))).contains("its root element is <html>, not <osm>"))
+        #expect(
+            error(try file("page.osm", Array("<html><body><p>Not found</p></body></html>".utf8))).contains(
+                "its root element is <html>, not <osm>"))
         let pbf: [UInt8] = [0, 0, 0, 14, 10, 9] + Array("OSMHeader".utf8) + [24, 1, 2, 3]
-        #expect(error(try file("country.osm", pbf)).hasSuffix("country.osm: OSM PBF, blob at byte 0: blob header: field number 0"))
-        #expect(error(try file("places.osm", Array(#"{"type":"FeatureCollection","features":[]}"#.utf8))).contains("it is JSON"))
+        #expect(
+            error(try file("country.osm", pbf)).hasSuffix(
+                "country.osm: OSM PBF, blob at byte 0: blob header: field number 0"))
+        #expect(
+            error(try file("places.osm", Array(#"{"type":"FeatureCollection","features":[]}"#.utf8))).contains(
+                "it is JSON"))
     }
 
     /// A FIFO named like a map is refused at once, not waited on (the format sniffing opened it).
@@ -47,7 +53,8 @@ import Testing
     /// A gzip file cut short is "truncated gzip data", not whatever half element the XML parser was left with.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/bin/gzip"), "gzip is not installed"))
     func truncatedGzip() throws {
-        let town = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let town = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Data/sample-town.osm").path
         let gzip = Process()
         gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")

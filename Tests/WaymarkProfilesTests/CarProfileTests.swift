@@ -82,12 +82,15 @@ import WaymarkGraph
         #expect(drive.flags.contains([.restrictedAccess, .notStartpoint]))
         #expect(try #require(profile.way(["highway": "service",
                                           "access": "destination"])).flags.contains(.notStartpoint) == false)
-        #expect(try #require(profile.way(["highway": "primary", "hov": "designated"])).flags.contains(.restrictedAccess))
+        #expect(
+            try #require(profile.way(["highway": "primary", "hov": "designated"])).flags.contains(.restrictedAccess))
         #expect(try #require(profile.way(["highway": "primary",
                                           "hov:lanes": "designated|designated"])).flags.contains(.restrictedAccess))
         #expect(try #require(profile.way(["highway": "primary",
                                           "hov:lanes": "designated|"])).flags.isDisjoint(with: .restrictedAccess))
-        #expect(try #require(profile.way(["highway": "primary"])).flags.isDisjoint(with: [.restrictedAccess, .notStartpoint]))
+        #expect(
+            try #require(profile.way(["highway": "primary"])).flags.isDisjoint(with: [.restrictedAccess, .notStartpoint]
+            ))
     }
 
     static let onewaysTable: [([String: String], String)] = [
@@ -97,7 +100,8 @@ import WaymarkGraph
         (["highway": "residential", "oneway": "reversible"], "none"),
         (["highway": "residential", "oneway": "alternating"], "fb"),
         // Implied: motorways and roundabouts, not motorway links.
-        (["highway": "motorway"], "f-"), (["highway": "motorway", "oneway": "no"], "fb"), (["highway": "motorway_link"], "fb"),
+        (["highway": "motorway"], "f-"), (["highway": "motorway", "oneway": "no"], "fb"),
+        (["highway": "motorway_link"], "fb"),
         (["highway": "primary", "junction": "roundabout"], "f-"),
         (["highway": "primary", "junction": "circular"], "f-"),
         (["highway": "primary", "junction": "roundabout", "oneway": "-1"], "-b"),
@@ -117,7 +121,9 @@ import WaymarkGraph
     /// car.lua's `tunnel` class: any `tunnel` value but `no`.
     @Test func tunnels() throws {
         for (value, inTunnel) in [("yes", true), ("building_passage", true), ("culvert", true), ("no", false)] {
-            #expect(try #require(profile.way(["highway": "primary", "tunnel": value])).flags.contains(.tunnel) == inTunnel, "tunnel=\(value)")
+            #expect(
+                try #require(profile.way(["highway": "primary", "tunnel": value])).flags.contains(.tunnel) == inTunnel,
+                "tunnel=\(value)")
         }
         #expect(try #require(profile.way(["highway": "primary"])).flags.contains(.tunnel) == false)
         #expect(CarProfile.wayKeys.contains("tunnel"))
@@ -229,7 +235,9 @@ import WaymarkGraph
     /// OSRM's lane count for guidance: `lanes` (a positive whole number, else none), else
     /// `lanes:forward` + `lanes:backward`, and at least as many as the turn lanes kept.
     @Test func laneCounts() throws {
-        func lanes(_ tags: [String: String]) throws -> UInt8 { try #require(profile.way(["highway": "primary"].merging(tags) { $1 })).lanes }
+        func lanes(_ tags: [String: String]) throws -> UInt8 {
+            try #require(profile.way(["highway": "primary"].merging(tags) { $1 })).lanes
+        }
         #expect(try lanes([:]) == 0)
         #expect(try lanes(["lanes": "4"]) == 4)
         #expect(try lanes(["lanes": " 3 "]) == 3)
@@ -260,7 +268,8 @@ import WaymarkGraph
 
     @Test func durations() {
         let cases: [(String, Double?)] = [
-            ("00:20", 1200), ("1:30:15", 5415), ("45", 2700), ("1:60", 7200), ("120", nil), ("PT1H30M", 5400), ("PT45M", 2700),
+            ("00:20", 1200), ("1:30:15", 5415), ("45", 2700), ("1:60", 7200), ("120", nil), ("PT1H30M", 5400),
+            ("PT45M", 2700),
             ("pt1h", nil), ("P1D", 86400), ("P1DT2H", 93600), ("P2W", 1_209_600),
             ("PT01:30:00", 5400), ("PT013000", 5400),
             ("PT25:00:00", nil), ("PT1.5H", nil), ("soon", nil), ("", nil), ("PT999999999999999H", nil),
@@ -332,8 +341,11 @@ import WaymarkGraph
         #expect(TagValues.kilograms("7.5") == 7500 && TagValues.kilograms("800 kg") == 800)
         #expect(TagValues.speed("50") == 50 && TagValues.speed("none") == nil && TagValues.speed(" 50") == nil)
         #expect(abs(TagValues.speed("30 mph")! - 48.27) < 1e-9 && abs(TagValues.speed("30mp/h")! - 48.27) < 1e-9)
-        #expect(TagValues.speed("30 mp") == 30 && TagValues.speed("30 km/h") == 30 && TagValues.kilograms("5000 lbs")! > 2267)
-        #expect(TagValues.mentions("ab mph", "mph") && TagValues.mentions("mph", "mph") && !TagValues.mentions("mp", "mph")
+        #expect(
+            TagValues.speed("30 mp") == 30 && TagValues.speed("30 km/h") == 30
+                && TagValues.kilograms("5000 lbs")! > 2267)
+        #expect(
+            TagValues.mentions("ab mph", "mph") && TagValues.mentions("mph", "mph") && !TagValues.mentions("mp", "mph")
                 && !TagValues.mentions("", "mph") && TagValues.mentions("x", "") && !TagValues.mentions("mmp h", "mph"))
         #expect(TagValues.canonicalList("A 1;A  2; A 3") == "A 1; A 2; A 3")
     }

@@ -24,7 +24,8 @@ import WaymarkRouting
     }
 
     @Test func numbersAndEscaping() {
-        #expect(fmt(3) == "3" && fmt(-2.5) == "-2.5" && fmt(0.125) == "0.13" && fmt(-0.004) == "0" && fmt(12.10) == "12.1")
+        #expect(
+            fmt(3) == "3" && fmt(-2.5) == "-2.5" && fmt(0.125) == "0.13" && fmt(-0.004) == "0" && fmt(12.10) == "12.1")
         #expect(SVGWriter.escape("Fish & Chips <\"best\">") == "Fish &amp; Chips &lt;&quot;best&quot;&gt;")
         #expect(SVGWriter.escape("a\u{1}b") == "ab")
     }
@@ -54,7 +55,8 @@ import WaymarkRouting
         #expect(!svg.contains("class=\"cluster\""))
     }
 
-    private static let sampleTownPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    private static let sampleTownPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Data/sample-town.osm").path
 
     private static func sampleTown() throws -> RoadGraph { try OSMGraphLoader.build(path: sampleTownPath) }
@@ -110,7 +112,8 @@ import WaymarkRouting
         let side = picture.calloutSide(pin: pin, w: w, h: h, avoiding: vertical)
         #expect(side == .right || side == .left)
         let box = picture.calloutBox(side, pin: pin, w: w, h: h)
-        #expect(!vertical.contains { $0.0 >= box.left && $0.0 <= box.left + w && $0.1 >= box.top && $0.1 <= box.top + h })
+        #expect(
+            !vertical.contains { $0.0 >= box.left && $0.0 <= box.left + w && $0.1 >= box.top && $0.1 <= box.top + h })
         // A pin near the top: above would leave the picture.
         #expect(picture.calloutSide(pin: (400, 60), w: w, h: h, avoiding: []) == .below)
         // In the drawing: the side is marked on the callout.
@@ -161,7 +164,9 @@ import WaymarkRouting
             #expect(!boxes.contains { StreetLabels.overlaps($0, box) }, "\(label.name) overlaps another label")
             boxes.append(box)
             // Long enough for its text.
-            let length = zip(label.path, label.path.dropFirst()).reduce(0) { $0 + hypot($1.1.0 - $1.0.0, $1.1.1 - $1.0.1) }
+            let length = zip(label.path, label.path.dropFirst()).reduce(0) {
+                $0 + hypot($1.1.0 - $1.0.0, $1.1.1 - $1.0.1)
+            }
             #expect(length >= StreetLabels.textWidth(label.name, fontSize: label.fontSize))
         }
         // Nothing where the picture must stay clear; nothing for streets below zoom 15 or at all below 13.
@@ -178,7 +183,9 @@ import WaymarkRouting
         #expect(svg.contains("<textPath href=\"#street-name-0\"") && svg.contains(">High Street</textPath>"))
         let shields = StreetLabels.shields(graph: graph, zoom: fit.zoom, width: 2400, height: 1800,
                                            keepClear: [], project: project)
-        #expect(shields.contains { $0.ref == "A4117" } && shields.allSatisfy { [.motorway, .trunk, .primary].contains($0.highway) })
+        #expect(
+            shields.contains { $0.ref == "A4117" }
+                && shields.allSatisfy { [.motorway, .trunk, .primary].contains($0.highway) })
         #expect(svg.contains(">A4117</text>"))
         #expect(StreetLabels.shields(graph: graph, zoom: 9, width: 2400, height: 1800,
                                      keepClear: [], project: project).isEmpty)
@@ -191,14 +198,18 @@ import WaymarkRouting
     /// place names by importance, never over one another.
     @Test func basemapUnderTheRoads() throws {
         let (graph, town) = try OSMGraphLoader.buildWithBasemap(path: MapPictureTests.sampleTownPath)
-        #expect(town.kinds.contains(.river) && town.kinds.filter { $0 == .building }.count >= 100 && town.places.isEmpty)
+        #expect(
+            town.kinds.contains(.river) && town.kinds.filter { $0 == .building }.count >= 100 && town.places.isEmpty)
         let svg = try MapPicture().svg(MapScene(graph: graph, basemap: town))
         #expect(svg.contains("class=\"basemap river\"") && !svg.contains("class=\"basemap building\"")) // zoom 13
         // Drawn under the roads.
-        let basemapAt = try #require(svg.range(of: "id=\"basemap\"")), roadsAt = try #require(svg.range(of: "id=\"roads-casing\""))
+        let basemapAt = try #require(svg.range(of: "id=\"basemap\"")),
+            roadsAt = try #require(svg.range(of: "id=\"roads-casing\""))
         #expect(basemapAt.lowerBound < roadsAt.lowerBound)
         let near = MapPicture(width: 3600, height: 2700), far = MapPicture(width: 300, height: 200)
-        #expect(try near.viewport(for: MapScene(graph: graph)).zoom >= 15 && (try far.viewport(for: MapScene(graph: graph)).zoom) < 14)
+        #expect(
+            try near.viewport(for: MapScene(graph: graph)).zoom >= 15
+                && (try far.viewport(for: MapScene(graph: graph)).zoom) < 14)
         #expect(try near.svg(MapScene(graph: graph, basemap: town)).contains("class=\"basemap building\""))
         #expect(!(try far.svg(MapScene(graph: graph, basemap: town)).contains("class=\"basemap building\"")))
 
@@ -245,6 +256,10 @@ import WaymarkRouting
         let split = PictureIndex(graph: apart)
         let south = split.edges(in: BoundingBox(west: 12.99, south: 51.99, east: 13.02, north: 52.01), margin: 0)
         #expect(split.allEdges.count == 3 && south.count == 2)
-        #expect(south.allSatisfy { apart.coordinate(of: apart.source(of: $0)).latitude < 52.5 || apart.coordinate(of: apart.edgeTarget[$0]).latitude < 52.5 })
+        #expect(
+            south.allSatisfy {
+                apart.coordinate(of: apart.source(of: $0)).latitude < 52.5
+                    || apart.coordinate(of: apart.edgeTarget[$0]).latitude < 52.5
+            })
     }
 }

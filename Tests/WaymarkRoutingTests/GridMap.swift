@@ -29,8 +29,9 @@ struct GridMap {
         var result: [Character: Coordinate] = [:]
         for (row, line) in picture.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             for (column, ch) in line.enumerated() where ch.isLetter || ch.isNumber {
-                result[ch] = Coordinate(latitude: 52 - Double(row) * spacing / 111_195,
-                                        longitude: 13 + Double(column) * spacing / (111_195 * cos(52 * Double.pi / 180)))
+                let metresPerDegree = (latitude: 111_195.0, longitude: 111_195 * cos(52 * Double.pi / 180))
+                result[ch] = Coordinate(latitude: 52 - Double(row) * spacing / metresPerDegree.latitude,
+                                        longitude: 13 + Double(column) * spacing / metresPerDegree.longitude)
             }
         }
         return result
@@ -39,7 +40,9 @@ struct GridMap {
     func nodeID(_ ch: Character) -> Int { Int(ch.asciiValue!) }
 
     func wayID(_ nodes: String) -> Int {
-        guard let i = ways.firstIndex(where: { $0.nodes == nodes }) else { fatalError("no way \(nodes) in the grid map") }
+        guard let i = ways.firstIndex(where: { $0.nodes == nodes }) else {
+            fatalError("no way \(nodes) in the grid map")
+        }
         return 1000 + i
     }
 
@@ -49,21 +52,31 @@ struct GridMap {
             t.sorted { $0.key < $1.key }.map { "<tag k=\"\($0.key)\" v=\"\($0.value)\"/>" }.joined()
         }
         for (ch, c) in positions.sorted(by: { $0.key < $1.key }) where ch.isLetter {
-            lines.append("<node id=\"\(nodeID(ch))\" lat=\"\(c.latitude)\" lon=\"\(c.longitude)\">\(tags(nodeTags[ch] ?? [:]))</node>")
+            lines.append(
+                "<node id=\"\(nodeID(ch))\" lat=\"\(c.latitude)\" "
+                    + "lon=\"\(c.longitude)\">\(tags(nodeTags[ch] ?? [:]))</node>"
+            )
         }
         for way in ways {
             let refs = way.nodes.map { "<nd ref=\"\(nodeID($0))\"/>" }.joined()
-            lines.append("<way id=\"\(wayID(way.nodes))\">\(refs)\(tags(["highway": "residential"].merging(namesFromNodes ? ["name": way.nodes] : [:]) { $1 }.merging(way.tags) { $1 }))</way>")
+            let names = namesFromNodes ? ["name": way.nodes] : [:]
+            let wayTags = ["highway": "residential"].merging(names) { $1 }.merging(way.tags) { $1 }
+            lines.append("<way id=\"\(wayID(way.nodes))\">\(refs)\(tags(wayTags))</way>")
         }
         for (i, r) in relations.enumerated() {
-            var members = r.from.split(separator: ",").map { "<member type=\"way\" ref=\"\(wayID(String($0)))\" role=\"from\"/>" }
+            var members = r.from.split(separator: ",").map {
+                "<member type=\"way\" ref=\"\(wayID(String($0)))\" role=\"from\"/>"
+            }
             if r.via.count == 1 && r.via[0].count == 1 {
                 members.append("<member type=\"node\" ref=\"\(nodeID(r.via[0].first!))\" role=\"via\"/>")
             } else {
                 members += r.via.map { "<member type=\"way\" ref=\"\(wayID($0))\" role=\"via\"/>" }
             }
-            members += r.to.split(separator: ",").map { "<member type=\"way\" ref=\"\(wayID(String($0)))\" role=\"to\"/>" }
-            lines.append("<relation id=\"\(i + 1)\">\(members.joined())\(tags(["type": "restriction"].merging(r.tags) { $1 }))</relation>")
+            members += r.to.split(separator: ",").map {
+                "<member type=\"way\" ref=\"\(wayID(String($0)))\" role=\"to\"/>"
+            }
+            let relationTags = ["type": "restriction"].merging(r.tags) { $1 }
+            lines.append("<relation id=\"\(i + 1)\">\(members.joined())\(tags(relationTags))</relation>")
         }
         lines.append("</osm>")
         return lines.joined(separator: "\n")
@@ -105,7 +118,8 @@ struct GridMap {
             case .depart, .arrive: return m.type.rawValue
             case .roundabout, .rotary:
                 return "\(step.rotaryName ?? m.type.rawValue)-exit-\(m.exit.map(String.init) ?? "undefined")"
-            case .roundaboutTurn: return "roundabout turn \(m.modifier?.rawValue ?? "")\(m.exit.map { " exit-\($0)" } ?? "")"
+            case .roundaboutTurn:
+                return "roundabout turn \(m.modifier?.rawValue ?? "")\(m.exit.map { " exit-\($0)" } ?? "")"
             default: return "\(m.type.rawValue) \(m.modifier?.rawValue ?? "")"
             }
         }

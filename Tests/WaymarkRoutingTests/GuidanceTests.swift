@@ -103,7 +103,9 @@ import WaymarkOSM
         let map = RoadMap(graph: try grid.graph(), method: .landmarks)
         for (to, modifier, exit) in [("d", "right", 1), ("f", "straight", 2), ("h", "left", 3)] {
             let route = try map.route(from: grid.positions["a"]!, to: grid.positions[Character(to)]!)
-            let types = route.legs[0].steps.map { "\($0.maneuver.type.rawValue) \($0.maneuver.modifier?.rawValue ?? "")" }
+            let types = route.legs[0].steps.map {
+                "\($0.maneuver.type.rawValue) \($0.maneuver.modifier?.rawValue ?? "")"
+            }
             #expect(types == ["depart ", "roundabout turn \(modifier)",
                               "arrive \(route.legs[0].steps.last!.maneuver.modifier?.rawValue ?? "")"], "a → \(to)")
             #expect(route.legs[0].steps[1].maneuver.exit == exit)
@@ -307,7 +309,14 @@ import WaymarkOSM
                               e
                                     f
             """, ways: [("abcd", ["highway": "motorway", "oneway": "yes"]),
-                        ("bef", ["highway": "motorway_link", "oneway": "yes", "destination:forward": "Porto", "destination:backward": "Lisboa"])],
+                        (
+                            "bef",
+                            [
+                                "highway": "motorway_link", "oneway": "yes", "destination:forward": "Porto",
+                                "destination:backward": "Lisboa"
+                            ]
+                        )
+                    ],
             namesFromNodes: false)
         let plainRoute = try RoadMap(graph: try plain.graph(), method: .landmarks).route(from: plain.positions["a"]!,
             to: plain.positions["f"]!)
@@ -398,7 +407,9 @@ import WaymarkOSM
                          ref: " IC 1; IC 23", highway: .motorway)) == "Turn right onto IC 1")
         #expect(say(step(.turn, .right, ref: "A 3;A 4")) == "Turn right onto A 3")
         #expect(say(step(.offRamp, .slightRight, highway: .motorwayLink, exits: "12;12A")) == "Take exit 12")
-        #expect(say(step(.offRamp, .slightLeft, destinations: "A 3: Braga, Valença", exits: "12")) == "Take exit 12 on the left towards A 3: Braga")
+        #expect(
+            say(step(.offRamp, .slightLeft, destinations: "A 3: Braga, Valença", exits: "12"))
+                == "Take exit 12 on the left towards A 3: Braga")
         #expect(say(step(.depart, nil, name: "Long Road")) == "Head east on Long Road")
         #expect(say(step(.newName, .straight, name: "évora")) == "Continue onto évora")
         // The language's own entry point words the same.
@@ -485,7 +496,9 @@ import WaymarkOSM
         }
         // Not a map of one kind of turn: silent passages, and left and right turns.
         #expect(kinds[.decided(.silent), default: 0] > 10)
-        #expect(kinds[.decided(.maneuver(.turn, .left)), default: 0] > 5 && kinds[.decided(.maneuver(.turn, .right)), default: 0] > 5)
+        #expect(
+            kinds[.decided(.maneuver(.turn, .left)), default: 0] > 5
+                && kinds[.decided(.maneuver(.turn, .right)), default: 0] > 5)
         // Every code stands for one verdict, and that verdict for the code.
         for code in 1..<UInt8(TurnVerdict.codeLimit) { #expect(TurnVerdict(code: code)?.code == code) }
         #expect(TurnVerdict(code: 0) == nil && TurnVerdict(code: UInt8(TurnVerdict.codeLimit)) == nil)
@@ -616,7 +629,10 @@ import WaymarkOSM
                     |
                     |
                     d
-            """, ways: [("abe", ["name": "Rua Velha"]), ("bc", [:]), ("fc", ["name": "Travessa"]), ("cd", ["name": "Rua Nova"])])
+            """,
+        ways: [
+            ("abe", ["name": "Rua Velha"]), ("bc", [:]), ("fc", ["name": "Travessa"]), ("cd", ["name": "Rua Nova"])
+        ])
         try check(grid, [("a", "d", "Rua Velha,Rua Nova,Rua Nova", "depart,turn right,arrive")])
     }
 
@@ -641,14 +657,18 @@ import WaymarkOSM
     @Test func nameThatComesAndGoes() throws {
         let plain = GridMap(picture: """
             a - - - - - b - - - - - - - - - - - - - - c - - - - - d
-            """, ways: [("ab", ["name": "Autoestrada", "ref": "A 4"]), ("bc", ["name": "Túnel (Autoestrada)", "ref": "A 4"]),
+            """,
+        ways: [
+            ("ab", ["name": "Autoestrada", "ref": "A 4"]), ("bc", ["name": "Túnel (Autoestrada)", "ref": "A 4"]),
                         ("cd", ["name": "Autoestrada", "ref": "A 4"])])
         try check(plain, [("a", "d", "Autoestrada,Autoestrada", "depart,arrive")])
         let crossed = GridMap(picture: """
                                     e
                                     |
             a - - - - - b - - - - - f - - - - - - - - c - - - - - d
-            """, ways: [("ab", ["name": "Autoestrada", "ref": "A 4"]), ("bfc", ["name": "Túnel (Autoestrada)", "ref": "A 4"]),
+            """,
+        ways: [
+            ("ab", ["name": "Autoestrada", "ref": "A 4"]), ("bfc", ["name": "Túnel (Autoestrada)", "ref": "A 4"]),
                         ("ef", ["name": "Rua"]), ("cd", ["name": "Autoestrada", "ref": "A 4"])])
         try check(crossed, [("a", "d", "Autoestrada,Túnel (Autoestrada),Autoestrada,Autoestrada",
                              "depart,new name straight,new name straight,arrive")])
@@ -808,11 +828,15 @@ import WaymarkOSM
             try check(turning, [("a", "f", "Main,Side,Side", "depart,turn right,arrive")])
             let route = try RoadMap(graph: try turning.graph(), method: .landmarks).route(from: turning.positions["a"]!,
                 to: turning.positions["f"]!)
-            #expect(route.legs[0].steps[1].maneuver.location.distance(to: turning.positions[at]!) < 1, "spacing \(spacing)")
+            #expect(
+                route.legs[0].steps[1].maneuver.location.distance(to: turning.positions[at]!) < 1, "spacing \(spacing)")
             let renamed = grid(spacing: spacing, onward: "Other")
             try check(renamed, [("a", "d", "Main,Other,Other", "depart,new name straight,arrive")])
-            let straight = try RoadMap(graph: try renamed.graph(), method: .landmarks).route(from: renamed.positions["a"]!, to: renamed.positions["d"]!)
-            #expect(straight.legs[0].steps[1].maneuver.location.distance(to: renamed.positions[at]!) < 1, "spacing \(spacing)")
+            let straight = try RoadMap(graph: try renamed.graph(), method: .landmarks).route(
+                from: renamed.positions["a"]!, to: renamed.positions["d"]!)
+            #expect(
+                straight.legs[0].steps[1].maneuver.location.distance(to: renamed.positions[at]!) < 1,
+                "spacing \(spacing)")
             #expect(straight.legs[0].steps[1].intersections.count == (at == "b" ? 2 : 1))
         }
         // Straight through under one name: nothing to say.
@@ -828,7 +852,9 @@ import WaymarkOSM
         let map = RoadMap(graph: try grid.graph(), method: .landmarks)
         let route = try map.route(from: grid.positions["a"]!, to: grid.positions["f"]!)
         let types = route.legs[0].steps.map(\.maneuver.type)
-        #expect(!types.contains(.roundabout) && !types.contains(.exitRoundabout) && !types.contains(.roundaboutTurn), "\(types)")
+        #expect(
+            !types.contains(.roundabout) && !types.contains(.exitRoundabout) && !types.contains(.roundaboutTurn),
+            "\(types)")
         #expect(types.first == .depart && types.last == .arrive && types.count >= 3)
         // The same ring one way is a roundabout.
         var oneWay = Self.roundaboutWays()
@@ -900,7 +926,10 @@ import WaymarkOSM
             a   b   c
                     |
                     d
-            """, ways: [("ab", ["name": "Via de Cintura Interna", "ref": "IC 23"]), ("bc", ["name": "Via de Cintura Interna", "ref": "A 44"]),
+            """,
+        ways: [
+            ("ab", ["name": "Via de Cintura Interna", "ref": "IC 23"]),
+            ("bc", ["name": "Via de Cintura Interna", "ref": "A 44"]),
                         ("cd", ["name": "Rua Nova"])])
         try check(refs, [("a", "c", "Via de Cintura Interna,Via de Cintura Interna", "depart,arrive")])
         #expect(!NameChange.mustAnnounce(fromName: "Via de Cintura Interna", fromRef: "IC 23",
@@ -935,7 +964,10 @@ import WaymarkOSM
             a - - - b - - - c
                       e
                         f
-            """, ways: [("abc", ["highway": "primary", "name": "Rua A"]), ("bef", ["highway": "primary_link", "oneway": "yes"])])
+            """,
+        ways: [
+            ("abc", ["highway": "primary", "name": "Rua A"]), ("bef", ["highway": "primary_link", "oneway": "yes"])
+        ])
         let localMap = RoadMap(graph: try local.graph(), method: .landmarks)
         let turn = try localMap.route(from: local.positions["a"]!, to: local.positions["f"]!)
         #expect(turn.legs[0].steps.map(\.maneuver.type) != [.depart, .onRamp, .arrive])

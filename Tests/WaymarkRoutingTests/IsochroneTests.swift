@@ -85,7 +85,9 @@ import WaymarkSupport
             for k in 0..<(ring.count - 1) {
                 let a = ring[k], b = ring[k + 1]
                 if (a.latitude > p.latitude) != (b.latitude > p.latitude) {
-                    let x = a.longitude + (p.latitude - a.latitude) / (b.latitude - a.latitude) * (b.longitude - a.longitude)
+                    let x =
+                        a.longitude + (p.latitude - a.latitude) / (b.latitude - a.latitude)
+                        * (b.longitude - a.longitude)
                     if p.longitude < x { inside.toggle() }
                 }
             }
@@ -125,7 +127,11 @@ import WaymarkSupport
         // Nested: each shorter time's outer ring lies inside the longer one's.
         for (inner, outer) in zip(isochrone.contours, isochrone.contours.dropFirst()) {
             guard let i = inner.polygons.first, let o = outer.polygons.first else { continue }
-            #expect(i[0].allSatisfy { p in contains(o, p) || o[0].contains(p) || o.dropFirst().contains { $0.contains(p) } || nearBoundary(o, p) })
+            #expect(
+                i[0].allSatisfy { p in
+                    contains(o, p) || o[0].contains(p) || o.dropFirst().contains { $0.contains(p) }
+                        || nearBoundary(o, p)
+                })
         }
         #expect(throws: RouteError.self) { try map.isochrone(from: origin, minutes: []) }
         #expect(throws: RouteError.self) { try map.isochrone(from: origin, minutes: [5, 5]) }
@@ -135,7 +141,9 @@ import WaymarkSupport
             #expect(error?.description == "\(text) is not a time from 0 to 1440 minutes",
                     "\(String(describing: error))")
         }
-        #expect(throws: RouteError.self) { try map.isochrone(from: Coordinate(latitude: 60, longitude: 13), minutes: [5]) }
+        #expect(throws: RouteError.self) {
+            try map.isochrone(from: Coordinate(latitude: 60, longitude: 13), minutes: [5])
+        }
     }
 
     /// The sweep down the whole hierarchy, the sweep down the part within reach, and the

@@ -10,8 +10,12 @@ import WaymarkSupport
 @testable import WaymarkGuidance
 @testable import WaymarkRouting
 
-private let sharedOSM = URL(fileURLWithPath: packageRoot()).deletingLastPathComponent().appendingPathComponent("shared/data/osm").path
-private let extracts: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: sharedOSM)) ?? []).filter { $0.hasSuffix(".osm.gz") }.sorted()
+private let sharedOSM = URL(fileURLWithPath: packageRoot()).deletingLastPathComponent().appendingPathComponent(
+    "shared/data/osm"
+).path
+private let extracts: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: sharedOSM)) ?? []).filter {
+    $0.hasSuffix(".osm.gz")
+}.sorted()
 
 /// On every shared extract (skipped when absent), ALT and the contraction hierarchy (on the
 /// smaller ones) equal plain Dijkstra for random pairs of points in the main network, and full
@@ -43,7 +47,9 @@ private let extracts: [String] = ((try? FileManager.default.contentsOfDirectory(
             if let ch {
                 let contracted = try #require(ch.route(from: route.waypoints[0], to: route.waypoints[1]))
                 #expect(abs(contracted.weight - plain.weight) <= 1e-9 * max(1, plain.weight), "\(name): CH")
-                #expect(abs(pathCost(graph, contracted, TurnCosts(for: graph)).weight - plain.weight) <= 1e-6 * max(1, plain.weight), "\(name): CH path")
+                #expect(
+                    abs(pathCost(graph, contracted, TurnCosts(for: graph)).weight - plain.weight) <= 1e-6
+                        * max(1, plain.weight), "\(name): CH path")
             }
             let steps = route.legs[0].steps
             #expect(steps.first?.maneuver.type == .depart && steps.last?.maneuver.type == .arrive)

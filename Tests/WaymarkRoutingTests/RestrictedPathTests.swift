@@ -196,8 +196,12 @@ import WaymarkProfiles
         let grid = GridMap(picture: "a---b---c\n    |\n    d", ways: ways, relations: relations, nodeTags: nodeTags)
         let g = try grid.graph()
         let table = TransitionTable(graph: g, turns: TurnGeometry(graph: g), costs: TurnCosts(for: g))
-        let b = try #require((0..<UInt32(g.nodeCount)).first { g.coordinate(of: $0).distance(to: grid.positions["b"]!) < 1 })
-        let arriving = try #require(g.incoming(to: b).map { Int(g.incomingEdge[$0]) }.first { g.segmentWayID[g.segment(of: $0)] == Int64(grid.wayID("ab")) })
+        let b = try #require(
+            (0..<UInt32(g.nodeCount)).first { g.coordinate(of: $0).distance(to: grid.positions["b"]!) < 1 })
+        let arriving = try #require(
+            g.incoming(to: b).map { Int(g.incomingEdge[$0]) }.first {
+                g.segmentWayID[g.segment(of: $0)] == Int64(grid.wayID("ab"))
+            })
         let back = try #require(g.edges(from: b).first { g.isUTurn(arriving, $0) })
         return g.turnWeight(arriving, back, table: table) != nil
     }

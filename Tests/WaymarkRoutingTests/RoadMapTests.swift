@@ -45,7 +45,8 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
                                                                            language: InstructionTemplates(table))
         let arrival = { (route: Route) in route.legs.last!.steps.last!.instruction }
         #expect(arrival(english).hasPrefix("You have arrived") && arrival(other) == "Angekommen")
-        #expect(english.legs[0].steps.dropLast().map(\.instruction) == other.legs[0].steps.dropLast().map(\.instruction))
+        #expect(
+            english.legs[0].steps.dropLast().map(\.instruction) == other.legs[0].steps.dropLast().map(\.instruction))
         var named = other
         named.arrive(at: "the Swan", language: InstructionTemplates(table))
         #expect(arrival(named) == "Angekommen")
@@ -156,7 +157,8 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         // Padded past the size below which files are always checked.
         let padding = GraphFile.Section("XPAD", [UInt8](repeating: 7, count: CheckedFiles.minimumSize))
         try GraphFile.write(g, to: path, extra: ContractionHierarchy(graph: g).fileSections + [padding])
-        let from = Coordinate(latitude: 52.3050, longitude: -2.6050), to = Coordinate(latitude: 52.3120, longitude: -2.5920)
+        let from = Coordinate(latitude: 52.3050, longitude: -2.6050),
+            to = Coordinate(latitude: 52.3120, longitude: -2.5920)
         #expect(try GraphFile.open(path: path).alreadyChecked == false)
         let first = try RoadMap(graphFile: path).route(from: from, to: to)
         let opened = try GraphFile.open(path: path)
@@ -186,10 +188,14 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         let (graph, sections) = try GraphFile.readWithExtras(path: path)
         let costs = TurnCosts(for: graph)
         let turns = TurnGeometry(graph: graph), table = TransitionTable(graph: graph, turns: turns, costs: costs)
-        #expect(StoredTurnTables.fileSections(turns: turns, transitions: table, costs: costs).count == StoredTurnTables.fileSectionCount)
+        #expect(
+            StoredTurnTables.fileSections(turns: turns, transitions: table, costs: costs).count
+                == StoredTurnTables.fileSectionCount)
         let stored = try #require(try StoredTurnTables.read(sections, graph: graph,
                                                             costs: costs, alreadyChecked: false))
-        #expect(stored.turns.headBearing == turns.headBearing && stored.turns.tailBearing == turns.tailBearing && stored.turns.roads == turns.roads)
+        #expect(
+            stored.turns.headBearing == turns.headBearing && stored.turns.tailBearing == turns.tailBearing
+                && stored.turns.roads == turns.roads)
         let weights = try #require(stored.transitions)
         #expect(weights.cost.elementsEqual(table.cost) && weights.start == table.start)
         // Other turn costs: the geometry still serves, the weights do not.
@@ -199,13 +205,16 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         #expect(try StoredTurnTables.read(FileSections(), graph: graph, costs: costs, alreadyChecked: false) == nil)
 
         // Routes on the file are the map's in memory, for either side.
-        let from = Coordinate(latitude: 52.3127, longitude: -2.5783), to = Coordinate(latitude: 52.3053, longitude: -2.6010)
+        let from = Coordinate(latitude: 52.3127, longitude: -2.5783),
+            to = Coordinate(latitude: 52.3053, longitude: -2.6010)
         let loaded = try RoadMap(graphFile: path)
         #expect(loaded.prepare().search == .aStar)
         #expect(try loaded.route(from: from, to: to) == RoadMap(graph: g).route(from: from, to: to))
         var left = g
         left.drivingSide = g.drivingSide == .left ? .right : .left
-        #expect(try RoadMap(graphFile: path, drivingSide: left.drivingSide).route(from: from, to: to) == RoadMap(graph: left).route(from: from, to: to))
+        #expect(
+            try RoadMap(graphFile: path, drivingSide: left.drivingSide).route(from: from, to: to)
+                == RoadMap(graph: left).route(from: from, to: to))
         // A file written from a loaded map keeps the same tables.
         let again = path + ".again"
         defer { try? FileManager.default.removeItem(atPath: again) }
@@ -219,13 +228,20 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         raised["TTCS"] = GraphFile.Section("TTCS", table.cost.array.map { $0.isFinite ? $0 + 100 : $0 }).bytes
         let heavier = path + ".raised"
         defer { try? FileManager.default.removeItem(atPath: heavier) }
-        try Data(GraphFile.encode(graph, extra: raised.tags.compactMap { raised.section($0) })).write(to: URL(fileURLWithPath: heavier))
-        #expect(try RoadMap(graphFile: heavier).route(from: from, to: to).weight > RoadMap(graph: g).route(from: from, to: to).weight + 100)
+        try Data(GraphFile.encode(graph, extra: raised.tags.compactMap { raised.section($0) })).write(
+            to: URL(fileURLWithPath: heavier))
+        #expect(
+            try RoadMap(graphFile: heavier).route(from: from, to: to).weight > RoadMap(graph: g).route(
+                from: from, to: to
+            ).weight + 100)
 
         // Damage: a wrong count, a weight below zero, a bearing out of range.
+        func firstFloat(_ value: Float) -> (inout [UInt8]) -> Void {
+            { b in b.replaceSubrange(0..<4, with: GraphFile.Section("x", [value]).bytes) }
+        }
         for (tag, damage) in [("TTCS", { (b: inout [UInt8]) in b.removeLast(4) }),
-                              ("TTCS", { (b: inout [UInt8]) in b.replaceSubrange(0..<4, with: GraphFile.Section("x", [Float(-1)]).bytes) }),
-                              ("TGHB", { (b: inout [UInt8]) in b.replaceSubrange(0..<4, with: GraphFile.Section("x", [Float(400)]).bytes) }),
+                              ("TTCS", firstFloat(-1)),
+                              ("TGHB", firstFloat(400)),
                               ("TTST", { (b: inout [UInt8]) in b[4] &+= 1 })] {
             var damaged = sections
             damaged[tag] = { var b = sections[tag]!; damage(&b); return b }()
@@ -253,7 +269,9 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         #expect(made.fileSections.count == GuidanceTables.fileSectionCount)
         #expect(SnapIndex(graph: graph).fileSections.count == SnapIndex.fileSectionCount)
         #expect(stored.departBearing == made.departBearing && stored.arrivalBearing == made.arrivalBearing)
-        #expect(stored.names.words == made.names.words && stored.names.core == made.names.core && stored.names.refs == made.names.refs)
+        #expect(
+            stored.names.words == made.names.words && stored.names.core == made.names.core
+                && stored.names.refs == made.names.refs)
         #expect(made.names.refs.contains { !$0.isEmpty })
         // A map written unprepared stores no turn verdicts; one prepared for routing stores them all.
         #expect(stored.decisions.isEmpty && made.decisions.isEmpty)
@@ -298,7 +316,9 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         }
         // An index of the format before (its pieces stored, not numbered by their segments) is built again.
         var formerIndex = sections
-        formerIndex["XPRM"] = GraphFile.Section("XPRM", [1.0, 200, 1000] + sections.column("XPRM", as: Double.self)!.array.suffix(2)).bytes
+        formerIndex["XPRM"] =
+            GraphFile.Section("XPRM", [1.0, 200, 1000] + sections.column("XPRM", as: Double.self)!.array.suffix(2))
+            .bytes
         #expect(try SnapIndex(fileSections: formerIndex, graph: graph) == nil)
         for scales in [[2.0, 200, 1000, 1e300, 111_195], [2.0, 200, 1000, -1, 111_195], [2.0, 200, 1000, .nan, .nan]] {
             var scaled = sections
@@ -329,7 +349,8 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         #expect(throws: SnapIndexFileError.self) { try SnapIndex(fileSections: unsorted, graph: graph) }
         // Routes on the file (stored tables) and on the graph in memory (made tables) agree.
         let a = try RoadMap(graphFile: path), b = RoadMap(graph: g)
-        let from = Coordinate(latitude: 52.3080, longitude: -2.6010), to = Coordinate(latitude: 52.3110, longitude: -2.5960)
+        let from = Coordinate(latitude: 52.3080, longitude: -2.6010),
+            to = Coordinate(latitude: 52.3110, longitude: -2.5960)
         #expect(try a.route(from: from, to: to) == b.route(from: from, to: to))
     }
 
@@ -348,7 +369,8 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         #expect(loaded.graph == g && loaded.setAsideHierarchy == nil)
         #expect(loaded.hierarchy?.arcCount == built.hierarchy?.arcCount)
         #expect(loaded.prepare().search == .hierarchy && !loaded.prepare().contracted)
-        let from = Coordinate(latitude: 52.3127, longitude: -2.5783), to = Coordinate(latitude: 52.3053, longitude: -2.6010)
+        let from = Coordinate(latitude: 52.3127, longitude: -2.5783),
+            to = Coordinate(latitude: 52.3053, longitude: -2.6010)
         let left = try loaded.route(from: from, to: to)
         #expect(try built.route(from: from, to: to) == left)
 
@@ -448,7 +470,8 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         // The piece is about 2.1 km long: a few dozen cells along it, not the world.
         #expect(index.cellPieces.count < 100, "\(index.cellPieces.count) cell entries")
         let map = RoadMap(graph: graph)
-        let west = Coordinate(latitude: -17.0001, longitude: 179.995), east = Coordinate(latitude: -16.9999, longitude: -179.995)
+        let west = Coordinate(latitude: -17.0001, longitude: 179.995),
+            east = Coordinate(latitude: -16.9999, longitude: -179.995)
         for point in [west, east] {
             let snap = try #require(map.nearest(point))
             #expect(snap.distance < 20 && abs(abs(snap.coordinate.longitude) - 179.995) < 1e-6, "\(snap)")

@@ -115,12 +115,17 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
     }
     func allowed(_ v: UInt32, _ a: Int, _ b: Int) -> Bool {
         let rules = g.restrictionVia.indices.filter { g.restrictionVia[$0] == v && Int(g.restrictionFrom[$0]) == a }
-        if rules.contains(where: { g.restrictionKind[$0] == RestrictionKind.prohibitive.rawValue && Int(g.restrictionTo[$0]) == b }) { return false }
+        if rules.contains(where: {
+            g.restrictionKind[$0] == RestrictionKind.prohibitive.rawValue && Int(g.restrictionTo[$0]) == b
+        }) {
+            return false
+        }
         let only = rules.filter { g.restrictionKind[$0] == RestrictionKind.mandatory.rawValue }
         return only.isEmpty || only.contains { Int(g.restrictionTo[$0]) == b }
     }
     func restricted(_ e: Int) -> Bool {
-        EdgeFlags(rawValue: g.segmentFlags[g.segment(of: e)]).contains(g.isReversed(e) ? .restrictedBackward : .restrictedForward)
+        EdgeFlags(rawValue: g.segmentFlags[g.segment(of: e)]).contains(
+            g.isReversed(e) ? .restrictedBackward : .restrictedForward)
     }
     let paths = (0..<g.restrictionPathCount).map { (edges: g.restrictionPath($0).map(Int.init),
                                                     kind: g.restrictionPathKind[$0]) }
@@ -212,13 +217,16 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         for _ in 0..<15 {
             let a = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
             let b = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
-            guard let from = index.nearest(to: a, maxDistance: 5000), let to = index.nearest(to: b, maxDistance: 5000) else { continue }
+            guard let from = index.nearest(to: a, maxDistance: 5000), let to = index.nearest(to: b, maxDistance: 5000)
+            else { continue }
             let fast = search.route(from: from, to: to)
             let plain = search.route(from: from, to: to, heuristic: false)
             let landmarked = alt.route(from: from, to: to)
             let contracted = ch.route(from: from, to: to)
             let expected = oracle(g, index, from, to, search.costs)
-            #expect((fast == nil) == (expected == nil) && (plain == nil) == (expected == nil) && (landmarked == nil) == (expected == nil), "seed \(seed)")
+            #expect(
+                (fast == nil) == (expected == nil) && (plain == nil) == (expected == nil)
+                    && (landmarked == nil) == (expected == nil), "seed \(seed)")
             #expect((contracted == nil) == (expected == nil), "seed \(seed): CH reachability")
             guard let fast, let plain, let landmarked, let contracted, let expected else { continue }
             #expect(abs(contracted.weight - plain.weight) <= 1e-9 * max(1, expected),
@@ -267,13 +275,21 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
             let free = randomGraph(seed: UInt64(seed), overWays: 0)
             guard free.edgeCount == g.edgeCount else { continue }
             let index = SnapIndex(graph: g)
-            let with = RouteSearch(map: RoadMap(graph: g, method: .landmarks)), without = RouteSearch(map: RoadMap(graph: free, method: .landmarks))
+            let with = RouteSearch(map: RoadMap(graph: g, method: .landmarks)),
+                without = RouteSearch(map: RoadMap(graph: free, method: .landmarks))
             // From the middle of each path's from edge to the middle of its to edge.
             for p in 0..<g.restrictionPathCount {
                 let path = g.restrictionPath(p)
-                func middle(_ e: UInt32) -> Coordinate { let line = g.geometry(of: Int(e)); return line[0].interpolated(to: line[line.count - 1], fraction: 0.5) }
-                guard let from = index.nearest(to: middle(path.first!), maxDistance: 5000), let to = index.nearest(to: middle(path.last!), maxDistance: 5000) else { continue }
-                if with.route(from: from, to: to)?.weight != without.route(from: from, to: to)?.weight { changedRoutes += 1 }
+                func middle(_ e: UInt32) -> Coordinate {
+                    let line = g.geometry(of: Int(e));
+                    return line[0].interpolated(to: line[line.count - 1], fraction: 0.5)
+                }
+                guard let from = index.nearest(to: middle(path.first!), maxDistance: 5000),
+                    let to = index.nearest(to: middle(path.last!), maxDistance: 5000)
+                else { continue }
+                if with.route(from: from, to: to)?.weight != without.route(from: from, to: to)?.weight {
+                    changedRoutes += 1
+                }
             }
         }
         #expect(paths > 50 && longPaths > 10 && mandatory > 10 && changedRoutes > 20,
@@ -291,7 +307,9 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         while queries.count < 64 {
             let a = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
             let b = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
-            if let from = index.nearest(to: a, maxDistance: 5000), let to = index.nearest(to: b, maxDistance: 5000) { queries.append((from, to)) }
+            if let from = index.nearest(to: a, maxDistance: 5000), let to = index.nearest(to: b, maxDistance: 5000) {
+                queries.append((from, to))
+            }
         }
         let map = RoadMap(graph: g, hierarchy: hierarchy)
         let sequential = HierarchySearch(map: map)
@@ -314,12 +332,14 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
     private func expectSameRoutes(_ g: RoadGraph, _ one: ContractionHierarchy,
                                   _ other: ContractionHierarchy, seed: UInt64) {
         let index = SnapIndex(graph: g)
-        let a = HierarchySearch(map: RoadMap(graph: g, hierarchy: one)), b = HierarchySearch(map: RoadMap(graph: g, hierarchy: other))
+        let a = HierarchySearch(map: RoadMap(graph: g, hierarchy: one)),
+            b = HierarchySearch(map: RoadMap(graph: g, hierarchy: other))
         var rng = SplitMix64(seed: seed)
         for _ in 0..<30 {
             let p = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
             let q = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
-            guard let from = index.nearest(to: p, maxDistance: 5000), let to = index.nearest(to: q, maxDistance: 5000) else { continue }
+            guard let from = index.nearest(to: p, maxDistance: 5000), let to = index.nearest(to: q, maxDistance: 5000)
+            else { continue }
             #expect(a.route(from: from, to: to) == b.route(from: from, to: to))
         }
     }
@@ -343,22 +363,29 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
     @Test func turnTablesAreTheSameInAnyNumberOfRanges() throws {
         for seed in [UInt64(12), 13] {
             let g = randomGraph(seed: seed, nodes: 200, ways: 400)
-            let one = TurnGeometry(graph: g, parts: 1), three = TurnGeometry(graph: g, parts: 3), seven = TurnGeometry(graph: g, parts: 7)
+            let one = TurnGeometry(graph: g, parts: 1), three = TurnGeometry(graph: g, parts: 3),
+                seven = TurnGeometry(graph: g, parts: 7)
             for e in 0..<g.edgeCount {
                 let v = g.source(of: e), w = g.edgeTarget[e]
                 let head = Float(g.coordinate(of: v).direction(to: g.secondPoint(of: e)))
                 let tail = Float(g.penultimatePoint(of: e).direction(to: g.coordinate(of: w)))
-                #expect(one.headBearing[e].bitPattern == head.bitPattern && one.tailBearing[e].bitPattern == tail.bitPattern, "edge \(e)")
+                #expect(
+                    one.headBearing[e].bitPattern == head.bitPattern
+                        && one.tailBearing[e].bitPattern == tail.bitPattern, "edge \(e)")
             }
             for other in [three, seven] {
-                #expect(other.headBearing == one.headBearing && other.tailBearing == one.tailBearing && other.roads == one.roads)
+                #expect(
+                    other.headBearing == one.headBearing && other.tailBearing == one.tailBearing
+                        && other.roads == one.roads)
             }
             let costs = TurnCosts(for: g)
             let table = TransitionTable(graph: g, turns: one, costs: costs, parts: 1)
             #expect(table.cost.contains(.infinity) && table.cost.contains { $0 > 0 && $0.isFinite })
             for parts in [3, 7] {
                 let other = TransitionTable(graph: g, turns: one, costs: costs, parts: parts)
-                #expect(other.start == table.start && other.cost.elementsEqual(table.cost) { $0.bitPattern == $1.bitPattern })
+                #expect(
+                    other.start == table.start
+                        && other.cost.elementsEqual(table.cost) { $0.bitPattern == $1.bitPattern })
             }
         }
         // Far apart, close together, across 180° and at the poles.
@@ -367,8 +394,9 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
             let scale = [1e-5, 1e-2, 10, 180].randomElement(using: &rng)!
             let a = try Coordinate(validatingLatitude: Double.random(in: -90...90, using: &rng),
                                    longitude: Double.random(in: -180...180, using: &rng))
-            let b = try Coordinate(validatingLatitude: max(-90, min(90, a.latitude + Double.random(in: -scale...scale, using: &rng))),
-                                   longitude: normalizedLongitude(a.longitude + Double.random(in: -scale...scale, using: &rng)))
+            let b = try Coordinate(
+                validatingLatitude: max(-90, min(90, a.latitude + Double.random(in: -scale...scale, using: &rng))),
+                longitude: normalizedLongitude(a.longitude + Double.random(in: -scale...scale, using: &rng)))
             let measured = TurnGeometry.Bearing(a).direction(to: TurnGeometry.Bearing(b))
             #expect(measured.bitPattern == a.direction(to: b).bitPattern, "\(a) → \(b)")
         }
@@ -458,7 +486,9 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         #expect(stored.transitions.cost.elementsEqual(table.cost) && stored.transitions.start == table.start)
         var noCosts = extra
         noCosts["TTCS"] = nil
-        #expect(try ContractionHierarchy(fileSections: noCosts, graph: g)?.transitions.cost.elementsEqual(table.cost) == true)
+        #expect(
+            try ContractionHierarchy(fileSections: noCosts, graph: g)?.transitions.cost.elementsEqual(table.cost)
+                == true)
         // Where each edge's turns start is stored beside them and used in place; a file from
         // before counts them again; starts that are not the graph's are an error.
         var noStarts = extra
@@ -495,7 +525,9 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
             }
         }
         let extra = FileSections(Dictionary(uniqueKeysWithValues: fresh.fileSections.map { ($0.tag, $0.bytes) }))
-        func values<T>(_ tag: String, _: T.Type) -> [T] { extra[tag]!.withUnsafeBytes { Array($0.bindMemory(to: T.self)) } }
+        func values<T>(_ tag: String, _: T.Type) -> [T] {
+            extra[tag]!.withUnsafeBytes { Array($0.bindMemory(to: T.self)) }
+        }
         func bytes<T>(_ values: [T]) -> [UInt8] { values.withUnsafeBytes { Array($0) } }
         // The same rows by hierarchy node, as files before "HORD" hold them (and with each arc's
         // end, weight and id in columns of their own, as files before "HUPR" hold them).
@@ -514,7 +546,8 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
                 }
                 rowStart.append(UInt32(rowEnd.count))
             }
-            older[tags.0] = bytes(rowStart); older[tags.1] = bytes(rowEnd); older[tags.2] = bytes(rowWeight); older[tags.3] = bytes(rowId)
+            older[tags.0] = bytes(rowStart); older[tags.1] = bytes(rowEnd); older[tags.2] = bytes(rowWeight);
+            older[tags.3] = bytes(rowId)
         }
         let numbered = try #require(try ContractionHierarchy(fileSections: older, graph: g))
         #expect(numbered.order == fresh.order && numbered.up.arcs.map(\.id) == fresh.up.arcs.map(\.id))
@@ -533,7 +566,9 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         #expect(fresh.rank.array == ContractionHierarchy.inverse(fresh.order))
         // An older file whose arcs close a cycle: arc a goes up from v to w, and an original arc b
         // (no shortcut made of it) going up from w is turned back to v, its row entry with it.
-        func olderValues<T>(_ tag: String, _: T.Type) -> [T] { older[tag]!.withUnsafeBytes { Array($0.bindMemory(to: T.self)) } }
+        func olderValues<T>(_ tag: String, _: T.Type) -> [T] {
+            older[tag]!.withUnsafeBytes { Array($0.bindMemory(to: T.self)) }
+        }
         let upStart = olderValues("HUPS", UInt32.self), upId = olderValues("HUPA", UInt32.self)
         var upEnd = olderValues("HUPH", UInt32.self), arcHead = values("HAHD", UInt32.self)
         let arcFirst = values("HAF1", Int32.self), arcSecond = values("HAF2", Int32.self)
@@ -555,7 +590,9 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         var cyclic = older
         cyclic["HUPH"] = bytes(upEnd)
         cyclic["HAHD"] = bytes(arcHead)
-        #expect(throws: HierarchyFileError(reason: "arcs close a cycle")) { try ContractionHierarchy(fileSections: cyclic, graph: g) }
+        #expect(throws: HierarchyFileError(reason: "arcs close a cycle")) {
+            try ContractionHierarchy(fileSections: cyclic, graph: g)
+        }
     }
 
     /// Route lines have no doubled points: not where a waypoint snapped beside a shape point,
@@ -564,7 +601,8 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         let g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
         let router = RoadMap(graph: g, hierarchy: ContractionHierarchy(graph: g)).makeRouter()
         let townHall = Coordinate(latitude: 52.309427, longitude: -2.598781) // snaps onto a High Street shape point
-        let fuel = Coordinate(latitude: 52.311680, longitude: -2.572561), leisure = Coordinate(latitude: 52.3127, longitude: -2.5783)
+        let fuel = Coordinate(latitude: 52.311680, longitude: -2.572561),
+            leisure = Coordinate(latitude: 52.3127, longitude: -2.5783)
         for waypoints in [[townHall, fuel], [townHall, leisure, fuel], [fuel, townHall]] {
             let route = try router.route(waypoints)
             for (p, q) in zip(route.geometry, route.geometry.dropFirst()) {
@@ -578,14 +616,16 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         let g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
         let index = SnapIndex(graph: g)
         // A point 20 m north of the middle of a long High Street stretch snaps onto the street.
-        let highStreet = try #require((0..<g.edgeCount).first { g.name(of: $0) == "High Street" && g.edgeLength[$0] > 300 })
+        let highStreet = try #require(
+            (0..<g.edgeCount).first { g.name(of: $0) == "High Street" && g.edgeLength[$0] > 300 })
         let shape = g.geometry(of: highStreet)
         let middle = shape[shape.count / 2]
         let query = Coordinate(latitude: middle.latitude + 20 / 111_195, longitude: middle.longitude)
         let snap = try #require(index.nearest(to: query, maxDistance: 1000))
         #expect(g.strings[Int(g.segmentName[snap.segment])] == "High Street")
         #expect(abs(snap.distance - 20) < 2)
-        #expect(index.nearest(to: Coordinate(latitude: 52.5, longitude: -2.2), maxDistance: 1000) == nil) // kilometres away
+        // kilometres away
+        #expect(index.nearest(to: Coordinate(latitude: 52.5, longitude: -2.2), maxDistance: 1000) == nil)
     }
 
     @Test func routesAcrossTheSampleTown() throws {
@@ -593,7 +633,8 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         let index = SnapIndex(graph: g)
         let search = RouteSearch(map: RoadMap(graph: g, method: .landmarks))
         // Town hall (old town) to the leisure centre (east bank estate).
-        let from = try #require(index.nearest(to: Coordinate(latitude: 52.309427, longitude: -2.598781), maxDistance: 1000))
+        let from = try #require(
+            index.nearest(to: Coordinate(latitude: 52.309427, longitude: -2.598781), maxDistance: 1000))
         let to = try #require(index.nearest(to: Coordinate(latitude: 52.3127, longitude: -2.5783), maxDistance: 1000))
         let route = try #require(search.route(from: from, to: to))
         let settledWithLandmarks = search.settled
@@ -625,9 +666,12 @@ func breaksRestrictedPath(_ g: RoadGraph, _ edges: [Int]) -> Bool {
     (0..<g.restrictionPathCount).contains { p in
         let path = g.restrictionPath(p).map(Int.init), before = path.dropLast()
         return edges.indices.contains { i in
-            guard i + before.count < edges.count, edges[i..<(i + before.count)].elementsEqual(before) else { return false }
+            guard i + before.count < edges.count, edges[i..<(i + before.count)].elementsEqual(before) else {
+                return false
+            }
             let next = edges[i + before.count]
-            return g.restrictionPathKind[p] == RestrictionKind.prohibitive.rawValue ? next == path.last! : next != path.last!
+            return g.restrictionPathKind[p] == RestrictionKind.prohibitive.rawValue
+                ? next == path.last! : next != path.last!
         }
     }
 }
@@ -656,7 +700,8 @@ func pathCost(_ g: RoadGraph, _ path: RoutePath, _ costs: TurnCosts) -> (weight:
 }
 
 func packageRoot() -> String {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .path
 }
 
 @Suite struct TurnCostTests {
@@ -688,10 +733,13 @@ func packageRoot() -> String {
         #expect(abs(leftCost - rightCost) > 1, "turn costs depend on the side: \(leftCost) vs \(rightCost)")
         let leftHand = ContractionHierarchy(graph: g)
         #expect(leftHand.costs.leftHandTraffic)
-        let contracted = try #require(HierarchySearch(map: RoadMap(graph: g, hierarchy: leftHand)).route(from: from, to: to))
+        let contracted = try #require(
+            HierarchySearch(map: RoadMap(graph: g, hierarchy: leftHand)).route(from: from, to: to))
         #expect(abs(contracted.weight - leftCost) <= 1e-9 * leftCost)
         #expect(throws: HierarchyFileError.self) {
-            try ContractionHierarchy(fileSections: FileSections(Dictionary(uniqueKeysWithValues: rightHand.fileSections.map { ($0.tag, $0.bytes) })), graph: g)
+            try ContractionHierarchy(
+                fileSections: FileSections(
+                    Dictionary(uniqueKeysWithValues: rightHand.fileSections.map { ($0.tag, $0.bytes) })), graph: g)
         }
     }
 }

@@ -18,19 +18,24 @@ import WaymarkSupport
             if !entries.isEmpty && rng.next() % 5 == 0 {
                 key = entries[Int(rng.next() % UInt64(entries.count))].key
             } else {
-                let x = Int64(bitPattern: rng.next()) >> (1 + rng.next() % 62), y = Int64(bitPattern: rng.next()) >> (1 + rng.next() % 62)
+                let x = Int64(bitPattern: rng.next()) >> (1 + rng.next() % 62),
+                    y = Int64(bitPattern: rng.next()) >> (1 + rng.next() % 62)
                 key = (x << 32) ^ (y & 0xFFFF_FFFF)
             }
             entries.append((key, UInt32(piece)))
         }
         let sorted = SnapIndex.sortedByKey(entries)
-        let expected = entries.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }.map(\.element)
+        let expected = entries.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }.map(
+            \.element)
         #expect(sorted.map(\.key) == expected.map(\.key))
         #expect(sorted.map(\.piece) == expected.map(\.piece))
         #expect(SnapIndex.sortedByKey([]).isEmpty)
         #expect(SnapIndex.sortedByKey([(7, 1)]).map(\.piece) == [1])
         // All keys sharing their upper digits (every pass but the lowest skipped).
         let small = (0..<100).map { (key: Int64(($0 * 37) % 11), piece: UInt32($0)) }
-        #expect(SnapIndex.sortedByKey(small).map(\.piece) == small.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }.map(\.element.piece))
+        #expect(
+            SnapIndex.sortedByKey(small).map(\.piece)
+                == small.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }.map(
+                    \.element.piece))
     }
 }

@@ -13,8 +13,12 @@ import Testing
     }
 
     @Test func wholeRequest() throws {
-        let text = "GET /route/v1/driving/-8.6,41.1;-8.61,41.15?steps=true&overview=false&x=a%20b+c HTTP/1.1\r\nHost: h\r\nX-Thing:  value \r\n\r\n"
-        guard case let .request(request, consumed) = parse(text) else { Issue.record("not parsed: \(parse(text))"); return }
+        let text =
+            "GET /route/v1/driving/-8.6,41.1;-8.61,41.15?steps=true&overview=false&x=a%20b+c HTTP/1.1\r\nHost: "
+                + "h\r\nX-Thing:  value \r\n\r\n"
+        guard case let .request(request, consumed) = parse(text) else {
+            Issue.record("not parsed: \(parse(text))"); return
+        }
         #expect(consumed == text.utf8.count)
         #expect(request.method == "GET" && request.minorVersion == 1 && request.keepAlive)
         #expect(request.segments == ["route", "v1", "driving", "-8.6,41.1;-8.61,41.15"])
@@ -24,20 +28,27 @@ import Testing
     }
 
     @Test func piecesAndPipelining() throws {
-        let one = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n", two = "GET /b%2Fc HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"
+        let one = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n",
+            two = "GET /b%2Fc HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"
         let bytes = Array((one + two).utf8)
         // Every prefix short of the first request is incomplete.
-        for n in 0..<one.utf8.count { #expect(HTTPRequestParser.parse(Array(bytes[..<n])) == .incomplete, "prefix \(n)") }
+        for n in 0..<one.utf8.count {
+            #expect(HTTPRequestParser.parse(Array(bytes[..<n])) == .incomplete, "prefix \(n)")
+        }
         guard case let .request(first, consumed) = HTTPRequestParser.parse(bytes) else { Issue.record("first"); return }
         #expect(first.segments == ["a"] && consumed == one.utf8.count)
-        guard case let .request(second, rest) = HTTPRequestParser.parse(Array(bytes[consumed...])) else { Issue.record("second"); return }
+        guard case let .request(second, rest) = HTTPRequestParser.parse(Array(bytes[consumed...])) else {
+            Issue.record("second"); return
+        }
         #expect(second.segments == ["b/c"] && !second.keepAlive && rest == two.utf8.count)
     }
 
     @Test func bareLineFeedsAndHTTP10() throws {
         guard case let .request(r, _) = parse("GET /x HTTP/1.0\n\n") else { Issue.record("HTTP/1.0"); return }
         #expect(r.minorVersion == 0 && !r.keepAlive)
-        guard case let .request(k, _) = parse("GET /x HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n") else { Issue.record("keep-alive"); return }
+        guard case let .request(k, _) = parse("GET /x HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n") else {
+            Issue.record("keep-alive"); return
+        }
         #expect(k.keepAlive)
     }
 
@@ -55,8 +66,11 @@ import Testing
         small.headerCount = 3
         small.body = 10
         #expect(status("GET /\(String(repeating: "a", count: 200)) HTTP/1.1\r\n", limits: small) == 414)
-        #expect(status("GET /\(String(repeating: "a", count: 200))", limits: small) == 414) // no line end yet, already too long
-        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nX: \(String(repeating: "b", count: 300))\r\n\r\n", limits: small) == 431)
+        // no line end yet, already too long
+        #expect(status("GET /\(String(repeating: "a", count: 200))", limits: small) == 414)
+        #expect(
+            status("GET / HTTP/1.1\r\nHost: h\r\nX: \(String(repeating: "b", count: 300))\r\n\r\n", limits: small)
+                == 431)
         #expect(status("GET / HTTP/1.1\r\nHost: h\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", limits: small) == 431)
         #expect(status("GET / HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n", limits: small) == 413)
         #expect(status("GET / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n") == 400)
@@ -89,7 +103,9 @@ import Testing
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
             return z ^ (z >> 31)
         }
-        let base = Array("GET /table/v1/car/1,2;3,4?sources=0&annotations=duration,distance HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc".utf8)
+        let request = "GET /table/v1/car/1,2;3,4?sources=0&annotations=duration,distance HTTP/1.1\r\n"
+            + "Host: h\r\nContent-Length: 3\r\n\r\nabc"
+        let base = Array(request.utf8)
         var parsed = 0
         for _ in 0..<3000 {
             var bytes = base

@@ -33,7 +33,9 @@ public struct HTTPRequest: Sendable, Equatable {
     /// Whether the client keeps the connection open after this request: HTTP/1.1 unless it says
     /// `Connection: close`, HTTP/1.0 only when it says `keep-alive`.
     public var keepAlive: Bool {
-        let tokens = (header("connection") ?? "").lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let tokens = (header("connection") ?? "").lowercased().split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
         return minorVersion >= 1 ? !tokens.contains("close") : tokens.contains("keep-alive")
     }
 
@@ -116,7 +118,8 @@ public enum HTTPRequestParser {
         }
         // The request line.
         guard let lineEnd = index(of: lf, in: bytes, from: start, limit: start + limits.requestLine + 2) else {
-            return bytes.count - start > limits.requestLine + 1 ? .failure(.uriTooLong, "request line over \(limits.requestLine) bytes") : .incomplete
+            return bytes.count - start > limits.requestLine + 1
+                ? .failure(.uriTooLong, "request line over \(limits.requestLine) bytes") : .incomplete
         }
         let requestLine = trimmedLine(bytes, start, lineEnd)
         // Method SP target SP HTTP-version, nothing else.
@@ -131,7 +134,8 @@ public enum HTTPRequestParser {
         case Array("HTTP/1.1".utf8): minor = 1
         case Array("HTTP/1.0".utf8): minor = 0
         default:
-            if version.starts(with: Array("HTTP/".utf8)), version.count == 8, version[5] >= UInt8(ascii: "2"), version[5] <= UInt8(ascii: "9") {
+            if version.starts(with: Array("HTTP/".utf8)), version.count == 8, version[5] >= UInt8(ascii: "2"),
+                version[5] <= UInt8(ascii: "9") {
                 return .failure(.versionNotSupported, "only HTTP/1.0 and HTTP/1.1 are served")
             }
             return .failure(.badRequest, "the request line does not end in HTTP/1.0 or HTTP/1.1")
@@ -151,7 +155,8 @@ public enum HTTPRequestParser {
         let headerLimit = lineStart + limits.headers
         while true {
             guard let end = index(of: lf, in: bytes, from: lineStart, limit: headerLimit + 2) else {
-                return bytes.count > headerLimit + 1 ? .failure(.headersTooLarge, "header fields over \(limits.headers) bytes") : .incomplete
+                return bytes.count > headerLimit + 1
+                    ? .failure(.headersTooLarge, "header fields over \(limits.headers) bytes") : .incomplete
             }
             let line = trimmedLine(bytes, lineStart, end)
             lineStart = end + 1
@@ -168,11 +173,15 @@ public enum HTTPRequestParser {
         let names = fields.map(\.name)
         if minor == 1 && names.filter({ $0 == "host" }).count != 1 { return .failure(.badRequest,
             "an HTTP/1.1 request needs one Host header") }
-        if names.contains("transfer-encoding") { return .failure(.notImplemented, "chunked or encoded request bodies are not accepted; send Content-Length") }
+        if names.contains("transfer-encoding") {
+            return .failure(.notImplemented, "chunked or encoded request bodies are not accepted; send Content-Length")
+        }
         let lengths = Set(fields.filter { $0.name == "content-length" }.map(\.value))
         var length = 0
         if let text = lengths.first {
-            guard lengths.count == 1, !text.isEmpty, text.count <= 18, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(text) else {
+            guard lengths.count == 1, !text.isEmpty, text.count <= 18, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                let n = Int(text)
+            else {
                 return .failure(.badRequest, "Content-Length is not one decimal number")
             }
             if n > limits.body { return .failure(.contentTooLarge, "a body over \(limits.body) bytes") }
@@ -202,7 +211,9 @@ public enum HTTPRequestParser {
                 let equals = pair.firstIndex(of: "=")
                 let rawName = equals.map { pair[..<$0] }
                     ?? pair, rawValue = equals.map { pair[pair.index(after: $0)...] } ?? ""
-                guard let name = percentDecoded(rawName, plusIsSpace: true), let value = percentDecoded(rawValue, plusIsSpace: true) else {
+                guard let name = percentDecoded(rawName, plusIsSpace: true),
+                    let value = percentDecoded(rawValue, plusIsSpace: true)
+                else {
                     return .failure(.badRequest, "the query has a bad percent-encoding")
                 }
                 query.append((name, value))
@@ -262,7 +273,9 @@ public enum HTTPRequestParser {
     private struct Message: Error { var text: String }
 
     /// `name: value` with a token name and a value of visible characters, spaces and tabs.
-    private static func field(_ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> Result<(name: String, value: String), Message> {
+    private static func field(_ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> Result<
+        (name: String, value: String), Message
+    > {
         let first = bytes[line.lowerBound]
         if first == UInt8(ascii: " ")
             || first == UInt8(ascii: "\t") { return .failure(Message(text: "folded header lines are not accepted")) }
@@ -270,7 +283,9 @@ public enum HTTPRequestParser {
             return .failure(Message(text: "a header line without ':'"))
         }
         let name = line.lowerBound..<colon
-        guard !name.isEmpty, name.allSatisfy({ isTokenByte(bytes[$0]) }) else { return .failure(Message(text: "a header name that is not a token")) }
+        guard !name.isEmpty, name.allSatisfy({ isTokenByte(bytes[$0]) }) else {
+            return .failure(Message(text: "a header name that is not a token"))
+        }
         var valueStart = colon + 1, valueEnd = line.upperBound
         func isBlank(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
         while valueStart < valueEnd && isBlank(bytes[valueStart]) { valueStart += 1 }
@@ -287,8 +302,11 @@ public enum HTTPRequestParser {
     /// RFC 9110 `tchar`.
     private static func isTokenByte(_ b: UInt8) -> Bool {
         switch b {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"),
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"),
              UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
              UInt8(ascii: "`"), UInt8(ascii: "|"),
              UInt8(ascii: "~"): true

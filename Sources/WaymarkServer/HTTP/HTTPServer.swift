@@ -350,7 +350,8 @@ public final class HTTPServer: @unchecked Sendable {
                 _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
                 let peer = HTTPServer.describe(&address)
                 if connections.count >= configuration.maxConnections {
-                    let refusal = HTTPServer.errorResponse(.serviceUnavailable, "too many connections; try again").serialized(keepAlive: false)
+                    let refusal = HTTPServer.errorResponse(.serviceUnavailable, "too many connections; try again")
+                        .serialized(keepAlive: false)
                     _ = refusal.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                     _ = shutdown(fd, Int32(SHUT_WR))
                     close(fd)
@@ -441,7 +442,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// A JSON error body in OSRM's shape, for failures the HTTP layer finds itself.
     static func errorResponse(_ status: HTTPStatus, _ message: String) -> HTTPResponse {
-        let code = status.code == 503 ? "ServiceUnavailable" : status.code == 408 ? "RequestTimeout" : status.code >= 500 ? "NotImplemented" : "InvalidUrl"
+        let code =
+            status.code == 503
+            ? "ServiceUnavailable"
+            : status.code == 408 ? "RequestTimeout" : status.code >= 500 ? "NotImplemented" : "InvalidUrl"
         return .json(["code": .string(code), "message": .string(message)], status: status)
     }
 
@@ -490,11 +494,17 @@ public final class HTTPServer: @unchecked Sendable {
         var found: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &found)
         guard status == 0, let info = found else {
-            throw HTTPServerError(description: "cannot listen on \(host): not a numeric IPv4 or IPv6 address (\(String(cString: gai_strerror(status))))")
+            throw HTTPServerError(
+                description:
+                    "cannot listen on \(host): not a numeric IPv4 or IPv6 address "
+                        + "(\(String(cString: gai_strerror(status))))"
+            )
         }
         defer { freeaddrinfo(info) }
         let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HTTPServerError(description: "cannot make a socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw HTTPServerError(description: "cannot make a socket: \(String(cString: strerror(errno)))")
+        }
         var one: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0, listen(fd, 1024) == 0 else {
@@ -505,7 +515,9 @@ public final class HTTPServer: @unchecked Sendable {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var bound = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         let actual: UInt16 = withUnsafePointer(to: &bound) {
             $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
         }
