@@ -275,11 +275,58 @@ public struct GraphBuilder {
         // One byte per input node says all the walk below asks of it (one cache miss, not three):
         // its uses (the low two bits; 2 makes it a vertex), whether it blocks, whether passing it
         // costs time.
+        var uses = countUses(parts: max(1, walkParts ?? (ways.count < 1 << 14 ? 1 : coreCount)))
+        let (flags, delay) = applyNodeRules(to: &uses)
+
+        // 2. Walk every way, cutting it into segments between vertices. The ways are cut into
+        // parts of about equal references, each walked on a core of its own with numbers of its
+        // own (``WalkPart``), and the parts joined in order: the graph one walk in way order makes.
+        let input = WalkInput(ways: ways, latitudes: latitudes, longitudes: longitudes, uses: uses, delay: delay,
+                              restricted: Set(restrictions.flatMap { [$0.fromWay, $0.toWay] + $0.viaWays }))
+        var parts = walk(input, parts: max(1, walkParts ?? min(4, coreCount)))
+        var joined = join(&parts, flags: flags, into: &graph, report: &report)
+
+        // 3. Rows: the edges by source, then by target for the reverse rows. Ways drawn over the
+        // same nodes (a road mapped twice, a road and a route on it) give parallel edges between
+        // the same two vertices. As OSRM, keep one per direction: the least weight, then
+        // duration, then the smallest name (a named one before an unnamed one). Only single node
+        // pairs count: pieces with different shapes are different roads.
+        let nodeCount = graph.latitudes.count
+        let (first, order) = GraphBuilder.rows(of: joined.pending, nodeCount: nodeCount,
+                                               shapeStart: graph.shapeStart) {
+            graph.strings[Int(graph.segmentName[Int($0)])]
+        }
+        let edgeCount = order.count
+        let edgeSource = GraphBuilder.placeEdges(joined.pending, order: order, first: first, into: &graph)
+        joined.pending = []
+        graph.firstEdge = first
+
+        // The largest strongly connected component (for the report) is found beside the reverse
+        // rows and the restrictions: it reads the forward rows only.
+        let forward = RoadGraph(graph)
+        let (largestComponent, _) = inParallel({ forward.largestStronglyConnectedComponent() }, {
+            // The reverse rows: each vertex's edges in, in edge order.
+            let targets = graph.edgeTarget
+            (graph.firstIncoming, graph.incomingEdge) = GraphBuilder.stableBuckets(
+                count: edgeCount, buckets: nodeCount
+            ) { Int(targets[$0]) }
+            graph.incomingSource = graph.incomingEdge.map { edgeSource[Int($0)] }
+            resolveRestrictions(into: &graph, report: &report, uses: uses, joined: joined)
+        })
+
+        report.graphNodes = nodeCount
+        report.graphEdges = edgeCount
+        report.segments = joined.segmentEnds.count
+        var built = RoadGraph(graph)
+        report.largestComponentNodes = largestComponent
+        built.report = report
+        return built
+    }
+
+    /// Each input node's uses by the ways (2: a way end, or used twice or more), the ways
+    /// counted in parts side by side, each part's counts (at most 2) added up after.
+    private func countUses(parts countingParts: Int) -> [UInt8] {
         let inputCount = latitudes.count
-        let (usesMask, blocks, delays) = (WalkInput.usesMask, WalkInput.blocks, WalkInput.delays)
-        // The ways counted in parts side by side (as many as the walk's when given), each part's
-        // counts (at most 2) added up after.
-        let countingParts = max(1, walkParts ?? (ways.count < 1 << 14 ? 1 : coreCount))
         var partUses = [[UInt8]](repeating: [], count: countingParts)
         partUses.withUnsafeMutableBufferPointer { partUses in
             // Shared with the threads below: each part writes only its own share of it.
@@ -307,7 +354,14 @@ public struct GraphBuilder {
             for node in 0..<inputCount where more[node] != 0 { uses[node] = min(2, uses[node] + more[node]) }
         }
         partUses = []
-        /// Vertex flags of each input node (signals, gate), and the seconds passing it costs.
+        return uses
+    }
+
+    /// The node rules applied: blocking nodes, turning places (a vertex each) and delays marked
+    /// in `uses`; the vertex flags of each input node (signals, gate), and the seconds passing it costs.
+    private func applyNodeRules(to uses: inout [UInt8]) -> (flags: [UInt8], delay: [UInt32: Double]) {
+        let inputCount = latitudes.count
+        let (usesMask, blocks, delays) = (WalkInput.usesMask, WalkInput.blocks, WalkInput.delays)
         var flags = [UInt8](repeating: 0, count: inputCount)
         var delay: [UInt32: Double] = [:]
         for (node, rule) in nodeRules where Int(node) < inputCount {
@@ -325,13 +379,11 @@ public struct GraphBuilder {
                 uses[Int(node)] |= delays
             }
         }
+        return (flags, delay)
+    }
 
-        // 2. Walk every way, cutting it into segments between vertices. The ways are cut into
-        // parts of about equal references, each walked on a core of its own with numbers of its
-        // own (``WalkPart``), and the parts joined in order: the graph one walk in way order makes.
-        let input = WalkInput(ways: ways, latitudes: latitudes, longitudes: longitudes, uses: uses, delay: delay,
-                              restricted: Set(restrictions.flatMap { [$0.fromWay, $0.toWay] + $0.viaWays }))
-        let partCount = max(1, walkParts ?? min(4, coreCount))
+    /// The ways walked in `partCount` parts side by side, each about the same share of the references.
+    private func walk(_ input: WalkInput, parts partCount: Int) -> [WalkPart] {
         // Where the parts start: each about the same share of the references.
         let references = ways.nodes.count
         var bounds = [0]
@@ -349,11 +401,25 @@ public struct GraphBuilder {
                 parts[p].walk(bounds[p]..<bounds[p + 1], input)
             }
         }
+        return parts
+    }
 
-        // The parts joined: each part's vertices, strings and sign rows numbered after those of the
-        // parts before it (a vertex, string or row an earlier part made keeps its number), part
-        // after part; then its segments, shape points and edges placed after theirs, column by
-        // column on all cores (each part's column freed once placed).
+    /// What joining the parts gives beside the graph's columns: the vertex of each input node
+    /// that is one, each way's segments, the segments' end vertices and the edges not yet in rows.
+    private struct Joined {
+        var vertexOf: [UInt32]
+        var segmentsOfWay: [Int64: [UInt32]]
+        var segmentEnds: [(UInt32, UInt32)]
+        var pending: [PendingEdge]
+    }
+
+    /// The parts joined: each part's vertices, strings and sign rows numbered after those of the
+    /// parts before it (a vertex, string or row an earlier part made keeps its number), part
+    /// after part; then its segments, shape points and edges placed after theirs, column by
+    /// column on all cores (each part's column freed once placed). The parts are used up.
+    private func join(_ parts: inout [WalkPart], flags: [UInt8], into graph: inout GraphArrays,
+                      report: inout BuildReport) -> Joined {
+        let inputCount = latitudes.count
         var vertexOf = [UInt32](repeating: RoadGraph.invalid, count: inputCount)
         var stringIndex: [String: UInt32] = ["": 0]
         var signRowIndex: [[UInt32]: UInt32] = [[0, 0, 0, 0, 0]: 0]
@@ -362,9 +428,7 @@ public struct GraphBuilder {
         graph.latitudes.reserveCapacity(vertexBound)
         graph.longitudes.reserveCapacity(vertexBound)
         graph.nodeFlags.reserveCapacity(vertexBound)
-        var vertexNumbers: [[UInt32]] = [], stringNumbers: [[UInt32]] = [], rowNumbers: [[UInt32]] = []
-        var segmentBases: [UInt32] = [], shapeBases: [UInt32] = []
-        var (segmentTotal, shapeTotal, edgeTotal) = (0, 0, 0)
+        var numbers = PartNumbers()
         for p in parts.indices {
             var vertexNumber = [UInt32](repeating: 0, count: parts[p].vertexNodes.count)
             for (j, node) in parts[p].vertexNodes.enumerated() {
@@ -396,23 +460,39 @@ public struct GraphBuilder {
                 graph.signRows += row
                 return i
             }
-            vertexNumbers.append(vertexNumber)
-            stringNumbers.append(stringNumber)
-            rowNumbers.append(rowNumber)
+            numbers.vertex.append(vertexNumber)
+            numbers.string.append(stringNumber)
+            numbers.row.append(rowNumber)
             (parts[p].vertexNodes, parts[p].vertexShared, parts[p].strings, parts[p].signRows) = ([], [], [], [])
-            segmentBases.append(UInt32(segmentTotal))
-            shapeBases.append(UInt32(shapeTotal))
+            numbers.segmentBases.append(UInt32(numbers.segments))
+            numbers.shapeBases.append(UInt32(numbers.shapes))
             for (way, segments) in parts[p].segmentsOfWay {
-                segmentsOfWay[way, default: []] += segments.map { $0 + UInt32(segmentTotal) }
+                segmentsOfWay[way, default: []] += segments.map { $0 + UInt32(numbers.segments) }
             }
-            segmentTotal += parts[p].segmentEnds.count
-            shapeTotal += parts[p].shapeLatitudes.count
-            edgeTotal += parts[p].pending.count
+            numbers.segments += parts[p].segmentEnds.count
+            numbers.shapes += parts[p].shapeLatitudes.count
+            numbers.edges += parts[p].pending.count
             report.droppedSegmentsMissingNodes += parts[p].droppedSegmentsMissingNodes
             report.waysWithMissingNodes += parts[p].waysWithMissingNodes
             report.droppedDegenerateSegments += parts[p].droppedDegenerateSegments
             report.barrierCuts += parts[p].barrierCuts
         }
+        let (segmentEnds, pending) = GraphBuilder.joinColumns(&parts, numbers, into: &graph)
+        return Joined(vertexOf: vertexOf, segmentsOfWay: segmentsOfWay, segmentEnds: segmentEnds, pending: pending)
+    }
+
+    /// Each part's numbers of its vertices, strings and sign rows in the joined graph, and where
+    /// its segments and shape points start there.
+    private struct PartNumbers {
+        var vertex: [[UInt32]] = [], string: [[UInt32]] = [], row: [[UInt32]] = []
+        var segmentBases: [UInt32] = [], shapeBases: [UInt32] = []
+        var segments = 0, shapes = 0, edges = 0
+    }
+
+    /// The parts' segments, shape points and edges placed one part after another, column by
+    /// column on all cores; the parts are used up.
+    private static func joinColumns(_ parts: inout [WalkPart], _ numbers: PartNumbers,
+                                    into graph: inout GraphArrays) -> ([(UInt32, UInt32)], [PendingEdge]) {
         // Each column taken out of the parts, so that the core placing it holds the parts' arrays
         // alone (and frees each once placed); the parts themselves go.
         let ends = PartColumn<(UInt32, UInt32), (UInt32, UInt32)>(parts.map(\.segmentEnds))
@@ -428,10 +508,10 @@ public struct GraphBuilder {
             shapeLongitudes = PartColumn<Int32, Int32>(parts.map(\.shapeLongitudes))
         let edges = PartColumn<PendingEdge, PendingEdge>(parts.map(\.pending))
         parts = []
-        DispatchQueue.concurrentPerform(iterations: 12) { [vertexNumbers, stringNumbers, rowNumbers,
-                                                           segmentBases, shapeBases,
-                                                           segments = segmentTotal,
-                                                           shapes = shapeTotal, edgeTotal] column in
+        let (vertexNumbers, stringNumbers, rowNumbers) = (numbers.vertex, numbers.string, numbers.row)
+        let (segmentBases, shapeBases) = (numbers.segmentBases, numbers.shapeBases)
+        let (segments, shapes, edgeTotal) = (numbers.segments, numbers.shapes, numbers.edges)
+        DispatchQueue.concurrentPerform(iterations: 12) { column in
             switch column {
             case 0: ends.join(total: segments) { p, e in (vertexNumbers[p][Int(e.0)], vertexNumbers[p][Int(e.1)]) }
             case 1: names.join(total: segments) { p, s in stringNumbers[p][Int(s)] }
@@ -453,24 +533,19 @@ public struct GraphBuilder {
             }
         }
         let segmentEnds = ends.joined
-        var pending = edges.joined
         (graph.segmentName, graph.segmentRef, graph.segmentSigns) = (names.joined, refs.joined, signs.joined)
         (graph.segmentHighway, graph.segmentFlags, graph.segmentLanes) = (highways.joined,
                                                                           segmentFlags.joined, lanes.joined)
         (graph.segmentWayID, graph.shapeStart) = (wayIDs.joined, shapeEnds.joined)
         (graph.shapeLatitudes, graph.shapeLongitudes) = (shapeLatitudes.joined, shapeLongitudes.joined)
+        return (segmentEnds, edges.joined)
+    }
 
-        // 3. Rows: the edges by source, then by target for the reverse rows. Ways drawn over the
-        // same nodes (a road mapped twice, a road and a route on it) give parallel edges between
-        // the same two vertices. As OSRM, keep one per direction: the least weight, then
-        // duration, then the smallest name (a named one before an unnamed one). Only single node
-        // pairs count: pieces with different shapes are different roads.
-        let nodeCount = graph.latitudes.count
-        let (first, order) = GraphBuilder.rows(of: pending, nodeCount: nodeCount, shapeStart: graph.shapeStart) {
-            graph.strings[Int(graph.segmentName[Int($0)])]
-        }
-        let edgeCount = order.count
-        // The edges' columns in row order, and each edge's source, the slots shared out among the cores.
+    /// The edges' columns in row order, and each edge's source (returned), the slots shared out
+    /// among the cores.
+    private static func placeEdges(_ pending: [PendingEdge], order: [UInt32], first: [UInt32],
+                                   into graph: inout GraphArrays) -> [UInt32] {
+        let edgeCount = order.count, nodeCount = first.count - 1
         var edgeSource = [UInt32](repeating: 0, count: edgeCount)
         (graph.edgeTarget, graph.edgeSegment) = ([UInt32](repeating: 0, count: edgeCount),
                                                  [UInt32](repeating: 0, count: edgeCount))
@@ -506,70 +581,55 @@ public struct GraphBuilder {
                 }
             }
         }
-        pending = []
-        graph.firstEdge = first
+        return edgeSource
+    }
 
-        // The largest strongly connected component (for the report) is found beside the reverse
-        // rows and the restrictions: it reads the forward rows only.
-        let forward = RoadGraph(graph)
-        let (largestComponent, _) = inParallel({ forward.largestStronglyConnectedComponent() }, {
-            // The reverse rows: each vertex's edges in, in edge order.
-            let targets = graph.edgeTarget
-            (graph.firstIncoming, graph.incomingEdge) = GraphBuilder.stableBuckets(
-                count: edgeCount, buckets: nodeCount
-            ) { Int(targets[$0]) }
-            graph.incomingSource = graph.incomingEdge.map { edgeSource[Int($0)] }
-
-            // 4. Restrictions at a via node: the from and to ways' segments that end at the via vertex.
-            report.restrictionsRead = restrictions.count + unusableRestrictions
-            var resolved: [(via: UInt32, from: UInt32, to: UInt32, kind: UInt8)] = []
-            for r in restrictions where r.viaWays.isEmpty {
-                guard Int(r.via) < inputCount, uses[Int(r.via)] & blocks == 0,
-                    vertexOf[Int(r.via)] != RoadGraph.invalid
-                else { continue }
-                let via = vertexOf[Int(r.via)]
-                func touching(_ way: Int64) -> UInt32? {
-                    let candidates = (segmentsOfWay[way] ?? []).filter { segmentEnds[Int($0)].0 == via
-                        || segmentEnds[Int($0)].1 == via }
-                    return candidates.count == 1 ? candidates[0] : nil
-                }
-                guard let from = touching(r.fromWay), let to = touching(r.toWay) else { continue }
-                resolved.append((via, from, to, r.kind.rawValue))
-                graph.nodeFlags[Int(via)] |= RoadGraph.restrictionViaFlag
+    /// 4. Restrictions at a via node: the from and to ways' segments that end at the via vertex;
+    /// then those over via ways.
+    private func resolveRestrictions(into graph: inout GraphArrays, report: inout BuildReport, uses: [UInt8],
+                                     joined: Joined) {
+        let inputCount = latitudes.count, blocks = WalkInput.blocks
+        let (vertexOf, segmentsOfWay, segmentEnds) = (joined.vertexOf, joined.segmentsOfWay, joined.segmentEnds)
+        report.restrictionsRead = restrictions.count + unusableRestrictions
+        var resolved: [(via: UInt32, from: UInt32, to: UInt32, kind: UInt8)] = []
+        for r in restrictions where r.viaWays.isEmpty {
+            guard Int(r.via) < inputCount, uses[Int(r.via)] & blocks == 0,
+                vertexOf[Int(r.via)] != RoadGraph.invalid
+            else { continue }
+            let via = vertexOf[Int(r.via)]
+            func touching(_ way: Int64) -> UInt32? {
+                let candidates = (segmentsOfWay[way] ?? []).filter { segmentEnds[Int($0)].0 == via
+                    || segmentEnds[Int($0)].1 == via }
+                return candidates.count == 1 ? candidates[0] : nil
             }
-            resolved.sort { ($0.via, $0.from, $0.to) < ($1.via, $1.from, $1.to) }
-            graph.restrictionVia = resolved.map(\.via)
-            graph.restrictionFrom = resolved.map(\.from)
-            graph.restrictionTo = resolved.map(\.to)
-            graph.restrictionKind = resolved.map(\.kind)
+            guard let from = touching(r.fromWay), let to = touching(r.toWay) else { continue }
+            resolved.append((via, from, to, r.kind.rawValue))
+            graph.nodeFlags[Int(via)] |= RoadGraph.restrictionViaFlag
+        }
+        resolved.sort { ($0.via, $0.from, $0.to) < ($1.via, $1.from, $1.to) }
+        graph.restrictionVia = resolved.map(\.via)
+        graph.restrictionFrom = resolved.map(\.from)
+        graph.restrictionTo = resolved.map(\.to)
+        graph.restrictionKind = resolved.map(\.kind)
 
-            // 4b. Restrictions over via ways: the path of directed edges from the from way's end along
-            // the via ways to the to way's start, the ways joined end to end as OSRM joins them.
-            var paths = Set<[UInt32]>(), keptOverWays = 0
-            let rows = RoadGraph(graph)
-            for r in restrictions where !r.viaWays.isEmpty {
-                guard let path = restrictedPath(r, graph: rows, segmentEnds: segmentEnds,
-                                                segmentsOfWay: segmentsOfWay) else { continue }
-                paths.insert(path + [UInt32(r.kind.rawValue)])
-                keptOverWays += 1
-            }
-            for path in paths.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                graph.restrictionPathEdges.append(contentsOf: path.dropLast())
-                graph.restrictionPathStart.append(UInt32(graph.restrictionPathEdges.count))
-                graph.restrictionPathKind.append(UInt8(path.last!))
-                graph.nodeFlags[Int(graph.edgeTarget[Int(path[0])])] |= RoadGraph.restrictionViaFlag
-            }
-            report.restrictionsKept = resolved.count + keptOverWays
-            report.restrictionsDropped = report.restrictionsRead - report.restrictionsKept
-        })
-
-        report.graphNodes = nodeCount
-        report.graphEdges = edgeCount
-        report.segments = segmentEnds.count
-        var built = RoadGraph(graph)
-        report.largestComponentNodes = largestComponent
-        built.report = report
-        return built
+        // 4b. Restrictions over via ways: the path of directed edges from the from way's end along
+        // the via ways to the to way's start, the ways joined end to end as OSRM joins them.
+        var paths = Set<[UInt32]>(), keptOverWays = 0
+        let rows = RoadGraph(graph)
+        for r in restrictions where !r.viaWays.isEmpty {
+            guard let path = restrictedPath(r, graph: rows, segmentEnds: segmentEnds,
+                                            segmentsOfWay: segmentsOfWay) else { continue }
+            paths.insert(path + [UInt32(r.kind.rawValue)])
+            keptOverWays += 1
+        }
+        for path in paths.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            graph.restrictionPathEdges.append(contentsOf: path.dropLast())
+            graph.restrictionPathStart.append(UInt32(graph.restrictionPathEdges.count))
+            graph.restrictionPathKind.append(UInt8(path.last!))
+            graph.nodeFlags[Int(graph.edgeTarget[Int(path[0])])] |= RoadGraph.restrictionViaFlag
+        }
+        report.restrictionsKept = resolved.count + keptOverWays
+        report.restrictionsDropped = report.restrictionsRead - report.restrictionsKept
     }
 
     /// The directed edges of a restriction over via ways, or nil when its ways are not in the

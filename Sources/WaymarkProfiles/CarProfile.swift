@@ -191,144 +191,211 @@ public struct CarProfile: RoutingProfile {
 
     // MARK: - Ways
 
-    /// The rule for a way with these tags, or nil when cars cannot use it.
+    /// What the way handlers below have found so far, as car.lua's `result` table: what each
+    /// direction allows, its speed and its rate penalty.
+    private struct WayDraft {
+        var highway: String?, route: String?
+        var present: TagFamily
+        var forward = true, backward = true
+        var accessForward: String?, accessBackward: String?
+        var restrictedForward = false, restrictedBackward = false
+        var oneway: String?, junction: String?
+        var forwardOneway = false, reverseOneway = false
+        var forwardSpeed = -1.0, backwardSpeed = -1.0, duration: Double?
+        var ferry = false
+        var service: String?
+        var forwardPenalty = 1.0, backwardPenalty = 1.0
+
+        init(highway: String?, route: String?, present: TagFamily) {
+            (self.highway, self.route, self.present) = (highway, route, present)
+        }
+        var timed: Bool { (duration ?? 0) > 0 }
+        var forwardDriven: Bool { forward && (forwardSpeed > 0 || timed) }
+        var backwardDriven: Bool { backward && (backwardSpeed > 0 || timed) }
+        /// The speed a rule records: none where not driven, at least 1 km/h on a timed crossing.
+        func recorded(_ speed: Double, driven: Bool) -> Double { driven ? max(speed, timed ? 1 : speed) : 0 }
+    }
+
+    /// The rule for a way with these tags, or nil when cars cannot use it. The steps are
+    /// car.lua's `process_way` handlers, in its order.
     public func way(_ tags: [String: String]) -> WayRule? {
         let highway = tags["highway"].flatMap { $0.isEmpty ? nil : $0 }
         let route = tags["route"].flatMap { $0.isEmpty ? nil : $0 }
         guard highway != nil || route != nil else { return nil }
         // Which kinds of tags the way has at all: one hash per tag it carries, so the many keys
         // below are looked up only where some of their kind is present.
-        let present = TagFamily.of(tags)
+        var way = WayDraft(highway: highway, route: route, present: TagFamily.of(tags))
+        guard !isBlocked(tags, way),
+              handleAccess(tags, &way),
+              handleFerriesAndBridges(tags, &way),
+              handleSpeeds(tags, &way) else { return nil }
+        handlePenalties(tags, &way)
+        // A direction is driven when allowed and it has a speed (or the crossing a duration).
+        guard way.forwardDriven || way.backwardDriven else { return nil }
+        var rule = WayRule(highway: highwayClass(way),
+                           forwardSpeed: way.recorded(way.forwardSpeed, driven: way.forwardDriven),
+                           backwardSpeed: way.recorded(way.backwardSpeed, driven: way.backwardDriven),
+                           forwardPenalty: way.forwardPenalty, backwardPenalty: way.backwardPenalty,
+                           duration: way.timed ? way.duration : nil, flags: flags(tags, way),
+                           name: way.present.contains(.names) ? name(tags) : "",
+                           ref: way.present.contains(.names)
+                               ? tags["ref"].map { TagValues.canonicalList($0) } ?? "" : "")
+        if way.present.contains(.signs) { handleSigns(tags, way, &rule) }
+        rule.lanes = laneCount(tags, way, rule)
+        return rule
+    }
 
-        // Blocked and avoided ways.
-        if highway == "steps" || highway == "construction" { return nil }
-        if present.contains(.blocking) {
-            if tags["area"] == "yes" || tags["railway"] == "construction" { return nil }
-            if let construction = tags["construction"], !constructionWhitelist.contains(construction) { return nil }
-            if tags["proposed"] != nil && (highway == nil || highway == "proposed") { return nil }
-            if tags["impassable"] == "yes" || tags["status"] == "impassable" { return nil }
+    /// Blocked and avoided ways (car.lua's `blocked_ways` and `avoid_ways`).
+    private func isBlocked(_ tags: [String: String], _ way: WayDraft) -> Bool {
+        let highway = way.highway
+        if highway == "steps" || highway == "construction" { return true }
+        if way.present.contains(.blocking) {
+            if tags["area"] == "yes" || tags["railway"] == "construction" { return true }
+            if let construction = tags["construction"], !constructionWhitelist.contains(construction) { return true }
+            if tags["proposed"] != nil && (highway == nil || highway == "proposed") { return true }
+            if tags["impassable"] == "yes" || tags["status"] == "impassable" { return true }
         }
-        if present.contains(.oneway) && tags["oneway"] == "reversible" { return nil }
-        if let highway, avoidedHighways.contains(highway) { return nil }
+        if way.present.contains(.oneway) && tags["oneway"] == "reversible" { return true }
+        if let highway, avoidedHighways.contains(highway) { return true }
+        return false
+    }
 
-        var forward = true, backward = true
+    /// The vehicle's size, access and oneways, per direction (`handle_dimensions`,
+    /// `handle_access`, `handle_oneway`); false when neither direction is open.
+    private func handleAccess(_ tags: [String: String], _ way: inout WayDraft) -> Bool {
         // The vehicle's size against physical and legal limits, per direction.
-        if present.contains(.dimensions) {
-            let (fits, fitsBack) = fitsVehicle(tags)
-            forward = fits
-            backward = fitsBack
-        }
+        if way.present.contains(.dimensions) { (way.forward, way.backward) = fitsVehicle(tags) }
 
         // Access, per direction; local-traffic-only values on public road classes are
         // restricted, not forbidden.
         let (accessTagForward, accessTagBackward) =
-            present.contains(.access) ? CarProfile.forwardBackward(tags, accessKeys) : (nil, nil)
-        let accessForward = resolveAccess(accessTagForward), accessBackward = resolveAccess(accessTagBackward)
-        var restrictedForward = false, restrictedBackward = false
-        if let highway, restrictedHighways.contains(highway) {
-            if let accessForward, restrictedAccess.contains(accessForward) { restrictedForward = true }
-            if let accessBackward, restrictedAccess.contains(accessBackward) { restrictedBackward = true }
+            way.present.contains(.access) ? CarProfile.forwardBackward(tags, accessKeys) : (nil, nil)
+        way.accessForward = resolveAccess(accessTagForward)
+        way.accessBackward = resolveAccess(accessTagBackward)
+        if let highway = way.highway, restrictedHighways.contains(highway) {
+            if let access = way.accessForward, restrictedAccess.contains(access) { way.restrictedForward = true }
+            if let access = way.accessBackward, restrictedAccess.contains(access) { way.restrictedBackward = true }
         }
-        if let accessForward, accessBlacklist.contains(accessForward), !restrictedForward { forward = false }
-        if let accessBackward, accessBlacklist.contains(accessBackward), !restrictedBackward { backward = false }
-        guard forward || backward else { return nil }
+        if let access = way.accessForward, accessBlacklist.contains(access), !way.restrictedForward {
+            way.forward = false
+        }
+        if let access = way.accessBackward, accessBlacklist.contains(access), !way.restrictedBackward {
+            way.backward = false
+        }
+        guard way.forward || way.backward else { return false }
 
         // Oneways: `oneway:motorcar` > `oneway:motor_vehicle` > `oneway:vehicle` > `oneway`.
-        var oneway: String?
-        if present.contains(.oneway) {
-            for key in onewayKeys where oneway == nil { oneway = tags[key] }
-            oneway = oneway ?? tags["oneway"]
+        if way.present.contains(.oneway) {
+            for key in onewayKeys where way.oneway == nil { way.oneway = tags[key] }
+            way.oneway = way.oneway ?? tags["oneway"]
         }
-        let junction = present.contains(.junction) ? tags["junction"] : nil
-        var forwardOneway = false, reverseOneway = false
+        way.junction = way.present.contains(.junction) ? tags["junction"] : nil
+        let oneway = way.oneway, junction = way.junction
         if oneway == "-1" {
-            reverseOneway = true
-            forward = false
+            way.reverseOneway = true
+            way.forward = false
         } else if oneway == "yes" || oneway == "1" || oneway == "true"
-                    || (highway == "motorway" || junction == "roundabout" || junction == "circular") && oneway != "no"
-                { // implied
-            forwardOneway = true
-            backward = false
+                    || (way.highway == "motorway" || junction == "roundabout" || junction == "circular")
+                    && oneway != "no" { // implied
+            way.forwardOneway = true
+            way.backward = false
         }
+        return true
+    }
 
-        // Ferries and car trains, movable bridges.
-        var forwardSpeed = -1.0, backwardSpeed = -1.0, duration: Double?
-        var ferry = false
-        if let route, let speed = routeSpeeds[route], speed > 0 {
-            if let d = tags["duration"].flatMap(TagValues.duration) { duration = max(d, 1) }
-            ferry = true
-            forwardSpeed = speed
-            backwardSpeed = speed
+    /// Ferries and car trains, movable bridges, then the services cars never use
+    /// (`handle_ferries`, `handle_movables`, `handle_service`); false for a forbidden service.
+    private func handleFerriesAndBridges(_ tags: [String: String], _ way: inout WayDraft) -> Bool {
+        if let route = way.route, let speed = routeSpeeds[route], speed > 0 {
+            if let d = tags["duration"].flatMap(TagValues.duration) { way.duration = max(d, 1) }
+            way.ferry = true
+            way.forwardSpeed = speed
+            way.backwardSpeed = speed
         }
-        if present.contains(.bridge), let bridge = tags["bridge"], let speed = bridgeSpeeds[bridge], speed > 0 {
-            ferry = false
+        if way.present.contains(.bridge), let bridge = tags["bridge"], let speed = bridgeSpeeds[bridge], speed > 0 {
+            way.ferry = false
             if let d = tags["duration"].flatMap(TagValues.duration) {
-                duration = max(d, 1)
+                way.duration = max(d, 1)
             } else {
-                forwardSpeed = speed
-                backwardSpeed = speed
+                way.forwardSpeed = speed
+                way.backwardSpeed = speed
             }
         }
+        way.service = way.present.contains(.service) ? tags["service"] : nil
+        if let service = way.service, forbiddenServices.contains(service) { return false }
+        return true
+    }
 
-        let service = present.contains(.service) ? tags["service"] : nil
-        if let service, forbiddenServices.contains(service) { return nil }
-
+    /// High-occupancy lanes, then speeds: by class (or the default where access opens another
+    /// class), posted limits, surface caps (`handle_hov`, `handle_speed`, `handle_maxspeed`,
+    /// `handle_surface`); false when no direction has a speed.
+    private func handleSpeeds(_ tags: [String: String], _ way: inout WayDraft) -> Bool {
         // High-occupancy lanes: all lanes (or the road) for HOV only count as restricted.
-        if present.contains(.hov) {
+        if way.present.contains(.hov) {
             if tags["hov"] == "designated" {
-                restrictedForward = true
-                restrictedBackward = true
+                way.restrictedForward = true
+                way.restrictedBackward = true
             }
-            let hovForward = tags["hov:lanes:forward"] ?? (reverseOneway ? nil : tags["hov:lanes"])
-            let hovBackward = tags["hov:lanes:backward"] ?? (forwardOneway ? nil : tags["hov:lanes"])
+            let hovForward = tags["hov:lanes:forward"] ?? (way.reverseOneway ? nil : tags["hov:lanes"])
+            let hovBackward = tags["hov:lanes:backward"] ?? (way.forwardOneway ? nil : tags["hov:lanes"])
             func allDesignated(_ lanes: String?) -> Bool {
                 guard let lanes else { return false }
                 return lanes.split(separator: "|", omittingEmptySubsequences: false).allSatisfy { $0 == "designated" }
             }
-            if allDesignated(hovForward) { restrictedForward = true }
-            if allDesignated(hovBackward) { restrictedBackward = true }
+            if allDesignated(hovForward) { way.restrictedForward = true }
+            if allDesignated(hovBackward) { way.restrictedBackward = true }
         }
 
         // Speed by class, or the default speed on another class that access opens.
-        if forwardSpeed == -1 {
-            if let highway, let speed = speeds[highway] {
-                forwardSpeed = speed
-                backwardSpeed = speed
+        if way.forwardSpeed == -1 {
+            if let highway = way.highway, let speed = speeds[highway] {
+                way.forwardSpeed = speed
+                way.backwardSpeed = speed
             } else {
-                if opens(accessForward) { forwardSpeed = defaultSpeed } else if accessForward == nil
-                    && accessBackward != nil { forward = false }
-                if opens(accessBackward) { backwardSpeed = defaultSpeed } else if accessBackward == nil
-                    && accessForward != nil { backward = false }
+                if opens(way.accessForward) {
+                    way.forwardSpeed = defaultSpeed
+                } else if way.accessForward == nil && way.accessBackward != nil {
+                    way.forward = false
+                }
+                if opens(way.accessBackward) {
+                    way.backwardSpeed = defaultSpeed
+                } else if way.accessBackward == nil && way.accessForward != nil {
+                    way.backward = false
+                }
             }
-            if forwardSpeed == -1 && backwardSpeed == -1 && (duration ?? 0) <= 0 { return nil }
+            if way.forwardSpeed == -1 && way.backwardSpeed == -1 && (way.duration ?? 0) <= 0 { return false }
         }
 
         // Posted limits: 0.8 × the limit, per direction.
-        let (limitForward, limitBackward) = present.contains(.maxspeed) ? CarProfile.forwardBackward(tags,
-            CarProfile.maxspeedKeys) : (nil, nil)
+        let (limitForward, limitBackward) =
+            way.present.contains(.maxspeed) ? CarProfile.forwardBackward(tags, CarProfile.maxspeedKeys) : (nil, nil)
         // (Calls, not `limitForward.map(maxspeed)`: a method reference would copy the whole profile.)
         if let value = limitForward, case let limit = maxspeed(value), limit > 0 {
-            forwardSpeed = limit * speedReduction
+            way.forwardSpeed = limit * speedReduction
         }
         if let value = limitBackward, case let limit = maxspeed(value), limit > 0 {
-            backwardSpeed = limit * speedReduction
+            way.backwardSpeed = limit * speedReduction
         }
 
         // Surface, track type and smoothness cap the speed.
-        if present.contains(.surface) {
+        if way.present.contains(.surface) {
             for (value, table) in [(tags["surface"], surfaceSpeeds), (tags["tracktype"], tracktypeSpeeds),
                                    (tags["smoothness"], smoothnessSpeeds)] {
                 if let value, let cap = table[value] {
-                    forwardSpeed = min(cap, forwardSpeed)
-                    backwardSpeed = min(cap, backwardSpeed)
+                    way.forwardSpeed = min(cap, way.forwardSpeed)
+                    way.backwardSpeed = min(cap, way.backwardSpeed)
                 }
             }
         }
+        return true
+    }
 
-        // Rate penalties: the routing weight of a slow-to-use road, its travel time unchanged.
-        let bidirectional = forward && backward
+    /// Rate penalties: the routing weight of a slow-to-use road, its travel time unchanged
+    /// (`handle_penalties`).
+    private func handlePenalties(_ tags: [String: String], _ way: inout WayDraft) {
+        let bidirectional = way.forward && way.backward
         var widthPenalty = 1.0, sideRoad = 1.0, priority: String?
-        if present.contains(.penalty) {
+        if way.present.contains(.penalty) {
             if tags["lane_markings"] == "no" && bidirectional { widthPenalty = laneMarkingsPenalty }
             if let width = tags["width"].flatMap(TagValues.metres), bidirectional {
                 if width <= 3 {
@@ -341,8 +408,8 @@ public struct CarProfile: RoutingProfile {
                     widthPenalty = 0.8
                 }
             }
-            if let lanes = tags["lanes"].flatMap({ TagValues.leadingInteger(Substring($0)) }), lanes <= 1, bidirectional
-            {
+            if let lanes = tags["lanes"].flatMap({ TagValues.leadingInteger(Substring($0)) }), lanes <= 1,
+               bidirectional {
                 widthPenalty = 0.5
             }
             if tags["side_road"] == "yes" || tags["side_road"] == "rotary" { sideRoad = sideRoadPenalty }
@@ -350,63 +417,67 @@ public struct CarProfile: RoutingProfile {
         }
         // (No closure over `self` here: it would copy the whole profile for every way.)
         var servicePenalty = 1.0
-        if let service, let penalty = servicePenalties[service] { servicePenalty = penalty }
-        let common = min(servicePenalty, widthPenalty, oneway == "alternating" ? alternatingPenalty : 1, sideRoad)
-        let forwardPenalty = min(common, priority == "backward" ? priorityPenalty : 1)
-        let backwardPenalty = min(common, priority == "forward" ? priorityPenalty : 1)
+        if let service = way.service, let penalty = servicePenalties[service] { servicePenalty = penalty }
+        let alternating = way.oneway == "alternating" ? alternatingPenalty : 1
+        let common = min(servicePenalty, widthPenalty, alternating, sideRoad)
+        way.forwardPenalty = min(common, priority == "backward" ? priorityPenalty : 1)
+        way.backwardPenalty = min(common, priority == "forward" ? priorityPenalty : 1)
+    }
 
-        // A direction is driven when allowed and it has a speed (or the crossing a duration).
-        let timed = (duration ?? 0) > 0
-        let forwardDriven = forward && (forwardSpeed > 0 || timed), backwardDriven = backward
-            && (backwardSpeed > 0 || timed)
-        guard forwardDriven || backwardDriven else { return nil }
-
+    /// The edge flags of a way that is driven.
+    private func flags(_ tags: [String: String], _ way: WayDraft) -> EdgeFlags {
         var flags: EdgeFlags = []
-        if !forwardDriven || !backwardDriven { flags.insert(.oneway) }
-        if junction == "roundabout" || junction == "circular" { flags.insert(.roundabout) }
-        if ferry { flags.insert([.ferry, .notStartpoint]) }
-        if present.contains(.toll) && tags["toll"] == "yes" { flags.insert(.toll) }
-        if present.contains(.tunnel), let tunnel = tags["tunnel"], tunnel != "no" { flags.insert(.tunnel) }
-        if restrictedForward { flags.insert(.restrictedForward) }
-        if restrictedBackward { flags.insert(.restrictedBackward) }
-        if highway == "service", let accessForward, serviceAccessBlacklist.contains(accessForward) {
+        if !way.forwardDriven || !way.backwardDriven { flags.insert(.oneway) }
+        if way.junction == "roundabout" || way.junction == "circular" { flags.insert(.roundabout) }
+        if way.ferry { flags.insert([.ferry, .notStartpoint]) }
+        if way.present.contains(.toll) && tags["toll"] == "yes" { flags.insert(.toll) }
+        if way.present.contains(.tunnel), let tunnel = tags["tunnel"], tunnel != "no" { flags.insert(.tunnel) }
+        if way.restrictedForward { flags.insert(.restrictedForward) }
+        if way.restrictedBackward { flags.insert(.restrictedBackward) }
+        if way.highway == "service", let access = way.accessForward, serviceAccessBlacklist.contains(access) {
             flags.insert(.notStartpoint)
         }
+        return flags
+    }
 
-        let highwayClass: HighwayClass =
-            ferry ? .ferry : highway.flatMap(HighwayClass.init(tag:)).flatMap { $0 == .ferry ? nil : $0 } ?? .other
-        var rule = WayRule(highway: highwayClass,
-                       forwardSpeed: forwardDriven ? max(forwardSpeed, timed ? 1 : forwardSpeed) : 0,
-                       backwardSpeed: backwardDriven ? max(backwardSpeed, timed ? 1 : backwardSpeed) : 0,
-                       forwardPenalty: forwardPenalty, backwardPenalty: backwardPenalty,
-                       duration: timed ? duration : nil, flags: flags, name: present.contains(.names) ? name(tags) : "",
-                       ref: present.contains(.names) ? tags["ref"].map { TagValues.canonicalList($0) } ?? "" : "")
-        if present.contains(.signs) {
-            if forwardOneway || reverseOneway {
-                let signed = TagValues.canonicalList(
-                    CarProfile.destinations(tags, forward: forwardOneway), separator: ",")
-                if forwardOneway { rule.destinationsForward = signed } else { rule.destinationsBackward = signed }
-            }
-            rule.exits = tags["junction:ref"].map { TagValues.canonicalList($0) } ?? ""
-            // OSRM's `get_forward_backward_by_key`: the plain key serves the directions driven.
-            let common = tags["turn:lanes"]
-            var lanesForward = tags["turn:lanes:forward"], lanesBackward = tags["turn:lanes:backward"]
-            if lanesForward == nil || lanesBackward == nil {
-                if forwardOneway { lanesForward = lanesForward ?? common }
-                else if reverseOneway { lanesBackward = lanesBackward ?? common }
-                else { lanesForward = lanesForward ?? common; lanesBackward = lanesBackward ?? common }
-            }
-            rule.turnLanesForward = forwardDriven ? lanesForward ?? "" : ""
-            rule.turnLanesBackward = backwardDriven ? lanesBackward ?? "" : ""
+    private func highwayClass(_ way: WayDraft) -> HighwayClass {
+        way.ferry ? .ferry : way.highway.flatMap(HighwayClass.init(tag:)).flatMap { $0 == .ferry ? nil : $0 } ?? .other
+    }
+
+    /// Destinations, exit numbers and turn lanes, per direction driven (`handle_destinations`,
+    /// `handle_turn_lanes`).
+    private func handleSigns(_ tags: [String: String], _ way: WayDraft, _ rule: inout WayRule) {
+        if way.forwardOneway || way.reverseOneway {
+            let signed = TagValues.canonicalList(
+                CarProfile.destinations(tags, forward: way.forwardOneway), separator: ",")
+            if way.forwardOneway { rule.destinationsForward = signed } else { rule.destinationsBackward = signed }
         }
-        // OSRM's `num_lanes` (guidance.lua, then at least the turn lanes kept, both ways).
+        rule.exits = tags["junction:ref"].map { TagValues.canonicalList($0) } ?? ""
+        // OSRM's `get_forward_backward_by_key`: the plain key serves the directions driven.
+        let common = tags["turn:lanes"]
+        var lanesForward = tags["turn:lanes:forward"], lanesBackward = tags["turn:lanes:backward"]
+        if lanesForward == nil || lanesBackward == nil {
+            if way.forwardOneway {
+                lanesForward = lanesForward ?? common
+            } else if way.reverseOneway {
+                lanesBackward = lanesBackward ?? common
+            } else {
+                lanesForward = lanesForward ?? common
+                lanesBackward = lanesBackward ?? common
+            }
+        }
+        rule.turnLanesForward = way.forwardDriven ? lanesForward ?? "" : ""
+        rule.turnLanesBackward = way.backwardDriven ? lanesBackward ?? "" : ""
+    }
+
+    /// OSRM's `num_lanes` (guidance.lua, then at least the turn lanes kept, both ways).
+    private func laneCount(_ tags: [String: String], _ way: WayDraft, _ rule: WayRule) -> UInt8 {
         var lanes = 0
-        if present.contains(.penalty) {
+        if way.present.contains(.penalty) {
             if let total = tags["lanes"] {
                 lanes = CarProfile.laneCount(total) ?? 0
             } else {
-                lanes =
-                    (tags["lanes:forward"].flatMap(CarProfile.laneCount) ?? 0)
+                lanes = (tags["lanes:forward"].flatMap(CarProfile.laneCount) ?? 0)
                     + (tags["lanes:backward"].flatMap(CarProfile.laneCount) ?? 0)
             }
         }
@@ -414,8 +485,7 @@ public struct CarProfile: RoutingProfile {
             s.isEmpty ? 0 : s.utf8.reduce(1) { $0 + ($1 == UInt8(ascii: "|") ? 1 : 0) }
         }
         lanes = max(lanes, turnLaneCount(rule.turnLanesForward) + turnLaneCount(rule.turnLanesBackward))
-        rule.lanes = UInt8(min(lanes, 255))
-        return rule
+        return UInt8(min(lanes, 255))
     }
 
     /// OSRM's `to_number_uint`: a positive whole number as Lua's `tonumber` reads it, else nil.

@@ -197,20 +197,37 @@ public final class HTTPServer: @unchecked Sendable {
     private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
     private static func nanoseconds(_ seconds: Double) -> UInt64 { UInt64(max(0, seconds) * 1e9) }
 
+    /// The connection loop on the calling thread, until a stop and the drain after it.
     private func loop() {
+        let loop = EventLoop(server: self)
+        while loop.turn() {}
+        loop.closeAll()
+    }
+
+    /// The connection loop's state and steps: connections by id, reading requests, handing them
+    /// to the workers, writing the answers back, and the timeouts. Only the loop's thread uses it.
+    private final class EventLoop {
+        unowned let server: HTTPServer
+        let configuration: HTTPServerConfiguration
         var connections: [Int: Connection] = [:]
         var nextID = 0
         var listening = true
         var drainDeadline: UInt64 = 0
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        let requestTimeout = HTTPServer.nanoseconds(configuration.requestTimeout)
-        let idleTimeout = HTTPServer.nanoseconds(configuration.idleTimeout)
-        let writeTimeout = HTTPServer.nanoseconds(configuration.writeTimeout)
-        let headLimit = configuration.limits.requestLine + configuration.limits.headers + 8
-
+        let requestTimeout: UInt64, idleTimeout: UInt64, writeTimeout: UInt64
+        let headLimit: Int
         /// Connections that finished writing and may hold a pipelined request: parsed by the
         /// loop, not from inside `flush` (a long pipeline would otherwise nest one call per request).
         var ready: [Connection] = []
+
+        init(server: HTTPServer) {
+            self.server = server
+            configuration = server.configuration
+            requestTimeout = HTTPServer.nanoseconds(configuration.requestTimeout)
+            idleTimeout = HTTPServer.nanoseconds(configuration.idleTimeout)
+            writeTimeout = HTTPServer.nanoseconds(configuration.writeTimeout)
+            headLimit = configuration.limits.requestLine + configuration.limits.headers + 8
+        }
 
         func shut(_ c: Connection) {
             // What the client sent and we did not read (a little of it) is taken first, so that
@@ -256,8 +273,8 @@ public final class HTTPServer: @unchecked Sendable {
             let bytes = response.serialized(keepAlive: keepAlive, headOnly: request.hasPrefix("HEAD "),
                                             extraHeaders: configuration.extraHeaders)
             startWriting(c, bytes, written: 0, keepAlive: keepAlive,
-                 logLine: logLine(peer: c.peer, request: request, status: response.status.code,
-                                  bytes: response.body.count, since: received))
+                         logLine: server.logLine(peer: c.peer, request: request, status: response.status.code,
+                                                 bytes: response.body.count, since: received))
         }
 
         /// Sends a response's bytes (the first `written` already sent by a worker), logging it.
@@ -267,7 +284,7 @@ public final class HTTPServer: @unchecked Sendable {
             c.closeAfterWrite = !keepAlive
             c.state = .writing
             c.writeStarted = HTTPServer.now()
-            log(logLine)
+            server.log(logLine)
             flush(c)
         }
 
@@ -295,24 +312,27 @@ public final class HTTPServer: @unchecked Sendable {
                 c.input.removeFirst(consumed)
                 let received = c.requestStarted ?? now
                 c.requestStarted = c.input.isEmpty ? nil : now
-                let line = request.method + " " + request.target
-                if !listening {
-                    respond(c, HTTPServer.errorResponse(.serviceUnavailable, "the server is stopping"),
-                            keepAlive: false, request: line, received: received)
-                } else if !configuration.methods.contains(request.method) {
-                    var response = HTTPServer.errorResponse(.methodNotAllowed,
-                                                            "\(request.method) is not served: use GET")
-                    response.headers.append(("Allow", configuration.methods.sorted().joined(separator: ", ")))
-                    respond(c, response, keepAlive: request.keepAlive && request.body.isEmpty,
-                            request: line, received: received)
-                } else if jobs.push(Job(connection: c.id, fd: c.fd, peer: c.peer,
-                                        request: request, received: received)) {
-                    c.state = .busy
-                } else {
-                    respond(c, HTTPServer.errorResponse(.serviceUnavailable, "too many requests waiting; try again"),
-                            keepAlive: request.keepAlive,
-                            request: line, received: received)
-                }
+                dispatch(request, from: c, received: received)
+            }
+        }
+
+        /// A whole request: to a worker, or refused here (stopping, a method not served, a full queue).
+        func dispatch(_ request: HTTPRequest, from c: Connection, received: UInt64) {
+            let line = request.method + " " + request.target
+            if !listening {
+                respond(c, HTTPServer.errorResponse(.serviceUnavailable, "the server is stopping"),
+                        keepAlive: false, request: line, received: received)
+            } else if !configuration.methods.contains(request.method) {
+                var response = HTTPServer.errorResponse(.methodNotAllowed, "\(request.method) is not served: use GET")
+                response.headers.append(("Allow", configuration.methods.sorted().joined(separator: ", ")))
+                respond(c, response, keepAlive: request.keepAlive && request.body.isEmpty,
+                        request: line, received: received)
+            } else if server.jobs.push(Job(connection: c.id, fd: c.fd, peer: c.peer,
+                                           request: request, received: received)) {
+                c.state = .busy
+            } else {
+                respond(c, HTTPServer.errorResponse(.serviceUnavailable, "too many requests waiting; try again"),
+                        keepAlive: request.keepAlive, request: line, received: received)
             }
         }
 
@@ -342,7 +362,7 @@ public final class HTTPServer: @unchecked Sendable {
                 var address = sockaddr_storage()
                 var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
                 let fd = withUnsafeMutablePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &length) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(server.listener, $0, &length) }
                 }
                 if fd < 0 { return } // EAGAIN: none left (or a transient error)
                 _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -350,12 +370,7 @@ public final class HTTPServer: @unchecked Sendable {
                 _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
                 let peer = HTTPServer.describe(&address)
                 if connections.count >= configuration.maxConnections {
-                    let refusal = HTTPServer.errorResponse(.serviceUnavailable, "too many connections; try again")
-                        .serialized(keepAlive: false)
-                    _ = refusal.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                    _ = shutdown(fd, Int32(SHUT_WR))
-                    close(fd)
-                    log(logLine(peer: peer, request: "-", status: 503, bytes: refusal.count, since: HTTPServer.now()))
+                    refuse(fd, peer: peer)
                     continue
                 }
                 connections[nextID] = Connection(id: nextID, fd: fd, peer: peer, now: HTTPServer.now())
@@ -363,19 +378,32 @@ public final class HTTPServer: @unchecked Sendable {
             }
         }
 
-        while true {
+        /// A connection over the limit: a 503 and closed at once.
+        func refuse(_ fd: Int32, peer: String) {
+            let refusal = HTTPServer.errorResponse(.serviceUnavailable, "too many connections; try again")
+                .serialized(keepAlive: false)
+            _ = refusal.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            _ = shutdown(fd, Int32(SHUT_WR))
+            close(fd)
+            server.log(server.logLine(peer: peer, request: "-", status: 503, bytes: refusal.count,
+                                      since: HTTPServer.now()))
+        }
+
+        /// One turn: a stop noticed, one poll, answers from the workers written, what arrived
+        /// read, the timeouts. False when the loop is over.
+        func turn() -> Bool {
             let now = HTTPServer.now()
-            if listening && isStopping {
+            if listening && server.isStopping {
                 listening = false
-                close(listener)
+                close(server.listener)
                 drainDeadline = now + HTTPServer.nanoseconds(configuration.drainTimeout)
             }
             if !listening {
                 for c in Array(connections.values) where c.state == .reading { shut(c) }
-                if connections.isEmpty || now > drainDeadline { break }
+                if connections.isEmpty || now > drainDeadline { return false }
             }
-            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            if listening { fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
+            var fds = [pollfd(fd: server.wakeRead, events: Int16(POLLIN), revents: 0)]
+            if listening { fds.append(pollfd(fd: server.listener, events: Int16(POLLIN), revents: 0)) }
             let first = fds.count
             var polled: [Connection] = []
             for c in connections.values {
@@ -386,15 +414,15 @@ public final class HTTPServer: @unchecked Sendable {
                 }
                 polled.append(c)
             }
-            if poll(&fds, nfds_t(fds.count), 100) < 0 && errno != EINTR { break }
+            if poll(&fds, nfds_t(fds.count), 100) < 0 && errno != EINTR { return false }
 
             if fds[0].revents != 0 {
                 var sink = [UInt8](repeating: 0, count: 256)
-                while read(wakeRead, &sink, sink.count) > 0 {}
+                while read(server.wakeRead, &sink, sink.count) > 0 {}
             }
-            let done = lock.withLock {
-                defer { finished.removeAll() }
-                return finished
+            let done = server.lock.withLock {
+                defer { server.finished.removeAll() }
+                return server.finished
             }
             for f in done {
                 guard let c = connections[f.connection] else { continue }
@@ -412,16 +440,19 @@ public final class HTTPServer: @unchecked Sendable {
                 }
             }
             while let c = ready.popLast() { if connections[c.id] === c { take(c) } }
-            // Timeouts.
+            expire()
+            return true
+        }
+
+        /// Requests that did not arrive in time, idle connections, writes that stalled.
+        func expire() {
             let later = HTTPServer.now()
             for c in Array(connections.values) {
                 switch c.state {
                 case .reading:
                     if let started = c.requestStarted, later - started > requestTimeout {
-                        respond(c,
-                                HTTPServer.errorResponse(.requestTimeout,
-                                                         "the request did not arrive in time"), keepAlive: false,
-                                request: "-", received: started)
+                        respond(c, HTTPServer.errorResponse(.requestTimeout, "the request did not arrive in time"),
+                                keepAlive: false, request: "-", received: started)
                     } else if c.input.isEmpty && later - c.lastActivity > idleTimeout {
                         shut(c)
                     }
@@ -434,8 +465,11 @@ public final class HTTPServer: @unchecked Sendable {
                 }
             }
         }
-        if listening { close(listener) }
-        for c in connections.values { close(c.fd) }
+
+        func closeAll() {
+            if listening { close(server.listener) }
+            for c in connections.values { close(c.fd) }
+        }
     }
 
     // MARK: - Helpers
