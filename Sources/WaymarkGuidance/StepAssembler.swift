@@ -76,6 +76,9 @@ package struct StepAssembler {
         var steps: [RouteStep] = []
         steps.reserveCapacity(drafts.count + 1)
         for g in drafts.indices { steps.append(step(g, of: drafts, pieces, origin: origin, drivingSide: drivingSide)) }
+        if let start = steps.first?.geometry.first, let next = steps[0].geometry.first(where: { $0 != start }) {
+            steps[0].maneuver.modifier = RelativeLocation.departure(from: input.0, snapped: start, next: next)
+        }
         steps.append(arrival(after: steps, at: destination, input: input, drivingSide: drivingSide))
         for k in steps.indices {
             // Two statements: reading a step while assigning into it would copy the step.
@@ -249,10 +252,8 @@ package struct StepAssembler {
         let end = steps.last?.geometry.last ?? destination.coordinate
         let before = steps.last.map { bearing(endOfGeometry: $0.geometry) } ?? 0
         var side: ManeuverModifier? = nil
-        if input.1.distance(to: end) > 1 {
-            let d = Junction.normalized(end.direction(to: input.1) - Double(before))
-            side = d < 180 ? .right : .left
-            if d < 20 || d > 340 { side = .straight }
+        if let previous = steps.last?.geometry.last(where: { $0 != end }) {
+            side = RelativeLocation.arrival(at: input.1, snapped: end, previous: previous)
         }
         let last = steps.last
         let behind = StepIntersection.Road(bearing: (before + 180) % 360, entry: true)

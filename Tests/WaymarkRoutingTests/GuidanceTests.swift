@@ -93,6 +93,26 @@ import WaymarkOSM
         #expect(route.legs[0].steps[1].instruction == "At Praça da Boavista, take the 3rd exit onto gh")
     }
 
+    /// OSRM's `assignRelativeLocations`: the depart and arrive modifiers tell on which side of the
+    /// road the waypoint lies (straight: within 45° of the way on), only 5 to 300 m from the road.
+    /// OSRM's answers: 1 → 4 depart left, arrive right; 3 → 2 right, left; 6 (on the road) → 5
+    /// (beyond the road's end) no depart modifier, arrive straight.
+    @Test func departAndArriveSides() throws {
+        let grid = GridMap(picture: """
+                1     2
+            a---6-----------b   5
+                3     4
+            """, ways: [("ab", [:])], spacing: 20)
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        for (from, to, depart, arrive) in [("1", "4", "left", "right"), ("3", "2", "right", "left"),
+                                           ("6", "5", "", "straight")] {
+            let route = try map.route(from: grid.positions[Character(from)]!, to: grid.positions[Character(to)]!)
+            let steps = route.legs[0].steps
+            #expect(steps.first?.maneuver.modifier?.rawValue ?? "" == depart, "\(from) → \(to) depart")
+            #expect(steps.last?.maneuver.modifier?.rawValue ?? "" == arrive, "\(from) → \(to) arrive")
+        }
+    }
+
     /// A small unnamed roundabout with four simple arms reads as a turn: one step, no exit step.
     @Test func smallRoundaboutIsATurn() throws {
         var ways = Self.roundaboutWays()
