@@ -70,8 +70,9 @@ extension Route {
             case .polyline: w.writePolyline(coordinates, precision: 5)
             case .polyline6: w.writePolyline(coordinates, precision: 6)
             case .geojson:
+                // A LineString needs two points: the arrive step's one point is written twice, as OSRM does.
                 w.writeRaw("{\"type\":\"LineString\",\"coordinates\":[" as StaticString)
-                for (i, c) in coordinates.enumerated() {
+                for (i, c) in (coordinates.count == 1 ? coordinates + coordinates : coordinates).enumerated() {
                     if i > 0 { comma() }
                     point(c)
                 }
@@ -237,7 +238,9 @@ extension Route {
     }
 
     static func distanceText(_ metres: Double) -> String {
-        metres < 1000 ? "\(Int((metres / 10).rounded()) * 10) m" : String(format: "%.1f km", metres / 1000)
+        // (Rounded first: 996 m is "1.0 km", never "1000 m".)
+        let tens = Int((metres / 10).rounded())
+        return tens < 100 ? "\(tens * 10) m" : String(format: "%.1f km", metres / 1000)
     }
 
     static func durationText(_ seconds: Double) -> String {

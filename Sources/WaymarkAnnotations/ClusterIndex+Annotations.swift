@@ -3,9 +3,12 @@ import WaymarkGeoJSON
 
 extension ClusterIndex {
     /// An index over annotations; `groupBy` names a property whose string value is the annotation's
-    /// clustering identifier (annotations without it never cluster).
+    /// clustering identifier (annotations without it never cluster). `unlocatedCount`: features
+    /// the file had without a geometry (``AnnotationReader/readGeoJSON(_:file:unlocated:)``),
+    /// counted in the ids' offset as supercluster counts them.
     public convenience init(annotations: [Annotation], options: ClusterOptions = ClusterOptions(),
-                            aggregation: ClusterAggregation? = nil, groupBy: String? = nil) throws(ClusterError) {
+                            aggregation: ClusterAggregation? = nil, groupBy: String? = nil,
+                            unlocatedCount: Int = 0) throws(ClusterError) {
         let identifiers: [String?]? = groupBy.map { key in
             annotations.map { annotation in
                 switch key {
@@ -18,7 +21,8 @@ extension ClusterIndex {
         }
         try self.init(coordinates: annotations.map(\.coordinate),
                       properties: aggregation == nil ? [] : annotations.map { $0.feature.properties ?? [:] },
-                      options: options, aggregation: aggregation, clusteringIdentifiers: identifiers)
+                      options: options, aggregation: aggregation, clusteringIdentifiers: identifiers,
+                      unlocatedCount: unlocatedCount)
     }
 }
 

@@ -121,14 +121,18 @@ public final class ClusterIndex: Sendable {
     ///   - coordinates: the points, validated (NaN or out of range is an error naming its index).
     ///   - properties: each point's properties (needed with `aggregation`; may be empty otherwise).
     ///   - clusteringIdentifiers: per point, its identifier; nil for all in one hierarchy.
+    ///   - unlocatedCount: features of the input without a location (GeoJSON's `null` geometry),
+    ///     not among `coordinates`: supercluster skips them but counts them in its ids' offset, and
+    ///     so do these ids (in one hierarchy) for supercluster's ids on the same input.
     /// - Complexity: O(n log n) per zoom level.
     public init(coordinates: [Coordinate], properties: [JSONObject] = [], options: ClusterOptions = ClusterOptions(),
-                aggregation: ClusterAggregation? = nil, clusteringIdentifiers: [String?]? = nil) throws(ClusterError) {
+                aggregation: ClusterAggregation? = nil, clusteringIdentifiers: [String?]? = nil,
+                unlocatedCount: Int = 0) throws(ClusterError) {
         guard options.minZoom >= 0, options.maxZoom <= 30, options.minZoom <= options.maxZoom else {
             throw .invalidOptions(
                 "zoom range must be within 0…30 with min ≤ max, not \(options.minZoom)…\(options.maxZoom)")
         }
-        guard coordinates.count < 1 << 25 else {
+        guard coordinates.count + max(0, unlocatedCount) < 1 << 25 else {
             throw .invalidOptions(
                 "at most \(1 << 25) points per index (cluster ids must fit 32 bits), not \(coordinates.count)")
         }
@@ -175,8 +179,10 @@ public final class ClusterIndex: Sendable {
         for (g, indices) in members.enumerated() {
             var groupOptions = options
             if groupNever[g] { groupOptions.minPoints = Int.max }
+            let unlocated = clusteringIdentifiers == nil ? max(0, unlocatedCount) : 0
             let group = Group(indices: indices, coordinates: coordinates, properties: properties,
-                              options: groupOptions, aggregation: aggregation, idBase: base)
+                              options: groupOptions, aggregation: aggregation, idBase: base,
+                              idOffset: indices.count + unlocated)
             base += group.idSpan
             built.append(group)
         }
@@ -303,6 +309,8 @@ private final class Group: Sendable {
     let indices: [Int]
     let options: ClusterOptions
     let idBase: Int
+    /// What the cluster ids add to `(index << 5) + zoom + 1`: supercluster's input length.
+    let idOffset: Int
     /// Ids used by this group: every local id is below this.
     let idSpan: Int
     /// levels[z] for z in minZoom...maxZoom+1 (index = zoom).
@@ -310,12 +318,13 @@ private final class Group: Sendable {
     let clusterProperties: [JSONObject]
 
     init(indices: [Int], coordinates: [Coordinate], properties: [JSONObject], options: ClusterOptions,
-         aggregation: ClusterAggregation?, idBase: Int) {
+         aggregation: ClusterAggregation?, idBase: Int, idOffset: Int) {
         self.indices = indices
         self.options = options
         self.idBase = idBase
+        self.idOffset = idOffset
         let n = indices.count
-        idSpan = ((max(n, 1) + 1) << 5) + n + 32
+        idSpan = ((max(n, 1) + 1) << 5) + idOffset + 32
 
         var top = Level()
         top.x.reserveCapacity(n); top.y.reserveCapacity(n)
@@ -348,7 +357,7 @@ private final class Group: Sendable {
         var current = top
         let workspace = NeighborWorkspace(capacity: n, parts: ProcessInfo.processInfo.activeProcessorCount)
         for z in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
-            var next = Group.cluster(&current, zoom: z, pointCount: n, options: options, workspace: workspace,
+            var next = Group.cluster(&current, zoom: z, idOffset: idOffset, options: options, workspace: workspace,
                                      aggregation: aggregation, pointProperties: { local in
                                          let global = indices[local]
                                          return global < properties.count ? properties[global] : [:]
@@ -365,7 +374,7 @@ private final class Group: Sendable {
     }
 
     /// One round of greedy clustering at `zoom` over the items of the level above.
-    private static func cluster(_ data: inout Level, zoom: Int, pointCount n: Int, options: ClusterOptions,
+    private static func cluster(_ data: inout Level, zoom: Int, idOffset n: Int, options: ClusterOptions,
                                 workspace: NeighborWorkspace, aggregation: ClusterAggregation?,
                                 pointProperties: (Int) -> JSONObject, clusterProperties: inout [JSONObject]) -> Level {
         let r = options.radius / (options.extent * pow(2, Double(zoom)))
@@ -487,14 +496,14 @@ private final class Group: Sendable {
     }
 
     func originZoom(of clusterID: Int) throws(ClusterError) -> Int {
-        let local = clusterID - idBase - indices.count
+        let local = clusterID - idBase - idOffset
         guard local >= 0 else { throw .unknownCluster(clusterID) }
         return local % 32
     }
 
     func children(of clusterID: Int) throws(ClusterError) -> [ClusterItem] {
         let local = clusterID - idBase
-        let offset = local - indices.count
+        let offset = local - idOffset
         guard offset >= 0 else { throw .unknownCluster(clusterID) }
         let originID = offset >> 5, originZoom = offset % 32
         guard originZoom >= options.minZoom + 1, originZoom <= options.maxZoom + 1 else {

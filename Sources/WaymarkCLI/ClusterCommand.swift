@@ -60,14 +60,16 @@ enum ClusterCommand {
         }
 
         let annotations: [Annotation]
+        var unlocated = 0
         do {
-            annotations = try loadAnnotations(path)
+            annotations = try loadAnnotations(path, unlocated: &unlocated)
         } catch {
             throw .failure("\(error)")
         }
         let index: ClusterIndex
         do {
-            index = try ClusterIndex(annotations: annotations, options: options, groupBy: args.value("group-by"))
+            index = try ClusterIndex(annotations: annotations, options: options, groupBy: args.value("group-by"),
+                                     unlocatedCount: unlocated)
         } catch {
             throw .failure("\(path): \(error)")
         }

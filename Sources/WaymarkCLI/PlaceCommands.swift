@@ -23,6 +23,11 @@ func readAnnotations(_ path: String) throws(CLIError) -> [Annotation] {
 /// geometry were skipped.
 func loadAnnotations(_ path: String) throws(AnnotationFileError) -> [Annotation] {
     var unlocated = 0
+    return try loadAnnotations(path, unlocated: &unlocated)
+}
+
+/// ``loadAnnotations(_:)``, counting the features skipped in `unlocated`.
+func loadAnnotations(_ path: String, unlocated: inout Int) throws(AnnotationFileError) -> [Annotation] {
     let annotations = try AnnotationReader.read(path: path, unlocated: &unlocated)
     if unlocated > 0 {
         Output.error("\(path): skipped \(unlocated) feature\(unlocated == 1 ? "" : "s") without a geometry")

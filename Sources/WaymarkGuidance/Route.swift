@@ -198,6 +198,7 @@ public struct RouteStep: Sendable, Equatable {
     public var duration: Double
     /// The routing weight of the stretch (OSRM's "routability"), turns included.
     public var weight: Double
+    /// The stretch's line, from the maneuver on; the arrive step's is its one point, as OSRM's.
     public var geometry: [Coordinate]
     public var maneuver: Maneuver
     /// A sentence a driver can follow ("Turn left onto Castle Street").

@@ -258,7 +258,7 @@ package struct StepAssembler {
         let last = steps.last
         let behind = StepIntersection.Road(bearing: (before + 180) % 360, entry: true)
         return RouteStep(name: last?.name ?? "", ref: last?.ref ?? "", distance: 0, duration: 0,
-                         weight: 0, geometry: [end, end],
+                         weight: 0, geometry: [end],
                          maneuver: Maneuver(type: .arrive, modifier: side, location: end, bearingBefore: before,
                                             bearingAfter: 0, exit: nil),
                          instruction: "", mode: last?.mode ?? .driving,

@@ -218,6 +218,22 @@ func numbers(_ value: [JSONValue]?) -> [Double]? {
         #expect(json["features"]?.arrayValue?.count == 1)
     }
 
+    /// supercluster counts a feature without a geometry in its ids' offset: for this file its
+    /// `getClusters` at zoom 0 gives the one cluster id 20 ((0 << 5) + 17 + 3 features), not 19.
+    @Test func clusterIDsCountUnlocatedFeaturesAsSupercluster() throws {
+        let dir = try Run.temporaryDirectory()
+        let path = dir + "/pair.geojson"
+        let text = #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":null,"properties":{}},"#
+            + #"{"type":"Feature","geometry":{"type":"Point","coordinates":[13.4,52.5]},"properties":{}},"#
+            + #"{"type":"Feature","geometry":{"type":"Point","coordinates":[13.40001,52.50001]},"properties":{}}]}"#
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let result = try Run.waymark("cluster", path, "--zoom", "0")
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try JSONValue(parsing: result.stdout)
+        #expect(json["features"]?.arrayValue?.map { $0["properties"]?["cluster_id"] } == [.number(20)])
+        #expect(try Run.waymark("cluster", path, "--expansion-zoom", "20").stdout == "17\n")
+    }
+
     /// Issue 13, item 5: one way drawn at random through the sample town's nodes, over and over. The
     /// issue's 50,000 references (2,600 junctions of ~40 roads each) did not contract in 120 s;
     /// now `build --hierarchy` refuses at once with the reason, and routes on the graph answer by

@@ -54,6 +54,31 @@ import WaymarkSupport
         }
     }
 
+    /// supercluster skips features without a geometry but counts them in `points.length`, the
+    /// offset of its cluster ids (its `places.json` fixture has one such feature, the last): the
+    /// same clusters with every id that many higher, and children, leaves and expansion zooms of them.
+    @Test func unlocatedFeaturesShiftTheIDsAsSupercluster() throws {
+        let points = randomPoints(2000, seed: 11)
+        let plain = try ClusterIndex(coordinates: points)
+        let shifted = try ClusterIndex(coordinates: points, unlocatedCount: 3)
+        for z in [0, 3, 8] {
+            let a = world(plain, z), b = world(shifted, z)
+            #expect(a.count == b.count)
+            for (x, y) in zip(a, b) {
+                switch (x, y) {
+                case let (.cluster(p), .cluster(q)):
+                    #expect(q.id == p.id + 3 && q.pointCount == p.pointCount && q.coordinate == p.coordinate)
+                    #expect(try shifted.expansionZoom(of: q.id) == plain.expansionZoom(of: p.id))
+                    #expect(try shifted.leaves(of: q.id, limit: .max, offset: 0)
+                            == plain.leaves(of: p.id, limit: .max, offset: 0))
+                    #expect(try shifted.children(of: q.id).count == plain.children(of: p.id).count)
+                case let (.point(i), .point(j)): #expect(i == j)
+                default: Issue.record("zoom \(z): \(x) against \(y)")
+                }
+            }
+        }
+    }
+
     @Test func antimeridianBoxEqualsItsTwoHalves() throws {
         let points = randomPoints(4000, seed: 3)
         let index = try ClusterIndex(coordinates: points)
