@@ -39,8 +39,8 @@ public final class SnapIndex: Sendable {
     let segmentComponent: Column<UInt32>
     /// (1: tiny, 0: not)
     let segmentInTinyComponent: Column<UInt8>
-    /// Components with fewer vertices than this are tiny (OSRM's `small_component_size`), except
-    /// the largest: on a map smaller than this, its main network still counts as big.
+    /// Components with fewer vertices than this are tiny (OSRM's `small_component_size`): on a map
+    /// smaller than this every component is, and each waypoint keeps its nearest road, as in OSRM.
     public static let tinyComponentSize = 1000
     /// Grid cells in CSR form: sorted cell keys, and the pieces of cell k at
     /// `cellPieces[cellStart[k]..<cellStart[k + 1]]`. A piece is a step of a segment's shape
@@ -92,7 +92,7 @@ public final class SnapIndex: Sendable {
         }
         segmentComponent = Column(component)
         segmentInTinyComponent = Column(component.map { c in
-            c == .max || c != components.largest && (size[c] ?? 0) < SnapIndex.tinyComponentSize ? 1 : 0
+            c == .max || (size[c] ?? 0) < SnapIndex.tinyComponentSize ? 1 : 0
         })
 
         var sumLat = 0.0
@@ -414,9 +414,10 @@ extension SnapIndex.SegmentEnds {
 }
 
 extension SnapIndex {
-    /// Its format (2: pieces numbered by their segments, not stored), the cell size and the
-    /// tiny-component size: an index stored under others is built again rather than used.
-    static var parameters: [Double] { [2, cellSize, Double(tinyComponentSize)] }
+    /// Its format (2: pieces numbered by their segments, not stored; 3: the largest component
+    /// tiny too when small, as OSRM), the cell size and the tiny-component size: an index stored
+    /// under others is built again rather than used.
+    static var parameters: [Double] { [3, cellSize, Double(tinyComponentSize)] }
 
     /// How many sections ``fileSections`` holds (known before the index is made).
     @usableFromInline package static let fileSectionCount = 10

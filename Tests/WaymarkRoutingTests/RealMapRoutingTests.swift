@@ -41,7 +41,12 @@ private let extracts: [String] = ((try? FileManager.default.contentsOfDirectory(
         for _ in 0..<6 {
             let a = graph.coordinate(of: UInt32(main[Int(rng.next() % UInt64(main.count))]))
             let b = graph.coordinate(of: UInt32(main[Int(rng.next() % UInt64(main.count))]))
-            let route = try router.route([a, b])
+            // On a map whose main network is under 1,000 vertices every component is tiny, and a
+            // vertex's own coordinate may snap to another piece's road there (as in OSRM): no route.
+            guard let route = try? router.route([a, b]) else {
+                #expect(main.count < SnapIndex.tinyComponentSize, "\(name): no route in the main network")
+                continue
+            }
             let plain = try #require(dijkstra.route(from: route.waypoints[0], to: route.waypoints[1], heuristic: false))
             #expect(abs(route.weight - plain.weight) <= 1e-9 * max(1, plain.weight), "\(name)")
             if let ch {

@@ -320,7 +320,12 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
             GraphFile.Section("XPRM", [1.0, 200, 1000] + sections.column("XPRM", as: Double.self)!.array.suffix(2))
             .bytes
         #expect(try SnapIndex(fileSections: formerIndex, graph: graph) == nil)
-        for scales in [[2.0, 200, 1000, 1e300, 111_195], [2.0, 200, 1000, -1, 111_195], [2.0, 200, 1000, .nan, .nan]] {
+        // So is one whose largest component was never tiny (format 2).
+        formerIndex["XPRM"] =
+            GraphFile.Section("XPRM", [2.0, 200, 1000] + sections.column("XPRM", as: Double.self)!.array.suffix(2))
+            .bytes
+        #expect(try SnapIndex(fileSections: formerIndex, graph: graph) == nil)
+        for scales in [[3.0, 200, 1000, 1e300, 111_195], [3.0, 200, 1000, -1, 111_195], [3.0, 200, 1000, .nan, .nan]] {
             var scaled = sections
             scaled["XPRM"] = GraphFile.Section("XPRM", scales).bytes
             #expect(throws: SnapIndexFileError.self, "\(scales)") { try SnapIndex(fileSections: scaled, graph: graph) }
@@ -432,24 +437,60 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
     </osm>
     """
 
-    @Test func routesInsideATinyComponentOnlyWhenAllWaypointsAreThere() throws {
+    /// On a map this small every component is tiny (under 1,000 vertices), so each waypoint keeps
+    /// its nearest road, as in OSRM. OSRM's answers on this map: both ends by Island Road, a route
+    /// of 137.3 m along it; one end by Island Road and one by the loop, NoRoute (no road joins them).
+    @Test func onASmallMapEveryWaypointKeepsItsNearestRoad() throws {
         let map = RoadMap(graph: try OSMGraphLoader.build(xml: Self.xml))
         let a = Coordinate(latitude: 52.0062, longitude: 13.0005), b = Coordinate(latitude: 52.0062, longitude: 13.0025)
         let c = Coordinate(latitude: 52.0021, longitude: 13.0015)
-        // Both ends by Island Road: the route stays on it (about 136 m), though the loop is in reach.
         let island = try map.route(from: a, to: b)
         #expect(island.distance > 100 && island.distance < 200, "\(island.distance)")
         #expect(island.legs[0].steps[0].name == "Island Road")
         #expect(island.waypoints.allSatisfy { $0.distance < 30 && $0.isInTinyComponent })
-        // One end by the loop: both snap to the loop, the big network.
+        do {
+            let route = try map.route(from: a, to: c)
+            Issue.record("a route of \(route.distance) m; OSRM: NoRoute")
+        } catch {
+            #expect(error.code == "NoRoute")
+        }
+        let choice = SnapIndex.choose([(island.waypoints[0], nil), (island.waypoints[1], nil)])
+        #expect(choice == island.waypoints)
+    }
+
+    /// A town of 1,089 junctions (a 33 × 33 grid, above OSRM's 1,000) with Island Road beside it: a
+    /// route stays on the island only when both ends are nearest to it; with one end in town,
+    /// the other moves to the town's nearest road.
+    @Test func nearABigNetworkWaypointsByATinyPieceMoveToIt() throws {
+        var xml = "<?xml version=\"1.0\"?>\n<osm version=\"0.6\">\n"
+        let side = 33, step = 0.0005
+        func id(_ row: Int, _ column: Int) -> Int { 100 + row * side + column }
+        for row in 0..<side {
+            for column in 0..<side {
+                xml += "<node id=\"\(id(row, column))\" lat=\"\(52 - Double(row) * step)\" "
+                    + "lon=\"\(13 + Double(column) * step)\"/>\n"
+            }
+        }
+        for k in 0..<side {
+            let across = (0..<side).map { "<nd ref=\"\(id(k, $0))\"/>" }.joined()
+            let down = (0..<side).map { "<nd ref=\"\(id($0, k))\"/>" }.joined()
+            xml += "<way id=\"\(10 + 2 * k)\">\(across)<tag k=\"highway\" v=\"residential\"/></way>\n"
+            xml += "<way id=\"\(11 + 2 * k)\">\(down)<tag k=\"highway\" v=\"residential\"/></way>\n"
+        }
+        xml += """
+            <node id="1" lat="52.004" lon="13.000"/><node id="2" lat="52.004" lon="13.003"/>
+            <way id="1"><nd ref="1"/><nd ref="2"/><tag k="highway" v="residential"/><tag k="name" v="Island Road"/></way>
+            </osm>
+            """
+        let map = RoadMap(graph: try OSMGraphLoader.build(xml: xml))
+        let a = Coordinate(latitude: 52.0037, longitude: 13.0005), b = Coordinate(latitude: 52.0037, longitude: 13.0025)
+        let c = Coordinate(latitude: 51.995, longitude: 13.0052)
+        let island = try map.route(from: a, to: b)
+        #expect(island.legs[0].steps[0].name == "Island Road")
+        #expect(island.waypoints.allSatisfy { $0.isInTinyComponent })
         let mixed = try map.route(from: a, to: c)
         #expect(mixed.waypoints.allSatisfy { !$0.isInTinyComponent })
-        #expect(mixed.waypoints[0].distance > 400 && mixed.legs[0].steps[0].name == "Loop")
-        // Nothing big in reach: the nearest road, whatever its component.
-        let near = try map.route(from: a, to: b, via: [])
-        #expect(near.distance == island.distance)
-        let choice = SnapIndex.choose([(island.waypoints[0], nil), (mixed.waypoints[1], nil)])
-        #expect(choice == [island.waypoints[0], mixed.waypoints[1]])
+        #expect(mixed.waypoints[0].distance > 300, "\(mixed.waypoints[0].distance)")
     }
 }
 
