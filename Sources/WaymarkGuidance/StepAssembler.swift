@@ -161,15 +161,9 @@ package struct StepAssembler {
                 continue
             }
             switch decision {
-            case .silent where TurnLanes.keep(intersection.lanes) != nil && junction.roads.count > 2:
-                // Straight on, but not from every lane: which lanes to keep to (docs/guidance.md: OSRM
-                // deprecated this type; Waymark keeps it where lanes split).
-                let road = junction.roads[junction.taken!]
-                drafts.append(Draft(pieces: i..<(i + 1), type: .useLane,
-                                    modifier: ManeuverModifier(angle: road.angle), angle: road.angle,
-                                    nameEdge: f, bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing,
-                                    intersections: [intersection]))
             case .silent:
+                // (Straight on where only some lanes go on too: OSRM has deprecated `use lane` and only
+                // lists the lanes on the junction's intersection.)
                 drafts[drafts.count - 1].takeIn(piece: i)
                 if junction.roads.count > 2 {
                     drafts[drafts.count - 1].intersections.append(intersection)
@@ -328,15 +322,17 @@ package struct StepAssembler {
                             at entryIntersection: StepIntersection,
                             drafts: inout [Draft], graph: borrowing RoadGraph) -> Int {
         var k = i
-        var exits = 0
+        // Exits counted as OSRM counts them: an exit beside the entry, each ring vertex passed that
+        // a road leaves by, and the exit taken.
+        var exits = canExitBesideEntry(junction, arrival: pieces[i - 1].edge, graph: graph) ? 1 : 0
         var intersections = [entryIntersection]
         while k < pieces.count && graph.flags(of: pieces[k].edge).contains(.roundabout) {
-            let e = pieces[k].edge, v = graph.edgeTarget[e]
+            let v = graph.edgeTarget[pieces[k].edge]
             if k + 1 < pieces.count {
-                let canLeave = graph.edges(from: v).contains { g in
-                    !graph.flags(of: g).contains(.roundabout) && graph.turnWeight(e, g, table: data.transitions) != nil
+                let next = pieces[k + 1].edge
+                if !graph.flags(of: next).contains(.roundabout) || passesExit(at: v, onto: next, graph: graph) {
+                    exits += 1
                 }
-                if canLeave { exits += 1 }
             }
             k += 1
         }
@@ -381,6 +377,31 @@ package struct StepAssembler {
                             bearingBefore: exitJunction.arrivalBearing, bearingAfter: exitRoad.bearing,
                             intersections: [exitIntersection]))
         return k + 1
+    }
+
+    /// OSRM's `can_exit_roundabout_separately`: at the entry, a road the car may leave by lies on
+    /// the near side of the ring road (before it in the driving side's order) and leads elsewhere
+    /// than back where the car came from; entering there counts as passing an exit.
+    private func canExitBesideEntry(_ junction: Junction, arrival e: Int, graph: borrowing RoadGraph) -> Bool {
+        let from = graph.source(of: e)
+        let indices = junction.roads.indices
+        let order = graph.drivingSide == .left ? Array(indices.reversed()) : Array(indices)
+        for r in order {
+            let road = junction.roads[r]
+            guard road.out >= 0, road.entry else { continue }
+            if graph.flags(of: road.out).contains(.roundabout) { return false }
+            if graph.edgeTarget[road.out] != from { return true }
+        }
+        return false
+    }
+
+    /// OSRM's `StayOnRoundabout` (a counted exit) at a ring vertex the route goes on from by
+    /// `ring`: some road leaves there (whatever the turn rules), and it is not a service road or
+    /// the like (`may_be_ignored`), unless the ring is one itself.
+    private func passesExit(at v: UInt32, onto ring: Int, graph: borrowing RoadGraph) -> Bool {
+        let leaving = graph.edges(from: v).filter { !graph.flags(of: $0).contains(.roundabout) }
+        guard !leaving.isEmpty else { return false }
+        return graph.highway(of: ring).mayBeIgnored || leaving.contains { !graph.highway(of: $0).mayBeIgnored }
     }
 
     /// OSRM's roundabout types: a rotary is large (radius over 15 m) and has one name of its own

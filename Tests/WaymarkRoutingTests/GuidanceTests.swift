@@ -113,6 +113,21 @@ import WaymarkOSM
         }
     }
 
+    /// OSRM counts a ring vertex as an exit passed only where a road it does not ignore leaves
+    /// (a service road does not count, unless the ring is one); the exit taken always counts.
+    /// OSRM's answers with `gh` a service road: d → a the 2nd exit, f → a the 1st, a → h the 3rd.
+    @Test func serviceExitsAreNotCounted() throws {
+        var ways = Self.roundaboutWays()
+        for i in 0..<4 { ways[i].tags["name"] = ways[i].nodes }
+        ways[3].tags["highway"] = "service"
+        let grid = GridMap(picture: Self.roundaboutPicture, ways: ways, spacing: 20)
+        try check(grid, [
+            ("d", "a", "cd,ab,ab,ab", "depart,roundabout-exit-2,exit roundabout right,arrive"),
+            ("f", "a", "ef,ab,ab,ab", "depart,roundabout-exit-1,exit roundabout right,arrive"),
+            ("a", "h", "ab,gh,gh,gh", "depart,roundabout-exit-3,exit roundabout slight right,arrive"),
+        ])
+    }
+
     /// A small unnamed roundabout with four simple arms reads as a turn: one step, no exit step.
     @Test func smallRoundaboutIsATurn() throws {
         var ways = Self.roundaboutWays()
@@ -372,7 +387,8 @@ import WaymarkOSM
         """
 
     /// Turn lanes on the road arrived by: each lane valid where its arrow leads onto the road
-    /// taken; going straight on from some lanes only is a `use lane` step ("Keep right").
+    /// taken; going straight on from some lanes only is no step, the lanes listed on the junction's
+    /// intersection of the step going on (OSRM has deprecated `use lane`).
     @Test func turnLanes() throws {
         let grid = GridMap(picture: Self.lanesPicture, ways: [
             ("ab", ["highway": "primary", "name": "Avenida", "turn:lanes:forward": "left|through|through;right"]),
@@ -388,9 +404,8 @@ import WaymarkOSM
         #expect(try lanes("d").map(\.valid) == [false, false, true])
         #expect(try lanes("d").last?.indications == ["straight", "right"])
         let straight = try map.route(from: grid.positions["a"]!, to: grid.positions["c"]!)
-        #expect(straight.legs[0].steps.map(\.maneuver.type) == [.depart, .useLane, .arrive])
-        #expect(straight.legs[0].steps[1].intersections[0].lanes.map(\.valid) == [false, true, true])
-        #expect(straight.legs[0].steps[1].instruction == "Keep right")
+        #expect(straight.legs[0].steps.map(\.maneuver.type) == [.depart, .arrive])
+        #expect(straight.legs[0].steps[0].intersections[1].lanes.map(\.valid) == [false, true, true])
         try check(grid, [("a", "e", "Avenida,Rua,Rua", "depart,turn left,arrive")])
     }
 
