@@ -114,6 +114,10 @@ package struct StepAssembler {
         var roadStorage: [JunctionRoad] = [] // (each junction's roads, one at a time)
         // The last junction passed without a step where OSRM has a suppressed one (three roads or more).
         var passed: PassedJunction? = nil
+        // A route that starts on a roundabout: the exits passed on it before leaving (OSRM tells
+        // the ring as part of the depart step, then one exit step).
+        var startRing = startRingKind(pieces)
+        var exitsPassed = 0
         var i = 1
         while i < pieces.count {
             let e = pieces[i - 1].edge, f = pieces[i].edge
@@ -132,20 +136,25 @@ package struct StepAssembler {
                                     table: data.transitions, reusing: &roadStorage)
             let intersection = StepAssembler.intersection(junction, arrival: e, graph: graph)
             let inRing = graph.flags(of: e).contains(.roundabout), toRing = graph.flags(of: f).contains(.roundabout)
+            if startRing != nil && inRing && toRing {
+                if passesExit(at: v, onto: f, graph: graph) { exitsPassed += 1 }
+                drafts[drafts.count - 1].takeIn(piece: i)
+                i += 1
+                continue
+            }
             if !inRing && toRing, case let kind = roundaboutKind(at: v, entering: f), kind != .notARing {
                 i = roundabout(entering: i, kind: kind, pieces: pieces, junction: junction, at: intersection,
                                drafts: &drafts, graph: graph)
                 continue
             }
-            if inRing && !toRing,
-               let ring = graph.edges(from: v).first(where: { graph.flags(of: $0).contains(.roundabout) }),
-               roundaboutKind(at: v, entering: ring) != .notARing {
-                // Leaving a roundabout the route started on.
+            if inRing && !toRing, let kind = startRing {
+                // Leaving the roundabout the route started on: the exit taken counts too.
                 let road = junction.roads[junction.taken!]
-                drafts.append(Draft(pieces: i..<(i + 1), type: .exitRoundabout,
+                drafts.append(Draft(pieces: i..<(i + 1), type: kind == .rotary ? .exitRotary : .exitRoundabout,
                                     modifier: ManeuverModifier(angle: road.angle), angle: road.angle,
-                                    nameEdge: f, bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing,
-                                    intersections: [intersection]))
+                                    exit: exitsPassed + 1, nameEdge: f, bearingBefore: junction.arrivalBearing,
+                                    bearingAfter: road.bearing, intersections: [intersection]))
+                startRing = nil
                 i += 1
                 continue
             }
@@ -344,7 +353,10 @@ package struct StepAssembler {
                           rotaryName: kind == .rotary && !ringName.isEmpty ? ringName : nil,
                           bearingBefore: junction.arrivalBearing, bearingAfter: junction.roads[junction.taken!].bearing)
         guard k < pieces.count else {
-            draft.modifier = .straight
+            // Ending on the ring: OSRM's `roundabout` (or `rotary`) step without an exit, its
+            // modifier the turn onto the ring, even where the ring is told as a turn.
+            if kind == .intersection { draft.type = .roundabout }
+            draft.modifier = ManeuverModifier(angle: junction.roads[junction.taken!].angle)
             draft.intersections = intersections
             drafts.append(draft)
             return k
@@ -373,10 +385,19 @@ package struct StepAssembler {
         let exitRoad = exitJunction.roads[exitJunction.taken!]
         drafts.append(Draft(pieces: k..<(k + 1), type: kind == .rotary ? .exitRotary : .exitRoundabout,
                             modifier: ManeuverModifier(angle: exitRoad.angle), angle: exitRoad.angle,
-                            nameEdge: pieces[k].edge,
+                            exit: draft.exit, nameEdge: pieces[k].edge,
                             bearingBefore: exitJunction.arrivalBearing, bearingAfter: exitRoad.bearing,
                             intersections: [exitIntersection]))
         return k + 1
+    }
+
+    /// The kind of roundabout the route starts on (its first piece on the ring), if it is one
+    /// OSRM tells as a roundabout.
+    private func startRingKind(_ pieces: [Piece]) -> RoundaboutKind? {
+        let first = pieces[0].edge
+        guard pieces.count > 1, graph.flags(of: first).contains(.roundabout) else { return nil }
+        let kind = roundaboutKind(at: graph.source(of: first), entering: first)
+        return kind == .notARing ? nil : kind
     }
 
     /// OSRM's `can_exit_roundabout_separately`: at the entry, a road the car may leave by lies on

@@ -128,6 +128,34 @@ import WaymarkOSM
         ])
     }
 
+    /// A route that starts on a roundabout tells the ring in its depart step, then one exit step
+    /// numbered from where it started; one that ends on the ring is a `roundabout` step without an
+    /// exit. OSRM's answers (`gh` a service road): from between b and c to f, `exit roundabout
+    /// right` exit 2; to h, `exit roundabout slight right` exit 3; from a to between e and g,
+    /// `roundabout right`; from d to between g and b, `roundabout slight right`.
+    @Test func startingAndEndingOnTheRing() throws {
+        var ways = Self.roundaboutWays()
+        for i in 0..<4 { ways[i].tags["name"] = ways[i].nodes }
+        ways[3].tags["highway"] = "service"
+        let grid = GridMap(picture: Self.roundaboutPicture, ways: ways, spacing: 20)
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        let p = grid.positions
+        func between(_ a: Character, _ b: Character) -> Coordinate {
+            Coordinate(latitude: (p[a]!.latitude + p[b]!.latitude) / 2,
+                       longitude: (p[a]!.longitude + p[b]!.longitude) / 2)
+        }
+        func told(_ from: Coordinate, _ to: Coordinate) throws -> [String] {
+            try map.route(from: from, to: to).legs[0].steps.map { step in
+                [step.maneuver.type.rawValue, step.maneuver.modifier?.rawValue, step.maneuver.exit.map { "exit \($0)" }]
+                    .compactMap { $0 }.joined(separator: " ")
+            }
+        }
+        #expect(try told(between("b", "c"), p["f"]!) == ["depart", "exit roundabout right exit 2", "arrive"])
+        #expect(try told(between("b", "c"), p["h"]!) == ["depart", "exit roundabout slight right exit 3", "arrive"])
+        #expect(try told(p["a"]!, between("e", "g")) == ["depart", "roundabout right", "arrive"])
+        #expect(try told(p["d"]!, between("g", "b")) == ["depart", "roundabout slight right", "arrive"])
+    }
+
     /// A small unnamed roundabout with four simple arms reads as a turn: one step, no exit step.
     @Test func smallRoundaboutIsATurn() throws {
         var ways = Self.roundaboutWays()
