@@ -8,8 +8,8 @@ extension RoadMap {
     /// or OpenStreetMap XML (`.osm`, `.osm.gz`) or PBF (`.osm.pbf`), built into a car road graph in memory first.
     ///
     /// - Parameters:
-    ///   - drivingSide: which side traffic keeps to; default: the graph file's, or right for an OSM
-    ///     file. Overriding a graph file's side sets its stored hierarchy aside (see
+    ///   - drivingSide: which side traffic keeps to; default: the graph file's, or for an OSM file
+    ///     the side most of its roads keep to (``LeftHandTraffic``). Overriding a graph file's side sets its stored hierarchy aside (see
     ///     ``RoadMap/setAsideHierarchy``).
     ///   - method: how routes are searched (see ``RoadMap/SearchMethod``).
     ///   - maxSnapDistance: how far a waypoint may be from its road, in metres.

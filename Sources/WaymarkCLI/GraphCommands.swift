@@ -25,8 +25,8 @@ enum BuildCommand {
             OptionSpec(
                 name: "driving-side", value: "right|left",
                 help:
-                    "Which side traffic keeps to, stored in the file (default right; left for Britain, Japan, "
-                        + "Australia, …)."
+                    "Which side traffic keeps to, stored in the file (default: where the roads are, e.g. left "
+                        + "in Britain, Japan, Australia)."
             ),
             OptionSpec(name: "quiet", value: nil, help: "No progress and no report."),
             OptionSpec(name: "vehicle-height", value: "M",
@@ -54,7 +54,7 @@ enum BuildCommand {
         if let meter {
             progress = { bytes, total, elements in meter.update(bytes: bytes, total: total, elements: elements) }
         }
-        let side = try drivingSide(args) ?? .right
+        let side = try drivingSide(args)
         let standard = Vehicle()
         let vehicle = Vehicle(height: try args.number("vehicle-height", default: standard.height, in: 0.5...10),
                               width: try args.number("vehicle-width", default: standard.width, in: 0.5...10),
@@ -68,7 +68,7 @@ enum BuildCommand {
             } else {
                 graph = try OSMGraphLoader.build(path: input, profile: CarProfile(vehicle: vehicle), progress: progress)
             }
-            graph.drivingSide = side
+            if let side { graph.drivingSide = side }
         } catch {
             meter?.finish()
             throw .failure("\(error)")
@@ -276,7 +276,7 @@ func drivingSide(_ args: ParsedArguments) throws(CLIError) -> DrivingSide? {
 
 let drivingSideOption = OptionSpec(name: "driving-side", value: "right|left",
                                    help: "Which side traffic keeps to (turns towards the kerb are cheaper); default: "
-                                       + "the graph file's, or right.")
+                                       + "the graph file's, or where the roads are.")
 
 /// `-o FILE`, as every command that prints its result takes it.
 let outputOption = OptionSpec(name: "output", value: "FILE",

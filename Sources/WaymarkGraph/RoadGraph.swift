@@ -229,6 +229,18 @@ public enum DrivingSide: UInt8, Sendable, Equatable, CaseIterable {
     case right = 0
     /// Britain, Ireland, Japan, Australia, India, South Africa, …
     case left = 1
+
+    /// The side most of these points keep to (``LeftHandTraffic``); right for none. At most
+    /// 4,096 of them are looked at, evenly spread through the list.
+    public init(mostOf points: [Coordinate]) {
+        let stride = max(1, points.count / 4096)
+        var left = 0, total = 0
+        for i in Swift.stride(from: 0, to: points.count, by: stride) {
+            total += 1
+            if LeftHandTraffic.contains(points[i]) { left += 1 }
+        }
+        self = 2 * left > total ? .left : .right
+    }
 }
 
 /// What happened while building a graph: counts a user can check against the input.

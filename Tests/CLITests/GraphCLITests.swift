@@ -32,7 +32,8 @@ import WaymarkGeoJSON
                 "contraction hierarchy: none (add one with 'waymark build --hierarchy')"
             ])
         #expect(withoutTiming(build.stdout).count == 17)
-        #expect(build.stdout.contains("driving_side                    right"))
+        // (The sample town lies in England: left-hand traffic, by place.)
+        #expect(build.stdout.contains("driving_side                    left"))
         let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
         #expect(lines.first == "from,to,from_lat,from_lon,to_lat,to_lon,length_m,duration_s,name,highway")
         #expect(lines.count == 318) // header + 317 directed edges

@@ -160,16 +160,17 @@ import WaymarkGeoJSON
             stored.status == 1 && stored.stdout == result.stdout && !stored.stderr.contains("contraction hierarchy:"))
         let inspect = try Run.waymark("inspect", dir + "/town.wmg")
         #expect(inspect.stdout.contains("contraction hierarchy: ") && inspect.stdout.contains(" shortcuts"))
-        // Left-hand traffic stored in the file; overriding the side sets the stored hierarchy aside.
-        let left = try Run.waymark("build", Run.data("sample-town.osm"), "-o", dir + "/left.wmg",
-                                   "--driving-side", "left", "--hierarchy")
-        #expect(left.status == 0 && left.stdout.contains("driving_side                    left"))
-        let onLeft = try Run.waymark("route", dir + "/left.wmg", "--from", from, "--to", to, "--format", "json")
-        let onLeftOSM = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to, "--format",
-                                        "json", "--driving-side", "left")
-        #expect(onLeft.status == 0 && onLeft.stdout == onLeftOSM.stdout && onLeft.stdout != single.stdout)
-        let overridden = try Run.waymark("route", dir + "/left.wmg", "--from", from, "--to", to, "--format", "json",
-                                         "--driving-side", "right")
+        // The sample town lies in England: left-hand traffic by place. Right-hand traffic asked for
+        // is stored in the file; overriding the side sets the stored hierarchy aside.
+        let right = try Run.waymark("build", Run.data("sample-town.osm"), "-o", dir + "/right.wmg",
+                                    "--driving-side", "right", "--hierarchy")
+        #expect(right.status == 0 && right.stdout.contains("driving_side                    right"))
+        let onRight = try Run.waymark("route", dir + "/right.wmg", "--from", from, "--to", to, "--format", "json")
+        let onRightOSM = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to,
+                                         "--format", "json", "--driving-side", "right")
+        #expect(onRight.status == 0 && onRight.stdout == onRightOSM.stdout && onRight.stdout != single.stdout)
+        let overridden = try Run.waymark("route", dir + "/right.wmg", "--from", from, "--to", to, "--format", "json",
+                                         "--driving-side", "left")
         #expect(
             overridden.status == 0 && overridden.stdout == single.stdout && overridden.stderr.contains("not using it"))
         // Without --hierarchy, inspect says there is none.

@@ -522,3 +522,23 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         #expect(route.geometry.allSatisfy { abs($0.longitude) > 179.9 })
     }
 }
+
+/// A map keeps to the side most of its roads lie in (Malta: left; the same road moved to
+/// Portugal: right), unless the caller says otherwise.
+@Suite struct DrivingSideByPlaceTests {
+    static func xml(latitude: Double, longitude: Double) -> String {
+        """
+        <?xml version="1.0"?>
+        <osm version="0.6">
+        <node id="1" lat="\(latitude)" lon="\(longitude)"/><node id="2" lat="\(latitude + 0.002)" lon="\(longitude)"/>
+        <way id="1"><nd ref="1"/><nd ref="2"/><tag k="highway" v="residential"/></way>
+        </osm>
+        """
+    }
+
+    @Test func decidedByWhereTheRoadsAre() throws {
+        #expect(try OSMGraphLoader.build(xml: Self.xml(latitude: 35.9, longitude: 14.5)).drivingSide == .left)
+        #expect(try OSMGraphLoader.build(xml: Self.xml(latitude: 41.15, longitude: -8.61)).drivingSide == .right)
+        #expect(DrivingSide(mostOf: []) == .right)
+    }
+}

@@ -720,6 +720,8 @@ func packageRoot() -> String {
     /// and a hierarchy contracted for one side is refused for the other.
     @Test func drivingSideFollowsTheGraph() throws {
         var g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
+        #expect(g.drivingSide == .left) // by place: the sample town lies in England
+        g.drivingSide = .right
         let index = SnapIndex(graph: g)
         let from = try #require(index.nearest(to: Coordinate(latitude: 52.3127, longitude: -2.5783), maxDistance: 1000))
         let to = try #require(index.nearest(to: Coordinate(latitude: 52.3053, longitude: -2.6010), maxDistance: 1000))
