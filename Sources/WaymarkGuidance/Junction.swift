@@ -393,9 +393,10 @@ package struct GuidanceFileError: Error, CustomStringConvertible {
 }
 
 extension GuidanceTables {
-    /// What the tables were made with: the version of their format and of the bearings' measure.
-    /// Tables stored under other parameters are made again rather than used.
-    static var parameters: [Double] { [7] }
+    /// What the tables were made with: the version of their format, of the bearings' measure and
+    /// of the turn verdicts (8: a motorway ending in one ramp is no turn). Tables stored under
+    /// other parameters are made again rather than used.
+    static var parameters: [Double] { [8] }
 
     /// How many sections ``fileSections`` holds (known before the tables are made).
     package static let fileSectionCount = 10

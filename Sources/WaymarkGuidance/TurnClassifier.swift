@@ -141,7 +141,20 @@ package final class TurnClassifier: Sendable {
     /// (motorway junctions, two-, three- and many-way intersections) for that road.
     /// The verdict on the turn junction `j` takes, arrived at along edge `e`.
     func verdict(arrival e: Int, junction j: Junction) -> TurnVerdict {
-        isDrivewayPassage(arrival: e, junction: j) ? .drivewayPassage : .decided(decide(arrival: e, junction: j))
+        if isDrivewayPassage(arrival: e, junction: j) || endsInRamp(arrival: e, junction: j) {
+            return .drivewayPassage
+        }
+        return .decided(decide(arrival: e, junction: j))
+    }
+
+    /// OSRM's `fromMotorway` where the motorway goes on nowhere (no motorway-class road leaves but
+    /// the one arrived by) and one ramp may be taken: no turn there at all (OSRM's `NoTurn`, not
+    /// even a suppressed step), so the junction is not listed either.
+    func endsInRamp(arrival e: Int, junction j: Junction) -> Bool {
+        guard let t = j.taken, graph.highway(of: e).isMotorwayClass, j.roads.count <= 3,
+              isMotorwayJunction(j, fromMotorway: true),
+              motorwayContinuation(arrival: e, junction: j, taken: t) == nil else { return false }
+        return j.roads.dropFirst().filter(\.entry).count == 1
     }
 
     func decide(arrival e: Int, junction j: Junction) -> TurnDecision {
@@ -234,17 +247,20 @@ package final class TurnClassifier: Sendable {
             && !announces(e, f)
     }
 
-    /// OSRM's motorway handler's junctions (`canProcess`): motorways and their ramps only, and no
-    /// way on that turns off by more than 60°.
-    private func isMotorwayJunction(_ j: Junction) -> Bool {
+    /// OSRM's motorway handler's junctions (`canProcess`): motorways and their ramps only (any
+    /// link arriving from a motorway), and no way on that turns off by more than 60°.
+    private func isMotorwayJunction(_ j: Junction, fromMotorway: Bool = false) -> Bool {
         var motorway = false
         for road in j.roads {
             if road.entry && road.deviation > TurnClassifier.groupAngle { return false }
             let highway = data(of: road).highway
-            if highway.isMotorwayClass { motorway = motorway
-                || road.entry } else if !highway.isMotorwayRamp { return false }
+            if highway.isMotorwayClass {
+                motorway = motorway || road.entry
+            } else if !(highway.isMotorwayRamp || fromMotorway && highway.isRamp) {
+                return false
+            }
         }
-        return motorway
+        return motorway || fromMotorway
     }
 
     /// OSRM's `findBasicTurnType`: onto a motorway or trunk ramp from elsewhere, on along the same

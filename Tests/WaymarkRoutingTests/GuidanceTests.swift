@@ -156,6 +156,23 @@ import WaymarkOSM
         #expect(try told(p["d"]!, between("g", "b")) == ["depart", "roundabout slight right", "arrive"])
     }
 
+    /// OSRM's `fromMotorway`: a trunk that ends in the one ramp it may go on by (another ramp
+    /// only joins there) is no turn at all, and the junction is not listed. OSRM's answer: depart,
+    /// arrive, the depart step with one intersection (was "Take the ramp" here).
+    @Test func motorwayEndingInARampIsNoTurn() throws {
+        let grid = GridMap(picture: """
+                      d
+
+            a----b----c
+            """, ways: [("ab", ["highway": "trunk", "ref": "CG-2"]),
+                        ("bc", ["highway": "trunk_link", "oneway": "yes", "ref": "CG-2"]),
+                        ("db", ["highway": "trunk_link", "oneway": "yes", "ref": "CG-2"])], spacing: 20)
+        try check(grid, [("a", "c", ",", "depart,arrive")])
+        let map = RoadMap(graph: try grid.graph(), method: .landmarks)
+        let route = try map.route(from: grid.positions["a"]!, to: grid.positions["c"]!)
+        #expect(route.legs[0].steps[0].intersections.count == 1)
+    }
+
     /// A small unnamed roundabout with four simple arms reads as a turn: one step, no exit step.
     @Test func smallRoundaboutIsATurn() throws {
         var ways = Self.roundaboutWays()
