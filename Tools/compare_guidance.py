@@ -34,6 +34,13 @@ def maneuvers(route):
     return out
 
 
+def with_exits(route):
+    """(type, modifier, exit) of every step: the whole sequence a driver follows."""
+    return [(str(s["maneuver"]["type"]), str(s["maneuver"]["modifier"]) if "modifier" in s["maneuver"] else "",
+             int(s["maneuver"]["exit"]) if "exit" in s["maneuver"] else 0)
+            for leg in route["legs"] for s in leg["steps"]]
+
+
 def decode_polyline(text, precision=5):
     """The points of an encoded polyline, (latitude, longitude)."""
     index = lat = lon = 0
@@ -139,7 +146,7 @@ def main():
     assert len(ours) == len(pairs), "one Waymark line per pair"
 
     steps_osrm, steps_ours = [], []
-    identical = same_types = compared = 0
+    identical = with_exit = same_types = compared = 0
     differences = collections.Counter()
     aligned, unlike, only_osrm, only_ours = collections.Counter(), collections.Counter(), collections.Counter(), collections.Counter()
     shown = 0
@@ -205,6 +212,8 @@ def main():
         steps_ours.append(len(y))
         if x == y:
             identical += 1
+            if with_exits(theirs["routes"][0]) == with_exits(mine["routes"][0]):
+                with_exit += 1
         if [t for t, _ in x] == [t for t, _ in y]:
             same_types += 1
         for t in set(t for t, _ in x) | set(t for t, _ in y):
@@ -221,6 +230,7 @@ def main():
     print(f"steps per route, OSRM: median {statistics.median(steps_osrm)}, mean {statistics.mean(steps_osrm):.1f}")
     print(f"steps per route, Waymark: median {statistics.median(steps_ours)}, mean {statistics.mean(steps_ours):.1f}")
     print(f"identical maneuver sequences (type and modifier): {identical} ({100 * identical / compared:.1f} %)")
+    print(f"identical (type, modifier, exit) sequences: {with_exit} ({100 * with_exit / compared:.1f} %)")
     print(f"identical maneuver types: {same_types} ({100 * same_types / compared:.1f} %)")
     total = aligned["same"] + aligned["different"] + aligned["osrm only"]
     print(f"OSRM maneuvers on road both routes take: {total}")
