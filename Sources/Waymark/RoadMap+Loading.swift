@@ -9,8 +9,8 @@ extension RoadMap {
     ///
     /// - Parameters:
     ///   - drivingSide: which side traffic keeps to; default: the graph file's, or for an OSM file
-    ///     the side most of its roads keep to (``LeftHandTraffic``). Overriding a graph file's side sets its stored hierarchy aside (see
-    ///     ``RoadMap/setAsideHierarchy``).
+    ///     the side most of its roads keep to (``LeftHandTraffic``). Overriding a graph file's
+    ///     side sets its stored hierarchy aside (see ``RoadMap/setAsideHierarchy``).
     ///   - method: how routes are searched (see ``RoadMap/SearchMethod``).
     ///   - maxSnapDistance: how far a waypoint may be from its road, in metres.
     ///   - basemap: for an OSM file, also read what the map shows besides roads (``RoadMap/basemap()``;

@@ -479,7 +479,8 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         }
         xml += """
             <node id="1" lat="52.004" lon="13.000"/><node id="2" lat="52.004" lon="13.003"/>
-            <way id="1"><nd ref="1"/><nd ref="2"/><tag k="highway" v="residential"/><tag k="name" v="Island Road"/></way>
+            <way id="1"><nd ref="1"/><nd ref="2"/><tag k="highway" v="residential"/>\
+            <tag k="name" v="Island Road"/></way>
             </osm>
             """
         let map = RoadMap(graph: try OSMGraphLoader.build(xml: xml))
