@@ -52,130 +52,33 @@ extension Route {
     public func writeOSRMJSON(into w: inout JSONWriter, geometries: GeometryFormat = .polyline,
                               overview: OverviewFormat = .simplified,
                               decimals: Int = 6, steps withSteps: Bool = true, waypoints withWaypoints: Bool = true) {
-        // Rounded numbers are written digit by digit (`writeNumber(_:decimals:)`), the same text
-        // as the shortest form of the rounded value, without formatting a Double.
-        func key(_ k: StaticString) { w.writeKey(k) }
-        func comma() { w.writeByte(UInt8(ascii: ",")) }
-        func integer(_ x: Int) { w.writeInteger(Int64(x)) }
-        func tenths(_ x: Double) { w.writeNumber(x, decimals: 1) }
-        func point(_ c: Coordinate) {
-            w.beginArray()
-            w.writeNumber(c.longitude, decimals: decimals)
-            comma()
-            w.writeNumber(c.latitude, decimals: decimals)
-            w.endArray()
-        }
-        func line(_ coordinates: [Coordinate]) {
-            switch geometries {
-            case .polyline: w.writePolyline(coordinates, precision: 5)
-            case .polyline6: w.writePolyline(coordinates, precision: 6)
-            case .geojson:
-                // A LineString needs two points: the arrive step's one point is written twice, as OSRM does.
-                w.writeRaw("{\"type\":\"LineString\",\"coordinates\":[" as StaticString)
-                for (i, c) in (coordinates.count == 1 ? coordinates + coordinates : coordinates).enumerated() {
-                    if i > 0 { comma() }
-                    point(c)
-                }
-                w.writeRaw("]}" as StaticString)
-            }
-        }
-        func list<T>(_ items: [T], _ body: (T) -> Void) {
-            w.beginArray()
-            for (i, item) in items.enumerated() {
-                if i > 0 { comma() }
-                body(item)
-            }
-            w.endArray()
-        }
-        func step(_ step: RouteStep) {
-            w.writeByte(UInt8(ascii: "{"))
-            key("name"); w.writeString(step.name); comma()
-            key("distance"); tenths(step.distance); comma()
-            key("duration"); tenths(step.duration); comma()
-            key("weight"); tenths(step.weight); comma()
-            key("geometry"); line(step.geometry); comma()
-            key("mode"); w.writeString(step.mode.rawValue); comma()
-            key("driving_side"); w.writeString(step.drivingSide == .left ? "left" : "right"); comma()
-            key("maneuver"); w.writeByte(UInt8(ascii: "{"))
-            key("type"); w.writeString(step.maneuver.type.rawValue); comma()
-            key("location"); point(step.maneuver.location); comma()
-            key("bearing_before"); integer(step.maneuver.bearingBefore); comma()
-            key("bearing_after"); integer(step.maneuver.bearingAfter); comma()
-            if let modifier = step.maneuver.modifier { key("modifier"); w.writeString(modifier.rawValue); comma() }
-            if let exit = step.maneuver.exit { key("exit"); integer(exit); comma() }
-            key("instruction"); w.writeString(step.instruction)
-            w.writeByte(UInt8(ascii: "}")); comma()
-            key("intersections")
-            list(step.intersections) { x in
-                w.writeByte(UInt8(ascii: "{"))
-                key("location"); point(x.location); comma()
-                key("bearings"); list(x.roads) { integer($0.bearing) }; comma()
-                key("entry"); list(x.roads) { w.writeRaw($0.entry ? "true" as StaticString : "false") }
-                if let i = x.inIndex { comma(); key("in"); integer(i) }
-                if let o = x.outIndex { comma(); key("out"); integer(o) }
-                if !x.lanes.isEmpty {
-                    comma(); key("lanes")
-                    list(x.lanes) { lane in
-                        w.writeByte(UInt8(ascii: "{"))
-                        key("indications"); list(lane.indications) { w.writeString($0) }; comma()
-                        key("valid"); w.writeRaw(lane.valid ? "true" as StaticString : "false")
-                        if let v = lane.validIndication { comma(); key("valid_indication"); w.writeString(v) }
-                        w.writeByte(UInt8(ascii: "}"))
-                    }
-                }
-                if !x.classes.isEmpty {
-                    comma(); key("classes"); w.writeByte(UInt8(ascii: "["))
-                    var first = true
-                    for (c, name) in TravelClasses.all where x.classes.contains(c) {
-                        if !first { comma() }
-                        first = false
-                        w.writeByte(UInt8(ascii: "\"")); w.writeRaw(name); w.writeByte(UInt8(ascii: "\""))
-                    }
-                    w.writeByte(UInt8(ascii: "]"))
-                }
-                w.writeByte(UInt8(ascii: "}"))
-            }
-            if !step.ref.isEmpty { comma(); key("ref"); w.writeString(step.ref) }
-            if !step.destinations.isEmpty { comma(); key("destinations"); w.writeString(step.destinations) }
-            if !step.exits.isEmpty { comma(); key("exits"); w.writeString(step.exits) }
-            if let rotary = step.rotaryName { comma(); key("rotary_name"); w.writeString(rotary) }
-            w.writeByte(UInt8(ascii: "}"))
-        }
-
+        let out = OSRMRouteWriter(geometries: geometries, decimals: decimals)
         w.writeByte(UInt8(ascii: "{"))
-        key("code"); w.writeString("Ok"); comma()
-        key("routes"); w.writeRaw("[{" as StaticString)
-        key("distance"); tenths(distance); comma()
-        key("duration"); tenths(duration); comma()
-        key("legs")
-        list(legs) { leg in
-            w.writeByte(UInt8(ascii: "{"))
-            key("distance"); tenths(leg.distance); comma()
-            key("duration"); tenths(leg.duration); comma()
-            key("weight"); tenths(leg.weight); comma()
-            key("summary"); w.writeString(withSteps ? leg.summary : ""); comma()
-            key("steps"); list(withSteps ? leg.steps : [], step)
-            w.writeByte(UInt8(ascii: "}"))
-        }
-        comma()
-        key("weight_name"); w.writeString("routability"); comma()
-        key("weight"); tenths(weight)
+        out.key("code", &w); w.writeString("Ok"); out.comma(&w)
+        out.key("routes", &w); w.writeRaw("[{" as StaticString)
+        out.key("distance", &w); out.tenths(distance, &w); out.comma(&w)
+        out.key("duration", &w); out.tenths(duration, &w); out.comma(&w)
+        out.key("legs", &w)
+        out.list(legs, &w) { leg, w in out.leg(leg, steps: withSteps, &w) }
+        out.comma(&w)
+        out.key("weight_name", &w); w.writeString("routability"); out.comma(&w)
+        out.key("weight", &w); out.tenths(weight, &w)
         switch overview {
         case .full:
-            comma(); key("geometry"); line(geometry)
+            out.comma(&w); out.key("geometry", &w); out.line(geometry, &w)
         case .simplified:
             let zoom = (try? BoundingBox.enclosing(geometry)).map(Simplification.fittedZoom) ?? 18
-            comma(); key("geometry"); line(Simplification.douglasPeucker(geometry, zoom: zoom))
+            out.comma(&w); out.key("geometry", &w); out.line(Simplification.douglasPeucker(geometry, zoom: zoom), &w)
         case .false: break
         }
         w.writeRaw("}]" as StaticString)
         if withWaypoints {
-            comma(); key("waypoints")
-            list(Array(zip(waypoints, waypointNames))) { snap, name in
+            out.comma(&w); out.key("waypoints", &w)
+            out.list(Array(zip(waypoints, waypointNames)), &w) { waypoint, w in
                 w.writeByte(UInt8(ascii: "{"))
-                key("name"); w.writeString(name); comma()
-                key("location"); point(snap.coordinate); comma()
-                key("distance"); tenths(snap.distance)
+                out.key("name", &w); w.writeString(waypoint.1); out.comma(&w)
+                out.key("location", &w); out.point(waypoint.0.coordinate, &w); out.comma(&w)
+                out.key("distance", &w); out.tenths(waypoint.0.distance, &w)
                 w.writeByte(UInt8(ascii: "}"))
             }
         }
@@ -325,5 +228,122 @@ extension Isochrone {
             features.append(Feature(geometry: contour.polygons.isEmpty ? nil : geometry, properties: properties))
         }
         return FeatureCollection(features: features)
+    }
+}
+
+/// The parts of OSRM's route JSON, written straight into a ``JSONWriter``. Rounded numbers are
+/// written digit by digit (`writeNumber(_:decimals:)`), the same text as the shortest form of
+/// the rounded value, without formatting a Double.
+private struct OSRMRouteWriter {
+    let geometries: GeometryFormat
+    let decimals: Int
+
+    func key(_ k: StaticString, _ w: inout JSONWriter) { w.writeKey(k) }
+    func comma(_ w: inout JSONWriter) { w.writeByte(UInt8(ascii: ",")) }
+    func integer(_ x: Int, _ w: inout JSONWriter) { w.writeInteger(Int64(x)) }
+    func tenths(_ x: Double, _ w: inout JSONWriter) { w.writeNumber(x, decimals: 1) }
+
+    func point(_ c: Coordinate, _ w: inout JSONWriter) {
+        w.beginArray()
+        w.writeNumber(c.longitude, decimals: decimals)
+        comma(&w)
+        w.writeNumber(c.latitude, decimals: decimals)
+        w.endArray()
+    }
+
+    func line(_ coordinates: [Coordinate], _ w: inout JSONWriter) {
+        switch geometries {
+        case .polyline: w.writePolyline(coordinates, precision: 5)
+        case .polyline6: w.writePolyline(coordinates, precision: 6)
+        case .geojson:
+            // A LineString needs two points: the arrive step's one point is written twice, as OSRM does.
+            w.writeRaw("{\"type\":\"LineString\",\"coordinates\":[" as StaticString)
+            for (i, c) in (coordinates.count == 1 ? coordinates + coordinates : coordinates).enumerated() {
+                if i > 0 { comma(&w) }
+                point(c, &w)
+            }
+            w.writeRaw("]}" as StaticString)
+        }
+    }
+
+    func list<T>(_ items: [T], _ w: inout JSONWriter, _ body: (T, inout JSONWriter) -> Void) {
+        w.beginArray()
+        for (i, item) in items.enumerated() {
+            if i > 0 { comma(&w) }
+            body(item, &w)
+        }
+        w.endArray()
+    }
+
+    func leg(_ leg: RouteLeg, steps withSteps: Bool, _ w: inout JSONWriter) {
+        w.writeByte(UInt8(ascii: "{"))
+        key("distance", &w); tenths(leg.distance, &w); comma(&w)
+        key("duration", &w); tenths(leg.duration, &w); comma(&w)
+        key("weight", &w); tenths(leg.weight, &w); comma(&w)
+        key("summary", &w); w.writeString(withSteps ? leg.summary : ""); comma(&w)
+        key("steps", &w); list(withSteps ? leg.steps : [], &w) { step, w in self.step(step, &w) }
+        w.writeByte(UInt8(ascii: "}"))
+    }
+
+    func step(_ step: RouteStep, _ w: inout JSONWriter) {
+        w.writeByte(UInt8(ascii: "{"))
+        key("name", &w); w.writeString(step.name); comma(&w)
+        key("distance", &w); tenths(step.distance, &w); comma(&w)
+        key("duration", &w); tenths(step.duration, &w); comma(&w)
+        key("weight", &w); tenths(step.weight, &w); comma(&w)
+        key("geometry", &w); line(step.geometry, &w); comma(&w)
+        key("mode", &w); w.writeString(step.mode.rawValue); comma(&w)
+        key("driving_side", &w); w.writeString(step.drivingSide == .left ? "left" : "right"); comma(&w)
+        key("maneuver", &w); maneuver(step, &w); comma(&w)
+        key("intersections", &w)
+        list(step.intersections, &w) { x, w in intersection(x, &w) }
+        if !step.ref.isEmpty { comma(&w); key("ref", &w); w.writeString(step.ref) }
+        if !step.destinations.isEmpty { comma(&w); key("destinations", &w); w.writeString(step.destinations) }
+        if !step.exits.isEmpty { comma(&w); key("exits", &w); w.writeString(step.exits) }
+        if let rotary = step.rotaryName { comma(&w); key("rotary_name", &w); w.writeString(rotary) }
+        w.writeByte(UInt8(ascii: "}"))
+    }
+
+    func maneuver(_ step: RouteStep, _ w: inout JSONWriter) {
+        let m = step.maneuver
+        w.writeByte(UInt8(ascii: "{"))
+        key("type", &w); w.writeString(m.type.rawValue); comma(&w)
+        key("location", &w); point(m.location, &w); comma(&w)
+        key("bearing_before", &w); integer(m.bearingBefore, &w); comma(&w)
+        key("bearing_after", &w); integer(m.bearingAfter, &w); comma(&w)
+        if let modifier = m.modifier { key("modifier", &w); w.writeString(modifier.rawValue); comma(&w) }
+        if let exit = m.exit { key("exit", &w); integer(exit, &w); comma(&w) }
+        key("instruction", &w); w.writeString(step.instruction)
+        w.writeByte(UInt8(ascii: "}"))
+    }
+
+    func intersection(_ x: StepIntersection, _ w: inout JSONWriter) {
+        w.writeByte(UInt8(ascii: "{"))
+        key("location", &w); point(x.location, &w); comma(&w)
+        key("bearings", &w); list(x.roads, &w) { road, w in integer(road.bearing, &w) }; comma(&w)
+        key("entry", &w); list(x.roads, &w) { road, w in w.writeRaw(road.entry ? "true" as StaticString : "false") }
+        if let i = x.inIndex { comma(&w); key("in", &w); integer(i, &w) }
+        if let o = x.outIndex { comma(&w); key("out", &w); integer(o, &w) }
+        if !x.lanes.isEmpty {
+            comma(&w); key("lanes", &w)
+            list(x.lanes, &w) { lane, w in
+                w.writeByte(UInt8(ascii: "{"))
+                key("indications", &w); list(lane.indications, &w) { text, w in w.writeString(text) }; comma(&w)
+                key("valid", &w); w.writeRaw(lane.valid ? "true" as StaticString : "false")
+                if let v = lane.validIndication { comma(&w); key("valid_indication", &w); w.writeString(v) }
+                w.writeByte(UInt8(ascii: "}"))
+            }
+        }
+        if !x.classes.isEmpty {
+            comma(&w); key("classes", &w); w.writeByte(UInt8(ascii: "["))
+            var first = true
+            for (c, name) in TravelClasses.all where x.classes.contains(c) {
+                if !first { comma(&w) }
+                first = false
+                w.writeByte(UInt8(ascii: "\"")); w.writeRaw(name); w.writeByte(UInt8(ascii: "\""))
+            }
+            w.writeByte(UInt8(ascii: "]"))
+        }
+        w.writeByte(UInt8(ascii: "}"))
     }
 }

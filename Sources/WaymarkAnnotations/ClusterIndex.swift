@@ -373,7 +373,8 @@ private final class Group: Sendable {
         clusterProperties = props
     }
 
-    /// One round of greedy clustering at `zoom` over the items of the level above.
+    /// One round of greedy clustering at `zoom` over the items of the level above. (One function:
+    /// supercluster's `_cluster` step by step, the neighbour lists read from flat buffers.)
     private static func cluster(_ data: inout Level, zoom: Int, idOffset n: Int, options: ClusterOptions,
                                 workspace: NeighborWorkspace, aggregation: ClusterAggregation?,
                                 pointProperties: (Int) -> JSONObject, clusterProperties: inout [JSONObject]) -> Level {

@@ -830,7 +830,9 @@ private struct WalkPart {
     var pending: [GraphBuilder.PendingEdge] = []
     var droppedSegmentsMissingNodes = 0, waysWithMissingNodes = 0, droppedDegenerateSegments = 0, barrierCuts = 0
 
-    /// Walks the ways `range`, cutting each into segments between vertices.
+    /// Walks the ways `range`, cutting each into segments between vertices. (One function: the
+    /// build's hottest loop, whose every step reads and writes the same running segment, shape
+    /// and counters; parts would pass them all back and forth.)
     mutating func walk(_ range: Range<Int>, _ input: WalkInput) {
         let (usesMask, blocks, delays) = (WalkInput.usesMask, WalkInput.blocks, WalkInput.delays)
         // Every column reserved at the most the references can make (a vertex, a segment or a

@@ -567,7 +567,8 @@ extension ContractionHierarchy {
     /// every neighbour's (no two of them adjacent, so none adds a shortcut at another), finds their
     /// shortcuts on all `threads` at once with witness searches that go round all of them, adds
     /// the shortcuts, and re-estimates the neighbours' priorities, also in parallel. The result
-    /// depends on the map only, not on the number of threads or their timing.
+    /// depends on the map only, not on the number of threads or their timing. (One function: the
+    /// rounds share the round's buffers and the threads' scratch, made once for all rounds.)
     mutating func contractAll(threads: Int, progress: ContractionHierarchy.Progress? = nil) {
         let n = outgoing.nodeCount
         let threads = max(1, min(threads, 64))

@@ -211,7 +211,8 @@ package final class IsochroneSearch {
     }
 
     /// The sweep: an upward search from the origin's edges, then every query node from the top
-    /// down takes the best of its arcs from above.
+    /// down takes the best of its arcs from above. (One function: both phases read and write the
+    /// same label arrays, held as raw buffers for the inner loops.)
     ///
     /// With `targets` (states), only they and the nodes above them that their labels come from are
     /// labelled: those found from the targets up the downward arcs, marked in a bitmap and swept

@@ -86,6 +86,7 @@ public final class RouteSearch {
     }
 
     /// The fastest route from one snapped point to another, or nil when the goal is unreachable.
+    /// (One function: the A*/ALT loop over this search's own label and heap buffers.)
     public func route(from origin: Snap, to destination: Snap, heuristic: Bool = true) -> RoutePath? {
         labels.clear()
         bounds.clear()
