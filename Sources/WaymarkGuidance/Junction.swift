@@ -375,6 +375,47 @@ extension RoadGraph {
             for k in 0..<m { add(shapePoint(k, of: e)) }
             add(last)
         }
+        // On through vertices OSRM's graph does not have (two roads of one kind meet end to end),
+        // as OSRM follows its compressed edge: up to 150 m, enough for every lookahead.
+        var (edge, along, far) = (e, reversed, reversed ? v : edgeTarget[e])
+        var length = first.distance(to: last)
+        while length < 150, let next = compressedOnward(at: far, after: edge, reversed: along) {
+            (edge, along) = next
+            let n = shapeCount(of: edge)
+            if along {
+                for k in stride(from: n - 1, through: 0, by: -1) { add(shapePoint(k, of: edge)) }
+                far = source(of: edge)
+            } else {
+                for k in 0..<n { add(shapePoint(k, of: edge)) }
+                far = edgeTarget[edge]
+            }
+            add(coordinate(of: far))
+            length += Double(edgeLength[edge])
+        }
+    }
+
+    /// The road on from vertex `w` beyond edge `e` (traversed against its direction when
+    /// `reversed`) where OSRM's graph has no vertex: only the two roads meet there, no signal,
+    /// barrier or restriction is on it, and both are of one kind (class, lanes, name, ref, ring,
+    /// and one way the same way or both ways), so that OSRM's compressor joins them.
+    private func compressedOnward(at w: UInt32, after e: Int, reversed: Bool) -> (edge: Int, reversed: Bool)? {
+        guard nodeFlags[Int(w)] == 0, roadCount(at: w) == 2 else { return nil }
+        let s = segment(of: e)
+        var onward: (edge: Int, reversed: Bool)?
+        for g in edges(from: w) where segment(of: g) != s { onward = (g, false) }
+        if onward == nil {
+            for slot in incoming(to: w) where segment(of: Int(incomingEdge[slot])) != s {
+                onward = (Int(incomingEdge[slot]), true)
+            }
+        }
+        guard let (g, backwards) = onward else { return nil }
+        let t = segment(of: g)
+        let oneway = flags(of: e).contains(.oneway)
+        guard segmentHighway[s] == segmentHighway[t], segmentLanes[s] == segmentLanes[t],
+              segmentName[s] == segmentName[t], segmentRef[s] == segmentRef[t],
+              flags(of: e).contains(.roundabout) == flags(of: g).contains(.roundabout),
+              oneway == flags(of: g).contains(.oneway), !oneway || backwards == reversed else { return nil }
+        return (g, backwards)
     }
 }
 
@@ -394,9 +435,10 @@ package struct GuidanceFileError: Error, CustomStringConvertible {
 
 extension GuidanceTables {
     /// What the tables were made with: the version of their format, of the bearings' measure and
-    /// of the turn verdicts (8: a motorway ending in one ramp is no turn). Tables stored under
-    /// other parameters are made again rather than used.
-    static var parameters: [Double] { [8] }
+    /// of the turn verdicts (8: a motorway ending in one ramp is no turn; 9: roads followed on
+    /// through vertices OSRM's graph does not have). Tables stored under other parameters are
+    /// made again rather than used.
+    static var parameters: [Double] { [9] }
 
     /// How many sections ``fileSections`` holds (known before the tables are made).
     package static let fileSectionCount = 10

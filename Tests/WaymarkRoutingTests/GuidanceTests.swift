@@ -173,6 +173,54 @@ import WaymarkOSM
         #expect(route.legs[0].steps[0].intersections.count == 1)
     }
 
+    /// OSRM measures a road's bearing along its compressed edge, across vertices where only two
+    /// ways of one kind meet end to end: a curving road into a junction, drawn as one way or as two
+    /// (cut 25 m before the junction, as the CG-2 entry at 42.52527,1.56447 in Andorra), is told the
+    /// same. OSRM, either way: on to the far road without a step, a sharp left to the other.
+    @Test func aRoadCutIntoTwoWaysIsMeasuredAsOne() throws {
+        // Points of the curving road back from the junction J: metres and bearing from J.
+        let curve: [(Double, Double)] = [(7.1, 116), (14.4, 110), (19.5, 103), (24.6, 95), (32, 89), (40, 84),
+                                         (50, 80), (62, 77)]
+        let j = Coordinate(latitude: 42.5, longitude: 1.5)
+        func at(_ metres: Double, _ bearing: Double) -> Coordinate {
+            let r = bearing * .pi / 180, north = metres * cos(r), east = metres * sin(r)
+            return Coordinate(latitude: j.latitude + north / 111_195,
+                              longitude: j.longitude + east / (111_195 * cos(j.latitude * .pi / 180)))
+        }
+        let points = [at(300, 300), at(200, 160)] + curve.map { at($0.0, $0.1) }
+        func xml(cutAt cut: Int?) -> String {
+            var text = "<?xml version=\"1.0\"?>\n<osm version=\"0.6\">\n<node id=\"1\" lat=\"\(j.latitude)\" "
+                + "lon=\"\(j.longitude)\"/>\n"
+            for (k, c) in points.enumerated() {
+                text += "<node id=\"\(k + 2)\" lat=\"\(c.latitude)\" lon=\"\(c.longitude)\"/>\n"
+            }
+            let tags = "<tag k=\"highway\" v=\"trunk\"/><tag k=\"lanes\" v=\"2\"/><tag k=\"oneway\" v=\"yes\"/>"
+            // The curve from its far end (node 9) to the junction (node 1), in one way or two.
+            let entry = Array((4...points.count + 1).reversed()) + [1]
+            let pieces = cut.map { [Array(entry[...$0]), Array(entry[$0...])] } ?? [entry]
+            for (k, piece) in pieces.enumerated() {
+                text += "<way id=\"\(10 + k)\">" + piece.map { "<nd ref=\"\($0)\"/>" }.joined() + tags + "</way>\n"
+            }
+            for (k, far) in [2, 3].enumerated() {
+                text += "<way id=\"\(20 + k)\"><nd ref=\"1\"/><nd ref=\"\(far)\"/><tag k=\"highway\" "
+                    + "v=\"trunk\"/><tag k=\"lanes\" v=\"2\"/></way>\n"
+            }
+            return text + "</osm>\n"
+        }
+        func told(_ map: RoadMap, to end: Coordinate) throws -> [String] {
+            try map.route(from: points.last!, to: end).legs[0].steps.map {
+                "\($0.maneuver.type.rawValue) \($0.maneuver.modifier?.rawValue ?? "")"
+            }
+        }
+        let whole = RoadMap(graph: try OSMGraphLoader.build(xml: xml(cutAt: nil)), method: .landmarks)
+        let cut = RoadMap(graph: try OSMGraphLoader.build(xml: xml(cutAt: 4)), method: .landmarks)
+        for end in points.prefix(2) {
+            #expect(try told(cut, to: end) == told(whole, to: end))
+        }
+        #expect(try told(cut, to: points[0]) == ["depart ", "arrive "])
+        #expect(try told(cut, to: points[1]) == ["depart ", "turn sharp left", "arrive "])
+    }
+
     /// A small unnamed roundabout with four simple arms reads as a turn: one step, no exit step.
     @Test func smallRoundaboutIsATurn() throws {
         var ways = Self.roundaboutWays()
