@@ -109,24 +109,50 @@ public enum HTTPRequestParser {
     }
 
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, limits: HTTPLimits) -> HTTPParseResult {
+        do throws(Stop) {
+            let line = try requestLine(bytes, limits: limits)
+            let (fields, bodyStart) = try headerFields(bytes, from: line.end + 1, limits: limits)
+            let length = try bodyLength(fields, minorVersion: line.minor, limits: limits)
+            if bytes.count - bodyStart < length { return .needs(bodyStart + length) }
+            let (segments, query) = try components(of: line.target)
+            let body = Array(bytes[bodyStart..<(bodyStart + length)])
+            let request = HTTPRequest(method: line.method, target: line.target, segments: segments, query: query,
+                                      minorVersion: line.minor, headers: fields, body: body)
+            return .request(request, consumed: bodyStart + length)
+        } catch {
+            return error.result
+        }
+    }
+
+    /// Parsing stopped short of a request: more bytes are needed, or they are refused.
+    private struct Stop: Error {
+        let result: HTTPParseResult
+        static let incomplete = Stop(result: .incomplete)
+        static func failure(_ status: HTTPStatus, _ message: String) -> Stop {
+            Stop(result: .failure(status, message))
+        }
+    }
+
+    /// The request line (after any empty lines, RFC 9112 §2.2): method SP target SP HTTP-version,
+    /// nothing else; `end` is its line feed.
+    private static func requestLine(_ bytes: UnsafeBufferPointer<UInt8>, limits: HTTPLimits) throws(Stop)
+        -> (method: String, target: String, minor: Int, end: Int) {
         let lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
-        // Empty lines before a request are allowed (RFC 9112 §2.2).
         var start = 0
         while start < bytes.count && (bytes[start] == cr || bytes[start] == lf) {
             start += 1
-            if start > 64 { return .failure(.badRequest, "too many empty lines before the request") }
+            if start > 64 { throw .failure(.badRequest, "too many empty lines before the request") }
         }
-        // The request line.
         guard let lineEnd = index(of: lf, in: bytes, from: start, limit: start + limits.requestLine + 2) else {
-            return bytes.count - start > limits.requestLine + 1
+            throw bytes.count - start > limits.requestLine + 1
                 ? .failure(.uriTooLong, "request line over \(limits.requestLine) bytes") : .incomplete
         }
         let requestLine = trimmedLine(bytes, start, lineEnd)
-        // Method SP target SP HTTP-version, nothing else.
         let parts = bytes[requestLine].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
-        guard parts.count == 3 else { return .failure(.badRequest, "the request line is not 'METHOD /path HTTP/1.1'") }
-        guard !parts[0].isEmpty, parts[0].allSatisfy(isTokenByte) else { return .failure(.badRequest,
-            "the method is not a token") }
+        guard parts.count == 3 else { throw .failure(.badRequest, "the request line is not 'METHOD /path HTTP/1.1'") }
+        guard !parts[0].isEmpty, parts[0].allSatisfy(isTokenByte) else {
+            throw .failure(.badRequest, "the method is not a token")
+        }
         let method = String(decoding: parts[0], as: UTF8.self)
         let version = Array(parts[2])
         let minor: Int
@@ -136,60 +162,70 @@ public enum HTTPRequestParser {
         default:
             if version.starts(with: Array("HTTP/".utf8)), version.count == 8, version[5] >= UInt8(ascii: "2"),
                 version[5] <= UInt8(ascii: "9") {
-                return .failure(.versionNotSupported, "only HTTP/1.0 and HTTP/1.1 are served")
+                throw .failure(.versionNotSupported, "only HTTP/1.0 and HTTP/1.1 are served")
             }
-            return .failure(.badRequest, "the request line does not end in HTTP/1.0 or HTTP/1.1")
+            throw .failure(.badRequest, "the request line does not end in HTTP/1.0 or HTTP/1.1")
         }
         let targetBytes = parts[1]
         guard targetBytes.first == UInt8(ascii: "/")
             || (method == "OPTIONS" && Array(targetBytes) == [UInt8(ascii: "*")]) else {
-            return .failure(.badRequest, "the request target must be a path starting with '/'")
+            throw .failure(.badRequest, "the request target must be a path starting with '/'")
         }
-        guard targetBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return .failure(.badRequest,
-            "the request target has bytes a URL may not hold") }
-        let target = String(decoding: targetBytes, as: UTF8.self)
+        guard targetBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw .failure(.badRequest, "the request target has bytes a URL may not hold")
+        }
+        return (method, String(decoding: targetBytes, as: UTF8.self), minor, lineEnd)
+    }
 
-        // The header block, up to an empty line.
+    /// The header block from `start` up to an empty line, and where the body starts after it.
+    private static func headerFields(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int,
+                                     limits: HTTPLimits) throws(Stop) -> ([(name: String, value: String)], Int) {
+        let lf = UInt8(ascii: "\n")
         var fields: [(name: String, value: String)] = []
-        var lineStart = lineEnd + 1
+        var lineStart = start
         let headerLimit = lineStart + limits.headers
         while true {
             guard let end = index(of: lf, in: bytes, from: lineStart, limit: headerLimit + 2) else {
-                return bytes.count > headerLimit + 1
+                throw bytes.count > headerLimit + 1
                     ? .failure(.headersTooLarge, "header fields over \(limits.headers) bytes") : .incomplete
             }
             let line = trimmedLine(bytes, lineStart, end)
             lineStart = end + 1
-            if line.isEmpty { break }
-            if fields.count == limits.headerCount { return .failure(.headersTooLarge,
-                                                                    "more than \(limits.headerCount) header fields") }
+            if line.isEmpty { return (fields, lineStart) }
+            if fields.count == limits.headerCount {
+                throw .failure(.headersTooLarge, "more than \(limits.headerCount) header fields")
+            }
             switch field(bytes, line) {
             case let .success(f): fields.append(f)
-            case let .failure(message): return .failure(.badRequest, message.text)
+            case let .failure(message): throw .failure(.badRequest, message.text)
             }
         }
+    }
 
-        // Host is required in HTTP/1.1; a body only with a Content-Length.
+    /// The body's length: Host is required in HTTP/1.1; a body only with one Content-Length.
+    private static func bodyLength(_ fields: [(name: String, value: String)], minorVersion minor: Int,
+                                   limits: HTTPLimits) throws(Stop) -> Int {
         let names = fields.map(\.name)
-        if minor == 1 && names.filter({ $0 == "host" }).count != 1 { return .failure(.badRequest,
-            "an HTTP/1.1 request needs one Host header") }
+        if minor == 1 && names.filter({ $0 == "host" }).count != 1 {
+            throw .failure(.badRequest, "an HTTP/1.1 request needs one Host header")
+        }
         if names.contains("transfer-encoding") {
-            return .failure(.notImplemented, "chunked or encoded request bodies are not accepted; send Content-Length")
+            throw .failure(.notImplemented, "chunked or encoded request bodies are not accepted; send Content-Length")
         }
         let lengths = Set(fields.filter { $0.name == "content-length" }.map(\.value))
-        var length = 0
-        if let text = lengths.first {
-            guard lengths.count == 1, !text.isEmpty, text.count <= 18, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-                let n = Int(text)
-            else {
-                return .failure(.badRequest, "Content-Length is not one decimal number")
-            }
-            if n > limits.body { return .failure(.contentTooLarge, "a body over \(limits.body) bytes") }
-            length = n
+        guard let text = lengths.first else { return 0 }
+        guard lengths.count == 1, !text.isEmpty, text.count <= 18, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+            let n = Int(text)
+        else {
+            throw .failure(.badRequest, "Content-Length is not one decimal number")
         }
-        if bytes.count - lineStart < length { return .needs(lineStart + length) }
+        if n > limits.body { throw .failure(.contentTooLarge, "a body over \(limits.body) bytes") }
+        return n
+    }
 
-        // The target: path segments and query, percent-decoded.
+    /// The target's path segments and query fields, percent-decoded.
+    private static func components(of target: String) throws(Stop)
+        -> (segments: [String], query: [(name: String, value: String)]) {
         let pathText: Substring, queryText: Substring?
         if let q = target.firstIndex(of: "?") {
             pathText = target[..<q]
@@ -198,31 +234,29 @@ public enum HTTPRequestParser {
             pathText = target[...]
             queryText = nil
         }
-        if pathText.contains("#") { return .failure(.badRequest, "a fragment ('#') is not sent to a server") }
+        if pathText.contains("#") { throw .failure(.badRequest, "a fragment ('#') is not sent to a server") }
         var segments: [String] = []
         for piece in pathText.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            guard let decoded = percentDecoded(piece, plusIsSpace: false) else { return .failure(.badRequest,
-                "the path has a bad percent-encoding") }
+            guard let decoded = percentDecoded(piece, plusIsSpace: false) else {
+                throw .failure(.badRequest, "the path has a bad percent-encoding")
+            }
             segments.append(decoded)
         }
         var query: [(name: String, value: String)] = []
         if let queryText, !queryText.isEmpty {
             for pair in queryText.split(separator: "&", omittingEmptySubsequences: true) {
                 let equals = pair.firstIndex(of: "=")
-                let rawName = equals.map { pair[..<$0] }
-                    ?? pair, rawValue = equals.map { pair[pair.index(after: $0)...] } ?? ""
+                let rawName = equals.map { pair[..<$0] } ?? pair
+                let rawValue = equals.map { pair[pair.index(after: $0)...] } ?? ""
                 guard let name = percentDecoded(rawName, plusIsSpace: true),
                     let value = percentDecoded(rawValue, plusIsSpace: true)
                 else {
-                    return .failure(.badRequest, "the query has a bad percent-encoding")
+                    throw .failure(.badRequest, "the query has a bad percent-encoding")
                 }
                 query.append((name, value))
             }
         }
-        let body = Array(bytes[lineStart..<(lineStart + length)])
-        let request = HTTPRequest(method: method, target: target, segments: segments, query: query, minorVersion: minor,
-                                  headers: fields, body: body)
-        return .request(request, consumed: lineStart + length)
+        return (segments, query)
     }
 
     /// Percent-decodes text that must be UTF-8 once decoded; nil for a bad escape or bad UTF-8.
