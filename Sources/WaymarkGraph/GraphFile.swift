@@ -550,115 +550,14 @@ public enum GraphFile {
     /// Checks that every array agrees with the others and every index is in range, so code that
     /// trusts the graph cannot index out of bounds.
     static func validate(_ g: RoadGraph, path: String) throws(GraphFileError) {
-        let n = g.latitudes.count, m = g.edgeTarget.count, s = g.segmentName.count
-        func check(_ ok: Bool, _ what: String) throws(GraphFileError) { if !ok { throw .corrupt(path, what) } }
-        try check(g.longitudes.count == n && g.nodeFlags.count == n, "vertex arrays differ in length")
-        try check(g.firstEdge.count == n + 1 && g.firstEdge.first == 0 && Int(g.firstEdge.last!) == m, "edge rows")
-        try check(zip(g.firstEdge, g.firstEdge.dropFirst()).allSatisfy { $0 <= $1 }, "edge rows not monotonic")
-        try check(g.edgeSegment.count == m && g.edgeLength.count == m && g.edgeDuration.count == m
-                  && g.edgeWeight.count == m, "edge arrays differ in length")
-        try check(g.edgeTarget.allSatisfy { Int($0) < n }, "edge target out of range")
-        try check(g.edgeSegment.allSatisfy { Int($0 >> 1) < s }, "edge segment out of range")
-        try check(
-            g.firstIncoming.count == n + 1 && g.firstIncoming.first == 0 && Int(g.firstIncoming.last!) == m,
-            "incoming rows")
-        try check(zip(g.firstIncoming, g.firstIncoming.dropFirst()).allSatisfy { $0 <= $1 },
-                  "incoming rows not monotonic")
-        try check(g.incomingEdge.count == m && g.incomingSource.count == m, "incoming arrays differ in length")
-        try check(g.incomingEdge.allSatisfy { Int($0) < m } && g.incomingSource.allSatisfy { Int($0) < n },
-                  "incoming index out of range")
-        // The reverse rows mirror the forward rows: every edge once, at its target, with its source
-        // (the searches step between the two; a mismatch found by fuzzing indexed out of range).
-        var listed = [Bool](repeating: false, count: m)
-        var sourceOf = [UInt32](repeating: 0, count: m)
-        for v in 0..<n { for e in g.edges(from: UInt32(v)) { sourceOf[e] = UInt32(v) } }
-        for v in 0..<n {
-            for slot in g.incoming(to: UInt32(v)) {
-                let e = Int(g.incomingEdge[slot])
-                guard !listed[e], Int(g.edgeTarget[e]) == v, g.incomingSource[slot] == sourceOf[e] else {
-                    throw .corrupt(path, "incoming rows do not mirror the edges (slot \(slot))")
-                }
-                listed[e] = true
-            }
-        }
-        try check(
-            g.shapeStart.count == s + 1 && g.shapeStart.first == 0 && Int(g.shapeStart.last!) == g.shapeLatitudes.count
-                  && g.shapeLongitudes.count == g.shapeLatitudes.count, "segment shapes")
-        try check(zip(g.shapeStart, g.shapeStart.dropFirst()).allSatisfy { $0 <= $1 }, "segment shapes not monotonic")
-        try check(
-            g.segmentRef.count == s && g.segmentHighway.count == s && g.segmentFlags.count == s
-                && g.segmentWayID.count == s
-                  && g.segmentLanes.count == s,
-                  "segment arrays differ in length")
-        try check(
-            g.segmentName.allSatisfy { Int($0) < g.strings.count }
-                && g.segmentRef.allSatisfy { Int($0) < g.strings.count },
-                  "string index out of range")
-        try check(g.segmentSigns.count == s && g.signRows.count % 5 == 0 && g.signRows.count >= 5
-                  && g.signRows[0..<5].allSatisfy { $0 == 0 }, "sign rows")
-        try check(
-            g.segmentSigns.allSatisfy { Int($0) < g.signRows.count / 5 }
-                && g.signRows.allSatisfy { Int($0) < g.strings.count },
-                  "sign index out of range")
-        let r = g.restrictionVia.count
-        try check(
-            g.restrictionFrom.count == r && g.restrictionTo.count == r && g.restrictionKind.count == r,
-            "restriction arrays")
-        try check(g.restrictionVia.allSatisfy { Int($0) < n } && g.restrictionFrom.allSatisfy { Int($0) < s }
-                  && g.restrictionTo.allSatisfy { Int($0) < s }, "restriction index out of range")
-        try check(g.restrictionKind.allSatisfy { RestrictionKind(rawValue: $0) != nil }, "unknown restriction kind")
-        // Restricted paths: rows, at least from, via and to, edges in range and joined end to end,
-        // the from edge's target flagged for the searches.
-        let paths = g.restrictionPathKind.count
-        try check(g.restrictionPathStart.count == paths + 1 && g.restrictionPathStart.first == 0
-                  && Int(g.restrictionPathStart.last!) == g.restrictionPathEdges.count, "restricted path rows")
-        try check(zip(g.restrictionPathStart, g.restrictionPathStart.dropFirst()).allSatisfy { $0 + 3 <= $1 },
-                  "restricted path shorter than three edges")
-        try check(g.restrictionPathEdges.allSatisfy { Int($0) < m }, "restricted path edge out of range")
-        try check(g.restrictionPathKind.allSatisfy { RestrictionKind(rawValue: $0) != nil },
-                  "unknown restricted path kind")
-        for p in 0..<paths {
-            let edges = g.restrictionPath(p)
-            for (a, b) in zip(edges, edges.dropFirst()) where g.source(of: Int(b)) != g.edgeTarget[Int(a)] {
-                throw .corrupt(path, "restricted path \(p) is not joined")
-            }
-            try check(g.nodeFlags[Int(g.edgeTarget[Int(edges.first!)])] & RoadGraph.restrictionViaFlag != 0,
-                      "restricted path \(p) not flagged")
-        }
-        // Values the searches rely on: coordinates on the globe; lengths, times and weights finite,
-        // not negative and below a day's drive per edge.
-        func onGlobe(_ lat: Int32, _ lon: Int32) -> Bool { abs(Int(lat)) <= 900_000_000
-            && abs(Int(lon)) <= 1_800_000_000 }
-        try check(zip(g.latitudes, g.longitudes).allSatisfy(onGlobe), "vertex coordinate out of range")
-        try check(zip(g.shapeLatitudes, g.shapeLongitudes).allSatisfy(onGlobe), "shape coordinate out of range")
-        for values in [g.edgeLength, g.edgeDuration, g.edgeWeight] {
-            try check(values.allSatisfy { $0.isFinite && $0 >= 0 && $0 < 1e7 },
-                      "edge length, duration or weight not finite, negative or absurd")
-        }
-        // Every point of an edge's shape lies within the edge's length of its source: a file whose
-        // coordinate sections were swapped or shuffled fails this. (Equirectangular distances, a
-        // few multiplications per point, so loading stays fast; 2 % + 10 m of slack.)
-        let metresPerUnit = Coordinate.earthRadius * .pi / 180 / FixedPoint.scale
-        for v in 0..<n {
-            let lat0 = Double(g.latitudes[v]), lon0 = Double(g.longitudes[v])
-            let squeeze = cos(lat0 / FixedPoint.scale * .pi / 180)
-            func within(_ lat: Int32, _ lon: Int32, _ reach: Double) -> Bool {
-                var dLon = abs(Double(lon) - lon0)
-                if dLon > 1_800_000_000 { dLon = 3_600_000_000 - dLon } // across 180°
-                let dx = dLon * squeeze * metresPerUnit, dy = (Double(lat) - lat0) * metresPerUnit
-                return dx * dx + dy * dy <= reach * reach
-            }
-            for e in g.edges(from: UInt32(v)) {
-                let reach = Double(g.edgeLength[e]) * 1.02 + 10
-                let t = Int(g.edgeTarget[e]), s = g.segment(of: e)
-                guard within(g.latitudes[t], g.longitudes[t], reach) else { throw .corrupt(path,
-                    "edge \(e) is shorter than the distance between its ends") }
-                for k in Int(g.shapeStart[s])..<Int(g.shapeStart[s + 1]) where !within(g.shapeLatitudes[k],
-                    g.shapeLongitudes[k], reach) {
-                    throw .corrupt(path, "edge \(e) has a shape point farther away than its length")
-                }
-            }
-        }
+        let check = Validation(g: g, path: path)
+        try check.rows()
+        try check.mirror()
+        try check.segments()
+        try check.restrictions()
+        try check.restrictedPaths()
+        try check.values()
+        try check.shapes()
     }
 
     /// The header's version, section count and length, mixed into the checksum (so editing them
@@ -740,5 +639,155 @@ public enum GraphFile {
 
     static func checksum(_ bytes: [UInt8], from start: Int) -> UInt64 {
         bytes.withUnsafeBytes { checksum($0, from: start) }
+    }
+}
+
+/// ``GraphFile/validate(_:path:)``'s checks, part by part.
+private struct Validation {
+    let g: RoadGraph
+    let path: String
+    /// Vertices, directed edges, segments.
+    let n: Int, m: Int, s: Int
+
+    init(g: RoadGraph, path: String) {
+        (self.g, self.path) = (g, path)
+        (n, m, s) = (g.latitudes.count, g.edgeTarget.count, g.segmentName.count)
+    }
+
+    func check(_ ok: Bool, _ what: String) throws(GraphFileError) { if !ok { throw .corrupt(path, what) } }
+
+    /// Vertex and edge arrays of one length each; forward and reverse rows monotonic and in range.
+    func rows() throws(GraphFileError) {
+        try check(g.longitudes.count == n && g.nodeFlags.count == n, "vertex arrays differ in length")
+        try check(g.firstEdge.count == n + 1 && g.firstEdge.first == 0 && Int(g.firstEdge.last!) == m, "edge rows")
+        try check(zip(g.firstEdge, g.firstEdge.dropFirst()).allSatisfy { $0 <= $1 }, "edge rows not monotonic")
+        try check(g.edgeSegment.count == m && g.edgeLength.count == m && g.edgeDuration.count == m
+                  && g.edgeWeight.count == m, "edge arrays differ in length")
+        try check(g.edgeTarget.allSatisfy { Int($0) < n }, "edge target out of range")
+        try check(g.edgeSegment.allSatisfy { Int($0 >> 1) < s }, "edge segment out of range")
+        try check(
+            g.firstIncoming.count == n + 1 && g.firstIncoming.first == 0 && Int(g.firstIncoming.last!) == m,
+            "incoming rows")
+        try check(zip(g.firstIncoming, g.firstIncoming.dropFirst()).allSatisfy { $0 <= $1 },
+                  "incoming rows not monotonic")
+        try check(g.incomingEdge.count == m && g.incomingSource.count == m, "incoming arrays differ in length")
+        try check(g.incomingEdge.allSatisfy { Int($0) < m } && g.incomingSource.allSatisfy { Int($0) < n },
+                  "incoming index out of range")
+    }
+
+    /// The reverse rows mirror the forward rows.
+    func mirror() throws(GraphFileError) {
+        // The reverse rows mirror the forward rows: every edge once, at its target, with its source
+        // (the searches step between the two; a mismatch found by fuzzing indexed out of range).
+        var listed = [Bool](repeating: false, count: m)
+        var sourceOf = [UInt32](repeating: 0, count: m)
+        for v in 0..<n { for e in g.edges(from: UInt32(v)) { sourceOf[e] = UInt32(v) } }
+        for v in 0..<n {
+            for slot in g.incoming(to: UInt32(v)) {
+                let e = Int(g.incomingEdge[slot])
+                guard !listed[e], Int(g.edgeTarget[e]) == v, g.incomingSource[slot] == sourceOf[e] else {
+                    throw .corrupt(path, "incoming rows do not mirror the edges (slot \(slot))")
+                }
+                listed[e] = true
+            }
+        }
+    }
+
+    /// Segments' shapes, names, refs and sign rows in range.
+    func segments() throws(GraphFileError) {
+        try check(
+            g.shapeStart.count == s + 1 && g.shapeStart.first == 0 && Int(g.shapeStart.last!) == g.shapeLatitudes.count
+                  && g.shapeLongitudes.count == g.shapeLatitudes.count, "segment shapes")
+        try check(zip(g.shapeStart, g.shapeStart.dropFirst()).allSatisfy { $0 <= $1 }, "segment shapes not monotonic")
+        try check(
+            g.segmentRef.count == s && g.segmentHighway.count == s && g.segmentFlags.count == s
+                && g.segmentWayID.count == s
+                  && g.segmentLanes.count == s,
+                  "segment arrays differ in length")
+        try check(
+            g.segmentName.allSatisfy { Int($0) < g.strings.count }
+                && g.segmentRef.allSatisfy { Int($0) < g.strings.count },
+                  "string index out of range")
+        try check(g.segmentSigns.count == s && g.signRows.count % 5 == 0 && g.signRows.count >= 5
+                  && g.signRows[0..<5].allSatisfy { $0 == 0 }, "sign rows")
+        try check(
+            g.segmentSigns.allSatisfy { Int($0) < g.signRows.count / 5 }
+                && g.signRows.allSatisfy { Int($0) < g.strings.count },
+                  "sign index out of range")
+    }
+
+    /// Restrictions at a via node: arrays of one length, indices in range, known kinds.
+    func restrictions() throws(GraphFileError) {
+        let r = g.restrictionVia.count
+        try check(
+            g.restrictionFrom.count == r && g.restrictionTo.count == r && g.restrictionKind.count == r,
+            "restriction arrays")
+        try check(g.restrictionVia.allSatisfy { Int($0) < n } && g.restrictionFrom.allSatisfy { Int($0) < s }
+                  && g.restrictionTo.allSatisfy { Int($0) < s }, "restriction index out of range")
+        try check(g.restrictionKind.allSatisfy { RestrictionKind(rawValue: $0) != nil }, "unknown restriction kind")
+    }
+
+    /// Restrictions over via ways.
+    func restrictedPaths() throws(GraphFileError) {
+        // Restricted paths: rows, at least from, via and to, edges in range and joined end to end,
+        // the from edge's target flagged for the searches.
+        let paths = g.restrictionPathKind.count
+        try check(g.restrictionPathStart.count == paths + 1 && g.restrictionPathStart.first == 0
+                  && Int(g.restrictionPathStart.last!) == g.restrictionPathEdges.count, "restricted path rows")
+        try check(zip(g.restrictionPathStart, g.restrictionPathStart.dropFirst()).allSatisfy { $0 + 3 <= $1 },
+                  "restricted path shorter than three edges")
+        try check(g.restrictionPathEdges.allSatisfy { Int($0) < m }, "restricted path edge out of range")
+        try check(g.restrictionPathKind.allSatisfy { RestrictionKind(rawValue: $0) != nil },
+                  "unknown restricted path kind")
+        for p in 0..<paths {
+            let edges = g.restrictionPath(p)
+            for (a, b) in zip(edges, edges.dropFirst()) where g.source(of: Int(b)) != g.edgeTarget[Int(a)] {
+                throw .corrupt(path, "restricted path \(p) is not joined")
+            }
+            try check(g.nodeFlags[Int(g.edgeTarget[Int(edges.first!)])] & RoadGraph.restrictionViaFlag != 0,
+                      "restricted path \(p) not flagged")
+        }
+    }
+
+    /// Coordinates on the globe; lengths, times and weights sane.
+    func values() throws(GraphFileError) {
+        // Values the searches rely on: coordinates on the globe; lengths, times and weights finite,
+        // not negative and below a day's drive per edge.
+        func onGlobe(_ lat: Int32, _ lon: Int32) -> Bool { abs(Int(lat)) <= 900_000_000
+            && abs(Int(lon)) <= 1_800_000_000 }
+        try check(zip(g.latitudes, g.longitudes).allSatisfy(onGlobe), "vertex coordinate out of range")
+        try check(zip(g.shapeLatitudes, g.shapeLongitudes).allSatisfy(onGlobe), "shape coordinate out of range")
+        for values in [g.edgeLength, g.edgeDuration, g.edgeWeight] {
+            try check(values.allSatisfy { $0.isFinite && $0 >= 0 && $0 < 1e7 },
+                      "edge length, duration or weight not finite, negative or absurd")
+        }
+    }
+
+    /// Shape points within reach of their edge.
+    func shapes() throws(GraphFileError) {
+        // Every point of an edge's shape lies within the edge's length of its source: a file whose
+        // coordinate sections were swapped or shuffled fails this. (Equirectangular distances, a
+        // few multiplications per point, so loading stays fast; 2 % + 10 m of slack.)
+        let metresPerUnit = Coordinate.earthRadius * .pi / 180 / FixedPoint.scale
+        for v in 0..<n {
+            let lat0 = Double(g.latitudes[v]), lon0 = Double(g.longitudes[v])
+            let squeeze = cos(lat0 / FixedPoint.scale * .pi / 180)
+            func within(_ lat: Int32, _ lon: Int32, _ reach: Double) -> Bool {
+                var dLon = abs(Double(lon) - lon0)
+                if dLon > 1_800_000_000 { dLon = 3_600_000_000 - dLon } // across 180°
+                let dx = dLon * squeeze * metresPerUnit, dy = (Double(lat) - lat0) * metresPerUnit
+                return dx * dx + dy * dy <= reach * reach
+            }
+            for e in g.edges(from: UInt32(v)) {
+                let reach = Double(g.edgeLength[e]) * 1.02 + 10
+                let t = Int(g.edgeTarget[e]), s = g.segment(of: e)
+                guard within(g.latitudes[t], g.longitudes[t], reach) else { throw .corrupt(path,
+                    "edge \(e) is shorter than the distance between its ends") }
+                for k in Int(g.shapeStart[s])..<Int(g.shapeStart[s + 1]) where !within(g.shapeLatitudes[k],
+                    g.shapeLongitudes[k], reach) {
+                    throw .corrupt(path, "edge \(e) has a shape point farther away than its length")
+                }
+            }
+        }
     }
 }
