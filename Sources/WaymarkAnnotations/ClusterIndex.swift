@@ -132,7 +132,8 @@ public final class ClusterIndex: Sendable {
             throw .invalidOptions(
                 "zoom range must be within 0…30 with min ≤ max, not \(options.minZoom)…\(options.maxZoom)")
         }
-        guard coordinates.count + max(0, unlocatedCount) < 1 << 25 else {
+        let unlocatedCount = max(0, unlocatedCount)
+        guard coordinates.count + unlocatedCount < 1 << 25 else {
             throw .invalidOptions(
                 "at most \(1 << 25) points per index (cluster ids must fit 32 bits), not \(coordinates.count)")
         }
@@ -179,7 +180,7 @@ public final class ClusterIndex: Sendable {
         for (g, indices) in members.enumerated() {
             var groupOptions = options
             if groupNever[g] { groupOptions.minPoints = Int.max }
-            let unlocated = clusteringIdentifiers == nil ? max(0, unlocatedCount) : 0
+            let unlocated = clusteringIdentifiers == nil ? unlocatedCount : 0
             let group = Group(indices: indices, coordinates: coordinates, properties: properties,
                               options: groupOptions, aggregation: aggregation, idBase: base,
                               idOffset: indices.count + unlocated)

@@ -321,7 +321,8 @@ public struct GraphBuilder {
         report.largestComponentNodes = largestComponent
         built.report = report
         // Where the roads are says which side traffic keeps to (a caller may say otherwise).
-        built.drivingSide = DrivingSide(mostOf: (0..<UInt32(nodeCount)).map { built.coordinate(of: $0) })
+        let vertices = built
+        built.drivingSide = DrivingSide(mostOf: (0..<UInt32(nodeCount)).lazy.map { vertices.coordinate(of: $0) })
         return built
     }
 

@@ -232,12 +232,14 @@ public enum DrivingSide: UInt8, Sendable, Equatable, CaseIterable {
 
     /// The side most of these points keep to (``LeftHandTraffic``); right for none. At most
     /// 4,096 of them are looked at, evenly spread through the list.
-    public init(mostOf points: [Coordinate]) {
-        let stride = max(1, points.count / 4096)
+    public init<Points: RandomAccessCollection>(mostOf points: Points) where Points.Element == Coordinate {
+        let step = max(1, points.count / 4096)
         var left = 0, total = 0
-        for i in Swift.stride(from: 0, to: points.count, by: stride) {
+        var i = points.startIndex
+        while i != points.endIndex {
             total += 1
             if LeftHandTraffic.contains(points[i]) { left += 1 }
+            i = points.index(i, offsetBy: step, limitedBy: points.endIndex) ?? points.endIndex
         }
         self = 2 * left > total ? .left : .right
     }

@@ -399,7 +399,9 @@ extension RoadGraph {
     /// barrier or restriction is on it, and both are of one kind (class, lanes, name, ref, ring,
     /// and one way the same way or both ways), so that OSRM's compressor joins them.
     private func compressedOnward(at w: UInt32, after e: Int, reversed: Bool) -> (edge: Int, reversed: Bool)? {
-        guard nodeFlags[Int(w)] == 0, roadCount(at: w) == 2 else { return nil }
+        // (Two roads have at most four edges here: a count first, the set of roads only then.)
+        guard nodeFlags[Int(w)] == 0, edges(from: w).count + incoming(to: w).count <= 4,
+              roadCount(at: w) == 2 else { return nil }
         let s = segment(of: e)
         var onward: (edge: Int, reversed: Bool)?
         for g in edges(from: w) where segment(of: g) != s { onward = (g, false) }

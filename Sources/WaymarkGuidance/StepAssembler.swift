@@ -404,11 +404,9 @@ package struct StepAssembler {
     /// the near side of the ring road (before it in the driving side's order) and leads elsewhere
     /// than back where the car came from; entering there counts as passing an exit.
     private func canExitBesideEntry(_ junction: Junction, arrival e: Int, graph: borrowing RoadGraph) -> Bool {
-        let from = graph.source(of: e)
-        let indices = junction.roads.indices
-        let order = graph.drivingSide == .left ? Array(indices.reversed()) : Array(indices)
-        for r in order {
-            let road = junction.roads[r]
+        let from = graph.source(of: e), n = junction.roads.count
+        for k in 0..<n {
+            let road = junction.roads[graph.drivingSide == .left ? n - 1 - k : k]
             guard road.out >= 0, road.entry else { continue }
             if graph.flags(of: road.out).contains(.roundabout) { return false }
             if graph.edgeTarget[road.out] != from { return true }
@@ -420,9 +418,11 @@ package struct StepAssembler {
     /// `ring`: some road leaves there (whatever the turn rules), and it is not a service road or
     /// the like (`may_be_ignored`), unless the ring is one itself.
     private func passesExit(at v: UInt32, onto ring: Int, graph: borrowing RoadGraph) -> Bool {
-        let leaving = graph.edges(from: v).filter { !graph.flags(of: $0).contains(.roundabout) }
-        guard !leaving.isEmpty else { return false }
-        return graph.highway(of: ring).mayBeIgnored || leaving.contains { !graph.highway(of: $0).mayBeIgnored }
+        let ringIgnored = graph.highway(of: ring).mayBeIgnored
+        for g in graph.edges(from: v) where !graph.flags(of: g).contains(.roundabout) {
+            if ringIgnored || !graph.highway(of: g).mayBeIgnored { return true }
+        }
+        return false
     }
 
     /// OSRM's roundabout types: a rotary is large (radius over 15 m) and has one name of its own

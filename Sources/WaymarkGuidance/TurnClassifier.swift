@@ -154,7 +154,7 @@ package final class TurnClassifier: Sendable {
         guard let t = j.taken, graph.highway(of: e).isMotorwayClass, j.roads.count <= 3,
               isMotorwayJunction(j, fromMotorway: true),
               motorwayContinuation(arrival: e, junction: j, taken: t) == nil else { return false }
-        return j.roads.dropFirst().filter(\.entry).count == 1
+        return j.roads.dropFirst().lazy.filter(\.entry).count == 1
     }
 
     func decide(arrival e: Int, junction j: Junction) -> TurnDecision {

@@ -41,7 +41,8 @@ func seconds(_ body: () -> Void) -> Double {
 
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 /// Resident set size now, in KiB (from /proc/self/statm).
@@ -54,7 +55,10 @@ func residentKiB() -> Int {
 nonisolated(unsafe) var sink = 0.0
 
 func benchFit(sizes: [Int], runs: Int) {
-    print("| coordinates | spread | bare min/max loop (median) | fitViewport (median) | ns/coord bare / fit | ratio fit ÷ bare | RSS growth while fitting |")
+    print(
+        "| coordinates | spread | bare min/max loop (median) | fitViewport (median) | ns/coord bare / fit | ratio fit "
+            + "÷ bare | RSS growth while fitting |"
+    )
     print("|---:|---|---:|---:|---:|---:|---:|")
     let options = ViewportOptions(width: 390, height: 844, padding: EdgePadding(all: 40), zoomSnap: 1)
     for size in sizes {
@@ -85,7 +89,11 @@ func benchFit(sizes: [Int], runs: Int) {
             }
             let b = median(bare), f = median(fit)
             let perB = b / Double(size) * 1e9, perF = f / Double(size) * 1e9
-            print("| \(size.formatted()) | \(spread) | \(String(format: "%.2f", b * 1e3)) ms | \(String(format: "%.2f", f * 1e3)) ms | \(String(format: "%.3f", perB)) / \(String(format: "%.3f", perF)) | \(String(format: "%.2f", f / b))× | \(growth) KiB |")
+            print(
+                "| \(size.formatted()) | \(spread) | \(String(format: "%.2f", b * 1e3)) ms | "
+                    + "\(String(format: "%.2f", f * 1e3)) ms | \(String(format: "%.3f", perB)) / "
+                    + "\(String(format: "%.3f", perF)) | \(String(format: "%.2f", f / b))× | \(growth) KiB |"
+            )
         }
     }
 }
@@ -96,7 +104,8 @@ func benchLoad(files: [String], runs: Int) {
     print("| file | build (s) | graph file (MB) | load, median of \(runs) (s) | load ÷ build |")
     print("|---|---:|---:|---:|---:|")
     for file in files {
-        let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension.replacingOccurrences(of: ".osm", with: "")
+        let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension.replacingOccurrences(
+            of: ".osm", with: "")
         let path = NSTemporaryDirectory() + "waymark-bench-\(name).wmg"
         var graph: RoadGraph?
         let build = seconds { graph = try? OSMGraphLoader.build(path: file) }
@@ -107,10 +116,15 @@ func benchLoad(files: [String], runs: Int) {
         try? GraphFile.write(graph, to: path)
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         var loads: [Double] = []
-        for _ in 0..<runs { loads.append(seconds { sink += Double((try? GraphFile.read(path: path))?.nodeCount ?? 0) }) }
+        for _ in 0..<runs {
+            loads.append(seconds { sink += Double((try? GraphFile.read(path: path))?.nodeCount ?? 0) })
+        }
         try? FileManager.default.removeItem(atPath: path)
         let load = median(loads)
-        print("| \(name) | \(String(format: "%.3f", build)) | \(String(format: "%.2f", Double(size) / 1e6)) | \(String(format: "%.4f", load)) | 1/\(String(format: "%.0f", build / load)) |")
+        print(
+            "| \(name) | \(String(format: "%.3f", build)) | \(String(format: "%.2f", Double(size) / 1e6)) | "
+                + "\(String(format: "%.4f", load)) | 1/\(String(format: "%.0f", build / load)) |"
+        )
     }
 }
 
@@ -126,12 +140,19 @@ func benchCluster(files: [String], runs: Int, reference: String?) {
             }
         }
     }
-    print("| points | build, median (s) | clusters(world, z) for z = 0…16, median (s) | index arrays (MB) | process peak RSS (MB) | counts per zoom = supercluster's |")
+    print(
+        "| points | build, median (s) | clusters(world, z) for z = 0…16, median (s) | index arrays (MB) | process peak "
+            + "RSS (MB) | counts per zoom = supercluster's |"
+    )
     print("|---:|---:|---:|---:|---:|---|")
     for file in files {
-        guard let data = FileManager.default.contents(atPath: file) else { print("| \(file) | unreadable | | | |"); continue }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            print("| \(file) | unreadable | | | |"); continue
+        }
         let values: [Double] = data.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
-        let coordinates = stride(from: 0, to: values.count - 1, by: 2).map { Coordinate(latitude: values[$0 + 1], longitude: values[$0]) }
+        let coordinates = stride(from: 0, to: values.count - 1, by: 2).map {
+            Coordinate(latitude: values[$0 + 1], longitude: values[$0])
+        }
         var builds: [Double] = [], sweeps: [Double] = []
         var counts: [Int] = []
         var indexBytes = 0
@@ -153,7 +174,11 @@ func benchCluster(files: [String], runs: Int, reference: String?) {
         } else {
             match = "no reference"
         }
-        print("| \(coordinates.count.formatted()) | \(String(format: "%.3f", median(builds))) | \(String(format: "%.3f", median(sweeps))) | \(String(format: "%.0f", Double(indexBytes) / 1e6)) | \(peakRSSMB()) | \(match) |")
+        print(
+            "| \(coordinates.count.formatted()) | \(String(format: "%.3f", median(builds))) | "
+                + "\(String(format: "%.3f", median(sweeps))) | \(String(format: "%.0f", Double(indexBytes) / 1e6)) | "
+                + "\(peakRSSMB()) | \(match) |"
+        )
     }
 }
 
@@ -231,7 +256,8 @@ func benchRoute(map: String, pairsFile: String, osrm: String?) {
             if abs(plain.duration - (chPath?.duration ?? -1)) > 1e-9 * max(1, plain.duration) { mismatches += 1 }
             if abs(plain.duration - (altPath?.duration ?? -1)) > 1e-9 * max(1, plain.duration) { altMismatches += 1 }
         }
-        if i < osrmPairs.count, let d = osrmPairs[i]["ch"]?["duration_s"]?.numberValue, let m = osrmPairs[i]["ch"]?["distance_m"]?.numberValue, d > 0, m > 0 {
+        if i < osrmPairs.count, let d = osrmPairs[i]["ch"]?["duration_s"]?.numberValue,
+            let m = osrmPairs[i]["ch"]?["distance_m"]?.numberValue, d > 0, m > 0 {
             durationRatios.append(route.duration / d)
             distanceRatios.append(route.distance / m)
         }
@@ -243,16 +269,33 @@ func benchRoute(map: String, pairsFile: String, osrm: String?) {
     func ms(_ xs: [Double]) -> String { String(format: "%.3f / %.3f", pct(xs, 0.5) * 1e3, pct(xs, 0.95) * 1e3) }
     let mean = { (xs: [Int]) in xs.isEmpty ? 0 : Double(xs.reduce(0, +)) / Double(xs.count) }
     func settled(_ xs: [Int]) -> String { String(format: "%.0f (1/%.1f)", mean(xs), mean(settledD) / max(1, mean(xs))) }
-    print("| map | routed | search | route p50 / p95 (ms) | search only p50 / p95 (ms) | settled (÷ Dijkstra's) | cost ≠ Dijkstra | preparation (s) |")
+    print(
+        "| map | routed | search | route p50 / p95 (ms) | search only p50 / p95 (ms) | settled (÷ Dijkstra's) | cost ≠ "
+            + "Dijkstra | preparation (s) |"
+    )
     print("|---|---:|---|---:|---:|---:|---:|---:|")
     let name = (map as NSString).lastPathComponent
-    print("| \(name) | \(chFull.count) of \(pairs.count) | CH | \(ms(chFull)) | \(ms(chOnly)) | \(settled(settledCH)) | \(mismatches) | \(String(format: "%.2f + %.2f", indexTime, hierarchyTime)) (snap index and turn tables + hierarchy: \(hierarchy!.shortcutCount) shortcuts) |")
-    print("| \(name) | \(altFull.count) of \(pairs.count) | ALT | \(ms(altFull)) | \(ms(altOnly)) | \(settled(settledA)) | \(altMismatches) | \(String(format: "%.2f + %.2f", indexTime, landmarkTime)) (snap index and turn tables + \(landmarkCount) landmarks) |")
+    print(
+        "| \(name) | \(chFull.count) of \(pairs.count) | CH | \(ms(chFull)) | \(ms(chOnly)) | \(settled(settledCH)) | "
+            + "\(mismatches) | \(String(format: "%.2f + %.2f", indexTime, hierarchyTime)) (snap index and turn tables "
+            + "+ hierarchy: \(hierarchy!.shortcutCount) shortcuts) |"
+    )
+    print(
+        "| \(name) | \(altFull.count) of \(pairs.count) | ALT | \(ms(altFull)) | \(ms(altOnly)) | \(settled(settledA)) "
+            + "| \(altMismatches) | \(String(format: "%.2f + %.2f", indexTime, landmarkTime)) (snap index and turn "
+            + "tables + \(landmarkCount) landmarks) |"
+    )
     print("| \(name) | | Dijkstra | | | \(String(format: "%.0f", mean(settledD))) | | |")
     let within = durationRatios.filter { abs($0 - 1) <= 0.1 }.count
-    print("duration ÷ OSRM (median) \(durationRatios.isEmpty ? "–" : String(format: "%.3f", pct(durationRatios, 0.5))), "
-        + "within 10 %: \(durationRatios.isEmpty ? "–" : String(format: "%.1f %%", 100 * Double(within) / Double(durationRatios.count))), "
-        + "distance ÷ OSRM (median) \(distanceRatios.isEmpty ? "–" : String(format: "%.3f", pct(distanceRatios, 0.5))); peak RSS \(peakRSSMB()) MB")
+    let withinText = durationRatios.isEmpty
+        ? "–" : String(format: "%.1f %%", 100 * Double(within) / Double(durationRatios.count))
+    print(
+        "duration ÷ OSRM (median) \(durationRatios.isEmpty ? "–" : String(format: "%.3f", pct(durationRatios, 0.5))), "
+            + "within 10 %: \(withinText), "
+            + "distance ÷ OSRM (median) "
+            + "\(distanceRatios.isEmpty ? "–" : String(format: "%.3f", pct(distanceRatios, 0.5))); peak RSS "
+            + "\(peakRSSMB()) MB"
+    )
 }
 
 // MARK: - Command line
@@ -272,7 +315,9 @@ case "cluster":
     benchCluster(files: files, runs: Int(option("runs") ?? "3") ?? 3, reference: option("reference"))
 case "route":
     guard arguments.count > 1, let pairs = option("pairs") else {
-        FileHandle.standardError.write(Data("usage: waymark-bench route MAP(.osm.gz|.wmg) --pairs od_pairs.json [--osrm osrm_results.json]\n".utf8))
+        FileHandle.standardError.write(
+            Data("usage: waymark-bench route MAP(.osm.gz|.wmg) --pairs od_pairs.json [--osrm osrm_results.json]\n".utf8)
+        )
         exit(64)
     }
     benchRoute(map: arguments[1], pairsFile: pairs, osrm: option("osrm"))
@@ -287,7 +332,8 @@ case "load":
     let files = Array(arguments.dropFirst()).filter { $0.hasSuffix(".osm") || $0.hasSuffix(".osm.gz") }
     benchLoad(files: files, runs: Int(option("runs") ?? "5") ?? 5)
 default:
-    FileHandle.standardError.write(Data("usage: waymark-bench fit [--sizes N,N] [--runs R] | load FILE.osm.gz... [--runs R]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: waymark-bench fit [--sizes N,N] [--runs R] | load FILE.osm.gz... [--runs R]\n".utf8))
     exit(64)
 }
 if sink == 42 { print("") } // keep results observable

@@ -47,7 +47,9 @@ enum FuzzTarget: String, CaseIterable {
             // guidance tables, snap index) are read only from a file: checked, then routed on.
             let path = NSTemporaryDirectory() + "waymark-fuzz-\(getpid()).wmg"
             defer { try? FileManager.default.removeItem(atPath: path) }
-            guard FileManager.default.createFile(atPath: path, contents: Data(sealed)), let map = try? RoadMap(graphFile: path) else { return }
+            guard FileManager.default.createFile(atPath: path, contents: Data(sealed)),
+                let map = try? RoadMap(graphFile: path)
+            else { return }
             let a = graph.coordinate(of: 0), b = graph.coordinate(of: UInt32(graph.nodeCount - 1))
             _ = try? map.route(from: a, to: b)
             _ = map.nearest(b)
@@ -81,15 +83,23 @@ enum FuzzTarget: String, CaseIterable {
     static let service: OSRMService = {
         var xml = "<osm version=\"0.6\">"
         for r in 0..<3 {
-            for c in 0..<3 { xml += "<node id=\"\(r * 3 + c + 1)\" lat=\"\(52.3 + Double(r) * 0.002)\" lon=\"\(-2.6 + Double(c) * 0.003)\"/>" }
+            for c in 0..<3 {
+                xml +=
+                    "<node id=\"\(r * 3 + c + 1)\" lat=\"\(52.3 + Double(r) * 0.002)\" "
+                        + "lon=\"\(-2.6 + Double(c) * 0.003)\"/>"
+            }
         }
         var way = 1
         for r in 0..<3 {
-            xml += "<way id=\"\(way)\">" + (0..<3).map { "<nd ref=\"\(r * 3 + $0 + 1)\"/>" }.joined() + "<tag k=\"highway\" v=\"residential\"/><tag k=\"name\" v=\"Row \(r)\"/></way>"
+            xml +=
+                "<way id=\"\(way)\">" + (0..<3).map { "<nd ref=\"\(r * 3 + $0 + 1)\"/>" }.joined()
+                + "<tag k=\"highway\" v=\"residential\"/><tag k=\"name\" v=\"Row \(r)\"/></way>"
             way += 1
         }
         for c in 0..<3 {
-            xml += "<way id=\"\(way)\">" + (0..<3).map { "<nd ref=\"\($0 * 3 + c + 1)\"/>" }.joined() + "<tag k=\"highway\" v=\"residential\"/></way>"
+            xml +=
+                "<way id=\"\(way)\">" + (0..<3).map { "<nd ref=\"\($0 * 3 + c + 1)\"/>" }.joined()
+                + "<tag k=\"highway\" v=\"residential\"/></way>"
             way += 1
         }
         xml += "</osm>"
@@ -101,7 +111,10 @@ enum FuzzTarget: String, CaseIterable {
     /// The viewer over the same map, with two places in a scratch file of its own.
     static let viewer: ViewerService = {
         let path = NSTemporaryDirectory() + "waymark-fuzz-places-\(getpid()).geojson"
-        let places = #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[-2.6,52.3]},"properties":{"title":"A"}},{"type":"Feature","id":7,"geometry":{"type":"Point","coordinates":[-2.597,52.302]},"properties":{"title":"B","subtitle":"b"}}]}"#
+        let places =
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"a","geometry":{"type":"Point","#
+                + #""coordinates":[-2.6,52.3]},"properties":{"title":"A"}},{"type":"Feature","id":7,"geometry":"#
+                + #"{"type":"Point","coordinates":[-2.597,52.302]},"properties":{"title":"B","subtitle":"b"}}]}"#
         FileManager.default.createFile(atPath: path, contents: Data(places.utf8))
         return try! ViewerService(osrm: service, placesPath: path)
     }()

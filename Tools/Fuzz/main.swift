@@ -26,7 +26,8 @@ func runFuzzer(_ argc: UnsafeMutablePointer<CInt>,
                _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
 
 // libFuzzer gets the arguments after the target's name.
-var arguments: [UnsafeMutablePointer<CChar>?] = [strdup(CommandLine.arguments[0])] + CommandLine.arguments.dropFirst(2).map { strdup($0) } + [nil]
+var arguments: [UnsafeMutablePointer<CChar>?] =
+    [strdup(CommandLine.arguments[0])] + CommandLine.arguments.dropFirst(2).map { strdup($0) } + [nil]
 var count = CInt(arguments.count - 1)
 let status = arguments.withUnsafeMutableBufferPointer { buffer in
     var pointer = buffer.baseAddress
