@@ -42,15 +42,7 @@ enum ClusterCommand {
 
     static func run(_ args: ParsedArguments) throws(CLIError) {
         let path = try args.requirePositionals(["<annotations file>"])[0]
-        var options = ClusterOptions()
-        options.radius = try args.number("radius", default: 40, in: 0.001...1_000_000)
-        options.extent = try args.number("extent", default: 512, in: 1...1_000_000)
-        options.minPoints = Int(try args.number("min-points", default: 2, in: 1...1_000_000_000))
-        options.minZoom = Int(try args.number("min-zoom", default: 0, in: 0...30))
-        options.maxZoom = Int(try args.number("max-zoom", default: 16, in: 0...30))
-        guard options.minZoom <= options.maxZoom else {
-            throw .usage("--min-zoom \(options.minZoom) is above --max-zoom \(options.maxZoom)")
-        }
+        let options = try clusterOptions(args)
         let format = try args.choice("format", ["geojson", "text"], default: "geojson")
         let precision = Int(try args.number("precision", default: 6, in: 0...15))
         let questions = ["children", "leaves", "expansion-zoom"].filter { args.value($0) != nil }
@@ -95,15 +87,7 @@ enum ClusterCommand {
                                          limit: limit == 0 ? .max : limit, offset: offset).map(ClusterItem.point)
             } else {
                 let zoom = try args.number("zoom", default: 0, in: 0...30)
-                var box = (-180.0, -90.0, 180.0, 90.0)
-                if let text = args.value("bbox") {
-                    let v = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-                    guard v.count == 4, v.allSatisfy({ $0 != nil && $0!.isFinite }) else {
-                        throw CLIError.usage("--bbox must be WEST,SOUTH,EAST,NORTH in degrees, not '\(text)'")
-                    }
-                    box = (v[0]!, v[1]!, v[2]!, v[3]!)
-                    guard box.1 <= box.3 else { throw CLIError.usage("--bbox south \(box.1) is above north \(box.3)") }
-                }
+                let box = try bbox(args)
                 items = index.clusters(west: box.0, south: box.1, east: box.2, north: box.3, zoom: zoom)
             }
         } catch let error as ClusterError {
@@ -122,6 +106,31 @@ enum ClusterCommand {
             try Output.emit(GeoJSONWriter(precision: precision).data(.featureCollection(collection)),
                             to: args.value("output"))
         }
+    }
+
+    static func clusterOptions(_ args: ParsedArguments) throws(CLIError) -> ClusterOptions {
+        var options = ClusterOptions()
+        options.radius = try args.number("radius", default: 40, in: 0.001...1_000_000)
+        options.extent = try args.number("extent", default: 512, in: 1...1_000_000)
+        options.minPoints = Int(try args.number("min-points", default: 2, in: 1...1_000_000_000))
+        options.minZoom = Int(try args.number("min-zoom", default: 0, in: 0...30))
+        options.maxZoom = Int(try args.number("max-zoom", default: 16, in: 0...30))
+        guard options.minZoom <= options.maxZoom else {
+            throw .usage("--min-zoom \(options.minZoom) is above --max-zoom \(options.maxZoom)")
+        }
+        return options
+    }
+
+    /// `--bbox WEST,SOUTH,EAST,NORTH`, the whole world without it.
+    static func bbox(_ args: ParsedArguments) throws(CLIError) -> (Double, Double, Double, Double) {
+        guard let text = args.value("bbox") else { return (-180.0, -90.0, 180.0, 90.0) }
+        let v = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard v.count == 4, v.allSatisfy({ $0 != nil && $0!.isFinite }) else {
+            throw CLIError.usage("--bbox must be WEST,SOUTH,EAST,NORTH in degrees, not '\(text)'")
+        }
+        let box = (v[0]!, v[1]!, v[2]!, v[3]!)
+        guard box.1 <= box.3 else { throw CLIError.usage("--bbox south \(box.1) is above north \(box.3)") }
+        return box
     }
 
     static func text(_ items: [ClusterItem], _ annotations: [Annotation]) -> String {

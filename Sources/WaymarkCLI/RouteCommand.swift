@@ -89,19 +89,7 @@ enum RouteCommand {
         let vias = try args.coordinates("via")
         let batch = args.value("batch")
         let from = try args.coordinate("from")
-        var to = try args.coordinate("to")
-        // Directions to a pin: the destination is the point of interest, named on arrival.
-        var destinationName: String?
-        if let poi = args.value("to-poi") {
-            guard to == nil else { throw .usage("give --to or --to-poi, not both") }
-            guard let file = args.value("pois") else { throw .usage("--to-poi needs --pois FILE") }
-            let annotations = try readAnnotations(file)
-            let place = annotations[try annotationIndex(annotations, id: poi, in: file, noun: "point of interest")]
-            to = place.coordinate
-            destinationName = place.title ?? poi
-        } else if args.value("pois") != nil {
-            throw .usage("--pois is for --to-poi ID")
-        }
+        let (to, destinationName) = try destination(args)
         if batch == nil && (from == nil || to == nil) {
             throw .usage("--from LAT,LON and --to LAT,LON (or --to-poi ID) are required (or --batch PAIRS.csv)")
         }
@@ -152,6 +140,21 @@ enum RouteCommand {
         default: bytes = Array(route.text.utf8)
         }
         try Output.emit(bytes, to: args.value("output"))
+    }
+
+    /// `--to`, or the point of interest `--to-poi ID` in `--pois FILE` (directions to a pin: the
+    /// destination is the point of interest, named on arrival).
+    static func destination(_ args: ParsedArguments) throws(CLIError) -> (Coordinate?, String?) {
+        let to = try args.coordinate("to")
+        guard let poi = args.value("to-poi") else {
+            if args.value("pois") != nil { throw .usage("--pois is for --to-poi ID") }
+            return (to, nil)
+        }
+        guard to == nil else { throw .usage("give --to or --to-poi, not both") }
+        guard let file = args.value("pois") else { throw .usage("--to-poi needs --pois FILE") }
+        let annotations = try readAnnotations(file)
+        let place = annotations[try annotationIndex(annotations, id: poi, in: file, noun: "point of interest")]
+        return (place.coordinate, place.title ?? poi)
     }
 
     /// One output line per input line, in order: an OSRM JSON route, or an error record for a line

@@ -113,9 +113,6 @@ extension Basemap {
                 .init("BPLO", places.map { FixedPoint.encode($0.coordinate.longitude) })]
     }
 
-    /// Whether graph-file sections hold a basemap.
-    public static func isStored(in sections: FileSections) -> Bool { sections.contains("BPRM") }
-
     /// The basemap a graph file stores, every index and value checked; nil where there is none.
     public init?(fileSections sections: FileSections) throws(BasemapFileError) {
         guard sections.contains("BPRM") else { return nil }

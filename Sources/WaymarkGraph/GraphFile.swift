@@ -363,13 +363,6 @@ public enum GraphFile {
         }
     }
 
-    /// The four-character tags the graph itself uses.
-    static let graphTags: Set<String> = ["NLAT", "NLON", "NFLG", "EFST", "ETGT", "ESEG", "ELEN", "EDUR", "EWGT",
-                                         "IFST", "IEDG", "ISRC",
-                                         "SSHP", "SLAT", "SLON", "SNAM", "SREF", "SHWY", "SFLG", "SWAY", "SSGN", "SGNR",
-                                         "SLAN", "STRO", "STRB",
-                                         "RVIA", "RFRM", "RTO_", "RKND", "RPST", "RPED", "RPKN", "REPT", "DSID"]
-
     // MARK: - Reading
 
     /// Reads and checks a graph file.
@@ -457,10 +450,20 @@ public enum GraphFile {
                                        count sectionCount: Int, path: String,
                                        validating: Bool = true
                                    ) throws(GraphFileError) -> (graph: RoadGraph, extra: FileSections) {
+        let sections = try sectionTable(bytes, count: sectionCount, path: path)
+        let g = try graph(in: sections, owner: owner, path: path)
+        if validating { try validate(g, path: path) }
+        var extra = FileSections()
+        for (tag, raw) in sections where !RoadGraph.owns(name(tag)) { extra.set(name(tag), raw, owner: owner) }
+        return (g, extra)
+    }
+
+    /// Each section's bytes by tag, every one inside the file.
+    private static func sectionTable(_ bytes: UnsafeRawBufferPointer, count sectionCount: Int, path: String
+    ) throws(GraphFileError) -> [UInt32: UnsafeRawBufferPointer] {
         let length = bytes.count
         guard headerSize + sectionCount * tableEntrySize <= length else { throw .corrupt(path,
             "section table out of bounds") }
-
         var sections: [UInt32: UnsafeRawBufferPointer] = [:]
         for i in 0..<sectionCount {
             let base = headerSize + i * tableEntrySize
@@ -472,6 +475,12 @@ public enum GraphFile {
             }
             sections[tag] = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + size)])
         }
+        return sections
+    }
+
+    /// The graph's own sections read in place (not yet validated); what older files lack, made.
+    private static func graph(in sections: [UInt32: UnsafeRawBufferPointer], owner: AnyObject,
+                              path: String) throws(GraphFileError) -> RoadGraph {
         func array<T: BitwiseCopyable>(_ tag: String, _: T.Type) throws(GraphFileError) -> Column<T> {
             guard let raw = sections[fourCC(tag)] else { throw .corrupt(path, "section \(tag) missing") }
             guard let values = Column<T>(raw: raw, owner: owner) else { throw .corrupt(path,
@@ -541,10 +550,7 @@ public enum GraphFile {
         g.strings = zip(stringOffsets, stringOffsets.dropFirst()).map {
             String(decoding: stringBytes[Int($0)..<Int($1)], as: UTF8.self)
         }
-        if validating { try validate(g, path: path) }
-        var extra = FileSections()
-        for (tag, raw) in sections where !graphTags.contains(name(tag)) { extra.set(name(tag), raw, owner: owner) }
-        return (g, extra)
+        return g
     }
 
     /// Checks that every array agrees with the others and every index is in range, so code that

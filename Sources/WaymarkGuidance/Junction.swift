@@ -206,9 +206,27 @@ package struct GuidanceTables: Sendable {
             { n += 1 }
             roads[Int(v)] = UInt8(min(n, 255))
         }
-        // Each pair of twins is measured by the part of the map holding the source of the
-        // smaller edge of the two, and written there only: the parts run side by side.
         let parts = min(8, coreCount)
+        GuidanceTables.measureBearings(graph: graph, twin: twin, roads: roads, lanes: lanes, parts: parts,
+                                       depart: &depart, arrival: &arrival)
+        let pairs = GuidanceTables.mergeCarriageways(graph: graph, names: names, twin: twin, roads: roads,
+                                                     parts: parts, depart: &depart, arrival: &arrival)
+        let measured = GuidanceTables(names: names, departBearing: Column(depart), arrivalBearing: Column(arrival),
+                                      merged: MergedRoads(arriving: Column(pairs.map { UInt32($0.arriving) }),
+                                                          leaving: Column(pairs.map { UInt32($0.leaving) }),
+                                                          edgeCount: graph.edgeCount),
+                                      decisions: [])
+        self.init(names: names, departBearing: measured.departBearing, arrivalBearing: measured.arrivalBearing,
+                  merged: measured.merged,
+                  decisions: Column(transitions.map { GuidanceTables.verdicts(graph: graph, tables: measured,
+                                                                              table: $0, parts: parts) } ?? []))
+    }
+
+    /// Every edge's perceived bearings leaving its source and arriving at its target. Each pair
+    /// of twins is measured by the part of the map holding the source of the smaller edge of the
+    /// two, and written there only: the parts run side by side.
+    private static func measureBearings(graph: RoadGraph, twin: [Int32], roads: [UInt8], lanes: [UInt8], parts: Int,
+                                        depart: inout [Float], arrival: inout [Float]) {
         let (twinOf, roadsAt, lanesAt) = (twin, roads, lanes)
         depart.withUnsafeMutableBufferPointer { departs in
             arrival.withUnsafeMutableBufferPointer { arrivals in
@@ -239,7 +257,14 @@ package struct GuidanceTables: Sendable {
                 }
             }
         }
-        // OSRM's merged carriageways, judged on the bearings as measured, by the same parts.
+    }
+
+    /// OSRM's merged carriageways, judged on the bearings as measured, by the same parts: the
+    /// merged roads' bearings replaced, and the (arriving, leaving) pairs merged, in order.
+    private static func mergeCarriageways(graph: RoadGraph, names: NameKeys, twin: [Int32], roads: [UInt8],
+                                          parts: Int, depart: inout [Float], arrival: inout [Float]
+    ) -> [(arriving: Int, leaving: Int)] {
+        let roadsAt = roads
         let detector = MergableRoadDetector(graph: graph, depart: depart, arrival: arrival,
                                             edgeByKey: twin, roadCounts: roads,
                                             names: TurnClassifier(graph: graph, names: names))
@@ -264,16 +289,7 @@ package struct GuidanceTables: Sendable {
                 }
             }
         }
-        let pairs = found.flatMap { $0 }.sorted { $0.arriving < $1.arriving }
-        let measured = GuidanceTables(names: names, departBearing: Column(depart), arrivalBearing: Column(arrival),
-                                      merged: MergedRoads(arriving: Column(pairs.map { UInt32($0.arriving) }),
-                                                          leaving: Column(pairs.map { UInt32($0.leaving) }),
-                                                          edgeCount: graph.edgeCount),
-                                      decisions: [])
-        self.init(names: names, departBearing: measured.departBearing, arrivalBearing: measured.arrivalBearing,
-                  merged: measured.merged,
-                  decisions: Column(transitions.map { GuidanceTables.verdicts(graph: graph, tables: measured,
-                                                                              table: $0, parts: parts) } ?? []))
+        return found.flatMap { $0 }.sorted { $0.arriving < $1.arriving }
     }
 
     /// Every turn's verdict (``decisions``), the edges shared out among `parts` run side by side.
@@ -442,9 +458,6 @@ extension GuidanceTables {
     /// made again rather than used.
     static var parameters: [Double] { [9] }
 
-    /// How many sections ``fileSections`` holds (known before the tables are made).
-    package static let fileSectionCount = 10
-
     /// The tables as graph-file sections: the bearings, and the name keys with each string's
     /// ref items one after another.
     package var fileSections: [GraphFile.Section] {
@@ -505,4 +518,9 @@ extension GuidanceTables {
                   merged: MergedRoads(arriving: arriving, leaving: leaving,
                                       edgeCount: graph.edgeCount), decisions: decisions)
     }
+}
+
+extension GuidanceTables: GraphFilePart {
+    package static let partName = "guidance tables"
+    package static let sectionTags = ["GPRM", "GDEP", "GARR", "GKWD", "GKCR", "GKRS", "GKRI", "GMIN", "GMOU", "GDEC"]
 }

@@ -25,38 +25,10 @@ extension TurnClassifier {
             !graph.flags(of: e).contains(.roundabout)
         else { return false }
         let b = graph.edgeTarget[e]
-        // OSRM measures these angles to the first shape point more than a metre from the vertex
-        // (`GetCoordinateCloseToTurn`), not with the perceived bearings.
-        func nearLeaving(_ edge: Int, from vertex: UInt32) -> Coordinate { // along `edge` from its source
-            let start = graph.coordinate(of: vertex)
-            for k in 0..<graph.interiorPointCount(of: edge) {
-                let p = graph.interiorPoint(of: edge, k)
-                if p.distance(to: start) > 1 { return p }
-            }
-            return graph.coordinate(of: graph.edgeTarget[edge])
-        }
-        func nearArriving(_ edge: Int, from vertex: UInt32) -> Coordinate { // back along `edge` from its target
-            let end = graph.coordinate(of: graph.edgeTarget[edge])
-            for k in stride(from: graph.interiorPointCount(of: edge) - 1, through: 0, by: -1) {
-                let p = graph.interiorPoint(of: edge, k)
-                if p.distance(to: end) > 1 { return p }
-            }
-            return graph.coordinate(of: vertex)
-        }
         func angle(_ from: Coordinate, _ center: Coordinate, _ to: Coordinate) -> Double {
             Junction.turnAngle(arriving: from.direction(to: center), leaving: center.direction(to: to))
         }
-
         func internalStraight(_ angle: Double) -> Bool { angle > 150 && angle < 210 }
-        // Oneway: no edge of the same segment the other way at the vertex.
-        func onewayArriving(_ edge: Int) -> Bool {
-            let key = graph.edgeSegment[edge] ^ 1
-            return !graph.edges(from: graph.edgeTarget[edge]).contains { graph.edgeSegment[$0] == key }
-        }
-        func onewayLeaving(_ edge: Int, from vertex: UInt32) -> Bool {
-            let key = graph.edgeSegment[edge] ^ 1
-            return !graph.incoming(to: vertex).contains { graph.edgeSegment[Int(graph.incomingEdge[$0])] == key }
-        }
         func candidate(_ edge: Int) -> Bool {
             let highway = graph.highway(of: edge)
             return !highway.isRamp && highway.osrmPriority <= HighwayClass.livingStreet.osrmPriority
@@ -66,10 +38,10 @@ extension TurnClassifier {
             let h = Int(graph.incomingEdge[slot])
             return graph.incomingSource[slot] != b && candidate(h) && onewayArriving(h)
         }),
-        graph.edges(from: b).contains(where: { g in
-            graph.edgeTarget[g] != a && candidate(g) && onewayLeaving(g, from: b)
-        })
-    else { return false }
+              graph.edges(from: b).contains(where: { g in
+                  graph.edgeTarget[g] != a && candidate(g) && onewayLeaving(g, from: b)
+              })
+        else { return false }
         let atA = graph.coordinate(of: a), atB = graph.coordinate(of: b)
         let intoA = nearLeaving(e, from: a), backFromB = nearArriving(e, from: a)
         var incomingRight = false, incomingLeft = false, onewayIn = false
@@ -103,5 +75,39 @@ extension TurnClassifier {
         }
         guard onewayOut else { return false }
         return !(incomingLeft && outgoingRight) && !(incomingRight && outgoingLeft) && !(outgoingLeft && outgoingRight)
+    }
+
+    // OSRM measures the angles at a segregated edge to the first shape point more than a metre
+    // from the vertex (`GetCoordinateCloseToTurn`), not with the perceived bearings.
+
+    /// Along `edge` from its source `vertex`.
+    private func nearLeaving(_ edge: Int, from vertex: UInt32) -> Coordinate {
+        let start = graph.coordinate(of: vertex)
+        for k in 0..<graph.interiorPointCount(of: edge) {
+            let p = graph.interiorPoint(of: edge, k)
+            if p.distance(to: start) > 1 { return p }
+        }
+        return graph.coordinate(of: graph.edgeTarget[edge])
+    }
+
+    /// Back along `edge` from its target (`vertex` is its source).
+    private func nearArriving(_ edge: Int, from vertex: UInt32) -> Coordinate {
+        let end = graph.coordinate(of: graph.edgeTarget[edge])
+        for k in stride(from: graph.interiorPointCount(of: edge) - 1, through: 0, by: -1) {
+            let p = graph.interiorPoint(of: edge, k)
+            if p.distance(to: end) > 1 { return p }
+        }
+        return graph.coordinate(of: vertex)
+    }
+
+    /// Oneway: no edge of the same segment the other way at the vertex.
+    private func onewayArriving(_ edge: Int) -> Bool {
+        let key = graph.edgeSegment[edge] ^ 1
+        return !graph.edges(from: graph.edgeTarget[edge]).contains { graph.edgeSegment[$0] == key }
+    }
+
+    private func onewayLeaving(_ edge: Int, from vertex: UInt32) -> Bool {
+        let key = graph.edgeSegment[edge] ^ 1
+        return !graph.incoming(to: vertex).contains { graph.edgeSegment[Int(graph.incomingEdge[$0])] == key }
     }
 }

@@ -149,11 +149,8 @@ package struct StepAssembler {
             }
             if inRing && !toRing, let kind = startRing {
                 // Leaving the roundabout the route started on: the exit taken counts too.
-                let road = junction.roads[junction.taken!]
-                drafts.append(Draft(pieces: i..<(i + 1), type: kind == .rotary ? .exitRotary : .exitRoundabout,
-                                    modifier: ManeuverModifier(angle: road.angle), angle: road.angle,
-                                    exit: exitsPassed + 1, nameEdge: f, bearingBefore: junction.arrivalBearing,
-                                    bearingAfter: road.bearing, intersections: [intersection]))
+                drafts.append(Self.ringExit(kind, exit: exitsPassed + 1, piece: i, onto: f, junction: junction,
+                                            intersection: intersection))
                 startRing = nil
                 i += 1
                 continue
@@ -190,17 +187,30 @@ package struct StepAssembler {
             i += 1
         }
         collapse(&drafts, pieces)
-        // OSRM's `buildIntersections`: an end of the road met with no junction passed since the
-        // maneuver before says nothing the turn does not: it is told as a turn, or as continuing
-        // where the name stays.
+        tellPlainEndsOfRoad(&drafts)
+        return drafts
+    }
+
+    /// The exit step off the roundabout a route started on.
+    private static func ringExit(_ kind: RoundaboutKind, exit: Int, piece i: Int, onto f: Int,
+                                 junction: Junction, intersection: StepIntersection) -> Draft {
+        let road = junction.roads[junction.taken!]
+        return Draft(pieces: i..<(i + 1), type: kind == .rotary ? .exitRotary : .exitRoundabout,
+                     modifier: ManeuverModifier(angle: road.angle), angle: road.angle, exit: exit,
+                     nameEdge: f, bearingBefore: junction.arrivalBearing,
+                     bearingAfter: road.bearing, intersections: [intersection])
+    }
+
+    /// OSRM's `buildIntersections`: an end of the road met with no junction passed since the
+    /// maneuver before says nothing the turn does not: it is told as a turn, or as continuing
+    /// where the name stays.
+    private func tellPlainEndsOfRoad(_ drafts: inout [Draft]) {
         for k in drafts.indices.dropFirst() where drafts[k].type == .endOfRoad {
             let passed = drafts[k - 1].intersections.count + (k - 1 == 0 ? 1 : 0)
             guard passed < 2 else { continue }
             let s = graph.segment(of: drafts[k].nameEdge), p = graph.segment(of: drafts[k - 1].nameEdge)
             drafts[k].type = !classifier.hasNoName(s) && !classifier.announcesSegments(p, s) ? .continue : .turn
         }
-
-        return drafts
     }
 
     /// Draft `g` as a step: its line, travel time and weight (turns included), maneuver and
@@ -587,200 +597,6 @@ package struct StepAssembler {
             }
         }
         return PerceivedBearing.deviation(path, other) > 10 ? abs(path - 180) <= otherDelta : true
-    }
-
-    func collapse(_ drafts: inout [Draft], _ pieces: [Piece]) {
-        func collapsible(_ type: ManeuverType) -> Bool {
-            switch type {
-            case .turn, .newName, .continue, .endOfRoad, .fork, .merge, .onRamp, .offRamp: true
-            default: false
-            }
-        }
-        var i = 1
-        while i < drafts.count {
-            let s = drafts[i]
-            // OSRM's `maneuverSucceededBySuppressedDirection`: a maneuver, then within 30 m a
-            // junction the road bends through unsaid to the same side (OSRM's next step is that
-            // silent one, even before an arrival): one turn, by the angle of both.
-            if collapsible(s.type) && s.intersections.count >= 2 {
-                if let bend = silentBend(s, pieces), bend.distance <= TurnClassifier.maxCollapseDistance,
-                   ManeuverModifier(angle: bend.angle) != .straight, s.modifier != .uturn,
-                   sameSide(s.modifier, ManeuverModifier(angle: bend.angle)),
-                   let first = s.intersections.first, let inIndex = first.inIndex {
-                    let total = Junction.turnAngle(
-                        arriving: Double(first.roads[inIndex].bearing) + 180, leaving: bend.leaving)
-                    if PerceivedBearing.deviation(total, 180) >= 0.5 * TurnClassifier.narrowTurnAngle {
-                        drafts[i].angle = total
-                        if s.type != .fork && s.type != .merge { drafts[i].modifier = ManeuverModifier(angle: total) }
-                    }
-                }
-                i += 1
-                continue
-            }
-            guard i + 1 < drafts.count else { break }
-            let next = drafts[i + 1]
-            guard collapsible(s.type), collapsible(next.type) else {
-                i += 1
-                continue
-            }
-            let before = pieces[drafts[i - 1].pieces.upperBound - 1].edge
-            let after = next.nameEdge
-            let sameRoad = !classifier.announces(before, after)
-            // OSRM's `isNameOszillation`, at any distance: a name that comes and goes, both steps
-            // name changes (a new name, or a turn straight on), is nothing to say. (Not past a
-            // junction between them: OSRM has a silent step there, and the two are not next.)
-            if sameRoad && s.intersections.count <= 1
-                && (s.type == .newName || s.type == .turn && s.modifier == .straight)
-                && (next.type == .newName || next.type == .turn && next.modifier == .straight) {
-                drafts[i - 1].absorb(s)
-                drafts[i - 1].absorb(next)
-                drafts.removeSubrange(i...(i + 1))
-                continue
-            }
-            let length = s.distance(pieces), limit = TurnClassifier.maxCollapseDistance
-            guard length <= 2 * limit else {
-                i += 1
-                continue
-            }
-            // Signed deviations (positive to the right) add up.
-            let total = (180 - s.angle) + (180 - next.angle)
-            // OSRM's collapsing scenarios (`collapseTurnInstructions`), each with its own reach;
-            // anything else, such as two real turns in a row, stays two steps.
-            let undisturbed = s.intersections.count <= 1
-            let short = length <= limit && undisturbed
-            var ways = 0
-            for road in next.intersections.first?.roads ?? [] where road.entry { ways += 1 }
-            let choiceless = ways == 1
-            func straightOn(_ d: Draft) -> Bool { (d.type == .turn || d.type == .continue) && d.modifier == .straight }
-            func nameChange(_ d: Draft) -> Bool { d.type == .newName || straightOn(d) }
-            // A staggered crossing: a turn and a turn back within a few metres.
-            let staggered = length < 3 && undisturbed && (180 - s.angle) * (180 - next.angle) < 0
-            // A U-turn through a short piece, a short unnamed link between named roads, or into
-            // the only way on; back on a road with a name (unnamed roads are not "the same").
-            let named = !classifier.hasNoName(graph.segment(of: before))
-                && !classifier.hasNoName(graph.segment(of: after))
-            // (within 60 m: above)
-            let link = undisturbed && classifier.hasNoName(graph.segment(of: s.nameEdge)) && named
-            let uTurn = abs(total) > 150 && sameRoad && named && [.turn, .continue, .endOfRoad].contains(s.type)
-                && (short || link || choiceless && undisturbed)
-            // A name change just before a maneuver, or just after one (a straight new name, or
-            // one without a choice, from a little further).
-            let preceded = short && nameChange(s)
-            let succeeded = nameChange(next) && undisturbed
-                && (short
-                    || next.type == .newName && (next.modifier == .straight || choiceless) && length <= 1.5 * limit)
-            // A turn, then a road that leaves no choice: close after a turn, or a little further
-            // after going straight on.
-            let choicelessAfter = choiceless && (short && s.modifier != .straight || straightOn(s) && undisturbed)
-            guard staggered || uTurn || preceded || succeeded || choicelessAfter else {
-                i += 1
-                continue
-            }
-            // The prior road's name against another step's road (OSRM's `haveSameName`: unnamed
-            // roads are never the same).
-            func continuesPrior(_ d: Draft) -> Bool {
-                let a = graph.segment(of: before), b = graph.segment(of: d.nameEdge)
-                return !classifier.hasNoName(a) && !classifier.hasNoName(b) && !classifier.announcesSegments(a, b)
-            }
-            // OSRM's `findTotalTurnAngle`: both turns' deviations together, unless that is nearly
-            // straight on or the first is long and the two bend different ways (then the first's).
-            let totalAngle = min(359, max(1, 180 - total))
-            let useTotal = PerceivedBearing.deviation(totalAngle, 180) >= 0.5 * TurnClassifier.narrowTurnAngle
-                && (length < limit || s.angle <= 185 && next.angle <= 185 || s.angle >= 175 && next.angle >= 175)
-            let angle = useTotal ? totalAngle : s.angle
-            // OSRM's `AdjustToCombinedTurnStrategy`: the maneuver at `at` takes in `from`.
-            func adjusted(_ at: Draft, from: Draft) -> Draft {
-                var step = at
-                let modifier = at.type == .fork || at.type == .merge ? at.modifier : ManeuverModifier(angle: angle)
-                if nameChange(from) || nameChange(at) {
-                    if at.type == .continue && !continuesPrior(from) { step.type = .turn }
-                    else if at.type == .turn && continuesPrior(from) { step.type = .continue }
-                } else if from.type == .onRamp {
-                    step.type = .onRamp
-                } else if at.type == .turn && from.type == .turn && continuesPrior(from) {
-                    step.type = .continue
-                } else if at.type == .continue && from.type == .turn && !continuesPrior(from) {
-                    step.type = .turn
-                }
-                step.modifier = modifier
-                step.angle = angle
-                return step
-            }
-            if preceded && !staggered && !uTurn {
-                // The name change joins the road before; the maneuver stays where it is.
-                drafts[i - 1].absorb(s)
-                drafts[i + 1] = adjusted(next, from: s)
-                drafts.remove(at: i)
-                continue
-            }
-            var merged: Draft
-            if uTurn {
-                merged = s
-                merged.type = .continue
-                merged.modifier = .uturn
-                merged.angle = 0
-            } else if staggered {
-                // Across and on: a new name, or nothing where the road is the one before.
-                if continuesPrior(next) {
-                    drafts[i - 1].absorb(s)
-                    drafts[i - 1].absorb(next)
-                    drafts.removeSubrange(i...(i + 1))
-                    continue
-                }
-                merged = s
-                merged.type = .newName
-                merged.modifier = .straight
-                merged.angle = 180
-            } else {
-                merged = adjusted(s, from: next)
-            }
-            merged.absorb(next)
-            merged.nameEdge = after
-            merged.bearingAfter = next.bearingAfter
-            drafts[i] = merged
-            drafts.remove(at: i + 1)
-        }
-        // A new name that says nothing new (the same road after all), or that would be read for
-        // under 105 m, joins the step before (OSRM's `suppressShortNameSegments`); not where it
-        // carries lanes to keep to.
-        var k = 1
-        while k < drafts.count {
-            let step = drafts[k]
-            if step.type == .newName, step.intersections.first?.lanes.isEmpty ?? true,
-               !classifier.announces(drafts[k - 1].nameEdge, step.nameEdge) || step.distance(pieces) < 105 {
-                drafts[k - 1].absorb(drafts[k])
-                drafts.remove(at: k)
-                continue
-            }
-            k += 1
-        }
-    }
-
-    /// The first junction a step passes without a word: how far along the step it is, the turn
-    /// angle there and the bearing leaving it.
-    private func silentBend(_ d: Draft, _ pieces: [Piece]) -> (distance: Double, angle: Double, leaving: Double)? {
-        guard d.intersections.count >= 2 else { return nil }
-        let x = d.intersections[1]
-        guard let inIndex = x.inIndex, let outIndex = x.outIndex else { return nil }
-        var distance = 0.0
-        for k in d.pieces.dropLast() {
-            distance += pieces[k].length
-            if graph.coordinate(of: graph.edgeTarget[pieces[k].edge]) == x.location {
-                let leaving = Double(x.roads[outIndex].bearing)
-                return (distance,
-                        Junction.turnAngle(arriving: Double(x.roads[inIndex].bearing) + 180, leaving: leaving), leaving)
-            }
-        }
-        return nil
-    }
-
-    /// OSRM's `areSameSide`: both to the left or both to the right (straight on is either).
-    private func sameSide(_ a: ManeuverModifier?, _ b: ManeuverModifier) -> Bool {
-        func left(_ m: ManeuverModifier?) -> Bool { m == .straight || m == .slightLeft || m == .left
-            || m == .sharpLeft }
-        func right(_ m: ManeuverModifier?) -> Bool { m == .straight || m == .slightRight || m == .right
-            || m == .sharpRight }
-        return (left(a) && left(b)) || (right(a) && right(b))
     }
 
     // MARK: - Geometry

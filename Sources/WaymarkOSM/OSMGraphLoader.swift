@@ -366,34 +366,40 @@ private final class Collector: OSMElementSink {
         var builder = GraphBuilder(profile: profile)
         builder.latitudes = nodeLatitudes
         builder.longitudes = nodeLongitudes
-        let ids = nodeIDs
-        // A directory over the sorted ids (about eight to a bucket of equal id range): a lookup
-        // searches its bucket only, not all the ids (a binary search of millions of ids missed
-        // the cache at nearly every step).
-        let lowest = ids.first ?? 0, span = UInt64(bitPattern: (ids.last ?? 0) &- lowest)
-        var shift: UInt64 = 0
-        while span >> shift > UInt64(max(1, ids.count / 8)) { shift += 1 }
-        var directory = [UInt32](repeating: 0, count: ids.isEmpty ? 0 : Int(span >> shift) + 2)
-        for id in ids { directory[Int(UInt64(bitPattern: id &- lowest) >> shift) + 1] += 1 }
-        for b in directory.indices.dropFirst() { directory[b] += directory[b - 1] }
-        let buckets = directory
-        func index(of id: Int64) -> UInt32 {
-            guard let last = ids.last, id >= lowest, id <= last else { return GraphBuilder.missing }
-            let b = Int(UInt64(bitPattern: id &- lowest) >> shift)
-            var low = Int(buckets[b]), high = Int(buckets[b + 1])
-            while low < high {
-                let mid = (low + high) / 2
-                if ids[mid] < id { low = mid + 1 } else { high = mid }
-            }
-            return low < Int(buckets[b + 1]) && ids[low] == id ? UInt32(low) : GraphBuilder.missing
-        }
+        let directory = NodeDirectory(sortedIDs: nodeIDs)
         for (id, rule) in nodeRules {
-            let i = index(of: id)
+            let i = directory.index(of: id)
             if i != GraphBuilder.missing { builder.nodeRules[i] = rule }
         }
-        // Way references to node indices, the runs of ways shared out between two cores whole,
-        // each run's written in its place. A way's nodes were often made one after another, so a
-        // reference is first tried beside the one before it; then searched for.
+        builder.ways = resolveWays(directory)
+        // The runs were made on the decoding threads, in their arenas: what they held (freed
+        // while resolving) goes back to the system, not kept under the build's later, larger arrays.
+        returnFreedMemory()
+        for r in restrictions {
+            if !r.viaWays.isEmpty {
+                builder.restrictions.append(GraphBuilder.Restriction(fromWay: r.from, viaWays: r.viaWays,
+                                                                     toWay: r.to, kind: r.kind))
+                continue
+            }
+            let via = directory.index(of: r.via)
+            if via == GraphBuilder.missing {
+                unusableRestrictions += 1
+                continue
+            }
+            builder.restrictions.append(GraphBuilder.Restriction(fromWay: r.from, via: via, toWay: r.to, kind: r.kind))
+        }
+        builder.unusableRestrictions = unusableRestrictions
+        // The node ids are needed again only to place the basemap: without one they go now,
+        // not after the graph is built (on the tile, 44 MB less at the build's peak).
+        if basemap == nil { (nodeIDs, nodeLatitudes, nodeLongitudes, nodeRules) = ([], [], [], [:]) }
+        return builder
+    }
+
+    /// Way references to node indices, the runs of ways shared out between two cores whole,
+    /// each run's written in its place and freed by the core that read it. A way's nodes were
+    /// often made one after another, so a reference is first tried beside the one before it;
+    /// then searched for.
+    private func resolveWays(_ directory: NodeDirectory) -> GraphBuilder.Ways {
         endRun()
         var runs = wayRuns
         wayRuns = [] // the references as read are not needed again
@@ -404,28 +410,7 @@ private final class Collector: OSMElementSink {
         }
         let count = starts[starts.count - 1], refCount = refStarts[refStarts.count - 1]
         let cut = starts.indices.dropLast().min { abs(2 * starts[$0] - count) < abs(2 * starts[$1] - count) } ?? 0
-        func resolveRun(_ run: KeptWays, into nodes: UnsafeMutablePointer<UInt32>) {
-            var start = 0
-            for end in run.ends {
-                var previous = -1
-                for i in start..<end {
-                    let id = run.refs[i]
-                    let found: UInt32
-                    if previous >= 0 && previous + 1 < ids.count && ids[previous + 1] == id {
-                        found = UInt32(previous + 1)
-                    } else if previous > 0 && ids[previous - 1] == id {
-                        found = UInt32(previous - 1)
-                    } else {
-                        found = index(of: id)
-                    }
-                    previous = found == GraphBuilder.missing ? -1 : Int(found)
-                    (nodes + i).initialize(to: found)
-                }
-                start = end
-            }
-        }
-        // Each way's end and id, then the references resolved and the rules copied, run by run on
-        // two cores, each run freed by the core that read it.
+        // Each way's end and id, then the references resolved and the rules copied, run by run.
         var ends: [Int] = [], wayIDs: [Int64] = []
         ends.reserveCapacity(count)
         wayIDs.reserveCapacity(count)
@@ -441,7 +426,7 @@ private final class Collector: OSMElementSink {
                     nonisolated(unsafe) let (runs, nodes, rules) = (runs, nodes, rules)
                     func resolve(runs range: Range<Int>) {
                         for r in range {
-                            resolveRun(runs[r], into: nodes.baseAddress! + refStarts[r])
+                            directory.resolve(runs[r], into: nodes.baseAddress! + refStarts[r])
                             runs[r].rules.withUnsafeBufferPointer {
                                 (rules.baseAddress! + starts[r]).initialize(from: $0.baseAddress!, count: $0.count)
                             }
@@ -454,28 +439,64 @@ private final class Collector: OSMElementSink {
             }
             initialized = refCount
         }
-        builder.ways = GraphBuilder.Ways(nodes: nodes, ends: ends, rules: rules, ids: wayIDs)
-        // The runs were made on the decoding threads, in their arenas: what they held (freed
-        // above) goes back to the system, not kept under the build's later, larger arrays.
-        runs = []
-        returnFreedMemory()
-        for r in restrictions {
-            if !r.viaWays.isEmpty {
-                builder.restrictions.append(GraphBuilder.Restriction(fromWay: r.from, viaWays: r.viaWays,
-                                                                     toWay: r.to, kind: r.kind))
-                continue
-            }
-            let via = index(of: r.via)
-            if via == GraphBuilder.missing {
-                unusableRestrictions += 1
-                continue
-            }
-            builder.restrictions.append(GraphBuilder.Restriction(fromWay: r.from, via: via, toWay: r.to, kind: r.kind))
-        }
-        builder.unusableRestrictions = unusableRestrictions
-        // The node ids are needed again only to place the basemap: without one they go now,
-        // not after the graph is built (on the tile, 44 MB less at the build's peak).
-        if basemap == nil { (nodeIDs, nodeLatitudes, nodeLongitudes, nodeRules) = ([], [], [], [:]) }
-        return builder
+        return GraphBuilder.Ways(nodes: nodes, ends: ends, rules: rules, ids: wayIDs)
     }
 }
+
+/// A directory over the sorted node ids (about eight to a bucket of equal id range): a lookup
+/// searches its bucket only, not all the ids (a binary search of millions of ids missed the
+/// cache at nearly every step).
+struct NodeDirectory: Sendable {
+    let ids: [Int64]
+    let lowest: Int64
+    let shift: UInt64
+    let buckets: [UInt32]
+
+    init(sortedIDs ids: [Int64]) {
+        self.ids = ids
+        lowest = ids.first ?? 0
+        let span = UInt64(bitPattern: (ids.last ?? 0) &- lowest)
+        var shift: UInt64 = 0
+        while span >> shift > UInt64(max(1, ids.count / 8)) { shift += 1 }
+        var directory = [UInt32](repeating: 0, count: ids.isEmpty ? 0 : Int(span >> shift) + 2)
+        for id in ids { directory[Int(UInt64(bitPattern: id &- lowest) >> shift) + 1] += 1 }
+        for b in directory.indices.dropFirst() { directory[b] += directory[b - 1] }
+        self.shift = shift
+        buckets = directory
+    }
+
+    /// The index of node `id`, or ``GraphBuilder/missing``.
+    func index(of id: Int64) -> UInt32 {
+        guard let last = ids.last, id >= lowest, id <= last else { return GraphBuilder.missing }
+        let b = Int(UInt64(bitPattern: id &- lowest) >> shift)
+        var low = Int(buckets[b]), high = Int(buckets[b + 1])
+        while low < high {
+            let mid = (low + high) / 2
+            if ids[mid] < id { low = mid + 1 } else { high = mid }
+        }
+        return low < Int(buckets[b + 1]) && ids[low] == id ? UInt32(low) : GraphBuilder.missing
+    }
+
+    /// The node indices of one run's references, written to `nodes`.
+    func resolve(_ run: KeptWays, into nodes: UnsafeMutablePointer<UInt32>) {
+        var start = 0
+        for end in run.ends {
+            var previous = -1
+            for i in start..<end {
+                let id = run.refs[i]
+                let found: UInt32
+                if previous >= 0 && previous + 1 < ids.count && ids[previous + 1] == id {
+                    found = UInt32(previous + 1)
+                } else if previous > 0 && ids[previous - 1] == id {
+                    found = UInt32(previous - 1)
+                } else {
+                    found = index(of: id)
+                }
+                previous = found == GraphBuilder.missing ? -1 : Int(found)
+                (nodes + i).initialize(to: found)
+            }
+            start = end
+        }
+    }
+}
+

@@ -804,9 +804,6 @@ extension ContractionHierarchy {
          c.restrictedEntryWeight]
     }
 
-    /// Whether graph-file sections hold a hierarchy.
-    public static func isStored(in sections: FileSections) -> Bool { sections.contains("HPRM") }
-
     /// The hierarchy stored in a graph file's sections, checked against the graph and the turn
     /// costs: every index in range, shortcuts refer only to earlier arcs (so unpacking ends),
     /// weights finite and not negative. Nothing stored: nil.
@@ -844,48 +841,8 @@ extension ContractionHierarchy {
         let arcs = arcHead.count
         try check(arcTail.count == arcs && arcFirst.count == arcs && arcSecond.count == arcs,
                   "arc arrays differ in length")
-        // Query nodes: stored since files have "HORD"; older files have their rows by hierarchy
-        // node, numbered here.
-        var order = sections.contains("HORD") ? try array("HORD", UInt32.self) : nil
-        var rank: Column<UInt32>?
-        if let order, sections.contains("HRNK") {
-            // Its inverse stored too (files since "HRNK"): used in place. Each query node's node
-            // has that query node as its rank, so both are numberings.
-            let stored = try array("HRNK", UInt32.self)
-            try check(order.count == n && stored.count == n, "sections HORD and HRNK do not fit the hierarchy")
-            if !alreadyChecked {
-                try order.withUnsafeBufferPointer { (order) throws(HierarchyFileError) in
-                    try stored.withUnsafeBufferPointer { (rank) throws(HierarchyFileError) in
-                        for q in 0..<n where Int(order[q]) >= n || rank[Int(order[q])] != UInt32(q) {
-                            throw HierarchyFileError(reason: "query nodes are not a numbering of the nodes")
-                        }
-                    }
-                }
-            }
-            rank = stored
-        } else if let order {
-            try check(order.count == n, "section HORD does not fit the hierarchy")
-            guard let numbered = ContractionHierarchy.inverse(order) else {
-                throw HierarchyFileError(reason: "query nodes are not a numbering of the nodes")
-            }
-            rank = Column(numbered)
-        }
-        var rows: [ArcRows] = []
-        for (tags, upward) in [(("HUPS", "HUPR", "HUPH", "HUPW", "HUPA"), true),
-                               (("HDNS", "HDNR", "HDNT", "HDNW", "HDNA"), false)] {
-            let name = upward ? "upward" : "downward"
-            let start = try array(tags.0, UInt32.self)
-            let row: ArcRows
-            if sections.contains(tags.1) {
-                row = ArcRows(start: start, arcs: try array(tags.1, ArcRows.Arc.self))
-            } else {
-                let ends = try array(tags.2, UInt32.self), weights = try array(tags.3, Double.self),
-                    ids = try array(tags.4, UInt32.self)
-                try check(weights.count == ends.count && ids.count == ends.count, "\(name) arrays differ in length")
-                row = ArcRows(start: start, end: ends, weight: weights, id: ids)
-            }
-            rows.append(row)
-        }
+        var (order, rank) = try ContractionHierarchy.storedNumbering(sections, nodes: n, alreadyChecked: alreadyChecked)
+        var rows = try ContractionHierarchy.storedRows(sections)
         // The shortcuts and upward rows checked on one core, the downward rows on the other.
         let (upward, downward) = alreadyChecked && order != nil ? (.success(()), .success(())) : inParallel({
             Result { () throws(HierarchyFileError) in
@@ -917,6 +874,65 @@ extension ContractionHierarchy {
                   transitions: transitions,
                   up: rows[0], down: rows[1], order: order!, rank: rank!, arcTail: arcTail, arcHead: arcHead,
                   arcFirst: arcFirst, arcSecond: arcSecond)
+    }
+}
+
+extension ContractionHierarchy {
+    /// Query nodes: stored since files have "HORD" (with its inverse since "HRNK", used in place);
+    /// nil for older files, whose rows are by hierarchy node and are numbered at load.
+    static func storedNumbering(_ sections: FileSections, nodes n: Int, alreadyChecked: Bool
+    ) throws(HierarchyFileError) -> (order: Column<UInt32>?, rank: Column<UInt32>?) {
+        func array(_ tag: String) throws(HierarchyFileError) -> Column<UInt32> {
+            try sections.values(tag, as: UInt32.self) { HierarchyFileError(reason: $0) }
+        }
+        guard sections.contains("HORD") else { return (nil, nil) }
+        let order = try array("HORD")
+        guard sections.contains("HRNK") else {
+            guard order.count == n else { throw HierarchyFileError(reason: "section HORD does not fit the hierarchy") }
+            guard let numbered = ContractionHierarchy.inverse(order) else {
+                throw HierarchyFileError(reason: "query nodes are not a numbering of the nodes")
+            }
+            return (order, Column(numbered))
+        }
+        // Each query node's node has that query node as its rank, so both are numberings.
+        let stored = try array("HRNK")
+        guard order.count == n && stored.count == n else {
+            throw HierarchyFileError(reason: "sections HORD and HRNK do not fit the hierarchy")
+        }
+        if !alreadyChecked {
+            try order.withUnsafeBufferPointer { (order) throws(HierarchyFileError) in
+                try stored.withUnsafeBufferPointer { (rank) throws(HierarchyFileError) in
+                    for q in 0..<n where Int(order[q]) >= n || rank[Int(order[q])] != UInt32(q) {
+                        throw HierarchyFileError(reason: "query nodes are not a numbering of the nodes")
+                    }
+                }
+            }
+        }
+        return (order, stored)
+    }
+
+    /// The upward and downward rows as stored: each arc (end, id, weight) in one section, or in
+    /// three columns in older files.
+    static func storedRows(_ sections: FileSections) throws(HierarchyFileError) -> [ArcRows] {
+        func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type) throws(HierarchyFileError) -> Column<T> {
+            try sections.values(tag, as: type) { HierarchyFileError(reason: $0) }
+        }
+        var rows: [ArcRows] = []
+        for (tags, upward) in [(("HUPS", "HUPR", "HUPH", "HUPW", "HUPA"), true),
+                               (("HDNS", "HDNR", "HDNT", "HDNW", "HDNA"), false)] {
+            let start = try array(tags.0, UInt32.self)
+            if sections.contains(tags.1) {
+                rows.append(ArcRows(start: start, arcs: try array(tags.1, ArcRows.Arc.self)))
+                continue
+            }
+            let ends = try array(tags.2, UInt32.self), weights = try array(tags.3, Double.self),
+                ids = try array(tags.4, UInt32.self)
+            guard weights.count == ends.count && ids.count == ends.count else {
+                throw HierarchyFileError(reason: "\(upward ? "upward" : "downward") arrays differ in length")
+            }
+            rows.append(ArcRows(start: start, end: ends, weight: weights, id: ids))
+        }
+        return rows
     }
 }
 
@@ -988,4 +1004,12 @@ extension ArcRows {
             }
         }
     }
+}
+
+extension ContractionHierarchy: GraphFilePart {
+    public static let partName = "contraction hierarchy"
+    public static let sectionTags = ["HPRM", "HUPS", "HUPR", "HDNS", "HDNR", "HORD", "HRNK", "HATL", "HAHD", "HAF1",
+                                     "HAF2"]
+    /// Files before "HUPR" and "HDNR" kept each row's arcs as three columns.
+    public static let olderTags = ["HUPH", "HUPW", "HUPA", "HDNT", "HDNW", "HDNA"]
 }

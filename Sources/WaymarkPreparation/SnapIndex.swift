@@ -419,9 +419,6 @@ extension SnapIndex {
     /// under others is built again rather than used.
     static var parameters: [Double] { [3, cellSize, Double(tinyComponentSize)] }
 
-    /// How many sections ``fileSections`` holds (known before the index is made).
-    @usableFromInline package static let fileSectionCount = 10
-
     /// The index's components and grid as graph-file sections.
     @usableFromInline package var fileSections: [GraphFile.Section] {
         [.init("XPRM", SnapIndex.parameters + [metresPerDegreeLon, metresPerDegreeLat]),
@@ -491,4 +488,9 @@ extension SnapIndex {
             }
         }
     }
+}
+
+extension SnapIndex: GraphFilePart {
+    public static let partName = "snap index"
+    public static let sectionTags = ["XPRM", "XCMP", "XTNY", "XCKY", "XCST", "XCPC", "XSGS", "XSGE", "XSGF", "XSGB"]
 }

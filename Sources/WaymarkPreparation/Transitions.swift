@@ -384,9 +384,6 @@ extension RoadGraph {
 /// Read back, so that the first route on a plain file need not make them (two great-circle
 /// bearings per edge and a weight per turn, which grows with the map; BENCHMARKS.md).
 @usableFromInline package enum StoredTurnTables {
-    /// How many sections ``fileSections(turns:transitions:costs:)`` holds.
-    @usableFromInline package static let fileSectionCount = 6
-
     @usableFromInline
     package static func fileSections(turns: TurnGeometry,
                                      transitions: TransitionTable, costs: TurnCosts) -> [GraphFile.Section] {
@@ -448,4 +445,21 @@ extension TransitionTable {
             body(f, next, first + f)
         }
     }
+}
+
+extension TurnGeometry: GraphFilePart {
+    public static let partName = "turn geometry"
+    public static let sectionTags = ["TGHB", "TGTB", "TGRC"]
+}
+
+extension TransitionTable: GraphFilePart {
+    public static let partName = "turn weights"
+    public static let sectionTags = ["TTCS", "TTST"]
+}
+
+/// The turn costs that turn tables stored without a hierarchy were made under; the tables
+/// themselves are the ``TurnGeometry`` and ``TransitionTable`` parts.
+extension StoredTurnTables: GraphFilePart {
+    @usableFromInline package static let partName = "turn costs"
+    @usableFromInline package static let sectionTags = ["TTPR"]
 }

@@ -218,11 +218,17 @@ enum IsochroneOutline {
     /// ``IsochroneSearch``'s.
     static func polygons(inside: [Bool], width: Int, height: Int,
                          denoise: Double, minimumHole: Int = 25) -> [[[Point]]] {
+        var (out, count) = boundaryEdges(inside: inside, width: width, height: height)
+        let rings = traceRings(&out, count: count, width: width)
+        return nest(rings, denoise: denoise, minimumHole: minimumHole)
+    }
+
+    /// Directed boundary edges by their start corner, a bit for each direction (0 east, 1 north,
+    /// 2 west, 3 south) on each of the `(width + 1) × (height + 1)` corners, and how many.
+    private static func boundaryEdges(inside: [Bool], width: Int, height: Int) -> (out: [UInt8], count: Int) {
         func at(_ x: Int, _ y: Int) -> Bool { x >= 0 && y >= 0 && x < width && y < height && inside[y * width + x] }
-        // Directed boundary edges by their start corner; direction 0 east, 1 north, 2 west, 3 south.
         let corners = (width + 1) * (height + 1)
         var out = [UInt8](repeating: 0, count: corners) // bit d: an unused edge leaves this corner heading d
-        func id(_ x: Int, _ y: Int) -> Int { y * (width + 1) + x }
         var count = 0
         inside.withUnsafeBufferPointer { inside in
             out.withUnsafeMutableBufferPointer { out in
@@ -243,6 +249,13 @@ enum IsochroneOutline {
                 }
             }
         }
+        return (out, count)
+    }
+
+    /// The boundary edges walked into closed rings, using each once.
+    private static func traceRings(_ out: inout [UInt8], count: Int, width: Int) -> [[Point]] {
+        func id(_ x: Int, _ y: Int) -> Int { y * (width + 1) + x }
+        var count = count
         let step = [(1, 0), (0, 1), (-1, 0), (0, -1)]
         var rings: [[Point]] = []
         var start = 0
@@ -275,7 +288,12 @@ enum IsochroneOutline {
             ring.append(ring[0])
             rings.append(ring)
         }
+        return rings
+    }
 
+    /// Outer rings (counterclockwise) with the holes inside them, holes under `minimumHole` cells
+    /// and outer rings under `denoise` of the largest left out.
+    private static func nest(_ rings: [[Point]], denoise: Double, minimumHole: Int) -> [[[Point]]] {
         func area(_ ring: [Point]) -> Double {
             var s = 0
             for k in 0..<(ring.count - 1) { s += ring[k].x * ring[k + 1].y - ring[k + 1].x * ring[k].y }

@@ -169,7 +169,7 @@ public final class RoadMap: @unchecked Sendable {
         (storedGuidance, storedSnapIndex) = try tables.get()
         // Every section passed: a large file need not be checked at its next load.
         if useHierarchy || !ContractionHierarchy.isStored(in: sections) { file.markChecked() }
-        basemapSource = Basemap.isStored(in: sections) ? .stored(sections.filter { $0.hasPrefix("B") }) : .none
+        basemapSource = Basemap.isStored(in: sections) ? .stored(sections.filter(Basemap.owns)) : .none
         self.graph = graph
         storedHierarchy = stored
         givenLandmarks = nil
@@ -327,8 +327,7 @@ public final class RoadMap: @unchecked Sendable {
         // tables are still being made), or one after the other beside a hierarchy just built,
         // where the build's peak memory is.
         let graph = graph, hierarchy = hierarchy
-        let count = SnapIndex.fileSectionCount + GuidanceTables.fileSectionCount
-            + (hierarchy == nil ? StoredTurnTables.fileSectionCount : 0)
+        let count = GraphFileLayout.laterSectionCount(withHierarchy: hierarchy != nil)
         let tables = GraphFile.LaterSections(count: count) { early in
             if hierarchy == nil {
                 let (indexSections, guidanceSections) = inParallel({

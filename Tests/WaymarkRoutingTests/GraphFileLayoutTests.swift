@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import WaymarkGraph
+import WaymarkProfiles
+@testable import WaymarkOSM
+@testable import WaymarkPreparation
+@testable import WaymarkGuidance
+@testable import WaymarkRouting
+
+/// The registry of graph-file parts (``GraphFileLayout``) against the files `write` makes: every
+/// section written belongs to exactly one part, and a part stored holds all its sections, in the
+/// order the part declares them.
+@Suite struct GraphFileLayoutTests {
+    /// The tags in a file's section table, in file order.
+    private func tags(ofFile path: String) throws -> [String] {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let count = Int(bytes[12]) | Int(bytes[13]) << 8 | Int(bytes[14]) << 16 | Int(bytes[15]) << 24
+        return (0..<count).map { i in String(decoding: bytes[(32 + 24 * i)..<(36 + 24 * i)], as: UTF8.self) }
+    }
+
+    @Test func partsOwnDisjointTags() {
+        var owner: [String: String] = [:]
+        for part in GraphFileLayout.parts {
+            #expect(!part.sectionTags.isEmpty)
+            for tag in part.sectionTags + part.olderTags {
+                #expect(tag.utf8.count == 4, "\(part.partName): \(tag)")
+                #expect(owner[tag] == nil, "\(tag) is both \(owner[tag] ?? "") and \(part.partName)")
+                owner[tag] = part.partName
+            }
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func writtenFilesFollowTheLayout(hierarchy: Bool) throws {
+        let osm = packageRoot() + "/Data/sample-town.osm"
+        let (graph, basemap) = try OSMGraphLoader.build(path: osm, profile: CarProfile(), basemap: true,
+                                                        progress: nil)
+        let map = RoadMap(graph: graph, method: hierarchy ? .hierarchy : .aStar, basemap: basemap)
+        map.prepare()
+        let path = NSTemporaryDirectory() + "layout-\(UUID().uuidString).wmg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try map.write(to: path)
+        let written = try tags(ofFile: path)
+        #expect(Set(written).count == written.count)
+        // Each part's sections together and complete, in the part's order, each part once.
+        var runs: [(part: String, tags: [String])] = []
+        for tag in written {
+            let part = try #require(GraphFileLayout.part(owning: tag), "\(tag) belongs to no part")
+            if runs.last?.part == part.partName { runs[runs.count - 1].tags.append(tag) }
+            else { runs.append((part.partName, [tag])) }
+        }
+        for run in runs {
+            let part = try #require(GraphFileLayout.parts.first { $0.partName == run.part })
+            #expect(run.tags == part.sectionTags, "\(run.part)")
+        }
+        #expect(Set(runs.map(\.part)).count == runs.count)
+        let (_, sections) = try GraphFile.readWithExtras(path: path)
+        let stored = GraphFileLayout.storedParts(in: sections)
+        let absent = hierarchy ? StoredTurnTables.partName : ContractionHierarchy.partName
+        var expected: [String] = []
+        for part in GraphFileLayout.parts.dropFirst() where part.partName != absent { expected.append(part.partName) }
+        #expect(stored == expected)
+    }
+}
