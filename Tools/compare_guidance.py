@@ -69,37 +69,6 @@ def cell(lat, lon):
     return (round(lat * 1e4), round(lon * 1e4))
 
 
-CONNECTING = {"de", "da", "do", "das", "dos", "del", "la", "le", "el", "of", "the", "von", "van", "der", "di", "du", "des"}
-
-
-def announces(before, after, waymark):
-    """OSRM's requiresNameAnnounced for two roads (name, ref), without its suffix and exit
-    rules; with `waymark`, Waymark's deliberate differences (README): refs compared as `;` lists
-    with spaces ignored, names that differ only by connecting words are one name."""
-    (from_name, from_ref), (to_name, to_ref) = before, after
-    if not from_name and not from_ref and (to_name or to_ref):
-        return True
-    names_empty = not from_name and not to_name
-    names_equal = from_name == to_name or from_name.startswith(to_name) or to_name.startswith(from_name)
-    if waymark:
-        def words(n):
-            return [w for w in n.lower().split() if w not in CONNECTING]
-        def items(r):
-            return {i.replace(" ", "") for i in r.split(";") if i.strip()}
-        names_equal = names_equal or (bool(from_name) and words(from_name) == words(to_name))
-        ref_contained = not from_ref or not to_ref or bool(items(from_ref) & items(to_ref)) or from_ref in to_ref or to_ref in from_ref
-    else:
-        ref_contained = not from_ref or not to_ref or from_ref in to_ref or to_ref in from_ref
-    name_removed = bool(from_name) and not to_name
-    refs_empty = not from_ref and not to_ref
-    ref_removed = bool(from_ref) and not to_ref
-    obvious = (names_empty and refs_empty) or (names_equal and ref_contained) or (names_equal and refs_empty) \
-        or (ref_contained and name_removed) or (names_equal and ref_removed)
-    needs = (not from_name and from_ref and to_name and not to_ref) or (from_name and not from_ref and not to_name and to_ref) \
-        or (names_empty and not ref_contained)
-    return bool(not obvious or needs)
-
-
 def step_places(route):
     """(cell, type, modifier) of every maneuver."""
     out = {}
@@ -146,7 +115,8 @@ def main():
     assert len(ours) == len(pairs), "one Waymark line per pair"
 
     steps_osrm, steps_ours = [], []
-    identical = with_exit = same_types = compared = 0
+    identical = with_exit = same_types = compared = same_roads = same_road_and_sequence = 0
+    duration_ratios = []
     differences = collections.Counter()
     aligned, unlike, only_osrm, only_ours = collections.Counter(), collections.Counter(), collections.Counter(), collections.Counter()
     shown = 0
@@ -169,12 +139,6 @@ def main():
             if place not in at_ours:
                 aligned["osrm only"] += 1
                 only_osrm[maneuver] += 1
-                if maneuver[0] == "new name":
-                    steps = [s for leg in theirs["routes"][0]["legs"] for s in leg["steps"]]
-                    k = next(k for k, s in enumerate(steps) if cell(s["maneuver"]["location"][1], s["maneuver"]["location"][0]) == place)
-                    roads = [(s["name"], s["ref"] if "ref" in s else "") for s in steps[k - 1:k + 1]]
-                    if k > 0 and announces(*roads, waymark=False) and not announces(*roads, waymark=True):
-                        aligned["deliberate"] += 1
                 if args.missing and f"{maneuver[0]} {maneuver[1]}".strip() == args.missing and only_osrm[maneuver] <= args.limit:
                     step = next(s for leg in theirs["routes"][0]["legs"] for s in leg["steps"]
                                 if cell(s["maneuver"]["location"][1], s["maneuver"]["location"][0]) == place)
@@ -208,12 +172,19 @@ def main():
                               for o in leg["steps"] if abs(o["maneuver"]["location"][1] - step["maneuver"]["location"][1]) < 0.003
                               and abs(o["maneuver"]["location"][0] - step["maneuver"]["location"][0]) < 0.004) + ")")
         compared += 1
+        # The same road (lengths within 0.2 %, or 2 m): then only guidance can tell them apart.
+        ours_length, theirs_length = mine["routes"][0]["distance"], theirs["routes"][0]["distance"]
+        same_road = abs(ours_length - theirs_length) <= max(2, 0.002 * theirs_length)
+        same_roads += same_road
+        if theirs["routes"][0]["duration"] > 0:
+            duration_ratios.append(mine["routes"][0]["duration"] / theirs["routes"][0]["duration"])
         steps_osrm.append(len(x))
         steps_ours.append(len(y))
         if x == y:
             identical += 1
             if with_exits(theirs["routes"][0]) == with_exits(mine["routes"][0]):
                 with_exit += 1
+                same_road_and_sequence += same_road
         if [t for t, _ in x] == [t for t, _ in y]:
             same_types += 1
         for t in set(t for t, _ in x) | set(t for t, _ in y):
@@ -232,14 +203,16 @@ def main():
     print(f"identical maneuver sequences (type and modifier): {identical} ({100 * identical / compared:.1f} %)")
     print(f"identical (type, modifier, exit) sequences: {with_exit} ({100 * with_exit / compared:.1f} %)")
     print(f"identical maneuver types: {same_types} ({100 * same_types / compared:.1f} %)")
+    print(f"routes of the same length (within 0.2 %): {same_roads}; of them, identical (type, modifier, exit) "
+          f"sequences: {same_road_and_sequence} ({100 * same_road_and_sequence / max(1, same_roads):.1f} %)")
+    ratios = sorted(duration_ratios)
+    print(f"duration Waymark / OSRM: median {statistics.median(ratios):.4f}, "
+          f"within 10 %: {100 * sum(1 for r in ratios if abs(r - 1) <= 0.1) / max(1, len(ratios)):.1f} %")
     total = aligned["same"] + aligned["different"] + aligned["osrm only"]
     print(f"OSRM maneuvers on road both routes take: {total}")
     print(f"  the same maneuver in Waymark: {aligned['same']} ({100 * aligned['same'] / max(1, total):.1f} %)")
     print(f"  another maneuver: {aligned['different']} ({100 * aligned['different'] / max(1, total):.1f} %)")
-    print(f"  none in Waymark: {aligned['osrm only']} ({100 * aligned['osrm only'] / max(1, total):.1f} %), of which "
-          f"{aligned['deliberate']} are new names Waymark deliberately takes for the same road (README: refs with spaces "
-          f"ignored, connecting words)")
-    print(f"  the same maneuver in Waymark, those left out: {100 * aligned['same'] / max(1, total - aligned['deliberate']):.1f} %")
+    print(f"  none in Waymark: {aligned['osrm only']} ({100 * aligned['osrm only'] / max(1, total):.1f} %)")
     print(f"Waymark maneuvers where OSRM has none: {aligned['waymark only']}")
     def pair(m):
         return f"{m[0]} {m[1]}".strip()

@@ -4,6 +4,9 @@
     python3.12 Tools/route_rounds.py --map porto-ch.wmg --pairs ../shared/bench/od_pairs/od_pairs_porto.json \\
         --build old=OLD/waymark --build new=.build/release/waymark [--osrm porto.osrm] [--rounds 5]
 
+(`--build old=OLD/waymark:old-porto-ch.wmg` gives a build its own map, where the two cannot read
+each other's files.)
+
 Each round runs every build's `waymark route MAP --batch` on the pairs (its own per-query times:
 snapping, the search, the whole route with steps; p50/p95 from its last line), then, with
 `--osrm`, routes the same pairs with OSRM's in-process bindings (CH, steps=true, overview=full,
@@ -51,7 +54,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--map", required=True)
     parser.add_argument("--pairs", required=True)
-    parser.add_argument("--build", action="append", required=True, help="NAME=PATH to a waymark binary")
+    parser.add_argument("--build", action="append", required=True,
+                        help="NAME=PATH to a waymark binary, or NAME=PATH:MAP for one with its own map file "
+                             "(a build whose graph files another cannot read)")
     parser.add_argument("--osrm", help="a CH .osrm dataset of the same extract")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
@@ -62,7 +67,10 @@ def main():
             f.write(f"{a[0]},{a[1]},{b[0]},{b[1]}\n")
         pairs_csv = f.name
     builds = [tuple(b.split("=", 1)) for b in args.build]
-    runners = [(name, lambda path=path: waymark_batch(path, args.map, pairs_csv)) for name, path in builds]
+    def split_map(path):
+        return tuple(path.split(":", 1)) if ":" in path else (path, args.map)
+    runners = [(name, lambda spec=split_map(path): waymark_batch(spec[0], spec[1], pairs_csv))
+               for name, path in builds]
     if args.osrm:
         import osrm
         engine = osrm.OSRM(storage_config=args.osrm, algorithm="CH", use_shared_memory=False)

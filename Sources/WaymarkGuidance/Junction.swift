@@ -189,7 +189,7 @@ package struct GuidanceTables: Sendable {
     /// are given: a map prepared for routing has them (a plain `build` stores no verdicts, and
     /// its routes work each out at the junction).
     package init(graph: RoadGraph, transitions: TransitionTable? = nil) {
-        let names = NameKeys(strings: graph.strings, names: graph.segmentName, refs: graph.segmentRef)
+        let names = NameKeys(strings: graph.strings, names: graph.segmentName)
         var depart = [Float](repeating: 0, count: graph.edgeCount), arrival = depart
         // An edge and its twin the other way along the same segment read the same points in the
         // same order at each end: leaving a vertex along one is arriving there along the other.
@@ -216,10 +216,21 @@ package struct GuidanceTables: Sendable {
                                                           leaving: Column(pairs.map { UInt32($0.leaving) }),
                                                           edgeCount: graph.edgeCount),
                                       decisions: [])
-        self.init(names: names, departBearing: measured.departBearing, arrivalBearing: measured.arrivalBearing,
-                  merged: measured.merged,
-                  decisions: Column(transitions.map { GuidanceTables.verdicts(graph: graph, tables: measured,
-                                                                              table: $0, parts: parts) } ?? []))
+        self = transitions.map { measured.addingVerdicts(graph: graph, transitions: $0) } ?? measured
+    }
+
+    /// These tables with every turn's verdict, for the turns `transitions` allows.
+    package func addingVerdicts(graph: RoadGraph, transitions: TransitionTable) -> GuidanceTables {
+        let verdicts = GuidanceTables.verdicts(graph: graph, tables: self, table: transitions,
+                                               parts: min(8, coreCount))
+        return GuidanceTables(names: names, departBearing: departBearing, arrivalBearing: arrivalBearing,
+                              merged: merged, decisions: Column(verdicts))
+    }
+
+    /// The turn geometry that turn costs are measured on: these perceived bearings, as OSRM
+    /// measures a turn's angle on the bearings of its intersection view.
+    package func turnGeometry(graph: RoadGraph) -> TurnGeometry {
+        TurnGeometry(graph: graph, departBearing: departBearing, arrivalBearing: arrivalBearing)
     }
 
     /// Every edge's perceived bearings leaving its source and arriving at its target. Each pair
@@ -454,21 +465,16 @@ package struct GuidanceFileError: Error, CustomStringConvertible {
 extension GuidanceTables {
     /// What the tables were made with: the version of their format, of the bearings' measure and
     /// of the turn verdicts (8: a motorway ending in one ramp is no turn; 9: roads followed on
-    /// through vertices OSRM's graph does not have). Tables stored under other parameters are
-    /// made again rather than used.
-    static var parameters: [Double] { [9] }
+    /// through vertices OSRM's graph does not have; 10: names and refs compared as OSRM compares
+    /// them). Tables stored under other parameters are made again rather than used.
+    static var parameters: [Double] { [10] }
 
-    /// The tables as graph-file sections: the bearings, and the name keys with each string's
-    /// ref items one after another.
+    /// The tables as graph-file sections: the bearings, the name keys, the merged roads and the
+    /// verdicts.
     package var fileSections: [GraphFile.Section] {
-        var refStart: [UInt32] = [0], refItems: [UInt32] = []
-        for items in names.refs {
-            refItems += items
-            refStart.append(UInt32(refItems.count))
-        }
-        return [.init("GPRM", GuidanceTables.parameters), .init("GDEP", departBearing), .init("GARR", arrivalBearing),
-                .init("GKWD", names.words), .init("GKCR", names.core), .init("GKRS", refStart), .init("GKRI", refItems),
-                .init("GMIN", merged.arriving), .init("GMOU", merged.leaving), .init("GDEC", decisions)]
+        [.init("GPRM", GuidanceTables.parameters), .init("GDEP", departBearing), .init("GARR", arrivalBearing),
+         .init("GKCR", names.core), .init("GMIN", merged.arriving), .init("GMOU", merged.leaving),
+         .init("GDEC", decisions)]
     }
 
     /// The tables a graph file stores, checked against the graph; nil where there are none or
@@ -486,17 +492,7 @@ extension GuidanceTables {
             && arrival.allSatisfy({ $0 >= 0 && $0 <= 360 }) else {
             throw GuidanceFileError(reason: "bearing out of range")
         }
-        let words = try array("GKWD", UInt32.self,
-                              count: graph.strings.count), core = try array("GKCR", UInt32.self,
-                                                                            count: graph.strings.count)
-        let refStart = try array("GKRS", UInt32.self,
-                                 count: graph.strings.count + 1), refItems = try array("GKRI", UInt32.self)
-        guard refStart.first == 0, Int(refStart.last!) == refItems.count,
-            zip(refStart, refStart.dropFirst()).allSatisfy({ $0 <= $1 })
-        else {
-            throw GuidanceFileError(reason: "ref items out of order")
-        }
-        let refs = (0..<graph.strings.count).map { Array(refItems[Int(refStart[$0])..<Int(refStart[$0 + 1])]) }
+        let core = try array("GKCR", UInt32.self, count: graph.strings.count)
         let arriving = try array("GMIN", UInt32.self), leaving = try array("GMOU", UInt32.self, count: arriving.count)
         guard alreadyChecked || zip(arriving, arriving.dropFirst()).allSatisfy({ $0 < $1 })
             && arriving.allSatisfy({ Int($0) < graph.edgeCount })
@@ -513,7 +509,7 @@ extension GuidanceTables {
             throw GuidanceFileError(reason: "turn verdict out of range")
         }
         // The bearings, merged roads and verdicts used where they lie in the file (no copy).
-        self.init(names: NameKeys(words: words.array, core: core.array, refs: refs), departBearing: depart,
+        self.init(names: NameKeys(core: core.array), departBearing: depart,
                   arrivalBearing: arrival,
                   merged: MergedRoads(arriving: arriving, leaving: leaving,
                                       edgeCount: graph.edgeCount), decisions: decisions)
@@ -522,5 +518,7 @@ extension GuidanceTables {
 
 extension GuidanceTables: GraphFilePart {
     package static let partName = "guidance tables"
-    package static let sectionTags = ["GPRM", "GDEP", "GARR", "GKWD", "GKCR", "GKRS", "GKRI", "GMIN", "GMOU", "GDEC"]
+    package static let sectionTags = ["GPRM", "GDEP", "GARR", "GKCR", "GMIN", "GMOU", "GDEC"]
+    /// Files before version 10 of the tables kept word and ref keys.
+    package static let olderTags = ["GKWD", "GKRS", "GKRI"]
 }

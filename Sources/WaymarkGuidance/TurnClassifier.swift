@@ -173,29 +173,8 @@ package final class TurnClassifier: Sendable {
         if road.angle < 0.01 || road.angle > 359.99 { return .maneuver(.continue, .uturn) }
         let modifier = ManeuverModifier(angle: road.angle)
 
-        // Motorway junctions: leaving onto a ramp beside a motorway that goes on (one that may be
-        // entered), joining from a ramp.
-        if inClass.isMotorwayClass && outClass.isRamp,
-           j.roads.contains(where: { $0.entry && $0.out >= 0 && graph.highway(of: $0.out).isMotorwayClass }),
-           let on = motorwayContinuation(arrival: e, junction: j, taken: t) {
-            if road.angle < on { return .maneuver(.offRamp, road.angle < 145 ? .right : .slightRight) }
-            return .maneuver(.offRamp, road.angle > 215 ? .left : .slightLeft)
-        }
-        // OSRM's `fromRamp` where a ramp joins a motorway of one name: the side the ramp comes
-        // from says which way to merge (the motorway going on to the right of the one behind:
-        // merge left).
-        if inClass.isMotorwayRamp && j.roads.count == 3 && isMotorwayJunction(j), j.roads[3 - t].entry == false {
-            let right = graph.segmentName[data(of: j.roads[1]).segment],
-                left = graph.segmentName[data(of: j.roads[2]).segment]
-            if outClass.isMotorwayClass && right != 0 && left != 0
-                && !announcesSegments(data(of: j.roads[2]).segment, data(of: j.roads[1]).segment) {
-                if road.deviation < 2 * TurnClassifier.narrowTurnAngle {
-                    return .maneuver(.merge, t == 1 ? .slightLeft : .slightRight)
-                }
-                return .maneuver(.merge, modifier)
-            }
-            return obviousDecision(arrival: e, junction: j, taken: t)
-        }
+        // Junctions of motorways and their ramps only (OSRM's `MotorwayHandler`).
+        if let decision = motorwayDecision(arrival: e, junction: j, taken: t) { return decision }
         if inClass.isRamp && outClass.isMotorwayClass && isThroughStreet(j, taken: t) {
             return .maneuver(.merge, road.angle > 180 ? .slightRight : .slightLeft)
         }
@@ -249,7 +228,7 @@ package final class TurnClassifier: Sendable {
 
     /// OSRM's motorway handler's junctions (`canProcess`): motorways and their ramps only (any
     /// link arriving from a motorway), and no way on that turns off by more than 60°.
-    private func isMotorwayJunction(_ j: Junction, fromMotorway: Bool = false) -> Bool {
+    func isMotorwayJunction(_ j: Junction, fromMotorway: Bool = false) -> Bool {
         var motorway = false
         for road in j.roads {
             if road.entry && road.deviation > TurnClassifier.groupAngle { return false }
@@ -274,31 +253,35 @@ package final class TurnClassifier: Sendable {
 
     /// The angle of the motorway that goes on from a motorway (OSRM's `findBestContinue`): the
     /// road of the same name, else the straightest motorway; nil when none goes on.
-    private func motorwayContinuation(arrival e: Int, junction j: Junction, taken t: Int) -> Double? {
+    func motorwayContinuation(arrival e: Int, junction j: Junction, taken t: Int) -> Double? {
         let via = graph.segment(of: e)
         for road in j.roads.dropFirst() where road.entry && road.out >= 0
             && graph.highway(of: road.out).isMotorwayClass {
             let s = graph.segment(of: road.out)
             if !hasNoName(via) && !hasNoName(s) && !announcesSegments(via, s) { return road.angle }
         }
+        // (Any motorway, whether or not it may be entered, as OSRM's `getMostLikelyContinue`.)
         var best: Double? = nil, deviation = 180.0
-        for road in j.roads.dropFirst() where road.out >= 0 && graph.highway(of: road.out).isMotorwayClass
-            && road.deviation < deviation {
+        for road in j.roads.dropFirst() where data(of: road).highway.isMotorwayClass && road.deviation < deviation {
             deviation = road.deviation
             best = road.angle
         }
         return best
     }
 
-    /// OSRM's `getInstructionForObvious`.
-    private func obviousDecision(arrival e: Int, junction j: Junction, taken t: Int) -> TurnDecision {
+    /// OSRM's `getInstructionForObvious`; `throughStreet` as the caller found it (OSRM's motorway
+    /// handler asks about the first road, whichever is taken), else for the road taken.
+    func obviousDecision(arrival e: Int, junction j: Junction, taken t: Int,
+                         throughStreet: Bool? = nil) -> TurnDecision {
         let road = j.roads[t], f = road.out
         let type = basicType(e, f)
         let modifier = ManeuverModifier(angle: road.angle)
         if type == .onRamp { return .maneuver(.onRamp, modifier) }
         let modeChange = graph.flags(of: e).contains(.ferry) != graph.flags(of: f).contains(.ferry)
         guard type == .turn, announces(e, f) else { return modeChange ? .maneuver(.notification, modifier) : .silent }
-        guard isThroughStreet(j, taken: t) else { return .maneuver(modeChange ? .notification : .newName, modifier) }
+        guard throughStreet ?? isThroughStreet(j, taken: t) else {
+            return .maneuver(modeChange ? .notification : .newName, modifier)
+        }
         if graph.highway(of: f).isMotorwayClass {
             return .maneuver(.merge, road.angle > 180 ? .slightRight : .slightLeft)
         }

@@ -51,8 +51,10 @@ public struct ContractionHierarchy: Sendable {
     public typealias Progress = (_ contracted: Int, _ total: Int) -> Void
 
     /// Contracts the edge-based graph of `graph` under the given turn costs (by default the
-    /// graph's own: its driving side), on `threads` threads (default: one per core). The
-    /// hierarchy is the same whatever the number of threads.
+    /// graph's own: its driving side) and turn geometry (by default each edge's first and last
+    /// pieces; a `RoadMap` passes the one it routes on, measured on perceived bearings), on
+    /// `threads` threads (default: one per core). The hierarchy is the same whatever the number
+    /// of threads.
     public init(graph: RoadGraph, costs: TurnCosts? = nil, turns: TurnGeometry? = nil, threads: Int? = nil,
                 progress: Progress? = nil) {
         let costs = costs ?? TurnCosts(for: graph)
@@ -797,11 +799,12 @@ extension ContractionHierarchy {
     }
 
     /// The weights the hierarchy was contracted under: the metric's version (3: routing weights
-    /// with restricted-entry turns, U-turns only where OSRM allows them, restricted paths; older
-    /// hierarchies are refused and must be rebuilt) and the turn costs.
+    /// with restricted-entry turns, U-turns only where OSRM allows them, restricted paths; 4: the
+    /// wait to cross oncoming traffic; older hierarchies are refused and must be rebuilt) and the
+    /// turn costs.
     static func parameters(_ c: TurnCosts) -> [Double] {
-        [3, c.uTurnPenalty, c.trafficSignalDelay, c.turnPenalty, c.turnBias, c.leftHandTraffic ? 1 : 0, c.gateDelay,
-         c.restrictedEntryWeight]
+        [4, c.uTurnPenalty, c.trafficSignalDelay, c.turnPenalty, c.turnBias, c.leftHandTraffic ? 1 : 0, c.gateDelay,
+         c.restrictedEntryWeight, c.oncomingTurnPenalty]
     }
 
     /// The hierarchy stored in a graph file's sections, checked against the graph and the turn

@@ -6,6 +6,9 @@ import WaymarkSupport
 
 /// Per-graph tables for turn costs: each edge's bearing as it leaves its source and as it reaches
 /// its target, and how many roads meet at each vertex (turn costs apply where three or more do).
+/// A map prepared for routing measures the bearings as OSRM measures its turn angles, along the
+/// road as a driver perceives it (``init(graph:departBearing:arrivalBearing:)``, from guidance's
+/// tables); ``init(graph:)`` takes the first and last pieces of each edge.
 public struct TurnGeometry: Sendable {
     @usableFromInline let headBearing: Column<Float>
     @usableFromInline let tailBearing: Column<Float>
@@ -15,6 +18,42 @@ public struct TurnGeometry: Sendable {
     /// road count are its own). The bearings are ``Coordinate/direction(to:)``'s to the bit, each
     /// vertex's latitude's sine and cosine worked out once.
     public init(graph: RoadGraph) { self.init(graph: graph, parts: TurnGeometry.parts(graph.nodeCount)) }
+
+    /// The bearings given: each edge's from its source (`departBearing`) and, looking back, from
+    /// its target (`arrivalBearing`).
+    public init(graph: RoadGraph, departBearing: Column<Float>, arrivalBearing: Column<Float>) {
+        precondition(departBearing.count == graph.edgeCount && arrivalBearing.count == graph.edgeCount)
+        headBearing = departBearing
+        var tail = [Float](repeating: 0, count: graph.edgeCount)
+        for e in 0..<graph.edgeCount {
+            let back = arrivalBearing[e] + 180
+            tail[e] = back >= 360 ? back - 360 : back
+        }
+        tailBearing = Column(tail)
+        roads = TurnGeometry.roadCounts(graph, parts: TurnGeometry.parts(graph.nodeCount))
+    }
+
+    /// How many roads meet at each vertex (a two-way road is one), on all cores.
+    static func roadCounts(_ graph: RoadGraph, parts: Int) -> Column<UInt8> {
+        var roadCount = [UInt8](repeating: 0, count: graph.nodeCount)
+        roadCount.withUnsafeMutableBufferPointer { roadCount in
+            // Shared with the threads below: each part writes only its own share of it.
+            nonisolated(unsafe) let roadCount = roadCount
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                var segments: [Int] = []
+                for i in share(part, of: parts, graph.nodeCount) {
+                    let v = UInt32(i)
+                    segments.removeAll(keepingCapacity: true)
+                    for e in graph.edges(from: v) { segments.append(graph.segment(of: e)) }
+                    for slot in graph.incoming(to: v) {
+                        segments.append(graph.segment(of: Int(graph.incomingEdge[slot])))
+                    }
+                    roadCount[i] = UInt8(min(255, TurnGeometry.distinct(&segments)))
+                }
+            }
+        }
+        return Column(roadCount)
+    }
 
     /// Measured in `parts` ranges side by side (the same tables however many).
     init(graph: RoadGraph, parts: Int) {
@@ -276,7 +315,9 @@ public struct TurnGeometry: Sendable {
     }
 
     /// Seconds the turn e → f takes: the signals and gate at the junction, the turn penalty by
-    /// angle where three or more roads meet (or on a U-turn), the U-turn penalty.
+    /// angle where three or more roads meet (or on a U-turn), the U-turn penalty, and the wait to
+    /// cross oncoming traffic where three or more roads meet (not on or off a roundabout, where
+    /// traffic runs one way).
     @inlinable package static func duration(_ e: Int, _ f: Int, _ graph: RoadGraph,
                                                    _ turns: TurnGeometry, _ costs: TurnCosts) -> Double {
         let v = graph.edgeTarget[e]
@@ -286,7 +327,13 @@ public struct TurnGeometry: Sendable {
         if flags & RoadGraph.gateFlag != 0 { seconds += costs.gateDelay }
         let uTurn = graph.isUTurn(e, f)
         if uTurn { seconds += costs.uTurnPenalty }
-        if turns.roads[Int(v)] > 2 || uTurn { seconds += costs.turn(turns.angle(e, f)) }
+        guard turns.roads[Int(v)] > 2 || uTurn else { return seconds }
+        let angle = turns.angle(e, f)
+        seconds += costs.turn(angle)
+        if !uTurn && turns.roads[Int(v)] > 2 && !graph.flags(of: e).contains(.roundabout)
+            && !graph.flags(of: f).contains(.roundabout) {
+            seconds += costs.oncoming(angle)
+        }
         return seconds
     }
 }
@@ -398,9 +445,10 @@ extension RoadGraph {
                  ) throws(HierarchyFileError) -> (turns: TurnGeometry, transitions: TransitionTable?)? {
         guard let turns = try TurnGeometry(fileSections: sections, graph: graph,
                                            alreadyChecked: alreadyChecked) else { return nil }
-        guard sections.column("TTPR", as: Double.self)?.array == ContractionHierarchy.parameters(costs) else {
-            return (turns, nil)
-        }
+        let stored = sections.column("TTPR", as: Double.self)?.array
+        // Tables of an older metric (the geometry measured otherwise) are made again whole.
+        guard stored?.first == ContractionHierarchy.parameters(costs).first else { return nil }
+        guard stored == ContractionHierarchy.parameters(costs) else { return (turns, nil) }
         return (turns, try TransitionTable(fileSections: sections, graph: graph, alreadyChecked: alreadyChecked))
     }
 }

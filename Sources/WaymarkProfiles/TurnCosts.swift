@@ -15,6 +15,10 @@ public struct TurnCosts: Sendable, Hashable {
     public var turnBias: Double = 1.075
     /// Traffic keeps left (Britain, Japan, …): left turns are the cheap ones.
     public var leftHandTraffic = false
+    /// Seconds added to a sharp turn across oncoming traffic (OSRM's `oncoming_turn_penalty`: 2),
+    /// less as the turn is gentler: the wait for a gap, which the turn penalty's sigmoid leaves out
+    /// at the sharp end.
+    public var oncomingTurnPenalty = 2.0
     /// Seconds for passing a gate at a junction (OSRM's `barrier_penalties`).
     public var gateDelay: Double = CarProfile().barrierPenalties["gate"] ?? 60
     /// The weight, in seconds, of turning from a road without access restrictions onto one with
@@ -47,5 +51,14 @@ public struct TurnCosts: Sendable, Hashable {
             x = (13 * bias) * -angle / 180 - 6.5 / bias
         }
         return turnPenalty / (1 + exp(-x))
+    }
+
+    /// Seconds for waiting to turn by `angle` degrees (positive = right) across oncoming traffic
+    /// (a left turn in right-hand traffic): OSRM's term, tapering like the turn penalty, so a
+    /// turn that is nearly straight on pays almost nothing. Zero for a turn away from it.
+    @inline(__always)
+    public func oncoming(_ angle: Double) -> Double {
+        guard leftHandTraffic ? angle > 0 : angle < 0 else { return 0 }
+        return oncomingTurnPenalty / (1 + exp(-(13 * abs(angle) / 180 - 3.25)))
     }
 }

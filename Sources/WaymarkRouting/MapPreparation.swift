@@ -26,8 +26,14 @@ extension RoadMap {
         let useHierarchy = method == .hierarchy || (method == .automatic && stored != nil)
         var hierarchy = useHierarchy ? stored : nil
         var clock = DispatchTime.now().uptimeNanoseconds
-        // A stored hierarchy's turn tables serve every search, whether or not routes run on it.
-        let turns = stored?.turns ?? storedTurns?.turns ?? TurnGeometry(graph: graph)
+        // A stored hierarchy's turn tables serve every search, whether or not routes run on it;
+        // otherwise the turns are measured on guidance's perceived bearings (as OSRM's are).
+        var measured = guidance
+        let turns = stored?.turns ?? storedTurns?.turns ?? {
+            let tables = measured ?? GuidanceTables(graph: graph)
+            measured = tables
+            return tables.turnGeometry(graph: graph)
+        }()
         var indexSeconds = since(clock)
         // The search structure first, the snap index after it: contraction's peak memory then
         // does not hold the index too.
@@ -52,8 +58,10 @@ extension RoadMap {
         indexSeconds += since(clock)
         let data = RoutingData(graph: graph, snapIndex: index, costs: costs, turns: turns, transitions: transitions,
                                landmarks: landmarks, hierarchy: hierarchy)
-        // Guidance's tables are guidance's code; preparing a map calls it.
-        let guidance = guidance ?? GuidanceTables(graph: graph, transitions: transitions)
+        // Guidance's tables are guidance's code; preparing a map calls it (the bearings once).
+        let guidance = guidance
+            ?? measured.map { $0.addingVerdicts(graph: graph, transitions: transitions) }
+            ?? GuidanceTables(graph: graph, transitions: transitions)
         let search: SearchMethod = hierarchy != nil ? .hierarchy : landmarks != nil ? .landmarks : .aStar
         let preparation = RoadMap.Preparation(search: search,
                                               contracted: hierarchy != nil && stored == nil,

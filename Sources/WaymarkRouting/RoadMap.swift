@@ -330,18 +330,19 @@ public final class RoadMap: @unchecked Sendable {
         let count = GraphFileLayout.laterSectionCount(withHierarchy: hierarchy != nil)
         let tables = GraphFile.LaterSections(count: count) { early in
             if hierarchy == nil {
-                let (indexSections, guidanceSections) = inParallel({
+                // (The turns are measured on guidance's bearings: those first, beside the index.)
+                let (indexSections, tables) = inParallel({
                     let sections = (index ?? SnapIndex(graph: graph)).fileSections
                     early(sections)
-                    let turns = turnTables.turns ?? TurnGeometry(graph: graph)
-                    let transitions = turnTables.transitions
-                        ?? TransitionTable(graph: graph, turns: turns, costs: turnTables.costs)
-                    let turnSections = StoredTurnTables.fileSections(turns: turns, transitions: transitions,
-                                                                     costs: turnTables.costs)
-                    early(turnSections)
-                    return sections + turnSections
-                }, { (guidance ?? GuidanceTables(graph: graph)).fileSections })
-                return indexSections + guidanceSections
+                    return sections
+                }, { guidance ?? GuidanceTables(graph: graph) })
+                let turns = turnTables.turns ?? tables.turnGeometry(graph: graph)
+                let transitions = turnTables.transitions
+                    ?? TransitionTable(graph: graph, turns: turns, costs: turnTables.costs)
+                let turnSections = StoredTurnTables.fileSections(turns: turns, transitions: transitions,
+                                                                 costs: turnTables.costs)
+                early(turnSections)
+                return indexSections + turnSections + tables.fileSections
             }
             let guidanceSections = (guidance ?? GuidanceTables(graph: graph)).fileSections
             returnFreedMemory()

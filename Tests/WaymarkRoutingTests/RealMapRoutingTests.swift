@@ -53,7 +53,8 @@ private let extracts: [String] = ((try? FileManager.default.contentsOfDirectory(
                 let contracted = try #require(ch.route(from: route.waypoints[0], to: route.waypoints[1]))
                 #expect(abs(contracted.weight - plain.weight) <= 1e-9 * max(1, plain.weight), "\(name): CH")
                 #expect(
-                    abs(pathCost(graph, contracted, TurnCosts(for: graph)).weight - plain.weight) <= 1e-6
+                    abs(pathCost(graph, contracted, TurnCosts(for: graph), turns: map.data().data.turns).weight
+                        - plain.weight) <= 1e-6
                         * max(1, plain.weight), "\(name): CH path")
             }
             let steps = route.legs[0].steps

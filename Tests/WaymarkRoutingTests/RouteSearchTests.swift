@@ -189,6 +189,13 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
                 if uTurn { c += costs.uTurnPenalty }
                 // Float bearings in the search's tables: allow for their rounding in the comparison below.
                 if roadsAt[Int(v)].count > 2 || uTurn { c += costs.turn(angle(e, f)) }
+                // OSRM car.lua: the wait to turn across oncoming traffic (left in right-hand
+                // traffic), at real junctions, not on a U-turn or on or off a roundabout.
+                let ring = EdgeFlags.roundabout
+                if !uTurn && roadsAt[Int(v)].count > 2 && !g.flags(of: e).contains(ring)
+                    && !g.flags(of: f).contains(ring) && (costs.leftHandTraffic ? angle(e, f) > 0 : angle(e, f) < 0) {
+                    c += costs.oncomingTurnPenalty / (1 + exp(-(13 * abs(angle(e, f)) / 180 - 3.25)))
+                }
             }
             for (ge, gf) in goals where ge == f { best = min(best, c + Double(g.edgeWeight[f]) * gf) }
             let next = Array((history + [f]).suffix(memory))
@@ -678,8 +685,9 @@ func breaksRestrictedPath(_ g: RoadGraph, _ edges: [Int]) -> Bool {
 
 /// The weight and travel time of a path by the edge-based rules, summed edge by edge (independent
 /// of any search).
-func pathCost(_ g: RoadGraph, _ path: RoutePath, _ costs: TurnCosts) -> (weight: Double, duration: Double) {
-    let turns = TurnGeometry(graph: g)
+func pathCost(_ g: RoadGraph, _ path: RoutePath, _ costs: TurnCosts,
+              turns: TurnGeometry? = nil) -> (weight: Double, duration: Double) {
+    let turns = turns ?? TurnGeometry(graph: g)
     let table = TransitionTable(graph: g, turns: turns, costs: costs)
     if path.edges.count == 1 {
         let part = g.part(path.edges[0], from: path.startOffset, to: path.endOffset)
@@ -714,6 +722,12 @@ func packageRoot() -> String {
         // Left-hand traffic mirrors it.
         let left = TurnCosts(leftHandTraffic: true)
         #expect(abs(left.turn(-90) - right.turn(90)) < 1e-12)
+        // OSRM 26's wait to cross oncoming traffic (oncoming_turn_penalty 2): left turns only in
+        // right-hand traffic, right turns only in left-hand traffic.
+        #expect(abs(right.oncoming(-90) - 1.9253462253117413) < 1e-9)
+        #expect(abs(right.oncoming(-30) - 0.5057514654586609) < 1e-9)
+        #expect(right.oncoming(90) == 0 && left.oncoming(-90) == 0)
+        #expect(abs(left.oncoming(90) - right.oncoming(-90)) < 1e-12)
     }
 
     /// A graph built for left-hand traffic routes with left turns cheap, exactly (CH == Dijkstra),
@@ -733,7 +747,10 @@ func packageRoot() -> String {
         let leftSearch = RouteSearch(map: RoadMap(graph: g, method: .landmarks))
         let leftCost = try #require(leftSearch.route(from: from, to: to, heuristic: false)).weight
         #expect(abs(leftCost - rightCost) > 1, "turn costs depend on the side: \(leftCost) vs \(rightCost)")
-        let leftHand = ContractionHierarchy(graph: g)
+        // (Contracted by a map, on the turn geometry maps measure: guidance's perceived bearings.)
+        let leftMap = RoadMap(graph: g, method: .hierarchy)
+        leftMap.prepare()
+        let leftHand = try #require(leftMap.hierarchy)
         #expect(leftHand.costs.leftHandTraffic)
         let contracted = try #require(
             HierarchySearch(map: RoadMap(graph: g, hierarchy: leftHand)).route(from: from, to: to))
