@@ -131,6 +131,7 @@ package struct Junction {
             // (ties in road order): a handful of roads, counted rather than sorted.
             // (Bearings lie in 0..<360, so adding a half and cutting rounds them as `rounded()` does.)
             for i in 0..<n { scratch[i] = Int(roads[i].bearing + 0.5) % 360 }
+            Junction.discretize(scratch, count: n)
             for i in 0..<n {
                 let b = scratch[i]
                 var position = 0
@@ -146,6 +147,34 @@ package struct Junction {
         }
         return StepIntersection(location: location, roads: sorted, inIndex: inIndex,
                                 outIndex: outIndex, classes: classes)
+    }
+
+    /// OSRM's bearing classes (`classifyIntersection`): the rounded bearings in 15° steps (each to
+    /// the nearest multiple of 15) where no two neighbouring roads then share a step, as they
+    /// are as rounded otherwise. OSRM's guidance reads these (a roundabout turned through, the
+    /// straightest road of a collapsed turn), not the bearings themselves.
+    static func discretize(_ bearings: UnsafeMutableBufferPointer<Int>, count n: Int) {
+        // (The step of b, 0...359: ⌊(b + 7.5) / 15⌋, 360 being 0.)
+        func step(_ b: Int) -> Int { (2 * b + 15) / 30 % 24 }
+        if n > 1 {
+            var last = -1
+            for i in 0..<n where last < 0 || bearings[i] > bearings[last] { last = i }
+            var previous = step(bearings[last])
+            // Ascending: the next larger bearing each time (a handful of roads).
+            var done = 0, current = -1
+            while done < n {
+                var next = -1
+                for i in 0..<n where (current < 0 || bearings[i] > bearings[current]
+                                      || (bearings[i] == bearings[current] && i > current))
+                    && (next < 0 || bearings[i] < bearings[next]) { next = i }
+                let s = step(bearings[next])
+                if s == previous { return }
+                previous = s
+                current = next
+                done += 1
+            }
+        }
+        for i in 0..<n { bearings[i] = step(bearings[i]) * 15 }
     }
 }
 
@@ -466,8 +495,9 @@ extension GuidanceTables {
     /// What the tables were made with: the version of their format, of the bearings' measure and
     /// of the turn verdicts (8: a motorway ending in one ramp is no turn; 9: roads followed on
     /// through vertices OSRM's graph does not have; 10: names and refs compared as OSRM compares
-    /// them). Tables stored under other parameters are made again rather than used.
-    static var parameters: [Double] { [10] }
+    /// them; 11: wide turns judged on lanes and on bearings 2 m out too). Tables stored under
+    /// other parameters are made again rather than used.
+    static var parameters: [Double] { [11] }
 
     /// The tables as graph-file sections: the bearings, the name keys, the merged roads and the
     /// verdicts.

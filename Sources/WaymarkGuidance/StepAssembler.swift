@@ -375,13 +375,18 @@ package struct StepAssembler {
                                     table: data.transitions)
         let exitBearing = exitJunction.roads[exitJunction.taken!].bearing
         let overall = Junction.turnAngle(arriving: junction.arrivalBearing, leaving: exitBearing)
+        let exitIntersection = StepAssembler.intersection(exitJunction, arrival: pieces[k - 1].edge, graph: graph)
         // OSRM: a roundabout or rotary step keeps the direction of the turn onto the ring; a
-        // roundabout told as a turn takes the direction from the road arrived by to the exit.
-        draft.modifier = ManeuverModifier(
-            angle: kind == .intersection ? overall : junction.roads[junction.taken!].angle)
+        // roundabout told as a turn takes the direction from the road arrived by to the exit, as
+        // the two intersections list them (in 15° steps where the roads stay apart).
+        draft.modifier = ManeuverModifier(angle: junction.roads[junction.taken!].angle)
+        if kind == .intersection, let entry = entryIntersection.inIndex, let exit = exitIntersection.outIndex {
+            draft.modifier = ManeuverModifier(angle: Junction.turnAngle(
+                arriving: Double(entryIntersection.roads[entry].bearing) + 180,
+                leaving: Double(exitIntersection.roads[exit].bearing)))
+        }
         draft.angle = overall
         draft.nameEdge = pieces[k].edge
-        let exitIntersection = StepAssembler.intersection(exitJunction, arrival: pieces[k - 1].edge, graph: graph)
         if kind == .intersection {
             // A small roundabout told as a turn: one step through it and onto the exit road.
             intersections.append(exitIntersection)

@@ -1,3 +1,4 @@
+import WaymarkGeo
 import WaymarkGraph
 import WaymarkQueries
 import WaymarkPreparation
@@ -433,7 +434,7 @@ package final class TurnClassifier: Sendable {
                 && slightlyDistinct { continue }
             if samePriority && candidate.highway.osrmPriority > compare.highway.osrmPriority + 4
                 && noNameChangeToCandidate && slightlyDistinct { continue }
-            if compare.highway.hasLowerClass(from: via.highway, to: candidate.highway) { continue }
+            if roadHasLowerClass(via: via, candidate: candidate, compare: compare) { continue }
             if samePriority && via.highway.osrmGroup < compare.highway.osrmGroup
                 && nameChangesToCompare() && announcesSegments(candidate.segment, compare.segment) { continue }
             if samePriority && compare.highway.isRamp { continue }
@@ -442,20 +443,70 @@ package final class TurnClassifier: Sendable {
         return true
     }
 
-    /// OSRM's `IsDistinctWideTurn` (without its check of bearings measured at the junction itself).
+    /// OSRM's `IsDistinctWideTurn`: no road but one of far lesser class or of a much stronger turn
+    /// looks as likely; where the road arrived by bends right at the junction (its bearing 2 m out
+    /// far from the one perceived), a road that turns much more than the candidate there, and
+    /// does not lead straight into it, is not its rival either.
     private func isDistinctWide(arrival via: RoadData, candidate c: Int, junction j: Junction) -> Bool {
         let roads = j.roads
         let candidate = data(of: roads[c])
         let cd = roads[c].deviation
+        var initial: (arriving: Double, candidate: Double)? = nil
         for i in 1..<roads.count where i != c {
             let road = roads[i]
             let compare = data(of: road)
             let straight = ManeuverModifier(angle: road.angle) == .straight
-            if !straight && compare.highway.hasLowerClass(from: via.highway, to: candidate.highway) { continue }
+            if !straight && roadHasLowerClass(via: via, candidate: candidate, compare: compare) { continue }
             if road.deviation > TurnClassifier.distinctionRatio * cd { continue }
+            let back = initial?.arriving ?? initialBearing(of: roads[0], at: j.vertex)
+            if PerceivedBearing.deviation(back, roads[0].bearing) > TurnClassifier.fuzzyAngleDifference {
+                let arriving = back + 180
+                let candidateInitial = initial?.candidate ?? initialBearing(of: roads[c], at: j.vertex)
+                initial = (back, candidateInitial)
+                let roadInitial = initialBearing(of: road, at: j.vertex)
+                let candidateDeviation = abs(180 - Junction.turnAngle(arriving: arriving, leaving: candidateInitial))
+                let roadDeviation = abs(180 - Junction.turnAngle(arriving: arriving, leaving: roadInitial))
+                let roadToCandidate = Junction.turnAngle(arriving: roadInitial + 180, leaving: candidateInitial)
+                if ManeuverModifier(angle: roadToCandidate) != .straight
+                    && roadDeviation > TurnClassifier.distinctionRatio * candidateDeviation { continue }
+            }
             return false
         }
         return true
+    }
+
+    /// OSRM's initial bearing of a road at junction vertex `v`: towards the point 2 m along it.
+    private func initialBearing(of road: JunctionRoad, at v: UInt32) -> Double {
+        var points: [Coordinate]
+        if road.out >= 0 {
+            points = graph.geometry(of: road.out)
+        } else if let slot = graph.incoming(to: v).first(where: {
+            Int(graph.edgeSegment[Int(graph.incomingEdge[$0])] ^ 1) == road.segment
+        }) {
+            points = graph.geometry(of: Int(graph.incomingEdge[slot])).reversed()
+        } else {
+            return road.bearing
+        }
+        var travelled = 0.0
+        for (p, q) in zip(points, points.dropFirst()) {
+            let d = p.distance(to: q)
+            if travelled + d >= 2 {
+                let at = p.interpolated(to: q, fraction: d > 0 ? (2 - travelled) / d : 0)
+                return points[0].direction(to: at)
+            }
+            travelled += d
+        }
+        return points[0].direction(to: points[points.count - 1])
+    }
+
+    /// OSRM's `roadHasLowerClass`: `compare` is of a lower category than both the road arrived by
+    /// and the candidate, with fewer lanes (by two or more) than the road arrived by; or a link of
+    /// both their classes.
+    private func roadHasLowerClass(via: RoadData, candidate: RoadData, compare: RoadData) -> Bool {
+        let viaLanes = Int(graph.segmentLanes[via.segment]), compareLanes = Int(graph.segmentLanes[compare.segment])
+        if compare.highway.strictlyLess(than: via.highway) && compare.highway.strictlyLess(than: candidate.highway)
+            && compareLanes > 0 && compareLanes + 1 < viaLanes { return true }
+        return compare.highway.isLink(to: via.highway) && compare.highway.isLink(to: candidate.highway)
     }
 
     /// OSRM's `findFork`: the roads ahead, right to left, that fork (two or three, each close to
@@ -622,8 +673,4 @@ extension HighwayClass {
         }
     }
 
-    /// OSRM's `roadHasLowerClass` without lane counts: a link of both roads' class.
-    func hasLowerClass(from via: HighwayClass, to candidate: HighwayClass) -> Bool {
-        isLink(to: via) && isLink(to: candidate)
-    }
 }

@@ -1142,6 +1142,23 @@ import WaymarkOSM
         }
     }
 
+    /// Intersection bearings as OSRM lists them (its bearing classes): 15° steps where neighbouring
+    /// roads stay apart, else to the degree. Each case is a junction measured by Waymark, beside
+    /// the bearings OSRM 26.10 lists at the same junction (Andorra, Porto).
+    @Test func bearingClassesAsOSRM() {
+        let cases: [([Int], [Int])] = [([117, 135, 319], [120, 135, 315]), ([21, 60, 237], [15, 60, 240]),
+                                       ([13, 20, 193], [13, 20, 193]), ([352], [345]), ([353], [0]),
+                                       ([5, 99, 234], [0, 105, 240])]
+        for (measured, osrm) in cases {
+            let listed = withUnsafeTemporaryAllocation(of: Int.self, capacity: measured.count) { buffer in
+                for (i, b) in measured.enumerated() { buffer[i] = b }
+                Junction.discretize(buffer, count: measured.count)
+                return Array(buffer)
+            }
+            #expect(listed == osrm, "\(measured)")
+        }
+    }
+
     /// OSRM's turn directions by angle (180 straight on, below it to the right).
     @Test func modifiersByAngle() {
         let expected: [(Double, ManeuverModifier)] = [(0, .uturn), (30, .sharpRight), (90, .right),
