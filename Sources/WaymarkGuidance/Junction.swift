@@ -129,8 +129,9 @@ package struct Junction {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * n) { scratch in
             // Rounded bearings in road order, then the road at each place among them ascending
             // (ties in road order): a handful of roads, counted rather than sorted.
-            // (Bearings lie in 0..<360, so adding a half and cutting rounds them as `rounded()` does.)
-            for i in 0..<n { scratch[i] = Int(roads[i].bearing + 0.5) % 360 }
+            // (Bearings lie in 0..<360, so adding a half and cutting rounds them as `rounded()` does;
+            // one that rounds to 360 stays last, listed as 0, as in OSRM.)
+            for i in 0..<n { scratch[i] = Int(roads[i].bearing + 0.5) }
             Junction.discretize(scratch, count: n)
             for i in 0..<n {
                 let b = scratch[i]
@@ -142,7 +143,7 @@ package struct Junction {
             }
             for position in 0..<n {
                 let i = scratch[n + position]
-                sorted.append(StepIntersection.Road(bearing: scratch[i], entry: roads[i].entry))
+                sorted.append(StepIntersection.Road(bearing: scratch[i] % 360, entry: roads[i].entry))
             }
         }
         return StepIntersection(location: location, roads: sorted, inIndex: inIndex,
@@ -495,9 +496,10 @@ extension GuidanceTables {
     /// What the tables were made with: the version of their format, of the bearings' measure and
     /// of the turn verdicts (8: a motorway ending in one ramp is no turn; 9: roads followed on
     /// through vertices OSRM's graph does not have; 10: names and refs compared as OSRM compares
-    /// them; 11: wide turns judged on lanes and on bearings 2 m out too). Tables stored under
-    /// other parameters are made again rather than used.
-    static var parameters: [Double] { [11] }
+    /// them; 11: wide turns judged on lanes and on bearings 2 m out too; 12: exit numbers
+    /// announced as OSRM announces them). Tables stored under other parameters are made again
+    /// rather than used.
+    static var parameters: [Double] { [12] }
 
     /// The tables as graph-file sections: the bearings, the name keys, the merged roads and the
     /// verdicts.

@@ -20,16 +20,21 @@ package enum NameChange {
     }
 
     /// Whether going from road (name, ref) onto road (name, ref), given as string ids, must be
-    /// announced as a new name.
+    /// announced as a new name; `exits` the roads' exit numbers (`junction:ref`), which OSRM
+    /// announces when they change, unless the road only loses them.
     static func mustAnnounce(from: (name: UInt32, ref: UInt32), to: (name: UInt32, ref: UInt32),
-                             strings: [String], keys: NameKeys) -> Bool {
-        if from == to { return false }
+                             exits: (from: UInt32, to: UInt32) = (0, 0), strings: [String],
+                             keys: NameKeys) -> Bool {
+        let fromExits = strings[Int(exits.from)], toExits = strings[Int(exits.to)]
+        let exitsChange = exits.from != exits.to && !sameBytes(fromExits, toExits)
+        if from == to && !exitsChange { return false }
         let fromName = strings[Int(from.name)], toName = strings[Int(to.name)]
         let fromRef = strings[Int(from.ref)], toRef = strings[Int(to.ref)]
         // Equal ids are equal strings; equal strings under two ids only in a map written elsewhere.
         let sameName = from.name == to.name || sameBytes(fromName, toName)
-        if sameName && (from.ref == to.ref || sameBytes(fromRef, toRef)) { return false }
-        if fromName.isEmpty && fromRef.isEmpty { return true }
+        let sameRef = from.ref == to.ref || sameBytes(fromRef, toRef)
+        if sameName && sameRef && !exitsChange { return false }
+        if fromName.isEmpty && fromRef.isEmpty && !(sameName && sameRef) { return true }
         let namesEmpty = fromName.isEmpty && toName.isEmpty
         // OSRM compares bytes (std::string): so do these.
         let contained = sameName || isPrefix(fromName, of: toName) || isPrefix(toName, of: fromName)
@@ -48,7 +53,8 @@ package enum NameChange {
         let needsAnnouncement = (fromName.isEmpty && !fromRef.isEmpty && !toName.isEmpty && toRef.isEmpty)
             || (!fromName.isEmpty && fromRef.isEmpty && toName.isEmpty && !toRef.isEmpty)
             || (namesEmpty && !refContained)
-        return !obvious || needsAnnouncement
+        let losesExit = namesEqual && !fromExits.isEmpty && toExits.isEmpty
+        return !obvious || needsAnnouncement || (exitsChange && !losesExit)
     }
 
     /// Whether `text` starts with `prefix`, byte for byte.

@@ -101,10 +101,18 @@ package final class TurnClassifier: Sendable {
 
     /// Whether going from segment `s` onto segment `t` must be announced (OSRM's `requiresNameAnnounced`).
     func announcesSegments(_ s: Int, _ t: Int) -> Bool {
-        if graph.segmentName[s] == graph.segmentName[t] && graph.segmentRef[s] == graph.segmentRef[t] { return false }
+        let exits = (exitsID(s), exitsID(t))
+        if graph.segmentName[s] == graph.segmentName[t] && graph.segmentRef[s] == graph.segmentRef[t]
+            && exits.0 == exits.1 { return false }
         return NameChange.mustAnnounce(from: (graph.segmentName[s], graph.segmentRef[s]),
-                                       to: (graph.segmentName[t], graph.segmentRef[t]),
+                                       to: (graph.segmentName[t], graph.segmentRef[t]), exits: exits,
                                        strings: graph.strings, keys: names)
+    }
+
+    /// The string id of segment `s`'s exit numbers (`junction:ref`), 0 for none.
+    private func exitsID(_ s: Int) -> UInt32 {
+        let row = Int(graph.segmentSigns[s])
+        return row == 0 ? 0 : graph.signRows[row * 5 + 2]
     }
 
     /// OSRM's `HaveIdenticalNames`: both named and no announcement either way.
