@@ -156,8 +156,15 @@ public struct RoadGraph: Sendable, Equatable {
     @inlinable public func turnLanes(of edge: Int) -> String { signString(edge, isReversed(edge) ? 4 : 3) }
     @inlinable @usableFromInline
     func signString(_ edge: Int, _ column: Int) -> String {
-        let row = Int(segmentSigns[segment(of: edge)])
-        return row == 0 ? "" : strings[Int(signRows[row * 5 + column])]
+        strings[Int(signID(segment: segment(of: edge), column: column))]
+    }
+
+    /// The string id in column `column` of segment `s`'s row of ``signRows`` (0, the empty
+    /// string, for a segment without signs).
+    @inlinable
+    public func signID(segment s: Int, column: Int) -> UInt32 {
+        let row = Int(segmentSigns[s])
+        return row == 0 ? 0 : signRows[row * 5 + column]
     }
 
     @inlinable

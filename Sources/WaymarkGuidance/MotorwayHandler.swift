@@ -18,7 +18,7 @@ extension TurnClassifier {
     private func fromMotorwayDecision(arrival e: Int, junction j: Junction, taken t: Int) -> TurnDecision {
         let roads = j.roads
         func motorway(_ i: Int) -> Bool { data(of: roads[i]).highway.isMotorwayClass }
-        guard let on = motorwayContinuation(arrival: e, junction: j, taken: t) else {
+        guard let on = motorwayContinuation(arrival: e, junction: j) else {
             // The motorway ends: in a ramp passing by, a fork of ramps, or three ways alike.
             switch roads.count {
             case 2: return .silent

@@ -110,10 +110,7 @@ package final class TurnClassifier: Sendable {
     }
 
     /// The string id of segment `s`'s exit numbers (`junction:ref`), 0 for none.
-    private func exitsID(_ s: Int) -> UInt32 {
-        let row = Int(graph.segmentSigns[s])
-        return row == 0 ? 0 : graph.signRows[row * 5 + 2]
-    }
+    private func exitsID(_ s: Int) -> UInt32 { graph.signID(segment: s, column: 2) }
 
     /// OSRM's `HaveIdenticalNames`: both named and no announcement either way.
     func identicalNames(_ s: Int, _ t: Int) -> Bool {
@@ -162,7 +159,7 @@ package final class TurnClassifier: Sendable {
     func endsInRamp(arrival e: Int, junction j: Junction) -> Bool {
         guard let t = j.taken, graph.highway(of: e).isMotorwayClass, j.roads.count <= 3,
               isMotorwayJunction(j, fromMotorway: true),
-              motorwayContinuation(arrival: e, junction: j, taken: t) == nil else { return false }
+              motorwayContinuation(arrival: e, junction: j) == nil else { return false }
         return j.roads.dropFirst().lazy.filter(\.entry).count == 1
     }
 
@@ -262,7 +259,7 @@ package final class TurnClassifier: Sendable {
 
     /// The angle of the motorway that goes on from a motorway (OSRM's `findBestContinue`): the
     /// road of the same name, else the straightest motorway; nil when none goes on.
-    func motorwayContinuation(arrival e: Int, junction j: Junction, taken t: Int) -> Double? {
+    func motorwayContinuation(arrival e: Int, junction j: Junction) -> Double? {
         let via = graph.segment(of: e)
         for road in j.roads.dropFirst() where road.entry && road.out >= 0
             && graph.highway(of: road.out).isMotorwayClass {
@@ -459,22 +456,25 @@ package final class TurnClassifier: Sendable {
         let roads = j.roads
         let candidate = data(of: roads[c])
         let cd = roads[c].deviation
-        var initial: (arriving: Double, candidate: Double)? = nil
+        // The road arrived by, 2 m out, and the candidate's initial bearing: measured once, when
+        // a road first gets that far; nil for the candidate while the road arrived by is straight.
+        var back: Double? = nil, candidateInitial: Double? = nil
         for i in 1..<roads.count where i != c {
             let road = roads[i]
             let compare = data(of: road)
             let straight = ManeuverModifier(angle: road.angle) == .straight
             if !straight && roadHasLowerClass(via: via, candidate: candidate, compare: compare) { continue }
             if road.deviation > TurnClassifier.distinctionRatio * cd { continue }
-            let back = initial?.arriving ?? initialBearing(of: roads[0], at: j.vertex)
-            if PerceivedBearing.deviation(back, roads[0].bearing) > TurnClassifier.fuzzyAngleDifference {
-                let arriving = back + 180
-                let candidateInitial = initial?.candidate ?? initialBearing(of: roads[c], at: j.vertex)
-                initial = (back, candidateInitial)
+            let backBearing = back ?? initialBearing(of: roads[0], at: j.vertex)
+            back = backBearing
+            if PerceivedBearing.deviation(backBearing, roads[0].bearing) > TurnClassifier.fuzzyAngleDifference {
+                let arriving = backBearing + 180
+                let toCandidate = candidateInitial ?? initialBearing(of: roads[c], at: j.vertex)
+                candidateInitial = toCandidate
                 let roadInitial = initialBearing(of: road, at: j.vertex)
-                let candidateDeviation = abs(180 - Junction.turnAngle(arriving: arriving, leaving: candidateInitial))
+                let candidateDeviation = abs(180 - Junction.turnAngle(arriving: arriving, leaving: toCandidate))
                 let roadDeviation = abs(180 - Junction.turnAngle(arriving: arriving, leaving: roadInitial))
-                let roadToCandidate = Junction.turnAngle(arriving: roadInitial + 180, leaving: candidateInitial)
+                let roadToCandidate = Junction.turnAngle(arriving: roadInitial + 180, leaving: toCandidate)
                 if ManeuverModifier(angle: roadToCandidate) != .straight
                     && roadDeviation > TurnClassifier.distinctionRatio * candidateDeviation { continue }
             }
@@ -483,28 +483,32 @@ package final class TurnClassifier: Sendable {
         return true
     }
 
-    /// OSRM's initial bearing of a road at junction vertex `v`: towards the point 2 m along it.
+    /// OSRM's initial bearing of a road at junction vertex `v`: towards the point 2 m along it
+    /// (read off the graph's points, no line made).
     private func initialBearing(of road: JunctionRoad, at v: UInt32) -> Double {
-        var points: [Coordinate]
+        // The edge along the road: out of `v`, or in (a oneway towards it) and read backwards.
+        let edge: Int, far: UInt32, backwards: Bool
         if road.out >= 0 {
-            points = graph.geometry(of: road.out)
+            (edge, far, backwards) = (road.out, graph.edgeTarget[road.out], false)
         } else if let slot = graph.incoming(to: v).first(where: {
             Int(graph.edgeSegment[Int(graph.incomingEdge[$0])] ^ 1) == road.segment
         }) {
-            points = graph.geometry(of: Int(graph.incomingEdge[slot])).reversed()
+            (edge, far, backwards) = (Int(graph.incomingEdge[slot]), graph.incomingSource[slot], true)
         } else {
             return road.bearing
         }
-        var travelled = 0.0
-        for (p, q) in zip(points, points.dropFirst()) {
-            let d = p.distance(to: q)
+        let start = graph.coordinate(of: v), n = graph.interiorPointCount(of: edge)
+        var previous = start, travelled = 0.0
+        for k in 0...n {
+            let point = k == n ? graph.coordinate(of: far) : graph.interiorPoint(of: edge, backwards ? n - 1 - k : k)
+            let d = previous.distance(to: point)
             if travelled + d >= 2 {
-                let at = p.interpolated(to: q, fraction: d > 0 ? (2 - travelled) / d : 0)
-                return points[0].direction(to: at)
+                return start.direction(to: previous.interpolated(to: point, fraction: d > 0 ? (2 - travelled) / d : 0))
             }
             travelled += d
+            previous = point
         }
-        return points[0].direction(to: points[points.count - 1])
+        return start.direction(to: previous)
     }
 
     /// OSRM's `roadHasLowerClass`: `compare` is of a lower category than both the road arrived by

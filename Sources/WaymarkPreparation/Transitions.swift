@@ -58,7 +58,6 @@ public struct TurnGeometry: Sendable {
     /// Measured in `parts` ranges side by side (the same tables however many).
     init(graph: RoadGraph, parts: Int) {
         var head = [Float](repeating: 0, count: graph.edgeCount), tail = head
-        var roadCount = [UInt8](repeating: 0, count: graph.nodeCount)
         var sines = [Double](repeating: 0, count: graph.nodeCount), cosines = sines
         sines.withUnsafeMutableBufferPointer { sines in
             cosines.withUnsafeMutableBufferPointer { cosines in
@@ -74,30 +73,21 @@ public struct TurnGeometry: Sendable {
         }
         head.withUnsafeMutableBufferPointer { head in
             tail.withUnsafeMutableBufferPointer { tail in
-                roadCount.withUnsafeMutableBufferPointer { roadCount in
-                    // Shared with the threads below: each part writes only its own share of it.
-                    nonisolated(unsafe) let (head, tail, roadCount) = (head, tail, roadCount)
-                    let (sines, cosines) = (sines, cosines)
-                    DispatchQueue.concurrentPerform(iterations: parts) { part in
-                        var segments: [Int] = []
-                        for i in share(part, of: parts, graph.nodeCount) {
-                            let v = UInt32(i)
-                            let from = Bearing(graph.coordinate(of: v), sine: sines[i], cosine: cosines[i])
-                            segments.removeAll(keepingCapacity: true)
-                            for e in graph.edges(from: v) {
-                                let w = graph.edgeTarget[e]
-                                let to = Bearing(graph.coordinate(of: w), sine: sines[Int(w)], cosine: cosines[Int(w)])
-                                let n = graph.interiorPointCount(of: e)
-                                let second = n > 0 ? Bearing(graph.interiorPoint(of: e, 0)) : to
-                                let penultimate = n > 0 ? Bearing(graph.interiorPoint(of: e, n - 1)) : from
-                                head[e] = Float(from.direction(to: second))
-                                tail[e] = Float(penultimate.direction(to: to))
-                                segments.append(graph.segment(of: e))
-                            }
-                            for slot in graph.incoming(to: v) {
-                                segments.append(graph.segment(of: Int(graph.incomingEdge[slot])))
-                            }
-                            roadCount[Int(v)] = UInt8(min(255, TurnGeometry.distinct(&segments)))
+                // Shared with the threads below: each part writes only its own share of it.
+                nonisolated(unsafe) let (head, tail) = (head, tail)
+                let (sines, cosines) = (sines, cosines)
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    for i in share(part, of: parts, graph.nodeCount) {
+                        let v = UInt32(i)
+                        let from = Bearing(graph.coordinate(of: v), sine: sines[i], cosine: cosines[i])
+                        for e in graph.edges(from: v) {
+                            let w = graph.edgeTarget[e]
+                            let to = Bearing(graph.coordinate(of: w), sine: sines[Int(w)], cosine: cosines[Int(w)])
+                            let n = graph.interiorPointCount(of: e)
+                            let second = n > 0 ? Bearing(graph.interiorPoint(of: e, 0)) : to
+                            let penultimate = n > 0 ? Bearing(graph.interiorPoint(of: e, n - 1)) : from
+                            head[e] = Float(from.direction(to: second))
+                            tail[e] = Float(penultimate.direction(to: to))
                         }
                     }
                 }
@@ -105,7 +95,7 @@ public struct TurnGeometry: Sendable {
         }
         headBearing = Column(head)
         tailBearing = Column(tail)
-        roads = Column(roadCount)
+        roads = TurnGeometry.roadCounts(graph, parts: parts)
     }
 
     /// A point with its latitude's sine and cosine, for ``Coordinate/direction(to:)`` without
@@ -186,10 +176,10 @@ public struct TurnGeometry: Sendable {
 }
 
 /// The routing weight of every turn e → f (f leaving e's target), shared by the searches so they
-/// agree to the bit: the signals and gate at the junction, the turn penalty by angle where three
-/// or more roads meet, the U-turn penalty — or, entering a restricted road from an unrestricted
-/// one, OSRM's `max_turn_weight` instead; infinity for a U-turn where OSRM allows none. Entry for e → f: `cost[start[e]
-/// + (f − firstEdge[target(e)])]`.
+/// agree to the bit: the signals and gate at the junction, the turn penalty by angle and the wait
+/// to cross oncoming traffic where three or more roads meet, the U-turn penalty — or, entering a
+/// restricted road from an unrestricted one, OSRM's `max_turn_weight` instead; infinity for a
+/// U-turn where OSRM allows none. Entry for e → f: `cost[start[e] + (f − firstEdge[target(e)])]`.
 /// With it, the restricted paths over via ways: the states of the edge-based graph.
 @usableFromInline package struct TransitionTable: Sendable {
     @usableFromInline package let start: Column<UInt32>

@@ -29,11 +29,14 @@ extension RoadMap {
         // A stored hierarchy's turn tables serve every search, whether or not routes run on it;
         // otherwise the turns are measured on guidance's perceived bearings (as OSRM's are).
         var measured = guidance
-        let turns = stored?.turns ?? storedTurns?.turns ?? {
-            let tables = measured ?? GuidanceTables(graph: graph)
+        let turns: TurnGeometry
+        if let kept = stored?.turns ?? storedTurns?.turns {
+            turns = kept
+        } else {
+            let tables = guidance ?? GuidanceTables(graph: graph)
             measured = tables
-            return tables.turnGeometry(graph: graph)
-        }()
+            turns = tables.turnGeometry(graph: graph)
+        }
         var indexSeconds = since(clock)
         // The search structure first, the snap index after it: contraction's peak memory then
         // does not hold the index too.

@@ -43,11 +43,11 @@ import WaymarkGeo
     ]
 
     @Test func citiesKeepToTheirSide() {
-        for (name, latitude, longitude) in Self.left {
-            #expect(LeftHandTraffic.contains(Coordinate(latitude: latitude, longitude: longitude)), "\(name)")
-        }
-        for (name, latitude, longitude) in Self.right {
-            #expect(!LeftHandTraffic.contains(Coordinate(latitude: latitude, longitude: longitude)), "\(name)")
+        for (cities, left) in [(Self.left, true), (Self.right, false)] {
+            for (name, latitude, longitude) in cities {
+                #expect(LeftHandTraffic.contains(Coordinate(latitude: latitude, longitude: longitude)) == left,
+                        "\(name)")
+            }
         }
     }
 }

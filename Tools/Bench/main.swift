@@ -141,8 +141,8 @@ func benchCluster(files: [String], runs: Int, reference: String?) {
         }
     }
     print(
-        "| points | build, median (s) | clusters(world, z) for z = 0…16, median (s) | index arrays (MB) | process peak "
-            + "RSS (MB) | counts per zoom = supercluster's |"
+        "| points | build, median (s) | clusters(world, z) for z = 0…16, median (s) | index arrays (MB) "
+            + "| process peak RSS (MB) | counts per zoom = supercluster's |"
     )
     print("|---:|---:|---:|---:|---:|---|")
     for file in files {
@@ -270,8 +270,8 @@ func benchRoute(map: String, pairsFile: String, osrm: String?) {
     let mean = { (xs: [Int]) in xs.isEmpty ? 0 : Double(xs.reduce(0, +)) / Double(xs.count) }
     func settled(_ xs: [Int]) -> String { String(format: "%.0f (1/%.1f)", mean(xs), mean(settledD) / max(1, mean(xs))) }
     print(
-        "| map | routed | search | route p50 / p95 (ms) | search only p50 / p95 (ms) | settled (÷ Dijkstra's) | cost ≠ "
-            + "Dijkstra | preparation (s) |"
+        "| map | routed | search | route p50 / p95 (ms) | search only p50 / p95 (ms) | settled (÷ Dijkstra's) "
+            + "| cost ≠ Dijkstra | preparation (s) |"
     )
     print("|---|---:|---|---:|---:|---:|---:|---:|")
     let name = (map as NSString).lastPathComponent
@@ -290,7 +290,8 @@ func benchRoute(map: String, pairsFile: String, osrm: String?) {
     let withinText = durationRatios.isEmpty
         ? "–" : String(format: "%.1f %%", 100 * Double(within) / Double(durationRatios.count))
     print(
-        "duration ÷ OSRM (median) \(durationRatios.isEmpty ? "–" : String(format: "%.3f", pct(durationRatios, 0.5))), "
+        "duration ÷ OSRM (median) "
+            + "\(durationRatios.isEmpty ? "–" : String(format: "%.3f", pct(durationRatios, 0.5))), "
             + "within 10 %: \(withinText), "
             + "distance ÷ OSRM (median) "
             + "\(distanceRatios.isEmpty ? "–" : String(format: "%.3f", pct(distanceRatios, 0.5))); peak RSS "
