@@ -154,7 +154,7 @@ public struct RoadGraph: Sendable, Equatable {
     @inlinable public func exits(of edge: Int) -> String { signString(edge, 2) }
     /// `turn:lanes` for driving along `edge`, left to right, `|` between lanes (empty when none).
     @inlinable public func turnLanes(of edge: Int) -> String { signString(edge, isReversed(edge) ? 4 : 3) }
-    @inlinable @usableFromInline
+    @inlinable
     func signString(_ edge: Int, _ column: Int) -> String {
         strings[Int(signID(segment: segment(of: edge), column: column))]
     }
