@@ -453,8 +453,8 @@ extension RoadGraph {
 
     /// The road on from vertex `w` beyond edge `e` (traversed against its direction when
     /// `reversed`) where OSRM's graph has no vertex: only the two roads meet there, no signal,
-    /// barrier or restriction is on it, and both are of one kind (class, lanes, name, ref, ring,
-    /// and one way the same way or both ways), so that OSRM's compressor joins them.
+    /// barrier or restriction is on it, and both are of one kind (class, name, ref, ring, and one
+    /// way the same way or both ways; not lanes), so that OSRM's compressor joins them.
     private func compressedOnward(at w: UInt32, after e: Int, reversed: Bool) -> (edge: Int, reversed: Bool)? {
         // (Two roads have at most four edges here: a count first, the set of roads only then.)
         guard nodeFlags[Int(w)] == 0, edges(from: w).count + incoming(to: w).count <= 4,
@@ -470,7 +470,7 @@ extension RoadGraph {
         guard let (g, backwards) = onward else { return nil }
         let t = segment(of: g)
         let oneway = flags(of: e).contains(.oneway)
-        guard segmentHighway[s] == segmentHighway[t], segmentLanes[s] == segmentLanes[t],
+        guard segmentHighway[s] == segmentHighway[t],
               segmentName[s] == segmentName[t], segmentRef[s] == segmentRef[t],
               flags(of: e).contains(.roundabout) == flags(of: g).contains(.roundabout),
               oneway == flags(of: g).contains(.oneway), !oneway || backwards == reversed else { return nil }

@@ -127,6 +127,8 @@ package struct PerceivedBearing {
         if points.count <= 2 { return points[points.count - 1] }
         if road.roundabout { return coordinate(atLength: skippingInaccuracies, points, grid: g) }
         let turn = points[0]
+        // OSRM projects onto lines in degrees.
+        let c = g?.cosLatitude ?? 1
         if road.highway.mayBeIgnored {
             // OSRM also tries an offset correction here, under a condition that cannot hold.
             return trimmed(points, to: lookaheadWithoutLanes, grid: g).last!
@@ -142,7 +144,8 @@ package struct PerceivedBearing {
         let total = lengths.reduce(0, +)
         if points.count == 2 || total <= skippingInaccuracies { return points[points.count - 1] }
 
-        if maxDeviation(points[...], from: points[0], to: points[points.count - 1]) < 0.5 * laneWidth {
+        if maxDeviation(points[...], from: points[0], to: points[points.count - 1], cosLatitude: c)
+            < 0.5 * laneWidth {
             return points[0] == points[points.count - 1]
                 ? coordinate(atLength: skippingInaccuracies, points, grid: g) : points[points.count - 1]
         }
@@ -151,7 +154,8 @@ package struct PerceivedBearing {
         var straightDistance = lengths[1]
         var index = 2
         while index < points.count {
-            guard maxDeviation(points[0..<index], from: points[0], to: points[index]) < 0.25 * laneWidth else { break }
+            guard maxDeviation(points[0..<index], from: points[0], to: points[index], cosLatitude: c)
+                    < 0.25 * laneWidth else { break }
             straightDistance += lengths[index]
             index += 1
         }
@@ -161,17 +165,17 @@ package struct PerceivedBearing {
         }
 
         let line = regressionLine(points, grid: g)
-        if maxDeviation(points[...], from: line.0, to: line.1) < 0.35 * laneWidth {
-            return corrected(turn, base: project(points[0], on: line),
-                             head: project(points[points.count - 1], on: line), grid: g)
+        if maxDeviation(points[...], from: line.0, to: line.1, cosLatitude: c) < 0.35 * laneWidth {
+            return corrected(turn, base: project(points[0], on: line, cosLatitude: c),
+                             head: project(points[points.count - 1], on: line, cosLatitude: c), grid: g)
         }
         if isDirectOffset(points, straightIndex: straightIndex, straightDistance: straightDistance, total: total,
-                          lengths: lengths, considered: considered) {
+                          lengths: lengths, considered: considered, cosLatitude: c) {
             let k = max(1, straightIndex)
             return corrected(turn, base: points[k], head: points[k + 1], grid: g)
         }
         if isCurve(points, lengths: lengths, total: total, laneWidths: considered * laneWidth,
-                   roundabout: road.roundabout) {
+                   roundabout: road.roundabout, cosLatitude: c) {
             if total <= skippingInaccuracies { return points[points.count - 1] }
             var curve = trimmed(points, to: 3 * skippingInaccuracies, cache: lengths, grid: g)
             var curveLengths = Array(lengths.prefix(curve.count))
@@ -184,7 +188,7 @@ package struct PerceivedBearing {
         let front = trimmedFront(points, by: 0.8 * trimming, grid: g)
         if front.count >= 2 && total >= trimming + 2 {
             let line = regressionLine(front, grid: g)
-            if maxDeviation(front[...], from: line.0, to: line.1) < 0.5 * laneWidth {
+            if maxDeviation(front[...], from: line.0, to: line.1, cosLatitude: c) < 0.5 * laneWidth {
                 return corrected(turn, base: line.0, head: line.1, grid: g)
             }
         }
@@ -282,20 +286,25 @@ package struct PerceivedBearing {
         return rest
     }
 
-    /// The nearest point to `p` on the segment from `a` to `b`.
-    static func project(_ p: Point, onSegment a: Point, _ b: Point) -> Point {
+    /// The nearest point to `p` on the segment from `a` to `b`; with `cosLatitude`, nearest in
+    /// degrees as OSRM's `projectPointOnSegment` finds it (a degree east is shorter than north).
+    static func project(_ p: Point, onSegment a: Point, _ b: Point, cosLatitude c: Double = 1) -> Point {
         let v = b - a, w = p - a
-        let squared = v.x * v.x + v.y * v.y
+        let k = 1 / (c * c)
+        let squared = k * v.x * v.x + v.y * v.y
         if squared < .ulpOfOne { return a }
-        let t = max(0, min(1, (v.x * w.x + v.y * w.y) / squared))
+        let t = max(0, min(1, (k * v.x * w.x + v.y * w.y) / squared))
         return a + t * v
     }
 
-    static func project(_ p: Point, on line: (Point, Point)) -> Point { project(p, onSegment: line.0, line.1) }
+    static func project(_ p: Point, on line: (Point, Point), cosLatitude c: Double = 1) -> Point {
+        project(p, onSegment: line.0, line.1, cosLatitude: c)
+    }
 
-    /// The largest distance of the points from the segment `a`–`b`.
-    static func maxDeviation(_ points: ArraySlice<Point>, from a: Point, to b: Point) -> Double {
-        points.reduce(0) { max($0, $1.distance(to: project($1, onSegment: a, b))) }
+    /// The largest distance of the points from their projections on the segment `a`–`b`.
+    static func maxDeviation(_ points: ArraySlice<Point>, from a: Point, to b: Point,
+                             cosLatitude c: Double = 1) -> Double {
+        points.reduce(0) { max($0, $1.distance(to: project($1, onSegment: a, b, cosLatitude: c))) }
     }
 
     /// OSRM's `GetCorrectedCoordinate`: the head moved back by 90 % of the base's offset from the turn.
@@ -345,18 +354,19 @@ package struct PerceivedBearing {
         /// from the smallest longitude to the largest; a line more than twice as tall as wide (in
         /// degrees, hence `cosLatitude`) is fitted turned a quarter: longitude on latitude, from
         /// the smallest latitude to the largest. (Ordinary least squares gives the same line
-        /// whether the axes are in degrees or metres.)
-        func line(cosLatitude: Double) -> (Point, Point) {
+        /// whether the axes are in degrees or metres.) OSRM runs the line `reach` (10⁻⁵° in
+        /// metres east and north) beyond the points at both ends.
+        func line(cosLatitude: Double, reach: (x: Double, y: Double) = (0, 0)) -> (Point, Point) {
             let meanX = sx / n, meanY = sy / n
             let vx = sxx - n * meanX * meanX, vy = syy - n * meanY * meanY, cxy = sxy - n * meanX * meanY
             if (maxY - minY) * cosLatitude > 2 * (maxX - minX) {
                 let slope = vy > 0 ? cxy / vy : 0
-                return (Point(x: meanX + slope * (minY - meanY), y: minY),
-                        Point(x: meanX + slope * (maxY - meanY), y: maxY))
+                let low = minY - reach.y, high = maxY + reach.y
+                return (Point(x: meanX + slope * (low - meanY), y: low), Point(x: meanX + slope * (high - meanY), y: high))
             }
             let slope = vx > 0 ? cxy / vx : 0
-            return (Point(x: minX, y: meanY + slope * (minX - meanX)),
-                    Point(x: maxX, y: meanY + slope * (maxX - meanX)))
+            let low = minX - reach.x, high = maxX + reach.x
+            return (Point(x: low, y: meanY + slope * (low - meanX)), Point(x: high, y: meanY + slope * (high - meanX)))
         }
     }
 
@@ -366,8 +376,11 @@ package struct PerceivedBearing {
         var fit = Fit()
         forEachSample(points, maxLength: farLookahead, rate: 1, grid: grid) { fit.add($0) }
         guard fit.n >= 2 else { return (points[0], points[points.count - 1]) }
-        let line = fit.line(cosLatitude: grid?.cosLatitude ?? 1)
-        return (project(points[0], on: line), project(points[points.count - 1], on: line))
+        // (10⁻⁵°: ten grid units; about 1.1 m north without a grid.)
+        let reach = grid.map { (x: 10 * $0.unitX, y: 10 * $0.unitY) } ?? (x: 1.11, y: 1.11)
+        let line = fit.line(cosLatitude: grid?.cosLatitude ?? 1, reach: reach)
+        let c = grid?.cosLatitude ?? 1
+        return (project(points[0], on: line, cosLatitude: c), project(points[points.count - 1], on: line, cosLatitude: c))
     }
 
     /// OSRM's `computeAngle` at `b` from `a` to `c`: 180 straight on.
@@ -384,7 +397,7 @@ package struct PerceivedBearing {
     /// OSRM's `IsDirectOffset`: the road starts with a short offset (the width of the lanes) and
     /// then runs straight.
     static func isDirectOffset(_ points: [Point], straightIndex: Int, straightDistance: Double, total: Double,
-                               lengths: [Double], considered: Double) -> Bool {
+                               lengths: [Double], considered: Double, cosLatitude c: Double) -> Bool {
         let k = max(1, straightIndex)
         if k + 1 >= points.count { return false }
         let offset = lengths[0...k].reduce(0, +)
@@ -394,13 +407,14 @@ package struct PerceivedBearing {
         var end = lengths.count
         for i in k..<lengths.count where lengths[i] >= 30 { end = i; break }
         let compareEnd = min(points.count, end + 1)
-        return 0.5 * laneWidth > maxDeviation(points[k..<compareEnd], from: points[k], to: points[compareEnd - 1])
+        return 0.5 * laneWidth > maxDeviation(points[k..<compareEnd], from: points[k], to: points[compareEnd - 1],
+                                              cosLatitude: c)
     }
 
     /// OSRM's `IsCurve`: the road bends steadily to one side over its length, rather than turning
     /// once near the junction.
     static func isCurve(_ points: [Point], lengths: [Double], total: Double,
-                        laneWidths: Double, roundabout: Bool) -> Bool {
+                        laneWidths: Double, roundabout: Bool, cosLatitude c: Double) -> Bool {
         if roundabout { return true }
         let n = points.count
         let begin = bearing(of: points[1] - points[0]), end = bearing(of: points[n - 1] - points[n - 2])
@@ -413,7 +427,9 @@ package struct PerceivedBearing {
             let first = side(points[1])
             guard points[2..<(n - 1)].allSatisfy({ side($0) == first }) else { return false }
         }
-        func offLine(_ p: Point) -> Double { p.distance(to: project(p, onSegment: points[0], points[n - 1])) }
+        func offLine(_ p: Point) -> Double {
+            p.distance(to: project(p, onSegment: points[0], points[n - 1], cosLatitude: c))
+        }
         // Deviations rise to one maximum and fall after it.
         var maxIndex = 0, maxDeviation = 0.0
         if n == 3 {

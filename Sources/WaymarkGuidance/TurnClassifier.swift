@@ -389,17 +389,23 @@ package final class TurnClassifier: Sendable {
             : isDistinctWide(arrival: via, candidate: c, junction: j)
     }
 
-    /// OSRM's `IsDistinctNarrowTurn` (lane counts, which Waymark does not keep, count as unknown).
+    /// OSRM's `IsDistinctNarrowTurn`.
     private func isDistinctNarrow(arrival via: RoadData, candidate c: Int, junction j: Junction) -> Bool {
         let roads = j.roads
         let candidate = data(of: roads[c])
         let cd = roads[c].deviation
         let noNameChangeToCandidate = !announcesSegments(via.segment, candidate.segment)
+        let viaLanes = graph.segmentLanes[via.segment], candidateLanes = graph.segmentLanes[candidate.segment]
         for i in 1..<roads.count where i != c {
             let road = roads[i]
             if cd < TurnClassifier.narrowTurnAngle && !road.entry { continue }
             let compare = data(of: road)
             let rd = road.deviation
+            // The lanes of the road arrived by split between the candidate and this road, alike.
+            let compareLanes = graph.segmentLanes[compare.segment]
+            let laneFork = compareLanes > 0 && candidateLanes == compareLanes
+                && Int(viaLanes) == Int(candidateLanes) + Int(compareLanes)
+                && PerceivedBearing.deviation(roads[c].angle, road.angle) < TurnClassifier.groupAngle
             let distinct = rd > TurnClassifier.distinctionRatio * cd
                 && abs(rd - cd) > TurnClassifier.fuzzyAngleDifference / 2
             let slightlyDistinct = rd > 0.7 * TurnClassifier.distinctionRatio * cd
@@ -413,7 +419,7 @@ package final class TurnClassifier: Sendable {
                 namesChange = answer
                 return answer
             }
-            if distinct && (noNameChangeToCandidate || nameChangesToCompare()) { continue }
+            if distinct && !laneFork && (noNameChangeToCandidate || nameChangesToCompare()) { continue }
             // A road that goes on across the junction is not the candidate's rival.
             let fourOrMore = roads.count >= 4
             if distinct || (fourOrMore && slightlyDistinct && noNameChangeToCandidate) {
@@ -430,10 +436,13 @@ package final class TurnClassifier: Sendable {
                 if fourOrMore && opposingDistinct && distinct { continue }
                 if fourOrMore && noNameChangeToCandidate && slightlyDistinct && noNameChangeFromOpposing
                     && opposingAngle > 180 - TurnClassifier.fuzzyAngleDifference && nameChangesToCompare() { continue }
-                if !fourOrMore && noNameChangeToCandidate && distinct && opposingAngle > 180 - TurnClassifier.groupAngle
-                    && nameChangesToCompare() { continue }
+                if !fourOrMore && noNameChangeToCandidate && distinct && !laneFork
+                    && opposingAngle > 180 - TurnClassifier.groupAngle && nameChangesToCompare() { continue }
             }
             if via.highway.osrmPriority > HighwayClass.secondary.osrmPriority && distinct { continue }
+            // The candidate keeps the lane count of the road arrived by and runs nearly straight on.
+            if candidateLanes > 0 && candidateLanes == viaLanes && cd < TurnClassifier.fuzzyAngleDifference
+                && distinct { continue }
             let samePriority = via.highway.osrmPriority == candidate.highway.osrmPriority
             if samePriority && candidate.highway.osrmPriority < compare.highway.osrmPriority && noNameChangeToCandidate
                 && slightlyDistinct { continue }
