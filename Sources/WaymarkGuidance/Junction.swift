@@ -452,12 +452,12 @@ extension RoadGraph {
     }
 
     /// The road on from vertex `w` beyond edge `e` (traversed against its direction when
-    /// `reversed`) where OSRM's graph has no vertex: only the two roads meet there, no signal,
-    /// barrier or restriction is on it, and both are of one kind (class, name, ref, ring, and one
-    /// way the same way or both ways; not lanes), so that OSRM's compressor joins them.
+    /// `reversed`) where OSRM's graph has no vertex: only the two roads meet there, OSRM does not
+    /// keep the vertex (``osrmKeepsVertex``), and the two are of one kind (``joinAsOneRoad``), one
+    /// way the same way or both ways, so that OSRM's compressor joins them.
     private func compressedOnward(at w: UInt32, after e: Int, reversed: Bool) -> (edge: Int, reversed: Bool)? {
         // (Two roads have at most four edges here: a count first, the set of roads only then.)
-        guard nodeFlags[Int(w)] == 0, edges(from: w).count + incoming(to: w).count <= 4,
+        guard !osrmKeepsVertex(w), edges(from: w).count + incoming(to: w).count <= 4,
               roadCount(at: w) == 2 else { return nil }
         let s = segment(of: e)
         var onward: (edge: Int, reversed: Bool)?
@@ -468,13 +468,36 @@ extension RoadGraph {
             }
         }
         guard let (g, backwards) = onward else { return nil }
-        let t = segment(of: g)
         let oneway = flags(of: e).contains(.oneway)
-        guard segmentHighway[s] == segmentHighway[t],
-              segmentName[s] == segmentName[t], segmentRef[s] == segmentRef[t],
-              flags(of: e).contains(.roundabout) == flags(of: g).contains(.roundabout),
-              oneway == flags(of: g).contains(.oneway), !oneway || backwards == reversed else { return nil }
+        // Along the road, each segment's stored direction: with the walk or against it.
+        let aligned = ((edgeSegment[e] & 1 == 1) != reversed) == ((edgeSegment[g] & 1 == 1) != backwards)
+        guard joinAsOneRoad(s, segment(of: g), aligned: aligned), !oneway || backwards == reversed else { return nil }
         return (g, backwards)
+    }
+
+    /// Whether OSRM keeps vertex `v` in its graph whatever meets there: a turning place (OSRM's
+    /// turning obstacles) or a turn restriction's via vertex. (Signals and gates it compresses.)
+    func osrmKeepsVertex(_ v: UInt32) -> Bool {
+        nodeFlags[Int(v)] & (RoadGraph.turningPlaceFlag | RoadGraph.restrictionViaFlag) != 0
+    }
+
+    /// Whether OSRM's compressor joins segments `s` and `t` where only they meet, the road running
+    /// along `s`'s stored direction as along `t`'s when `aligned`: one class, name, ref, signs
+    /// (destinations each way and exits, OSRM's name id; not turn lanes), and the same edge
+    /// flags (ring, ferry, toll, tunnel, one way, access each way: OSRM's flags and classes).
+    func joinAsOneRoad(_ s: Int, _ t: Int, aligned: Bool) -> Bool {
+        guard segmentHighway[s] == segmentHighway[t], segmentName[s] == segmentName[t],
+              segmentRef[s] == segmentRef[t] else { return false }
+        let a = EdgeFlags(rawValue: segmentFlags[s]), b = EdgeFlags(rawValue: segmentFlags[t])
+        let kinds: EdgeFlags = [.oneway, .roundabout, .ferry, .toll, .tunnel, .notStartpoint]
+        guard a.intersection(kinds) == b.intersection(kinds),
+              a.contains(.restrictedForward) == b.contains(aligned ? .restrictedForward : .restrictedBackward),
+              a.contains(.restrictedBackward) == b.contains(aligned ? .restrictedBackward : .restrictedForward)
+        else { return false }
+        if segmentSigns[s] == segmentSigns[t] { return true }
+        func sign(_ x: Int, _ column: Int) -> UInt32 { signID(segment: x, column: column) }
+        return sign(s, 2) == sign(t, 2) && sign(s, 0) == sign(t, aligned ? 0 : 1)
+            && sign(s, 1) == sign(t, aligned ? 1 : 0)
     }
 }
 

@@ -362,11 +362,13 @@ package struct PerceivedBearing {
             if (maxY - minY) * cosLatitude > 2 * (maxX - minX) {
                 let slope = vy > 0 ? cxy / vy : 0
                 let low = minY - reach.y, high = maxY + reach.y
-                return (Point(x: meanX + slope * (low - meanY), y: low), Point(x: meanX + slope * (high - meanY), y: high))
+                return (Point(x: meanX + slope * (low - meanY), y: low),
+                        Point(x: meanX + slope * (high - meanY), y: high))
             }
             let slope = vx > 0 ? cxy / vx : 0
             let low = minX - reach.x, high = maxX + reach.x
-            return (Point(x: low, y: meanY + slope * (low - meanX)), Point(x: high, y: meanY + slope * (high - meanX)))
+            return (Point(x: low, y: meanY + slope * (low - meanX)),
+                    Point(x: high, y: meanY + slope * (high - meanX)))
         }
     }
 
@@ -380,7 +382,8 @@ package struct PerceivedBearing {
         let reach = grid.map { (x: 10 * $0.unitX, y: 10 * $0.unitY) } ?? (x: 1.11, y: 1.11)
         let line = fit.line(cosLatitude: grid?.cosLatitude ?? 1, reach: reach)
         let c = grid?.cosLatitude ?? 1
-        return (project(points[0], on: line, cosLatitude: c), project(points[points.count - 1], on: line, cosLatitude: c))
+        return (project(points[0], on: line, cosLatitude: c),
+                project(points[points.count - 1], on: line, cosLatitude: c))
     }
 
     /// OSRM's `computeAngle` at `b` from `a` to `c`: 180 straight on.

@@ -129,6 +129,14 @@ package struct StepAssembler {
             if !graph.isUTurn(e, f) && graph.flags(of: e).intersection(modes) == graph.flags(of: f).intersection(modes)
                 && isPlainPassage(v, e, f) && !classifier.announces(e, f) {
                 drafts[drafts.count - 1].takeIn(piece: i)
+                if osrmHasVertex(v, e, f) {
+                    // Two ways OSRM does not join (a tunnel begins, destinations change…): its
+                    // silent step there is listed, and keeps the steps either side apart.
+                    let junction = Junction(graph: graph, tables: guidance, arrival: e, next: f,
+                                            table: data.transitions, reusing: &roadStorage)
+                    drafts[drafts.count - 1].intersections.append(StepAssembler.intersection(junction, arrival: e,
+                                                                                            graph: graph))
+                }
                 i += 1
                 continue
             }
@@ -318,6 +326,16 @@ package struct StepAssembler {
         let lanes = graph.turnLanes(of: e)
         if !lanes.isEmpty { intersection.lanes = TurnLanes.lanes(lanes, at: junction) }
         return intersection
+    }
+
+    /// Whether OSRM's graph has vertex `v`, where the road arrived by (`e`) and the road taken
+    /// (`f`), two different segments, meet alone: a vertex it keeps whatever meets there, or two
+    /// ways its compressor does not join.
+    private func osrmHasVertex(_ v: UInt32, _ e: Int, _ f: Int) -> Bool {
+        let s = graph.segment(of: e), t = graph.segment(of: f)
+        guard s != t else { return false }
+        return graph.osrmKeepsVertex(v)
+            || !graph.joinAsOneRoad(s, t, aligned: graph.edgeSegment[e] & 1 == graph.edgeSegment[f] & 1)
     }
 
     /// Whether vertex `v` joins only the road arrived by and the road taken (a bend, a signal, a

@@ -60,10 +60,13 @@ extension StepAssembler {
         let before = pieces[drafts[i - 1].pieces.upperBound - 1].edge
         let after = next.nameEdge
         let sameRoad = !classifier.announces(before, after)
+        // OSRM's scenarios that read the step before (a U-turn, a name coming and going, a name
+        // change before a maneuver) never follow a roundabout's step.
+        let afterRing = Self.isRoundabout(drafts[i - 1].type)
         // OSRM's `isNameOszillation`, at any distance: a name that comes and goes, both steps
         // name changes (a new name, or a turn straight on), is nothing to say. (Not past a
         // junction between them: OSRM has a silent step there, and the two are not next.)
-        if sameRoad && s.intersections.count <= 1
+        if sameRoad && !afterRing && s.intersections.count <= 1
             && (s.type == .newName || s.type == .turn && s.modifier == .straight)
             && (next.type == .newName || next.type == .turn && next.modifier == .straight) {
             drafts[i - 1].absorb(s)
@@ -74,7 +77,7 @@ extension StepAssembler {
         let length = s.distance(pieces)
         guard length <= 2 * TurnClassifier.maxCollapseDistance,
               let scenario = collapseScenario(s, next, before: before, after: after, sameRoad: sameRoad,
-                                              length: length) else { return false }
+                                              afterRing: afterRing, length: length) else { return false }
         if scenario.preceded && !scenario.staggered && !scenario.uTurn {
             // The name change joins the road before; the maneuver stays where it is.
             drafts[i - 1].absorb(s)
@@ -114,7 +117,7 @@ extension StepAssembler {
     /// OSRM's collapsing scenarios, each with its own reach; nil for anything else, such as two
     /// real turns in a row, which stay two steps.
     private func collapseScenario(_ s: Draft, _ next: Draft, before: Int, after: Int, sameRoad: Bool,
-                                  length: Double) -> CollapseScenario? {
+                                  afterRing: Bool, length: Double) -> CollapseScenario? {
         let limit = TurnClassifier.maxCollapseDistance
         // Signed deviations (positive to the right) add up.
         let total = (180 - s.angle) + (180 - next.angle)
@@ -130,11 +133,12 @@ extension StepAssembler {
         let named = !classifier.hasNoName(graph.segment(of: before))
             && !classifier.hasNoName(graph.segment(of: after))
         let link = undisturbed && classifier.hasNoName(graph.segment(of: s.nameEdge)) && named
-        let uTurn = abs(total) > 150 && sameRoad && named && [.turn, .continue, .endOfRoad].contains(s.type)
+        let uTurn = !afterRing && abs(total) > 150 && sameRoad && named
+            && [.turn, .continue, .endOfRoad].contains(s.type)
             && (short || link || choiceless && undisturbed)
         // A name change just before a maneuver, or just after one (a straight new name, or
         // one without a choice, from a little further).
-        let preceded = short && Self.nameChange(s)
+        let preceded = !afterRing && short && Self.nameChange(s)
         let succeeded = Self.nameChange(next) && undisturbed
             && (short
                 || next.type == .newName && (next.modifier == .straight || choiceless) && length <= 1.5 * limit)
@@ -156,6 +160,11 @@ extension StepAssembler {
     }
 
     private static func nameChange(_ d: Draft) -> Bool { d.type == .newName || straightOn(d) }
+
+    /// OSRM's `hasRoundaboutType`: a step onto, along or off a roundabout or rotary.
+    private static func isRoundabout(_ type: ManeuverType) -> Bool {
+        [.roundabout, .rotary, .roundaboutTurn, .exitRoundabout, .exitRotary].contains(type)
+    }
 
     /// The prior road's name against another step's road (OSRM's `haveSameName`: unnamed roads
     /// are never the same).

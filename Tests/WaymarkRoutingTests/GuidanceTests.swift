@@ -1186,6 +1186,44 @@ import WaymarkOSM
         }
     }
 
+    /// A name that comes and goes (A, B, A) is nothing to say, as OSRM's `isNameOszillation`,
+    /// but not right after a roundabout (OSRM's collapsing scenarios never follow a roundabout's
+    /// step: Túnel de la Tàpia after the CG-1 ring at 42.4764,1.4905, Andorra) and not where
+    /// OSRM's graph keeps a vertex between (a tunnel begins: OSRM does not join ways of
+    /// different classes, and its silent step there keeps the two apart). OSRM 26.10 on each map.
+    @Test func nameOscillationAsOSRM() throws {
+        let ring = GridMap(picture: """
+                p
+
+                a   b
+
+                d   c      e      f      g
+
+                s
+            """, ways: [("pa", ["highway": "primary", "name": "Rua N"]),
+                        ("abcda", ["highway": "primary", "junction": "roundabout"]),
+                        ("ds", ["highway": "primary", "name": "Rua S"]),
+                        ("ce", ["highway": "primary", "name": "Rua A"]),
+                        ("ef", ["highway": "primary", "name": "Rua B"]),
+                        ("fg", ["highway": "primary", "name": "Rua A"])])
+        try check(ring, [("p", "g", "Rua N,Rua A,Rua A,Rua B,Rua A,Rua A",
+                          "depart,roundabout-exit-1,exit roundabout left,new name straight,new name straight,arrive")])
+        for tunnel in [true, false] {
+            let inTunnel = ["highway": "primary", "name": "Rua B"].merging(tunnel ? ["tunnel": "yes"] : [:]) { $1 }
+            let road = GridMap(picture: "a      b      c      d      e",
+                               ways: [("ab", ["highway": "primary", "name": "Rua A"]),
+                                      ("bc", ["highway": "primary", "name": "Rua B"]), ("cd", inTunnel),
+                                      ("de", ["highway": "primary", "name": "Rua A"])])
+            try check(road, [("a", "e", tunnel ? "Rua A,Rua B,Rua A,Rua A" : "Rua A,Rua A",
+                              tunnel ? "depart,new name straight,new name straight,arrive" : "depart,arrive")])
+            // The tunnel's start is listed, as OSRM lists it: two roads, one way on.
+            let map = RoadMap(graph: try road.graph(), method: .landmarks)
+            let steps = try map.route(from: road.positions["a"]!, to: road.positions["e"]!).legs[0].steps
+            #expect(steps.flatMap(\.intersections).contains { $0.location.distance(to: road.positions["c"]!) < 1 }
+                    == tunnel)
+        }
+    }
+
     /// Intersection bearings as OSRM lists them (its bearing classes): 15° steps where neighbouring
     /// roads stay apart, else to the degree. Each case is a junction measured by Waymark, beside
     /// the bearings OSRM 26.10 lists at the same junction (Andorra, Porto).
