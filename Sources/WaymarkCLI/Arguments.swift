@@ -19,6 +19,8 @@ struct OptionSpec {
     var repeatable = false
     /// A one-letter alias, e.g. `o` for `-o`.
     var short: Character? = nil
+    /// Its value names a file the command writes (checked before the command's work).
+    var writes = false
 }
 
 /// A subcommand's interface: how help describes it and what it accepts.

@@ -9,7 +9,8 @@ enum BuildCommand {
         positionals: ["<input.osm|.osm.gz|.osm.pbf>"],
         options: [
             OptionSpec(name: "output", value: "FILE",
-                       help: "The graph file to write (atomically), e.g. map.wmg (required).", short: "o"),
+                       help: "The graph file to write (atomically), e.g. map.wmg (required).", short: "o",
+                       writes: true),
             OptionSpec(
                 name: "basemap", value: nil,
                 help:
@@ -154,10 +155,11 @@ enum InspectCommand {
                 name: "edges", value: "FILE.csv",
                 help:
                     "Write every directed edge: from,to,from_lat,from_lon,to_lat,to_lon,length_m,duration_s,name,"
-                        + "highway."
+                        + "highway.",
+                writes: true
             ),
             OptionSpec(name: "geojson", value: "FILE",
-                       help: "Write every directed edge as a GeoJSON LineString with its properties."),
+                       help: "Write every directed edge as a GeoJSON LineString with its properties.", writes: true),
         ]
     )
 
@@ -280,7 +282,8 @@ let drivingSideOption = OptionSpec(name: "driving-side", value: "right|left",
 
 /// `-o FILE`, as every command that prints its result takes it.
 let outputOption = OptionSpec(name: "output", value: "FILE",
-                              help: "Write to FILE (atomically) instead of standard output.", short: "o")
+                              help: "Write to FILE (atomically) instead of standard output.", short: "o",
+                              writes: true)
 
 /// The map at `path` (a graph file, or OSM XML built in memory), with the `--driving-side`
 /// option applied; says on standard error when that sets the file's hierarchy aside.

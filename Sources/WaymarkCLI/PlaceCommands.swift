@@ -99,7 +99,8 @@ enum RenderCommand {
             OptionSpec(name: "size", value: "WxH", help: "Picture size in points (default 800x600)."),
             drivingSideOption,
             OptionSpec(name: "output", value: "FILE",
-                       help: "Write the SVG to FILE (atomically) instead of standard output.", short: "o"),
+                       help: "Write the SVG to FILE (atomically) instead of standard output.", short: "o",
+                       writes: true),
         ],
         discussion: "The viewport is fitted to the route and the annotations (the whole map when there are neither)."
     )

@@ -46,6 +46,14 @@ func exitWithUsageError(_ message: String, command: String?) -> Never {
     exit(64)
 }
 
+/// Where results go (`-o` and every other file a command writes) is checked before the work.
+func checkOutputs(_ parsed: ParsedArguments, _ spec: CommandSpec) throws(CLIError) {
+    for option in spec.options where option.writes {
+        guard let path = parsed.value(option.name) else { continue }
+        do { try AtomicFile.checkWritable(path) } catch { throw .failure("\(error)") }
+    }
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let first = arguments.first else {
     Output.error(generalHelp)
@@ -75,6 +83,7 @@ do {
         Output.write(command.spec.help)
         exit(0)
     }
+    try checkOutputs(parsed, command.spec)
     try command.run(parsed)
     exit(0)
 } catch {

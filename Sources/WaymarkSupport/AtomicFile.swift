@@ -66,6 +66,39 @@ public enum AtomicFile {
         try replace(path, with: produce, reportingAs: requested)
     }
 
+    /// Whether ``write(to:_:)`` could write `requested` now: called before the work that makes the
+    /// content (a contraction takes minutes on a country), so that a directory, a missing folder
+    /// or a folder without permission fails at once. A regular file or a new one: a temporary
+    /// file is made beside it and removed (what the write itself needs); a FIFO or a device: it
+    /// may be opened for writing (not opened: a FIFO would wait for its reader).
+    public static func checkWritable(_ requested: String) throws(FileWriteError) {
+        if requested == "-" { return }
+        let path = resolvingLinks(requested)
+        var info = stat()
+        if stat(path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFIFO, S_IFCHR:
+                guard access(path, W_OK) == 0 else { throw failure(requested, "open") }
+                return
+            case S_IFDIR:
+                throw FileWriteError(path: requested, operation: "open", reason: "is a directory")
+            default:
+                throw FileWriteError(path: requested, operation: "open", reason: "not a regular file, FIFO or device")
+            }
+        } else if errno != ENOENT {
+            throw failure(requested, "open")
+        }
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let probe = (directory.isEmpty ? "" : directory + "/")
+            + ".waymark-probe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw failure(requested, "open") }
+        close(fd)
+        unlink(probe)
+    }
+
     /// The file a path names once its symbolic links are followed (for a dangling link, where
     /// it points); the path itself when it is no link.
     static func resolvingLinks(_ path: String) -> String {

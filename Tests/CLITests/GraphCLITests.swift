@@ -81,6 +81,16 @@ import WaymarkGeoJSON
         #expect(missing.status == 1 && missing.stderr.contains("none.osm.gz: cannot open: No such file or directory"))
         let noOutput = try Run.waymark("build", Run.data("sample-town.osm"))
         #expect(noOutput.status == 64 && noOutput.stderr.contains("-o FILE is required"))
+        // Where the output cannot go is said at once, in one line, before any work (no progress).
+        for (output, reason) in [(".", "is a directory"), (dir + "/none/x.wmg", "No such file or directory")] {
+            let refused = try Run.waymark("build", Run.data("sample-town.osm"), "--output=\(output)", "--hierarchy")
+            #expect(refused.status == 1 && refused.stdout.isEmpty, "\(output)")
+            #expect(refused.stderr == "waymark build: error: cannot write \(output): open failed: \(reason)\n",
+                    "\(refused.stderr)")
+        }
+        let edges = try Run.waymark("inspect", dir + "/none.wmg", "--edges", dir)
+        #expect(edges.status == 1 && edges.stderr.contains("cannot write \(dir): open failed: is a directory"),
+                "\(edges.stderr)")
 
         // A graph file cut short, and one with a flipped byte.
         let map = dir + "/town.wmg"

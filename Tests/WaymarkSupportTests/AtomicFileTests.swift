@@ -35,6 +35,23 @@ import Testing
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "original")
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == ["kept.txt", "dir"])
     }
+
+    /// What a write would refuse is refused before it, with the same line, and nothing is left
+    /// behind; what it would write passes (issue 41, item 3).
+    @Test func writabilityIsCheckedFirst() throws {
+        try FileManager.default.createDirectory(atPath: directory + "/dir", withIntermediateDirectories: false)
+        try AtomicFile.write("x", to: directory + "/file")
+        for path in [directory + "/dir", directory + "/missing/out.txt", directory + "/file/out.txt"] {
+            var checked: String? = nil, written: String? = nil
+            do { try AtomicFile.checkWritable(path) } catch { checked = error.description }
+            do { try AtomicFile.write("x", to: path) } catch { written = error.description }
+            #expect(checked != nil && checked == written, "\(path)")
+        }
+        for path in [directory + "/file", directory + "/new.txt", "/dev/null", "-"] {
+            #expect(throws: Never.self, "\(path)") { try AtomicFile.checkWritable(path) }
+        }
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == ["dir", "file"])
+    }
 }
 
 /// Only regular files are replaced by rename (issue 13, item 8): a symbolic link keeps pointing
