@@ -16,6 +16,10 @@ this count does not.
     python3.12 Tools/compare_guidance.py --osrm porto.osrm --pairs ../shared/bench/od_pairs/od_pairs_porto.json \
         --waymark waymark-porto.ndjson [--show 5]
 
+`--places N` ranks the junctions that keep same-road routes from OSRM's whole sequence: each
+route's differing places (about 80 m), then greedily the place whose fix alone would set the most
+routes right, with what OSRM and Waymark say there.
+
 Needs `pip install osrm-bindings` (Python >= 3.12) and an OSRM dataset made with its car.lua
 (osrm-extract, osrm-contract).
 """
@@ -104,6 +108,8 @@ def main():
     ap.add_argument("--limit", type=int, default=12, help="print at most this many places for --missing, --unlike, --examples")
     ap.add_argument("--examples", default=None, help='print where Waymark makes this maneuver and OSRM none (e.g. "turn straight")')
     ap.add_argument("--unlike", default=None, help='print where OSRM and Waymark make different maneuvers, e.g. "turn slight right -> turn straight"')
+    ap.add_argument("--places", type=int, default=0,
+                    help="rank this many junctions by the routes on OSRM's road each would set right alone")
     ap.add_argument("--missing", default=None, help='print where OSRM makes this maneuver and Waymark none (e.g. "new name straight")')
     args = ap.parse_args()
 
@@ -120,6 +126,8 @@ def main():
     differences = collections.Counter()
     aligned, unlike, only_osrm, only_ours = collections.Counter(), collections.Counter(), collections.Counter(), collections.Counter()
     shown = 0
+    spoiled = []  # per same-road route that differs: the places (about 80 m) where it differs
+    place_classes = collections.defaultdict(collections.Counter)
     for i, (pair, mine) in enumerate(zip(pairs, ours)):
         a, b = pair["from"], pair["to"]
         params = osrm.RouteParameters(coordinates=[(a["lon"], a["lat"]), (b["lon"], b["lat"])], steps=True,
@@ -172,6 +180,8 @@ def main():
                               for o in leg["steps"] if abs(o["maneuver"]["location"][1] - step["maneuver"]["location"][1]) < 0.003
                               and abs(o["maneuver"]["location"][0] - step["maneuver"]["location"][0]) < 0.004) + ")")
         compared += 1
+        if args.places and with_exits(theirs["routes"][0]) != with_exits(mine["routes"][0]):
+            spoiled.append(differing_places(theirs["routes"][0], mine["routes"][0], place_classes))
         # The same road (lengths within 0.2 %, or 2 m): then only guidance can tell them apart.
         ours_length, theirs_length = mine["routes"][0]["distance"], theirs["routes"][0]["distance"]
         same_road = abs(ours_length - theirs_length) <= max(2, 0.002 * theirs_length)
@@ -224,6 +234,46 @@ def main():
     print("most frequent differences (routes where the count of a type differs):")
     for (t, who), n in differences.most_common(10):
         print(f"  {t}: {who} in {n} routes")
+    if args.places:
+        rank_places(spoiled, place_classes, with_exit, args.places)
+
+
+def differing_places(theirs, mine, classes):
+    """The places (cells of about 80 m) where two routes on the same road tell different maneuvers;
+    None for routes on different roads (lengths more than 0.2 % apart)."""
+    if abs(theirs["distance"] - mine["distance"]) > max(2, 0.002 * theirs["distance"]):
+        return None
+    def told(route):
+        out = {}
+        for s in (s for leg in route["legs"] for s in leg["steps"]):
+            m = s["maneuver"]
+            out[cell(m["location"][1], m["location"][0])] = (
+                str(m["type"]), str(m["modifier"]) if "modifier" in m else "", int(m["exit"]) if "exit" in m else 0)
+        return out
+    a, b = told(theirs), told(mine)
+    places = set()
+    for c in set(a) | set(b):
+        if a.get(c) != b.get(c):
+            place = (c[0] // 8, c[1] // 8)
+            places.add(place)
+            classes[place][(a.get(c), b.get(c))] += 1
+    return places
+
+
+def rank_places(spoiled, classes, identical, count):
+    """Greedily, the places whose fix alone would make the most routes' sequences OSRM's."""
+    same_road = [p for p in spoiled if p is not None]
+    print(f"routes differing on OSRM's road: {len(same_road)}; on another road: {len(spoiled) - len(same_road)}")
+    fixed, total = set(), identical
+    for _ in range(count):
+        gain = collections.Counter(next(iter(p - fixed)) for p in same_road if len(p - fixed) == 1)
+        if not gain:
+            break
+        place, n = gain.most_common(1)[0]
+        fixed.add(place)
+        total += n
+        what = ", ".join(f"{a} -> {b} ({k})" for (a, b), k in classes[place].most_common(2))
+        print(f"  +{n} -> {total}: near {place[0] * 8e-4:.4f},{place[1] * 8e-4:.4f}: {what}")
 
 
 if __name__ == "__main__":
