@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The viewer of `waymark serve --pois` in a real browser (Chromium driven by Selenium).
 
-  python3 Tools/viewer_test.py http://127.0.0.1:PORT SERVED.geojson WAYMARK_BINARY
+  python3 Tools/viewer_test.py http://127.0.0.1:PORT SERVED.geojson WAYMARK_BINARY EDIT_TOKEN
 
-SERVED.geojson is the file the server edits. Checks, in order: the page loads with no console
-errors and shows every place; clicking a pin selects its row; clicking a row selects the pin and
+SERVED.geojson is the file the server edits, EDIT_TOKEN the secret it was started with (the page
+is opened with it in its link, as `waymark serve` prints it). Checks, in order: the page loads with
+no console errors, takes the token out of its address, and shows every place; clicking a pin selects its row; clicking a row selects the pin and
 opens its callout; the callout's car button draws a route from the place selected before, with
 its steps, and a step selected in the list is highlighted on the map (and the other way round);
 Save in the details editor
@@ -40,7 +41,7 @@ def check(condition, message):
 
 
 def main():
-    base, served, waymark = sys.argv[1], sys.argv[2], sys.argv[3]
+    base, served, waymark, token = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
     options = Options()
     for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,800"]:
         options.add_argument(flag)
@@ -50,8 +51,9 @@ def main():
     # before its text is read: that is "not yet", like an element not there yet.
     wait = WebDriverWait(driver, 20, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
     try:
-        driver.get(base + "/")
+        driver.get(base + "/#token=" + token)
         places = json.load(open(served))["features"]
+        check("token" not in driver.current_url, "the edit token stays in the page's address")
         wait.until(lambda d: d.find_element(By.ID, "status").text == f"{len(places)} places")
         check(len(driver.find_elements(By.CSS_SELECTOR, "#places li")) == len(places), "the list does not show every place")
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#pins .pin, #pins .cluster"))

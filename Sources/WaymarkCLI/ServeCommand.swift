@@ -36,6 +36,11 @@ enum ServeCommand {
                     "Points of interest (GeoJSON): serve the viewer at / (map and list in step, directions, a details "
                         + "editor that saves FILE)."
             ),
+            OptionSpec(name: "edit-token", value: "TOKEN",
+                       help: "The secret that lets a client edit the places (Authorization: Bearer TOKEN; "
+                           + "else --edit-token-file, WAYMARK_EDIT_TOKEN, or one made and printed at start)."),
+            OptionSpec(name: "edit-token-file", value: "FILE", help: "Read the edit token from FILE's first line."),
+            OptionSpec(name: "read-only", value: nil, help: "Serve the viewer without editing."),
             drivingSideOption,
         ],
         discussion: """
@@ -69,6 +74,17 @@ enum ServeCommand {
         limits.maxNearest = Int(try args.number("max-nearest", default: 100, in: 1...10_000))
         let maxSnap = try args.number("max-snap", default: 1000, in: 1...100_000)
 
+        // Who may edit, settled before the map is loaded.
+        var editing = ViewerEditing.readOnly, generated = false
+        if args.value("pois") != nil {
+            do {
+                (editing, generated) = try ViewerEditing.choose(
+                    readOnly: args.flag("read-only"), token: args.value("edit-token"),
+                    tokenFile: args.value("edit-token-file"), environment: ProcessInfo.processInfo.environment)
+            } catch { throw .usage("\(error)") }
+        } else if args.flag("read-only") || args.value("edit-token") != nil || args.value("edit-token-file") != nil {
+            throw .usage("--read-only, --edit-token and --edit-token-file are for the viewer (--pois FILE)")
+        }
         let start = DispatchTime.now().uptimeNanoseconds
         let map = try openMap(path, args, method: RoadMap.searchMethod(for: .manyQueries), maxSnapDistance: maxSnap,
                               basemap: args.value("pois") != nil)
@@ -77,8 +93,10 @@ enum ServeCommand {
         let service = OSRMService(map: map, limits: limits)
         var made: ViewerService?
         if let pois = args.value("pois") {
-            do { made = try ViewerService(osrm: service, placesPath: pois) } catch { throw .failure("\(error)") }
-            configuration.methods.insert("PUT")
+            do { made = try ViewerService(osrm: service, placesPath: pois, editing: editing) } catch {
+                throw .failure("\(error)")
+            }
+            configuration.methods.insert("PUT") // (read-only: the viewer answers 403 itself)
         }
         let viewer = made
         let server: HTTPServer
@@ -108,6 +126,10 @@ enum ServeCommand {
                 format: "waymark serve: %@ (%d nodes, %@) ready in %.2f s; listening on http://%@:%d with %d threads",
                             path, map.graph.nodeCount, preparation.search.description, seconds,
                             host, Int(server.port), configuration.threads))
+        if case let .token(token) = editing, generated {
+            // Printed once, as Jupyter prints its link: the page keeps the token for its session.
+            Output.error("waymark serve: to edit places, open http://\(host):\(Int(server.port))/#token=\(token)")
+        }
         server.run()
         sources.forEach { $0.cancel() }
         Output.error("waymark serve: stopped")

@@ -337,6 +337,17 @@ class PlaceList {
   }
 }
 
+// The edit token, from the link waymark serve printed (#token=…): kept for this tab's session and
+// taken out of the address bar (so it is not bookmarked or shared with the page's address).
+const editToken = (() => {
+  const found = location.hash.match(/(?:^#|&)token=([^&]+)/);
+  if (found) {
+    sessionStorage.setItem("waymark-edit-token", decodeURIComponent(found[1]));
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  return sessionStorage.getItem("waymark-edit-token");
+})();
+
 // The details editor: title and subtitle editable, the coordinate read-only; Save or Cancel.
 class DetailsEditor {
   constructor(root, delegate) {
@@ -348,17 +359,26 @@ class DetailsEditor {
     this.form.addEventListener("submit", e => { e.preventDefault(); this.save(); });
   }
   open(id, place, version) {
-    this.id = id; this.version = version; this.message.textContent = "";
+    this.id = id; this.version = version;
+    const readOnly = this.delegate.readOnly;
+    this.title.readOnly = this.subtitle.readOnly = readOnly;
+    this.root.querySelector("#save").hidden = readOnly;
+    this.message.textContent = readOnly ? "This viewer is read-only." : "";
     this.title.value = place.title || ""; this.subtitle.value = place.subtitle || "";
     this.coordinate.value = `${place.lat.toFixed(6)}, ${place.lon.toFixed(6)}`;
     this.root.classList.add("open"); this.title.focus();
   }
   close() { this.root.classList.remove("open"); }
   async save() {
+    const headers = { "Content-Type": "application/json", "If-Match": `"${this.version}"` };
+    if (editToken) headers.Authorization = `Bearer ${editToken}`;
     const response = await fetch(`/pois/${encodeURIComponent(this.id)}`, {
-      method: "PUT", headers: { "Content-Type": "application/json", "If-Match": `"${this.version}"` },
-      body: JSON.stringify({ title: this.title.value, subtitle: this.subtitle.value }) });
+      method: "PUT", headers, body: JSON.stringify({ title: this.title.value, subtitle: this.subtitle.value }) });
     const body = await response.json().catch(() => ({}));
+    if (response.status === 401) {
+      this.message.textContent = "Editing needs the token: open the link waymark serve printed. Nothing was saved.";
+      return;
+    }
     if (response.status === 412) {
       this.message.textContent =
         "This place was changed elsewhere since the page read it; nothing was saved. Reload to see the latest.";
@@ -375,6 +395,7 @@ const app = {
   async load() {
     const response = await fetch("/pois");
     this.version = (response.headers.get("ETag") || "").replace(/"/g, "");
+    this.readOnly = response.headers.get("Waymark-Editing") === "read-only";
     const collection = await response.json();
     this.places = new Map();
     for (const f of collection.features || []) {

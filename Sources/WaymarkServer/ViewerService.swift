@@ -14,9 +14,12 @@ import Waymark
 /// - `GET /fit?width=&height=` the viewport that shows every place (``fitViewport(_:options:)``).
 ///
 /// The places are read again after every save; edits are serialised (one lock, and the file's own).
+/// Reading is open to every client; editing needs the secret of ``ViewerEditing`` (as Jupyter's
+/// token): a server reachable by others never lets them rewrite the places file.
 public final class ViewerService: @unchecked Sendable {
     public let osrm: OSRMService
     public let placesPath: String
+    public let editing: ViewerEditing
     private let basemap: Basemap?
     /// Where the roads and features lie, so a picture of the view looks only at the view.
     private let pictureIndex: PictureIndex
@@ -33,9 +36,10 @@ public final class ViewerService: @unchecked Sendable {
     }
 
     /// Fails with the reason when the places file cannot be read, or the map's stored basemap is damaged.
-    public init(osrm: OSRMService, placesPath: String) throws {
+    public init(osrm: OSRMService, placesPath: String, editing: ViewerEditing) throws {
         self.osrm = osrm
         self.placesPath = placesPath
+        self.editing = editing
         basemap = try osrm.map.basemap()
         pictureIndex = PictureIndex(graph: osrm.map.graph, basemap: basemap)
         places = try ViewerService.read(placesPath)
@@ -65,11 +69,14 @@ public final class ViewerService: @unchecked Sendable {
                                 body: Array(ViewerPage.html.utf8))
         case ("GET", ["pois"]), ("HEAD", ["pois"]):
             let current = lock.withLock { places }
+            // (The page shows its editor only where saving can work.)
             return HTTPResponse(status: .ok,
                                 headers: [("Content-Type", "application/geo+json"), ("ETag", "\"\(current.version)\""),
-                                                       ("Cache-Control", "no-store")], body: current.bytes)
+                                          ("Cache-Control", "no-store"),
+                                          ("Waymark-Editing", editing.isReadOnly ? "read-only" : "token")],
+                                body: current.bytes)
         case ("PUT", let path) where path.count == 2 && path[0] == "pois":
-            return edit(id: path[1], request)
+            return refusal(of: request) ?? edit(id: path[1], request)
         case ("GET", let path) where path.count == 2 && path[0] == "pois":
             let current = lock.withLock { places }
             guard let i = current.ids.firstIndex(of: path[1]) else { return ViewerService.error(.notFound, "NotFound",
@@ -102,6 +109,28 @@ public final class ViewerService: @unchecked Sendable {
     }
 
     // MARK: - Editing
+
+    /// Why an edit may not be made: read-only (403), no token (401, as RFC 6750 says), the wrong
+    /// one (403); nil when it may.
+    func refusal(of request: HTTPRequest) -> HTTPResponse? {
+        guard case let .token(secret) = editing else {
+            return ViewerService.error(.forbidden, "ReadOnly", "this viewer is read-only (waymark serve --read-only)")
+        }
+        let scheme = "bearer "
+        guard let authorization = request.header("authorization"), authorization.count > scheme.count,
+              authorization.prefix(scheme.count).lowercased() == scheme else {
+            return ViewerService.error(.unauthorized, "Unauthorized",
+                                       "editing needs the token waymark serve printed (Authorization: Bearer …)",
+                                       headers: [("WWW-Authenticate", "Bearer realm=\"waymark\"")])
+        }
+        let given = authorization.dropFirst(scheme.count).trimmingCharacters(in: .whitespaces)
+        guard ViewerEditing.same(given, secret) else {
+            let challenge = "Bearer realm=\"waymark\", error=\"invalid_token\""
+            return ViewerService.error(.forbidden, "Forbidden", "wrong edit token",
+                                       headers: [("WWW-Authenticate", challenge)])
+        }
+        return nil
+    }
 
     private func edit(id: String, _ request: HTTPRequest) -> HTTPResponse {
         guard let match = request.header("if-match") else {

@@ -38,8 +38,10 @@ private let browserReady: Bool = {
         return response
     }
 
+    static let token = "test-edit-token-0123456789"
+
     @Test func endpoints() throws {
-        let server = try ServerProcess([Run.data("sample-town.osm"), "--pois", places])
+        let server = try ServerProcess([Run.data("sample-town.osm"), "--pois", places, "--edit-token", Self.token])
         defer { _ = server.stop() }
         let port = server.port
         let page = try RawClient.get("/", port: port)
@@ -82,7 +84,7 @@ private let browserReady: Bool = {
         }
 
         // Editing: the version read is required and must still be current.
-        let json = ["Content-Type: application/json"]
+        let json = ["Content-Type: application/json", "Authorization: Bearer \(Self.token)"]
         #expect(
             try Self.request("PUT", "/pois/the-swan", port: port, headers: json, body: #"{"title":"X"}"#).status == 428)
         let stale = "If-Match: \"0000000000000000\""
@@ -142,14 +144,72 @@ private let browserReady: Bool = {
         #expect(bad.status != 0 && bad.stderr.split(separator: "\n").count == 1, "\(bad.stderr)")
     }
 
+    /// Edits only by those allowed (issue 41, item 4): the token, as a Bearer credential, or no edit
+    /// at all (401 without it, 403 with another, 403 on a read-only viewer); reading stays open;
+    /// a token made at start is printed once in the viewer's link; other origins are never let
+    /// write (the preflight allows no PUT); the file is untouched by every refused edit.
+    @Test func editingNeedsTheToken() throws {
+        let original = try Data(contentsOf: URL(fileURLWithPath: places))
+        let body = #"{"title":"X"}"#
+        func edit(_ port: UInt16, _ extra: [String]) throws -> RawClient.Response {
+            let version = try #require(try RawClient.get("/pois", port: port).headers["etag"])
+            return try Self.request("PUT", "/pois/the-swan", port: port,
+                                    headers: ["Content-Type: application/json", "If-Match: \(version)"] + extra,
+                                    body: body)
+        }
+        let server = try ServerProcess([Run.data("sample-town.osm"), "--pois", places, "--cors"])
+        for _ in 0..<100 where !server.log.contains("#token=") { usleep(50_000) }
+        let made = try #require(server.log.firstMatch(of: /open http:\/\/127\.0\.0\.1:[0-9]+\/#token=([0-9a-f]{64})/))
+        let token = String(made.1)
+        #expect(try RawClient.get("/pois", port: server.port).headers["waymark-editing"] == "token")
+        let none = try edit(server.port, [])
+        #expect(none.status == 401 && none.headers["www-authenticate"]?.hasPrefix("Bearer") == true)
+        #expect(try edit(server.port, ["Authorization: Bearer not-the-token-at-all"]).status == 403)
+        #expect(try edit(server.port, ["Authorization: Basic \(token)"]).status == 401)
+        let preflight = try Self.request("OPTIONS", "/pois/the-swan", port: server.port,
+                                         headers: ["Origin: https://elsewhere.example",
+                                                   "Access-Control-Request-Method: PUT"])
+        #expect(!(preflight.headers["access-control-allow-methods"] ?? "").contains("PUT"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: places)) == original)
+        #expect(try edit(server.port, ["Authorization: Bearer \(token)"]).status == 200)
+        #expect(server.stop() == 0)
+        try original.write(to: URL(fileURLWithPath: places))
+
+        let readOnly = try ServerProcess([Run.data("sample-town.osm"), "--pois", places, "--read-only"])
+        #expect(!readOnly.log.contains("#token="))
+        #expect(try RawClient.get("/pois", port: readOnly.port).headers["waymark-editing"] == "read-only")
+        let refused = try edit(readOnly.port, ["Authorization: Bearer \(token)"])
+        #expect(refused.status == 403 && refused.body.contains("ReadOnly"))
+        #expect(readOnly.stop() == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: places)) == original)
+
+        // A token from a file (its first line) or the environment; one unfit for a header refused.
+        let file = directory + "/token"
+        try "file-token-0123456789\nrest\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let fromFile = try ServerProcess([Run.data("sample-town.osm"), "--pois", places, "--edit-token-file", file])
+        #expect(try edit(fromFile.port, ["Authorization: Bearer file-token-0123456789"]).status == 200)
+        #expect(fromFile.stop() == 0)
+        let unfit = [["--edit-token", "short"], ["--edit-token", "has spaces in it, see"],
+                     ["--read-only", "--edit-token", "file-token-0123456789"],
+                     ["--edit-token-file", directory + "/none"]]
+        for bad in unfit {
+            let result = try Run.product("waymark", ["serve", Run.data("sample-town.osm"), "--pois", places,
+                                                     "--port", "0"] + bad, stdin: nil)
+            #expect(result.status == 64 && result.stderr.split(separator: "\n").count == 1, "\(bad): \(result.stderr)")
+        }
+        let noViewer = try Run.waymark("serve", Run.data("sample-town.osm"), "--read-only", "--port", "0")
+        #expect(noViewer.status == 64)
+    }
+
     @Test(.enabled(if: browserReady, "Chromium, chromedriver or Python's selenium is missing (.ci/run installs them)"))
     func inARealBrowser() throws {
-        let server = try ServerProcess([Run.data("sample-town.osm"), "--pois", places])
+        let server = try ServerProcess([Run.data("sample-town.osm"), "--pois", places, "--edit-token", Self.token])
         defer { _ = server.stop() }
         let result = try Run.process("/usr/bin/env",
                                      ["python3", Run.packageRoot.appendingPathComponent("Tools/viewer_test.py").path,
                                                       "http://127.0.0.1:\(server.port)", places,
-                                                      Run.productsDirectory.appendingPathComponent("waymark").path])
+                                                      Run.productsDirectory.appendingPathComponent("waymark").path,
+                                                      Self.token])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("all checks passed"))
     }

@@ -116,7 +116,8 @@ enum FuzzTarget: String, CaseIterable {
                 + #""coordinates":[-2.6,52.3]},"properties":{"title":"A"}},{"type":"Feature","id":7,"geometry":"#
                 + #"{"type":"Point","coordinates":[-2.597,52.302]},"properties":{"title":"B","subtitle":"b"}}]}"#
         FileManager.default.createFile(atPath: path, contents: Data(places.utf8))
-        return try! ViewerService(osrm: service, placesPath: path)
+        // (The seed's edits carry this token, so mutations reach the editing code both ways.)
+        return try! ViewerService(osrm: service, placesPath: path, editing: .token("fuzz-edit-token-0001"))
     }()
 
     /// Snaps the first and last vertex and routes between them with each search.
