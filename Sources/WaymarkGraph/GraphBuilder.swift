@@ -478,6 +478,7 @@ public struct GraphBuilder {
             report.droppedSegmentsMissingNodes += parts[p].droppedSegmentsMissingNodes
             report.waysWithMissingNodes += parts[p].waysWithMissingNodes
             report.droppedDegenerateSegments += parts[p].droppedDegenerateSegments
+            report.droppedAbsurdSegments += parts[p].droppedAbsurdSegments
             report.barrierCuts += parts[p].barrierCuts
         }
         let (segmentEnds, pending) = GraphBuilder.joinColumns(&parts, numbers, into: &graph)
@@ -830,6 +831,7 @@ private struct WalkPart {
     var shapeLatitudes: [Int32] = [], shapeLongitudes: [Int32] = []
     var pending: [GraphBuilder.PendingEdge] = []
     var droppedSegmentsMissingNodes = 0, waysWithMissingNodes = 0, droppedDegenerateSegments = 0, barrierCuts = 0
+    var droppedAbsurdSegments = 0
 
     /// Walks the ways `range`, cutting each into segments between vertices. (One function: the
     /// build's hottest loop, whose every step reads and writes the same running segment, shape
@@ -925,6 +927,10 @@ private struct WalkPart {
                     droppedDegenerateSegments += 1
                     return
                 }
+                if isAbsurd() {
+                    droppedAbsurdSegments += 1
+                    return
+                }
                 let segment = UInt32(segmentEnds.count)
                 segmentEnds.append((from, end))
                 if recordsSegments { segmentsOfWay[way.id, default: []].append(segment) }
@@ -963,6 +969,22 @@ private struct WalkPart {
                     pending.append(edge(end, from, segment << 1 | 1, speed: way.rule.backwardSpeed,
                                         penalty: way.rule.backwardPenalty))
                 }
+            }
+            /// Whether the piece's length, or its time or weight either way, reaches what no road
+            /// has (``RoadGraph/valueLimit``): what a graph file may not hold is not made.
+            func isAbsurd() -> Bool {
+                let limit = Double(RoadGraph.valueLimit)
+                guard length.isFinite, length < limit else { return true }
+                for (speed, penalty) in [(way.rule.forwardSpeed, way.rule.forwardPenalty),
+                                         (way.rule.backwardSpeed, way.rule.backwardPenalty)] where speed > 0 {
+                    let travel = way.rule.duration.map { totalLength > 0 ? $0 * length / totalLength : 0 }
+                        ?? length / (speed / 3.6)
+                    let duration = travel + interiorDelay, weight = travel / penalty + interiorDelay
+                    guard duration.isFinite, weight.isFinite, duration >= 0, weight >= 0,
+                          Float(duration) < RoadGraph.valueLimit, Float(weight) < RoadGraph.valueLimit
+                    else { return true }
+                }
+                return Float(length) >= RoadGraph.valueLimit
             }
             func begin(_ vertex: UInt32) {
                 start = vertex

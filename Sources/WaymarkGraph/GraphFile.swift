@@ -10,6 +10,8 @@ public enum GraphFileError: Error, Sendable, Equatable, CustomStringConvertible 
     case unsupportedVersion(String, found: UInt32, supported: UInt32)
     case truncated(String, expected: Int, actual: Int)
     case corrupt(String, String)
+    /// A graph about to be written that its own loader would refuse (a builder fault, not the input's).
+    case unstorable(String, String)
 
     public var description: String {
         switch self {
@@ -24,6 +26,9 @@ public enum GraphFileError: Error, Sendable, Equatable, CustomStringConvertible 
             return "\(path): truncated graph file (\(actual) of \(expected) bytes; rebuild it with 'waymark build')"
         case let .corrupt(path, reason):
             return "\(path): corrupt graph file: \(reason) (rebuild it with 'waymark build')"
+        case let .unstorable(path, reason):
+            return "cannot write \(path): the graph would not load back: \(reason) (a fault in waymark; "
+                + "please report it)"
         }
     }
 }
@@ -553,6 +558,15 @@ public enum GraphFile {
         return g
     }
 
+    /// Whether `graph` would load back from a file: the loader's own checks, before writing, so
+    /// that no file is written that reading then refuses.
+    public static func checkStorable(_ graph: RoadGraph, path: String) throws(GraphFileError) {
+        do { try validate(graph, path: path) } catch {
+            guard case let .corrupt(_, reason) = error else { throw error }
+            throw .unstorable(path, reason)
+        }
+    }
+
     /// Checks that every array agrees with the others and every index is in range, so code that
     /// trusts the graph cannot index out of bounds.
     static func validate(_ g: RoadGraph, path: String) throws(GraphFileError) {
@@ -764,7 +778,7 @@ private struct Validation {
         try check(zip(g.latitudes, g.longitudes).allSatisfy(onGlobe), "vertex coordinate out of range")
         try check(zip(g.shapeLatitudes, g.shapeLongitudes).allSatisfy(onGlobe), "shape coordinate out of range")
         for values in [g.edgeLength, g.edgeDuration, g.edgeWeight] {
-            try check(values.allSatisfy { $0.isFinite && $0 >= 0 && $0 < 1e7 },
+            try check(values.allSatisfy { $0.isFinite && $0 >= 0 && $0 < RoadGraph.valueLimit },
                       "edge length, duration or weight not finite, negative or absurd")
         }
     }
@@ -782,7 +796,13 @@ private struct Validation {
                 var dLon = abs(Double(lon) - lon0)
                 if dLon > 1_800_000_000 { dLon = 3_600_000_000 - dLon } // across 180°
                 let dx = dLon * squeeze * metresPerUnit, dy = (Double(lat) - lat0) * metresPerUnit
-                return dx * dx + dy * dy <= reach * reach
+                if dx * dx + dy * dy <= reach * reach { return true }
+                // Far apart, the flat measure errs (thousands of km across a pole): the builder's
+                // great-circle distance decides.
+                func at(_ lat: Int32, _ lon: Int32) -> Coordinate {
+                    Coordinate(latitude: FixedPoint.decode(lat), longitude: FixedPoint.decode(lon))
+                }
+                return reach > 100_000 && at(g.latitudes[v], g.longitudes[v]).distance(to: at(lat, lon)) <= reach
             }
             for e in g.edges(from: UInt32(v)) {
                 let reach = Double(g.edgeLength[e]) * 1.02 + 10

@@ -95,6 +95,10 @@ public struct RoadGraph: Sendable, Equatable {
 
     public init() {}
 
+    /// An edge's length (m), duration (s) and weight stay below this: longer is no road, and a
+    /// graph file with one is refused as damaged. The builder drops what would reach it.
+    public static let valueLimit: Float = 1e7
+
     public static let trafficSignalsFlag: UInt8 = 1 << 0
     public static let restrictionViaFlag: UInt8 = 1 << 1
     public static let gateFlag: UInt8 = 1 << 2
@@ -269,6 +273,9 @@ public struct BuildReport: Sendable, Equatable {
     public var droppedDegenerateSegments = 0
     /// Vertices created by cutting ways at barriers cars cannot pass.
     public var barrierCuts = 0
+    /// Stretches no road can be: a length, travel time or weight of ``RoadGraph/valueLimit`` or
+    /// more (a node on the far side of the globe, a ferry's duration of years).
+    public var droppedAbsurdSegments = 0
     public var restrictionsRead = 0
     public var restrictionsKept = 0
     /// Restrictions that could not be expressed on the graph (via a way, a way not routable, a way
@@ -293,7 +300,7 @@ public struct BuildReport: Sendable, Equatable {
          ("barrier_cuts", Double(barrierCuts)), ("restrictions_read", Double(restrictionsRead)),
          ("restrictions_kept", Double(restrictionsKept)), ("restrictions_dropped", Double(restrictionsDropped)),
          ("largest_component_nodes", Double(largestComponentNodes)), ("input_bytes", Double(inputBytes)),
-         ("build_seconds", buildSeconds)]
+         ("build_seconds", buildSeconds), ("dropped_absurd_segments", Double(droppedAbsurdSegments))]
     }
 
     /// The report from its stored fields; nil when a count is not a whole number from 0 to 2⁵³ or
@@ -311,6 +318,7 @@ public struct BuildReport: Sendable, Equatable {
         r.waysWithMissingNodes = v(8); r.droppedDegenerateSegments = v(9); r.barrierCuts = v(10)
         r.restrictionsRead = v(11); r.restrictionsKept = v(12); r.restrictionsDropped = v(13)
         r.largestComponentNodes = v(14); r.inputBytes = v(15); r.buildSeconds = values.count > 16 ? values[16] : 0
+        r.droppedAbsurdSegments = v(17) // (files from before it have 17 fields)
         self = r
     }
 

@@ -306,6 +306,7 @@ public final class RoadMap: @unchecked Sendable {
     /// contracted by ``prepare()``) or else the turn tables, guidance's per-map tables and the
     /// snap index, so that routes on the file need no preparation.
     public func write(to path: String) throws {
+        try GraphFile.checkStorable(graph, path: path)
         let (guidance, index) = lock.withLock {
             (prepared?.guidance ?? storedGuidance, prepared?.data.snapIndex ?? storedSnapIndex)
         }

@@ -31,7 +31,7 @@ import WaymarkGeoJSON
             withoutTiming(inspect.stdout) == withoutTiming(build.stdout) + [
                 "contraction hierarchy: none (add one with 'waymark build --hierarchy')"
             ])
-        #expect(withoutTiming(build.stdout).count == 17)
+        #expect(withoutTiming(build.stdout).count == 18)
         // (The sample town lies in England: left-hand traffic, by place.)
         #expect(build.stdout.contains("driving_side                    left"))
         let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")

@@ -34,6 +34,10 @@ enum FuzzTarget: String, CaseIterable {
             defer { try? FileManager.default.removeItem(atPath: path) }
             guard FileManager.default.createFile(atPath: path, contents: Data(bytes)),
                   let (graph, basemap) = try? OSMGraphLoader.buildWithBasemap(path: path) else { return }
+            // Whatever the builder accepts, its loader must: a graph it would refuse is a finding.
+            do { try GraphFile.checkStorable(graph, path: "<fuzz>") } catch {
+                fatalError("built a graph its loader refuses: \(error)")
+            }
             routeAcross(graph)
             draw(graph, basemap)
         case .pbf:
@@ -115,7 +119,7 @@ enum FuzzTarget: String, CaseIterable {
             #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"a","geometry":{"type":"Point","#
                 + #""coordinates":[-2.6,52.3]},"properties":{"title":"A"}},{"type":"Feature","id":7,"geometry":"#
                 + #"{"type":"Point","coordinates":[-2.597,52.302]},"properties":{"title":"B","subtitle":"b"}}]}"#
-        FileManager.default.createFile(atPath: path, contents: Data(places.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(places.utf8))
         // (The seed's edits carry this token, so mutations reach the editing code both ways.)
         return try! ViewerService(osrm: service, placesPath: path, editing: .token("fuzz-edit-token-0001"))
     }()
