@@ -6,7 +6,8 @@ import WaymarkGeo
 ///   about 0.1 m, as RFC 7946 §11.2 suggests), without trailing zeros.
 /// - With ``splitsAntimeridian`` (default on), LineStrings and MultiLineStrings whose consecutive
 ///   positions are more than 180° of longitude apart are cut at ±180° into a MultiLineString
-///   (RFC 7946 §3.1.9), the latitude of each cut interpolated linearly in longitude.
+///   (RFC 7946 §3.1.9), the latitude of each cut interpolated linearly in longitude; Polygons
+///   and MultiPolygons across ±180° are cut there into the parts on either side (a MultiPolygon).
 /// - `bbox` members are written where the value carries one.
 public struct GeoJSONWriter: Sendable {
     /// Decimal places for positions and bboxes.
@@ -187,11 +188,71 @@ public struct GeoJSONWriter: Sendable {
             return parts.count == 1 ? .lineString(parts[0]) : .multiLineString(parts)
         case let .multiLineString(lines):
             return .multiLineString(lines.flatMap(splitLine))
+        case let .polygon(rings):
+            let parts = splitPolygon(rings)
+            return parts.count == 1 ? .polygon(parts[0]) : .multiPolygon(parts)
+        case let .multiPolygon(polygons):
+            return .multiPolygon(polygons.flatMap(splitPolygon))
         case let .geometryCollection(geometries):
             return .geometryCollection(geometries.map(splittingAntimeridian))
         default:
             return geometry
         }
+    }
+
+    /// Cuts a polygon that crosses ±180° into its parts on either side: each ring is made
+    /// continuous in longitude (holes beside the exterior), clipped to each side of the cut, and
+    /// the far side moved back by 360°. A polygon that does not cross is returned as it is.
+    static func splitPolygon(_ rings: [[Coordinate]]) -> [[[Coordinate]]] {
+        let crosses = rings.contains { ring in
+            zip(ring, ring.dropFirst()).contains { ($1.longitude - $0.longitude).magnitude > 180 }
+        }
+        guard crosses, let exterior = rings.first, !exterior.isEmpty else { return [rings] }
+        let reference = exterior[0].longitude
+        let continuous = rings.map { ring -> [(x: Double, y: Double)] in
+            var previous = reference, out: [(x: Double, y: Double)] = []
+            for c in ring {
+                var x = c.longitude
+                while x - previous > 180 { x -= 360 }
+                while x - previous < -180 { x += 360 }
+                out.append((x, c.latitude))
+                previous = x
+            }
+            return out
+        }
+        let xs = continuous.flatMap { $0.map(\.x) }
+        let cut: Double = (xs.max() ?? 0) > 180 ? 180 : -180
+        var parts: [[[Coordinate]]] = []
+        for (keepsLow, shift) in [(true, cut < 0 ? 360.0 : 0), (false, cut > 0 ? -360.0 : 0)] {
+            var polygon: [[Coordinate]] = []
+            for (k, ring) in continuous.enumerated() {
+                let clipped = clip(ring, at: cut, keepingLow: keepsLow)
+                guard clipped.count >= 4 else {
+                    if k == 0 { break } else { continue }
+                }
+                polygon.append(clipped.map { Coordinate(latitude: $0.y, longitude: $0.x + shift) })
+            }
+            if !polygon.isEmpty { parts.append(polygon) }
+        }
+        return parts.isEmpty ? [rings] : parts
+    }
+
+    /// Sutherland–Hodgman against the vertical line x = `line`: the part of a closed ring west of
+    /// it (`keepingLow`) or east of it, closed again.
+    static func clip(_ ring: [(x: Double, y: Double)], at line: Double, keepingLow: Bool) -> [(x: Double, y: Double)] {
+        func inside(_ p: (x: Double, y: Double)) -> Bool { keepingLow ? p.x <= line : p.x >= line }
+        var out: [(x: Double, y: Double)] = []
+        let points = ring.count > 1 && ring[0] == ring[ring.count - 1] ? Array(ring.dropLast()) : ring
+        for (i, current) in points.enumerated() {
+            let previous = points[(i + points.count - 1) % points.count]
+            if inside(current) != inside(previous) {
+                let t = (line - previous.x) / (current.x - previous.x)
+                out.append((line, previous.y + t * (current.y - previous.y)))
+            }
+            if inside(current) { out.append(current) }
+        }
+        if let first = out.first { out.append(first) }
+        return out
     }
 
     /// Cuts a line into parts that never jump more than 180° of longitude between neighbours.

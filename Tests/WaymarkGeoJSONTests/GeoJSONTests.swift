@@ -43,6 +43,30 @@ import WaymarkGeo
         #expect(GeoJSONWriter(precision: 3).string(point) == "{\"type\":\"Point\",\"coordinates\":[-8.611,41.15]}\n")
     }
 
+    /// Polygons across ±180° (an isochrone on Fiji) are cut there into a MultiPolygon, each part
+    /// on its side with its rings closed; a hole goes with the side it lies on.
+    @Test func splitsPolygonsAtTheAntimeridian() {
+        func c(_ lat: Double, _ lon: Double) -> Coordinate { Coordinate(latitude: lat, longitude: lon) }
+        let square = [c(0, 179), c(0, -178), c(2, -178), c(2, 179), c(0, 179)]
+        let hole = [c(0.5, 179.2), c(0.5, 179.5), c(1, 179.5), c(1, 179.2), c(0.5, 179.2)]
+        guard case let .multiPolygon(parts) = GeoJSONWriter.splittingAntimeridian(.polygon([square, hole])) else {
+            Issue.record("not split"); return
+        }
+        #expect(parts.count == 2)
+        #expect(parts[0] == [[c(0, 179), c(0, 180), c(2, 180), c(2, 179), c(0, 179)], hole])
+        #expect(parts[1] == [[c(0, -180), c(0, -178), c(2, -178), c(2, -180), c(0, -180)]])
+        // From the east side, the same cut (at -180 on the way round).
+        let fromEast = [c(0, -178), c(2, -178), c(2, 179), c(0, 179), c(0, -178)]
+        guard case let .multiPolygon(halves) = GeoJSONWriter.splittingAntimeridian(.polygon([fromEast])) else {
+            Issue.record("not split"); return
+        }
+        #expect(halves.count == 2 && halves.allSatisfy { $0[0].first == $0[0].last })
+        #expect(halves.flatMap { $0[0] }.allSatisfy { $0.longitude >= 179 || $0.longitude <= -178 })
+        // One that stays on one side is left alone.
+        let plain = [c(0, 10), c(0, 11), c(1, 11), c(0, 10)]
+        #expect(GeoJSONWriter.splittingAntimeridian(.polygon([plain])) == .polygon([plain]))
+    }
+
     @Test func splitsLinesAtTheAntimeridian() {
         let line = [Coordinate(latitude: 0, longitude: 170), Coordinate(latitude: 10, longitude: -170),
                     Coordinate(latitude: 20, longitude: -160)]
