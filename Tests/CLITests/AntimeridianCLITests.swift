@@ -85,6 +85,13 @@ import WaymarkGeoJSON
         #expect(parts.first?.arrayValue?.last?.arrayValue?.first?.numberValue == 180)
         #expect(parts.last?.arrayValue?.first?.arrayValue?.first?.numberValue == -180)
 
+        // OSRM's JSON with `geometries=geojson` stays as OSRM writes it: one LineString.
+        let osrm = try Run.waymark("route", across, "--from", a[0], "--to", a[1], "--format", "json",
+                                   "--geometries", "geojson", "--overview", "full")
+        let overview = try JSONValue(parsing: Array(osrm.stdout.utf8)).objectValue?["routes"]?.arrayValue?.first?
+            .objectValue?["geometry"]?.objectValue
+        #expect(overview?["type"]?.stringValue == "LineString")
+
         // Tables: every pair as away from 180°.
         func table(_ map: String, _ points: [String]) throws -> [[Double]] {
             let csv = dir + "/points.csv"
