@@ -187,6 +187,10 @@ enum PlaceCommand {
         func save(_ file: PlaceFile) throws(CLIError) {
             do { try file.save() } catch { throw .failure("\(error)") }
         }
+        // The file an edit saves is checked before the edit (an interactive one is not typed in vain).
+        if ["add", "edit", "remove"].contains(action) {
+            do { try AtomicFile.checkWritable(path) } catch { throw .failure("\(error)") }
+        }
         switch action {
         case "list":
             let file = try open()

@@ -68,5 +68,5 @@ public enum ViewerEditing: Sendable, Equatable {
 /// Why a server's editing could not be set up.
 public struct ViewerEditingError: Error, Sendable, CustomStringConvertible {
     public var description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }

@@ -43,6 +43,12 @@ public final class ViewerService: @unchecked Sendable {
         basemap = try osrm.map.basemap()
         pictureIndex = PictureIndex(graph: osrm.map.graph, basemap: basemap)
         places = try ViewerService.read(placesPath)
+        // Edits are saved to the file: where it cannot be written, said at start, not at the first save.
+        if !editing.isReadOnly {
+            do { try AtomicFile.checkWritable(placesPath) } catch {
+                throw ViewerEditingError("\(error) (serve it with --read-only to show it without editing)")
+            }
+        }
     }
 
     private static func read(_ path: String) throws(PlaceFileError) -> Places {
