@@ -42,28 +42,19 @@ public enum AtomicFile {
     /// atomic replacement as ``write(parts:to:)``.
     public static func write(to requested: String,
                              _ produce: (inout FileSink) throws(FileWriteError) -> Void) throws(FileWriteError) {
-        if requested == "-" {
+        switch try destination(requested) {
+        case .standardOutput:
             var sink = FileSink(fd: STDOUT_FILENO, path: requested)
             return try produce(&sink)
+        case let .stream(path):
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw failure(requested, "open") }
+            defer { close(fd) }
+            var sink = FileSink(fd: fd, path: requested)
+            return try produce(&sink)
+        case let .regular(path):
+            try replace(path, with: produce, reportingAs: requested)
         }
-        let path = resolvingLinks(requested)
-        var info = stat()
-        if stat(path, &info) == 0 {
-            switch info.st_mode & S_IFMT {
-            case S_IFREG: break
-            case S_IFIFO, S_IFCHR:
-                let fd = open(path, O_WRONLY | O_CLOEXEC)
-                guard fd >= 0 else { throw failure(requested, "open") }
-                defer { close(fd) }
-                var sink = FileSink(fd: fd, path: requested)
-                return try produce(&sink)
-            case S_IFDIR:
-                throw FileWriteError(path: requested, operation: "open", reason: "is a directory")
-            default:
-                throw FileWriteError(path: requested, operation: "open", reason: "not a regular file, FIFO or device")
-            }
-        }
-        try replace(path, with: produce, reportingAs: requested)
     }
 
     /// Whether ``write(to:_:)`` could write `requested` now: called before the work that makes the
@@ -72,31 +63,46 @@ public enum AtomicFile {
     /// file is made beside it and removed (what the write itself needs); a FIFO or a device: it
     /// may be opened for writing (not opened: a FIFO would wait for its reader).
     public static func checkWritable(_ requested: String) throws(FileWriteError) {
-        if requested == "-" { return }
+        switch try destination(requested) {
+        case .standardOutput: return
+        case let .stream(path):
+            guard access(path, W_OK) == 0 else { throw failure(requested, "open") }
+        case let .regular(path):
+            let probe = (directory(of: path).isEmpty ? "" : directory(of: path) + "/")
+                + ".waymark-probe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw failure(requested, "open") }
+            close(fd)
+            unlink(probe)
+        }
+    }
+
+    /// Where a write to `requested` goes: standard output (`-`), a FIFO or device written
+    /// through, or a regular file (existing or not) replaced by rename; a directory or a socket
+    /// is an error.
+    enum Destination { case standardOutput, stream(String), regular(String) }
+
+    static func destination(_ requested: String) throws(FileWriteError) -> Destination {
+        if requested == "-" { return .standardOutput }
         let path = resolvingLinks(requested)
         var info = stat()
         if stat(path, &info) == 0 {
             switch info.st_mode & S_IFMT {
-            case S_IFREG: break
-            case S_IFIFO, S_IFCHR:
-                guard access(path, W_OK) == 0 else { throw failure(requested, "open") }
-                return
+            case S_IFREG: return .regular(path)
+            case S_IFIFO, S_IFCHR: return .stream(path)
             case S_IFDIR:
                 throw FileWriteError(path: requested, operation: "open", reason: "is a directory")
             default:
                 throw FileWriteError(path: requested, operation: "open", reason: "not a regular file, FIFO or device")
             }
-        } else if errno != ENOENT {
-            throw failure(requested, "open")
         }
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { String(path[..<$0]) } ?? "."
-        let probe = (directory.isEmpty ? "" : directory + "/")
-            + ".waymark-probe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw failure(requested, "open") }
-        close(fd)
-        unlink(probe)
+        guard errno == ENOENT else { throw failure(requested, "open") }
+        return .regular(path)
+    }
+
+    /// The directory part of a path ("." when it has none; "" for a file at the root).
+    static func directory(of path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
     }
 
     /// The file a path names once its symbolic links are followed (for a dangling link, where
@@ -120,9 +126,8 @@ public enum AtomicFile {
     /// Replaces (or creates) the regular file `path` through a temporary file and a rename.
     private static func replace(_ path: String, with produce: (inout FileSink) throws(FileWriteError) -> Void,
                                 reportingAs requested: String) throws(FileWriteError) {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let directory = directory(of: path)
+        let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
         let temporary =
             (directory.isEmpty ? "" : directory + "/") + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         removeAbandonedTemporaries(in: directory.isEmpty ? "/" : directory, of: name)
