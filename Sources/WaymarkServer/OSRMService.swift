@@ -76,6 +76,7 @@ public final class OSRMService: Sendable {
                                                         "version '\(segments[1])' is not served (v1)") }
         var text = segments[3]
         if text.hasSuffix(".json") { text.removeLast(5) }
+        guard !text.isEmpty else { throw APIError("InvalidUrl", "the URL has no coordinates after the profile") }
         let coordinates = try OSRMService.coordinates(text)
         var options = try Options(request.query)
         let result: [UInt8]
@@ -115,8 +116,26 @@ public final class OSRMService: Sendable {
                 "NotImplemented",
                 "continue_straight=true is not served: routes may turn round at via points (continue_straight=false)")
         }
-        if options.take("waypoints") != nil { throw APIError("NotImplemented",
-                                                             "the waypoints option (silent via points) is not served") }
+        if let text = options.take("waypoints") {
+            // Checked as OSRM checks it, then refused: legs only at some coordinates are not served yet.
+            var indices: [Int] = []
+            for piece in text.split(separator: ";", omittingEmptySubsequences: false) {
+                guard let i = Int(piece), i >= 0 else {
+                    throw APIError("InvalidQuery", "waypoints: '\(piece.prefix(40))' is not an index")
+                }
+                indices.append(i)
+            }
+            guard indices.allSatisfy(coordinates.indices.contains) else {
+                throw APIError("InvalidOptions",
+                               "waypoints: an index is not one of the \(coordinates.count) coordinates")
+            }
+            guard indices.first == 0, indices.last == coordinates.count - 1 else {
+                throw APIError("InvalidValue", "waypoints: the first and last coordinates must be waypoints")
+            }
+            if indices != Array(coordinates.indices) {
+                throw APIError("NotImplemented", "the waypoints option (silent via points) is not served")
+            }
+        }
         let skipWaypoints = try options.bool("skip_waypoints", default: false)
         let code = try options.choice("language", InstructionTemplates.available.keys.sorted(), default: "en")
         try options.finish("route")
@@ -134,14 +153,18 @@ public final class OSRMService: Sendable {
 
     private func table(_ coordinates: [Coordinate],
                        _ options: inout Options, router: Router) throws(APIError) -> JSONValue {
+        guard coordinates.count >= 2 else { throw APIError("InvalidOptions", "a table needs at least two coordinates") }
         let radiuses = try general(&options, count: coordinates.count)
         func indices(_ name: String) throws(APIError) -> [Int] {
             guard let text = options.take(name), text != "all" else { return Array(coordinates.indices) }
             var result: [Int] = []
             for piece in text.split(separator: ";", omittingEmptySubsequences: false) {
-                guard let i = Int(piece), coordinates.indices.contains(i) else {
-                    throw APIError("InvalidValue",
-                                   "\(name): '\(piece)' is not an index of the \(coordinates.count) coordinates")
+                guard let i = Int(piece), i >= 0 else {
+                    throw APIError("InvalidQuery", "\(name): '\(piece.prefix(40))' is not an index")
+                }
+                guard coordinates.indices.contains(i) else {
+                    throw APIError("InvalidOptions",
+                                   "\(name): \(i) is not an index of the \(coordinates.count) coordinates")
                 }
                 result.append(i)
             }
@@ -150,8 +173,10 @@ public final class OSRMService: Sendable {
         let sources = try indices("sources"), destinations = try indices("destinations")
         let annotations = Set(try options.choice("annotations", ["duration", "distance"],
                                                  default: "duration", list: true).split(separator: ","))
-        let scale = try options.number("scale_factor", default: 1, in: 0.000001...1e6)
-        if options.take("fallback_speed") != nil || options.take("fallback_coordinate") != nil {
+        let scale = try options.positive("scale_factor", default: 1)
+        let fallbackSpeed = options.has("fallback_speed") ? try options.positive("fallback_speed", default: 1) : nil
+        let fallbackCoordinate = try options.choice("fallback_coordinate", ["input", "snapped"], default: "input")
+        if fallbackSpeed != nil || fallbackCoordinate != "input" {
             throw APIError("NotImplemented", "fallback_speed is not served: unreachable pairs are null")
         }
         if sources.count * destinations.count > limits.maxTableSize * limits.maxTableSize {
@@ -225,10 +250,16 @@ public final class OSRMService: Sendable {
             throw APIError("InvalidOptions", "nearest takes one coordinate (\(coordinates.count) given)")
         }
         let radius = try general(&options, count: 1)[0]
-        let requested = try options.number("number", default: 1, in: 1...Double(Int32.max))
-        guard requested == requested.rounded() else { throw APIError("InvalidQuery",
-                                                                     "number: \(requested) is not a whole number") }
-        let number = Int(requested)
+        let number: Int
+        if let text = options.take("number") {
+            guard let n = Int(text), n >= 0 else {
+                throw APIError("InvalidQuery", "number: '\(text.prefix(40))' is not a count")
+            }
+            guard n >= 1 else { throw APIError("InvalidOptions", "number must be at least 1") }
+            number = n
+        } else {
+            number = 1
+        }
         guard number <= limits.maxNearest else { throw APIError("TooBig",
                                                                 "number=\(number): at most \(limits.maxNearest)") }
         try options.finish("nearest")
@@ -256,25 +287,33 @@ public final class OSRMService: Sendable {
                 throw APIError("InvalidOptions", "radiuses: \(pieces.count) given for \(count) coordinates")
             }
             for (i, piece) in pieces.enumerated() where !piece.isEmpty && piece != "unlimited" {
-                guard let r = Double(piece), r.isFinite, r >= 0 else { throw APIError("InvalidValue",
-                    "radiuses: '\(piece)' is not a distance in metres") }
+                guard let r = Double(piece), r.isFinite else { throw APIError("InvalidQuery",
+                    "radiuses: '\(piece.prefix(40))' is not a distance in metres") }
+                // (A negative radius reaches no road, as in OSRM: NoSegment.)
                 radiuses[i] = min(r, map.maxSnapDistance)
             }
         }
-        for name in ["bearings", "approaches"] {
-            guard let text = options.take(name) else { continue }
-            let pieces = text.split(separator: ";", omittingEmptySubsequences: false)
-            guard pieces.count == count else {
-                throw APIError("InvalidOptions", "\(name): \(pieces.count) given for \(count) coordinates")
+        // Each per coordinate (OSRM: malformed InvalidQuery, out of range or miscounted InvalidOptions).
+        if let pieces = try options.perCoordinate("bearings", count: count, { piece throws(APIError) in
+            let parts = piece.split(separator: ",", omittingEmptySubsequences: false)
+            guard parts.count == 2, let value = Int(parts[0]), let range = Int(parts[1]) else { return false }
+            guard (0...360).contains(value), (0...180).contains(range) else {
+                throw APIError("InvalidOptions", "bearings: '\(piece.prefix(40))' is not value 0–360, range 0–180")
             }
-            if name == "bearings", pieces.contains(where: { !$0.isEmpty }) {
-                throw APIError("NotImplemented", "bearings are not served; leave each empty")
-            }
-            if name == "approaches", pieces.contains(where: { !$0.isEmpty && $0 != "unrestricted" }) {
-                throw APIError("NotImplemented", "approaches other than unrestricted are not served")
-            }
+            return true
+        }), !pieces.isEmpty {
+            throw APIError("NotImplemented", "bearings are not served; leave each empty")
         }
-        _ = options.take("hints") // never given out, so never meaningful: ignored
+        if let pieces = try options.perCoordinate("approaches", count: count, {
+            ["unrestricted", "curb", "opposite"].contains($0)
+        }), pieces.contains(where: { $0 != "unrestricted" }) {
+            throw APIError("NotImplemented", "approaches other than unrestricted are not served")
+        }
+        // Hints are never given out: one of OSRM's shape (112 characters of URL-safe base64) is
+        // stale and ignored, as OSRM ignores a stale one; anything else is malformed.
+        _ = try options.perCoordinate("hints", count: count) { piece in
+            piece.utf8.count == 112 && piece.allSatisfy(Self.base64URL.contains)
+        }
         _ = try options.bool("generate_hints", default: true)
         _ = try options.choice("snapping", ["default", "any"], default: "default")
         if let exclude = options.take("exclude"), !exclude.isEmpty {
@@ -284,6 +323,8 @@ public final class OSRMService: Sendable {
     }
 
     // MARK: - Parsing
+
+    static let base64URL = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=")
 
     /// `lon,lat;lon,lat;…` or `polyline(…)` / `polyline6(…)`.
     static func coordinates(_ text: String) throws(APIError) -> [Coordinate] {
@@ -297,7 +338,8 @@ public final class OSRMService: Sendable {
             } catch let error as APIError {
                 throw error
             } catch {
-                throw APIError("InvalidUrl", "the polyline cannot be decoded: \(error)")
+                // (OSRM reads what it can: too few coordinates for the service.)
+                throw APIError("InvalidOptions", "the polyline cannot be decoded: \(error)")
             }
         }
         var result: [Coordinate] = []
@@ -321,10 +363,10 @@ public final class OSRMService: Sendable {
         private var order: [String] = []
 
         init(_ query: [(name: String, value: String)]) throws(APIError) {
+            // (An option given twice: the last one counts, as in OSRM.)
             for (name, value) in query {
-                guard values[name] == nil else { throw APIError("InvalidQuery", "option '\(name)' is given twice") }
+                if values[name] == nil { order.append(name) }
                 values[name] = value
-                order.append(name)
             }
         }
 
@@ -336,6 +378,36 @@ public final class OSRMService: Sendable {
         }
 
         mutating func take(_ name: String) -> String? { values.removeValue(forKey: name) }
+
+        func has(_ name: String) -> Bool { values[name] != nil }
+
+        /// A number above 0 (OSRM: not a number InvalidQuery, not above 0 InvalidOptions).
+        mutating func positive(_ name: String, default value: Double) throws(APIError) -> Double {
+            guard let text = take(name) else { return value }
+            guard let n = Double(text), n.isFinite else {
+                throw APIError("InvalidQuery", "\(name): '\(text.prefix(40))' is not a number")
+            }
+            guard n > 0 else { throw APIError("InvalidOptions", "\(name) must be > 0") }
+            return n
+        }
+
+        /// The non-empty pieces of a `;`-list with one piece per coordinate (nil when not given):
+        /// each must pass `wellFormed` (else InvalidQuery, OSRM's "malformed"), the count must match
+        /// (else InvalidOptions).
+        mutating func perCoordinate(_ name: String, count: Int,
+                                    _ wellFormed: (String) throws(APIError) -> Bool) throws(APIError) -> [String]? {
+            guard let text = take(name) else { return nil }
+            let pieces = text.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+            for piece in pieces where !piece.isEmpty {
+                guard try wellFormed(piece) else {
+                    throw APIError("InvalidQuery", "\(name): '\(piece.prefix(40))' is malformed")
+                }
+            }
+            guard pieces.count == count else {
+                throw APIError("InvalidOptions", "\(name): \(pieces.count) given for \(count) coordinates")
+            }
+            return pieces.filter { !$0.isEmpty }
+        }
 
         mutating func bool(_ name: String, default value: Bool) throws(APIError) -> Bool {
             guard let text = take(name) else { return value }

@@ -287,24 +287,54 @@ struct RawClient {
         #expect(server.log.contains("waymark serve: stopped"))
     }
 
+    /// Bad requests answered with osrm-routed's status and code: each case's code is what
+    /// osrm-routed 26.10 answered to the same request (on Andorra, 2026-11-28), but for
+    /// Waymark's own services and limits (isochrone, `--max-*`) and what is not served yet
+    /// (`NotImplemented`, `InvalidService` for match, trip and tile).
     @Test func errorsAreOSRMs() throws {
         let server = try ServerProcess([map, "--max-table-size", "2", "--max-waypoints", "3", "--max-nearest", "2"])
         defer { _ = server.stop() }
+        let ab = "\(lonLat(a));\(lonLat(b))"
+        let hint = String(repeating: "B", count: 112)
         let cases: [(String, Int, String)] = [
             ("/route/v1/driving/\(lonLat(a))", 400, "InvalidOptions"),
+            ("/route/v1/driving/", 400, "InvalidUrl"),
             ("/route/v1/driving/abc;def", 400, "InvalidQuery"),
             ("/route/v1/driving/-2.6,95;-2.57,52.31", 400, "InvalidValue"),
-            ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?steps=maybe", 400, "InvalidQuery"),
-            ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?bogus=1", 400, "InvalidQuery"),
-            ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?language=xx", 400, "InvalidQuery"),
-            ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?steps=true&steps=false", 400, "InvalidQuery"),
-            ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?radiuses=5", 400, "InvalidOptions"),
+            ("/route/v1/driving/polyline(abc)", 400, "InvalidOptions"),
+            ("/route/v1/driving/\(ab)?steps=maybe", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(ab)?bogus=1", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(ab)?language=xx", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(ab)?steps=true&steps=false", 200, "Ok"),
+            ("/route/v1/driving/\(ab)?radiuses=5", 400, "InvalidOptions"),
+            ("/route/v1/driving/\(ab)?radiuses=-5;10", 400, "NoSegment"),
+            ("/route/v1/driving/\(ab)?radiuses=abc;10", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(ab)?hints=xyz;abc", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(ab)?hints=;;", 400, "InvalidOptions"),
+            ("/route/v1/driving/\(ab)?hints=\(hint);", 200, "Ok"),
+            ("/route/v1/driving/\(ab)?bearings=400,20;0,20", 400, "InvalidOptions"),
+            ("/route/v1/driving/\(ab)?bearings=abc;", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(ab)?bearings=10;", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(ab)?approaches=left;curb", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(ab)?waypoints=0;5", 400, "InvalidOptions"),
+            ("/route/v1/driving/\(ab)?waypoints=a", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(ab);\(lonLat(c))?waypoints=1;2", 400, "InvalidValue"),
+            ("/route/v1/driving/\(ab)?waypoints=0;1", 200, "Ok"),
+            ("/table/v1/driving/\(lonLat(a))", 400, "InvalidOptions"),
+            ("/table/v1/driving/\(ab)?sources=a", 400, "InvalidQuery"),
+            ("/table/v1/driving/\(ab)?fallback_speed=-1", 400, "InvalidOptions"),
+            ("/table/v1/driving/\(ab)?fallback_speed=abc", 400, "InvalidQuery"),
+            ("/table/v1/driving/\(ab)?scale_factor=0", 400, "InvalidOptions"),
+            ("/table/v1/driving/\(ab)?scale_factor=abc", 400, "InvalidQuery"),
+            ("/table/v1/driving/\(ab)?fallback_coordinate=x", 400, "InvalidQuery"),
+            ("/nearest/v1/driving/\(lonLat(a))?number=0", 400, "InvalidOptions"),
+            ("/nearest/v1/driving/\(lonLat(a))?number=-1", 400, "InvalidQuery"),
             ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?annotations=true", 400, "NotImplemented"),
             ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?bearings=10,20;", 400, "NotImplemented"),
             ("/route/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c));\(lonLat(a))", 400, "TooBig"),
             ("/route/v1/driving/\(lonLat(a));-2.0,52.0", 400, "NoSegment"),
             ("/table/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c))", 400, "TooBig"),
-            ("/table/v1/driving/\(lonLat(a));\(lonLat(b))?sources=5", 400, "InvalidValue"),
+            ("/table/v1/driving/\(lonLat(a));\(lonLat(b))?sources=5", 400, "InvalidOptions"),
             ("/nearest/v1/driving/\(lonLat(a))?number=3", 400, "TooBig"),
             ("/nearest/v1/driving/\(lonLat(a))?number=1.5", 400, "InvalidQuery"),
             ("/nearest/v1/driving/\(lonLat(a));\(lonLat(b))", 400, "InvalidOptions"),
@@ -325,7 +355,7 @@ struct RawClient {
             #expect(response.status == status && response.json?["code"]?.stringValue == code,
                     "\(path): \(response.status) \(response.body)")
             let message = response.json?["message"]?.stringValue ?? ""
-            #expect(message.isEmpty == false, "\(path)")
+            #expect(message.isEmpty == (status == 200), "\(path)")
         }
         // The instructions' language: one the library has.
         let english = try RawClient.get(
