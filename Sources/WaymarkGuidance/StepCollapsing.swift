@@ -163,7 +163,10 @@ extension StepAssembler {
 
     /// OSRM's `hasRoundaboutType`: a step onto, along or off a roundabout or rotary.
     private static func isRoundabout(_ type: ManeuverType) -> Bool {
-        [.roundabout, .rotary, .roundaboutTurn, .exitRoundabout, .exitRotary].contains(type)
+        switch type {
+        case .roundabout, .rotary, .roundaboutTurn, .exitRoundabout, .exitRotary: true
+        default: false
+        }
     }
 
     /// The prior road's name against another step's road (OSRM's `haveSameName`: unnamed roads
