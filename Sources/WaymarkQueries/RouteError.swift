@@ -21,19 +21,26 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    public var description: String { message(lonLat: false) }
+
+    /// The description with points as `longitude,latitude` when `lonLat` (OSRM's HTTP API, where
+    /// coordinates are given that way), else `latitude,longitude` (the command line's order).
+    public func message(lonLat: Bool) -> String {
+        func point(_ latitude: Double, _ longitude: Double) -> String {
+            lonLat ? String(format: "%.6f,%.6f", longitude, latitude) : String(format: "%.6f,%.6f", latitude, longitude)
+        }
         switch self {
         case let .noSegment(c, maxDistance):
-            return String(format: "no road within %.0f m of %.6f,%.6f", maxDistance, c.latitude, c.longitude)
+            return String(format: "no road within %.0f m of ", maxDistance) + point(c.latitude, c.longitude)
         case let .outsideMap(c, bounds, swapped):
-            let here = String(format: "%.6f,%.6f is outside the map's area "
-                                  + "(the map covers latitudes %.4f to %.4f, longitudes %.4f to %.4f)",
-                              c.latitude, c.longitude, bounds.south, bounds.north, bounds.west, bounds.east)
-            return swapped ? here + String(format: "; it looks like longitude,latitude: did you mean %.6f,%.6f?",
-                                           c.longitude, c.latitude) : here
+            let here = point(c.latitude, c.longitude) + String(
+                format: " is outside the map's area (the map covers latitudes %.4f to %.4f, longitudes %.4f to %.4f)",
+                bounds.south, bounds.north, bounds.west, bounds.east)
+            // Swapped: the same two numbers the other way round are inside.
+            let order = lonLat ? "latitude,longitude" : "longitude,latitude"
+            return swapped ? here + "; it looks like \(order): did you mean \(point(c.longitude, c.latitude))?" : here
         case let .noRoute(from, to):
-            return String(format: "no route from %.6f,%.6f to %.6f,%.6f", from.latitude, from.longitude,
-                          to.latitude, to.longitude)
+            return "no route from \(point(from.latitude, from.longitude)) to \(point(to.latitude, to.longitude))"
         case let .invalidInput(text): return text
         }
     }

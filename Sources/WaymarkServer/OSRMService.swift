@@ -457,7 +457,8 @@ struct APIError: Error {
 
     init(_ code: String, _ message: String) { self.init(code: code, message) }
 
+    /// (Points in its message as the API takes them: longitude,latitude.)
     init(_ error: RouteError) {
-        self.init(error.code == "InvalidInput" ? "InvalidOptions" : error.code, error.description)
+        self.init(error.code == "InvalidInput" ? "InvalidOptions" : error.code, error.message(lonLat: true))
     }
 }

@@ -357,6 +357,11 @@ struct RawClient {
             let message = response.json?["message"]?.stringValue ?? ""
             #expect(message.isEmpty == (status == 200), "\(path)")
         }
+        // Messages give points as the API takes them: longitude,latitude.
+        let outside = try RawClient.get("/route/v1/driving/\(lonLat(a));-2.0,52.0", port: server.port)
+        #expect(outside.json?["message"]?.stringValue?.hasPrefix("-2.000000,52.000000 is outside") == true,
+                "\(outside.body)")
+
         // The instructions' language: one the library has.
         let english = try RawClient.get(
             "/route/v1/driving/\(lonLat(a));\(lonLat(b))?steps=true&language=en", port: server.port)
