@@ -245,11 +245,12 @@ public final class OSRMService: Sendable {
         }
     }
 
+    /// One coordinate: its nearest roads; several (as OSRM 26 answers them): one list per coordinate.
     private func nearest(_ coordinates: [Coordinate], _ options: inout Options) throws(APIError) -> JSONValue {
-        guard coordinates.count == 1 else {
-            throw APIError("InvalidOptions", "nearest takes one coordinate (\(coordinates.count) given)")
+        guard coordinates.count <= limits.maxWaypoints else {
+            throw APIError("TooBig", "\(coordinates.count) coordinates: nearest takes at most \(limits.maxWaypoints)")
         }
-        let radius = try general(&options, count: 1)[0]
+        let radiuses = try general(&options, count: coordinates.count)
         let number: Int
         if let text = options.take("number") {
             guard let n = Int(text), n >= 0 else {
@@ -263,15 +264,16 @@ public final class OSRMService: Sendable {
         guard number <= limits.maxNearest else { throw APIError("TooBig",
                                                                 "number=\(number): at most \(limits.maxNearest)") }
         try options.finish("nearest")
-        let found = map.nearest(coordinates[0], count: number, maxDistance: radius)
-        guard !found.isEmpty else {
-            throw APIError(
-                "NoSegment",
-                "no road within \(Int(radius ?? map.maxSnapDistance)) m of \(coordinates[0].longitude),"
-                    + "\(coordinates[0].latitude)"
-            )
+        var lists: [JSONValue] = []
+        for (c, radius) in zip(coordinates, radiuses) {
+            let found = map.nearest(c, count: number, maxDistance: radius)
+            guard !found.isEmpty else {
+                throw APIError("NoSegment",
+                               "no road within \(Int(radius ?? map.maxSnapDistance)) m of \(c.longitude),\(c.latitude)")
+            }
+            lists.append(.array(found.map(waypoint)))
         }
-        return ["code": "Ok", "waypoints": .array(found.map(waypoint))]
+        return ["code": "Ok", "waypoints": lists.count == 1 ? lists[0] : .array(lists)]
     }
 
     private func waypoint(_ snap: Snap) -> JSONValue { snap.osrmWaypoint(name: map.roadName(of: snap)) }

@@ -337,7 +337,7 @@ struct RawClient {
             ("/table/v1/driving/\(lonLat(a));\(lonLat(b))?sources=5", 400, "InvalidOptions"),
             ("/nearest/v1/driving/\(lonLat(a))?number=3", 400, "TooBig"),
             ("/nearest/v1/driving/\(lonLat(a))?number=1.5", 400, "InvalidQuery"),
-            ("/nearest/v1/driving/\(lonLat(a));\(lonLat(b))", 400, "InvalidOptions"),
+            ("/nearest/v1/driving/\(lonLat(a));\(lonLat(b))", 200, "Ok"),
             ("/match/v1/driving/\(lonLat(a));\(lonLat(b))", 400, "InvalidService"),
             ("/isochrone/v1/driving/\(lonLat(a))", 400, "InvalidOptions"),
             ("/isochrone/v1/driving/\(lonLat(a))?contours_minutes=61", 400, "InvalidValue"),
@@ -357,6 +357,11 @@ struct RawClient {
             let message = response.json?["message"]?.stringValue ?? ""
             #expect(message.isEmpty == (status == 200), "\(path)")
         }
+        // Nearest for several coordinates, as OSRM 26: one list of waypoints per coordinate.
+        let two = try RawClient.get("/nearest/v1/driving/\(ab)?number=2", port: server.port)
+        let lists = two.json?["waypoints"]?.arrayValue ?? []
+        #expect(lists.count == 2 && lists.allSatisfy { $0.arrayValue?.count == 2 }, "\(two.body)")
+
         // Messages give points as the API takes them: longitude,latitude.
         let outside = try RawClient.get("/route/v1/driving/\(lonLat(a));-2.0,52.0", port: server.port)
         #expect(outside.json?["message"]?.stringValue?.hasPrefix("-2.000000,52.000000 is outside") == true,
