@@ -23,7 +23,7 @@ enum ServeCommand {
             OptionSpec(name: "max-connections", value: "N",
                        help: "Open connections at most; more get 503 (default 512)."),
             OptionSpec(name: "max-snap", value: "METRES",
-                       help: "Farthest a point may be from a road (default 1000; radiuses can only lower it)."),
+                       help: "Farthest a point may be from a road (default: no limit, as OSRM; radiuses lower it)."),
             OptionSpec(name: "idle-timeout", value: "SECONDS",
                        help: "How long a kept-alive connection may wait between requests (default 5)."),
             OptionSpec(name: "request-timeout", value: "SECONDS",
@@ -72,7 +72,8 @@ enum ServeCommand {
         limits.maxTableSize = Int(try args.number("max-table-size", default: 100, in: 1...100_000))
         limits.maxWaypoints = Int(try args.number("max-waypoints", default: 500, in: 2...100_000))
         limits.maxNearest = Int(try args.number("max-nearest", default: 100, in: 1...10_000))
-        let maxSnap = try args.number("max-snap", default: 1000, in: 1...100_000)
+        // (As osrm-routed: a point snaps at any distance unless its radius, or this, limits it.)
+        let maxSnap = try args.number("max-snap", default: .infinity, in: 1...20_000_000)
 
         // Who may edit, settled before the map is loaded.
         var editing = ViewerEditing.readOnly, generated = false

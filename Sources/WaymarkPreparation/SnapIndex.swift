@@ -269,26 +269,51 @@ public final class SnapIndex: Sendable {
     /// The nearest point on any road (or only on roads of big components) within `maxDistance`.
     public func nearest(to c: Coordinate, maxDistance: Double, bigComponentsOnly: Bool) -> Snap? {
         let cx = c.longitude * metresPerDegreeLon, cy = c.latitude * metresPerDegreeLat
-        let reach = Int64((maxDistance / SnapIndex.cellSize).rounded(.up))
+        let (reach, searched) = SnapIndex.reach(maxDistance)
         let x0 = Int64((cx / SnapIndex.cellSize).rounded(.down)), y0 = Int64((cy / SnapIndex.cellSize).rounded(.down))
         var best: (distance: Double, piece: Int, t: Double)?
+        func consider(_ s: Int, _ i: Int, _ piece: Int) {
+            if bigComponentsOnly && segmentInTinyComponent[s] != 0 { return }
+            let (d, t) = measure(s, i, c, cx, cy)
+            if best == nil || d < best!.distance { best = (d, piece, t) }
+        }
         func visit(_ x: Int64, _ y: Int64) {
             guard let k = binarySearch(SnapIndex.key(x, y)) else { return }
             // A piece spanning several cells is measured once per cell: cheaper than remembering it.
             for slot in Int(cellStart[k])..<Int(cellStart[k + 1]) {
                 let piece = Int(cellPieces[slot])
                 let (s, i) = self.piece(piece)
-                if bigComponentsOnly && segmentInTinyComponent[s] != 0 { continue }
-                let (d, t) = measure(s, i, c, cx, cy)
-                if best == nil || d < best!.distance { best = (d, piece, t) }
+                consider(s, i, piece)
             }
         }
         // Once the best match is nearer than the next ring can be, stop.
-        SnapIndex.rings(around: x0, y0, reach: reach, visit) { r in
+        let settled = SnapIndex.rings(around: x0, y0, reach: searched, visit) { r in
             best.map { $0.distance <= Double(r) * SnapIndex.cellSize } ?? false
         }
+        // Farther than the rings go: every piece once (a point far from all roads, with a radius
+        // that reaches them, as OSRM's unlimited one).
+        if !settled && reach > searched { forEachPiece(consider) }
         guard let best, best.distance <= maxDistance else { return nil }
         return snap(c, piece: best.piece, t: best.t)
+    }
+
+    /// Rings searched cell by cell before the rest of the map is measured piece by piece.
+    static let ringLimit: Int64 = 128
+
+    /// The rings a radius reaches (as many as can be counted) and those searched cell by cell.
+    static func reach(_ maxDistance: Double) -> (reach: Int64, searched: Int64) {
+        let rings = maxDistance / cellSize
+        let reach = rings.isFinite && rings < 1e15 ? Int64(max(0, rings).rounded(.up)) : Int64(1e15)
+        return (reach, min(reach, ringLimit))
+    }
+
+    /// Every piece of every segment with a shape: segment, index along it, piece number.
+    private func forEachPiece(_ body: (Int, Int, Int) -> Void) {
+        for s in 0..<graph.segmentCount where segmentStart[s] != RoadGraph.invalid {
+            let first = SnapIndex.firstPiece(of: s, graph)
+            let interior = Int(graph.shapeStart[s + 1]) - Int(graph.shapeStart[s])
+            for i in 0...interior { body(s, i, first + i) }
+        }
     }
 
     /// The nearest points on up to `count` different road segments within `maxDistance` metres,
@@ -296,30 +321,36 @@ public final class SnapIndex: Sendable {
     public func nearest(to c: Coordinate, maxDistance: Double, count: Int) -> [Snap] {
         guard count > 0 else { return [] }
         let cx = c.longitude * metresPerDegreeLon, cy = c.latitude * metresPerDegreeLat
-        let reach = Int64((maxDistance / SnapIndex.cellSize).rounded(.up))
+        let (reach, searched) = SnapIndex.reach(maxDistance)
         let x0 = Int64((cx / SnapIndex.cellSize).rounded(.down)), y0 = Int64((cy / SnapIndex.cellSize).rounded(.down))
         var best: [Int: (distance: Double, piece: Int, t: Double)] = [:]
+        func consider(_ s: Int, _ i: Int, _ piece: Int) {
+            let (d, t) = measure(s, i, c, cx, cy)
+            if d <= maxDistance, best[s].map({ d < $0.distance }) ?? true { best[s] = (d, piece, t) }
+        }
         func visit(_ x: Int64, _ y: Int64) {
             guard let k = binarySearch(SnapIndex.key(x, y)) else { return }
             for slot in Int(cellStart[k])..<Int(cellStart[k + 1]) {
                 let piece = Int(cellPieces[slot])
                 let (s, i) = self.piece(piece)
-                let (d, t) = measure(s, i, c, cx, cy)
-                if d <= maxDistance, best[s].map({ d < $0.distance }) ?? true { best[s] = (d, piece, t) }
+                consider(s, i, piece)
             }
         }
         // Once the count-th nearest is nearer than the next ring can be, stop.
-        SnapIndex.rings(around: x0, y0, reach: reach, visit) { r in
+        let settled = SnapIndex.rings(around: x0, y0, reach: searched, visit) { r in
             best.count >= count && best.values.map(\.distance).sorted()[count - 1] <= Double(r) * SnapIndex.cellSize
         }
+        if !settled && reach > searched { forEachPiece(consider) }
         let chosen = best.sorted { ($0.value.distance, $0.key) < ($1.value.distance, $1.key) }.prefix(count)
         return chosen.map { snap(c, piece: $0.value.piece, t: $0.value.t) }
     }
 
     /// Visits the cells in square rings outwards from (`x0`, `y0`), ring 0 the cell itself, up
     /// to `reach` rings, stopping after a ring where `enough(r)` says the rings so far settle it.
+    /// Whether `enough` settled it within `reach` rings.
+    @discardableResult
     private static func rings(around x0: Int64, _ y0: Int64, reach: Int64,
-                              _ visit: (Int64, Int64) -> Void, until enough: (Int64) -> Bool) {
+                              _ visit: (Int64, Int64) -> Void, until enough: (Int64) -> Bool) -> Bool {
         for r in 0...reach {
             if r == 0 {
                 visit(x0, y0)
@@ -327,8 +358,9 @@ public final class SnapIndex: Sendable {
                 for x in (x0 - r)...(x0 + r) { visit(x, y0 - r); visit(x, y0 + r) }
                 for y in (y0 - r + 1)...(y0 + r - 1) { visit(x0 - r, y); visit(x0 + r, y) }
             }
-            if enough(r) { return }
+            if enough(r) { return true }
         }
+        return false
     }
 
     /// Metres from `c` (at `cx`, `cy` in the index's metric plane) to piece `i` of segment `s`,

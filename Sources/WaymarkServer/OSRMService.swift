@@ -268,8 +268,9 @@ public final class OSRMService: Sendable {
         for (c, radius) in zip(coordinates, radiuses) {
             let found = map.nearest(c, count: number, maxDistance: radius)
             guard !found.isEmpty else {
-                throw APIError("NoSegment",
-                               "no road within \(Int(radius ?? map.maxSnapDistance)) m of \(c.longitude),\(c.latitude)")
+                let reach = radius ?? map.maxSnapDistance
+                let within = reach.isFinite ? "no road within \(Int(max(0, reach))) m of " : "no road near "
+                throw APIError("NoSegment", within + "\(c.longitude),\(c.latitude)")
             }
             lists.append(.array(found.map(waypoint)))
         }

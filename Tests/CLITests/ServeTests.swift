@@ -332,7 +332,8 @@ struct RawClient {
             ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?annotations=true", 400, "NotImplemented"),
             ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?bearings=10,20;", 400, "NotImplemented"),
             ("/route/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c));\(lonLat(a))", 400, "TooBig"),
-            ("/route/v1/driving/\(lonLat(a));-2.0,52.0", 400, "NoSegment"),
+            ("/route/v1/driving/\(lonLat(a));-2.0,52.0", 200, "Ok"), // snapped at any distance, as OSRM
+            ("/route/v1/driving/\(lonLat(a));-2.0,52.0?radiuses=;1000", 400, "NoSegment"),
             ("/table/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c))", 400, "TooBig"),
             ("/table/v1/driving/\(lonLat(a));\(lonLat(b))?sources=5", 400, "InvalidOptions"),
             ("/nearest/v1/driving/\(lonLat(a))?number=3", 400, "TooBig"),
@@ -363,7 +364,7 @@ struct RawClient {
         #expect(lists.count == 2 && lists.allSatisfy { $0.arrayValue?.count == 2 }, "\(two.body)")
 
         // Messages give points as the API takes them: longitude,latitude.
-        let outside = try RawClient.get("/route/v1/driving/\(lonLat(a));-2.0,52.0", port: server.port)
+        let outside = try RawClient.get("/route/v1/driving/\(lonLat(a));-2.0,52.0?radiuses=;1000", port: server.port)
         #expect(outside.json?["message"]?.stringValue?.hasPrefix("-2.000000,52.000000 is outside") == true,
                 "\(outside.body)")
 
@@ -374,6 +375,10 @@ struct RawClient {
         // Radiuses narrow the snapping: 1 m from a point 100 m off any road finds none.
         let far = try RawClient.get("/route/v1/driving/\(lonLat(a));\(lonLat(b))?radiuses=1;", port: server.port)
         #expect(far.json?["code"] == "NoSegment" || far.json?["code"] == "Ok")
+        // Without a radius a point snaps at any distance, as in OSRM: the sea off Africa to the town.
+        let anywhere = try RawClient.get("/nearest/v1/driving/0,0?number=2", port: server.port)
+        let snapped = anywhere.json?["waypoints"]?.arrayValue ?? []
+        #expect(snapped.count == 2 && (snapped.first?["distance"]?.numberValue ?? 0) > 5_000_000, "\(anywhere.body)")
         #expect(try RawClient.get("/health", port: server.port).status == 200)
     }
 
