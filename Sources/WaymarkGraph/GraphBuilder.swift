@@ -145,6 +145,10 @@ public struct GraphBuilder {
 
     fileprivate struct PendingEdge {
         var source: UInt32, target: UInt32, segment: UInt32, length: Float, duration: Float, weight: Float
+
+        var isStorable: Bool {
+            RoadGraph.isStorable(length) && RoadGraph.isStorable(duration) && RoadGraph.isStorable(weight)
+        }
     }
 
     /// The rows of `edges` by source: where each source's row starts, and the row's edges (indices
@@ -927,11 +931,22 @@ private struct WalkPart {
                     droppedDegenerateSegments += 1
                     return
                 }
-                if isAbsurd() {
+                let segment = UInt32(segmentEnds.count), made = pending.count
+                if way.rule.forwardSpeed > 0 {
+                    pending.append(edge(from, end, segment << 1, speed: way.rule.forwardSpeed,
+                                        penalty: way.rule.forwardPenalty))
+                }
+                if way.rule.backwardSpeed > 0 {
+                    pending.append(edge(end, from, segment << 1 | 1, speed: way.rule.backwardSpeed,
+                                        penalty: way.rule.backwardPenalty))
+                }
+                // A length, time or weight no road has (a node on the far side of the globe):
+                // what a graph file may not hold is not made.
+                guard pending[made...].allSatisfy(\.isStorable) else {
+                    pending.removeSubrange(made...)
                     droppedAbsurdSegments += 1
                     return
                 }
-                let segment = UInt32(segmentEnds.count)
                 segmentEnds.append((from, end))
                 if recordsSegments { segmentsOfWay[way.id, default: []].append(segment) }
                 segmentName.append(name)
@@ -946,45 +961,21 @@ private struct WalkPart {
                     shapeLongitudes.append(lon)
                 }
                 shapeEnd.append(UInt32(shapeLatitudes.count))
-                // Travel time from the speed (or a ferry's share of its duration), plus what the
-                // signals and gates inside cost; the weight divides the travel part by the penalty.
-                func edge(_ source: UInt32, _ target: UInt32, _ segment: UInt32,
-                          speed: Double, penalty: Double) -> GraphBuilder.PendingEdge {
-                    let travel: Double
-                    if let total = way.rule.duration, totalLength > 0 {
-                        travel = total * length / totalLength
-                    } else {
-                        travel = length / (speed / 3.6)
-                    }
-                    return GraphBuilder.PendingEdge(source: source, target: target,
-                                                    segment: segment, length: Float(length),
-                                                    duration: Float(travel + interiorDelay),
-                                                    weight: Float(travel / penalty + interiorDelay))
-                }
-                if way.rule.forwardSpeed > 0 {
-                    pending.append(edge(from, end, segment << 1, speed: way.rule.forwardSpeed,
-                                        penalty: way.rule.forwardPenalty))
-                }
-                if way.rule.backwardSpeed > 0 {
-                    pending.append(edge(end, from, segment << 1 | 1, speed: way.rule.backwardSpeed,
-                                        penalty: way.rule.backwardPenalty))
-                }
             }
-            /// Whether the piece's length, or its time or weight either way, reaches what no road
-            /// has (``RoadGraph/valueLimit``): what a graph file may not hold is not made.
-            func isAbsurd() -> Bool {
-                let limit = Double(RoadGraph.valueLimit)
-                guard length.isFinite, length < limit else { return true }
-                for (speed, penalty) in [(way.rule.forwardSpeed, way.rule.forwardPenalty),
-                                         (way.rule.backwardSpeed, way.rule.backwardPenalty)] where speed > 0 {
-                    let travel = way.rule.duration.map { totalLength > 0 ? $0 * length / totalLength : 0 }
-                        ?? length / (speed / 3.6)
-                    let duration = travel + interiorDelay, weight = travel / penalty + interiorDelay
-                    guard duration.isFinite, weight.isFinite, duration >= 0, weight >= 0,
-                          Float(duration) < RoadGraph.valueLimit, Float(weight) < RoadGraph.valueLimit
-                    else { return true }
+            // Travel time from the speed (or a ferry's share of its duration), plus what the
+            // signals and gates inside cost; the weight divides the travel part by the penalty.
+            func edge(_ source: UInt32, _ target: UInt32, _ segment: UInt32,
+                      speed: Double, penalty: Double) -> GraphBuilder.PendingEdge {
+                let travel: Double
+                if let total = way.rule.duration, totalLength > 0 {
+                    travel = total * length / totalLength
+                } else {
+                    travel = length / (speed / 3.6)
                 }
-                return Float(length) >= RoadGraph.valueLimit
+                return GraphBuilder.PendingEdge(source: source, target: target,
+                                                segment: segment, length: Float(length),
+                                                duration: Float(travel + interiorDelay),
+                                                weight: Float(travel / penalty + interiorDelay))
             }
             func begin(_ vertex: UInt32) {
                 start = vertex

@@ -778,7 +778,7 @@ private struct Validation {
         try check(zip(g.latitudes, g.longitudes).allSatisfy(onGlobe), "vertex coordinate out of range")
         try check(zip(g.shapeLatitudes, g.shapeLongitudes).allSatisfy(onGlobe), "shape coordinate out of range")
         for values in [g.edgeLength, g.edgeDuration, g.edgeWeight] {
-            try check(values.allSatisfy { $0.isFinite && $0 >= 0 && $0 < RoadGraph.valueLimit },
+            try check(values.allSatisfy(RoadGraph.isStorable),
                       "edge length, duration or weight not finite, negative or absurd")
         }
     }

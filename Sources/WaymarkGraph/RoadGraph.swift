@@ -99,6 +99,12 @@ public struct RoadGraph: Sendable, Equatable {
     /// graph file with one is refused as damaged. The builder drops what would reach it.
     public static let valueLimit: Float = 1e7
 
+    /// Whether an edge's length, duration or weight is one a graph file may hold: finite, not
+    /// negative, below ``valueLimit``.
+    @inlinable public static func isStorable(_ value: Float) -> Bool {
+        value.isFinite && value >= 0 && value < valueLimit
+    }
+
     public static let trafficSignalsFlag: UInt8 = 1 << 0
     public static let restrictionViaFlag: UInt8 = 1 << 1
     public static let gateFlag: UInt8 = 1 << 2

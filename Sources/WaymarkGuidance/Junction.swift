@@ -520,9 +520,10 @@ extension GuidanceTables {
     /// of the turn verdicts (8: a motorway ending in one ramp is no turn; 9: roads followed on
     /// through vertices OSRM's graph does not have; 10: names and refs compared as OSRM compares
     /// them; 11: wide turns judged on lanes and on bearings 2 m out too; 12: exit numbers
-    /// announced as OSRM announces them). Tables stored under other parameters are made again
+    /// announced as OSRM announces them; 13: roads followed on as OSRM's compressor joins them,
+    /// lines fitted as OSRM fits them). Tables stored under other parameters are made again
     /// rather than used.
-    static var parameters: [Double] { [12] }
+    static var parameters: [Double] { [13] }
 
     /// The tables as graph-file sections: the bearings, the name keys, the merged roads and the
     /// verdicts.

@@ -380,8 +380,8 @@ package struct PerceivedBearing {
         guard fit.n >= 2 else { return (points[0], points[points.count - 1]) }
         // (10⁻⁵°: ten grid units; about 1.1 m north without a grid.)
         let reach = grid.map { (x: 10 * $0.unitX, y: 10 * $0.unitY) } ?? (x: 1.11, y: 1.11)
-        let line = fit.line(cosLatitude: grid?.cosLatitude ?? 1, reach: reach)
         let c = grid?.cosLatitude ?? 1
+        let line = fit.line(cosLatitude: c, reach: reach)
         return (project(points[0], on: line, cosLatitude: c),
                 project(points[points.count - 1], on: line, cosLatitude: c))
     }

@@ -800,10 +800,11 @@ extension ContractionHierarchy {
 
     /// The weights the hierarchy was contracted under: the metric's version (3: routing weights
     /// with restricted-entry turns, U-turns only where OSRM allows them, restricted paths; 4: the
-    /// wait to cross oncoming traffic; older hierarchies are refused and must be rebuilt) and the
-    /// turn costs.
+    /// wait to cross oncoming traffic; 5: turn angles on bearings measured as OSRM's compressor
+    /// and regression lines measure them; older hierarchies are refused and must be rebuilt) and
+    /// the turn costs.
     static func parameters(_ c: TurnCosts) -> [Double] {
-        [4, c.uTurnPenalty, c.trafficSignalDelay, c.turnPenalty, c.turnBias, c.leftHandTraffic ? 1 : 0, c.gateDelay,
+        [5, c.uTurnPenalty, c.trafficSignalDelay, c.turnPenalty, c.turnBias, c.leftHandTraffic ? 1 : 0, c.gateDelay,
          c.restrictedEntryWeight, c.oncomingTurnPenalty]
     }
 

@@ -42,7 +42,10 @@ public enum ViewerEditing: Sendable, Equatable {
         }
         var given: (text: String, source: String)? = token.map { ($0, "--edit-token") }
         if given == nil, let path = tokenFile {
-            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+            // Its first 4 KiB at most (a token is a line; a file of gigabytes is not read whole).
+            let handle = FileHandle(forReadingAtPath: path)
+            defer { try? handle?.close() }
+            guard let data = try? handle?.read(upToCount: 4096), let text = String(data: data, encoding: .utf8)
             else { throw ViewerEditingError("\(path): cannot read the edit token") }
             given = (String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""), path)
         }
