@@ -52,14 +52,49 @@ extension Route {
     public func writeOSRMJSON(into w: inout JSONWriter, geometries: GeometryFormat = .polyline,
                               overview: OverviewFormat = .simplified,
                               decimals: Int = 6, steps withSteps: Bool = true, waypoints withWaypoints: Bool = true) {
+        Route.writeOSRMJSON([self], into: &w, geometries: geometries, overview: overview, decimals: decimals,
+                            steps: withSteps, waypoints: withWaypoints)
+    }
+
+    /// OSRM's response for `routes` (the best first, then alternatives; the waypoints are the
+    /// first's): each leg with the `annotation` values `annotations` names, each waypoint with
+    /// its `hint` where `hints` are given (one per waypoint).
+    public static func writeOSRMJSON(_ routes: [Route], into w: inout JSONWriter,
+                                     geometries: GeometryFormat = .polyline, overview: OverviewFormat = .simplified,
+                                     decimals: Int = 6, steps withSteps: Bool = true,
+                                     annotations: Set<LegAnnotation.Kind> = [], waypoints withWaypoints: Bool = true,
+                                     hints: [String]? = nil) {
         let out = OSRMRouteWriter(geometries: geometries, decimals: decimals)
         w.writeByte(UInt8(ascii: "{"))
         out.key("code", &w); w.writeString("Ok"); out.comma(&w)
-        out.key("routes", &w); w.writeRaw("[{" as StaticString)
+        out.key("routes", &w)
+        out.list(routes, &w) { route, w in
+            route.writeOSRMRoute(into: &w, out, overview: overview, steps: withSteps, annotations: annotations)
+        }
+        if withWaypoints, let first = routes.first {
+            out.comma(&w); out.key("waypoints", &w)
+            let names = first.waypointNames
+            out.list(Array(first.waypoints.indices), &w) { i, w in
+                let waypoint = first.waypoints[i]
+                w.writeByte(UInt8(ascii: "{"))
+                if let hints { out.key("hint", &w); w.writeString(hints[i]); out.comma(&w) }
+                out.key("name", &w); w.writeString(i < names.count ? names[i] : ""); out.comma(&w)
+                out.key("location", &w); out.point(waypoint.coordinate, &w); out.comma(&w)
+                out.key("distance", &w); out.tenths(waypoint.distance, &w)
+                w.writeByte(UInt8(ascii: "}"))
+            }
+        }
+        w.writeByte(UInt8(ascii: "}"))
+    }
+
+    /// One route object of OSRM's response.
+    private func writeOSRMRoute(into w: inout JSONWriter, _ out: OSRMRouteWriter, overview: OverviewFormat,
+                                steps withSteps: Bool, annotations: Set<LegAnnotation.Kind>) {
+        w.writeByte(UInt8(ascii: "{"))
         out.key("distance", &w); out.tenths(distance, &w); out.comma(&w)
         out.key("duration", &w); out.tenths(duration, &w); out.comma(&w)
         out.key("legs", &w)
-        out.list(legs, &w) { leg, w in out.leg(leg, steps: withSteps, &w) }
+        out.list(legs, &w) { leg, w in out.leg(leg, steps: withSteps, annotations: annotations, &w) }
         out.comma(&w)
         out.key("weight_name", &w); w.writeString("routability"); out.comma(&w)
         out.key("weight", &w); out.tenths(weight, &w)
@@ -71,22 +106,13 @@ extension Route {
             out.comma(&w); out.key("geometry", &w); out.line(Simplification.douglasPeucker(geometry, zoom: zoom), &w)
         case .false: break
         }
-        w.writeRaw("}]" as StaticString)
-        if withWaypoints {
-            out.comma(&w); out.key("waypoints", &w)
-            out.list(Array(zip(waypoints, waypointNames)), &w) { waypoint, w in
-                w.writeByte(UInt8(ascii: "{"))
-                out.key("name", &w); w.writeString(waypoint.1); out.comma(&w)
-                out.key("location", &w); out.point(waypoint.0.coordinate, &w); out.comma(&w)
-                out.key("distance", &w); out.tenths(waypoint.0.distance, &w)
-                w.writeByte(UInt8(ascii: "}"))
-            }
-        }
         w.writeByte(UInt8(ascii: "}"))
     }
 
-    /// The road name of each waypoint (from the steps that start and end legs).
+    /// The road name of each waypoint: the names the router gave, else those of the steps that
+    /// start and end legs.
     private var waypointNames: [String] {
+        if snappedNames.count == waypoints.count { return snappedNames }
         var names = legs.map { $0.steps.first?.name ?? "" }
         names.append(legs.last?.steps.last?.name ?? "")
         return names
@@ -178,6 +204,9 @@ extension DistanceTable {
         if withDistances { result["distances"] = matrix(distances, 1) }
         result["sources"] = .array(sources.map { $0.osrmWaypoint(name: map.roadName(of: $0)) })
         result["destinations"] = .array(destinations.map { $0.osrmWaypoint(name: map.roadName(of: $0)) })
+        if !estimated.isEmpty {
+            result["fallback_speed_cells"] = .array(estimated.map { [.number(Double($0.row)), .number(Double($0.column))] })
+        }
         return .object(result)
     }
 
@@ -275,13 +304,44 @@ private struct OSRMRouteWriter {
         w.endArray()
     }
 
-    func leg(_ leg: RouteLeg, steps withSteps: Bool, _ w: inout JSONWriter) {
+    func leg(_ leg: RouteLeg, steps withSteps: Bool, annotations: Set<LegAnnotation.Kind>, _ w: inout JSONWriter) {
         w.writeByte(UInt8(ascii: "{"))
+        if !annotations.isEmpty, let a = leg.annotation {
+            key("annotation", &w); annotation(a, annotations, &w); comma(&w)
+        }
         key("distance", &w); tenths(leg.distance, &w); comma(&w)
         key("duration", &w); tenths(leg.duration, &w); comma(&w)
         key("weight", &w); tenths(leg.weight, &w); comma(&w)
         key("summary", &w); w.writeString(withSteps ? leg.summary : ""); comma(&w)
         key("steps", &w); list(withSteps ? leg.steps : [], &w) { step, w in self.step(step, &w) }
+        w.writeByte(UInt8(ascii: "}"))
+    }
+
+    /// OSRM's `annotation` object with the values `kinds` names (`nodes` where the map has ids).
+    func annotation(_ a: LegAnnotation, _ kinds: Set<LegAnnotation.Kind>, _ w: inout JSONWriter) {
+        w.writeByte(UInt8(ascii: "{"))
+        var first = true
+        func values(_ name: StaticString, _ xs: [Double], decimals: Int) {
+            if !first { comma(&w) }
+            first = false
+            key(name, &w)
+            list(xs, &w) { x, w in w.writeNumber(x, decimals: decimals) }
+        }
+        if kinds.contains(.distance) { values("distance", a.distance, decimals: 6) }
+        if kinds.contains(.duration) { values("duration", a.duration, decimals: 1) }
+        if kinds.contains(.weight) { values("weight", a.weight, decimals: 1) }
+        if kinds.contains(.speed) { values("speed", a.speed, decimals: 1) }
+        if kinds.contains(.nodes), let nodes = a.nodes {
+            if !first { comma(&w) }
+            first = false
+            key("nodes", &w); list(nodes, &w) { id, w in w.writeInteger(id) }
+        }
+        if kinds.contains(.datasources) {
+            // One source: the profile's speeds (OSRM's "lua profile").
+            values("datasources", a.distance.map { _ in 0 }, decimals: 0)
+            comma(&w)
+            key("metadata", &w); w.writeRaw("{\"datasource_names\":[\"lua profile\"]}" as StaticString)
+        }
         w.writeByte(UInt8(ascii: "}"))
     }
 

@@ -17,6 +17,8 @@ struct GraphArrays {
     var shapeStart: [UInt32] = [0]
     var shapeLatitudes: [Int32] = []
     var shapeLongitudes: [Int32] = []
+    var vertexNodeIDs: [Int64] = []
+    var shapeNodeIDs: [Int64] = []
     var segmentName: [UInt32] = []
     var segmentRef: [UInt32] = []
     var segmentHighway: [UInt8] = []
@@ -54,6 +56,8 @@ extension RoadGraph {
         shapeStart = Column(parts.shapeStart)
         shapeLatitudes = Column(parts.shapeLatitudes)
         shapeLongitudes = Column(parts.shapeLongitudes)
+        vertexNodeIDs = Column(parts.vertexNodeIDs)
+        shapeNodeIDs = Column(parts.shapeNodeIDs)
         segmentName = Column(parts.segmentName)
         segmentRef = Column(parts.segmentRef)
         segmentHighway = Column(parts.segmentHighway)

@@ -128,6 +128,12 @@ public struct GraphBuilder {
     /// Coordinates of the input nodes, indexed by node index (fixed point, 10⁻⁷°).
     public var latitudes: [Int32] = []
     public var longitudes: [Int32] = []
+    /// The OpenStreetMap id of each input node, by node index; empty when there are none (the
+    /// graph then keeps none).
+    public var nodeIDs: [Int64] = []
+
+    /// Whether every input node has an id, so that the graph keeps them.
+    var keepsNodeIDs: Bool { !latitudes.isEmpty && nodeIDs.count == latitudes.count }
     /// Node rules by node index, only for nodes that have one (barriers, traffic signals).
     public var nodeRules: [UInt32: NodeRule] = [:]
     public var ways = Ways()
@@ -286,7 +292,8 @@ public struct GraphBuilder {
         // parts of about equal references, each walked on a core of its own with numbers of its
         // own (``WalkPart``), and the parts joined in order: the graph one walk in way order makes.
         let input = WalkInput(ways: ways, latitudes: latitudes, longitudes: longitudes, uses: uses, delay: delay,
-                              restricted: Set(restrictions.flatMap { [$0.fromWay, $0.toWay] + $0.viaWays }))
+                              restricted: Set(restrictions.flatMap { [$0.fromWay, $0.toWay] + $0.viaWays }),
+                              keepsNodes: keepsNodeIDs)
         var parts = walk(input, parts: max(1, walkParts ?? min(4, coreCount)))
         var joined = join(&parts, flags: flags, into: &graph, report: &report)
 
@@ -448,6 +455,7 @@ public struct GraphBuilder {
                 graph.latitudes.append(latitudes[Int(node)])
                 graph.longitudes.append(longitudes[Int(node)])
                 graph.nodeFlags.append(flags[Int(node)])
+                if keepsNodeIDs { graph.vertexNodeIDs.append(nodeIDs[Int(node)]) }
                 if shared { vertexOf[Int(node)] = id }
                 vertexNumber[j] = id
             }
@@ -485,7 +493,8 @@ public struct GraphBuilder {
             report.droppedAbsurdSegments += parts[p].droppedAbsurdSegments
             report.barrierCuts += parts[p].barrierCuts
         }
-        let (segmentEnds, pending) = GraphBuilder.joinColumns(&parts, numbers, into: &graph)
+        let (segmentEnds, pending) = GraphBuilder.joinColumns(&parts, numbers, nodeIDs: keepsNodeIDs ? nodeIDs : [],
+                                                              into: &graph)
         return Joined(vertexOf: vertexOf, segmentsOfWay: segmentsOfWay, segmentEnds: segmentEnds, pending: pending)
     }
 
@@ -499,7 +508,7 @@ public struct GraphBuilder {
 
     /// The parts' segments, shape points and edges placed one part after another, column by
     /// column on all cores; the parts are used up.
-    private static func joinColumns(_ parts: inout [WalkPart], _ numbers: PartNumbers,
+    private static func joinColumns(_ parts: inout [WalkPart], _ numbers: PartNumbers, nodeIDs: [Int64],
                                     into graph: inout GraphArrays) -> ([(UInt32, UInt32)], [PendingEdge]) {
         // Each column taken out of the parts, so that the core placing it holds the parts' arrays
         // alone (and frees each once placed); the parts themselves go.
@@ -514,12 +523,14 @@ public struct GraphBuilder {
         let shapeEnds = PartColumn<UInt32, UInt32>(parts.map(\.shapeEnd))
         let shapeLatitudes = PartColumn<Int32, Int32>(parts.map(\.shapeLatitudes)),
             shapeLongitudes = PartColumn<Int32, Int32>(parts.map(\.shapeLongitudes))
+        let shapeNodes = PartColumn<UInt32, Int64>(parts.map(\.shapeNodes))
         let edges = PartColumn<PendingEdge, PendingEdge>(parts.map(\.pending))
         parts = []
         let (vertexNumbers, stringNumbers, rowNumbers) = (numbers.vertex, numbers.string, numbers.row)
         let (segmentBases, shapeBases) = (numbers.segmentBases, numbers.shapeBases)
         let (segments, shapes, edgeTotal) = (numbers.segments, numbers.shapes, numbers.edges)
-        DispatchQueue.concurrentPerform(iterations: 12) { column in
+        let shapeNodeCount = nodeIDs.isEmpty ? 0 : shapes
+        DispatchQueue.concurrentPerform(iterations: 13) { column in
             switch column {
             case 0: ends.join(total: segments) { p, e in (vertexNumbers[p][Int(e.0)], vertexNumbers[p][Int(e.1)]) }
             case 1: names.join(total: segments) { p, s in stringNumbers[p][Int(s)] }
@@ -532,6 +543,7 @@ public struct GraphBuilder {
             case 8: shapeEnds.join(total: segments, after: [0]) { p, end in end + shapeBases[p] }
             case 9: shapeLatitudes.join(total: shapes) { _, x in x }
             case 10: shapeLongitudes.join(total: shapes) { _, x in x }
+            case 11: shapeNodes.join(total: shapeNodeCount) { _, node in nodeIDs[Int(node)] }
             default:
                 edges.join(total: edgeTotal) { p, e in
                     PendingEdge(source: vertexNumbers[p][Int(e.source)], target: vertexNumbers[p][Int(e.target)],
@@ -546,6 +558,7 @@ public struct GraphBuilder {
                                                                           segmentFlags.joined, lanes.joined)
         (graph.segmentWayID, graph.shapeStart) = (wayIDs.joined, shapeEnds.joined)
         (graph.shapeLatitudes, graph.shapeLongitudes) = (shapeLatitudes.joined, shapeLongitudes.joined)
+        graph.shapeNodeIDs = shapeNodes.joined
         return (segmentEnds, edges.joined)
     }
 
@@ -804,6 +817,8 @@ private struct WalkInput: @unchecked Sendable {
     let delay: [UInt32: Double]
     /// The ways restrictions name: their segments are listed.
     let restricted: Set<Int64>
+    /// Whether the shape points' input nodes are kept (to give them their OSM ids).
+    let keepsNodes: Bool
 
     /// The great-circle distance in metres between input nodes `a` and `b`.
     func distance(_ a: UInt32, _ b: UInt32) -> Double { coordinate(a).distance(to: coordinate(b)) }
@@ -833,6 +848,8 @@ private struct WalkPart {
     /// Where each segment's shape points end (its start is the previous segment's end, or 0).
     var shapeEnd: [UInt32] = []
     var shapeLatitudes: [Int32] = [], shapeLongitudes: [Int32] = []
+    /// The shape points' input nodes (when the input keeps them: ``WalkInput/keepsNodes``).
+    var shapeNodes: [UInt32] = []
     var pending: [GraphBuilder.PendingEdge] = []
     var droppedSegmentsMissingNodes = 0, waysWithMissingNodes = 0, droppedDegenerateSegments = 0, barrierCuts = 0
     var droppedAbsurdSegments = 0
@@ -862,6 +879,7 @@ private struct WalkPart {
         segmentLanes.reserveCapacity(references)
         shapeLatitudes.reserveCapacity(references)
         shapeLongitudes.reserveCapacity(references)
+        if input.keepsNodes { shapeNodes.reserveCapacity(references) }
         pending.reserveCapacity(2 * references)
         var vertexOf = [UInt32](repeating: RoadGraph.invalid, count: input.uses.count)
         var stringIndex: [String: UInt32] = ["": 0]
@@ -881,7 +899,7 @@ private struct WalkPart {
         }
 
         // One shape buffer for every way (emptied at each piece's start, its storage kept).
-        var shape: [(Int32, Int32)] = []
+        var shape: [(Int32, Int32, UInt32)] = []
         for w in range {
             let way = (rule: input.ways.rules[w], id: input.ways.ids[w])
             let nodes = input.ways.nodes[input.ways.range(w)]
@@ -956,9 +974,10 @@ private struct WalkPart {
                 segmentFlags.append(way.rule.flags.rawValue)
                 segmentLanes.append(way.rule.lanes)
                 segmentWayID.append(way.id)
-                for (lat, lon) in shape {
+                for (lat, lon, node) in shape {
                     shapeLatitudes.append(lat)
                     shapeLongitudes.append(lon)
+                    if input.keepsNodes { shapeNodes.append(node) }
                 }
                 shapeEnd.append(UInt32(shapeLatitudes.count))
             }
@@ -1015,7 +1034,7 @@ private struct WalkPart {
                     finishPiece(at: vertex)
                     begin(vertex)
                 } else {
-                    shape.append((input.latitudes[Int(node)], input.longitudes[Int(node)]))
+                    shape.append((input.latitudes[Int(node)], input.longitudes[Int(node)], node))
                     if state & delays != 0 { interiorDelay += input.delay[node] ?? 0 }
                 }
                 previous = node

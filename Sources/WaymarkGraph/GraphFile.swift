@@ -139,6 +139,7 @@ public enum GraphFile {
             Section("ISRC", graph.incomingSource),
             Section("SSHP", graph.shapeStart), Section("SLAT", graph.shapeLatitudes),
             Section("SLON", graph.shapeLongitudes),
+            Section("NOID", graph.vertexNodeIDs), Section("SOID", graph.shapeNodeIDs),
             Section("SNAM", graph.segmentName), Section("SREF", graph.segmentRef),
             Section("SHWY", graph.segmentHighway),
             Section("SFLG", graph.segmentFlags), Section("SWAY", graph.segmentWayID),
@@ -510,6 +511,11 @@ public enum GraphFile {
         g.shapeStart = try array("SSHP", UInt32.self)
         g.shapeLatitudes = try array("SLAT", Int32.self)
         g.shapeLongitudes = try array("SLON", Int32.self)
+        // Files written before node ids were kept have none.
+        if sections[fourCC("NOID")] != nil {
+            g.vertexNodeIDs = try array("NOID", Int64.self)
+            g.shapeNodeIDs = try array("SOID", Int64.self)
+        }
         g.segmentName = try array("SNAM", UInt32.self)
         g.segmentRef = try array("SREF", UInt32.self)
         g.segmentHighway = try array("SHWY", UInt8.self)
@@ -718,6 +724,9 @@ private struct Validation {
         try check(
             g.shapeStart.count == s + 1 && g.shapeStart.first == 0 && Int(g.shapeStart.last!) == g.shapeLatitudes.count
                   && g.shapeLongitudes.count == g.shapeLatitudes.count, "segment shapes")
+        try check(g.vertexNodeIDs.isEmpty && g.shapeNodeIDs.isEmpty
+                  || g.vertexNodeIDs.count == g.nodeCount && g.shapeNodeIDs.count == g.shapeLatitudes.count,
+                  "node ids")
         try check(zip(g.shapeStart, g.shapeStart.dropFirst()).allSatisfy { $0 <= $1 }, "segment shapes not monotonic")
         try check(
             g.segmentRef.count == s && g.segmentHighway.count == s && g.segmentFlags.count == s

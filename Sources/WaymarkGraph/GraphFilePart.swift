@@ -30,8 +30,8 @@ extension RoadGraph: GraphFilePart {
     public static let partName = "road graph"
     public static let sectionTags = ["NLAT", "NLON", "NFLG", "EFST", "ETGT", "ESEG", "ELEN", "EDUR", "EWGT",
                                      "IFST", "IEDG", "ISRC",
-                                     "SSHP", "SLAT", "SLON", "SNAM", "SREF", "SHWY", "SFLG", "SWAY", "SSGN", "SGNR",
-                                     "SLAN", "STRO", "STRB",
+                                     "SSHP", "SLAT", "SLON", "NOID", "SOID", "SNAM", "SREF", "SHWY", "SFLG", "SWAY",
+                                     "SSGN", "SGNR", "SLAN", "STRO", "STRB",
                                      "RVIA", "RFRM", "RTO_", "RKND", "RPST", "RPED", "RPKN", "REPT", "DSID"]
 }
 

@@ -55,6 +55,11 @@ public struct RoadGraph: Sendable, Equatable {
     public internal(set) var shapeStart: Column<UInt32> = [0]
     public internal(set) var shapeLatitudes: Column<Int32> = []
     public internal(set) var shapeLongitudes: Column<Int32> = []
+    /// The OpenStreetMap node id of each vertex and of each shape point (a node a barrier cuts
+    /// is two vertices with its one id); both empty when the graph was made without them (a
+    /// file written before they were kept, a graph not read from OpenStreetMap).
+    public internal(set) var vertexNodeIDs: Column<Int64> = []
+    public internal(set) var shapeNodeIDs: Column<Int64> = []
     public internal(set) var segmentName: Column<UInt32> = []
     public internal(set) var segmentRef: Column<UInt32> = []
     public internal(set) var segmentHighway: Column<UInt8> = []

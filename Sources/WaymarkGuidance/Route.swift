@@ -228,6 +228,50 @@ public struct RouteLeg: Sendable, Equatable {
     /// The names of the two longest roads of the leg.
     public var summary: String
     public var steps: [RouteStep]
+    /// Values along the leg's line, when asked for (``LegAnnotation``).
+    public var annotation: LegAnnotation?
+
+    public init(distance: Double, duration: Double, weight: Double, summary: String, steps: [RouteStep],
+                annotation: LegAnnotation? = nil) {
+        self.distance = distance
+        self.duration = duration
+        self.weight = weight
+        self.summary = summary
+        self.steps = steps
+        self.annotation = annotation
+    }
+}
+
+/// OSRM's leg annotation: values for each stretch between consecutive points of the leg's full
+/// line (its start, every vertex and shape point passed, its end), turn costs left out as OSRM
+/// leaves them out.
+public struct LegAnnotation: Sendable, Equatable {
+    /// What an annotation holds, by OSRM's names.
+    public enum Kind: String, Sendable, CaseIterable {
+        case duration, distance, speed, weight, nodes, datasources
+    }
+
+    /// Metres of each stretch.
+    public var distance: [Double]
+    /// Seconds of each stretch.
+    public var duration: [Double]
+    /// Routing weight of each stretch.
+    public var weight: [Double]
+    /// The OpenStreetMap ids of the points: the node before the start, each node passed, the node
+    /// after the end (one more than the stretches); nil when the map keeps no node ids.
+    public var nodes: [Int64]?
+
+    public init(distance: [Double], duration: [Double], weight: [Double], nodes: [Int64]?) {
+        self.distance = distance
+        self.duration = duration
+        self.weight = weight
+        self.nodes = nodes
+    }
+
+    /// Metres per second of each stretch, to a tenth (0 where it takes no time), as OSRM.
+    public var speed: [Double] {
+        zip(distance, duration).map { d, t in t > 0 ? (d / t * 10).rounded() / 10 : 0 }
+    }
 }
 
 /// A whole route: legs between waypoints, total distance and duration, full geometry.
@@ -245,6 +289,8 @@ public struct Route: Sendable, Equatable {
     /// What the route arrives at when it is a place rather than a coordinate (a point of interest's
     /// title): the last step then says "You have arrived at …".
     public var destinationName: String?
+    /// The name of the road each waypoint snapped to (OSRM's waypoint `name`); empty when not known.
+    public var snappedNames: [String] = []
 
     public init(distance: Double, duration: Double, weight: Double, geometry: [Coordinate],
                 legs: [RouteLeg], waypoints: [Snap],

@@ -366,6 +366,7 @@ private final class Collector: OSMElementSink {
         var builder = GraphBuilder(profile: profile)
         builder.latitudes = nodeLatitudes
         builder.longitudes = nodeLongitudes
+        builder.nodeIDs = nodeIDs
         let directory = NodeDirectory(sortedIDs: nodeIDs)
         for (id, rule) in nodeRules {
             let i = directory.index(of: id)
@@ -389,8 +390,8 @@ private final class Collector: OSMElementSink {
             builder.restrictions.append(GraphBuilder.Restriction(fromWay: r.from, via: via, toWay: r.to, kind: r.kind))
         }
         builder.unusableRestrictions = unusableRestrictions
-        // The node ids are needed again only to place the basemap: without one they go now,
-        // not after the graph is built (on the tile, 44 MB less at the build's peak).
+        // The builder keeps its own reference to the node ids (the graph keeps the ids of its
+        // vertices and shape points); the loader's other node data goes now.
         if basemap == nil { (nodeIDs, nodeLatitudes, nodeLongitudes, nodeRules) = ([], [], [], [:]) }
         return builder
     }

@@ -18,6 +18,67 @@ public struct Snap: Sendable, Equatable {
     /// different ones), and whether that component is tiny (see ``SnapIndex/tinyComponentSize``).
     public var component: UInt32 = .max
     public var isInTinyComponent = true
+    /// The directions a route may use the point in (OSRM's phantom node's enabled segments):
+    /// along the segment's stored direction, and against it. A one-way road, a bearing or an
+    /// approach leaves one.
+    public var forward = true
+    public var backward = true
+
+    public init(segment: Int, offset: Double, length: Double, coordinate: Coordinate, distance: Double,
+                component: UInt32 = .max, isInTinyComponent: Bool = true, forward: Bool = true, backward: Bool = true) {
+        self.segment = segment
+        self.offset = offset
+        self.length = length
+        self.coordinate = coordinate
+        self.distance = distance
+        self.component = component
+        self.isInTinyComponent = isInTinyComponent
+        self.forward = forward
+        self.backward = backward
+    }
+}
+
+/// Which roads and directions a waypoint may snap to: OSRM's `bearings`, `approaches` and
+/// `snapping` options for one coordinate.
+public struct SnapFilter: Sendable, Equatable {
+    /// The side of the road a route must reach or leave the point on (OSRM's `approaches`).
+    public enum Approach: String, Sendable, CaseIterable {
+        /// Either side.
+        case unrestricted
+        /// The point on the driving side (the kerb): on a two-way road, the direction that has it.
+        case curb
+        /// The point on the other side.
+        case opposite
+    }
+
+    /// Degrees clockwise from north (0–360) a direction of travel along the road must lie within
+    /// `range` of (0–180), as OSRM's `bearings=value,range`.
+    public var bearing: (value: Int, range: Int)?
+    public var approach: Approach
+    /// Roads a waypoint does not usually start on (ferries, private service roads) too (OSRM's
+    /// `snapping=any`).
+    public var anyRoad: Bool
+
+    public init(bearing: (value: Int, range: Int)? = nil, approach: Approach = .unrestricted, anyRoad: Bool = false) {
+        self.bearing = bearing
+        self.approach = approach
+        self.anyRoad = anyRoad
+    }
+
+    public static let standard = SnapFilter()
+
+    public static func == (a: SnapFilter, b: SnapFilter) -> Bool {
+        a.bearing?.value == b.bearing?.value && a.bearing?.range == b.bearing?.range && a.approach == b.approach
+            && a.anyRoad == b.anyRoad
+    }
+
+    /// Whether `bearing` (degrees, rounded) lies within the filter's range (OSRM's `CheckInBounds`).
+    static func within(_ bearing: Double, value: Int, range: Int) -> Bool {
+        if range >= 180 { return true }
+        let a = (Int(bearing.rounded()) % 360 + 360) % 360, b = (value % 360 + 360) % 360
+        let difference = abs(a - b)
+        return min(difference, 360 - difference) <= range
+    }
 }
 
 /// A uniform grid over every segment's shape pieces, for snapping coordinates to the nearest
@@ -108,9 +169,9 @@ public final class SnapIndex: Sendable {
              Int64((c.latitude * latScale / SnapIndex.cellSize).rounded(.down)))
         }
         var shape: [Coordinate] = []
-        // Waypoints never snap onto ferries or private service roads (OSRM's `is_startpoint`).
-        for s in 0..<segments where start[s] != RoadGraph.invalid
-            && !EdgeFlags(rawValue: graph.segmentFlags[s]).contains(.notStartpoint) {
+        // Every segment with an edge, ferries and private service roads too: a waypoint snaps
+        // there only with OSRM's `snapping=any` (``SnapFilter/anyRoad``).
+        for s in 0..<segments where start[s] != RoadGraph.invalid {
             SnapIndex.shape(graph, s, start[s], end[s], into: &shape)
             let first = SnapIndex.firstPiece(of: s, graph)
             for i in 0..<(shape.count - 1) {
@@ -239,18 +300,21 @@ public final class SnapIndex: Sendable {
     /// road of one lies within `maxDistance` (a stub cut off by a gate or a one-way trap would give
     /// no route). For routes, ``candidates(near:maxDistance:)`` and ``choose(_:)`` apply OSRM's
     /// whole rule.
-    public func nearest(to c: Coordinate, maxDistance: Double) -> Snap? {
-        nearest(to: c, maxDistance: maxDistance,
-                bigComponentsOnly: true) ?? nearest(to: c, maxDistance: maxDistance, bigComponentsOnly: false)
+    public func nearest(to c: Coordinate, maxDistance: Double, filter: SnapFilter = .standard) -> Snap? {
+        nearest(to: c, maxDistance: maxDistance, bigComponentsOnly: true, filter: filter)
+            ?? nearest(to: c, maxDistance: maxDistance, bigComponentsOnly: false, filter: filter)
     }
 
     /// The nearest point on any road within `maxDistance`, and, when it lies in a tiny component,
     /// the nearest on a road of a big one (OSRM's phantom node and its alternative); nil when no
     /// road is in reach.
-    public func candidates(near c: Coordinate, maxDistance: Double) -> (nearest: Snap, big: Snap?)? {
-        guard let nearest = nearest(to: c, maxDistance: maxDistance, bigComponentsOnly: false) else { return nil }
+    public func candidates(near c: Coordinate, maxDistance: Double,
+                           filter: SnapFilter = .standard) -> (nearest: Snap, big: Snap?)? {
+        guard let nearest = nearest(to: c, maxDistance: maxDistance, bigComponentsOnly: false, filter: filter) else {
+            return nil
+        }
         guard nearest.isInTinyComponent else { return (nearest, nil) }
-        return (nearest, self.nearest(to: c, maxDistance: maxDistance, bigComponentsOnly: true))
+        return (nearest, self.nearest(to: c, maxDistance: maxDistance, bigComponentsOnly: true, filter: filter))
     }
 
     /// Where a route's waypoints snap, as OSRM decides (`SnapPhantomNodes`): each at its nearest
@@ -267,15 +331,18 @@ public final class SnapIndex: Sendable {
     }
 
     /// The nearest point on any road (or only on roads of big components) within `maxDistance`.
-    public func nearest(to c: Coordinate, maxDistance: Double, bigComponentsOnly: Bool) -> Snap? {
+    public func nearest(to c: Coordinate, maxDistance: Double, bigComponentsOnly: Bool,
+                        filter: SnapFilter = .standard) -> Snap? {
         let cx = c.longitude * metresPerDegreeLon, cy = c.latitude * metresPerDegreeLat
         let (reach, searched) = SnapIndex.reach(maxDistance)
         let x0 = Int64((cx / SnapIndex.cellSize).rounded(.down)), y0 = Int64((cy / SnapIndex.cellSize).rounded(.down))
-        var best: (distance: Double, piece: Int, t: Double)?
+        var best: (distance: Double, piece: Int, t: Double, directions: (Bool, Bool))?
         func consider(_ s: Int, _ i: Int, _ piece: Int) {
             if bigComponentsOnly && segmentInTinyComponent[s] != 0 { return }
             let (d, t) = measure(s, i, c, cx, cy)
-            if best == nil || d < best!.distance { best = (d, piece, t) }
+            guard best == nil || d < best!.distance else { return }
+            let directions = self.directions(s, i, c, filter)
+            if directions.0 || directions.1 { best = (d, piece, t, directions) }
         }
         func visit(_ x: Int64, _ y: Int64) {
             guard let k = binarySearch(SnapIndex.key(x, y)) else { return }
@@ -294,7 +361,35 @@ public final class SnapIndex: Sendable {
         // that reaches them, as OSRM's unlimited one).
         if !settled && reach > searched { forEachPiece(consider) }
         guard let best, best.distance <= maxDistance else { return nil }
-        return snap(c, piece: best.piece, t: best.t)
+        return snap(c, piece: best.piece, t: best.t, directions: best.directions)
+    }
+
+    /// The directions of segment `s` a waypoint at `c` nearest to its piece `i` may use under
+    /// `filter` (OSRM's `HasValidEdge`, `CheckSegmentBearing` and `CheckApproach`), by the piece's
+    /// own bearing and side.
+    private func directions(_ s: Int, _ i: Int, _ c: Coordinate, _ filter: SnapFilter) -> (Bool, Bool) {
+        var forward = forwardEdge[s] >= 0, backward = backwardEdge[s] >= 0
+        if !filter.anyRoad && EdgeFlags(rawValue: graph.segmentFlags[s]).contains(.notStartpoint) {
+            return (false, false)
+        }
+        if filter.bearing == nil && filter.approach == .unrestricted { return (forward, backward) }
+        let (a, b) = endpoints(s, i)
+        if let (value, range) = filter.bearing {
+            let along = a.direction(to: b), against = along >= 180 ? along - 180 : along + 180
+            forward = forward && SnapFilter.within(along, value: value, range: range)
+            backward = backward && SnapFilter.within(against, value: value, range: range)
+        }
+        if filter.approach != .unrestricted && forwardEdge[s] >= 0 && backwardEdge[s] >= 0 {
+            // Which side of the piece the point lies on, in plain degrees as OSRM's `isCCW`.
+            let cross = (b.longitude - a.longitude) * (c.latitude - a.latitude)
+                - (b.latitude - a.latitude) * (c.longitude - a.longitude)
+            var onTheRight = !(cross > 0)
+            if graph.drivingSide == .left { onTheRight.toggle() }
+            if filter.approach == .opposite { onTheRight.toggle() }
+            forward = forward && onTheRight
+            backward = backward && !onTheRight
+        }
+        return (forward, backward)
     }
 
     /// Rings searched cell by cell before the rest of the map is measured piece by piece.
@@ -318,15 +413,17 @@ public final class SnapIndex: Sendable {
 
     /// The nearest points on up to `count` different road segments within `maxDistance` metres,
     /// nearest first (OSRM's nearest service with `number`).
-    public func nearest(to c: Coordinate, maxDistance: Double, count: Int) -> [Snap] {
+    public func nearest(to c: Coordinate, maxDistance: Double, count: Int, filter: SnapFilter = .standard) -> [Snap] {
         guard count > 0 else { return [] }
         let cx = c.longitude * metresPerDegreeLon, cy = c.latitude * metresPerDegreeLat
         let (reach, searched) = SnapIndex.reach(maxDistance)
         let x0 = Int64((cx / SnapIndex.cellSize).rounded(.down)), y0 = Int64((cy / SnapIndex.cellSize).rounded(.down))
-        var best: [Int: (distance: Double, piece: Int, t: Double)] = [:]
+        var best: [Int: (distance: Double, piece: Int, t: Double, directions: (Bool, Bool))] = [:]
         func consider(_ s: Int, _ i: Int, _ piece: Int) {
             let (d, t) = measure(s, i, c, cx, cy)
-            if d <= maxDistance, best[s].map({ d < $0.distance }) ?? true { best[s] = (d, piece, t) }
+            guard d <= maxDistance, best[s].map({ d < $0.distance }) ?? true else { return }
+            let directions = self.directions(s, i, c, filter)
+            if directions.0 || directions.1 { best[s] = (d, piece, t, directions) }
         }
         func visit(_ x: Int64, _ y: Int64) {
             guard let k = binarySearch(SnapIndex.key(x, y)) else { return }
@@ -342,7 +439,7 @@ public final class SnapIndex: Sendable {
         }
         if !settled && reach > searched { forEachPiece(consider) }
         let chosen = best.sorted { ($0.value.distance, $0.key) < ($1.value.distance, $1.key) }.prefix(count)
-        return chosen.map { snap(c, piece: $0.value.piece, t: $0.value.t) }
+        return chosen.map { snap(c, piece: $0.value.piece, t: $0.value.t, directions: $0.value.directions) }
     }
 
     /// Visits the cells in square rings outwards from (`x0`, `y0`), ring 0 the cell itself, up
@@ -380,7 +477,7 @@ public final class SnapIndex: Sendable {
     }
 
     /// The snap at fraction `t` along `piece`.
-    private func snap(_ c: Coordinate, piece: Int, t: Double) -> Snap {
+    private func snap(_ c: Coordinate, piece: Int, t: Double, directions: (Bool, Bool)) -> Snap {
         let (s, i) = self.piece(piece)
         let shape = SnapIndex.shape(graph, s, segmentStart[s], segmentEnd[s])
         var offset = 0.0
@@ -392,7 +489,8 @@ public final class SnapIndex: Sendable {
         for j in 0..<(shape.count - 1) { length += shape[j].distance(to: shape[j + 1]) }
         return Snap(segment: s, offset: min(offset, length), length: length, coordinate: point,
                     distance: c.distance(to: point),
-                    component: segmentComponent[s], isInTinyComponent: segmentInTinyComponent[s] != 0)
+                    component: segmentComponent[s], isInTinyComponent: segmentInTinyComponent[s] != 0,
+                    forward: directions.0, backward: directions.1)
     }
 
     private func endpoints(_ s: Int, _ i: Int) -> (Coordinate, Coordinate) {
@@ -447,9 +545,10 @@ extension SnapIndex.SegmentEnds {
 
 extension SnapIndex {
     /// Its format (2: pieces numbered by their segments, not stored; 3: the largest component
-    /// tiny too when small, as OSRM), the cell size and the tiny-component size: an index stored
-    /// under others is built again rather than used.
-    static var parameters: [Double] { [3, cellSize, Double(tinyComponentSize)] }
+    /// tiny too when small, as OSRM; 4: roads waypoints do not usually start on indexed too), the
+    /// cell size and the tiny-component size: an index stored under others is built again rather
+    /// than used.
+    static var parameters: [Double] { [4, cellSize, Double(tinyComponentSize)] }
 
     /// The index's components and grid as graph-file sections.
     @usableFromInline package var fileSections: [GraphFile.Section] {

@@ -385,18 +385,27 @@ extension RoadGraph {
 @usableFromInline package struct EdgePoint {
     @usableFromInline package var edge: Int
     @usableFromInline package var offset: Double
+    /// The weight already spent before a route leaves from here (a later leg's start, reached
+    /// by the leg before it); 0 for a goal.
+    @usableFromInline package var spent = 0.0
+
+    @usableFromInline package init(edge: Int, offset: Double, spent: Double = 0) {
+        self.edge = edge
+        self.offset = offset
+        self.spent = spent
+    }
 }
 
 extension SnapIndex {
-    /// The directed edges a snapped point lies on (one or two), with its offset from each edge's
-    /// source.
+    /// The directed edges a snapped point lies on (one or two, those its ``Snap/forward`` and
+    /// ``Snap/backward`` allow), with its offset from each edge's source.
     @usableFromInline package func edgePoints(_ snap: Snap, graph: RoadGraph) -> [EdgePoint] {
         var points: [EdgePoint] = []
         let fraction = snap.length > 0 ? snap.offset / snap.length : 0
         let forward = Int(forwardEdge[snap.segment]), backward = Int(backwardEdge[snap.segment])
         let length = Double(graph.edgeLength[forward >= 0 ? forward : max(0, backward)])
-        if forward >= 0 { points.append(EdgePoint(edge: forward, offset: fraction * length)) }
-        if backward >= 0 { points.append(EdgePoint(edge: backward, offset: (1 - fraction) * length)) }
+        if forward >= 0 && snap.forward { points.append(EdgePoint(edge: forward, offset: fraction * length)) }
+        if backward >= 0 && snap.backward { points.append(EdgePoint(edge: backward, offset: (1 - fraction) * length)) }
         return points
     }
 }

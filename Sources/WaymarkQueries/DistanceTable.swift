@@ -23,6 +23,30 @@ public struct DistanceTable: Sendable, Equatable {
         self.distances = distances
     }
 
+    /// Cells without a route that ``fillUnreachable(speed:sources:destinations:)`` estimated, as
+    /// (row, column).
+    public var estimated: [(row: Int, column: Int)] = []
+
+    public static func == (a: DistanceTable, b: DistanceTable) -> Bool {
+        a.sources == b.sources && a.destinations == b.destinations && a.durations == b.durations
+            && a.distances == b.distances && a.estimated.elementsEqual(b.estimated) { $0 == $1 }
+    }
+
+    /// Fills each cell without a route with the great-circle distance between its points (the
+    /// inputs, or where they snapped) and that distance at `speed` metres per second, as OSRM's
+    /// `fallback_speed`; the cells are listed in ``estimated``.
+    public mutating func fillUnreachable(speed: Double, sources from: [Coordinate], destinations to: [Coordinate]) {
+        precondition(speed > 0 && from.count == sources.count && to.count == destinations.count)
+        for i in from.indices {
+            for j in to.indices where durations[i * to.count + j] == nil {
+                let metres = from[i].distance(to: to[j])
+                durations[i * to.count + j] = metres / speed
+                if !distances.isEmpty { distances[i * to.count + j] = metres }
+                estimated.append((i, j))
+            }
+        }
+    }
+
     public func duration(from i: Int, to j: Int) -> Double? { durations[i * destinations.count + j] }
     public func distance(from i: Int, to j: Int) -> Double? { distances[i * destinations.count + j] }
 }

@@ -35,6 +35,13 @@ public final class HierarchySearch {
 
     /// The fastest route from one snapped point to another, or nil when the goal is unreachable.
     public func route(from origin: Snap, to destination: Snap) -> RoutePath? {
+        route(from: data.snapIndex.edgePoints(origin, graph: graph), to: data.snapIndex.edgePoints(destination,
+                                                                                                    graph: graph))
+    }
+
+    /// The fastest route from any of `starts` (each after the weight it has spent) to any of
+    /// `goals`, or nil; the path's weight leaves out what its start had spent.
+    package func route(from starts: [EdgePoint], to goals: [EdgePoint]) -> RoutePath? {
         forward.clear()
         backward.clear()
         // Local copies for the loop (the labels' storage is shared); the heaps may grow, so they go back.
@@ -44,8 +51,6 @@ public final class HierarchySearch {
             self.backward = backward
         }
         let ch = hierarchy
-        let starts = data.snapIndex.edgePoints(origin, graph: graph)
-        let goals = data.snapIndex.edgePoints(destination, graph: graph)
         let direct = data.alongOneEdge(from: starts, to: goals)
         var best = direct?.weight ?? .infinity
         forward.seed(from: starts, data) { rest in SearchLabel(cost: rest.weight, parent: -1) }
@@ -72,8 +77,9 @@ public final class HierarchySearch {
         guard best.isFinite else { return nil }
         // A meeting found is cheaper than any direct way along one edge (it had to beat it).
         if meet < 0, let direct {
+            let spent = starts.first { $0.edge == direct.edge && $0.offset == direct.from }!.spent
             return RoutePath(data: data, edges: [direct.edge], startOffset: direct.from,
-                             endOffset: direct.to, weight: best)
+                             endOffset: direct.to, weight: best - spent)
         }
         var edges: [Int] = []
         edges.reserveCapacity(256)
@@ -81,8 +87,9 @@ public final class HierarchySearch {
                                        backward: backward.labels, into: &edges,
                                        scratch: &unpacking)]
         edges.append(goal.edge)
-        let startOffset = starts.first { $0.edge == edges[0] }!.offset
-        return RoutePath(data: data, edges: edges, startOffset: startOffset, endOffset: goal.offset, weight: best)
+        let start = starts.first { $0.edge == edges[0] }!
+        return RoutePath(data: data, edges: edges, startOffset: start.offset, endOffset: goal.offset,
+                         weight: best - start.spent)
     }
 
     /// Settles the cheapest node of `search`: records a better meeting with `other`, then, unless

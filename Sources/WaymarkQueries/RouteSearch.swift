@@ -48,6 +48,16 @@ extension RoutePath {
     }
 }
 
+extension RoutePath {
+    /// This path, then `next`, which leaves from where this one ends, on the same edge (a route
+    /// carrying on through a via point).
+    package func joined(with next: RoutePath, data: RoutingData) -> RoutePath {
+        precondition(edges.last == next.edges.first, "the next path must carry on along the edge this one ends on")
+        return RoutePath(data: data, edges: edges + next.edges.dropFirst(), startOffset: startOffset,
+                         endOffset: next.endOffset, weight: weight + next.weight)
+    }
+}
+
 /// Exact fastest-route search on a ``RoadMap``'s graph: edge-based (a state is "just drove edge
 /// e", or a copy of it along a restricted path: ``RestrictedPaths``), so turn restrictions
 /// (`no_*`, `only_*`, at via nodes and over via ways) and a U-turn penalty are exact; A* with the
@@ -88,6 +98,16 @@ public final class RouteSearch {
     /// The fastest route from one snapped point to another, or nil when the goal is unreachable.
     /// (One function: the A*/ALT loop over this search's own label and heap buffers.)
     public func route(from origin: Snap, to destination: Snap, heuristic: Bool = true) -> RoutePath? {
+        route(from: data.snapIndex.edgePoints(origin, graph: graph),
+              to: data.snapIndex.edgePoints(destination, graph: graph), at: destination.coordinate,
+              heuristic: heuristic)
+    }
+
+    /// The fastest route from any of `starts` (each after the weight it has spent) to any of
+    /// `goals` (at most two, on one segment at `goalCoordinate`), or nil; the path's weight leaves
+    /// out what its start had spent.
+    package func route(from starts: [EdgePoint], to goals: [EdgePoint], at goalCoordinate: Coordinate,
+                       heuristic: Bool = true) -> RoutePath? {
         labels.clear()
         bounds.clear()
         // Local copies for the loop (the storage is shared); the heap's may grow, so it goes back.
@@ -97,9 +117,6 @@ public final class RouteSearch {
         defer { self.heap = heap }
         var settledCount = 0
         defer { settled = settledCount }
-        let goalCoordinate = destination.coordinate
-        let starts = data.snapIndex.edgePoints(origin, graph: graph)
-        let goals = data.snapIndex.edgePoints(destination, graph: graph)
         // Reaching the goal point means reaching the source of one of its edges first.
         let goalSources = goals.map { graph.source(of: $0.edge) }
         let landmarks = heuristic ? self.landmarks : nil
@@ -136,7 +153,7 @@ public final class RouteSearch {
         var bestState = -1, bestGoalOffset = bestDirect?.to ?? 0 // bestState: the one before the goal edge
         var goalLastEdge = -1
         for s in starts {
-            let c = graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge])).weight
+            let c = s.spent + graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge])).weight
             relax(s.edge, c, parent: -1, h: h(s.edge))
         }
 
@@ -170,8 +187,9 @@ public final class RouteSearch {
         guard best.isFinite else { return nil }
 
         if let direct = bestDirect {
+            let spent = starts.first { $0.edge == direct.edge && $0.offset == direct.from }!.spent
             return RoutePath(data: data, edges: [direct.edge], startOffset: direct.from,
-                             endOffset: direct.to, weight: best)
+                             endOffset: direct.to, weight: best - spent)
         }
         var edges = [goalLastEdge]
         var s = bestState
@@ -180,7 +198,8 @@ public final class RouteSearch {
             s = Int(labels[s].parent)
         }
         edges.reverse()
-        let startOffset = starts.first { $0.edge == edges[0] }!.offset
-        return RoutePath(data: data, edges: edges, startOffset: startOffset, endOffset: bestGoalOffset, weight: best)
+        let start = starts.first { $0.edge == edges[0] }!
+        return RoutePath(data: data, edges: edges, startOffset: start.offset, endOffset: bestGoalOffset,
+                         weight: best - start.spent)
     }
 }

@@ -93,7 +93,9 @@ struct HierarchyDirection<Label: SearchCost> {
     mutating func seed(from starts: [EdgePoint], _ data: RoutingData, _ label: (EdgePart) -> Label) {
         let graph = data.graph, rank = data.hierarchy!.rank
         for s in starts {
-            relax(Int(rank[s.edge]), label(graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge]))))
+            var rest = graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge]))
+            rest.weight += s.spent
+            relax(Int(rank[s.edge]), label(rest))
         }
     }
 
@@ -116,13 +118,14 @@ struct HierarchyDirection<Label: SearchCost> {
 
 extension RoutingData {
     /// The cheapest way from a start point to a goal point ahead of it on the same edge, without
-    /// reaching a vertex: the edge, the two offsets and the weight; nil where there is none.
+    /// reaching a vertex: the edge, the two offsets and the weight (the start's spent weight
+    /// included); nil where there is none.
     func alongOneEdge(from starts: [EdgePoint],
                       to goals: [EdgePoint]) -> (edge: Int, from: Double, to: Double, weight: Double)? {
         var best: (edge: Int, from: Double, to: Double, weight: Double)?
         for s in starts {
             for g in goals where g.edge == s.edge && g.offset >= s.offset {
-                let weight = graph.part(s.edge, from: s.offset, to: g.offset).weight
+                let weight = s.spent + graph.part(s.edge, from: s.offset, to: g.offset).weight
                 if weight < best?.weight ?? .infinity { best = (s.edge, s.offset, g.offset, weight) }
             }
         }

@@ -221,6 +221,12 @@ public final class RoadMap: @unchecked Sendable {
         try route([origin] + via + [destination], language: language)
     }
 
+    /// The fastest route through the waypoints in order (two or more) as `options` asks, then the
+    /// alternatives it asks for, best first (``Router/routes(_:options:)``). Thread-safe.
+    public func routes(_ waypoints: [Coordinate], options: RouteOptions) throws(RouteError) -> [Route] {
+        try withRouter { (router) throws(RouteError) in try router.routes(waypoints, options: options) }
+    }
+
     /// The fastest route through the waypoints in order (two or more); `radiuses` as
     /// ``Router/route(_:radiuses:)`` takes them. Thread-safe.
     public func route(_ waypoints: [Coordinate], radiuses: [Double?] = [],
@@ -239,8 +245,10 @@ public final class RoadMap: @unchecked Sendable {
 
     /// The nearest points on up to `count` road segments within `maxDistance` metres (default:
     /// ``maxSnapDistance``), nearest first.
-    public func nearest(_ coordinate: Coordinate, count: Int, maxDistance: Double? = nil) -> [Snap] {
-        data().data.snapIndex.nearest(to: coordinate, maxDistance: maxDistance ?? maxSnapDistance, count: count)
+    public func nearest(_ coordinate: Coordinate, count: Int, maxDistance: Double? = nil,
+                        filter: SnapFilter = .standard) -> [Snap] {
+        data().data.snapIndex.nearest(to: coordinate, maxDistance: maxDistance ?? maxSnapDistance, count: count,
+                                      filter: filter)
     }
 
     /// The name of the road a snapped point lies on ("" when it has none).

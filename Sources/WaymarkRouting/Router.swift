@@ -24,6 +24,8 @@ public final class Router {
     private var tableSearch: TableSearch?
     /// The one-to-all search, made at the first isochrone.
     private var isochroneSearch: IsochroneSearch?
+    /// The graph's checksum, which hints carry (``hint(for:input:)``).
+    let mapChecksum: UInt32
 
     private enum Engine {
         case hierarchy(HierarchySearch)
@@ -37,6 +39,7 @@ public final class Router {
         graph = data.graph
         maxSnapDistance = map.maxSnapDistance
         engine = data.hierarchy != nil ? .hierarchy(HierarchySearch(data: data)) : .search(RouteSearch(data: data))
+        mapChecksum = Router.checksum(of: data.graph)
     }
 
     /// States the last search took off its heaps (a measure of search effort).
@@ -55,15 +58,28 @@ public final class Router {
         }
     }
 
+    /// The fastest path from any of `starts` (each after the weight it spent) to any of `goals`
+    /// (on the segment of `goal`), or nil.
+    private func path(from starts: [EdgePoint], to goals: [EdgePoint], at goal: Coordinate) -> RoutePath? {
+        switch engine {
+        case let .hierarchy(search): search.route(from: starts, to: goals)
+        case let .search(search): search.route(from: starts, to: goals, at: goal)
+        }
+    }
+
     /// Snaps points together, as OSRM does (`SnapPhantomNodes`): inside a tiny component only
     /// when every point is nearest to it. `radiuses`, one per point where given, is how far each
-    /// may be from its road (nil: ``maxSnapDistance``).
-    private func snap(_ points: [Coordinate], radiuses: [Double?]) throws(RouteError) -> [Snap] {
+    /// may be from its road (nil: ``maxSnapDistance``); `filters` (one per point, or none) what it
+    /// may snap to; `given` (one per point, or none) snaps made before, used as they are.
+    private func snap(_ points: [Coordinate], radiuses: [Double?], filters: [SnapFilter] = [],
+                      given: [Snap?] = []) throws(RouteError) -> [Snap] {
         guard radiuses.isEmpty
             || radiuses.count == points.count else { throw .invalidInput("give one radius per point") }
         let candidates = try points.enumerated().map { (i, c) throws(RouteError) in
+            if !given.isEmpty, let snap = given[i] { return (nearest: snap, big: Snap?.none) }
             let reach = radiuses.isEmpty ? maxSnapDistance : radiuses[i] ?? maxSnapDistance
-            guard let found = data.snapIndex.candidates(near: c, maxDistance: reach) else {
+            let filter = filters.isEmpty ? .standard : filters[i]
+            guard let found = data.snapIndex.candidates(near: c, maxDistance: reach, filter: filter) else {
                 throw data.noRoadError(c, maxDistance: reach)
             }
             return found
@@ -84,17 +100,101 @@ public final class Router {
     /// (nil: ``maxSnapDistance``).
     public func route(_ waypoints: [Coordinate], radiuses: [Double?] = [],
                       language: InstructionTemplates = .english) throws(RouteError) -> Route {
+        var options = RouteOptions()
+        options.radiuses = radiuses
+        options.language = language
+        return try routes(waypoints, options: options)[0]
+    }
+
+    /// The fastest route through the waypoints in order (two or more) as `options` asks, then
+    /// up to ``RouteOptions/alternatives`` others (two waypoints only), best first.
+    public func routes(_ waypoints: [Coordinate], options: RouteOptions) throws(RouteError) -> [Route] {
         guard waypoints.count >= 2 else { throw .invalidInput("a route needs at least two waypoints") }
-        let snaps = try snap(waypoints, radiuses: radiuses)
+        if let problem = options.problem(waypoints: waypoints.count) { throw .invalidInput(problem) }
+        let given = options.hints.enumerated().map { i, hint in hint.flatMap { snap(fromHint: $0, input: waypoints[i]) } }
+        let snaps = try snap(waypoints, radiuses: options.radiuses,
+                             filters: waypoints.indices.map(options.filter), given: given)
+        let ends = options.legEnds ?? Array(waypoints.indices)
+        let paths = try legPaths(snaps, waypoints, turningAt: options.continueStraight ? [] : Set(ends))
+        // A leg through silent via points is the paths joined: each carries on the edge the one
+        // before it ended on.
+        var legs: [RoutePath] = []
+        for (a, b) in zip(ends, ends.dropFirst()) {
+            legs.append(paths[a..<b].dropFirst().reduce(paths[a]) { $0.joined(with: $1, data: data) })
+        }
+        var routes = [tell(legs, snaps: snaps, ends: ends, input: waypoints, options: options)]
+        if options.alternatives > 0 && waypoints.count == 2 {
+            for path in alternatives(to: legs[0], from: snaps[0], to: snaps[1], count: options.alternatives) {
+                routes.append(tell([path], snaps: snaps, ends: ends, input: waypoints, options: options))
+            }
+        }
+        return routes
+    }
+
+    /// The best path of each leg between consecutive snaps, chosen together: at a via point not
+    /// in `turning` the next leg leaves in the direction the last one arrived (no U-turn), so the
+    /// legs are searched as OSRM does without U-turns, to each direction of the via point in turn,
+    /// and the cheapest chain wins.
+    private func legPaths(_ snaps: [Snap], _ input: [Coordinate], turningAt turning: Set<Int>) throws(RouteError)
+        -> [RoutePath] {
+        // Per leg, the ways found to its goal: the path, the weight up to its end, and the way
+        // of the leg before it that it carries on from.
+        typealias Arrival = (path: RoutePath, total: Double, previous: Int)
+        var arrivals: [[Arrival]] = []
+        for k in 0..<(snaps.count - 1) {
+            var starts = data.snapIndex.edgePoints(snaps[k], graph: graph)
+            var from: [Int: Int] = [:] // start edge → the arrival it continues
+            if let before = arrivals.last {
+                if turning.contains(k) {
+                    let best = before.indices.min { before[$0].total < before[$1].total }!
+                    for i in starts.indices {
+                        starts[i].spent = before[best].total
+                        from[starts[i].edge] = best
+                    }
+                } else {
+                    starts = starts.compactMap { s in
+                        guard let j = before.firstIndex(where: { $0.path.edges.last == s.edge }) else { return nil }
+                        from[s.edge] = j
+                        return EdgePoint(edge: s.edge, offset: s.offset, spent: before[j].total)
+                    }
+                }
+            }
+            let goals = data.snapIndex.edgePoints(snaps[k + 1], graph: graph)
+            // The last leg, or one whose end may be turned round at: one search to either direction.
+            let split = k + 1 < snaps.count - 1 && !turning.contains(k + 1)
+            var found: [Arrival] = []
+            for target in split ? goals.map({ [$0] }) : [goals] {
+                guard let path = path(from: starts, to: target, at: snaps[k + 1].coordinate) else { continue }
+                let start = path.edges[0]
+                let spent = starts.first { $0.edge == start }!.spent
+                found.append((path, spent + path.weight, from[start] ?? -1))
+            }
+            guard !found.isEmpty else { throw .noRoute(from: input[k], to: input[k + 1]) }
+            arrivals.append(found)
+        }
+        // Back from the cheapest end through the ways each carried on from.
+        var result: [RoutePath] = []
+        var j = arrivals.last!.indices.min { arrivals.last![$0].total < arrivals.last![$1].total }!
+        for k in arrivals.indices.reversed() {
+            result.append(arrivals[k][j].path)
+            j = arrivals[k][j].previous
+        }
+        return result.reversed()
+    }
+
+    /// The route told from one path per leg between the waypoints at `ends`.
+    private func tell(_ paths: [RoutePath], snaps: [Snap], ends: [Int], input: [Coordinate],
+                      options: RouteOptions) -> Route {
         var legs: [RouteLeg] = []
         var geometry: [Coordinate] = []
-        for (i, (a, b)) in zip(snaps, snaps.dropFirst()).enumerated() {
-            guard let path = path(from: a, to: b) else { throw .noRoute(from: waypoints[i], to: waypoints[i + 1]) }
-            let leg = StepAssembler(data: data, guidance: guidance).assemble(path, from: a, to: b,
-                                                                             input: (waypoints[i], waypoints[i + 1]),
-                                                         legIndex: i, legCount: snaps.count - 1,
-                                                         drivingSide: graph.drivingSide,
-                                                                       language: language)
+        for (i, path) in paths.enumerated() {
+            let a = ends[i], b = ends[i + 1]
+            var leg = StepAssembler(data: data, guidance: guidance).assemble(path, from: snaps[a], to: snaps[b],
+                                                                             input: (input[a], input[b]),
+                                                                             legIndex: i, legCount: paths.count,
+                                                                             drivingSide: graph.drivingSide,
+                                                                             language: options.language)
+            if options.annotations { leg.annotation = annotation(of: path, from: snaps[a], to: snaps[b]) }
             legs.append(leg)
             // Each step's line without its last point (the next step starts there), then the end;
             // the closing arrive step is only that end point, so it adds nothing of its own.
@@ -104,13 +204,15 @@ public final class Router {
                 let count = leg.steps[k].geometry.count
                 geometry.append(contentsOf: leg.steps[k].geometry[..<(count > 1 ? count - 1 : count)])
             }
-            geometry.append(leg.steps.last?.geometry.last ?? b.coordinate)
+            geometry.append(leg.steps.last?.geometry.last ?? snaps[b].coordinate)
             // A later leg starts where the one before it ended.
             if legStart > 0 { geometry.remove(at: legStart) }
         }
-        return Route(distance: legs.reduce(0) { $0 + $1.distance }, duration: legs.reduce(0) { $0 + $1.duration },
-                     weight: legs.reduce(0) { $0 + $1.weight },
-                     geometry: geometry, legs: legs, waypoints: snaps, destinationName: nil)
+        var route = Route(distance: legs.reduce(0) { $0 + $1.distance },
+                          duration: legs.reduce(0) { $0 + $1.duration }, weight: legs.reduce(0) { $0 + $1.weight },
+                          geometry: geometry, legs: legs, waypoints: snaps, destinationName: nil)
+        route.snappedNames = snaps.map { graph.strings[Int(graph.segmentName[$0.segment])] }
+        return route
     }
 
     /// Travel times and distances from every source to every destination (OSRM's table): on a
@@ -118,11 +220,14 @@ public final class Router {
     /// otherwise one route search per pair. Points snap as a route's waypoints do, all together;
     /// `radiuses`, where given, has one per source then one per destination.
     public func table(sources: [Coordinate], destinations: [Coordinate],
-                      radiuses: [Double?] = []) throws(RouteError) -> DistanceTable {
+                      radiuses: [Double?] = [], filters: [SnapFilter] = []) throws(RouteError) -> DistanceTable {
         guard !sources.isEmpty && !destinations.isEmpty else {
             throw .invalidInput("a table needs at least one source and one destination")
         }
-        let snaps = try snap(sources + destinations, radiuses: radiuses)
+        guard filters.isEmpty || filters.count == sources.count + destinations.count else {
+            throw .invalidInput("give one snap filter per point")
+        }
+        let snaps = try snap(sources + destinations, radiuses: radiuses, filters: filters)
         let from = Array(snaps[..<sources.count]), to = Array(snaps[sources.count...])
         var table = DistanceTable(sources: from, destinations: to, durations: [], distances: [])
         if let metrics = data.arcMetrics {
@@ -153,4 +258,9 @@ public final class Router {
         if isochroneSearch == nil { isochroneSearch = IsochroneSearch(data: data) }
         return isochroneSearch!.isochrone(from: snap, minutes: minutes, denoise: denoise)
     }
+}
+
+extension Router {
+    /// Up to `count` alternatives to the best path `best` between two snaps (none yet).
+    func alternatives(to best: RoutePath, from a: Snap, to b: Snap, count: Int) -> [RoutePath] { [] }
 }

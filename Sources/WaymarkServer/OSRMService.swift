@@ -9,6 +9,8 @@ public struct OSRMServiceLimits: Sendable {
     public var maxWaypoints = 500
     /// Results of a nearest query (`--max-nearest-size`).
     public var maxNearest = 100
+    /// Alternatives a route may ask for (`--max-alternatives`).
+    public var maxAlternatives = 3
     /// The times an isochrone may ask for, in minutes.
     public var isochroneMinutes = Isochrone.minutesRange
 
@@ -84,7 +86,7 @@ public final class OSRMService: Sendable {
         case "route": result = try route(coordinates, &options, router: router)
         case "table": result = try table(coordinates, &options, router: router).jsonBytes
         case "isochrone": result = try isochrone(coordinates, &options, router: router)
-        default: result = try nearest(coordinates, &options).jsonBytes
+        default: result = try nearest(coordinates, &options, router: router).jsonBytes
         }
         return result
     }
@@ -97,27 +99,37 @@ public final class OSRMService: Sendable {
         guard coordinates.count <= limits.maxWaypoints else {
             throw APIError("TooBig", "\(coordinates.count) coordinates: a route takes at most \(limits.maxWaypoints)")
         }
-        let radiuses = try general(&options, count: coordinates.count)
+        let general = try general(&options, count: coordinates.count)
+        var asked = general.routeOptions
         let steps = try options.bool("steps", default: false)
-        // one route is always given (OSRM does not promise more)
-        _ = try options.choice("alternatives", ["false", "true", "0", "1", "2", "3"], default: "false")
+        if let text = options.take("alternatives") {
+            guard let n = text == "true" ? 1 : text == "false" ? 0 : Int(text), n >= 0 else {
+                throw APIError("InvalidQuery", "alternatives: '\(text.prefix(40))' is not true, false or a count")
+            }
+            guard n <= limits.maxAlternatives else {
+                throw APIError("TooBig", "alternatives=\(n): at most \(limits.maxAlternatives)")
+            }
+            asked.alternatives = n
+        }
         let geometries = GeometryFormat(
             rawValue: try options.choice("geometries", GeometryFormat.allCases.map(\.rawValue), default: "polyline"))!
         let overview = OverviewFormat(
             rawValue: try options.choice("overview", OverviewFormat.allCases.map(\.rawValue), default: "simplified"))!
-        if try options.choice("annotations",
-                              ["false", "true", "nodes", "distance", "duration", "datasources", "weight", "speed"],
-                              default: "false", list: true) != "false" {
-            throw APIError("NotImplemented", "annotations are not served; leave the option out or set it to false")
+        let kindNames = LegAnnotation.Kind.allCases.map(\.rawValue)
+        let annotations = try options.choice("annotations", ["false", "true"] + kindNames, default: "false", list: true)
+        let kinds: Set<LegAnnotation.Kind> = switch annotations {
+        case "false": []
+        case "true": Set(LegAnnotation.Kind.allCases)
+        default: Set(annotations.split(separator: ",").compactMap { LegAnnotation.Kind(rawValue: String($0)) })
         }
+        let pieces = annotations.split(separator: ",")
+        if pieces.count > 1 && (pieces.contains("true") || pieces.contains("false")) {
+            throw APIError("InvalidQuery", "annotations: true or false alone, or a list of \(kindNames)")
+        }
+        asked.annotations = !kinds.isEmpty
         let straight = try options.choice("continue_straight", ["default", "true", "false"], default: "default")
-        if straight == "true" {
-            throw APIError(
-                "NotImplemented",
-                "continue_straight=true is not served: routes may turn round at via points (continue_straight=false)")
-        }
+        asked.continueStraight = straight != "false"
         if let text = options.take("waypoints") {
-            // Checked as OSRM checks it, then refused: legs only at some coordinates are not served yet.
             var indices: [Int] = []
             for piece in text.split(separator: ";", omittingEmptySubsequences: false) {
                 guard let i = Int(piece), i >= 0 else {
@@ -132,29 +144,38 @@ public final class OSRMService: Sendable {
             guard indices.first == 0, indices.last == coordinates.count - 1 else {
                 throw APIError("InvalidValue", "waypoints: the first and last coordinates must be waypoints")
             }
-            if indices != Array(coordinates.indices) {
-                throw APIError("NotImplemented", "the waypoints option (silent via points) is not served")
-            }
+            // (Which coordinates end legs, as OSRM reads the list: order and repeats do not matter.)
+            asked.legEnds = Set(indices).sorted()
         }
         let skipWaypoints = try options.bool("skip_waypoints", default: false)
         let code = try options.choice("language", InstructionTemplates.available.keys.sorted(), default: "en")
+        asked.language = InstructionTemplates.available[code]!
         try options.finish("route")
         do {
-            let route = try router.route(coordinates, radiuses: radiuses,
-                                         language: InstructionTemplates.available[code]!)
+            let routes = try router.routes(coordinates, options: asked)
+            if kinds.contains(.nodes), routes.contains(where: { $0.legs.contains { $0.annotation?.nodes == nil } }) {
+                throw APIError("InvalidOptions",
+                               "annotations=nodes: this map's file has no OSM node ids (rebuild it with 'waymark build')")
+            }
+            let hints = general.generateHints
+                ? zip(routes[0].waypoints, coordinates).map { router.hint(for: $0, input: $1) } : nil
             var writer = JSONWriter()
-            route.writeOSRMJSON(into: &writer, geometries: geometries, overview: overview, steps: steps,
-                                waypoints: !skipWaypoints)
+            Route.writeOSRMJSON(routes, into: &writer, geometries: geometries, overview: overview, steps: steps,
+                                annotations: kinds, waypoints: !skipWaypoints, hints: hints)
             return writer.bytes
-        } catch {
+        } catch let error as APIError {
+            throw error
+        } catch let error as RouteError {
             throw APIError(error)
+        } catch {
+            throw APIError("InvalidQuery", "\(error)")
         }
     }
 
     private func table(_ coordinates: [Coordinate],
                        _ options: inout Options, router: Router) throws(APIError) -> JSONValue {
         guard coordinates.count >= 2 else { throw APIError("InvalidOptions", "a table needs at least two coordinates") }
-        let radiuses = try general(&options, count: coordinates.count)
+        let general = try general(&options, count: coordinates.count)
         func indices(_ name: String) throws(APIError) -> [Int] {
             guard let text = options.take(name), text != "all" else { return Array(coordinates.indices) }
             var result: [Int] = []
@@ -176,9 +197,6 @@ public final class OSRMService: Sendable {
         let scale = try options.positive("scale_factor", default: 1)
         let fallbackSpeed = options.has("fallback_speed") ? try options.positive("fallback_speed", default: 1) : nil
         let fallbackCoordinate = try options.choice("fallback_coordinate", ["input", "snapped"], default: "input")
-        if fallbackSpeed != nil || fallbackCoordinate != "input" {
-            throw APIError("NotImplemented", "fallback_speed is not served: unreachable pairs are null")
-        }
         if sources.count * destinations.count > limits.maxTableSize * limits.maxTableSize {
             throw APIError(
                 "TooBig",
@@ -187,13 +205,21 @@ public final class OSRMService: Sendable {
             )
         }
         try options.finish("table")
-        let table: DistanceTable
+        var table: DistanceTable
         do {
+            let ends = sources + destinations, filters = general.filters
             table = try router.table(sources: sources.map { coordinates[$0] },
                                      destinations: destinations.map { coordinates[$0] },
-                                     radiuses: sources.map { radiuses[$0] } + destinations.map { radiuses[$0] })
+                                     radiuses: ends.map { general.radiuses[$0] }, filters: ends.map { filters[$0] })
         } catch {
             throw APIError(error)
+        }
+        if let fallbackSpeed {
+            let snapped = fallbackCoordinate == "snapped"
+            table.fillUnreachable(speed: fallbackSpeed,
+                                  sources: snapped ? table.sources.map(\.coordinate) : sources.map { coordinates[$0] },
+                                  destinations: snapped ? table.destinations.map(\.coordinate)
+                                      : destinations.map { coordinates[$0] })
         }
         return table.osrmJSON(on: map, durations: annotations.contains("duration"),
                               distances: annotations.contains("distance"), scale: scale)
@@ -233,7 +259,8 @@ public final class OSRMService: Sendable {
             }
             colors = pieces
         }
-        let radius = try general(&options, count: 1)[0]
+        let general = try general(&options, count: 1)
+        let radius = general.radiuses[0]
         try options.finish("isochrone")
         do {
             let isochrone = try router.isochrone(from: coordinates[0], minutes: minutes,
@@ -246,11 +273,12 @@ public final class OSRMService: Sendable {
     }
 
     /// One coordinate: its nearest roads; several (as OSRM 26 answers them): one list per coordinate.
-    private func nearest(_ coordinates: [Coordinate], _ options: inout Options) throws(APIError) -> JSONValue {
+    private func nearest(_ coordinates: [Coordinate], _ options: inout Options,
+                         router: Router) throws(APIError) -> JSONValue {
         guard coordinates.count <= limits.maxWaypoints else {
             throw APIError("TooBig", "\(coordinates.count) coordinates: nearest takes at most \(limits.maxWaypoints)")
         }
-        let radiuses = try general(&options, count: coordinates.count)
+        let general = try general(&options, count: coordinates.count)
         let number: Int
         if let text = options.take("number") {
             guard let n = Int(text), n >= 0 else {
@@ -265,24 +293,55 @@ public final class OSRMService: Sendable {
                                                                 "number=\(number): at most \(limits.maxNearest)") }
         try options.finish("nearest")
         var lists: [JSONValue] = []
-        for (c, radius) in zip(coordinates, radiuses) {
-            let found = map.nearest(c, count: number, maxDistance: radius)
+        for (i, c) in coordinates.enumerated() {
+            let radius = general.radiuses[i]
+            let found = map.nearest(c, count: number, maxDistance: radius, filter: general.filters[i])
             guard !found.isEmpty else {
                 let reach = radius ?? map.maxSnapDistance
                 let within = reach.isFinite ? "no road within \(Int(max(0, reach))) m of " : "no road near "
                 throw APIError("NoSegment", within + "\(c.longitude),\(c.latitude)")
             }
-            lists.append(.array(found.map(waypoint)))
+            lists.append(.array(found.map { snap in
+                var waypoint = snap.osrmWaypoint(name: map.roadName(of: snap))
+                if general.generateHints, case var .object(fields) = waypoint {
+                    fields["hint"] = .string(router.hint(for: snap, input: c))
+                    waypoint = .object(fields)
+                }
+                return waypoint
+            }))
         }
         return ["code": "Ok", "waypoints": lists.count == 1 ? lists[0] : .array(lists)]
     }
 
-    private func waypoint(_ snap: Snap) -> JSONValue { snap.osrmWaypoint(name: map.roadName(of: snap)) }
+    /// What OSRM's general options ask of every coordinate.
+    struct General {
+        var radiuses: [Double?]
+        var bearings: [(value: Int, range: Int)?]
+        var approaches: [SnapFilter.Approach?]
+        var anyRoad: Bool
+        var hints: [String?]
+        var generateHints: Bool
 
-    /// The options every service takes (OSRM's general options): `radiuses` (returned, per
-    /// coordinate, nil for the default; at most the map's snapping distance), and the ones
-    /// Waymark accepts as OSRM's defaults or refuses with the reason.
-    private func general(_ options: inout Options, count: Int) throws(APIError) -> [Double?] {
+        var routeOptions: RouteOptions {
+            var options = RouteOptions()
+            options.radiuses = radiuses
+            options.bearings = bearings
+            options.approaches = approaches
+            options.snapToAnyRoad = anyRoad
+            options.hints = hints
+            return options
+        }
+
+        var filters: [SnapFilter] {
+            radiuses.indices.map { SnapFilter(bearing: bearings[$0], approach: approaches[$0] ?? .unrestricted,
+                                              anyRoad: anyRoad) }
+        }
+    }
+
+    /// The options every service takes (OSRM's general options): `radiuses` (nil for the
+    /// default; at most the map's snapping distance), `bearings`, `approaches`, `hints`,
+    /// `generate_hints`, `snapping`, and `exclude`, refused (no classes are excludable yet).
+    private func general(_ options: inout Options, count: Int) throws(APIError) -> General {
         var radiuses = [Double?](repeating: nil, count: count)
         if let text = options.take("radiuses") {
             let pieces = text.split(separator: ";", omittingEmptySubsequences: false)
@@ -297,32 +356,30 @@ public final class OSRMService: Sendable {
             }
         }
         // Each per coordinate (OSRM: malformed InvalidQuery, out of range or miscounted InvalidOptions).
-        if let pieces = try options.perCoordinate("bearings", count: count, { piece throws(APIError) in
+        let bearings = try options.perCoordinate("bearings", count: count) {
+            piece throws(APIError) -> (value: Int, range: Int)? in
             let parts = piece.split(separator: ",", omittingEmptySubsequences: false)
-            guard parts.count == 2, let value = Int(parts[0]), let range = Int(parts[1]) else { return false }
+            guard parts.count == 2, let value = Int(parts[0]), let range = Int(parts[1]) else { return nil }
             guard (0...360).contains(value), (0...180).contains(range) else {
                 throw APIError("InvalidOptions", "bearings: '\(piece.prefix(40))' is not value 0–360, range 0–180")
             }
-            return true
-        }), !pieces.isEmpty {
-            throw APIError("NotImplemented", "bearings are not served; leave each empty")
+            return (value, range)
         }
-        if let pieces = try options.perCoordinate("approaches", count: count, {
-            ["unrestricted", "curb", "opposite"].contains($0)
-        }), pieces.contains(where: { $0 != "unrestricted" }) {
-            throw APIError("NotImplemented", "approaches other than unrestricted are not served")
+        let approaches = try options.perCoordinate("approaches", count: count) { SnapFilter.Approach(rawValue: $0) }
+        // A hint of OSRM's shape (112 characters of URL-safe base64 per snapped segment) not made
+        // here for this coordinate on this map is ignored, as OSRM ignores a stale one; anything
+        // else is malformed.
+        let hints = try options.perCoordinate("hints", count: count) { piece -> String? in
+            piece.utf8.count % 112 == 0 && piece.allSatisfy(Self.base64URL.contains) ? piece : nil
         }
-        // Hints are never given out: one of OSRM's shape (112 characters of URL-safe base64) is
-        // stale and ignored, as OSRM ignores a stale one; anything else is malformed.
-        _ = try options.perCoordinate("hints", count: count) { piece in
-            piece.utf8.count == 112 && piece.allSatisfy(Self.base64URL.contains)
-        }
-        _ = try options.bool("generate_hints", default: true)
-        _ = try options.choice("snapping", ["default", "any"], default: "default")
+        let generateHints = try options.bool("generate_hints", default: true)
+        let snapping = try options.choice("snapping", ["default", "any"], default: "default")
         if let exclude = options.take("exclude"), !exclude.isEmpty {
             throw APIError("InvalidValue", "exclude: no classes can be excluded on this map")
         }
-        return radiuses
+        return General(radiuses: radiuses, bearings: bearings ?? Array(repeating: nil, count: count),
+                       approaches: approaches ?? Array(repeating: nil, count: count), anyRoad: snapping == "any",
+                       hints: hints ?? [], generateHints: generateHints)
     }
 
     // MARK: - Parsing
@@ -368,6 +425,8 @@ public final class OSRMService: Sendable {
         init(_ query: [(name: String, value: String)]) throws(APIError) {
             // (An option given twice: the last one counts, as in OSRM.)
             for (name, value) in query {
+                // (OSRM's grammar has no empty option: `steps=true&` is malformed.)
+                guard !name.isEmpty else { throw APIError("InvalidQuery", "the query has an empty option") }
                 if values[name] == nil { order.append(name) }
                 values[name] = value
             }
@@ -394,22 +453,28 @@ public final class OSRMService: Sendable {
             return n
         }
 
-        /// The non-empty pieces of a `;`-list with one piece per coordinate (nil when not given):
-        /// each must pass `wellFormed` (else InvalidQuery, OSRM's "malformed"), the count must match
-        /// (else InvalidOptions).
-        mutating func perCoordinate(_ name: String, count: Int,
-                                    _ wellFormed: (String) throws(APIError) -> Bool) throws(APIError) -> [String]? {
+        /// A `;`-list with one piece per coordinate (nil when not given), each empty piece nil and
+        /// each other read by `read`, which returns nil for a malformed one (InvalidQuery, OSRM's
+        /// "malformed"); a miscount is InvalidOptions.
+        mutating func perCoordinate<T>(_ name: String, count: Int,
+                                       _ read: (String) throws(APIError) -> T?) throws(APIError) -> [T?]? {
             guard let text = take(name) else { return nil }
             let pieces = text.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
-            for piece in pieces where !piece.isEmpty {
-                guard try wellFormed(piece) else {
+            var values: [T?] = []
+            for piece in pieces {
+                if piece.isEmpty {
+                    values.append(nil)
+                    continue
+                }
+                guard let value = try read(piece) else {
                     throw APIError("InvalidQuery", "\(name): '\(piece.prefix(40))' is malformed")
                 }
+                values.append(value)
             }
             guard pieces.count == count else {
                 throw APIError("InvalidOptions", "\(name): \(pieces.count) given for \(count) coordinates")
             }
-            return pieces.filter { !$0.isEmpty }
+            return values
         }
 
         mutating func bool(_ name: String, default value: Bool) throws(APIError) -> Bool {

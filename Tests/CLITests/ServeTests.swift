@@ -192,8 +192,9 @@ struct RawClient {
 
     @Test func endpointsAnswerAsTheCommandLineDoes() throws {
         let server = try ServerProcess([map, "--threads", "2"])
-        // route with steps == `waymark route --format json`
-        let route = try RawClient.get("/route/v1/driving/\(lonLat(a));\(lonLat(b))?steps=true", port: server.port)
+        // route with steps == `waymark route --format json` (which gives no hints)
+        let route = try RawClient.get("/route/v1/driving/\(lonLat(a));\(lonLat(b))?steps=true&generate_hints=false",
+                                      port: server.port)
         #expect(route.status == 200 && route.headers["content-type"] == "application/json; charset=UTF-8")
         let cli = try Run.waymark("route", map, "--from", "\(a.lat),\(a.lon)", "--to",
                                   "\(b.lat),\(b.lon)", "--format", "json")
@@ -329,8 +330,21 @@ struct RawClient {
             ("/table/v1/driving/\(ab)?fallback_coordinate=x", 400, "InvalidQuery"),
             ("/nearest/v1/driving/\(lonLat(a))?number=0", 400, "InvalidOptions"),
             ("/nearest/v1/driving/\(lonLat(a))?number=-1", 400, "InvalidQuery"),
-            ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?annotations=true", 400, "NotImplemented"),
-            ("/route/v1/driving/\(lonLat(a));\(lonLat(b))?bearings=10,20;", 400, "NotImplemented"),
+            ("/route/v1/driving/\(ab)?annotations=true", 200, "Ok"),
+            ("/route/v1/driving/\(ab)?steps=true&", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(ab)?annotations=true,speed", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(ab)?annotations=nodes,nodes", 200, "Ok"),
+            ("/route/v1/driving/\(ab)?bearings=10,20;", 200, "Ok"),
+            ("/route/v1/driving/\(ab)?bearings=10,20,30;", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(ab)?approaches=curb", 400, "InvalidOptions"),
+            ("/route/v1/driving/\(ab)?approaches=curb;opposite", 200, "Ok"),
+            ("/route/v1/driving/\(ab)?alternatives=4", 400, "TooBig"),
+            ("/route/v1/driving/\(ab)?alternatives=-1", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(ab)?alternatives=3", 200, "Ok"),
+            ("/route/v1/driving/\(ab)?waypoints=0;0;1", 200, "Ok"),
+            ("/route/v1/driving/\(ab)?continue_straight=default", 200, "Ok"),
+            ("/route/v1/driving/\(ab)?radiuses=unlimited;", 200, "Ok"),
+            ("/route/v1/driving/\(ab)?snapping=any&generate_hints=false&skip_waypoints=true", 200, "Ok"),
             ("/route/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c));\(lonLat(a))", 400, "TooBig"),
             ("/route/v1/driving/\(lonLat(a));-2.0,52.0", 200, "Ok"), // snapped at any distance, as OSRM
             ("/route/v1/driving/\(lonLat(a));-2.0,52.0?radiuses=;1000", 400, "NoSegment"),

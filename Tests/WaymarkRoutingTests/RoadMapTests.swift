@@ -323,7 +323,12 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
             GraphFile.Section("XPRM", [2.0, 200, 1000] + sections.column("XPRM", as: Double.self)!.array.suffix(2))
             .bytes
         #expect(try SnapIndex(fileSections: formerIndex, graph: graph) == nil)
-        for scales in [[3.0, 200, 1000, 1e300, 111_195], [3.0, 200, 1000, -1, 111_195], [3.0, 200, 1000, .nan, .nan]] {
+        // And one without the roads waypoints do not usually start on (format 3).
+        formerIndex["XPRM"] =
+            GraphFile.Section("XPRM", [3.0, 200, 1000] + sections.column("XPRM", as: Double.self)!.array.suffix(2))
+            .bytes
+        #expect(try SnapIndex(fileSections: formerIndex, graph: graph) == nil)
+        for scales in [[4.0, 200, 1000, 1e300, 111_195], [4.0, 200, 1000, -1, 111_195], [4.0, 200, 1000, .nan, .nan]] {
             var scaled = sections
             scaled["XPRM"] = GraphFile.Section("XPRM", scales).bytes
             #expect(throws: SnapIndexFileError.self, "\(scales)") { try SnapIndex(fileSections: scaled, graph: graph) }

@@ -246,7 +246,8 @@ public enum HTTPRequestParser {
         }
         var query: [(name: String, value: String)] = []
         if let queryText, !queryText.isEmpty {
-            for pair in queryText.split(separator: "&", omittingEmptySubsequences: true) {
+            // (An empty field, as in `a=1&`, is kept with an empty name: a service may refuse it.)
+            for pair in queryText.split(separator: "&", omittingEmptySubsequences: false) {
                 let equals = pair.firstIndex(of: "=")
                 let rawName = equals.map { pair[..<$0] } ?? pair
                 let rawValue = equals.map { pair[pair.index(after: $0)...] } ?? ""

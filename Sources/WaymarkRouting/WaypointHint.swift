@@ -1,0 +1,77 @@
+import Foundation
+import WaymarkGeo
+import WaymarkGraph
+import WaymarkPreparation
+
+// A hint is where a waypoint snapped, handed to the client so that its next request for the same
+// coordinate skips snapping (OSRM's `hint`). It has the shape of OSRM's: 84 bytes, URL-safe
+// base64 (112 characters), the last four a checksum of the map, so that a client which checks
+// hints' lengths takes ours.
+//
+// Layout (little-endian): "WMH1"; segment (UInt32); offset, segment length, snapped latitude and
+// longitude, distance from the input (Float64 each); component (UInt32); flags (UInt8: 1 tiny
+// component, 2 forward usable, 4 backward usable); 3 zero bytes; input latitude and longitude
+// (Float64 each); 8 zero bytes; the map's checksum (UInt32).
+
+extension Router {
+    /// The hint for a waypoint snapped at `snap` from the coordinate `input`.
+    public func hint(for snap: Snap, input: Coordinate) -> String {
+        var bytes: [UInt8] = Array("WMH1".utf8)
+        func put<T: FixedWidthInteger>(_ x: T) { withUnsafeBytes(of: x.littleEndian) { bytes += $0 } }
+        func put(_ x: Double) { put(x.bitPattern) }
+        put(UInt32(truncatingIfNeeded: snap.segment))
+        for x in [snap.offset, snap.length, snap.coordinate.latitude, snap.coordinate.longitude, snap.distance] {
+            put(x)
+        }
+        put(snap.component)
+        put(UInt8((snap.isInTinyComponent ? 1 : 0) | (snap.forward ? 2 : 0) | (snap.backward ? 4 : 0)))
+        bytes += [0, 0, 0]
+        put(input.latitude)
+        put(input.longitude)
+        bytes += [UInt8](repeating: 0, count: 8)
+        put(mapChecksum)
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+    }
+
+    /// The snap a hint holds, when it was made on this map for `input`; nil otherwise (a stale
+    /// hint, or one from another server, is ignored as OSRM ignores one).
+    func snap(fromHint text: String, input: Coordinate) -> Snap? {
+        let standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        guard let decoded = Data(base64Encoded: standard), decoded.count == 84 else { return nil }
+        let bytes = [UInt8](decoded)
+        func integer<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> T {
+            var x: T = 0
+            withUnsafeMutableBytes(of: &x) { $0.copyBytes(from: bytes[at..<(at + MemoryLayout<T>.size)]) }
+            return T(littleEndian: x)
+        }
+        func double(_ at: Int) -> Double { Double(bitPattern: integer(at, UInt64.self)) }
+        guard Array(bytes.prefix(4)) == Array("WMH1".utf8), integer(80, UInt32.self) == mapChecksum,
+              double(56) == input.latitude, double(64) == input.longitude else { return nil }
+        let segment = Int(integer(4, UInt32.self)), flags = bytes[52]
+        let offset = double(8), length = double(16)
+        guard segment < graph.segmentCount, length.isFinite, offset >= 0, offset <= length,
+              let point = try? Coordinate(validatingLatitude: double(24), longitude: double(32)),
+              double(40).isFinite else { return nil }
+        let snap = Snap(segment: segment, offset: offset, length: length, coordinate: point, distance: double(40),
+                        component: integer(48, UInt32.self), isInTinyComponent: flags & 1 != 0,
+                        forward: flags & 2 != 0, backward: flags & 4 != 0)
+        return data.snapIndex.edgePoints(snap, graph: graph).isEmpty ? nil : snap
+    }
+
+    /// A checksum of the map's graph (its counts and a few of its coordinates): a hint made on
+    /// another map is not used.
+    static func checksum(of graph: RoadGraph) -> UInt32 {
+        var hash: UInt32 = 2_166_136_261
+        func mix(_ x: UInt64) {
+            for k in 0..<8 { hash = (hash ^ UInt32((x >> (8 * UInt64(k))) & 0xFF)) &* 16_777_619 }
+        }
+        for count in [graph.nodeCount, graph.edgeCount, graph.segmentCount] { mix(UInt64(count)) }
+        for v in Set([0, graph.nodeCount / 2, graph.nodeCount - 1]).sorted() where v >= 0 && v < graph.nodeCount {
+            let c = graph.coordinate(of: UInt32(v))
+            mix(c.latitude.bitPattern)
+            mix(c.longitude.bitPattern)
+        }
+        return hash
+    }
+}
