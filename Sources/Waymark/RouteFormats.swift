@@ -205,7 +205,9 @@ extension DistanceTable {
         result["sources"] = .array(sources.map { $0.osrmWaypoint(name: map.roadName(of: $0)) })
         result["destinations"] = .array(destinations.map { $0.osrmWaypoint(name: map.roadName(of: $0)) })
         if !estimated.isEmpty {
-            result["fallback_speed_cells"] = .array(estimated.map { [.number(Double($0.row)), .number(Double($0.column))] })
+            result["fallback_speed_cells"] = .array(estimated.map {
+                [.number(Double($0.row)), .number(Double($0.column))]
+            })
         }
         return .object(result)
     }

@@ -23,6 +23,16 @@ enum RouteCommand {
             OptionSpec(name: "precision", value: "5|6",
                        help: "Polyline precision (default 5); decimals of JSON coordinates are 6."),
             OptionSpec(name: "max-snap", value: "METRES", help: "Farthest a point may be from a road (default 1000)."),
+            OptionSpec(name: "alternatives", value: "N",
+                       help: "Up to N (0–3) other routes too, without via points (text and JSON; as OSRM's option)."),
+            OptionSpec(name: "bearings", value: "DEG,RANGE;…",
+                       help: "Per waypoint (from, vias, to; empty for any): the direction to leave or reach it in."),
+            OptionSpec(name: "approaches", value: "curb|opposite|unrestricted;…",
+                       help: "Per waypoint: the side of the road to reach and leave it on (curb: the driving side)."),
+            OptionSpec(name: "continue-straight", value: "true|false",
+                       help: "Whether routes go on through via points without turning round (default true)."),
+            OptionSpec(name: "annotations", value: "true|duration,distance,speed,weight,nodes,datasources",
+                       help: "JSON: values along each leg's line, as OSRM's option."),
             OptionSpec(
                 name: "batch", value: "PAIRS.csv",
                 help:
@@ -110,17 +120,24 @@ enum RouteCommand {
             let searches: [String: RoadMap.SearchMethod] = ["ch": .hierarchy, "alt": .landmarks, "astar": .aStar]
             method = searches[try args.choice("search", ["ch", "alt", "astar"], default: "ch")]!
         }
+        var options = try routeOptions(args, waypoints: batch == nil ? vias.count + 2 : 2,
+                                       format: batch == nil ? format : "json")
+        options.language = language
+        // Alternatives are found on a contraction hierarchy.
+        if options.alternatives > 0 && args.value("search") == nil { method = .hierarchy }
         let map = try openMap(path, args, method: method, maxSnapDistance: maxSnap)
         if let batch {
-            return try runBatch(map, batch, output: args.value("output"), threads: threads, geometries: geometries,
-                                overview: overview)
+            return try runBatch(map, batch, options: options, output: args.value("output"), threads: threads,
+                                geometries: geometries, overview: overview)
         }
         if method == .hierarchy { map.prepare().notes.forEach(Output.error) }
 
-        var route: Route
+        var routes: [Route]
         do {
-            route = try map.route(from: from!, to: to!, via: vias, language: language)
-            if let destinationName { route.arrive(at: destinationName, language: language) }
+            routes = try map.routes([from!] + vias + [to!], options: options)
+            if let destinationName {
+                for i in routes.indices { routes[i].arrive(at: destinationName, language: language) }
+            }
         } catch {
             if format == "json" {
                 Output.write(error.osrmJSON.jsonText() + "\n")
@@ -132,12 +149,16 @@ enum RouteCommand {
         switch format {
         case "json":
             var writer = JSONWriter()
-            route.writeOSRMJSON(into: &writer, geometries: geometries, overview: overview)
+            Route.writeOSRMJSON(routes, into: &writer, geometries: geometries, overview: overview,
+                                annotations: try annotationKinds(args))
             writer.writeByte(0x0A)
             bytes = writer.bytes
-        case "geojson": bytes = GeoJSONWriter().data(.featureCollection(route.featureCollection))
-        case "polyline": bytes = Array((Polyline.encode(route.geometry, precision: precision) + "\n").utf8)
-        default: bytes = Array(route.text.utf8)
+        case "geojson": bytes = GeoJSONWriter().data(.featureCollection(routes[0].featureCollection))
+        case "polyline": bytes = Array((Polyline.encode(routes[0].geometry, precision: precision) + "\n").utf8)
+        default:
+            var text = routes[0].text
+            for (n, other) in routes.dropFirst().enumerated() { text += "\nAlternative \(n + 1):\n" + other.text }
+            bytes = Array(text.utf8)
         }
         try Output.emit(bytes, to: args.value("output"))
     }
@@ -162,7 +183,7 @@ enum RouteCommand {
     /// is a header when none of its fields is a number. p50/p95 of the per-query time (snapping,
     /// search, steps; serialisation excluded) and the count go to standard error; the command fails
     /// (exit 1) when any line did.
-    static func runBatch(_ map: RoadMap, _ file: String, output: String?, threads: Int,
+    static func runBatch(_ map: RoadMap, _ file: String, options: RouteOptions, output: String?, threads: Int,
                          geometries: GeometryFormat, overview: OverviewFormat) throws(CLIError) {
         guard let data = FileManager.default.contents(atPath: file) else { throw .failure("\(file): cannot be read") }
         // (`\r\n` is one Character in Swift: split on newline characters, not on "\n".)
@@ -205,11 +226,13 @@ enum RouteCommand {
             Output.error(String(format: "contraction hierarchy: %d shortcuts in %.2f s", hierarchy.shortcutCount,
                                 preparation.searchSeconds))
         }
-        let batch = map.routes(queries, threads: threads) { result in
+        let kinds: Set<LegAnnotation.Kind> = options.annotations ? Set(LegAnnotation.Kind.allCases) : []
+        let batch = map.routes(queries, options: options, threads: threads) { result in
             switch result {
-            case let .success(route):
+            case let .success(routes):
                 var writer = JSONWriter()
-                route.writeOSRMJSON(into: &writer, geometries: geometries, overview: overview)
+                Route.writeOSRMJSON(routes, into: &writer, geometries: geometries, overview: overview,
+                                    annotations: kinds)
                 writer.writeByte(0x0A)
                 return writer.bytes
             case let .failure(error): return line(error.osrmJSON)
@@ -224,5 +247,60 @@ enum RouteCommand {
         if failed > 0 {
             throw .failure("\(file): \(failed) of \(jobs.count) lines failed (their error records are in the output)")
         }
+    }
+
+    /// The route options given (`--alternatives`, `--bearings`, `--approaches`,
+    /// `--continue-straight`, `--annotations`) for routes of `waypoints` points.
+    static func routeOptions(_ args: ParsedArguments, waypoints: Int, format: String) throws(CLIError) -> RouteOptions {
+        var options = RouteOptions()
+        options.alternatives = Int(try args.number("alternatives", default: 0, in: 0...3))
+        if options.alternatives > 0 && !["text", "json"].contains(format) {
+            throw .usage("--alternatives is for --format text or json")
+        }
+        func perWaypoint<T>(_ name: String, _ read: (Substring) -> T?) throws(CLIError) -> [T?] {
+            guard let text = args.value(name) else { return [] }
+            let pieces = text.split(separator: ";", omittingEmptySubsequences: false)
+            guard pieces.count == waypoints else {
+                throw .usage("--\(name): \(pieces.count) given for \(waypoints) waypoints (from, vias, to)")
+            }
+            var values: [T?] = []
+            for piece in pieces {
+                if piece.isEmpty {
+                    values.append(nil)
+                } else if let value = read(piece) {
+                    values.append(value)
+                } else {
+                    throw .usage("--\(name): '\(piece.prefix(40))' is not one")
+                }
+            }
+            return values
+        }
+        options.bearings = try perWaypoint("bearings") { piece -> (value: Int, range: Int)? in
+            let parts = piece.split(separator: ",", omittingEmptySubsequences: false)
+            guard parts.count == 2, let value = Int(parts[0]), let range = Int(parts[1]),
+                  (0...360).contains(value), (0...180).contains(range) else { return nil }
+            return (value, range)
+        }
+        options.approaches = try perWaypoint("approaches") { SnapFilter.Approach(rawValue: String($0)) }
+        options.continueStraight = try args.choice("continue-straight", ["true", "false"], default: "true") == "true"
+        let kinds = try annotationKinds(args)
+        if !kinds.isEmpty && format != "json" { throw .usage("--annotations is for --format json") }
+        options.annotations = !kinds.isEmpty
+        return options
+    }
+
+    /// The values `--annotations` asks for.
+    static func annotationKinds(_ args: ParsedArguments) throws(CLIError) -> Set<LegAnnotation.Kind> {
+        guard let text = args.value("annotations"), text != "false" else { return [] }
+        if text == "true" { return Set(LegAnnotation.Kind.allCases) }
+        var kinds: Set<LegAnnotation.Kind> = []
+        for piece in text.split(separator: ",") {
+            guard let kind = LegAnnotation.Kind(rawValue: String(piece)) else {
+                throw .usage("--annotations: '\(piece.prefix(40))' is not true or one of "
+                                + LegAnnotation.Kind.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            kinds.insert(kind)
+        }
+        return kinds
     }
 }

@@ -274,12 +274,13 @@ public final class RoadMap: @unchecked Sendable {
         }
     }
 
-    /// Routes every query (each a list of waypoints) on `threads` threads, a router each, over
-    /// this one map; `transform` turns each outcome into what the caller keeps (on the thread that
-    /// routed it). Results come in input order; the times are of the routing alone.
+    /// Routes every query (each a list of waypoints) as `options` asks, on `threads` threads, a
+    /// router each, over this one map; `transform` turns each outcome (the route, then the
+    /// alternatives asked for) into what the caller keeps (on the thread that routed it). Results
+    /// come in input order; the times are of the routing alone.
     public func routes<T: Sendable>(
-        _ queries: [[Coordinate]], threads: Int = 1,
-        _ transform: @escaping @Sendable (Result<Route, RouteError>) -> T
+        _ queries: [[Coordinate]], options: RouteOptions, threads: Int = 1,
+        _ transform: @escaping @Sendable (Result<[Route], RouteError>) -> T
     ) -> RouteBatch<T> {
         let threads = max(1, min(threads, queries.count))
         let prepared = data()
@@ -295,7 +296,7 @@ public final class RoadMap: @unchecked Sendable {
             let router = Router(map: self, prepared: prepared)
             for i in stride(from: worker, to: queries.count, by: threads) {
                 let start = DispatchTime.now().uptimeNanoseconds
-                let outcome = Result { () throws(RouteError) in try router.route(queries[i]) }
+                let outcome = Result { () throws(RouteError) in try router.routes(queries[i], options: options) }
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
                 let time: Double? = if case .success = outcome { elapsed } else { nil }
                 slots[i] = (transform(outcome), time)
@@ -303,6 +304,14 @@ public final class RoadMap: @unchecked Sendable {
         }
         let done = results.map { $0! }
         return RouteBatch(results: done.map(\.value), times: QueryTimes(milliseconds: done.compactMap(\.milliseconds)))
+    }
+
+    /// ``routes(_:options:threads:_:)`` for the best route alone, with the default options.
+    public func routes<T: Sendable>(
+        _ queries: [[Coordinate]], threads: Int = 1,
+        _ transform: @escaping @Sendable (Result<Route, RouteError>) -> T
+    ) -> RouteBatch<T> {
+        routes(queries, options: RouteOptions(), threads: threads) { transform($0.map { $0[0] }) }
     }
 
     /// ``routes(_:threads:_:)`` keeping each route or error as it is.

@@ -19,15 +19,19 @@ public final class Router {
     let data: RoutingData
     /// Guidance's tables, which tell the routes found.
     let guidance: GuidanceTables
-    private let engine: Engine
+    let engine: Engine
     /// The many-to-many search, made at the first table.
     private var tableSearch: TableSearch?
     /// The one-to-all search, made at the first isochrone.
     private var isochroneSearch: IsochroneSearch?
+    /// The search for alternative routes, made at the first that asks for them.
+    private var alternativeSearch: AlternativeSearch?
+    /// What an alternative route must be (``AlternativeRules/standard`` unless changed).
+    public var alternativeRules = AlternativeRules.standard
     /// The graph's checksum, which hints carry (``hint(for:input:)``).
     let mapChecksum: UInt32
 
-    private enum Engine {
+    enum Engine {
         case hierarchy(HierarchySearch)
         case search(RouteSearch)
     }
@@ -111,7 +115,9 @@ public final class Router {
     public func routes(_ waypoints: [Coordinate], options: RouteOptions) throws(RouteError) -> [Route] {
         guard waypoints.count >= 2 else { throw .invalidInput("a route needs at least two waypoints") }
         if let problem = options.problem(waypoints: waypoints.count) { throw .invalidInput(problem) }
-        let given = options.hints.enumerated().map { i, hint in hint.flatMap { snap(fromHint: $0, input: waypoints[i]) } }
+        let given = options.hints.enumerated().map { i, hint in
+            hint.flatMap { snap(fromHint: $0, input: waypoints[i]) }
+        }
         let snaps = try snap(waypoints, radiuses: options.radiuses,
                              filters: waypoints.indices.map(options.filter), given: given)
         let ends = options.legEnds ?? Array(waypoints.indices)
@@ -261,6 +267,13 @@ public final class Router {
 }
 
 extension Router {
-    /// Up to `count` alternatives to the best path `best` between two snaps (none yet).
-    func alternatives(to best: RoutePath, from a: Snap, to b: Snap, count: Int) -> [RoutePath] { [] }
+    /// Up to `count` alternatives to the best path `best` between two snaps, under
+    /// ``alternativeRules``; found on the contraction hierarchy (none without one).
+    func alternatives(to best: RoutePath, from a: Snap, to b: Snap, count: Int) -> [RoutePath] {
+        guard case let .hierarchy(search) = engine else { return [] }
+        if alternativeSearch == nil { alternativeSearch = AlternativeSearch(data: data) }
+        let starts = data.snapIndex.edgePoints(a, graph: graph), goals = data.snapIndex.edgePoints(b, graph: graph)
+        return alternativeSearch!.alternatives(from: starts, to: goals, best: best, count: count,
+                                               rules: alternativeRules) { search.route(from: $0, to: $1) }
+    }
 }

@@ -154,8 +154,8 @@ public final class OSRMService: Sendable {
         do {
             let routes = try router.routes(coordinates, options: asked)
             if kinds.contains(.nodes), routes.contains(where: { $0.legs.contains { $0.annotation?.nodes == nil } }) {
-                throw APIError("InvalidOptions",
-                               "annotations=nodes: this map's file has no OSM node ids (rebuild it with 'waymark build')")
+                let rebuild = "rebuild it with 'waymark build'"
+                throw APIError("InvalidOptions", "annotations=nodes: this map's file has no OSM node ids (\(rebuild))")
             }
             let hints = general.generateHints
                 ? zip(routes[0].waypoints, coordinates).map { router.hint(for: $0, input: $1) } : nil

@@ -19,6 +19,30 @@ import WaymarkGeoJSON
         #expect(lines.last?.hasPrefix("Total: 4.") == true)
     }
 
+    /// `--alternatives`, `--annotations`, `--bearings`, `--approaches` and `--continue-straight`, as
+    /// OSRM's options of those names.
+    @Test func routeOptions() throws {
+        let town = Run.data("sample-town.osm")
+        let json = try Run.waymark("route", town, "--from", from, "--to", to, "--alternatives", "2", "--annotations",
+                                   "duration,nodes", "--format", "json")
+        #expect(json.status == 0, "\(json.stderr)")
+        let routes = try #require(try JSONValue(parsing: json.stdout)["routes"]?.arrayValue)
+        #expect((1...3).contains(routes.count))
+        let annotation = try #require(routes[0]["legs"]?.arrayValue?.first?["annotation"])
+        let nodes = try #require(annotation["nodes"]?.arrayValue)
+        let durations = try #require(annotation["duration"]?.arrayValue)
+        #expect(nodes.count == durations.count + 1 && annotation["distance"] == nil)
+        let text = try Run.waymark("route", town, "--from", from, "--to", to, "--bearings", "0,90;",
+                                   "--approaches", ";curb", "--continue-straight", "false")
+        #expect(text.status == 0 && text.stdout.contains("Total:"), "\(text.stderr)")
+        for bad in [["--bearings", "400,10;"], ["--bearings", "0,10"], ["--approaches", "left;"],
+                    ["--alternatives", "4"], ["--annotations", "nodes"], ["--alternatives", "1", "--format", "geojson"]] {
+            let refused = try Run.product("waymark", ["route", town, "--from", from, "--to", to] + bad)
+            #expect(refused.status == 64 && refused.stderr.split(separator: "\n").count == 1,
+                    "\(bad): \(refused.stderr)")
+        }
+    }
+
     @Test func osrmJSONShape() throws {
         let result = try Run.waymark("route", Run.data("sample-town.osm"), "--from", from, "--to", to,
                                      "--via", "52.3168,-2.5846",

@@ -65,4 +65,38 @@ private let extracts: [String] = ((try? FileManager.default.contentsOfDirectory(
             }
         }
     }
+
+    /// On the shared Andorra extract, every alternative keeps ``AlternativeRules/standard``: at
+    /// most 1.25 times the best route's weight, at most 80 % of the length of the best and of
+    /// each alternative before it driven along the same stretches (property test, fixed seed).
+    @Test(.enabled(if: extracts.contains("andorra.osm.gz"), "the shared Andorra extract is absent"))
+    func alternativesKeepTheRules() throws {
+        let graph = try OSMGraphLoader.build(path: sharedOSM + "/andorra.osm.gz")
+        let map = RoadMap(graph: graph, method: .hierarchy)
+        var random = SplitMix64(seed: 42)
+        var options = RouteOptions()
+        options.alternatives = 3
+        var found = 0
+        let points = (0..<UInt32(graph.nodeCount)).map(graph.coordinate(of:))
+        for _ in 0..<60 {
+            let a = points[Int(random.next() % UInt64(points.count))]
+            let b = points[Int(random.next() % UInt64(points.count))]
+            guard let routes = try? map.routes([a, b], options: options) else { continue }
+            for (k, alternative) in routes.enumerated().dropFirst() {
+                found += 1
+                #expect(alternative.weight <= routes[0].weight * 1.25 + 0.1)
+                func stretches(_ route: Route) -> [String: Double] {
+                    let pairs = zip(route.geometry, route.geometry.dropFirst())
+                    return Dictionary(pairs.map { ("\($0.0)>\($0.1)", $0.0.distance(to: $0.1)) },
+                                      uniquingKeysWith: { a, _ in a })
+                }
+                let mine = stretches(alternative)
+                for earlier in routes[..<k] {
+                    let shared = stretches(earlier).filter { mine[$0.key] != nil }.values.reduce(0, +)
+                    #expect(shared <= 0.8 * earlier.distance + 1)
+                }
+            }
+        }
+        #expect(found >= 10)
+    }
 }

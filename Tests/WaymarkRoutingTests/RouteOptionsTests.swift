@@ -48,7 +48,8 @@ import WaymarkRouting
     /// `bearings`: the direction a waypoint is left or reached in, within the range; a bearing
     /// no road nearby has moves the waypoint to one that has it (bearing 0: Side Street).
     @Test func bearings() throws {
-        #expect(try drive("14") { $0.bearings = [(270, 20), nil] } == ("depart right,continue uturn,arrive left", 1, 320))
+        #expect(try drive("14") { $0.bearings = [(270, 20), nil] }
+                == ("depart right,continue uturn,arrive left", 1, 320))
         #expect(try drive("14") { $0.bearings = [(90, 20), (270, 20)] }
                 == ("depart left,continue uturn,arrive right", 1, 320))
         #expect(try drive("14") { $0.bearings = [(0, 20), nil] } == ("depart straight,arrive left", 1, 80))
@@ -107,5 +108,27 @@ import WaymarkRouting
         #expect(abs(annotation.distance.reduce(0, +) - route.legs[0].distance) < 1)
         #expect(annotation.speed.allSatisfy { $0 > 0 && $0 < 30 })
         #expect(try map.route(from: places["1"]!, to: places["d"]!).legs[0].annotation == nil)
+    }
+
+    /// Alternatives: two roads of one length between the same two ends. OSRM (CH) gives both,
+    /// South first, North as the alternative, each 602 m.
+    @Test func alternatives() throws {
+        let grid = GridMap(picture: """
+                b     c
+            x 1 a     d 2 y
+                e     f
+            """, ways: [("xa", ["name": "West"]), ("abcd", ["name": "North"]), ("aefd", ["name": "South"]),
+                        ("dy", ["name": "East"])], spacing: 50)
+        let map = RoadMap(graph: try grid.graph(), method: .hierarchy)
+        var options = RouteOptions()
+        options.alternatives = 3
+        let routes = try map.routes([grid.positions["1"]!, grid.positions["2"]!], options: options)
+        let names = routes.map { $0.legs[0].steps.map(\.name) }
+        #expect(names == [["West", "South", "East", "East"], ["West", "North", "East", "East"]])
+        #expect(routes.allSatisfy { abs($0.distance - 600) < 1 } && routes[0].waypoints == routes[1].waypoints)
+        // None asked for, none given; none on a route with a via point (as OSRM).
+        #expect(try map.routes([grid.positions["1"]!, grid.positions["2"]!], options: RouteOptions()).count == 1)
+        #expect(try map.routes([grid.positions["1"]!, grid.positions["x"]!, grid.positions["2"]!],
+                               options: options).count == 1)
     }
 }
