@@ -30,8 +30,8 @@ public struct AlternativeRules: Sendable, Equatable {
 /// Via-node alternatives on a contraction hierarchy: both directions of the hierarchy search run
 /// on past the best meeting, to every node reached both ways within the weight allowed; each such
 /// node is a via point, its route the two halves unpacked, tried cheapest first against
-/// ``AlternativeRules``. The test of local optimality asks `shortest` (the caller's hierarchy
-/// query) for the fastest route over the stretch around the via point.
+/// ``AlternativeRules``. The test of local optimality asks `fastest` (the caller's hierarchy
+/// search) whether the stretch around the via point is a fastest route.
 package final class AlternativeSearch {
     private let data: RoutingData
     private let hierarchy: ContractionHierarchy
@@ -39,6 +39,9 @@ package final class AlternativeSearch {
     private var backward: HierarchyDirection<SearchLabel>
     /// Per edge, where a route being made loop-free drives it.
     private var position: StampedArray<Int32>
+    /// Per edge, which of the routes kept so far drive it: bit 0 the best, bit k the k-th
+    /// alternative.
+    private var drivenBy: StampedArray<UInt8>
     private var unpacking: (arcs: [Int], stack: [Int]) = ([], [])
     /// The goal points of the query being answered.
     private var goals: [EdgePoint] = []
@@ -49,12 +52,14 @@ package final class AlternativeSearch {
         forward = HierarchyDirection(count: hierarchy.nodeCount)
         backward = HierarchyDirection(count: hierarchy.nodeCount)
         position = StampedArray(count: data.graph.edgeCount)
+        drivenBy = StampedArray(count: data.graph.edgeCount)
     }
 
     deinit {
         forward.deallocate()
         backward.deallocate()
         position.deallocate()
+        drivenBy.deallocate()
     }
 
     /// A route through a via point while it is judged: its edges, where it starts and ends on
@@ -68,12 +73,14 @@ package final class AlternativeSearch {
     /// Up to `count` alternatives to `best` from `starts` to `goals`, best first.
     package func alternatives(from starts: [EdgePoint], to goals: [EdgePoint], best: RoutePath, count: Int,
                               rules: AlternativeRules,
-                              shortest: ([EdgePoint], [EdgePoint]) -> RoutePath?) -> [RoutePath] {
+                              fastest: HierarchySearch) -> [RoutePath] {
         let limit = best.weight * rules.maxWeightFactor
         let candidates = viaNodes(from: starts, to: goals, within: limit)
         self.goals = goals
-        // The routes so far (the best first): their lengths and the edges each drives.
-        var accepted: [RoutePath] = [], lengths = [best.distance], drives = [Set(best.edges)]
+        // The routes so far (the best first): their lengths, and the edges each drives.
+        var accepted: [RoutePath] = [], lengths = [best.distance]
+        drivenBy.clear()
+        mark(best.edges, 0)
         var tried = 0
         // (A node on a route tried before may still lead to another: its labels need not be the
         // ones that route used. One that repeats a route is turned away as sharing all of it.)
@@ -90,15 +97,15 @@ package final class AlternativeSearch {
             let candidate = Candidate(edges: edges, startOffset: start.offset, endOffset: goals[goal].offset,
                                       weight: edges.count == unpacked.count + 1 ? weight - start.spent
                                           : self.weight(of: edges, from: start.offset, to: goals[goal].offset))
-            guard candidate.weight <= limit,
-                  zip(lengths, drives).allSatisfy({ shared(candidate.edges, $1) <= rules.maxShare * $0 }),
-                  isLocallyOptimal(candidate, via: node, span: rules.localOptimality * best.weight, shortest: shortest)
+            let sharing = shared(candidate.edges, routes: lengths.count)
+            guard candidate.weight <= limit, zip(lengths, sharing).allSatisfy({ $1 <= rules.maxShare * $0 }),
+                  isLocallyOptimal(candidate, via: node, span: rules.localOptimality * best.weight, fastest: fastest)
             else { continue }
             let path = RoutePath(data: data, edges: candidate.edges, startOffset: candidate.startOffset,
                                  endOffset: candidate.endOffset, weight: candidate.weight)
             accepted.append(path)
+            mark(path.edges, lengths.count)
             lengths.append(path.distance)
-            drives.append(Set(path.edges))
         }
         return accepted
     }
@@ -138,9 +145,10 @@ package final class AlternativeSearch {
             }
         }
         // A node met from both sides is listed once per side: its best weight, once.
-        var best: [Int: Double] = [:]
-        for (node, weight) in met where weight <= limit { best[node] = min(best[node] ?? .infinity, weight) }
-        return best.map { ($0.key, $0.value) }.sorted { ($0.weight, $0.node) < ($1.weight, $1.node) }
+        met.sort { ($0.node, $0.weight) < ($1.node, $1.weight) }
+        var once: [(node: Int, weight: Double)] = []
+        for m in met where m.weight <= limit && once.last?.node != m.node { once.append(m) }
+        return once.sorted { ($0.weight, $0.node) < ($1.weight, $1.node) }
     }
 
     /// Settles the cheapest node of `search`, noting it when `other` has reached it too, and
@@ -202,10 +210,20 @@ package final class AlternativeSearch {
         graph.turnWeight(e, f, table: table) ?? .infinity
     }
 
-    /// Metres of `edges` along the edges of `theirs`.
-    private func shared(_ edges: [Int], _ theirs: Set<Int>) -> Double {
+    /// Notes that route `k` (0 the best) drives `edges`.
+    private func mark(_ edges: [Int], _ k: Int) {
+        for e in edges { drivenBy[e] = (drivenBy.contains(e) ? drivenBy[e] : 0) | UInt8(1 << k) }
+    }
+
+    /// Metres of `edges` along edges each of the first `routes` routes kept drives.
+    private func shared(_ edges: [Int], routes: Int) -> [Double] {
         let lengths = data.graph.edgeLength
-        return edges.reduce(0) { $0 + (theirs.contains($1) ? Double(lengths[$1]) : 0) }
+        var shared = [Double](repeating: 0, count: routes)
+        for e in edges where drivenBy.contains(e) {
+            let routes = drivenBy[e]
+            for k in shared.indices where routes & UInt8(1 << k) != 0 { shared[k] += Double(lengths[e]) }
+        }
+        return shared
     }
 
     /// The T-test: the stretch of the candidate from `span` before the via node's edge to `span`
@@ -213,7 +231,7 @@ package final class AlternativeSearch {
     /// fastest route between its ends. Weights count the stretch's first edge whole, as a search
     /// seeds it, and not the turn onto it.
     private func isLocallyOptimal(_ candidate: Candidate, via node: Int, span: Double,
-                                  shortest: ([EdgePoint], [EdgePoint]) -> RoutePath?) -> Bool {
+                                  fastest: HierarchySearch) -> Bool {
         let graph = data.graph, table = data.transitions, edges = candidate.edges
         let viaEdge = data.transitions.paths.edge(Int(hierarchy.order[node]))
         guard let k = edges.firstIndex(of: viaEdge) else { return true }
@@ -232,11 +250,9 @@ package final class AlternativeSearch {
         guard i < j else { return true }
         guard stretch.isFinite else { return false }
         let end = edges[j]
-        guard let fastest = shortest([EdgePoint(edge: edges[i], offset: 0)],
-                                     [EdgePoint(edge: end, offset: Double(graph.edgeLength[end]))]) else {
-            return false
-        }
-        return fastest.weight >= stretch * (1 - 1e-6) - 1e-3
+        return fastest.isFastest(stretch, from: [EdgePoint(edge: edges[i], offset: 0)],
+                                 to: [EdgePoint(edge: end, offset: Double(graph.edgeLength[end]))],
+                                 tolerance: stretch * 1e-6 + 1e-3)
     }
 }
 

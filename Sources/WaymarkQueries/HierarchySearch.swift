@@ -92,6 +92,40 @@ public final class HierarchySearch {
                          weight: best - start.spent)
     }
 
+    /// Whether no route from `starts` to `goals` weighs less than `weight` (within `tolerance`):
+    /// the search stops as soon as it meets one that does, or its queues pass `weight`, and
+    /// unpacks nothing.
+    package func isFastest(_ weight: Double, from starts: [EdgePoint], to goals: [EdgePoint],
+                           tolerance: Double) -> Bool {
+        forward.clear()
+        backward.clear()
+        var forward = self.forward, backward = self.backward
+        defer {
+            self.forward = forward
+            self.backward = backward
+        }
+        let ch = hierarchy, bound = weight - tolerance
+        var best = data.alongOneEdge(from: starts, to: goals)?.weight ?? .infinity
+        if best < bound { return false }
+        forward.seed(from: starts, data) { rest in SearchLabel(cost: rest.weight, parent: -1) }
+        backward.seed(into: goals, data) { i, _, turn, part in
+            SearchLabel(cost: turn + part.weight, parent: Int32(-1 - i))
+        }
+        var meet = -1
+        ch.up.withBuffers { up in
+            ch.down.withBuffers { down in
+                while best >= bound {
+                    let forwardTop = forward.heap.peekKey ?? .infinity, backwardTop = backward.heap.peekKey ?? .infinity
+                    if min(forwardTop, backwardTop) >= min(best, bound) { break }
+                    _ = forwardTop <= backwardTop
+                        ? Self.step(&forward, along: up, stallingOn: down, against: backward, best: &best, meet: &meet)
+                        : Self.step(&backward, along: down, stallingOn: up, against: forward, best: &best, meet: &meet)
+                }
+            }
+        }
+        return best >= bound
+    }
+
     /// Settles the cheapest node of `search`: records a better meeting with `other`, then, unless
     /// it stalls over `reverse` (the arcs the other way), relaxes its arcs in `rows`. Returns false
     /// when the entry was stale.

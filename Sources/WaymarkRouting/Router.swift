@@ -274,6 +274,6 @@ extension Router {
         if alternativeSearch == nil { alternativeSearch = AlternativeSearch(data: data) }
         let starts = data.snapIndex.edgePoints(a, graph: graph), goals = data.snapIndex.edgePoints(b, graph: graph)
         return alternativeSearch!.alternatives(from: starts, to: goals, best: best, count: count,
-                                               rules: alternativeRules) { search.route(from: $0, to: $1) }
+                                               rules: alternativeRules, fastest: search)
     }
 }

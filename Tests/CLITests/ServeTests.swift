@@ -288,6 +288,26 @@ struct RawClient {
         #expect(server.log.contains("waymark serve: stopped"))
     }
 
+    /// The virtual environment .ci/run makes for the OSRM client libraries from PyPI (routingpy,
+    /// py-osrm-client), apart from osrm-bindings, whose module has the same name as one of them.
+    static let clients = Run.packageRoot.appendingPathComponent(".build/osrm-clients/bin/python").path
+    static let clientsReady = FileManager.default.isExecutableFile(atPath: clients)
+        || ProcessInfo.processInfo.environment["WAYMARK_REQUIRE_OSRM_CLIENTS"] == "1"
+
+    /// Real OSRM clients, unchanged but for the URL, with their defaults and with alternatives,
+    /// annotations, steps, bearings and radiuses: route, table and nearest (`Tools/osrm_clients_test.py`).
+    @Test(.enabled(if: clientsReady, "the OSRM client libraries are not installed (.ci/run installs them)"))
+    func osrmClientsWorkUnchanged() throws {
+        let server = try ServerProcess([map])
+        defer { _ = server.stop() }
+        let result = try Run.process(Self.clients, [
+            Run.packageRoot.appendingPathComponent("Tools/osrm_clients_test.py").path, String(server.port),
+            lonLat(a), lonLat(b), lonLat(c),
+        ])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("9 calls, all answered"))
+    }
+
     /// Bad requests answered with osrm-routed's status and code: each case's code is what
     /// osrm-routed 26.10 answered to the same request (on Andorra, 2026-11-28), but for
     /// Waymark's own services and limits (isochrone, `--max-*`) and what is not served yet
