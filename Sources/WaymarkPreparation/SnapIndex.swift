@@ -392,6 +392,27 @@ public final class SnapIndex: Sendable {
         return (forward, backward)
     }
 
+    /// The OpenStreetMap ids of the two nodes of the piece of road a snapped point lies on, in the
+    /// road's stored direction (OSRM's nearest `nodes`); nil when the graph keeps no node ids.
+    public func nodeIDs(of snap: Snap) -> (Int64, Int64)? {
+        let s = snap.segment
+        guard !graph.vertexNodeIDs.isEmpty, segmentStart[s] != RoadGraph.invalid else { return nil }
+        let shape = SnapIndex.shape(graph, s, segmentStart[s], segmentEnd[s])
+        var along = 0.0, k = 0
+        while k < shape.count - 2 {
+            let next = along + shape[k].distance(to: shape[k + 1])
+            if next > snap.offset { break }
+            along = next
+            k += 1
+        }
+        func id(_ i: Int) -> Int64 {
+            if i == 0 { return graph.vertexNodeIDs[Int(segmentStart[s])] }
+            if i == shape.count - 1 { return graph.vertexNodeIDs[Int(segmentEnd[s])] }
+            return graph.shapeNodeIDs[Int(graph.shapeStart[s]) + i - 1]
+        }
+        return (id(k), id(k + 1))
+    }
+
     /// Rings searched cell by cell before the rest of the map is measured piece by piece.
     static let ringLimit: Int64 = 128
 

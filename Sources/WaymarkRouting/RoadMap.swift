@@ -251,6 +251,10 @@ public final class RoadMap: @unchecked Sendable {
                                       filter: filter)
     }
 
+    /// The OpenStreetMap ids of the nodes at the ends of the piece of road a snapped point lies on
+    /// (OSRM's nearest `nodes`); nil for a map whose graph keeps no node ids.
+    public func nodeIDs(of snap: Snap) -> (Int64, Int64)? { data().data.snapIndex.nodeIDs(of: snap) }
+
     /// The name of the road a snapped point lies on ("" when it has none).
     public func roadName(of snap: Snap) -> String {
         graph.strings[Int(graph.segmentName[snap.segment])]

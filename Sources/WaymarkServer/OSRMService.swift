@@ -221,8 +221,22 @@ public final class OSRMService: Sendable {
                                   destinations: snapped ? table.destinations.map(\.coordinate)
                                       : destinations.map { coordinates[$0] })
         }
-        return table.osrmJSON(on: map, durations: annotations.contains("duration"),
-                              distances: annotations.contains("distance"), scale: scale)
+        var answer = table.osrmJSON(on: map, durations: annotations.contains("duration"),
+                                    distances: annotations.contains("distance"), scale: scale)
+        // Each waypoint with its hint, as OSRM's.
+        if general.generateHints, case var .object(fields) = answer {
+            for (key, snaps, indices) in [("sources", table.sources, sources),
+                                          ("destinations", table.destinations, destinations)] {
+                guard case let .array(waypoints)? = fields[key] else { continue }
+                fields[key] = .array(zip(waypoints, zip(snaps, indices)).map { waypoint, pair in
+                    guard case var .object(entry) = waypoint else { return waypoint }
+                    entry["hint"] = .string(router.hint(for: pair.0, input: coordinates[pair.1]))
+                    return .object(entry)
+                })
+            }
+            answer = .object(fields)
+        }
+        return answer
     }
 
     /// The Mapbox Isochrone API's request and response: `contours_minutes` (``Isochrone/problem(minutes:)``),
@@ -302,12 +316,12 @@ public final class OSRMService: Sendable {
                 throw APIError("NoSegment", within + "\(c.longitude),\(c.latitude)")
             }
             lists.append(.array(found.map { snap in
-                var waypoint = snap.osrmWaypoint(name: map.roadName(of: snap))
-                if general.generateHints, case var .object(fields) = waypoint {
-                    fields["hint"] = .string(router.hint(for: snap, input: c))
-                    waypoint = .object(fields)
+                guard case var .object(fields) = snap.osrmWaypoint(name: map.roadName(of: snap)) else {
+                    return .null
                 }
-                return waypoint
+                if general.generateHints { fields["hint"] = .string(router.hint(for: snap, input: c)) }
+                if let (u, v) = map.nodeIDs(of: snap) { fields["nodes"] = [.number(Double(u)), .number(Double(v))] }
+                return .object(fields)
             }))
         }
         return ["code": "Ok", "waypoints": lists.count == 1 ? lists[0] : .array(lists)]

@@ -36,7 +36,8 @@ import WaymarkGeoJSON
                                    "--approaches", ";curb", "--continue-straight", "false")
         #expect(text.status == 0 && text.stdout.contains("Total:"), "\(text.stderr)")
         for bad in [["--bearings", "400,10;"], ["--bearings", "0,10"], ["--approaches", "left;"],
-                    ["--alternatives", "4"], ["--annotations", "nodes"], ["--alternatives", "1", "--format", "geojson"]] {
+                    ["--alternatives", "4"], ["--annotations", "nodes"],
+                    ["--alternatives", "1", "--format", "geojson"]] {
             let refused = try Run.product("waymark", ["route", town, "--from", from, "--to", to] + bad)
             #expect(refused.status == 64 && refused.stderr.split(separator: "\n").count == 1,
                     "\(bad): \(refused.stderr)")

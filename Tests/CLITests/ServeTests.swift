@@ -222,8 +222,8 @@ struct RawClient {
         let points = directory + "/points.csv"
         try "latitude,longitude\n\(a.lat),\(a.lon)\n\(b.lat),\(b.lon)\n\(c.lat),\(c.lon)\n".write(toFile: points,
             atomically: true, encoding: .utf8)
-        let table = try RawClient.get(
-            "/table/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c))?annotations=duration,distance", port: server.port)
+        let table = try RawClient.get("/table/v1/driving/\(lonLat(a));\(lonLat(b));\(lonLat(c))"
+                                      + "?annotations=duration,distance&generate_hints=false", port: server.port)
         let cliTable = try Run.waymark("table", map, "--sources", points)
         #expect(cliTable.status == 0, "\(cliTable.stderr)")
         let cliTableJSON = try JSONValue(parsing: cliTable.stdout)
