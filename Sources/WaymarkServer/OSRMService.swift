@@ -78,6 +78,9 @@ public final class OSRMService: Sendable {
                                                         "version '\(segments[1])' is not served (v1)") }
         var text = segments[3]
         if text.hasSuffix(".json") { text.removeLast(5) }
+        if text.hasSuffix(".flatbuffers") {
+            throw APIError("NotImplemented", "the flatbuffers format is not served: leave out '.flatbuffers' for JSON")
+        }
         guard !text.isEmpty else { throw APIError("InvalidUrl", "the URL has no coordinates after the profile") }
         let coordinates = try OSRMService.coordinates(text)
         var options = try Options(request.query)

@@ -352,6 +352,7 @@ struct RawClient {
             ("/nearest/v1/driving/\(lonLat(a))?number=-1", 400, "InvalidQuery"),
             ("/route/v1/driving/\(ab)?annotations=true", 200, "Ok"),
             ("/route/v1/driving/\(ab)?steps=true&", 400, "InvalidQuery"),
+            ("/route/v1/driving/\(ab).flatbuffers", 400, "NotImplemented"),
             ("/route/v1/driving/\(ab)?annotations=true,speed", 400, "InvalidQuery"),
             ("/route/v1/driving/\(ab)?annotations=nodes,nodes", 200, "Ok"),
             ("/route/v1/driving/\(ab)?bearings=10,20;", 200, "Ok"),
