@@ -118,17 +118,12 @@ package final class AlternativeSearch {
     /// first.
     private func viaNodes(from starts: [EdgePoint], to goals: [EdgePoint],
                           within limit: Double) -> [(node: Int, weight: Double)] {
-        forward.clear()
-        backward.clear()
         var forward = self.forward, backward = self.backward
         defer {
             self.forward = forward
             self.backward = backward
         }
-        forward.seed(from: starts, data) { rest in SearchLabel(cost: rest.weight, parent: -1) }
-        backward.seed(into: goals, data) { i, _, turn, part in
-            SearchLabel(cost: turn + part.weight, parent: Int32(-1 - i))
-        }
+        HierarchyDirection.seedRoute(&forward, &backward, from: starts, to: goals, data)
         var met: [(node: Int, weight: Double)] = []
         let ch = hierarchy
         ch.up.withBuffers { up in

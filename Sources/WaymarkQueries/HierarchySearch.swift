@@ -42,38 +42,7 @@ public final class HierarchySearch {
     /// The fastest route from any of `starts` (each after the weight it has spent) to any of
     /// `goals`, or nil; the path's weight leaves out what its start had spent.
     package func route(from starts: [EdgePoint], to goals: [EdgePoint]) -> RoutePath? {
-        forward.clear()
-        backward.clear()
-        // Local copies for the loop (the labels' storage is shared); the heaps may grow, so they go back.
-        var forward = self.forward, backward = self.backward
-        defer {
-            self.forward = forward
-            self.backward = backward
-        }
-        let ch = hierarchy
-        let direct = data.alongOneEdge(from: starts, to: goals)
-        var best = direct?.weight ?? .infinity
-        forward.seed(from: starts, data) { rest in SearchLabel(cost: rest.weight, parent: -1) }
-        // A seed's parent −1 − i: i is the goal point it leads into.
-        backward.seed(into: goals, data) { i, _, turn, part in
-            SearchLabel(cost: turn + part.weight, parent: Int32(-1 - i))
-        }
-
-        // Forward climbs the upward arcs and stalls on the downward ones; backward the reverse.
-        var meet = -1, settledCount = 0
-        ch.up.withBuffers { up in
-            ch.down.withBuffers { down in
-                while true {
-                    let forwardTop = forward.heap.peekKey ?? .infinity, backwardTop = backward.heap.peekKey ?? .infinity
-                    if min(forwardTop, backwardTop) >= best { break }
-                    let settledOne = forwardTop <= backwardTop
-                        ? Self.step(&forward, along: up, stallingOn: down, against: backward, best: &best, meet: &meet)
-                        : Self.step(&backward, along: down, stallingOn: up, against: forward, best: &best, meet: &meet)
-                    if settledOne { settledCount += 1 }
-                }
-            }
-        }
-        settled = settledCount
+        let (best, meet, direct) = search(from: starts, to: goals, cap: .infinity, enough: -.infinity)
         guard best.isFinite else { return nil }
         // A meeting found is cheaper than any direct way along one edge (it had to beat it).
         if meet < 0, let direct {
@@ -83,9 +52,9 @@ public final class HierarchySearch {
         }
         var edges: [Int] = []
         edges.reserveCapacity(256)
-        let goal = goals[ch.unpackPath(meetingAt: meet, forward: forward.labels,
-                                       backward: backward.labels, into: &edges,
-                                       scratch: &unpacking)]
+        let goal = goals[hierarchy.unpackPath(meetingAt: meet, forward: forward.labels,
+                                              backward: backward.labels, into: &edges,
+                                              scratch: &unpacking)]
         edges.append(goal.edge)
         let start = starts.first { $0.edge == edges[0] }!
         return RoutePath(data: data, edges: edges, startOffset: start.offset, endOffset: goal.offset,
@@ -97,33 +66,41 @@ public final class HierarchySearch {
     /// unpacks nothing.
     package func isFastest(_ weight: Double, from starts: [EdgePoint], to goals: [EdgePoint],
                            tolerance: Double) -> Bool {
-        forward.clear()
-        backward.clear()
+        let bound = weight - tolerance
+        return search(from: starts, to: goals, cap: bound, enough: bound).best >= bound
+    }
+
+    /// The bidirectional search: the best weight found (infinity: none), the query node where the
+    /// directions met for it (−1: the direct way along one edge, returned too). The directions stop
+    /// when neither queue holds less than the best or `cap`, or once the best is below `enough`.
+    private func search(from starts: [EdgePoint], to goals: [EdgePoint], cap: Double, enough: Double)
+        -> (best: Double, meet: Int, direct: (edge: Int, from: Double, to: Double, weight: Double)?) {
+        // Local copies for the loop (the labels' storage is shared); the heaps may grow, so they go back.
         var forward = self.forward, backward = self.backward
         defer {
             self.forward = forward
             self.backward = backward
         }
-        let ch = hierarchy, bound = weight - tolerance
-        var best = data.alongOneEdge(from: starts, to: goals)?.weight ?? .infinity
-        if best < bound { return false }
-        forward.seed(from: starts, data) { rest in SearchLabel(cost: rest.weight, parent: -1) }
-        backward.seed(into: goals, data) { i, _, turn, part in
-            SearchLabel(cost: turn + part.weight, parent: Int32(-1 - i))
-        }
-        var meet = -1
+        HierarchyDirection.seedRoute(&forward, &backward, from: starts, to: goals, data)
+        let ch = hierarchy
+        let direct = data.alongOneEdge(from: starts, to: goals)
+        var best = direct?.weight ?? .infinity
+        // Forward climbs the upward arcs and stalls on the downward ones; backward the reverse.
+        var meet = -1, settledCount = 0
         ch.up.withBuffers { up in
             ch.down.withBuffers { down in
-                while best >= bound {
+                while best >= enough {
                     let forwardTop = forward.heap.peekKey ?? .infinity, backwardTop = backward.heap.peekKey ?? .infinity
-                    if min(forwardTop, backwardTop) >= min(best, bound) { break }
-                    _ = forwardTop <= backwardTop
+                    if min(forwardTop, backwardTop) >= min(best, cap) { break }
+                    let settledOne = forwardTop <= backwardTop
                         ? Self.step(&forward, along: up, stallingOn: down, against: backward, best: &best, meet: &meet)
                         : Self.step(&backward, along: down, stallingOn: up, against: forward, best: &best, meet: &meet)
+                    if settledOne { settledCount += 1 }
                 }
             }
         }
-        return best >= bound
+        settled = settledCount
+        return (best, meet, direct)
     }
 
     /// Settles the cheapest node of `search`: records a better meeting with `other`, then, unless

@@ -116,6 +116,20 @@ struct HierarchyDirection<Label: SearchCost> {
 }
 
 
+extension HierarchyDirection where Label == SearchLabel {
+    /// Clears both directions and seeds them for a route from `starts` to `goals`: forward from the
+    /// start points (parent −1), backward into the goal points (parent −1 − i, i the goal's index).
+    static func seedRoute(_ forward: inout Self, _ backward: inout Self, from starts: [EdgePoint],
+                          to goals: [EdgePoint], _ data: RoutingData) {
+        forward.clear()
+        backward.clear()
+        forward.seed(from: starts, data) { rest in SearchLabel(cost: rest.weight, parent: -1) }
+        backward.seed(into: goals, data) { i, _, turn, part in
+            SearchLabel(cost: turn + part.weight, parent: Int32(-1 - i))
+        }
+    }
+}
+
 extension RoutingData {
     /// The cheapest way from a start point to a goal point ahead of it on the same edge, without
     /// reaching a vertex: the edge, the two offsets and the weight (the start's spent weight
