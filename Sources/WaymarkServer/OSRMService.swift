@@ -109,6 +109,7 @@ public final class OSRMService: Sendable {
             guard let n = text == "true" ? 1 : text == "false" ? 0 : Int(text), n >= 0 else {
                 throw APIError("InvalidQuery", "alternatives: '\(text.prefix(40))' is not true, false or a count")
             }
+            // (osrm-routed with no alternatives allowed refuses even `alternatives=true`.)
             guard n <= limits.maxAlternatives else {
                 throw APIError("TooBig", "alternatives=\(n): at most \(limits.maxAlternatives)")
             }
