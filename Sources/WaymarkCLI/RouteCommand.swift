@@ -275,11 +275,8 @@ enum RouteCommand {
             }
             return values
         }
-        options.bearings = try perWaypoint("bearings") { piece -> (value: Int, range: Int)? in
-            let parts = piece.split(separator: ",", omittingEmptySubsequences: false)
-            guard parts.count == 2, let value = Int(parts[0]), let range = Int(parts[1]),
-                  (0...360).contains(value), (0...180).contains(range) else { return nil }
-            return (value, range)
+        options.bearings = try perWaypoint("bearings") { piece in
+            SnapFilter.bearing(parsing: piece).flatMap { SnapFilter.isValid(bearing: $0) ? $0 : nil }
         }
         options.approaches = try perWaypoint("approaches") { SnapFilter.Approach(rawValue: String($0)) }
         options.continueStraight = try args.choice("continue-straight", ["true", "false"], default: "true") == "true"
@@ -291,15 +288,10 @@ enum RouteCommand {
 
     /// The values `--annotations` asks for.
     static func annotationKinds(_ args: ParsedArguments) throws(CLIError) -> Set<LegAnnotation.Kind> {
-        guard let text = args.value("annotations"), text != "false" else { return [] }
-        if text == "true" { return Set(LegAnnotation.Kind.allCases) }
-        var kinds: Set<LegAnnotation.Kind> = []
-        for piece in text.split(separator: ",") {
-            guard let kind = LegAnnotation.Kind(rawValue: String(piece)) else {
-                throw .usage("--annotations: '\(piece.prefix(40))' is not true or one of "
-                                + LegAnnotation.Kind.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            kinds.insert(kind)
+        guard let text = args.value("annotations") else { return [] }
+        guard let kinds = LegAnnotation.kinds(parsing: text) else {
+            throw .usage("--annotations: '\(text.prefix(40))' is not true, false or a list of "
+                            + LegAnnotation.Kind.allCases.map(\.rawValue).joined(separator: ", "))
         }
         return kinds
     }

@@ -157,7 +157,10 @@ public struct RoadGraph: Sendable, Equatable {
     @inlinable public func segment(of edge: Int) -> Int { Int(edgeSegment[edge] >> 1) }
     @inlinable public func isReversed(_ edge: Int) -> Bool { edgeSegment[edge] & 1 == 1 }
     @inlinable
-    public func name(of edge: Int) -> String { strings[Int(segmentName[segment(of: edge)])] }
+    public func name(of edge: Int) -> String { name(ofSegment: segment(of: edge)) }
+
+    /// The road name of segment `s` ("" when it has none).
+    public func name(ofSegment s: Int) -> String { strings[Int(segmentName[s])] }
     @inlinable
     public func ref(of edge: Int) -> String { strings[Int(segmentRef[segment(of: edge)])] }
     @inlinable
@@ -184,6 +187,16 @@ public struct RoadGraph: Sendable, Equatable {
 
     @inlinable
     public func flags(of edge: Int) -> EdgeFlags { EdgeFlags(rawValue: segmentFlags[segment(of: edge)]) }
+
+    /// The OpenStreetMap node id of point `k` of edge `e`'s line (0 its source vertex, then its
+    /// shape points in the direction it is driven, then its target); the graph must keep node ids.
+    public func nodeID(ofEdge e: Int, point k: Int) -> Int64 {
+        let n = interiorPointCount(of: e)
+        if k == 0 { return vertexNodeIDs[Int(source(of: e))] }
+        if k == n + 1 { return vertexNodeIDs[Int(edgeTarget[e])] }
+        let s = segment(of: e)
+        return shapeNodeIDs[isReversed(e) ? Int(shapeStart[s + 1]) - k : Int(shapeStart[s]) + k - 1]
+    }
 
     /// How many shape points the edge has between its source and target vertices.
     @inlinable

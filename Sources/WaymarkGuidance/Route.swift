@@ -268,6 +268,18 @@ public struct LegAnnotation: Sendable, Equatable {
         self.nodes = nodes
     }
 
+    /// The kinds OSRM's `annotations` value asks for: `true` (all), `false` (none) or a list of
+    /// kinds; nil when it is none of these (`true` and `false` stand alone).
+    public static func kinds(parsing text: String) -> Set<Kind>? {
+        switch text {
+        case "true": return Set(Kind.allCases)
+        case "false": return []
+        default:
+            let kinds = text.split(separator: ",", omittingEmptySubsequences: false).map { Kind(rawValue: String($0)) }
+            return kinds.contains(nil) ? nil : Set(kinds.compactMap { $0 })
+        }
+    }
+
     /// Metres per second of each stretch, to a tenth (0 where it takes no time), as OSRM.
     public var speed: [Double] {
         zip(distance, duration).map { d, t in t > 0 ? (d / t * 10).rounded() / 10 : 0 }

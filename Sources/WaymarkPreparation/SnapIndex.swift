@@ -72,6 +72,19 @@ public struct SnapFilter: Sendable, Equatable {
             && a.anyRoad == b.anyRoad
     }
 
+    /// OSRM's `value,range` (two integers); nil when it is not of that form. Whether the numbers
+    /// are in range is ``isValid(bearing:)``'s.
+    public static func bearing(parsing text: Substring) -> (value: Int, range: Int)? {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2, let value = Int(parts[0]), let range = Int(parts[1]) else { return nil }
+        return (value, range)
+    }
+
+    /// Whether a bearing's value is 0–360 and its range 0–180.
+    public static func isValid(bearing: (value: Int, range: Int)) -> Bool {
+        (0...360).contains(bearing.value) && (0...180).contains(bearing.range)
+    }
+
     /// Whether `bearing` (degrees, rounded) lies within the filter's range (OSRM's `CheckInBounds`).
     static func within(_ bearing: Double, value: Int, range: Int) -> Bool {
         if range >= 180 { return true }
@@ -405,10 +418,10 @@ public final class SnapIndex: Sendable {
             along = next
             k += 1
         }
+        // (Points counted along the segment's stored direction: its backward edge runs the other way.)
         func id(_ i: Int) -> Int64 {
-            if i == 0 { return graph.vertexNodeIDs[Int(segmentStart[s])] }
-            if i == shape.count - 1 { return graph.vertexNodeIDs[Int(segmentEnd[s])] }
-            return graph.shapeNodeIDs[Int(graph.shapeStart[s]) + i - 1]
+            forwardEdge[s] >= 0 ? graph.nodeID(ofEdge: Int(forwardEdge[s]), point: i)
+                : graph.nodeID(ofEdge: Int(backwardEdge[s]), point: shape.count - 1 - i)
         }
         return (id(k), id(k + 1))
     }

@@ -42,7 +42,9 @@ extension Router {
             // A waypoint exactly at a point of the line lies, as OSRM has it, at the end of the
             // piece before it (a start) or the start of the piece after it (an end): the stretch
             // between is there, of no length.
-            if isFirst && ids { nodes.append(nodeID(of: e, at: along.lastIndex { $0 < from - tolerance } ?? 0)) }
+            if isFirst && ids {
+                nodes.append(graph.nodeID(ofEdge: e, point: along.lastIndex { $0 < from - tolerance } ?? 0))
+            }
             for k in 1..<line.count where along[k] > from - tolerance
                 && along[k] <= (isLast ? (k < line.count - 1 ? to + tolerance : to - tolerance) : to) {
                 // (A whole piece's length is known; a part of one is measured.)
@@ -50,25 +52,17 @@ extension Router {
                 stretch(to: line[k], metres: max(0, along[k] - reached),
                         length: whole ? along[k] - along[k - 1] : last.distance(to: line[k]))
                 reached = along[k]
-                if ids { nodes.append(nodeID(of: e, at: k)) }
+                if ids { nodes.append(graph.nodeID(ofEdge: e, point: k)) }
             }
             if isLast {
                 stretch(to: destination.coordinate, metres: max(0, to - reached),
                         length: last.distance(to: destination.coordinate))
-                if ids { nodes.append(nodeID(of: e, at: along.firstIndex { $0 > to + tolerance } ?? line.count - 1)) }
+                if ids {
+                    let after = along.firstIndex { $0 > to + tolerance } ?? line.count - 1
+                    nodes.append(graph.nodeID(ofEdge: e, point: after))
+                }
             }
         }
         return LegAnnotation(distance: distance, duration: duration, weight: weight, nodes: ids ? nodes : nil)
-    }
-
-    /// The OSM node id of point `k` of edge `e`'s line (0 its source, then its shape points, then
-    /// its target).
-    private func nodeID(of e: Int, at k: Int) -> Int64 {
-        let n = graph.interiorPointCount(of: e)
-        if k == 0 { return graph.vertexNodeIDs[Int(graph.source(of: e))] }
-        if k == n + 1 { return graph.vertexNodeIDs[Int(graph.edgeTarget[e])] }
-        let s = graph.segment(of: e)
-        let i = graph.isReversed(e) ? Int(graph.shapeStart[s + 1]) - k : Int(graph.shapeStart[s]) + k - 1
-        return graph.shapeNodeIDs[i]
     }
 }

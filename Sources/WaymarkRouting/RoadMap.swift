@@ -257,7 +257,7 @@ public final class RoadMap: @unchecked Sendable {
 
     /// The name of the road a snapped point lies on ("" when it has none).
     public func roadName(of snap: Snap) -> String {
-        graph.strings[Int(graph.segmentName[snap.segment])]
+        graph.name(ofSegment: snap.segment)
     }
 
     /// Travel times and distances from every source to every destination (see

@@ -50,8 +50,8 @@ public struct RouteOptions: Sendable {
                           ("approaches", approaches.count), ("hints", hints.count)] where n != 0 && n != count {
             return "\(name): \(n) given for \(count) waypoints"
         }
-        for case let (value, range)? in bearings where !(0...360).contains(value) || !(0...180).contains(range) {
-            return "bearing \(value),\(range): the value must be 0–360 and the range 0–180"
+        for case let bearing? in bearings where !SnapFilter.isValid(bearing: bearing) {
+            return "bearing \(bearing.value),\(bearing.range): the value must be 0–360 and the range 0–180"
         }
         if let legEnds {
             guard legEnds.first == 0, legEnds.last == count - 1 else {

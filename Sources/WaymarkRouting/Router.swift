@@ -19,7 +19,7 @@ public final class Router {
     let data: RoutingData
     /// Guidance's tables, which tell the routes found.
     let guidance: GuidanceTables
-    let engine: Engine
+    private let engine: Engine
     /// The many-to-many search, made at the first table.
     private var tableSearch: TableSearch?
     /// The one-to-all search, made at the first isochrone.
@@ -31,7 +31,7 @@ public final class Router {
     /// The graph's checksum, which hints carry (``hint(for:input:)``).
     let mapChecksum: UInt32
 
-    enum Engine {
+    private enum Engine {
         case hierarchy(HierarchySearch)
         case search(RouteSearch)
     }
@@ -56,10 +56,8 @@ public final class Router {
 
     /// The fastest path between two snapped points (nil: unreachable).
     public func path(from a: Snap, to b: Snap) -> RoutePath? {
-        switch engine {
-        case let .hierarchy(search): search.route(from: a, to: b)
-        case let .search(search): search.route(from: a, to: b)
-        }
+        path(from: data.snapIndex.edgePoints(a, graph: graph), to: data.snapIndex.edgePoints(b, graph: graph),
+             at: b.coordinate)
     }
 
     /// The fastest path from any of `starts` (each after the weight it spent) to any of `goals`
@@ -217,7 +215,7 @@ public final class Router {
         var route = Route(distance: legs.reduce(0) { $0 + $1.distance },
                           duration: legs.reduce(0) { $0 + $1.duration }, weight: legs.reduce(0) { $0 + $1.weight },
                           geometry: geometry, legs: legs, waypoints: snaps, destinationName: nil)
-        route.snappedNames = snaps.map { graph.strings[Int(graph.segmentName[$0.segment])] }
+        route.snappedNames = snaps.map { graph.name(ofSegment: $0.segment) }
         return route
     }
 

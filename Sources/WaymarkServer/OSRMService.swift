@@ -119,16 +119,14 @@ public final class OSRMService: Sendable {
             rawValue: try options.choice("geometries", GeometryFormat.allCases.map(\.rawValue), default: "polyline"))!
         let overview = OverviewFormat(
             rawValue: try options.choice("overview", OverviewFormat.allCases.map(\.rawValue), default: "simplified"))!
-        let kindNames = LegAnnotation.Kind.allCases.map(\.rawValue)
-        let annotations = try options.choice("annotations", ["false", "true"] + kindNames, default: "false", list: true)
-        let kinds: Set<LegAnnotation.Kind> = switch annotations {
-        case "false": []
-        case "true": Set(LegAnnotation.Kind.allCases)
-        default: Set(annotations.split(separator: ",").compactMap { LegAnnotation.Kind(rawValue: String($0)) })
-        }
-        let pieces = annotations.split(separator: ",")
-        if pieces.count > 1 && (pieces.contains("true") || pieces.contains("false")) {
-            throw APIError("InvalidQuery", "annotations: true or false alone, or a list of \(kindNames)")
+        var kinds: Set<LegAnnotation.Kind> = []
+        if let text = options.take("annotations") {
+            guard let parsed = LegAnnotation.kinds(parsing: text) else {
+                let names = LegAnnotation.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+                throw APIError("InvalidQuery",
+                               "annotations: '\(text.prefix(40))' is not true, false or a list of \(names)")
+            }
+            kinds = parsed
         }
         asked.annotations = !kinds.isEmpty
         let straight = try options.choice("continue_straight", ["default", "true", "false"], default: "default")
@@ -376,12 +374,11 @@ public final class OSRMService: Sendable {
         // Each per coordinate (OSRM: malformed InvalidQuery, out of range or miscounted InvalidOptions).
         let bearings = try options.perCoordinate("bearings", count: count) {
             piece throws(APIError) -> (value: Int, range: Int)? in
-            let parts = piece.split(separator: ",", omittingEmptySubsequences: false)
-            guard parts.count == 2, let value = Int(parts[0]), let range = Int(parts[1]) else { return nil }
-            guard (0...360).contains(value), (0...180).contains(range) else {
+            guard let bearing = SnapFilter.bearing(parsing: Substring(piece)) else { return nil }
+            guard SnapFilter.isValid(bearing: bearing) else {
                 throw APIError("InvalidOptions", "bearings: '\(piece.prefix(40))' is not value 0–360, range 0–180")
             }
-            return (value, range)
+            return bearing
         }
         let approaches = try options.perCoordinate("approaches", count: count) { SnapFilter.Approach(rawValue: $0) }
         // A hint of OSRM's shape (112 characters of URL-safe base64 per snapped segment) not made
