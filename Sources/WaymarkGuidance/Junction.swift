@@ -399,29 +399,28 @@ extension RoadGraph {
                           scratch points: inout [PerceivedBearing.Point]) -> Double {
         // Measured where OSRM measures: on its 10⁻⁶° grid around the junction.
         let origin = OSRMGrid.rounded(coordinate(of: atTarget ? edgeTarget[e] : v))
-        let grid = PerceivedBearing.Grid(origin: origin)
+        let ruler = LocalRuler.osrm(latitude: origin.latitude)
+        let grid = PerceivedBearing.Grid(origin: origin, ruler: ruler)
         let road = PerceivedBearing.Road(highway: highway(of: e), roundabout: flags(of: e).contains(.roundabout),
                                          lanes: lanes
                                          ?? intersectionLanes(at: atTarget ? edgeTarget[e] : v), grid: grid)
-        planarGeometry(of: e, from: v, reversed: atTarget, origin: origin,
-                       east: Coordinate.earthRadius * .pi / 180 * grid.cosLatitude, into: &points)
+        planarGeometry(of: e, from: v, reversed: atTarget, origin: origin, ruler: ruler, into: &points)
         return PerceivedBearing.bearing(points: points, road: road, roadCount: roadCount, closed: v == edgeTarget[e])
     }
 
-    /// Edge `e`'s (from `v`) geometry, on OSRM's grid, on the local plane in metres (`east` metres
-    /// per degree of longitude) around `origin`, its first point (its source, or its target when
+    /// Edge `e`'s (from `v`) geometry, on OSRM's grid, on the local plane in metres (measured
+    /// with `ruler`) around `origin`, its first point (its source, or its target when
     /// `reversed`), from there to its other end.
-    func planarGeometry(of e: Int, from v: UInt32, reversed: Bool, origin: Coordinate, east: Double,
+    func planarGeometry(of e: Int, from v: UInt32, reversed: Bool, origin: Coordinate, ruler: LocalRuler,
                         into points: inout [PerceivedBearing.Point]) {
         points.removeAll(keepingCapacity: true)
         let m = shapeCount(of: e)
         let first = coordinate(of: v), last = coordinate(of: edgeTarget[e])
-        let metresPerDegree = Coordinate.earthRadius * .pi / 180
         func add(_ c: Coordinate) {
             let p = OSRMGrid.rounded(c)
             var dLon = p.longitude - origin.longitude
             if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
-            points.append(PerceivedBearing.Point(x: dLon * east, y: (p.latitude - origin.latitude) * metresPerDegree))
+            points.append(PerceivedBearing.Point(x: dLon * ruler.east, y: (p.latitude - origin.latitude) * ruler.north))
         }
         if reversed {
             add(last)
@@ -521,9 +520,9 @@ extension GuidanceTables {
     /// through vertices OSRM's graph does not have; 10: names and refs compared as OSRM compares
     /// them; 11: wide turns judged on lanes and on bearings 2 m out too; 12: exit numbers
     /// announced as OSRM announces them; 13: roads followed on as OSRM's compressor joins them,
-    /// lines fitted as OSRM fits them). Tables stored under other parameters are made again
-    /// rather than used.
-    static var parameters: [Double] { [13] }
+    /// lines fitted as OSRM fits them; 14: measured with OSRM's ruler). Tables stored under other
+    /// parameters are made again rather than used.
+    static var parameters: [Double] { [14] }
 
     /// The tables as graph-file sections: the bearings, the name keys, the merged roads and the
     /// verdicts.

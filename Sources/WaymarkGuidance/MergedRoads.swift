@@ -232,17 +232,18 @@ package struct MergableRoadDetector {
                      origin: Coordinate) -> (points: [PerceivedBearing.Point], length: Double) {
         var points: [PerceivedBearing.Point] = [], scratch: [PerceivedBearing.Point] = []
         var length = 0.0
-        let east = Coordinate.earthRadius * .pi / 180 * cos(origin.latitude * .pi / 180)
+        let ruler = LocalRuler.osrm(latitude: origin.latitude)
         let name = end.segment
         traverse(from: start, along: end,
                  select: { straightmost($0, name: name, initialBearing: initialBearing,
                                         stopOnAmbiguous: stopOnAmbiguous) },
                  update: { v, road, _ in
             if road.out >= 0 {
-                graph.planarGeometry(of: road.out, from: v, reversed: false, origin: origin, east: east, into: &scratch)
+                graph.planarGeometry(of: road.out, from: v, reversed: false, origin: origin, ruler: ruler,
+                                     into: &scratch)
             } else {
                 graph.planarGeometry(of: road.arriving, from: road.far, reversed: true, origin: origin,
-                                     east: east, into: &scratch)
+                                     ruler: ruler, into: &scratch)
             }
             var piece = scratch
             var d = 0.0

@@ -11,9 +11,9 @@ import WaymarkPreparation
 /// wide junction (an offset before the road proper), for curves that model the turn itself, and
 /// smoothed by a regression line where the road wiggles.
 ///
-/// Points are on the local plane in metres (x east, y north) with the junction at the origin:
-/// over the few tens of metres looked at, that differs from OSRM's great-circle measures by far
-/// less than the thresholds involved.
+/// Points are on the local plane in metres (x east, y north) with the junction at the origin,
+/// measured with OSRM's ruler for the junction's latitude (``LocalRuler/osrm(latitude:)``): a
+/// road at a bearing class's edge falls on the side OSRM's does.
 package struct PerceivedBearing {
     struct Point: Equatable {
         var x: Double
@@ -49,7 +49,8 @@ package struct PerceivedBearing {
     /// enough to tip a turn across a modifier's threshold. Points measured on this grid (the
     /// junction at a grid point) land where OSRM's do.
     struct Grid {
-        /// The cosine of the junction's latitude (OSRM fits lines in degrees).
+        /// Degrees of latitude per degree of longitude, as metres go (OSRM fits lines in degrees;
+        /// about the cosine of the latitude).
         var cosLatitude: Double
         /// Metres per 10⁻⁶° east and north at the junction.
         var unitX: Double
@@ -59,11 +60,10 @@ package struct PerceivedBearing {
         var negativeY: Bool
 
         /// The grid around a junction at `origin` (a grid point).
-        init(origin: Coordinate) {
-            let metresPerDegree = Coordinate.earthRadius * .pi / 180
-            cosLatitude = cos(origin.latitude * .pi / 180)
-            unitX = metresPerDegree * cosLatitude / 1_000_000
-            unitY = metresPerDegree / 1_000_000
+        init(origin: Coordinate, ruler: LocalRuler) {
+            cosLatitude = ruler.east / ruler.north
+            unitX = ruler.east / 1_000_000
+            unitY = ruler.north / 1_000_000
             negativeX = origin.longitude < 0
             negativeY = origin.latitude < 0
         }

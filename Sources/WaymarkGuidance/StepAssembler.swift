@@ -669,16 +669,16 @@ package struct StepAssembler {
 
     private func bearing(startOfGeometry g: [Coordinate]) -> Int {
         guard g.count >= 2 else { return 0 }
-        let a = g[0]
-        let b = g.dropFirst().first { $0.distance(to: a) > 1 } ?? g[1]
-        return Int(a.direction(to: b).rounded()) % 360
+        let a = g[0], ruler = LocalRuler.osrm(latitude: a.latitude)
+        let b = g.dropFirst().first { ruler.distance(from: a, to: $0) > 1 } ?? g[1]
+        return Int(ruler.bearing(from: a, to: b).rounded()) % 360
     }
 
     private func bearing(endOfGeometry g: [Coordinate]) -> Int {
         guard g.count >= 2 else { return 0 }
-        let b = g[g.count - 1]
-        let a = g.dropLast().last { $0.distance(to: b) > 1 } ?? g[g.count - 2]
-        return Int(a.direction(to: b).rounded()) % 360
+        let b = g[g.count - 1], ruler = LocalRuler.osrm(latitude: b.latitude)
+        let a = g.dropLast().last { ruler.distance(from: $0, to: b) > 1 } ?? g[g.count - 2]
+        return Int(ruler.bearing(from: a, to: b).rounded()) % 360
     }
 }
 

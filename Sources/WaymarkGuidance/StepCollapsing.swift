@@ -52,6 +52,9 @@ extension StepAssembler {
             s.angle = total
             if s.type != .fork && s.type != .merge { s.modifier = ManeuverModifier(angle: total) }
         }
+        // OSRM's `AdjustToCombinedTurnStrategy` with a suppressed step to take in: a new name
+        // that now bends is a turn.
+        if s.type == .newName && s.modifier != .straight { s.type = .turn }
     }
 
     /// Joins the step at `i` with the one after it where OSRM would; whether anything changed.

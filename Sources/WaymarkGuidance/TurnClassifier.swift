@@ -507,17 +507,19 @@ package final class TurnClassifier: Sendable {
             return road.bearing
         }
         let start = graph.coordinate(of: v), n = graph.interiorPointCount(of: edge)
+        let ruler = LocalRuler.osrm(latitude: start.latitude)
         var previous = start, travelled = 0.0
         for k in 0...n {
             let point = k == n ? graph.coordinate(of: far) : graph.interiorPoint(of: edge, backwards ? n - 1 - k : k)
-            let d = previous.distance(to: point)
+            let d = ruler.distance(from: previous, to: point)
             if travelled + d >= 2 {
-                return start.direction(to: previous.interpolated(to: point, fraction: d > 0 ? (2 - travelled) / d : 0))
+                let at = previous.interpolated(to: point, fraction: d > 0 ? (2 - travelled) / d : 0)
+                return ruler.bearing(from: start, to: at)
             }
             travelled += d
             previous = point
         }
-        return start.direction(to: previous)
+        return ruler.bearing(from: start, to: previous)
     }
 
     /// OSRM's `roadHasLowerClass`: `compare` is of a lower category than both the road arrived by

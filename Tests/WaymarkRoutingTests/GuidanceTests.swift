@@ -718,7 +718,8 @@ import WaymarkOSM
         // in degrees. The CG-3a exit of the ring at 42.51820,1.55531 (Andorra), on OSRM's grid
         // there: OSRM's bearing after the turn, 313, is its stored 1.40625° step 223, so the
         // bearing it measured lies in 313.59..<315 (the road's first point alone says 296.7).
-        let grid = PerceivedBearing.Grid(origin: Coordinate(latitude: 42.518203, longitude: 1.555310))
+        let origin = Coordinate(latitude: 42.518203, longitude: 1.555310)
+        let grid = PerceivedBearing.Grid(origin: origin, ruler: .osrm(latitude: origin.latitude))
         let exit = bearing([(0, 0), (-11.72, 5.89), (-18.52, 11.68), (-28.28, 23.46)],
                            PerceivedBearing.Road(highway: .trunk, roundabout: false, lanes: 2, grid: grid))
         #expect(exit >= 313.59 && exit < 315, "\(exit)")

@@ -78,7 +78,7 @@ private let extracts: [String] = ((try? FileManager.default.contentsOfDirectory(
         options.alternatives = 3
         var found = 0
         let points = (0..<UInt32(graph.nodeCount)).map(graph.coordinate(of:))
-        for _ in 0..<60 {
+        for _ in 0..<100 {
             let a = points[Int(random.next() % UInt64(points.count))]
             let b = points[Int(random.next() % UInt64(points.count))]
             guard let routes = try? map.routes([a, b], options: options) else { continue }
@@ -97,6 +97,6 @@ private let extracts: [String] = ((try? FileManager.default.contentsOfDirectory(
                 }
             }
         }
-        #expect(found >= 10)
+        #expect(found >= 10, "\(found) alternatives")
     }
 }
