@@ -27,9 +27,35 @@ public struct LocalRuler: Sendable, Equatable {
     /// OSRM's ruler for a place at `latitude`: the one at the middle of its band (1,800 bands of
     /// 0.05° from the equator to a pole, found from the latitude in 10⁻⁶° as OSRM keeps it).
     public static func osrm(latitude: Double) -> LocalRuler {
-        let micro = abs((latitude * 1_000_000).rounded())
-        let band = max(0, (Int(micro) - 1) / 50_000)
-        return LocalRuler(latitude: 0.05 * (Double(band) + 0.5))
+        LocalRuler(latitude: bandMiddle(band(latitude)))
+    }
+
+    static func band(_ latitude: Double) -> Int {
+        max(0, (Int(abs((latitude * 1_000_000).rounded())) - 1) / 50_000)
+    }
+
+    static func bandMiddle(_ band: Int) -> Double { 0.05 * (Double(band) + 0.5) }
+
+    /// OSRM's distances along a line: each piece measured with the ruler of its middle latitude's
+    /// band, the last ruler kept (a line rarely leaves its band).
+    public struct Bands: Sendable {
+        private var band = -1
+        private var ruler = LocalRuler(latitude: 0)
+
+        public init() {}
+
+        /// The distance from `a` to `b` in metres, as OSRM's `greatCircleDistance` measures it;
+        /// on the sphere where the two are over a degree apart (no road's piece is, but bad data
+        /// has them, and a flat ruler is wrong that far).
+        public mutating func distance(from a: Coordinate, to b: Coordinate) -> Double {
+            if abs(a.latitude - b.latitude) > 1 || abs(a.longitude - b.longitude) > 1 { return a.distance(to: b) }
+            let middle = LocalRuler.band((a.latitude + b.latitude) / 2)
+            if middle != band {
+                band = middle
+                ruler = LocalRuler(latitude: LocalRuler.bandMiddle(middle))
+            }
+            return ruler.distance(from: a, to: b)
+        }
     }
 
     /// Degrees clockwise from north from `a` to `b`, within 0..<360 (0 from a point to itself).

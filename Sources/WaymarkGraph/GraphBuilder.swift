@@ -820,8 +820,11 @@ private struct WalkInput: @unchecked Sendable {
     /// Whether the shape points' input nodes are kept (to give them their OSM ids).
     let keepsNodes: Bool
 
-    /// The great-circle distance in metres between input nodes `a` and `b`.
-    func distance(_ a: UInt32, _ b: UInt32) -> Double { coordinate(a).distance(to: coordinate(b)) }
+    /// The distance in metres between input nodes `a` and `b`, as OSRM measures it.
+    func distance(_ a: UInt32, _ b: UInt32) -> Double {
+        var rulers = LocalRuler.Bands()
+        return rulers.distance(from: coordinate(a), to: coordinate(b))
+    }
 
     func coordinate(_ node: UInt32) -> Coordinate {
         Coordinate(latitude: FixedPoint.decode(latitudes[Int(node)]),
@@ -939,7 +942,9 @@ private struct WalkPart {
             var previous: UInt32 = GraphBuilder.missing
             /// The cosine of `previous`'s latitude once worked out (each node's is worked out once
             /// along the way, not once for each stretch it ends), else nil.
-            var previousCosine: Double? = nil
+            // Lengths as OSRM measures them (its extractor's `greatCircleDistance`), so that
+            // durations and the routes they choose agree with its.
+            var rulers = LocalRuler.Bands()
             /// Seconds of signals and gates passed inside the current piece.
             var interiorDelay = 0.0
 
@@ -1007,18 +1012,12 @@ private struct WalkPart {
                 if node == GraphBuilder.missing {
                     start = nil // the stretch into and out of a missing node is lost
                     previous = node
-                    previousCosine = nil
                     continue
                 }
                 if previous != GraphBuilder.missing && previous == node { continue } // repeated reference
                 // (A repeated reference skipped just before is the same node as `previous`.)
                 if start != nil, previous != GraphBuilder.missing {
-                    let from = input.coordinate(previous), to = input.coordinate(node)
-                    let cosine = to.cosLatitude
-                    length += from.distance(to: to, cosines: (previousCosine ?? from.cosLatitude, cosine))
-                    previousCosine = cosine
-                } else {
-                    previousCosine = nil
+                    length += rulers.distance(from: input.coordinate(previous), to: input.coordinate(node))
                 }
                 let state = input.uses[Int(node)]
                 if state & blocks != 0 {

@@ -410,9 +410,10 @@ extension RoadGraph {
 
     /// Edge `e`'s (from `v`) geometry, on OSRM's grid, on the local plane in metres (measured
     /// with `ruler`) around `origin`, its first point (its source, or its target when
-    /// `reversed`), from there to its other end.
+    /// `reversed`), from there to its other end, and `onward` through the vertices OSRM's graph
+    /// does not have.
     func planarGeometry(of e: Int, from v: UInt32, reversed: Bool, origin: Coordinate, ruler: LocalRuler,
-                        into points: inout [PerceivedBearing.Point]) {
+                        onward: Bool = true, into points: inout [PerceivedBearing.Point]) {
         points.removeAll(keepingCapacity: true)
         let m = shapeCount(of: e)
         let first = coordinate(of: v), last = coordinate(of: edgeTarget[e])
@@ -435,7 +436,7 @@ extension RoadGraph {
         // as OSRM follows its compressed edge: up to 150 m, enough for every lookahead.
         var (edge, along, far) = (e, reversed, reversed ? v : edgeTarget[e])
         var length = first.distance(to: last)
-        while length < 150, let next = compressedOnward(at: far, after: edge, reversed: along) {
+        while onward, length < 150, let next = compressedOnward(at: far, after: edge, reversed: along) {
             (edge, along) = next
             let n = shapeCount(of: edge)
             if along {

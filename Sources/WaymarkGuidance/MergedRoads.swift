@@ -228,6 +228,8 @@ package struct MergableRoadDetector {
 
     /// OSRM's `LengthLimitedCoordinateAccumulator` along the road `end` leaves `start` by: its
     /// points on the plane around `origin` (metres) up to `limit` metres, and the length walked.
+    /// (Each edge walked adds its own points: the walk itself passes the vertices OSRM's graph
+    /// does not have, so that it stops where it comes back to `start`.)
     func pointsAlong(_ end: End, from start: UInt32, limit: Double, initialBearing: Double, stopOnAmbiguous: Bool,
                      origin: Coordinate) -> (points: [PerceivedBearing.Point], length: Double) {
         var points: [PerceivedBearing.Point] = [], scratch: [PerceivedBearing.Point] = []
@@ -240,10 +242,10 @@ package struct MergableRoadDetector {
                  update: { v, road, _ in
             if road.out >= 0 {
                 graph.planarGeometry(of: road.out, from: v, reversed: false, origin: origin, ruler: ruler,
-                                     into: &scratch)
+                                     onward: false, into: &scratch)
             } else {
                 graph.planarGeometry(of: road.arriving, from: road.far, reversed: true, origin: origin,
-                                     ruler: ruler, into: &scratch)
+                                     ruler: ruler, onward: false, into: &scratch)
             }
             var piece = scratch
             var d = 0.0

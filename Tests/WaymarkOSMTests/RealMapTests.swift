@@ -88,11 +88,12 @@ private let sharedExtracts: [String] = {
         #expect(r.osmNodes > 1000 && r.routableWays > 0 && r.graphNodes > 0 && r.graphEdges > 0, "\(name): \(r.text)")
         #expect(r.largestComponentNodes > 0 && r.largestComponentNodes <= r.graphNodes)
         #expect(try GraphFile.decode(Data(GraphFile.encode(graph)), path: name) == graph)
-        // Spot-check geometry: every edge's length is at least the straight line between its ends.
+        // Spot-check geometry: every edge's length is at least the straight line between its ends
+        // (lengths are measured on the ellipsoid, as OSRM's; the sphere differs by under 0.5 %).
         for e in stride(from: 0, to: graph.edgeCount, by: max(1, graph.edgeCount / 500)) {
             let straight = graph.coordinate(of: graph.source(of: e)).distance(
                 to: graph.coordinate(of: graph.edgeTarget[e]))
-            #expect(Double(graph.edgeLength[e]) >= straight * 0.999 - 0.01, "\(name) edge \(e)")
+            #expect(Double(graph.edgeLength[e]) >= straight * 0.995 - 0.01, "\(name) edge \(e)")
         }
     }
 }
