@@ -175,15 +175,12 @@ package final class TurnClassifier: Sendable {
     private func decideByHandlers(arrival e: Int, junction j: Junction) -> TurnDecision {
         guard let t = j.taken else { return .silent }
         let road = j.roads[t], f = road.out
-        let inClass = graph.highway(of: e), outClass = graph.highway(of: f)
+
         if road.angle < 0.01 || road.angle > 359.99 { return .maneuver(.continue, .uturn) }
         let modifier = ManeuverModifier(angle: road.angle)
 
         // Junctions of motorways and their ramps only (OSRM's `MotorwayHandler`).
         if let decision = motorwayDecision(arrival: e, junction: j, taken: t) { return decision }
-        if inClass.isRamp && outClass.isMotorwayClass && isThroughStreet(j, taken: t) {
-            return .maneuver(.merge, road.angle > 180 ? .slightRight : .slightLeft)
-        }
 
         let obvious = obviousRoad(arrival: e, junction: j)
         if j.roads.count == 3 {

@@ -1022,6 +1022,29 @@ import WaymarkOSM
         #expect(merge.legs[0].steps[1].maneuver.modifier == .slightLeft)
     }
 
+    /// A link of a lesser road joining a trunk: OSRM's motorway handler leaves it to the turn
+    /// handler, which merges only where the name changes (OSRM 26.10 on this map: `depart, arrive`
+    /// for a `primary_link` of the trunk's ref; `depart, merge slight left, arrive` onto a named
+    /// trunk).
+    @Test func lesserLinkJoinsTrunk() throws {
+        func maneuvers(_ link: [String: String], _ trunk: [String: String]) throws -> [String] {
+            let join = GridMap(picture: """
+                a - - - b - - - - - - - c
+                      d
+                e
+                """, ways: [("ab", trunk), ("bc", trunk), ("edb", link)])
+            let map = RoadMap(graph: try join.graph(), method: .landmarks)
+            let route = try map.route(from: join.positions["e"]!, to: join.positions["c"]!)
+            return route.legs[0].steps.map { "\($0.maneuver.type.rawValue) \($0.maneuver.modifier?.rawValue ?? "")" }
+        }
+        let trunk = ["highway": "trunk", "oneway": "yes", "ref": "CG-3"]
+        #expect(try maneuvers(["highway": "primary_link", "oneway": "yes", "ref": "CG-3"], trunk)
+                == ["depart ", "arrive "])
+        let named = ["highway": "trunk", "oneway": "yes", "name": "Via Norte"]
+        #expect(try maneuvers(["highway": "primary_link", "oneway": "yes", "name": "Rampa"], named)
+                == ["depart ", "merge slight left", "arrive "])
+    }
+
     /// OSRM's numbers: points cut to its 10⁻⁶° grid towards zero, its corrected coordinate in
     /// integers, and its least-squares line (fitted turned a quarter when steep).
     @Test func osrmNumerics() {
