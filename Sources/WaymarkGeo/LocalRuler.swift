@@ -48,7 +48,9 @@ public struct LocalRuler: Sendable, Equatable {
         /// on the sphere where the two are over a degree apart (no road's piece is, but bad data
         /// has them, and a flat ruler is wrong that far).
         public mutating func distance(from a: Coordinate, to b: Coordinate) -> Double {
-            if abs(a.latitude - b.latitude) > 1 || abs(a.longitude - b.longitude) > 1 { return a.distance(to: b) }
+            if abs(a.latitude - b.latitude) > 1 || abs(LocalRuler.wrappedLongitudeDifference(b.longitude - a.longitude)) > 1 {
+                return a.distance(to: b)
+            }
             let middle = LocalRuler.band((a.latitude + b.latitude) / 2)
             if middle != band {
                 band = middle
@@ -60,7 +62,7 @@ public struct LocalRuler: Sendable, Equatable {
 
     /// Degrees clockwise from north from `a` to `b`, within 0..<360 (0 from a point to itself).
     public func bearing(from a: Coordinate, to b: Coordinate) -> Double {
-        let dx = wrappedLongitudeDifference(b.longitude - a.longitude) * east
+        let dx = Self.wrappedLongitudeDifference(b.longitude - a.longitude) * east
         let dy = (b.latitude - a.latitude) * north
         if dx == 0 && dy == 0 { return 0 }
         let degrees = atan2(dx, dy) * 180 / .pi
@@ -69,12 +71,12 @@ public struct LocalRuler: Sendable, Equatable {
 
     /// The distance from `a` to `b` in metres.
     public func distance(from a: Coordinate, to b: Coordinate) -> Double {
-        let dx = wrappedLongitudeDifference(b.longitude - a.longitude) * east
+        let dx = Self.wrappedLongitudeDifference(b.longitude - a.longitude) * east
         let dy = (b.latitude - a.latitude) * north
         return (dx * dx + dy * dy).squareRoot()
     }
 
-    private func wrappedLongitudeDifference(_ d: Double) -> Double {
+    fileprivate static func wrappedLongitudeDifference(_ d: Double) -> Double {
         d > 180 ? d - 360 : d < -180 ? d + 360 : d
     }
 }

@@ -667,17 +667,22 @@ package struct StepAssembler {
         return result
     }
 
+    /// The bearing leaving a step's first point, measured as OSRM measures it (on its 10⁻⁶° grid,
+    /// with its ruler).
     private func bearing(startOfGeometry g: [Coordinate]) -> Int {
         guard g.count >= 2 else { return 0 }
-        let a = g[0], ruler = LocalRuler.osrm(latitude: a.latitude)
-        let b = g.dropFirst().first { ruler.distance(from: a, to: $0) > 1 } ?? g[1]
+        let a = OSRMGrid.rounded(g[0]), ruler = LocalRuler.osrm(latitude: a.latitude)
+        let b = g.dropFirst().lazy.map(OSRMGrid.rounded).first { ruler.distance(from: a, to: $0) > 1 }
+            ?? OSRMGrid.rounded(g[1])
         return Int(ruler.bearing(from: a, to: b).rounded()) % 360
     }
 
+    /// The bearing reaching a step's last point, as ``bearing(startOfGeometry:)``.
     private func bearing(endOfGeometry g: [Coordinate]) -> Int {
         guard g.count >= 2 else { return 0 }
-        let b = g[g.count - 1], ruler = LocalRuler.osrm(latitude: b.latitude)
-        let a = g.dropLast().last { ruler.distance(from: $0, to: b) > 1 } ?? g[g.count - 2]
+        let b = OSRMGrid.rounded(g[g.count - 1]), ruler = LocalRuler.osrm(latitude: b.latitude)
+        let a = g.dropLast().reversed().lazy.map(OSRMGrid.rounded).first { ruler.distance(from: $0, to: b) > 1 }
+            ?? OSRMGrid.rounded(g[g.count - 2])
         return Int(ruler.bearing(from: a, to: b).rounded()) % 360
     }
 }

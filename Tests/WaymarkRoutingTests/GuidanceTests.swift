@@ -1022,6 +1022,22 @@ import WaymarkOSM
         #expect(merge.legs[0].steps[1].maneuver.modifier == .slightLeft)
     }
 
+    /// A new name straight on, then within 30 m the road bending on unsaid (the same name past a
+    /// side road): OSRM takes the bend into the step (`maneuverSucceededBySuppressedDirection`),
+    /// and a new name that now bends is a turn (`AdjustToCombinedTurnStrategy`). OSRM 26.10 on
+    /// this map: `depart, turn slight left, arrive`, Alpha, Beta, Beta.
+    @Test func newNameBendingOnIsATurn() throws {
+        let grid = GridMap(picture: """
+                          e
+                        d
+            a - - - b c
+                      |
+                      f
+            """, ways: [("ab", ["name": "Alpha"]), ("bcde", ["name": "Beta"]), ("cf", ["name": "Gamma"])],
+            spacing: 10)
+        try check(grid, [("a", "e", "Alpha,Beta,Beta", "depart,turn slight left,arrive")])
+    }
+
     /// A link of a lesser road joining a trunk: OSRM's motorway handler leaves it to the turn
     /// handler, which merges only where the name changes (OSRM 26.10 on this map: `depart, arrive`
     /// for a `primary_link` of the trunk's ref; `depart, merge slight left, arrive` onto a named
