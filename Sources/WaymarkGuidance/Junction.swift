@@ -522,9 +522,9 @@ extension GuidanceTables {
     /// them; 11: wide turns judged on lanes and on bearings 2 m out too; 12: exit numbers
     /// announced as OSRM announces them; 13: roads followed on as OSRM's compressor joins them,
     /// lines fitted as OSRM fits them; 14: measured with OSRM's ruler; 15: a ramp joins a
-    /// motorway-class road by a merge only where OSRM says one). Tables stored under other
-    /// parameters are made again rather than used.
-    static var parameters: [Double] { [15] }
+    /// motorway-class road by a merge only where OSRM says one; 16: OSRM's driveway handler's new
+    /// names and turns). Tables stored under other parameters are made again rather than used.
+    static var parameters: [Double] { [16] }
 
     /// The tables as graph-file sections: the bearings, the name keys, the merged roads and the
     /// verdicts.

@@ -179,6 +179,7 @@ package final class TurnClassifier: Sendable {
         if road.angle < 0.01 || road.angle > 359.99 { return .maneuver(.continue, .uturn) }
         let modifier = ManeuverModifier(angle: road.angle)
 
+        if let decision = drivewayDecision(arrival: e, junction: j, taken: t) { return decision }
         // Junctions of motorways and their ramps only (OSRM's `MotorwayHandler`).
         if let decision = motorwayDecision(arrival: e, junction: j, taken: t) { return decision }
 
@@ -207,22 +208,42 @@ package final class TurnClassifier: Sendable {
         return .maneuver(basicType(e, f), modifier)
     }
 
-    /// OSRM's `DrivewayHandler` where it says nothing: besides the road arrived by (not a minor
-    /// road) and the road taken, only minor roads (service, parking aisles…) meet here, and the
-    /// road taken has the same name (both named; OSRM's `isSameName`). OSRM gives no turn there,
-    /// so the junction is not among the step's intersections.
-    func isDrivewayPassage(arrival e: Int, junction j: Junction) -> Bool {
-        guard j.roads.count > 2, let t = j.taken else { return false }
+    /// OSRM's `DrivewayHandler`'s junctions (`canProcess`): besides the road arrived by (not a
+    /// minor road) one major road, and minor roads (service, parking aisles…) only; the major
+    /// road's index.
+    func drivewayRoad(arrival e: Int, junction j: Junction) -> Int? {
+        guard j.roads.count > 2 else { return nil }
         // Most junctions have three major roads: counted first, reading only each road's class.
-        var major = 0
-        for road in j.roads
-        where !(HighwayClass(rawValue: graph.segmentHighway[road.segment >> 1]) ?? .service).mayBeIgnored {
+        var major = 0, road: Int? = nil
+        for (i, r) in j.roads.enumerated()
+        where !(HighwayClass(rawValue: graph.segmentHighway[r.segment >> 1]) ?? .service).mayBeIgnored {
             major += 1
-            if major > 2 { return false }
+            if major > 2 { return nil }
+            if i > 0 { road = i }
         }
-        guard major == 2, j.roads[t].angle > 0.01, j.roads[t].angle < 359.99,
-              !data(of: j.roads[0]).highway.mayBeIgnored,
-              !data(of: j.roads[t]).highway.mayBeIgnored else { return false }
+        guard major == 2, !data(of: j.roads[0]).highway.mayBeIgnored else { return nil }
+        return road
+    }
+
+    /// OSRM's `DrivewayHandler` where it speaks: on along the major road under another name (or
+    /// none: OSRM's `isSameName` wants both named), a new name; into a minor road, a turn (slight
+    /// where it and the major road both go straight on).
+    private func drivewayDecision(arrival e: Int, junction j: Junction, taken t: Int) -> TurnDecision? {
+        guard let major = drivewayRoad(arrival: e, junction: j) else { return nil }
+        let modifier = ManeuverModifier(angle: j.roads[t].angle)
+        if t == major { return .maneuver(.newName, modifier) }
+        if modifier == .straight && ManeuverModifier(angle: j.roads[major].angle) == .straight {
+            return .maneuver(.turn, t < major ? .slightRight : .slightLeft)
+        }
+        return .maneuver(.turn, modifier)
+    }
+
+    /// OSRM's `DrivewayHandler` where it says nothing: at its junctions
+    /// (``drivewayRoad(arrival:junction:)``), on along the major road of the same name (both named; OSRM's `isSameName`). OSRM gives no
+    /// turn there, so the junction is not among the step's intersections.
+    func isDrivewayPassage(arrival e: Int, junction j: Junction) -> Bool {
+        guard let t = j.taken, drivewayRoad(arrival: e, junction: j) == t,
+              j.roads[t].angle > 0.01, j.roads[t].angle < 359.99 else { return false }
         let f = j.roads[t].out
         // Both named (ids only: no string is made), and the name goes on.
         return graph.segmentName[graph.segment(of: e)] != 0 && graph.segmentName[graph.segment(of: f)] != 0

@@ -1038,6 +1038,21 @@ import WaymarkOSM
         try check(grid, [("a", "e", "Alpha,Beta,Beta", "depart,turn slight left,arrive")])
     }
 
+    /// OSRM's driveway handler: a parking aisle straight on where the street bends on slightly
+    /// is a turn, slight to its side of the street (OSRM 26.10 on this map: `depart, turn slight
+    /// right, arrive` into the aisle; nothing said along the street).
+    @Test func drivewayStraightOnIsSlight() throws {
+        let grid = GridMap(picture: """
+                                    c
+
+                          e
+            a - - - - b - - - - - - - - d
+            """, ways: [("abec", ["name": "Main"]), ("bd", ["highway": "service", "service": "parking_aisle"])],
+            spacing: 10)
+        try check(grid, [("a", "d", "Main,,", "depart,turn slight right,arrive"),
+                         ("a", "c", "Main,Main", "depart,arrive")])
+    }
+
     /// A link of a lesser road joining a trunk: OSRM's motorway handler leaves it to the turn
     /// handler, which merges only where the name changes (OSRM 26.10 on this map: `depart, arrive`
     /// for a `primary_link` of the trunk's ref; `depart, merge slight left, arrive` onto a named
