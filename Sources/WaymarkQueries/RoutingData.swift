@@ -24,14 +24,16 @@ package final class RoutingData: Sendable {
     private let madeArcMetrics = MadeOnce<ArcMetrics?>()
 
     /// Metres per unit of weight of the "fastest" edge by weight (A*'s great-circle bound),
-    /// measured at the first search that needs it.
+    /// measured at the first search that needs it; raised by the most the sphere's great circle
+    /// can exceed an edge's length on the ellipsoid (lengths are measured as OSRM's), so that the
+    /// bound never overestimates.
     var maximumSpeed: Double {
         madeMaximumSpeed.value {
             var fastest = 1.0
             for e in 0..<graph.edgeCount where graph.edgeWeight[e] > 0 {
                 fastest = max(fastest, Double(graph.edgeLength[e]) / Double(graph.edgeWeight[e]))
             }
-            return fastest
+            return fastest * 1.006
         }
     }
 
