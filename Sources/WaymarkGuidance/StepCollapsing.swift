@@ -27,6 +27,11 @@ extension StepAssembler {
         var i = 1
         while i < drafts.count {
             if Self.collapsible(drafts[i].type) && drafts[i].intersections.count >= 2 {
+                if oscillatesIntoSilence(drafts, at: i, pieces) {
+                    drafts[i - 1].absorb(drafts[i])
+                    drafts.remove(at: i)
+                    continue
+                }
                 takeInSilentBend(&drafts[i], pieces)
                 i += 1
             } else if i + 1 >= drafts.count {
@@ -37,6 +42,34 @@ extension StepAssembler {
             }
         }
         suppressShortNameSegments(&drafts, pieces)
+    }
+
+    /// OSRM's `isNameOszillation` with a suppressed step after: a name change (a new name, or a
+    /// turn straight on), then a junction passed unsaid onto a road without any name, ref or
+    /// sign, after a step on such a road too. OSRM's name ids match there (both empty), so the
+    /// name change is nothing to say, however far apart the three are.
+    private func oscillatesIntoSilence(_ drafts: [Draft], at i: Int, _ pieces: [Piece]) -> Bool {
+        let s = drafts[i]
+        guard i >= 1, s.type == .newName || s.type == .turn && s.modifier == .straight,
+              !Self.isRoundabout(drafts[i - 1].type), let after = edgeAfterFirstSilentJunction(s, pieces)
+        else { return false }
+        func unnamed(_ e: Int) -> Bool {
+            let segment = graph.segment(of: e)
+            return classifier.hasNoName(segment) && graph.segmentSigns[segment] == 0
+        }
+        let before = pieces[drafts[i - 1].pieces.upperBound - 1].edge
+        return unnamed(before) && unnamed(after)
+            && graph.flags(of: before).contains(.ferry) == graph.flags(of: after).contains(.ferry)
+    }
+
+    /// The edge a step drives on from the first junction it passes unsaid.
+    private func edgeAfterFirstSilentJunction(_ d: Draft, _ pieces: [Piece]) -> Int? {
+        guard d.intersections.count >= 2 else { return nil }
+        let location = d.intersections[1].location
+        for k in d.pieces.dropLast() where graph.coordinate(of: graph.edgeTarget[pieces[k].edge]) == location {
+            return pieces[k + 1].edge
+        }
+        return nil
     }
 
     /// OSRM's `maneuverSucceededBySuppressedDirection`: a maneuver, then within 30 m a junction
@@ -206,7 +239,7 @@ extension StepAssembler {
         while k < drafts.count {
             let step = drafts[k]
             if step.type == .newName, step.intersections.first?.lanes.isEmpty ?? true,
-               !classifier.announces(drafts[k - 1].nameEdge, step.nameEdge) || step.distance(pieces) < 105 {
+               continuesPrior(step, before: drafts[k - 1].nameEdge) || step.distance(pieces) < 105 {
                 drafts[k - 1].absorb(drafts[k])
                 drafts.remove(at: k)
                 continue
