@@ -48,9 +48,8 @@ public struct LocalRuler: Sendable, Equatable {
         /// on the sphere where the two are over a degree apart (no road's piece is, but bad data
         /// has them, and a flat ruler is wrong that far).
         public mutating func distance(from a: Coordinate, to b: Coordinate) -> Double {
-            if abs(a.latitude - b.latitude) > 1 || abs(LocalRuler.wrappedLongitudeDifference(b.longitude - a.longitude)) > 1 {
-                return a.distance(to: b)
-            }
+            let dLon = LocalRuler.wrappedLongitudeDifference(b.longitude - a.longitude)
+            if abs(a.latitude - b.latitude) > 1 || abs(dLon) > 1 { return a.distance(to: b) }
             let middle = LocalRuler.band((a.latitude + b.latitude) / 2)
             if middle != band {
                 band = middle

@@ -239,8 +239,9 @@ package final class TurnClassifier: Sendable {
     }
 
     /// OSRM's `DrivewayHandler` where it says nothing: at its junctions
-    /// (``drivewayRoad(arrival:junction:)``), on along the major road of the same name (both named; OSRM's `isSameName`). OSRM gives no
-    /// turn there, so the junction is not among the step's intersections.
+    /// (``drivewayRoad(arrival:junction:)``), on along the major road of the same name (both
+    /// named; OSRM's `isSameName`). OSRM gives no turn there, so the junction is not among the
+    /// step's intersections.
     func isDrivewayPassage(arrival e: Int, junction j: Junction) -> Bool {
         guard let t = j.taken, drivewayRoad(arrival: e, junction: j) == t,
               j.roads[t].angle > 0.01, j.roads[t].angle < 359.99 else { return false }
