@@ -195,7 +195,6 @@ package struct StepAssembler {
             i += 1
         }
         collapse(&drafts, pieces)
-        tellPlainEndsOfRoad(&drafts)
         return drafts
     }
 
@@ -212,7 +211,7 @@ package struct StepAssembler {
     /// OSRM's `buildIntersections`: an end of the road met with no junction passed since the
     /// maneuver before says nothing the turn does not: it is told as a turn, or as continuing
     /// where the name stays.
-    private func tellPlainEndsOfRoad(_ drafts: inout [Draft]) {
+    func tellPlainEndsOfRoad(_ drafts: inout [Draft]) {
         for k in drafts.indices.dropFirst() where drafts[k].type == .endOfRoad {
             let passed = drafts[k - 1].intersections.count + (k - 1 == 0 ? 1 : 0)
             guard passed < 2 else { continue }

@@ -41,6 +41,9 @@ extension StepAssembler {
                 i += 1
             }
         }
+        // OSRM's order: ends of road are judged by the step before them (`buildIntersections`)
+        // before short name changes join the steps before them.
+        tellPlainEndsOfRoad(&drafts)
         suppressShortNameSegments(&drafts, pieces)
     }
 

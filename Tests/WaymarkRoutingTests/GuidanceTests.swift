@@ -1077,6 +1077,22 @@ import WaymarkOSM
         try check(sideRoad, [("a", "c", ",", "depart,arrive")])
     }
 
+    /// An end of the road after a short name change: OSRM judges the end of the road by the step
+    /// before it (the name change, no junction passed: a plain turn) before it drops that name
+    /// change for being under 105 m. OSRM 26.10 on this map: `depart, turn right, arrive`.
+    @Test func endOfRoadAfterAShortNameChange() throws {
+        let grid = GridMap(picture: """
+                              f
+                              |
+                              |
+            a - - - - - - b - c
+                              |
+                              |
+                              e
+            """, ways: [("ab", ["name": "Alpha"]), ("bc", ["name": "Beta"]), ("fce", ["name": "Cross"])])
+        try check(grid, [("a", "e", "Alpha,Cross,Cross", "depart,turn right,arrive")])
+    }
+
     /// A link of a lesser road joining a trunk: OSRM's motorway handler leaves it to the turn
     /// handler, which merges only where the name changes (OSRM 26.10 on this map: `depart, arrive`
     /// for a `primary_link` of the trunk's ref; `depart, merge slight left, arrive` onto a named
