@@ -31,7 +31,10 @@ public struct LocalRuler: Sendable, Equatable {
     }
 
     static func band(_ latitude: Double) -> Int {
-        max(0, (Int(abs((latitude * 1_000_000).rounded())) - 1) / 50_000)
+        // (Beyond a pole the last band, not a number the first: never a trap.)
+        guard latitude.isFinite else { return 0 }
+        let micro = min(90_000_000, abs((latitude * 1_000_000).rounded()))
+        return max(0, (Int(micro) - 1) / 50_000)
     }
 
     static func bandMiddle(_ band: Int) -> Double { 0.05 * (Double(band) + 0.5) }

@@ -208,18 +208,6 @@ package struct StepAssembler {
                      bearingAfter: road.bearing, intersections: [intersection])
     }
 
-    /// OSRM's `buildIntersections`: an end of the road met with no junction passed since the
-    /// maneuver before says nothing the turn does not: it is told as a turn, or as continuing
-    /// where the name stays.
-    func tellPlainEndsOfRoad(_ drafts: inout [Draft]) {
-        for k in drafts.indices.dropFirst() where drafts[k].type == .endOfRoad {
-            let passed = drafts[k - 1].intersections.count + (k - 1 == 0 ? 1 : 0)
-            guard passed < 2 else { continue }
-            let s = graph.segment(of: drafts[k].nameEdge), p = graph.segment(of: drafts[k - 1].nameEdge)
-            drafts[k].type = !classifier.hasNoName(s) && !classifier.announcesSegments(p, s) ? .continue : .turn
-        }
-    }
-
     /// Draft `g` as a step: its line, travel time and weight (turns included), maneuver and
     /// intersections.
     private func step(_ g: Int, of drafts: [Draft], _ pieces: [Piece], origin: Snap,

@@ -67,12 +67,14 @@ extension StepAssembler {
 
     /// The edge a step drives on from the first junction it passes unsaid.
     private func edgeAfterFirstSilentJunction(_ d: Draft, _ pieces: [Piece]) -> Int? {
+        firstSilentJunctionPiece(d, pieces).map { pieces[$0 + 1].edge }
+    }
+
+    /// The piece of a step that ends at the first junction it passes unsaid.
+    private func firstSilentJunctionPiece(_ d: Draft, _ pieces: [Piece]) -> Int? {
         guard d.intersections.count >= 2 else { return nil }
         let location = d.intersections[1].location
-        for k in d.pieces.dropLast() where graph.coordinate(of: graph.edgeTarget[pieces[k].edge]) == location {
-            return pieces[k + 1].edge
-        }
-        return nil
+        return d.pieces.dropLast().first { graph.coordinate(of: graph.edgeTarget[pieces[$0].edge]) == location }
     }
 
     /// OSRM's `maneuverSucceededBySuppressedDirection`: a maneuver, then within 30 m a junction
@@ -234,9 +236,21 @@ extension StepAssembler {
         return step
     }
 
-    /// A new name that says nothing new (the same road after all), or that would be read for
-    /// under 105 m, joins the step before (OSRM's `suppressShortNameSegments`); not where it
-    /// carries lanes to keep to.
+    /// OSRM's `buildIntersections`: an end of the road met with no junction passed since the
+    /// maneuver before says nothing the turn does not: it is told as a turn, or as continuing
+    /// where the name stays.
+    private func tellPlainEndsOfRoad(_ drafts: inout [Draft]) {
+        for k in drafts.indices.dropFirst() where drafts[k].type == .endOfRoad {
+            let passed = drafts[k - 1].intersections.count + (k - 1 == 0 ? 1 : 0)
+            guard passed < 2 else { continue }
+            let s = graph.segment(of: drafts[k].nameEdge), p = graph.segment(of: drafts[k - 1].nameEdge)
+            drafts[k].type = !classifier.hasNoName(s) && !classifier.announcesSegments(p, s) ? .continue : .turn
+        }
+    }
+
+    /// A new name that says nothing new (the same road after all; OSRM's `haveSameName`, never
+    /// between unnamed roads), or that would be read for under 105 m, joins the step before
+    /// (OSRM's `suppressShortNameSegments`); not where it carries lanes to keep to.
     private func suppressShortNameSegments(_ drafts: inout [Draft], _ pieces: [Piece]) {
         var k = 1
         while k < drafts.count {
@@ -254,19 +268,13 @@ extension StepAssembler {
     /// The first junction a step passes without a word: how far along the step it is, the turn
     /// angle there and the bearing leaving it.
     private func silentBend(_ d: Draft, _ pieces: [Piece]) -> (distance: Double, angle: Double, leaving: Double)? {
-        guard d.intersections.count >= 2 else { return nil }
+        guard let end = firstSilentJunctionPiece(d, pieces) else { return nil }
         let x = d.intersections[1]
         guard let inIndex = x.inIndex, let outIndex = x.outIndex else { return nil }
-        var distance = 0.0
-        for k in d.pieces.dropLast() {
-            distance += pieces[k].length
-            if graph.coordinate(of: graph.edgeTarget[pieces[k].edge]) == x.location {
-                let leaving = Double(x.roads[outIndex].bearing)
-                return (distance,
-                        Junction.turnAngle(arriving: Double(x.roads[inIndex].bearing) + 180, leaving: leaving), leaving)
-            }
-        }
-        return nil
+        let distance = pieces[d.pieces.lowerBound...end].reduce(0) { $0 + $1.length }
+        let leaving = Double(x.roads[outIndex].bearing)
+        let angle = Junction.turnAngle(arriving: Double(x.roads[inIndex].bearing) + 180, leaving: leaving)
+        return (distance, angle, leaving)
     }
 
     /// OSRM's `areSameSide`: both to the left or both to the right (straight on is either).

@@ -143,8 +143,6 @@ package final class TurnClassifier: Sendable {
     /// A junction's road leaving it (for a oneway towards the junction, the way it would leave).
     func data(of road: JunctionRoad) -> RoadData { data(key: road.segment) }
 
-    /// The decision for driving from `e` into the junction's taken road: OSRM's turn handlers
-    /// (motorway junctions, two-, three- and many-way intersections) for that road.
     /// The verdict on the turn junction `j` takes, arrived at along edge `e`.
     func verdict(arrival e: Int, junction j: Junction) -> TurnVerdict {
         if isDrivewayPassage(arrival: e, junction: j) || endsInRamp(arrival: e, junction: j) {
@@ -157,12 +155,14 @@ package final class TurnClassifier: Sendable {
     /// the one arrived by) and one ramp may be taken: no turn there at all (OSRM's `NoTurn`, not
     /// even a suppressed step), so the junction is not listed either.
     func endsInRamp(arrival e: Int, junction j: Junction) -> Bool {
-        guard let t = j.taken, graph.highway(of: e).isMotorwayClass, j.roads.count <= 3,
+        guard j.taken != nil, graph.highway(of: e).isMotorwayClass, j.roads.count <= 3,
               isMotorwayJunction(j, fromMotorway: true),
               motorwayContinuation(arrival: e, junction: j) == nil else { return false }
         return j.roads.dropFirst().lazy.filter(\.entry).count == 1
     }
 
+    /// The decision for driving from `e` into the junction's taken road: OSRM's turn handlers
+    /// (driveways, motorway junctions, two-, three- and many-way intersections) for that road.
     func decide(arrival e: Int, junction j: Junction) -> TurnDecision {
         let decision = decideByHandlers(arrival: e, junction: j)
         // OSRM's `TurnAnalysis`: an on ramp taken from a motorway-like road is an off ramp.
@@ -175,7 +175,6 @@ package final class TurnClassifier: Sendable {
     private func decideByHandlers(arrival e: Int, junction j: Junction) -> TurnDecision {
         guard let t = j.taken else { return .silent }
         let road = j.roads[t], f = road.out
-
         if road.angle < 0.01 || road.angle > 359.99 { return .maneuver(.continue, .uturn) }
         let modifier = ManeuverModifier(angle: road.angle)
 

@@ -18,6 +18,9 @@ import Testing
         #expect(LocalRuler.osrm(latitude: 42.55) == LocalRuler(latitude: 42.525))
         #expect(LocalRuler.osrm(latitude: -42.554) == LocalRuler(latitude: 42.575))
         #expect(LocalRuler.osrm(latitude: 0) == LocalRuler(latitude: 0.025))
+        #expect(LocalRuler.osrm(latitude: 90) == LocalRuler(latitude: 89.975))
+        #expect(LocalRuler.osrm(latitude: 1e300) == LocalRuler(latitude: 89.975))
+        #expect(LocalRuler.osrm(latitude: .nan) == LocalRuler(latitude: 0.025))
     }
 
     /// A road off the small ring at 42.5540,1.5067 (Andorra): OSRM's bearing class for it is 330
