@@ -54,7 +54,7 @@ extension StepAssembler {
     private func oscillatesIntoSilence(_ drafts: [Draft], at i: Int, _ pieces: [Piece]) -> Bool {
         let s = drafts[i]
         guard i >= 1, s.type == .newName || s.type == .turn && s.modifier == .straight,
-              !Self.isRoundabout(drafts[i - 1].type), let after = edgeAfterFirstSilentJunction(s, pieces)
+              !Self.endsOnRing(drafts[i - 1]), let after = edgeAfterFirstSilentJunction(s, pieces)
         else { return false }
         func unnamed(_ e: Int) -> Bool {
             let segment = graph.segment(of: e)
@@ -103,7 +103,7 @@ extension StepAssembler {
         let sameRoad = !classifier.announces(before, after)
         // OSRM's scenarios that read the step before (a U-turn, a name coming and going, a name
         // change before a maneuver) never follow a roundabout's step.
-        let afterRing = Self.isRoundabout(drafts[i - 1].type)
+        let afterRing = Self.endsOnRing(drafts[i - 1])
         // OSRM's `isNameOszillation`, at any distance: a name that comes and goes, both steps
         // name changes (a new name, or a turn straight on), is nothing to say. (Not past a
         // junction between them: OSRM has a silent step there, and the two are not next.)
@@ -201,6 +201,13 @@ extension StepAssembler {
     }
 
     private static func nameChange(_ d: Draft) -> Bool { d.type == .newName || straightOn(d) }
+
+    /// Whether OSRM's step before the next one has a roundabout type: a step onto, along or off
+    /// a ring, unless it passes a junction after leaving the ring (OSRM's step before the next is
+    /// then the suppressed one there).
+    private static func endsOnRing(_ d: Draft) -> Bool {
+        isRoundabout(d.type) && !((d.type == .exitRoundabout || d.type == .exitRotary) && d.intersections.count >= 2)
+    }
 
     /// OSRM's `hasRoundaboutType`: a step onto, along or off a roundabout or rotary.
     private static func isRoundabout(_ type: ManeuverType) -> Bool {

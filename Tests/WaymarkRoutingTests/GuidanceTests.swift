@@ -1093,6 +1093,41 @@ import WaymarkOSM
         try check(grid, [("a", "e", "Alpha,Cross,Cross", "depart,turn right,arrive")])
     }
 
+    /// A name change just before a turn, after a roundabout: OSRM joins the two (the turn takes
+    /// both angles) only when a junction passed unsaid since the exit stands between, for its
+    /// step before the name change is then that silent one, not the roundabout's. OSRM 26.10 on
+    /// these maps: `turn right` into Side with the oneway In joining at x, `turn slight right`
+    /// without it.
+    @Test func nameChangeBeforeATurnAfterARoundabout() throws {
+        let picture = """
+                                                    a
+                          w
+                                                    b
+                      l
+                          k
+                              z
+                                  y   x    d    c       g       h
+
+
+
+                                      m             e
+
+                                                    f
+            """
+        let ways: [(nodes: String, tags: [String: String])] = [
+            ("ab", ["highway": "primary"]), ("bcegb", ["highway": "primary", "junction": "roundabout"]),
+            ("gh", ["highway": "primary"]), ("ef", ["highway": "primary"]),
+            ("cdxy", ["highway": "tertiary", "name": "Exit"]), ("yzkl", ["highway": "tertiary", "name": "Next"]),
+            ("zw", ["highway": "tertiary", "name": "Side"])]
+        let joined = GridMap(picture: picture, ways: ways + [("mx", ["highway": "tertiary", "name": "In",
+                                                                      "oneway": "yes"])], spacing: 5)
+        try check(joined, [("a", "w", ",Exit,Exit,Side,Side",
+                            "depart,roundabout-exit-1,exit roundabout right,turn right,arrive")])
+        let plain = GridMap(picture: picture, ways: ways, spacing: 5)
+        try check(plain, [("a", "w", ",Exit,Exit,Side,Side",
+                           "depart,roundabout-exit-1,exit roundabout right,turn slight right,arrive")])
+    }
+
     /// A link of a lesser road joining a trunk: OSRM's motorway handler leaves it to the turn
     /// handler, which merges only where the name changes (OSRM 26.10 on this map: `depart, arrive`
     /// for a `primary_link` of the trunk's ref; `depart, merge slight left, arrive` onto a named
