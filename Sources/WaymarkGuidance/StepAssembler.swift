@@ -122,12 +122,14 @@ package struct StepAssembler {
         while i < pieces.count {
             let e = pieces[i - 1].edge, f = pieces[i].edge
             // Where the road only goes on (two roads meet, nothing to choose), there is nothing to
-            // say unless the name or the mode changes: no junction to analyse.
+            // say unless the name or the mode changes, or the road becomes a ramp (OSRM's `on ramp`
+            // there): no junction to analyse.
             let v = graph.edgeTarget[e]
             // (The names last: most vertices of a route are junctions, and comparing names costs the most.)
             let modes: EdgeFlags = [.roundabout, .ferry]
+            let becomesRamp = !graph.highway(of: e).isMotorwayRamp && graph.highway(of: f).isMotorwayRamp
             if !graph.isUTurn(e, f) && graph.flags(of: e).intersection(modes) == graph.flags(of: f).intersection(modes)
-                && isPlainPassage(v, e, f) && !classifier.announces(e, f) {
+                && !becomesRamp && isPlainPassage(v, e, f) && !classifier.announces(e, f) {
                 drafts[drafts.count - 1].takeIn(piece: i)
                 if osrmHasVertex(v, e, f) {
                     // Two ways OSRM does not join (a tunnel begins, destinations change…): its

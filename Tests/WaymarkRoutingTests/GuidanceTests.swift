@@ -1128,6 +1128,15 @@ import WaymarkOSM
                            "depart,roundabout-exit-1,exit roundabout right,turn slight right,arrive")])
     }
 
+    /// A road that becomes a motorway ramp where nothing else meets: OSRM's `on ramp` there, told
+    /// as straight on (OSRM 26.10 on this map: `depart, on ramp straight, arrive`).
+    @Test func roadBecomesARamp() throws {
+        let grid = GridMap(picture: "a - - - b - - - c - - - d",
+                           ways: [("ab", ["highway": "primary", "oneway": "yes", "name": "Main"]),
+                                  ("bcd", ["highway": "motorway_link", "oneway": "yes"])])
+        try check(grid, [("a", "d", "Main,,", "depart,on ramp straight,arrive")])
+    }
+
     /// A link of a lesser road joining a trunk: OSRM's motorway handler leaves it to the turn
     /// handler, which merges only where the name changes (OSRM 26.10 on this map: `depart, arrive`
     /// for a `primary_link` of the trunk's ref; `depart, merge slight left, arrive` onto a named
