@@ -524,7 +524,7 @@ extension GuidanceTables {
     /// lines fitted as OSRM fits them; 14: measured with OSRM's ruler; 15: a ramp joins a
     /// motorway-class road by a merge only where OSRM says one; 16: OSRM's driveway handler's new
     /// names and turns). Tables stored under other parameters are made again rather than used.
-    static var parameters: [Double] { [16] }
+    static var parameters: [Double] { [17] }
 
     /// The tables as graph-file sections: the bearings, the name keys, the merged roads and the
     /// verdicts.

@@ -202,9 +202,9 @@ package final class TurnClassifier: Sendable {
             return .maneuver(basicType(e, f), modifier)
         }
         if let o = obvious, o == t { return obviousDecision(arrival: e, junction: j, taken: t) }
-        if obvious == nil, let range = fork(arrival: e, junction: j),
-           let decision = forkDecision(arrival: e, junction: j, fork: range, taken: t) { return decision }
-        return .maneuver(basicType(e, f), modifier)
+        let range = obvious == nil ? fork(arrival: e, junction: j) : nil
+        if let range, let decision = forkDecision(arrival: e, junction: j, fork: range, taken: t) { return decision }
+        return sideTurnDecision(arrival: e, junction: j, taken: t, obvious: obvious, fork: range)
     }
 
     /// OSRM's `DrivewayHandler`'s junctions (`canProcess`): besides the road arrived by (not a

@@ -1137,6 +1137,29 @@ import WaymarkOSM
         try check(grid, [("a", "d", "Main,,", "depart,on ramp straight,arrive")])
     }
 
+    /// Two turns to one side of the way on at a junction of many roads: OSRM tells them apart,
+    /// the one nearer straight on as the slight one (`assignLeftTurns`, `assignRightTurns`,
+    /// `handleDistinctConflict`). OSRM 26.10 on this map: `turn slight left` into Diag, `turn
+    /// left` into West, `turn slight right` into NorthEast, `turn right` into East.
+    @Test func twoTurnsToOneSideAreToldApart() throws {
+        let grid = GridMap(picture: """
+                d   c   h
+
+
+
+              e     b     f
+
+
+
+                    a
+            """, ways: [("abc", ["name": "Main"]), ("bd", ["name": "Diag"]), ("be", ["name": "West"]),
+                        ("bh", ["name": "NorthEast"]), ("bf", ["name": "East"])])
+        try check(grid, [("a", "d", "Main,Diag,Diag", "depart,turn slight left,arrive"),
+                         ("a", "e", "Main,West,West", "depart,turn left,arrive"),
+                         ("a", "h", "Main,NorthEast,NorthEast", "depart,turn slight right,arrive"),
+                         ("a", "f", "Main,East,East", "depart,turn right,arrive")])
+    }
+
     /// A link of a lesser road joining a trunk: OSRM's motorway handler leaves it to the turn
     /// handler, which merges only where the name changes (OSRM 26.10 on this map: `depart, arrive`
     /// for a `primary_link` of the trunk's ref; `depart, merge slight left, arrive` onto a named
