@@ -45,7 +45,13 @@ package struct StepAssembler {
         var bearingBefore: Double = 0
         var bearingAfter: Double = 0
         var intersections: [StepIntersection] = []
+        /// How many of the intersections the maneuver's own junction holds: two where it joins
+        /// the ends of a segregated crossing (``joinSegregated``), else one. Those after them were
+        /// passed unsaid (OSRM's suppressed steps, apart until it collapses its steps).
+        var ownIntersections = 1
         func distance(_ all: [Piece]) -> Double { all[pieces].reduce(0) { $0 + $1.length } }
+        /// Whether a junction was passed unsaid since the maneuver.
+        var passesJunctions: Bool { intersections.count > ownIntersections }
 
         /// Takes in the next piece of the leg (the road goes on).
         mutating func takeIn(piece i: Int) { pieces = pieces.lowerBound..<(i + 1) }
@@ -178,6 +184,16 @@ package struct StepAssembler {
             }
             switch decision {
             case .silent:
+                // A maneuver just before at the start of a segregated edge takes in OSRM's
+                // suppressed step at its end.
+                let road = junction.roads[junction.taken!]
+                if junction.roads.count > 2, let last = drafts.last, last.pieces == (i - 1)..<i,
+                   joinSegregated(Draft(pieces: i..<(i + 1), type: .turn, modifier: ManeuverModifier(angle: road.angle),
+                                        angle: road.angle, nameEdge: f, bearingBefore: junction.arrivalBearing,
+                                        bearingAfter: road.bearing, intersections: [intersection]),
+                                  silent: true, passed: nil, drafts: &drafts, pieces) {
+                    break
+                }
                 // (Straight on where only some lanes go on too: OSRM has deprecated `use lane` and only
                 // lists the lanes on the junction's intersection.)
                 drafts[drafts.count - 1].takeIn(piece: i)
@@ -192,7 +208,9 @@ package struct StepAssembler {
                 let draft = Draft(pieces: i..<(i + 1), type: type, modifier: modifier, angle: road.angle, nameEdge: f,
                                   bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing,
                                   intersections: [intersection])
-                if !joinSegregated(draft, passed: passed, drafts: &drafts, pieces) { drafts.append(draft) }
+                if !joinSegregated(draft, silent: false, passed: passed, drafts: &drafts, pieces) {
+                    drafts.append(draft)
+                }
             }
             i += 1
         }
@@ -527,7 +545,9 @@ package struct StepAssembler {
     /// step there (a maneuver, or the road going on where OSRM keeps a suppressed step): a U-turn
     /// where the two turn back, else by the direction from before the one to after the other
     /// (OSRM's `SegregatedTurnStrategy`). False when `draft` (the maneuver) is not such a one.
-    private func joinSegregated(_ draft: Draft, passed: PassedJunction?,
+    /// `silent`: `draft` stands for OSRM's suppressed step at the edge's end (its modifier the
+    /// turn's there), joined only to a maneuver at the start.
+    private func joinSegregated(_ draft: Draft, silent: Bool, passed: PassedJunction?,
                                 drafts: inout [Draft], _ pieces: [Piece]) -> Bool {
         let k = draft.pieces.lowerBound - 1 // the piece along the edge arrived by
         guard k >= 1, pieces[k].from == 0 else { return false }
@@ -542,7 +562,7 @@ package struct StepAssembler {
             default: return false
             }
             current = drafts.removeLast()
-        } else if let passed, passed.piece == k, let last = drafts.last, last.pieces.upperBound == k + 1,
+        } else if !silent, let passed, passed.piece == k, let last = drafts.last, last.pieces.upperBound == k + 1,
             last.pieces.lowerBound < k,
                   let intersection = last.intersections.last {
             // The road went on at the edge's start: that junction becomes the step's place.
@@ -566,7 +586,7 @@ package struct StepAssembler {
         } else if current.type == .fork && !suppressedStart {
             type = .fork
             modifier = current.modifier
-        } else if direction == .straight && [.newName, .continue, .turn].contains(draft.type)
+        } else if direction == .straight && (silent || [.newName, .continue, .turn].contains(draft.type))
                     && [.straight, .slightLeft, .slightRight].contains(draft.modifier)
                     || (125...235).contains(angle) && current.intersections.count == 1
                     && takesStraightest(current.intersections[0]) && takesStraightest(draft.intersections[0]) {
@@ -581,14 +601,17 @@ package struct StepAssembler {
             }
             type = .newName
             modifier = .straight
-        } else if direction != .straight && [.turn, .continue, .newName].contains(draft.type) {
+        } else if direction != .straight && (silent || [.turn, .continue, .newName].contains(draft.type)) {
             type = .turn
+        } else if silent {
+            type = current.type
         }
         current.absorb(draft)
         current.type = type
         current.modifier = modifier
         current.angle = angle
         current.nameEdge = draft.nameEdge
+        current.ownIntersections = current.intersections.count
         drafts.append(current)
         return true
     }

@@ -26,7 +26,7 @@ extension StepAssembler {
     func collapse(_ drafts: inout [Draft], _ pieces: [Piece]) {
         var i = 1
         while i < drafts.count {
-            if Self.collapsible(drafts[i].type) && drafts[i].intersections.count >= 2 {
+            if Self.collapsible(drafts[i].type) && drafts[i].passesJunctions {
                 if oscillatesIntoSilence(drafts, at: i, pieces) {
                     drafts[i - 1].absorb(drafts[i])
                     drafts.remove(at: i)
@@ -72,8 +72,8 @@ extension StepAssembler {
 
     /// The piece of a step that ends at the first junction it passes unsaid.
     private func firstSilentJunctionPiece(_ d: Draft, _ pieces: [Piece]) -> Int? {
-        guard d.intersections.count >= 2 else { return nil }
-        let location = d.intersections[1].location
+        guard d.passesJunctions else { return nil }
+        let location = d.intersections[d.ownIntersections].location
         return d.pieces.dropLast().first { graph.coordinate(of: graph.edgeTarget[pieces[$0].edge]) == location }
     }
 
@@ -180,7 +180,8 @@ extension StepAssembler {
         // A name change just before a maneuver, or just after one (a straight new name, or
         // one without a choice, from a little further).
         let preceded = !afterRing && short && Self.nameChange(s)
-        let succeeded = Self.nameChange(next) && undisturbed
+        // (A straight or choiceless new name joins past a junction too, as OSRM's.)
+        let succeeded = Self.nameChange(next)
             && (short
                 || next.type == .newName && (next.modifier == .straight || choiceless) && length <= 1.5 * limit)
         // A turn, then a road that leaves no choice: close after a turn, or a little further
@@ -276,7 +277,7 @@ extension StepAssembler {
     /// angle there and the bearing leaving it.
     private func silentBend(_ d: Draft, _ pieces: [Piece]) -> (distance: Double, angle: Double, leaving: Double)? {
         guard let end = firstSilentJunctionPiece(d, pieces) else { return nil }
-        let x = d.intersections[1]
+        let x = d.intersections[d.ownIntersections]
         guard let inIndex = x.inIndex, let outIndex = x.outIndex else { return nil }
         let distance = pieces[d.pieces.lowerBound...end].reduce(0) { $0 + $1.length }
         let leaving = Double(x.roads[outIndex].bearing)

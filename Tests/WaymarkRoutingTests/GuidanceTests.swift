@@ -1160,6 +1160,51 @@ import WaymarkOSM
                          ("a", "f", "Main,East,East", "depart,turn right,arrive")])
     }
 
+    /// A turn at the start of a segregated crossing (the oneway Avenue comes in at `a`, the other
+    /// leaves at `b`) is told with the junction passed at its end, by the direction from before
+    /// the one to after the other (OSRM's `collapseSegregatedTurnInstructions` with its suppressed
+    /// step at `b`): a new name straight on, not slight left. OSRM 26.10 on this map: `depart, new
+    /// name straight, arrive`.
+    @Test func turnIntoASegregatedCrossingTakesInItsEnd() throws {
+        let grid = GridMap(picture: """
+                    nm
+
+
+                      b                   c
+            w       a
+            """, ways: [("wa", ["name": "Alpha"]), ("abc", ["name": "Bee"]),
+                        ("na", ["name": "Avenue", "oneway": "yes"]), ("bm", ["name": "Avenue", "oneway": "yes"])],
+            spacing: 10)
+        try check(grid, [("w", "c", "Alpha,Bee,Bee", "depart,new name straight,arrive")])
+    }
+
+    /// A segregated crossing told as one turn at `a`, then a new name without a choice within
+    /// 45 m: OSRM joins them (`maneuverSucceededByNameChange` needs no undisturbed road for a
+    /// choiceless name change), though the turn's step holds the crossing's far end `b`. OSRM 26.10
+    /// on this map: `depart, turn left, arrive` onto Avenue.
+    @Test func nameChangeJoinsATurnAcrossASegregatedCrossing() throws {
+        let grid = GridMap(picture: """
+                         q
+
+
+
+
+
+
+
+                        p
+
+
+
+                         c      f
+
+            w         a b                 e
+            """, ways: [("wabe", ["name": "Alpha"]), ("pa", ["name": "Avenue", "oneway": "yes"]),
+                        ("bc", ["oneway": "yes"]), ("cq", ["name": "Avenue", "oneway": "yes"]),
+                        ("fc", ["name": "Feeder", "oneway": "yes"])], spacing: 10)
+        try check(grid, [("w", "q", "Alpha,Avenue,Avenue", "depart,turn left,arrive")])
+    }
+
     /// A link of a lesser road joining a trunk: OSRM's motorway handler leaves it to the turn
     /// handler, which merges only where the name changes (OSRM 26.10 on this map: `depart, arrive`
     /// for a `primary_link` of the trunk's ref; `depart, merge slight left, arrive` onto a named
