@@ -280,6 +280,19 @@ let drivingSideOption = OptionSpec(name: "driving-side", value: "right|left",
                                    help: "Which side traffic keeps to (turns towards the kerb are cheaper); default: "
                                        + "the graph file's, or where the roads are.")
 
+/// `--exclude`, as route, table and isochrone take it.
+let excludeOption = OptionSpec(name: "exclude", value: "toll,motorway,ferry",
+                               help: "Keep off roads of these classes (any combination; as OSRM's option).")
+
+/// The classes `--exclude` names (none when not given).
+func excludedClasses(_ args: ParsedArguments) throws(CLIError) -> ExcludedClasses {
+    guard let text = args.value("exclude"), !text.isEmpty else { return [] }
+    switch ExcludedClasses.parse(text) {
+    case .success(let classes): return classes
+    case .failure(let unknown): throw .usage("--exclude: \(unknown)")
+    }
+}
+
 /// `-o FILE`, as every command that prints its result takes it.
 let outputOption = OptionSpec(name: "output", value: "FILE",
                               help: "Write to FILE (atomically) instead of standard output.", short: "o",

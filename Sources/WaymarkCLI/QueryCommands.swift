@@ -17,6 +17,7 @@ enum TableCommand {
                     + "source."),
             OptionSpec(name: "max-snap", value: "METRES", help: "Farthest a point may be from a road (default 1000)."),
             drivingSideOption,
+            excludeOption,
             outputOption,
         ],
         discussion:
@@ -37,7 +38,10 @@ enum TableCommand {
         let method = RoadMap.searchMethod(for: .table(pairs: sources.count * destinations.count))
         let map = try openMap(path, args, method: method, maxSnapDistance: maxSnap)
         let table: DistanceTable
-        do { table = try map.table(sources: sources, destinations: destinations) } catch { throw .failure("\(error)") }
+        let exclude = try excludedClasses(args)
+        do {
+            table = try map.table(sources: sources, destinations: destinations, exclude: exclude)
+        } catch { throw .failure("\(error)") }
         let json = { table.osrmJSON(on: map, durations: true, distances: true).jsonText() + "\n" }
         let text = format == "csv" ? table.durationsCSV : json()
         try Output.emit(Array(text.utf8), to: args.value("output"))
@@ -61,6 +65,7 @@ enum IsochroneCommand {
             OptionSpec(name: "max-snap", value: "METRES",
                        help: "Farthest the start may be from a road (default 1000)."),
             drivingSideOption,
+            excludeOption,
             outputOption,
         ],
         discussion:
@@ -74,10 +79,11 @@ enum IsochroneCommand {
         let minutes = try parseMinutes(args.value("minutes") ?? "5,10,15")
         let denoise = try args.number("denoise", default: 1, in: 0...1)
         let maxSnap = try args.number("max-snap", default: 1000, in: 1...100_000)
+        let exclude = try excludedClasses(args)
         let map = try openMap(path, args, maxSnapDistance: maxSnap)
         let isochrone: Isochrone
         do {
-            isochrone = try map.isochrone(from: from, minutes: minutes, denoise: denoise)
+            isochrone = try map.isochrone(from: from, minutes: minutes, denoise: denoise, exclude: exclude)
         } catch {
             throw .failure("\(error)")
         }

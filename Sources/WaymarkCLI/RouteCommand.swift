@@ -45,6 +45,7 @@ enum RouteCommand {
                     "With --batch: route on N threads over the one loaded map (default 1); output stays in input order."
             ),
             drivingSideOption,
+            excludeOption,
             OptionSpec(name: "language", value: "CODE",
                        help: "The instructions' language (default en; the languages the library has)."),
             OptionSpec(
@@ -250,7 +251,7 @@ enum RouteCommand {
     }
 
     /// The route options given (`--alternatives`, `--bearings`, `--approaches`,
-    /// `--continue-straight`, `--annotations`) for routes of `waypoints` points.
+    /// `--continue-straight`, `--annotations`, `--exclude`) for routes of `waypoints` points.
     static func routeOptions(_ args: ParsedArguments, waypoints: Int, format: String) throws(CLIError) -> RouteOptions {
         var options = RouteOptions()
         options.alternatives = Int(try args.number("alternatives", default: 0, in: 0...3))
@@ -283,6 +284,7 @@ enum RouteCommand {
         let kinds = try annotationKinds(args)
         if !kinds.isEmpty && format != "json" { throw .usage("--annotations is for --format json") }
         options.annotations = !kinds.isEmpty
+        options.exclude = try excludedClasses(args)
         return options
     }
 

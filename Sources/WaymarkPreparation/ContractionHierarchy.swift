@@ -55,11 +55,14 @@ public struct ContractionHierarchy: Sendable {
     /// pieces; a `RoadMap` passes the one it routes on, measured on perceived bearings), on
     /// `threads` threads (default: one per core). The hierarchy is the same whatever the number
     /// of threads.
+    ///
+    /// `excluding`: roads of those classes are left out (OSRM's `exclude`): no route found on
+    /// the hierarchy enters one.
     public init(graph: RoadGraph, costs: TurnCosts? = nil, turns: TurnGeometry? = nil, threads: Int? = nil,
-                progress: Progress? = nil) {
+                excluding excluded: ExcludedClasses = [], progress: Progress? = nil) {
         let costs = costs ?? TurnCosts(for: graph)
         let turnTables = turns ?? TurnGeometry(graph: graph)
-        let table = TransitionTable(graph: graph, turns: turnTables, costs: costs)
+        let table = TransitionTable(graph: graph, turns: turnTables, costs: costs).excluding(excluded, graph: graph)
         transitions = table
         self.costs = costs
         self.turns = turnTables

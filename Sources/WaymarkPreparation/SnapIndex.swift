@@ -58,18 +58,23 @@ public struct SnapFilter: Sendable, Equatable {
     /// Roads a waypoint does not usually start on (ferries, private service roads) too (OSRM's
     /// `snapping=any`).
     public var anyRoad: Bool
+    /// Roads of these classes are not snapped to (a route asked to keep off them: OSRM's
+    /// `exclude`).
+    public var excluded: ExcludedClasses = []
 
-    public init(bearing: (value: Int, range: Int)? = nil, approach: Approach = .unrestricted, anyRoad: Bool = false) {
+    public init(bearing: (value: Int, range: Int)? = nil, approach: Approach = .unrestricted, anyRoad: Bool = false,
+                excluded: ExcludedClasses = []) {
         self.bearing = bearing
         self.approach = approach
         self.anyRoad = anyRoad
+        self.excluded = excluded
     }
 
     public static let standard = SnapFilter()
 
     public static func == (a: SnapFilter, b: SnapFilter) -> Bool {
         a.bearing?.value == b.bearing?.value && a.bearing?.range == b.bearing?.range && a.approach == b.approach
-            && a.anyRoad == b.anyRoad
+            && a.anyRoad == b.anyRoad && a.excluded == b.excluded
     }
 
     /// OSRM's `value,range` (two integers); nil when it is not of that form. Whether the numbers
@@ -384,6 +389,10 @@ public final class SnapIndex: Sendable {
         var forward = forwardEdge[s] >= 0, backward = backwardEdge[s] >= 0
         if !filter.anyRoad && EdgeFlags(rawValue: graph.segmentFlags[s]).contains(.notStartpoint) {
             return (false, false)
+        }
+        if !filter.excluded.isEmpty {
+            forward = forward && !graph.isOf(filter.excluded, edge: Int(forwardEdge[s]))
+            backward = backward && !graph.isOf(filter.excluded, edge: Int(backwardEdge[s]))
         }
         if filter.bearing == nil && filter.approach == .unrestricted { return (forward, backward) }
         let (a, b) = endpoints(s, i)

@@ -238,6 +238,25 @@ public struct TurnGeometry: Sendable {
         paths = RestrictedPaths(graph: graph)
     }
 
+    /// This table with every turn onto an edge of `classes` forbidden (OSRM's `exclude`): no
+    /// search then enters such an edge, and a hierarchy contracted on it never holds one.
+    package func excluding(_ classes: ExcludedClasses, graph: RoadGraph) -> TransitionTable {
+        if classes.isEmpty { return self }
+        var masked = Array(cost)
+        for e in 0..<graph.edgeCount {
+            let outgoing = graph.edges(from: graph.edgeTarget[e])
+            let row = Int(start[e]) - outgoing.lowerBound
+            for f in outgoing where graph.isOf(classes, edge: f) { masked[row + f] = .infinity }
+        }
+        return TransitionTable(start: start, cost: Column(masked), paths: paths)
+    }
+
+    private init(start: Column<UInt32>, cost: Column<Float>, paths: RestrictedPaths) {
+        self.start = start
+        self.cost = cost
+        self.paths = paths
+    }
+
     /// The table a graph file stores (``fileSections``: its `cost`, in the order the graph gives:
     /// each edge's turns onto the edges leaving its target), checked against the graph; nil where
     /// the file has none. Its rows' starts (files written before they were stored: counted

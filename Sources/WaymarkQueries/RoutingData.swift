@@ -15,6 +15,10 @@ package final class RoutingData: Sendable {
     package let transitions: TransitionTable
     let landmarks: Landmarks?
     package let hierarchy: ContractionHierarchy?
+    /// The classes of road every search on this data keeps off (OSRM's `exclude`): the turn
+    /// table forbids entering them, the hierarchy was contracted without them, and snapping
+    /// leaves them out.
+    package let excluded: ExcludedClasses
     // What searches derive from the above at their first need, not at load (each reads the whole
     // map): made once, each under its own lock.
     private let madeMaximumSpeed = MadeOnce<Double>()
@@ -73,7 +77,7 @@ package final class RoutingData: Sendable {
 
     package init(graph: RoadGraph, snapIndex: SnapIndex, costs: TurnCosts, turns: TurnGeometry,
                  transitions: TransitionTable,
-                 landmarks: Landmarks?, hierarchy: ContractionHierarchy?) {
+                 landmarks: Landmarks?, hierarchy: ContractionHierarchy?, excluded: ExcludedClasses = []) {
         self.graph = graph
         self.snapIndex = snapIndex
         self.costs = costs
@@ -81,6 +85,26 @@ package final class RoutingData: Sendable {
         self.transitions = transitions
         self.landmarks = landmarks
         self.hierarchy = hierarchy
+        self.excluded = excluded
+    }
+
+    /// This data with `classes` as the ones its snapping leaves out (the searches as they are).
+    package func marked(excluding classes: ExcludedClasses) -> RoutingData {
+        classes == excluded ? self
+            : RoutingData(graph: graph, snapIndex: snapIndex, costs: costs, turns: turns, transitions: transitions,
+                          landmarks: landmarks, hierarchy: hierarchy, excluded: classes)
+    }
+
+    /// The same map keeping off `classes`: the turn table masked, the hierarchy (when this data
+    /// has one) contracted again without them; the rest shared.
+    package func excluding(_ classes: ExcludedClasses) -> RoutingData {
+        let masked = transitions.excluding(classes, graph: graph)
+        let contracted = hierarchy.map { _ in
+            ContractionHierarchy(graph: graph, costs: costs, turns: turns, excluding: classes)
+        }
+        return RoutingData(graph: graph, snapIndex: snapIndex, costs: costs, turns: turns,
+                           transitions: contracted?.transitions ?? masked, landmarks: landmarks,
+                           hierarchy: contracted, excluded: classes)
     }
 
     /// Why no road is within `maxDistance` metres of `c`: outside the map's area (and perhaps given

@@ -87,6 +87,14 @@ public final class RoadMap: @unchecked Sendable {
     /// Guarded by `lock`.
     private var prepared: PreparedMap?
     private var idleRouters: [Router] = []
+    /// The map keeping off each set of classes asked for so far, and its idle routers (guarded
+    /// by `lock`; each made under `excludingLock`, so that the next query of another set waits
+    /// only for its own).
+    private var preparedExcluding: [ExcludedClasses: PreparedMap] = [:]
+    private var searchesExcluding: [ExcludedClasses: RoutingData] = [:]
+    private var idleRoutersExcluding: [ExcludedClasses: [Router]] = [:]
+    private var presentClasses: ExcludedClasses?
+    private let excludingLock = NSLock()
 
     /// A map over a graph already in memory. `hierarchy` (contracted for this graph and its
     /// driving side) and `landmarks` are used as given; what `method` needs beyond them is
@@ -207,7 +215,35 @@ public final class RoadMap: @unchecked Sendable {
     }
 
     /// A router of its own, for a caller that runs queries on threads it manages: one per thread.
-    public func makeRouter() -> Router { Router(map: self, prepared: data()) }
+    /// `excluding`: its routes, tables and isochrones keep off roads of those classes.
+    public func makeRouter(excluding classes: ExcludedClasses = []) -> Router {
+        Router(map: self, prepared: data(excluding: classes))
+    }
+
+    /// The shared data of the map keeping off `classes`, made at the first query that asks (the
+    /// turn table masked, the hierarchy contracted again without those on the map), once per set.
+    func data(excluding classes: ExcludedClasses) -> PreparedMap {
+        let base = data()
+        if classes.isEmpty { return base }
+        let present = lock.withLock { presentClasses } ?? {
+            let found = graph.excludableClassesPresent
+            lock.withLock { presentClasses = found }
+            return found
+        }()
+        if let made = lock.withLock({ preparedExcluding[classes] }) { return made }
+        return excludingLock.withLock {
+            if let made = lock.withLock({ preparedExcluding[classes] }) { return made }
+            // One contraction per set of the classes on the map, whatever else a request names.
+            let effective = classes.intersection(present)
+            let searches = effective.isEmpty ? base.data
+                : lock.withLock({ searchesExcluding[effective] }) ?? base.data.excluding(effective)
+            lock.withLock { searchesExcluding[effective] = searches }
+            let made = PreparedMap(data: searches.marked(excluding: classes), guidance: base.guidance,
+                                   preparation: base.preparation)
+            lock.withLock { preparedExcluding[classes] = made }
+            return made
+        }
+    }
 
     /// The nearest point on a road within `maxDistance` metres (default: the map's
     /// ``maxSnapDistance``), preferring the main network; nil when there is none.
@@ -224,7 +260,9 @@ public final class RoadMap: @unchecked Sendable {
     /// The fastest route through the waypoints in order (two or more) as `options` asks, then the
     /// alternatives it asks for, best first (``Router/routes(_:options:)``). Thread-safe.
     public func routes(_ waypoints: [Coordinate], options: RouteOptions) throws(RouteError) -> [Route] {
-        try withRouter { (router) throws(RouteError) in try router.routes(waypoints, options: options) }
+        try withRouter(excluding: options.exclude) { (router) throws(RouteError) in
+            try router.routes(waypoints, options: options)
+        }
     }
 
     /// The fastest route through the waypoints in order (two or more); `radiuses` as
@@ -236,10 +274,17 @@ public final class RoadMap: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on a router lent from the pool (made when none is idle), then returns it.
-    private func withRouter<T>(_ body: (Router) throws(RouteError) -> T) throws(RouteError) -> T {
-        let router = lock.withLock { idleRouters.popLast() } ?? makeRouter()
-        defer { lock.withLock { idleRouters.append(router) } }
+    /// Runs `body` on a router lent from the pool (made when none is idle), then returns it;
+    /// `excluding` as ``makeRouter(excluding:)``.
+    private func withRouter<T>(excluding classes: ExcludedClasses = [],
+                               _ body: (Router) throws(RouteError) -> T) throws(RouteError) -> T {
+        if classes.isEmpty {
+            let router = lock.withLock { idleRouters.popLast() } ?? makeRouter()
+            defer { lock.withLock { idleRouters.append(router) } }
+            return try body(router)
+        }
+        let router = lock.withLock { idleRoutersExcluding[classes]?.popLast() } ?? makeRouter(excluding: classes)
+        defer { lock.withLock { idleRoutersExcluding[classes, default: []].append(router) } }
         return try body(router)
     }
 
@@ -263,17 +308,17 @@ public final class RoadMap: @unchecked Sendable {
     /// Travel times and distances from every source to every destination (see
     /// ``Router/table(sources:destinations:radiuses:)``). Thread-safe.
     public func table(sources: [Coordinate], destinations: [Coordinate],
-                      radiuses: [Double?] = []) throws(RouteError) -> DistanceTable {
-        try withRouter { (router) throws(RouteError) in
+                      radiuses: [Double?] = [], exclude: ExcludedClasses = []) throws(RouteError) -> DistanceTable {
+        try withRouter(excluding: exclude) { (router) throws(RouteError) in
             try router.table(sources: sources, destinations: destinations, radiuses: radiuses)
         }
     }
 
     /// The areas reached within each of `minutes` from `origin` (see
     /// ``Router/isochrone(from:minutes:denoise:radius:)``). Thread-safe.
-    public func isochrone(from origin: Coordinate, minutes: [Double],
-                          denoise: Double = 1, radius: Double? = nil) throws(RouteError) -> Isochrone {
-        try withRouter { (router) throws(RouteError) in
+    public func isochrone(from origin: Coordinate, minutes: [Double], denoise: Double = 1, radius: Double? = nil,
+                          exclude: ExcludedClasses = []) throws(RouteError) -> Isochrone {
+        try withRouter(excluding: exclude) { (router) throws(RouteError) in
             try router.isochrone(from: origin, minutes: minutes, denoise: denoise, radius: radius)
         }
     }
@@ -287,7 +332,7 @@ public final class RoadMap: @unchecked Sendable {
         _ transform: @escaping @Sendable (Result<[Route], RouteError>) -> T
     ) -> RouteBatch<T> {
         let threads = max(1, min(threads, queries.count))
-        let prepared = data()
+        let prepared = data(excluding: options.exclude)
         let results = UnsafeMutableBufferPointer<(value: T, milliseconds: Double?)?>.allocate(capacity: queries.count)
         results.initialize(repeating: nil)
         defer {

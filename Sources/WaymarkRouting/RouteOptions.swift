@@ -1,4 +1,5 @@
 import WaymarkGeo
+import WaymarkGraph
 import WaymarkGuidance
 import WaymarkPreparation
 
@@ -34,6 +35,8 @@ public struct RouteOptions: Sendable {
     public var annotations = false
     /// The language the steps are told in.
     public var language: InstructionTemplates = .english
+    /// Classes of road the route keeps off, waypoints included (OSRM's `exclude`).
+    public var exclude: ExcludedClasses = []
 
     public init() {}
 

@@ -80,7 +80,8 @@ public final class Router {
         let candidates = try points.enumerated().map { (i, c) throws(RouteError) in
             if !given.isEmpty, let snap = given[i] { return (nearest: snap, big: Snap?.none) }
             let reach = radiuses.isEmpty ? maxSnapDistance : radiuses[i] ?? maxSnapDistance
-            let filter = filters.isEmpty ? .standard : filters[i]
+            var filter = filters.isEmpty ? .standard : filters[i]
+            filter.excluded = data.excluded
             guard let found = data.snapIndex.candidates(near: c, maxDistance: reach, filter: filter) else {
                 throw data.noRoadError(c, maxDistance: reach)
             }
@@ -91,7 +92,8 @@ public final class Router {
 
     /// Snaps a waypoint, or fails with ``RouteError/noSegment(_:maxDistance:)``.
     public func snap(_ c: Coordinate) throws(RouteError) -> Snap {
-        guard let snap = data.snapIndex.nearest(to: c, maxDistance: maxSnapDistance) else {
+        guard let snap = data.snapIndex.nearest(to: c, maxDistance: maxSnapDistance,
+                                                filter: SnapFilter(excluded: data.excluded)) else {
             throw data.noRoadError(c, maxDistance: maxSnapDistance)
         }
         return snap
@@ -113,9 +115,10 @@ public final class Router {
     public func routes(_ waypoints: [Coordinate], options: RouteOptions) throws(RouteError) -> [Route] {
         guard waypoints.count >= 2 else { throw .invalidInput("a route needs at least two waypoints") }
         if let problem = options.problem(waypoints: waypoints.count) { throw .invalidInput(problem) }
-        let given = options.hints.enumerated().map { i, hint in
+        // (A hint may lie on a road the route is to keep off: snapped again then.)
+        let given = data.excluded.isEmpty ? options.hints.enumerated().map { i, hint in
             hint.flatMap { snap(fromHint: $0, input: waypoints[i]) }
-        }
+        } : []
         let snaps = try snap(waypoints, radiuses: options.radiuses,
                              filters: waypoints.indices.map(options.filter), given: given)
         let ends = options.legEnds ?? Array(waypoints.indices)

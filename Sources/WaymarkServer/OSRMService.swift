@@ -34,12 +34,39 @@ public final class OSRMService: Sendable {
 
     /// A handler for one thread.
     public func makeHandler() -> HTTPHandler {
-        let router = map.makeRouter()
-        return { request in self.respond(to: request, router: router) }
+        let routers = Routers(map: map)
+        return { request in self.respond(to: request, routers: routers) }
+    }
+
+    /// One thread's routers: the map's own, and one per set of classes a request has asked to
+    /// keep off (``RoadMap/makeRouter(excluding:)``), made at the first such request.
+    public final class Routers {
+        let map: RoadMap
+        let base: Router
+        private var excluding: [ExcludedClasses: Router] = [:]
+
+        public init(map: RoadMap, base: Router? = nil) {
+            self.map = map
+            self.base = base ?? map.makeRouter()
+        }
+
+        func router(excluding classes: ExcludedClasses) -> Router {
+            if classes.isEmpty { return base }
+            if let made = excluding[classes] { return made }
+            let made = map.makeRouter(excluding: classes)
+            made.maxSnapDistance = base.maxSnapDistance
+            excluding[classes] = made
+            return made
+        }
     }
 
     /// The response to one request, answered with `router` (one thread's).
     public func respond(to request: HTTPRequest, router: Router) -> HTTPResponse {
+        respond(to: request, routers: Routers(map: map, base: router))
+    }
+
+    /// The response to one request, answered with one thread's routers.
+    public func respond(to request: HTTPRequest, routers: Routers) -> HTTPResponse {
         if request.method == "OPTIONS" {
             return HTTPResponse(status: .noContent,
                                 headers: [("Allow", "GET, HEAD, OPTIONS"),
@@ -47,7 +74,7 @@ public final class OSRMService: Sendable {
                                                               ("Access-Control-Max-Age", "86400")])
         }
         do {
-            return .json(bytes: try answer(request, router: router))
+            return .json(bytes: try answer(request, routers: routers))
         } catch {
             return .json(["code": .string(error.code), "message": .string(error.message)], status: error.status)
         }
@@ -56,7 +83,7 @@ public final class OSRMService: Sendable {
     // MARK: - Dispatch
 
     /// The JSON bytes of a successful answer.
-    private func answer(_ request: HTTPRequest, router: Router) throws(APIError) -> [UInt8] {
+    private func answer(_ request: HTTPRequest, routers: Routers) throws(APIError) -> [UInt8] {
         let segments = request.segments
         if segments == ["health"] {
             return (["code": "Ok", "status": "serving", "nodes": .number(Double(map.graph.nodeCount)),
@@ -86,10 +113,10 @@ public final class OSRMService: Sendable {
         var options = try Options(request.query)
         let result: [UInt8]
         switch service {
-        case "route": result = try route(coordinates, &options, router: router)
-        case "table": result = try table(coordinates, &options, router: router).jsonBytes
-        case "isochrone": result = try isochrone(coordinates, &options, router: router)
-        default: result = try nearest(coordinates, &options, router: router).jsonBytes
+        case "route": result = try route(coordinates, &options, routers: routers)
+        case "table": result = try table(coordinates, &options, routers: routers).jsonBytes
+        case "isochrone": result = try isochrone(coordinates, &options, routers: routers)
+        default: result = try nearest(coordinates, &options, routers: routers).jsonBytes
         }
         return result
     }
@@ -97,12 +124,13 @@ public final class OSRMService: Sendable {
     // MARK: - Services
 
     private func route(_ coordinates: [Coordinate],
-                       _ options: inout Options, router: Router) throws(APIError) -> [UInt8] {
+                       _ options: inout Options, routers: Routers) throws(APIError) -> [UInt8] {
         guard coordinates.count >= 2 else { throw APIError("InvalidOptions", "a route needs at least two coordinates") }
         guard coordinates.count <= limits.maxWaypoints else {
             throw APIError("TooBig", "\(coordinates.count) coordinates: a route takes at most \(limits.maxWaypoints)")
         }
         let general = try general(&options, count: coordinates.count)
+        let router = routers.router(excluding: general.exclude)
         var asked = general.routeOptions
         let steps = try options.bool("steps", default: false)
         if let text = options.take("alternatives") {
@@ -175,9 +203,10 @@ public final class OSRMService: Sendable {
     }
 
     private func table(_ coordinates: [Coordinate],
-                       _ options: inout Options, router: Router) throws(APIError) -> JSONValue {
+                       _ options: inout Options, routers: Routers) throws(APIError) -> JSONValue {
         guard coordinates.count >= 2 else { throw APIError("InvalidOptions", "a table needs at least two coordinates") }
         let general = try general(&options, count: coordinates.count)
+        let router = routers.router(excluding: general.exclude)
         func indices(_ name: String) throws(APIError) -> [Int] {
             guard let text = options.take(name), text != "all" else { return Array(coordinates.indices) }
             var result: [Int] = []
@@ -244,7 +273,7 @@ public final class OSRMService: Sendable {
     /// The Mapbox Isochrone API's request and response: `contours_minutes` (``Isochrone/problem(minutes:)``),
     /// `polygons`, `denoise`, `contours_colors`.
     private func isochrone(_ coordinates: [Coordinate],
-                           _ options: inout Options, router: Router) throws(APIError) -> [UInt8] {
+                           _ options: inout Options, routers: Routers) throws(APIError) -> [UInt8] {
         guard coordinates.count == 1 else {
             throw APIError("InvalidOptions", "an isochrone takes one coordinate (\(coordinates.count) given)")
         }
@@ -277,9 +306,10 @@ public final class OSRMService: Sendable {
         }
         let general = try general(&options, count: 1)
         let radius = general.radiuses[0]
+        let exclude = try Self.exclude(&options)
         try options.finish("isochrone")
         do {
-            let isochrone = try router.isochrone(from: coordinates[0], minutes: minutes,
+            let isochrone = try routers.router(excluding: exclude).isochrone(from: coordinates[0], minutes: minutes,
                                                  denoise: denoise, radius: radius)
             return GeoJSONWriter().data(
                 .featureCollection(isochrone.featureCollection(polygons: polygons, colors: colors)))
@@ -290,7 +320,7 @@ public final class OSRMService: Sendable {
 
     /// One coordinate: its nearest roads; several (as OSRM 26 answers them): one list per coordinate.
     private func nearest(_ coordinates: [Coordinate], _ options: inout Options,
-                         router: Router) throws(APIError) -> JSONValue {
+                         routers: Routers) throws(APIError) -> JSONValue {
         guard coordinates.count <= limits.maxWaypoints else {
             throw APIError("TooBig", "\(coordinates.count) coordinates: nearest takes at most \(limits.maxWaypoints)")
         }
@@ -311,7 +341,9 @@ public final class OSRMService: Sendable {
         var lists: [JSONValue] = []
         for (i, c) in coordinates.enumerated() {
             let radius = general.radiuses[i]
-            let found = map.nearest(c, count: number, maxDistance: radius, filter: general.filters[i])
+            var filter = general.filters[i]
+            filter.excluded = general.exclude
+            let found = map.nearest(c, count: number, maxDistance: radius, filter: filter)
             guard !found.isEmpty else {
                 let reach = radius ?? map.maxSnapDistance
                 let within = reach.isFinite ? "no road within \(Int(max(0, reach))) m of " : "no road near "
@@ -321,7 +353,7 @@ public final class OSRMService: Sendable {
                 guard case var .object(fields) = snap.osrmWaypoint(name: map.roadName(of: snap)) else {
                     return .null
                 }
-                if general.generateHints { fields["hint"] = .string(router.hint(for: snap, input: c)) }
+                if general.generateHints { fields["hint"] = .string(routers.base.hint(for: snap, input: c)) }
                 if let (u, v) = map.nodeIDs(of: snap) { fields["nodes"] = [.number(Double(u)), .number(Double(v))] }
                 return .object(fields)
             }))
@@ -337,6 +369,7 @@ public final class OSRMService: Sendable {
         var anyRoad: Bool
         var hints: [String?]
         var generateHints: Bool
+        var exclude: ExcludedClasses
 
         var routeOptions: RouteOptions {
             var options = RouteOptions()
@@ -345,6 +378,7 @@ public final class OSRMService: Sendable {
             options.approaches = approaches
             options.snapToAnyRoad = anyRoad
             options.hints = hints
+            options.exclude = exclude
             return options
         }
 
@@ -356,7 +390,7 @@ public final class OSRMService: Sendable {
 
     /// The options every service takes (OSRM's general options): `radiuses` (nil for the
     /// default; at most the map's snapping distance), `bearings`, `approaches`, `hints`,
-    /// `generate_hints`, `snapping`, and `exclude`, refused (no classes are excludable yet).
+    /// `generate_hints`, `snapping`, and `exclude`.
     private func general(_ options: inout Options, count: Int) throws(APIError) -> General {
         var radiuses = [Double?](repeating: nil, count: count)
         if let text = options.take("radiuses") {
@@ -389,12 +423,20 @@ public final class OSRMService: Sendable {
         }
         let generateHints = try options.bool("generate_hints", default: true)
         let snapping = try options.choice("snapping", ["default", "any"], default: "default")
-        if let exclude = options.take("exclude"), !exclude.isEmpty {
-            throw APIError("InvalidValue", "exclude: no classes can be excluded on this map")
-        }
+        let exclude = try Self.exclude(&options)
         return General(radiuses: radiuses, bearings: bearings ?? Array(repeating: nil, count: count),
                        approaches: approaches ?? Array(repeating: nil, count: count), anyRoad: snapping == "any",
-                       hints: hints ?? [], generateHints: generateHints)
+                       hints: hints ?? [], generateHints: generateHints, exclude: exclude)
+    }
+
+    /// `exclude`: classes of road to keep off, any combination of `toll`, `motorway` and `ferry`
+    /// (OSRM: `InvalidValue` for a class that cannot be excluded).
+    static func exclude(_ options: inout Options) throws(APIError) -> ExcludedClasses {
+        guard let text = options.take("exclude"), !text.isEmpty else { return [] }
+        switch ExcludedClasses.parse(text) {
+        case .success(let classes): return classes
+        case .failure(let unknown): throw APIError("InvalidValue", "exclude: \(unknown)")
+        }
     }
 
     // MARK: - Parsing

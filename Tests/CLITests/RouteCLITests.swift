@@ -19,6 +19,39 @@ import WaymarkGeoJSON
         #expect(lines.last?.hasPrefix("Total: 4.") == true)
     }
 
+    /// `--exclude`: the sample town's toll ferry keeps the crossing short; kept off as a ferry or
+    /// as a toll road, the route goes round by the bridge, and its steps pass no such class. The
+    /// same in a table and through the server's `exclude`; an unknown class is a one-line error.
+    @Test func excludedClassesAreKeptOff() throws {
+        let town = Run.data("sample-town.osm")
+        let west = "52.2966,-2.5875", east = "52.2968,-2.5852"
+        func route(_ extra: [String]) throws -> (duration: Double, classes: Set<String>) {
+            let result = try Run.product("waymark",
+                                         ["route", town, "--from", west, "--to", east, "--format", "json"] + extra)
+            #expect(result.status == 0, "\(result.stderr)")
+            let route = try #require(try JSONValue(parsing: result.stdout)["routes"]?.arrayValue?.first)
+            var classes = Set<String>()
+            for leg in route["legs"]?.arrayValue ?? [] {
+                for step in leg["steps"]?.arrayValue ?? [] {
+                    for x in step["intersections"]?.arrayValue ?? [] {
+                        for c in x["classes"]?.arrayValue ?? [] { classes.insert(c.stringValue ?? "") }
+                    }
+                }
+            }
+            return (try #require(route["duration"]?.numberValue), classes)
+        }
+        let plain = try route([])
+        #expect(plain.classes.isSuperset(of: ["ferry", "toll"]))
+        for exclude in ["ferry", "toll", "toll,motorway,ferry"] {
+            let kept = try route(["--exclude", exclude])
+            #expect(kept.duration > plain.duration + 60 && kept.classes.isDisjoint(with: ["ferry", "toll"]),
+                    "\(exclude)")
+        }
+        let bad = try Run.waymark("route", town, "--from", west, "--to", east, "--exclude", "tolls")
+        #expect(bad.status != 0 && bad.stderr.contains("'tolls' is not a class that can be excluded"))
+        #expect(bad.stderr.split(separator: "\n").count == 1)
+    }
+
     /// `--alternatives`, `--annotations`, `--bearings`, `--approaches` and `--continue-straight`, as
     /// OSRM's options of those names.
     @Test func routeOptions() throws {

@@ -341,6 +341,11 @@ struct RawClient {
             ("/route/v1/driving/\(ab)?waypoints=a", 400, "InvalidQuery"),
             ("/route/v1/driving/\(ab);\(lonLat(c))?waypoints=1;2", 400, "InvalidValue"),
             ("/route/v1/driving/\(ab)?waypoints=0;1", 200, "Ok"),
+            ("/route/v1/driving/\(ab)?exclude=toll", 200, "Ok"),
+            ("/route/v1/driving/\(ab)?exclude=motorway,ferry,toll", 200, "Ok"),
+            ("/route/v1/driving/\(ab)?exclude=tolls", 400, "InvalidValue"),
+            ("/table/v1/driving/\(ab)?exclude=ferry", 200, "Ok"),
+            ("/nearest/v1/driving/\(lonLat(a))?exclude=motorway", 200, "Ok"),
             ("/table/v1/driving/\(lonLat(a))", 400, "InvalidOptions"),
             ("/table/v1/driving/\(ab)?sources=a", 400, "InvalidQuery"),
             ("/table/v1/driving/\(ab)?fallback_speed=-1", 400, "InvalidOptions"),
@@ -380,6 +385,7 @@ struct RawClient {
             ("/isochrone/v1/driving/\(lonLat(a))?contours_minutes=10,5", 400, "InvalidValue"),
             ("/isochrone/v1/driving/\(lonLat(a))?contours_minutes=1,2,3,4,5", 400, "TooBig"),
             ("/isochrone/v1/driving/\(lonLat(a))?contours_minutes=x", 400, "InvalidQuery"),
+            ("/isochrone/v1/driving/\(lonLat(a))?contours_minutes=5&exclude=boats", 400, "InvalidValue"),
             ("/isochrone/v1/driving/\(lonLat(a));\(lonLat(b))?contours_minutes=5", 400, "InvalidOptions"),
             ("/route/v2/driving/\(lonLat(a));\(lonLat(b))", 400, "InvalidVersion"),
             ("/", 400, "InvalidUrl"),
@@ -415,6 +421,10 @@ struct RawClient {
         let snapped = anywhere.json?["waypoints"]?.arrayValue ?? []
         #expect(snapped.count == 2 && (snapped.first?["distance"]?.numberValue ?? 0) > 5_000_000, "\(anywhere.body)")
         #expect(try RawClient.get("/health", port: server.port).status == 200)
+        // An isochrone keeping off toll roads (GeoJSON, no code).
+        let kept = try RawClient.get("/isochrone/v1/driving/\(lonLat(a))?contours_minutes=5&exclude=toll",
+                                     port: server.port)
+        #expect(kept.status == 200 && kept.body.contains("FeatureCollection"))
     }
 
     @Test func abuseIsRefusedAndServingGoesOn() throws {

@@ -95,6 +95,43 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         }
     }
 
+    /// Routes keeping off toll roads and motorways, by every method, weigh what an independent
+    /// Dijkstra that never enters them finds (``oracle``), and never use one; a table on the
+    /// hierarchy agrees with the routes.
+    @Test(arguments: [31, 32, 33]) func excludedClassesAreKeptOff(seed: Int) throws {
+        let g = randomGraph(seed: UInt64(seed), nodes: 60, ways: 120, classed: .kept)
+        let excluded: ExcludedClasses = [.toll, .motorway]
+        #expect(g.excludableClassesPresent == excluded)
+        let index = SnapIndex(graph: g), costs = TurnCosts(for: g)
+        let maps = RoadMap.SearchMethod.allCases.map { RoadMap(graph: g, method: $0, maxSnapDistance: 5000) }
+        var options = RouteOptions()
+        options.exclude = excluded
+        let points = randomCoordinates(30, seed: UInt64(seed))
+        var compared = 0
+        for (a, b) in zip(points, points.dropFirst()) {
+            let filter = SnapFilter(excluded: excluded)
+            guard let from = index.nearest(to: a, maxDistance: 5000, filter: filter),
+                  let to = index.nearest(to: b, maxDistance: 5000, filter: filter) else { continue }
+            let expected = oracle(g, index, from, to, costs, excluded: excluded)
+            for map in maps {
+                guard let got = try? map.routes([a, b], options: options)[0],
+                      got.waypoints == [from, to] else { continue }
+                let classes = got.legs.flatMap(\.steps).flatMap(\.intersections).map(\.classes)
+                #expect(!classes.contains { !$0.isDisjoint(with: [.toll, .motorway]) }, "seed \(seed)")
+                #expect(expected != nil, "seed \(seed) \(map.method): a route the oracle does not find")
+                guard let expected else { continue }
+                #expect(abs(got.weight - expected) <= 1e-4 * max(1, expected),
+                        "seed \(seed) \(map.method): \(got.weight) against \(expected)")
+                compared += 1
+            }
+        }
+        #expect(compared >= 20)
+        let hierarchy = maps.first { $0.method == .hierarchy }!
+        let table = try hierarchy.table(sources: [points[0]], destinations: [points[1]], exclude: excluded)
+        let route = try? hierarchy.routes([points[0], points[1]], options: options)[0]
+        #expect(table.durations[0].map { abs($0 - (route?.duration ?? -1)) < 0.1 } ?? (route == nil))
+    }
+
     /// `route` is safe from many threads at once (routers lent from a pool), and `routes` gives
     /// the sequential answers in input order on any number of threads, failures included.
     @Test func concurrentQueriesMatchSequential() throws {

@@ -14,8 +14,12 @@ import WaymarkSupport
 /// nodes (some oneway, some for local traffic only, some penalised service roads), a few traffic
 /// signals and gates, random restrictions at vertices where two ways meet, and random restrictions
 /// over one or two via ways. Fixed seed.
+/// Whether a random graph has toll roads and motorways among its ways (one in six each), or the
+/// same graph without them.
+enum ClassedWays { case none, kept, dropped }
+
 func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70,
-                 restrictions: Int = 12, overWays: Int = 10) -> RoadGraph {
+                 restrictions: Int = 12, overWays: Int = 10, classed: ClassedWays = .none) -> RoadGraph {
     var rng = SplitMix64(seed: seed)
     var b = GraphBuilder(profile: CarProfile())
     for _ in 0..<nodes {
@@ -43,6 +47,13 @@ func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70,
         var refs = [a, c]
         if rng.next() % 3 == 0 { refs.insert(UInt32(rng.next() % UInt64(nodes)), at: 1) }
         if refs[1] == refs[0] || refs[1] == refs.last! { refs = [a, c] }
+        if classed != .none {
+            // (Drawn whether or not used, so that both kinds of graph have the same other ways.)
+            let draw = rng.next() % 6
+            if draw == 0 { tags["toll"] = "yes" }
+            if draw == 1 { tags["highway"] = "motorway" }
+            if classed == .dropped && draw <= 1 { continue }
+        }
         b.ways.append(GraphBuilder.Way(nodes: refs, rule: profile.way(tags)!, id: Int64(w)))
         ends[a, default: []].append(Int64(w))
         ends[c, default: []].append(Int64(w))
@@ -82,8 +93,10 @@ func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70,
 /// last edges, routing weights, U-turn penalty, signal and gate delays, restricted-entry turns,
 /// restrictions), written separately from RouteSearch: Dijkstra where a state is the last few
 /// edges driven, as many as the longest restricted path needs, so restrictions over via ways are
-/// checked against the edges really driven. Returns the least weight.
-func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ costs: TurnCosts) -> Double? {
+/// checked against the edges really driven. Returns the least weight. Edges of the `excluded`
+/// classes are neither entered nor started or ended on.
+func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ costs: TurnCosts,
+            excluded: ExcludedClasses = []) -> Double? {
     // Turn angles from the graph's own geometry (independent of TurnGeometry's tables).
     func angle(_ e: Int, _ f: Int) -> Double {
         let a = g.geometry(of: e), b = g.geometry(of: f)
@@ -111,7 +124,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         var p: [(Int, Double)] = []
         if index.forwardEdge[snap.segment] >= 0 { p.append((Int(index.forwardEdge[snap.segment]), f)) }
         if index.backwardEdge[snap.segment] >= 0 { p.append((Int(index.backwardEdge[snap.segment]), 1 - f)) }
-        return p
+        return p.filter { !g.isOf(excluded, edge: $0.0) }
     }
     func allowed(_ v: UInt32, _ a: Int, _ b: Int) -> Bool {
         let rules = g.restrictionVia.indices.filter { g.restrictionVia[$0] == v && Int(g.restrictionFrom[$0]) == a }
@@ -177,7 +190,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         var delay = 0.0
         if g.nodeFlags[Int(v)] & RoadGraph.trafficSignalsFlag != 0 { delay += costs.trafficSignalDelay }
         if g.nodeFlags[Int(v)] & RoadGraph.gateFlag != 0 { delay += costs.gateDelay }
-        for f in g.edges(from: v) {
+        for f in g.edges(from: v) where !g.isOf(excluded, edge: f) {
             guard allowed(v, g.segment(of: e), g.segment(of: f)), !breaksPath(history, f) else { continue }
             let uTurn = g.segment(of: f) == g.segment(of: e) && g.isReversed(f) != g.isReversed(e)
             if uTurn && !uTurnAllowed(e) { continue }
