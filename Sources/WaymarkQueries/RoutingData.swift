@@ -98,13 +98,12 @@ package final class RoutingData: Sendable {
     /// The same map keeping off `classes`: the turn table masked, the hierarchy (when this data
     /// has one) contracted again without them; the rest shared.
     package func excluding(_ classes: ExcludedClasses) -> RoutingData {
-        let masked = transitions.excluding(classes, graph: graph)
         let contracted = hierarchy.map { _ in
             ContractionHierarchy(graph: graph, costs: costs, turns: turns, excluding: classes)
         }
         return RoutingData(graph: graph, snapIndex: snapIndex, costs: costs, turns: turns,
-                           transitions: contracted?.transitions ?? masked, landmarks: landmarks,
-                           hierarchy: contracted, excluded: classes)
+                           transitions: contracted?.transitions ?? transitions.excluding(classes, graph: graph),
+                           landmarks: landmarks, hierarchy: contracted, excluded: classes)
     }
 
     /// Why no road is within `maxDistance` metres of `c`: outside the map's area (and perhaps given
