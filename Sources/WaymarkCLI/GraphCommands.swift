@@ -24,6 +24,12 @@ enum BuildCommand {
                         + "answered in a fraction of a millisecond."
             ),
             OptionSpec(
+                name: "exclusions", value: nil,
+                help:
+                    "With --hierarchy: also contract and store one per set of the toll roads, motorways and ferries "
+                        + "the map has, for routes asked to keep off them (else made at the first such query)."
+            ),
+            OptionSpec(
                 name: "driving-side", value: "right|left",
                 help:
                     "Which side traffic keeps to, stored in the file (default: where the roads are, e.g. left "
@@ -49,6 +55,7 @@ enum BuildCommand {
     static func run(_ args: ParsedArguments) throws(CLIError) {
         let input = try args.requirePositionals(["<input.osm|.osm.gz|.osm.pbf>"])[0]
         guard let output = args.value("output") else { throw .usage("-o FILE is required (where to write the graph)") }
+        if args.flag("exclusions") && !args.flag("hierarchy") { throw .usage("--exclusions needs --hierarchy") }
         let quiet = args.flag("quiet")
         let meter = quiet ? nil : ProgressMeter(label: (input as NSString).lastPathComponent)
         var progress: OSMGraphLoader.Progress?
@@ -100,6 +107,15 @@ enum BuildCommand {
                 hierarchyLine = String(format: "contraction hierarchy: %d shortcuts, %d arcs, %.2f s\n",
                                        hierarchy.shortcutCount,
                                        hierarchy.arcCount, preparation.searchSeconds)
+            }
+            if args.flag("exclusions") {
+                let start = Date()
+                let sets = map.prepareExclusions()
+                if !sets.isEmpty {
+                    hierarchyLine += String(format: "keeping off %@: %d more hierarchies, %.2f s\n",
+                                            sets.map(\.description).joined(separator: " | "), sets.count,
+                                            Date().timeIntervalSince(start))
+                }
             }
         }
         do {

@@ -216,6 +216,13 @@ public struct FileSections: @unchecked Sendable, ExpressibleByDictionaryLiteral 
 
     public var tags: [String] { entries.keys.sorted() }
 
+    /// The sections `renaming` names, under the tags it gives them (the bytes shared, not copied).
+    public func renamed(_ renaming: [String: String]) -> FileSections {
+        var kept = FileSections()
+        for (from, to) in renaming { if let entry = entries[from] { kept.entries[to] = entry } }
+        return kept
+    }
+
     /// The sections whose tags pass `isIncluded`.
     public func filter(_ isIncluded: (String) -> Bool) -> FileSections {
         var kept = FileSections()

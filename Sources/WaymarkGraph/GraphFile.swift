@@ -74,6 +74,19 @@ public enum GraphFile {
             visit = { body in values.withUnsafeBufferPointer { body(UnsafeRawBufferPointer($0)) } }
         }
 
+        /// The same section under another tag.
+        public func renamed(_ newTag: String) -> Section {
+            Section(tag: newTag, byteCount: byteCount, append: append, visit: visit)
+        }
+
+        private init(tag: String, byteCount: Int, append: @escaping (inout [UInt8]) -> Void,
+                     visit: @escaping ((UnsafeRawBufferPointer) -> Void) -> Void) {
+            self.tag = tag
+            self.byteCount = byteCount
+            self.append = append
+            self.visit = visit
+        }
+
         /// The section's bytes (for reading back in tests and tools).
         public var bytes: [UInt8] {
             var out: [UInt8] = []

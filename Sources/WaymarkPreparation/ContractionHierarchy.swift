@@ -787,6 +787,14 @@ extension ContractionHierarchy {
     /// The hierarchy as graph-file sections (see ``GraphFile/encode(_:extra:)``): the query graph,
     /// the arcs for unpacking, and the turn-cost settings it was contracted under.
     public var fileSections: [GraphFile.Section] {
+        // The turn geometry the weights were measured on, and every turn's weight on it (made
+        // from the geometry and the turn costs in "HPRM").
+        searchSections + turns.fileSections + transitions.fileSections
+    }
+
+    /// The sections of the search itself (``ContractionHierarchy/sectionTags``), without the turn
+    /// tables.
+    public var searchSections: [GraphFile.Section] {
         let parameters = ContractionHierarchy.parameters(costs) + [Double(nodeCount), Double(shortcutCount)]
         return [.init("HPRM", parameters),
                 // The query graph's rows by query node, each arc (end, id, weight) as searches
@@ -796,9 +804,6 @@ extension ContractionHierarchy {
                 .init("HDNS", down.start), .init("HDNR", down.arcs),
                 .init("HORD", order), .init("HRNK", rank),
                 .init("HATL", arcTail), .init("HAHD", arcHead), .init("HAF1", arcFirst), .init("HAF2", arcSecond)]
-            // The turn geometry the weights were measured on, and every turn's weight on it (made
-            // from the geometry and the turn costs above).
-            + turns.fileSections + transitions.fileSections
     }
 
     /// The weights the hierarchy was contracted under: the metric's version (3: routing weights
@@ -818,6 +823,15 @@ extension ContractionHierarchy {
     /// the linear checks are skipped.
     public init?(fileSections sections: FileSections, graph: RoadGraph, costs: TurnCosts? = nil,
                  turns: TurnGeometry? = nil, alreadyChecked: Bool = false) throws(HierarchyFileError) {
+        try self.init(fileSections: sections, graph: graph, costs: costs, turns: turns, transitions: nil,
+                      alreadyChecked: alreadyChecked)
+    }
+
+    /// As ``init(fileSections:graph:costs:turns:alreadyChecked:)``; `transitions`: the turn table
+    /// it was contracted on, where the sections do not hold it.
+    package init?(fileSections sections: FileSections, graph: RoadGraph, costs: TurnCosts?,
+                  turns: TurnGeometry?, transitions given: TransitionTable?,
+                  alreadyChecked: Bool) throws(HierarchyFileError) {
         let costs = costs ?? TurnCosts(for: graph)
         guard sections.contains("HPRM") else { return nil }
         func array<T: BitwiseCopyable>(_ tag: String, _ type: T.Type) throws(HierarchyFileError) -> Column<T> {
@@ -839,8 +853,13 @@ extension ContractionHierarchy {
         } else {
             turnTables = TurnGeometry(graph: graph) // a file from before the geometry was stored
         }
-        let transitions = try TransitionTable(fileSections: sections, graph: graph, alreadyChecked: alreadyChecked)
-            ?? TransitionTable(graph: graph, turns: turnTables, costs: costs)
+        let transitions: TransitionTable
+        if let given {
+            transitions = given
+        } else {
+            transitions = try TransitionTable(fileSections: sections, graph: graph, alreadyChecked: alreadyChecked)
+                ?? TransitionTable(graph: graph, turns: turnTables, costs: costs)
+        }
         let n = transitions.paths.stateCount
         try check(parameters[expected.count] == Double(n), "built for another graph")
         let arcTail = try array("HATL", UInt32.self), arcHead = try array("HAHD", UInt32.self)

@@ -96,10 +96,10 @@ package final class RoutingData: Sendable {
     }
 
     /// The same map keeping off `classes`: the turn table masked, the hierarchy (when this data
-    /// has one) contracted again without them; the rest shared.
-    package func excluding(_ classes: ExcludedClasses) -> RoutingData {
+    /// has one) `stored` for them, else contracted again without them; the rest shared.
+    package func excluding(_ classes: ExcludedClasses, stored: ContractionHierarchy? = nil) -> RoutingData {
         let contracted = hierarchy.map { _ in
-            ContractionHierarchy(graph: graph, costs: costs, turns: turns, excluding: classes)
+            stored ?? ContractionHierarchy(graph: graph, costs: costs, turns: turns, excluding: classes)
         }
         return RoutingData(graph: graph, snapIndex: snapIndex, costs: costs, turns: turns,
                            transitions: contracted?.transitions ?? transitions.excluding(classes, graph: graph),

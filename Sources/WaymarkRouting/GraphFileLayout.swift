@@ -3,14 +3,15 @@ import WaymarkGuidance
 import WaymarkPreparation
 
 /// Every part a graph file may hold: the road graph, the hierarchy (with the turn tables it was
-/// contracted on) or the turn tables alone with the turn costs they were made under, the basemap,
+/// contracted on) and those keeping off classes of road, or the turn tables alone with the turn
+/// costs they were made under, the basemap,
 /// the snap index and guidance's tables. ``RoadMap/write(to:)`` writes each part's sections
 /// together, in the part's order. A new part made once per map is added here; its tags may not
 /// be another part's.
 public enum GraphFileLayout {
     public static let parts: [any GraphFilePart.Type] = [
-        RoadGraph.self, ContractionHierarchy.self, StoredTurnTables.self, TurnGeometry.self, TransitionTable.self,
-        Basemap.self, SnapIndex.self, GuidanceTables.self,
+        RoadGraph.self, ContractionHierarchy.self, ExcludedHierarchies.self, StoredTurnTables.self, TurnGeometry.self,
+        TransitionTable.self, Basemap.self, SnapIndex.self, GuidanceTables.self,
     ]
 
     /// The part that owns `tag`, if any (a later version's tags belong to none: readers skip them).

@@ -95,6 +95,9 @@ public final class RoadMap: @unchecked Sendable {
     private var idleRoutersExcluding: [ExcludedClasses: [Router]] = [:]
     private var presentClasses: ExcludedClasses?
     private let excludingLock = NSLock()
+    /// The hierarchies keeping off classes a graph file stores (``ExcludedHierarchies``), read at
+    /// the first query of each set.
+    private let storedExclusions: FileSections?
 
     /// A map over a graph already in memory. `hierarchy` (contracted for this graph and its
     /// driving side) and `landmarks` are used as given; what `method` needs beyond them is
@@ -109,6 +112,7 @@ public final class RoadMap: @unchecked Sendable {
                      "the hierarchy was contracted under other turn costs")
         self.graph = graph
         self.storedHierarchy = hierarchy
+        storedExclusions = nil
         storedGuidance = nil
         storedSnapIndex = nil
         storedTurns = nil
@@ -180,6 +184,8 @@ public final class RoadMap: @unchecked Sendable {
         basemapSource = Basemap.isStored(in: sections) ? .stored(sections.filter(Basemap.owns)) : .none
         self.graph = graph
         storedHierarchy = stored
+        storedExclusions = stored != nil && ExcludedHierarchies.isStored(in: sections)
+            ? sections.filter(ExcludedHierarchies.owns) : nil
         givenLandmarks = nil
         self.method = method
         costs = nil
@@ -233,16 +239,44 @@ public final class RoadMap: @unchecked Sendable {
         if let made = lock.withLock({ preparedExcluding[classes] }) { return made }
         return excludingLock.withLock {
             if let made = lock.withLock({ preparedExcluding[classes] }) { return made }
-            // One contraction per set of the classes on the map, whatever else a request names.
+            // One hierarchy per set of the classes on the map, whatever else a request names:
+            // stored with the graph, or contracted now.
             let effective = classes.intersection(present)
             let searches = effective.isEmpty ? base.data
-                : lock.withLock({ searchesExcluding[effective] }) ?? base.data.excluding(effective)
+                : lock.withLock({ searchesExcluding[effective] })
+                    ?? base.data.excluding(effective, stored: storedHierarchy(keepingOff: effective, base: base))
             lock.withLock { searchesExcluding[effective] = searches }
             let made = PreparedMap(data: searches.marked(excluding: classes), guidance: base.guidance,
                                    preparation: base.preparation)
             lock.withLock { preparedExcluding[classes] = made }
             return made
         }
+    }
+
+    /// The hierarchy keeping off `classes` the graph file stores, if it does and the map routes
+    /// on the file's hierarchy. (One that fails its checks is contracted again instead.)
+    private func storedHierarchy(keepingOff classes: ExcludedClasses, base: PreparedMap) -> ContractionHierarchy? {
+        guard let sections = storedExclusions, let own = base.data.hierarchy, own.nodeCount > 0,
+              base.preparation.contracted == false else { return nil }
+        let data = base.data
+        return try? ExcludedHierarchies.hierarchy(
+            keepingOff: classes, in: sections, graph: graph, costs: data.costs, turns: data.turns,
+            transitions: data.transitions.excluding(classes, graph: graph), alreadyChecked: false)
+    }
+
+    /// The sets of classes whose hierarchies the graph file stores (`waymark build --exclusions`).
+    public var storedExclusionSets: [ExcludedClasses] { storedExclusions.map(ExcludedHierarchies.sets(in:)) ?? [] }
+
+    /// Makes now, for every set of the classes of road on the map that routes may keep off
+    /// (``RouteOptions/exclude``), what routes keeping off them search (a hierarchy each, on a
+    /// map that routes on one), so that no query waits for it and ``write(to:)`` stores them.
+    /// The sets made, in order.
+    @discardableResult
+    public func prepareExclusions() -> [ExcludedClasses] {
+        let present = graph.excludableClassesPresent
+        let sets = (1...7).map { ExcludedClasses(rawValue: UInt8($0)) }.filter { $0.isSubset(of: present) }
+        for set in sets { _ = data(excluding: set) }
+        return sets
     }
 
     /// The nearest point on a road within `maxDistance` metres (default: the map's
@@ -415,7 +449,15 @@ public final class RoadMap: @unchecked Sendable {
             returnFreedMemory()
             return (index ?? SnapIndex(graph: graph)).fileSections + guidanceSections
         }
-        try GraphFile.write(graph, to: path, extra: (hierarchy?.fileSections ?? []) + basemap, later: tables)
+        // The hierarchies keeping off classes beside the map's own: made here, or as the file had them.
+        var exclusions: [GraphFile.Section] = []
+        if hierarchy != nil {
+            let made = lock.withLock { searchesExcluding.compactMap { set, data in data.hierarchy.map { (set, $0) } } }
+            exclusions = !made.isEmpty ? ExcludedHierarchies.fileSections(made)
+                : storedExclusions.map { stored in stored.tags.compactMap { stored.section($0) } } ?? []
+        }
+        try GraphFile.write(graph, to: path, extra: (hierarchy?.fileSections ?? []) + exclusions + basemap,
+                            later: tables)
     }
 
     /// What the map shows besides roads (``Basemap``), if it has one: given when the map was

@@ -47,6 +47,18 @@ import WaymarkGeoJSON
             #expect(kept.duration > plain.duration + 60 && kept.classes.isDisjoint(with: ["ferry", "toll"]),
                     "\(exclude)")
         }
+        // The same from a graph file that stores the hierarchies keeping off each set.
+        let dir = try Run.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/town.wmg"
+        let built = try Run.waymark("build", town, "-o", file, "--hierarchy", "--exclusions")
+        #expect(built.status == 0 && built.stdout.contains("7 more hierarchies"), "\(built.stderr)")
+        let stored = try Run.product("waymark", ["route", file, "--from", west, "--to", east, "--format", "json",
+                                                 "--exclude", "ferry"])
+        let storedDuration = try JSONValue(parsing: stored.stdout)["routes"]?.arrayValue?.first?["duration"]
+        #expect(storedDuration?.numberValue == (try route(["--exclude", "ferry"])).duration)
+        let alone = try Run.waymark("build", town, "-o", file, "--exclusions")
+        #expect(alone.status != 0 && alone.stderr.contains("--exclusions needs --hierarchy"))
         let bad = try Run.waymark("route", town, "--from", west, "--to", east, "--exclude", "tolls")
         #expect(bad.status != 0 && bad.stderr.contains("'tolls' is not a class that can be excluded"))
         #expect(bad.stderr.split(separator: "\n").count == 1)

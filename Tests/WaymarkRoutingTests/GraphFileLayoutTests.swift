@@ -30,6 +30,25 @@ import WaymarkProfiles
         }
     }
 
+    /// The hierarchies keeping off classes of road follow the map's own, each set's sections in
+    /// the hierarchy's order (the sample town has toll roads, motorways and ferries: all seven).
+    @Test func exclusionsFollowTheLayout() throws {
+        let osm = packageRoot() + "/Data/sample-town.osm"
+        let (graph, _) = try OSMGraphLoader.build(path: osm, profile: CarProfile(), basemap: false, progress: nil)
+        let map = RoadMap(graph: graph, method: .hierarchy)
+        map.prepare()
+        #expect(map.prepareExclusions().count == 7)
+        let path = NSTemporaryDirectory() + "exclusions-\(UUID().uuidString).wmg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try map.write(to: path)
+        let written = try tags(ofFile: path)
+        let owned = written.filter { ExcludedHierarchies.owns($0) }
+        #expect(owned == ExcludedHierarchies.sectionTags)
+        let first = try #require(written.firstIndex(of: "XSET"))
+        #expect(written[first - 1] == ContractionHierarchy.sectionTags.last || TransitionTable.owns(written[first - 1]))
+        #expect(try RoadMap(graphFile: path).storedExclusionSets.count == 7)
+    }
+
     @Test(arguments: [false, true])
     func writtenFilesFollowTheLayout(hierarchy: Bool) throws {
         let osm = packageRoot() + "/Data/sample-town.osm"
@@ -58,7 +77,11 @@ import WaymarkProfiles
         let stored = GraphFileLayout.storedParts(in: sections)
         let absent = hierarchy ? StoredTurnTables.partName : ContractionHierarchy.partName
         var expected: [String] = []
-        for part in GraphFileLayout.parts.dropFirst() where part.partName != absent { expected.append(part.partName) }
+        // (The hierarchies keeping off classes only when asked for: ``exclusionsFollowTheLayout``.)
+        for part in GraphFileLayout.parts.dropFirst()
+        where part.partName != absent && part.partName != ExcludedHierarchies.partName {
+            expected.append(part.partName)
+        }
         #expect(stored == expected)
     }
 }

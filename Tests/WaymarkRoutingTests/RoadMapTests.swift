@@ -132,6 +132,34 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         #expect(table.durations[0].map { abs($0 - (route?.duration ?? -1)) < 0.1 } ?? (route == nil))
     }
 
+    /// Hierarchies keeping off classes, made before writing, are stored with the graph and read
+    /// back at the first query of their set; routes on them are the ones contracted anew.
+    @Test func storedExclusionsRouteAsMadeOnes() throws {
+        let g = randomGraph(seed: 34, nodes: 60, ways: 120, classed: .kept)
+        let built = RoadMap(graph: g, method: .hierarchy, maxSnapDistance: 5000)
+        built.prepare()
+        #expect(built.prepareExclusions() == [.toll, .motorway, [.toll, .motorway]])
+        let path = NSTemporaryDirectory() + "exclusions-\(UUID().uuidString).wmg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try built.write(to: path)
+        let read = try RoadMap(graphFile: path, maxSnapDistance: 5000)
+        #expect(read.storedExclusionSets == [.toll, .motorway, [.toll, .motorway]])
+        let fresh = RoadMap(graph: g, method: .hierarchy, maxSnapDistance: 5000)
+        let points = randomCoordinates(20, seed: 34)
+        var found = 0
+        for exclude: ExcludedClasses in [.toll, [.motorway, .ferry], [.toll, .motorway]] {
+            var options = RouteOptions()
+            options.exclude = exclude
+            for (a, b) in zip(points, points.dropFirst()) {
+                let stored = try? read.routes([a, b], options: options)[0]
+                let anew = try? fresh.routes([a, b], options: options)[0]
+                #expect(stored?.weight == anew?.weight && stored?.waypoints == anew?.waypoints, "\(exclude)")
+                if stored != nil { found += 1 }
+            }
+        }
+        #expect(found > 20)
+    }
+
     /// `route` is safe from many threads at once (routers lent from a pool), and `routes` gives
     /// the sequential answers in input order on any number of threads, failures included.
     @Test func concurrentQueriesMatchSequential() throws {
