@@ -32,6 +32,9 @@ public struct ExcludedClasses: OptionSet, Sendable, Hashable, CustomStringConver
         }
     }
 
+    /// How many classes the set holds.
+    public var count: Int { rawValue.nonzeroBitCount }
+
     /// The names, comma-separated, in car.lua's order.
     public var description: String { Self.named.filter { contains($0.0) }.map(\.1).joined(separator: ",") }
 }
@@ -60,9 +63,4 @@ extension RoadGraph {
         }
         return present
     }
-}
-
-extension ExcludedClasses {
-    /// How many classes the set holds.
-    public var count: Int { rawValue.nonzeroBitCount }
 }

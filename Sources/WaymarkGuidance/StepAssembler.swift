@@ -182,15 +182,19 @@ package struct StepAssembler {
                 i += 1
                 continue
             }
+            /// A step starting here, onto the road taken.
+            func draft(_ type: ManeuverType, _ modifier: ManeuverModifier?, taken t: Int) -> Draft {
+                let road = junction.roads[t]
+                return Draft(pieces: i..<(i + 1), type: type, modifier: modifier, angle: road.angle, nameEdge: f,
+                             bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing,
+                             intersections: [intersection])
+            }
             switch decision {
             case .silent:
                 // A maneuver just before at the start of a segregated edge takes in OSRM's
-                // suppressed step at its end.
-                let road = junction.roads[junction.taken!]
-                if junction.roads.count > 2, let last = drafts.last, last.pieces == (i - 1)..<i,
-                   joinSegregated(Draft(pieces: i..<(i + 1), type: .turn, modifier: ManeuverModifier(angle: road.angle),
-                                        angle: road.angle, nameEdge: f, bearingBefore: junction.arrivalBearing,
-                                        bearingAfter: road.bearing, intersections: [intersection]),
+                // suppressed step at its end (the draft's type stands for none).
+                if junction.roads.count > 2, let t = junction.taken, drafts.last?.pieces == (i - 1)..<i,
+                   joinSegregated(draft(.turn, ManeuverModifier(angle: junction.roads[t].angle), taken: t),
                                   silent: true, passed: nil, drafts: &drafts, pieces) {
                     break
                 }
@@ -204,12 +208,9 @@ package struct StepAssembler {
                                             bearingAfter: junction.roads[junction.taken!].bearing)
                 }
             case let .maneuver(type, modifier):
-                let road = junction.roads[junction.taken!]
-                let draft = Draft(pieces: i..<(i + 1), type: type, modifier: modifier, angle: road.angle, nameEdge: f,
-                                  bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing,
-                                  intersections: [intersection])
-                if !joinSegregated(draft, silent: false, passed: passed, drafts: &drafts, pieces) {
-                    drafts.append(draft)
+                let made = draft(type, modifier, taken: junction.taken!)
+                if !joinSegregated(made, silent: false, passed: passed, drafts: &drafts, pieces) {
+                    drafts.append(made)
                 }
             }
             i += 1

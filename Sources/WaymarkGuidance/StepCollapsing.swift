@@ -207,7 +207,7 @@ extension StepAssembler {
     /// a ring, unless it passes a junction after leaving the ring (OSRM's step before the next is
     /// then the suppressed one there).
     private static func endsOnRing(_ d: Draft) -> Bool {
-        isRoundabout(d.type) && !((d.type == .exitRoundabout || d.type == .exitRotary) && d.intersections.count >= 2)
+        isRoundabout(d.type) && !((d.type == .exitRoundabout || d.type == .exitRotary) && d.passesJunctions)
     }
 
     /// OSRM's `hasRoundaboutType`: a step onto, along or off a roundabout or rotary.

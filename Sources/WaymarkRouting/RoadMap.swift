@@ -87,14 +87,16 @@ public final class RoadMap: @unchecked Sendable {
     /// Guarded by `lock`.
     private var prepared: PreparedMap?
     private var idleRouters: [Router] = []
-    /// The map keeping off each set of classes asked for so far, and its idle routers (guarded
-    /// by `lock`; each made under `excludingLock`, so that the next query of another set waits
-    /// only for its own).
+    /// The map keeping off each set of classes asked for so far, the searches of each set of
+    /// classes on the map, and the idle routers of each (guarded by `lock`; made under
+    /// `excludingLock`, which queries of the map's own set never wait for).
     private var preparedExcluding: [ExcludedClasses: PreparedMap] = [:]
     private var searchesExcluding: [ExcludedClasses: RoutingData] = [:]
     private var idleRoutersExcluding: [ExcludedClasses: [Router]] = [:]
-    private var presentClasses: ExcludedClasses?
     private let excludingLock = NSLock()
+    /// The excludable classes on the map, found at the first query keeping off any (guarded by
+    /// `excludingLock`).
+    private var presentClasses: ExcludedClasses?
     /// The hierarchies keeping off classes a graph file stores (``ExcludedHierarchies``), read at
     /// the first query of each set.
     private let storedExclusions: FileSections?
@@ -231,21 +233,20 @@ public final class RoadMap: @unchecked Sendable {
     func data(excluding classes: ExcludedClasses) -> PreparedMap {
         let base = data()
         if classes.isEmpty { return base }
-        let present = lock.withLock { presentClasses } ?? {
-            let found = graph.excludableClassesPresent
-            lock.withLock { presentClasses = found }
-            return found
-        }()
         if let made = lock.withLock({ preparedExcluding[classes] }) { return made }
         return excludingLock.withLock {
             if let made = lock.withLock({ preparedExcluding[classes] }) { return made }
+            let present = presentClasses ?? graph.excludableClassesPresent
+            presentClasses = present
             // One hierarchy per set of the classes on the map, whatever else a request names:
-            // stored with the graph, or contracted now.
+            // stored with the graph, or contracted now. (None of them on the map: its own.)
             let effective = classes.intersection(present)
-            let searches = effective.isEmpty ? base.data
-                : lock.withLock({ searchesExcluding[effective] })
+            var searches = base.data
+            if !effective.isEmpty {
+                searches = lock.withLock({ searchesExcluding[effective] })
                     ?? base.data.excluding(effective, stored: storedHierarchy(keepingOff: effective, base: base))
-            lock.withLock { searchesExcluding[effective] = searches }
+                lock.withLock { searchesExcluding[effective] = searches }
+            }
             let made = PreparedMap(data: searches.marked(excluding: classes), guidance: base.guidance,
                                    preparation: base.preparation)
             lock.withLock { preparedExcluding[classes] = made }
@@ -256,8 +257,9 @@ public final class RoadMap: @unchecked Sendable {
     /// The hierarchy keeping off `classes` the graph file stores, if it does and the map routes
     /// on the file's hierarchy. (One that fails its checks is contracted again instead.)
     private func storedHierarchy(keepingOff classes: ExcludedClasses, base: PreparedMap) -> ContractionHierarchy? {
-        guard let sections = storedExclusions, let own = base.data.hierarchy, own.nodeCount > 0,
-              base.preparation.contracted == false else { return nil }
+        guard let sections = storedExclusions, base.data.hierarchy != nil, !base.preparation.contracted else {
+            return nil
+        }
         let data = base.data
         return try? ExcludedHierarchies.hierarchy(
             keepingOff: classes, in: sections, graph: graph, costs: data.costs, turns: data.turns,

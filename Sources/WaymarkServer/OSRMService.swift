@@ -45,9 +45,9 @@ public final class OSRMService: Sendable {
         let base: Router
         private var excluding: [ExcludedClasses: Router] = [:]
 
-        public init(map: RoadMap, base: Router? = nil) {
+        public init(map: RoadMap) {
             self.map = map
-            self.base = base ?? map.makeRouter()
+            base = map.makeRouter()
         }
 
         func router(excluding classes: ExcludedClasses) -> Router {
@@ -58,11 +58,6 @@ public final class OSRMService: Sendable {
             excluding[classes] = made
             return made
         }
-    }
-
-    /// The response to one request, answered with `router` (one thread's).
-    public func respond(to request: HTTPRequest, router: Router) -> HTTPResponse {
-        respond(to: request, routers: Routers(map: map, base: router))
     }
 
     /// The response to one request, answered with one thread's routers.

@@ -139,9 +139,15 @@ private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         let built = RoadMap(graph: g, method: .hierarchy, maxSnapDistance: 5000)
         built.prepare()
         #expect(built.prepareExclusions() == [.toll, .motorway, [.toll, .motorway]])
+        // A set none of whose classes is on the map (no ferries) is the map's own: nothing stored.
+        var ferries = RouteOptions()
+        ferries.exclude = .ferry
+        _ = try? built.routes(randomCoordinates(2, seed: 35), options: ferries)
         let path = NSTemporaryDirectory() + "exclusions-\(UUID().uuidString).wmg"
         defer { try? FileManager.default.removeItem(atPath: path) }
         try built.write(to: path)
+        let (_, sections) = try GraphFile.readWithExtras(path: path)
+        #expect(sections.tags.allSatisfy { GraphFileLayout.part(owning: $0) != nil }, "\(sections.tags)")
         let read = try RoadMap(graphFile: path, maxSnapDistance: 5000)
         #expect(read.storedExclusionSets == [.toll, .motorway, [.toll, .motorway]])
         let fresh = RoadMap(graph: g, method: .hierarchy, maxSnapDistance: 5000)

@@ -69,8 +69,9 @@ enum FuzzTarget: String, CaseIterable {
             // Pipelined requests, one after another, as the server takes them.
             while case let .request(request, consumed) = HTTPRequestParser.parse(Array(rest)), consumed > 0 {
                 // The viewer's paths first (as `serve --pois` answers), then OSRM's API.
-                if FuzzTarget.viewer.respond(to: request) == nil { _ = FuzzTarget.service.respond(to: request,
-                    router: FuzzTarget.router) }
+                if FuzzTarget.viewer.respond(to: request) == nil {
+                    _ = FuzzTarget.service.respond(to: request, routers: FuzzTarget.routers)
+                }
                 rest = rest.dropFirst(consumed)
             }
         }
@@ -110,7 +111,7 @@ enum FuzzTarget: String, CaseIterable {
         let graph = try! OSMGraphLoader.build(xml: xml)
         return OSRMService(map: RoadMap(graph: graph, method: .hierarchy))
     }()
-    nonisolated(unsafe) static let router = service.map.makeRouter()
+    nonisolated(unsafe) static let routers = OSRMService.Routers(map: service.map)
 
     /// The viewer over the same map, with two places in a scratch file of its own.
     static let viewer: ViewerService = {
