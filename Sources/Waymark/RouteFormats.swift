@@ -339,10 +339,14 @@ private struct OSRMRouteWriter {
             key("nodes", &w); list(nodes, &w) { id, w in w.writeInteger(id) }
         }
         if kinds.contains(.datasources) {
-            // One source: the profile's speeds (OSRM's "lua profile").
-            values("datasources", a.distance.map { _ in 0 }, decimals: 0)
+            // Without speed files, one source: the profile's speeds (OSRM's "lua profile").
+            let sources = a.datasources.count == a.distance.count ? a.datasources : a.distance.map { _ in 0 }
+            values("datasources", sources.map(Double.init), decimals: 0)
             comma(&w)
-            key("metadata", &w); w.writeRaw("{\"datasource_names\":[\"lua profile\"]}" as StaticString)
+            key("metadata", &w)
+            w.writeRaw("{\"datasource_names\":" as StaticString)
+            list(a.datasourceNames.isEmpty ? ["lua profile"] : a.datasourceNames, &w) { name, w in w.writeString(name) }
+            w.writeByte(UInt8(ascii: "}"))
         }
         w.writeByte(UInt8(ascii: "}"))
     }

@@ -53,7 +53,9 @@ enum ServeCommand {
         ?annotations=duration,distance'
           curl 'http://127.0.0.1:5000/nearest/v1/driving/-8.61,41.15?number=3'
         and GET /health. One log line per request on standard error. SIGINT or SIGTERM stops accepting,
-        lets requests in flight finish, and exits 0.
+        lets requests in flight finish, and exits 0. A new map renamed over the file (as 'waymark build'
+        and 'waymark customize' write theirs), or SIGHUP, loads it beside the one serving and then
+        answers new requests with it; requests in flight finish on the old one.
         """
     )
 
@@ -123,6 +125,16 @@ enum ServeCommand {
             source.resume()
             sources.append(source)
         }
+        // A new map in the file (renamed over it, or on SIGHUP) replaces the one serving.
+        let side = try drivingSide(args), withBasemap = args.value("pois") != nil
+        let reloader = MapReloader(service: service, path: path, load: { path in
+            let map = try RoadMap(contentsOf: URL(fileURLWithPath: path), drivingSide: side,
+                                  method: RoadMap.searchMethod(for: .manyQueries), maxSnapDistance: maxSnap,
+                                  basemap: withBasemap)
+            map.prepare().notes.forEach(Output.error)
+            return map
+        }, log: { Output.error($0) })
+        reloader.watch()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         Output.error(
@@ -135,6 +147,7 @@ enum ServeCommand {
             Output.error("waymark serve: to edit places, open http://\(host):\(Int(server.port))/#token=\(token)")
         }
         server.run()
+        reloader.stop()
         sources.forEach { $0.cancel() }
         Output.error("waymark serve: stopped")
     }

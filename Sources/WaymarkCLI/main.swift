@@ -10,6 +10,7 @@ let commands: [(spec: CommandSpec, run: (ParsedArguments) throws(CLIError) -> Vo
     (ClusterCommand.spec, ClusterCommand.run),
     (RouteCommand.spec, RouteCommand.run),
     (BuildCommand.spec, BuildCommand.run),
+    (CustomizeCommand.spec, CustomizeCommand.run),
     (InspectCommand.spec, InspectCommand.run),
     (CalloutCommand.spec, CalloutCommand.run),
     (RenderCommand.spec, RenderCommand.run),

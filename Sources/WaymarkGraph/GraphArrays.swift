@@ -11,6 +11,7 @@ struct GraphArrays {
     var edgeLength: [Float] = []
     var edgeDuration: [Float] = []
     var edgeWeight: [Float] = []
+    var edgeDelay: [Float] = []
     var firstIncoming: [UInt32] = [0]
     var incomingEdge: [UInt32] = []
     var incomingSource: [UInt32] = []
@@ -50,6 +51,7 @@ extension RoadGraph {
         edgeLength = Column(parts.edgeLength)
         edgeDuration = Column(parts.edgeDuration)
         edgeWeight = Column(parts.edgeWeight)
+        edgeDelay = Column(parts.edgeDelay)
         firstIncoming = Column(parts.firstIncoming)
         incomingEdge = Column(parts.incomingEdge)
         incomingSource = Column(parts.incomingSource)

@@ -151,6 +151,8 @@ public struct GraphBuilder {
 
     fileprivate struct PendingEdge {
         var source: UInt32, target: UInt32, segment: UInt32, length: Float, duration: Float, weight: Float
+        /// Seconds of signals and gates inside (in the duration and the weight).
+        var delay: Float = 0
 
         var isStorable: Bool {
             RoadGraph.isStorable(length) && RoadGraph.isStorable(duration) && RoadGraph.isStorable(weight)
@@ -548,7 +550,7 @@ public struct GraphBuilder {
                 edges.join(total: edgeTotal) { p, e in
                     PendingEdge(source: vertexNumbers[p][Int(e.source)], target: vertexNumbers[p][Int(e.target)],
                                 segment: e.segment + segmentBases[p] << 1, length: e.length,
-                                duration: e.duration, weight: e.weight)
+                                duration: e.duration, weight: e.weight, delay: e.delay)
                 }
             }
         }
@@ -573,6 +575,11 @@ public struct GraphBuilder {
         (graph.edgeLength, graph.edgeDuration, graph.edgeWeight) = ([Float](repeating: 0, count: edgeCount),
                                                                     [Float](repeating: 0, count: edgeCount),
                                                                     [Float](repeating: 0, count: edgeCount))
+        // Rare (signals inside a piece): set after, one slot at a time.
+        graph.edgeDelay = [Float](repeating: 0, count: edgeCount)
+        for (slot, i) in order.enumerated() where pending[Int(i)].delay > 0 {
+            graph.edgeDelay[slot] = pending[Int(i)].delay
+        }
         graph.edgeTarget.withUnsafeMutableBufferPointer { target in
             graph.edgeSegment.withUnsafeMutableBufferPointer { segment in
                 graph.edgeLength.withUnsafeMutableBufferPointer { length in
@@ -999,7 +1006,8 @@ private struct WalkPart {
                 return GraphBuilder.PendingEdge(source: source, target: target,
                                                 segment: segment, length: Float(length),
                                                 duration: Float(travel + interiorDelay),
-                                                weight: Float(travel / penalty + interiorDelay))
+                                                weight: Float(travel / penalty + interiorDelay),
+                                                delay: Float(interiorDelay))
             }
             func begin(_ vertex: UInt32) {
                 start = vertex

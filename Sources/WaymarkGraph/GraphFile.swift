@@ -164,6 +164,13 @@ public enum GraphFile {
             Section("RPED", graph.restrictionPathEdges), Section("RPKN", graph.restrictionPathKind),
             Section("REPT", graph.report.fields.map(\.1)),
             Section("DSID", [graph.drivingSide.rawValue]),
+            Section("EDLY", graph.edgeDelay),
+            Section("CNAM", Array(graph.datasourceNames.joined(separator: "\n").utf8)),
+            Section("CEDG", graph.customEdges), Section("CSTA", graph.customStart),
+            Section("CDUR", graph.stretchDuration), Section("CWGT", graph.stretchWeight),
+            Section("CSRC", graph.stretchSource),
+            Section("TOFR", graph.turnFrom), Section("TOTO", graph.turnTo),
+            Section("TODU", graph.turnDuration), Section("TOWT", graph.turnWeight),
         ] + extra
         return sections
     }
@@ -568,6 +575,23 @@ public enum GraphFile {
             g.drivingSide = value
         }
 
+        // Files written before delays and customized speeds were kept have none.
+        if sections[fourCC("EDLY")] != nil { g.edgeDelay = try array("EDLY", Float.self) }
+        if sections[fourCC("CNAM")] != nil {
+            let names = try array("CNAM", UInt8.self)
+            g.datasourceNames = names.isEmpty ? [] : String(decoding: Array(names), as: UTF8.self)
+                .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            g.customEdges = try array("CEDG", UInt32.self)
+            g.customStart = try array("CSTA", UInt32.self)
+            g.stretchDuration = try array("CDUR", Float.self)
+            g.stretchWeight = try array("CWGT", Float.self)
+            g.stretchSource = try array("CSRC", UInt8.self)
+            g.turnFrom = try array("TOFR", UInt32.self)
+            g.turnTo = try array("TOTO", UInt32.self)
+            g.turnDuration = try array("TODU", Float.self)
+            g.turnWeight = try array("TOWT", Float.self)
+        }
+
         guard stringOffsets.first == 0, zip(stringOffsets, stringOffsets.dropFirst()).allSatisfy({ $0 <= $1 }),
               Int(stringOffsets.last ?? 0) == stringBytes.count
         else { throw .corrupt(path, "string table") }
@@ -597,6 +621,7 @@ public enum GraphFile {
         try check.restrictedPaths()
         try check.values()
         try check.shapes()
+        try check.customized()
     }
 
     /// The header's version, section count and length, mixed into the checksum (so editing them
@@ -802,6 +827,42 @@ private struct Validation {
         for values in [g.edgeLength, g.edgeDuration, g.edgeWeight] {
             try check(values.allSatisfy(RoadGraph.isStorable),
                       "edge length, duration or weight not finite, negative or absurd")
+        }
+    }
+
+    /// Speeds and turns from files: rows that fit their edges, sources named, values sane, turns
+    /// sorted, joined and flagged at their via vertex.
+    func customized() throws(GraphFileError) {
+        try check(g.edgeDelay.isEmpty || g.edgeDelay.count == m && g.edgeDelay.allSatisfy(RoadGraph.isStorable),
+                  "edge delays")
+        let rows = g.customEdges.count, stretches = g.stretchDuration.count
+        try check(g.customStart.count == rows + 1 && g.customStart.first == 0 && Int(g.customStart.last!) == stretches
+                  && g.stretchWeight.count == stretches && g.stretchSource.count == stretches, "custom speed rows")
+        try check(zip(g.customEdges, g.customEdges.dropFirst()).allSatisfy { $0 < $1 }
+                  && g.customEdges.allSatisfy { Int($0) < m }, "custom speed edges")
+        for i in 0..<rows where Int(g.customStart[i + 1]) - Int(g.customStart[i])
+            != g.interiorPointCount(of: Int(g.customEdges[i])) + 1 {
+            throw .corrupt(path, "custom speed row \(i) does not fit its edge")
+        }
+        try check(g.stretchDuration.allSatisfy(RoadGraph.isStorable)
+                  && g.stretchWeight.allSatisfy(RoadGraph.isStorable), "custom stretch duration or weight")
+        try check(g.stretchSource.allSatisfy { Int($0) < g.datasourceNames.count }
+                  && g.datasourceNames.allSatisfy { !$0.isEmpty }, "custom speed sources")
+        let turns = g.turnFrom.count
+        try check(g.turnTo.count == turns && g.turnDuration.count == turns && g.turnWeight.count == turns,
+                  "custom turn arrays")
+        try check(g.turnDuration.allSatisfy(RoadGraph.isStorable) && g.turnWeight.allSatisfy(RoadGraph.isStorable),
+                  "custom turn duration or weight")
+        for t in 0..<turns {
+            let e = Int(g.turnFrom[t]), f = Int(g.turnTo[t])
+            try check(e < m && f < m, "custom turn edge out of range")
+            let v = g.edgeTarget[e]
+            try check(g.edges(from: v).contains(f) && g.nodeFlags[Int(v)] & RoadGraph.customTurnFlag != 0,
+                      "custom turn \(t) not joined or not flagged")
+            if t > 0 {
+                let (a, b) = (g.turnFrom[t - 1], g.turnTo[t - 1])
+                try check(a < g.turnFrom[t] || a == g.turnFrom[t] && b < g.turnTo[t], "custom turns not sorted")
+            }
         }
     }
 

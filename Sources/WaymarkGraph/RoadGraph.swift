@@ -43,6 +43,9 @@ public struct RoadGraph: Sendable, Equatable {
     /// "routability": service roads, narrow roads and side roads weigh more than they take).
     /// What the searches minimise; equal to the duration where no penalty applies.
     public internal(set) var edgeWeight: Column<Float> = []
+    /// Seconds of traffic signals and gates passed inside each edge (in its duration and weight,
+    /// not in its travel); empty in files written before it was kept (then none is known).
+    public internal(set) var edgeDelay: Column<Float> = []
 
     // MARK: Reverse rows
     public internal(set) var firstIncoming: Column<UInt32> = [0]
@@ -76,6 +79,26 @@ public struct RoadGraph: Sendable, Equatable {
     public internal(set) var signRows: Column<UInt32> = [0, 0, 0, 0, 0]
     /// The strings names and refs point into; index 0 is the empty string.
     public internal(set) var strings: [String] = [""]
+
+    // MARK: Speeds and turn penalties from files (`waymark customize`; empty as built)
+    /// Where each speed came from, as OSRM's `datasource_names`: 0 the profile, then each
+    /// segment speed file by its name without directory or extension.
+    public internal(set) var datasourceNames: [String] = []
+    /// The edges with at least one stretch (node to node) whose speed a file gave, ascending;
+    /// edge `customEdges[i]`'s stretches, in driving order, are
+    /// `customStart[i]..<customStart[i + 1]` of the stretch columns.
+    public internal(set) var customEdges: Column<UInt32> = []
+    public internal(set) var customStart: Column<UInt32> = [0]
+    public internal(set) var stretchDuration: Column<Float> = []
+    public internal(set) var stretchWeight: Column<Float> = []
+    /// Index into ``datasourceNames``.
+    public internal(set) var stretchSource: Column<UInt8> = []
+    /// Turns whose duration and weight a turn penalty file gave, sorted by from edge, then to
+    /// edge; their via vertices carry ``customTurnFlag``.
+    public internal(set) var turnFrom: Column<UInt32> = []
+    public internal(set) var turnTo: Column<UInt32> = []
+    public internal(set) var turnDuration: Column<Float> = []
+    public internal(set) var turnWeight: Column<Float> = []
 
     // MARK: Turn restrictions, sorted by via vertex
     public internal(set) var restrictionVia: Column<UInt32> = []
@@ -114,6 +137,8 @@ public struct RoadGraph: Sendable, Equatable {
     public static let restrictionViaFlag: UInt8 = 1 << 1
     public static let gateFlag: UInt8 = 1 << 2
     public static let turningPlaceFlag: UInt8 = 1 << 3
+    /// A turn here has its duration and weight from a turn penalty file.
+    public static let customTurnFlag: UInt8 = 1 << 4
 
     // MARK: - Reading
 

@@ -260,6 +260,10 @@ public struct LegAnnotation: Sendable, Equatable {
     /// The OpenStreetMap ids of the points: the node before the start, each node passed, the node
     /// after the end (one more than the stretches); nil when the map keeps no node ids.
     public var nodes: [Int64]?
+    /// Where each stretch's speed came from: an index into ``datasourceNames`` (empty: all from
+    /// the profile, OSRM's "lua profile").
+    public var datasources: [Int] = []
+    public var datasourceNames: [String] = []
 
     public init(distance: [Double], duration: [Double], weight: [Double], nodes: [Int64]?) {
         self.distance = distance

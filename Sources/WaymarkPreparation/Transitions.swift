@@ -219,10 +219,15 @@ public struct TurnGeometry: Sendable {
                     let restricted = graph.isRestricted(e)
                     let outgoing = graph.edges(from: graph.edgeTarget[e])
                     let row = Int(starts[e]) - outgoing.lowerBound
+                    let custom = graph.nodeFlags[Int(graph.edgeTarget[e])] & RoadGraph.customTurnFlag != 0
                     for f in outgoing {
                         if graph.isUTurn(e, f)
                             && !TransitionTable.uTurnAllowed(after: e, graph, turns, entries: entries) {
                             transitions[row + f] = .infinity
+                            continue
+                        }
+                        if custom, let t = graph.customTurn(e, f) {
+                            transitions[row + f] = graph.turnWeight[t]
                             continue
                         }
                         let weight =
@@ -323,14 +328,17 @@ public struct TurnGeometry: Sendable {
         return exits <= 1
     }
 
-    /// Seconds the turn e → f takes: the signals and gate at the junction, the turn penalty by
-    /// angle where three or more roads meet (or on a U-turn), the U-turn penalty, and the wait to
-    /// cross oncoming traffic where three or more roads meet (not on or off a roundabout, where
-    /// traffic runs one way).
+    /// Seconds the turn e → f takes: a turn penalty file's, else the signals and gate at the
+    /// junction, the turn penalty by angle where three or more roads meet (or on a U-turn), the
+    /// U-turn penalty, and the wait to cross oncoming traffic where three or more roads meet (not
+    /// on or off a roundabout, where traffic runs one way).
     @inlinable package static func duration(_ e: Int, _ f: Int, _ graph: RoadGraph,
                                                    _ turns: TurnGeometry, _ costs: TurnCosts) -> Double {
         let v = graph.edgeTarget[e]
         let flags = graph.nodeFlags[Int(v)]
+        if flags & RoadGraph.customTurnFlag != 0, let t = graph.customTurn(e, f) {
+            return Double(graph.turnDuration[t])
+        }
         var seconds = 0.0
         if flags & RoadGraph.trafficSignalsFlag != 0 { seconds += costs.trafficSignalDelay }
         if flags & RoadGraph.gateFlag != 0 { seconds += costs.gateDelay }
@@ -439,6 +447,7 @@ extension RoadGraph {
     package func part(_ edge: Int, from a: Double, to b: Double) -> EdgePart {
         let length = Double(edgeLength[edge])
         guard length > 0 else { return (0, 0, 0) }
+        if !customEdges.isEmpty, let row = customRow(of: edge) { return customPart(edge, row: row, from: a, to: b) }
         let share = max(0, min(1, (b - a) / length))
         return (Double(edgeWeight[edge]) * share, Double(edgeDuration[edge]) * share, length * share)
     }

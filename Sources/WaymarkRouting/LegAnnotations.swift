@@ -7,10 +7,12 @@ import WaymarkQueries
 extension Router {
     /// OSRM's annotation of a leg driven along `path` from `origin` to `destination`: its line
     /// point by point (the start, each vertex and shape point passed, the end), each stretch's
-    /// length, and its share of its edge's travel time and weight by length; turns are not in it.
+    /// length, and its share of its edge's travel time and weight by length (a customized
+    /// stretch's own, and where its speed came from); turns are not in it.
     func annotation(of path: RoutePath, from origin: Snap, to destination: Snap) -> LegAnnotation {
         let graph = graph
         var distance: [Double] = [], duration: [Double] = [], weight: [Double] = []
+        var sources: [Int] = []
         let ids = !graph.vertexNodeIDs.isEmpty
         var nodes: [Int64] = []
         var last = origin.coordinate
@@ -31,11 +33,24 @@ extension Router {
             let isFirst = i == 0, isLast = i == path.edges.count - 1
             let from = isFirst ? path.startOffset * scale : 0, to = isLast ? path.endOffset * scale : total
             let seconds = Double(graph.edgeDuration[e]), cost = Double(graph.edgeWeight[e])
-            func stretch(to point: Coordinate, metres: Double, length: Double) {
-                let share = total > 0 ? metres / total : 0
+            let row = graph.customRow(of: e)
+            let signals = graph.edgeDelay.isEmpty || total <= 0 ? 0 : Double(graph.edgeDelay[e]) / total
+            /// `metres` of piece `k` (points k to k + 1) driven: a customized piece's own values,
+            /// else its share of the edge's by length.
+            func stretch(_ k: Int, to point: Coordinate, metres: Double, length: Double) {
                 distance.append(length)
-                duration.append(seconds * share)
-                weight.append(cost * share)
+                let piece = along[k + 1] - along[k]
+                if let row, row.count == line.count - 1 {
+                    let share = piece > 0 ? metres / piece : 0
+                    duration.append((Double(graph.stretchDuration[row.lowerBound + k]) + signals * piece) * share)
+                    weight.append((Double(graph.stretchWeight[row.lowerBound + k]) + signals * piece) * share)
+                    sources.append(Int(graph.stretchSource[row.lowerBound + k]))
+                } else {
+                    let share = total > 0 ? metres / total : 0
+                    duration.append(seconds * share)
+                    weight.append(cost * share)
+                    sources.append(0)
+                }
                 last = point
             }
             var reached = from
@@ -49,13 +64,14 @@ extension Router {
                 && along[k] <= (isLast ? (k < line.count - 1 ? to + tolerance : to - tolerance) : to) {
                 // (A whole piece's length is known; a part of one is measured.)
                 let whole = reached == along[k - 1] && !(isFirst && reached == from && from > 0)
-                stretch(to: line[k], metres: max(0, along[k] - reached),
+                stretch(k - 1, to: line[k], metres: max(0, along[k] - reached),
                         length: whole ? along[k] - along[k - 1] : last.distance(to: line[k]))
                 reached = along[k]
                 if ids { nodes.append(graph.nodeID(ofEdge: e, point: k)) }
             }
             if isLast {
-                stretch(to: destination.coordinate, metres: max(0, to - reached),
+                let piece = max(0, (along.firstIndex { $0 >= to } ?? line.count - 1) - 1)
+                stretch(min(piece, line.count - 2), to: destination.coordinate, metres: max(0, to - reached),
                         length: last.distance(to: destination.coordinate))
                 if ids {
                     let after = along.firstIndex { $0 > to + tolerance } ?? line.count - 1
@@ -63,6 +79,10 @@ extension Router {
                 }
             }
         }
-        return LegAnnotation(distance: distance, duration: duration, weight: weight, nodes: ids ? nodes : nil)
+        var annotation = LegAnnotation(distance: distance, duration: duration, weight: weight,
+                                       nodes: ids ? nodes : nil)
+        if !graph.datasourceNames.isEmpty { (annotation.datasources, annotation.datasourceNames) =
+            (sources, graph.datasourceNames) }
+        return annotation
     }
 }

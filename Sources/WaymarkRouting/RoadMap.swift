@@ -267,6 +267,11 @@ public final class RoadMap: @unchecked Sendable {
     }
 
     /// The sets of classes whose hierarchies the graph file stores (`waymark build --exclusions`).
+    /// The sets of classes kept off for which this map has made searches (not read from a file).
+    public var preparedExclusionSets: [ExcludedClasses] {
+        lock.withLock { searchesExcluding.keys.sorted { $0.rawValue < $1.rawValue } }
+    }
+
     public var storedExclusionSets: [ExcludedClasses] { storedExclusions.map(ExcludedHierarchies.sets(in:)) ?? [] }
 
     /// Makes now, for every set of the classes of road on the map that routes may keep off
@@ -279,6 +284,23 @@ public final class RoadMap: @unchecked Sendable {
         let sets = (1...7).map { ExcludedClasses(rawValue: UInt8($0)) }.filter { $0.isSubset(of: present) }
         for set in sets { _ = data(excluding: set) }
         return sets
+    }
+
+    /// This map with the speeds and turn penalties of `updates`, as `osrm-customize` applies
+    /// them (``RoadGraph/customized(with:)``): a new map, prepared as this one is — its hierarchy
+    /// contracted again where this one holds one, with those keeping off classes where this one
+    /// stores or made them — so that its first route waits for nothing. This map is unchanged.
+    public func customized(with updates: SpeedUpdates) throws(RoadMapError) -> (map: RoadMap,
+                                                                               report: CustomizeReport) {
+        let customized: (graph: RoadGraph, report: CustomizeReport)
+        do { customized = try graph.customized(with: updates) } catch { throw RoadMapError("\(error)") }
+        let hierarchical = hierarchy != nil
+        let map = RoadMap(graph: customized.graph, method: hierarchical ? .hierarchy : method, costs: costs,
+                          maxSnapDistance: maxSnapDistance, basemap: try basemap())
+        map.prepare()
+        let excluding = !storedExclusionSets.isEmpty || lock.withLock { !searchesExcluding.isEmpty }
+        if hierarchical && excluding { map.prepareExclusions() }
+        return (map, customized.report)
     }
 
     /// The nearest point on a road within `maxDistance` metres (default: the map's

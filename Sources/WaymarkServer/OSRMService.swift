@@ -24,18 +24,48 @@ public struct OSRMServiceLimits: Sendable {
 /// Each worker thread answers with a handler of its own (``makeHandler()``): a router, whose
 /// search scratch it alone uses, over the one shared map.
 public final class OSRMService: Sendable {
-    public let map: RoadMap
     public let limits: OSRMServiceLimits
+    /// The map answering new requests; replaced whole by ``replaceMap(with:)``.
+    private let current: Current
 
     public init(map: RoadMap, limits: OSRMServiceLimits = OSRMServiceLimits()) {
-        self.map = map
+        current = Current(map)
         self.limits = limits
     }
 
-    /// A handler for one thread.
+    /// The map new requests are answered on.
+    public var map: RoadMap { current.map }
+
+    /// Answers every request that starts from now on `map` (a rebuilt or customized map);
+    /// requests in flight finish on the map they started on, which is freed after them.
+    public func replaceMap(with map: RoadMap) { current.map = map }
+
+    /// A handler for one thread: its routers over the current map, made again at the first
+    /// request after the map is replaced.
     public func makeHandler() -> HTTPHandler {
-        let routers = Routers(map: map)
-        return { request in self.respond(to: request, routers: routers) }
+        let held = HeldRouters(Routers(map: map))
+        return { request in
+            let map = self.map
+            if held.routers.map !== map { held.routers = Routers(map: map) }
+            return self.respond(to: request, routers: held.routers)
+        }
+    }
+
+    /// The map, behind a lock (read at each request's start, replaced rarely).
+    private final class Current: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: RoadMap
+        init(_ map: RoadMap) { value = map }
+        var map: RoadMap {
+            get { lock.withLock { value } }
+            set { lock.withLock { value = newValue } }
+        }
+    }
+
+    /// One thread's routers (used by that thread alone).
+    private final class HeldRouters: @unchecked Sendable {
+        var routers: Routers
+        init(_ routers: Routers) { self.routers = routers }
     }
 
     /// One thread's routers: the map's own, and one per set of classes a request has asked to
@@ -80,6 +110,7 @@ public final class OSRMService: Sendable {
     /// The JSON bytes of a successful answer.
     private func answer(_ request: HTTPRequest, routers: Routers) throws(APIError) -> [UInt8] {
         let segments = request.segments
+        let map = routers.map
         if segments == ["health"] {
             return (["code": "Ok", "status": "serving", "nodes": .number(Double(map.graph.nodeCount)),
                     "edges": .number(Double(map.graph.edgeCount)),
@@ -247,7 +278,7 @@ public final class OSRMService: Sendable {
                                   destinations: snapped ? table.destinations.map(\.coordinate)
                                       : destinations.map { coordinates[$0] })
         }
-        var answer = table.osrmJSON(on: map, durations: annotations.contains("duration"),
+        var answer = table.osrmJSON(on: routers.map, durations: annotations.contains("duration"),
                                     distances: annotations.contains("distance"), scale: scale)
         // Each waypoint with its hint, as OSRM's.
         if general.generateHints, case var .object(fields) = answer {
@@ -334,6 +365,7 @@ public final class OSRMService: Sendable {
                                                                 "number=\(number): at most \(limits.maxNearest)") }
         try options.finish("nearest")
         var lists: [JSONValue] = []
+        let map = routers.map
         for (i, c) in coordinates.enumerated() {
             let radius = general.radiuses[i]
             var filter = general.filters[i]

@@ -21,6 +21,9 @@ public final class ViewerService: @unchecked Sendable {
     public let placesPath: String
     public let editing: ViewerEditing
     private let basemap: Basemap?
+    /// The roads its pictures draw: the map's at start (a map replaced while serving routes on
+    /// new speeds; its roads lie where they lay, and the places and their edits stay as they are).
+    private let graph: RoadGraph
     /// Where the roads and features lie, so a picture of the view looks only at the view.
     private let pictureIndex: PictureIndex
     private let lock = NSLock()
@@ -41,7 +44,8 @@ public final class ViewerService: @unchecked Sendable {
         self.placesPath = placesPath
         self.editing = editing
         basemap = try osrm.map.basemap()
-        pictureIndex = PictureIndex(graph: osrm.map.graph, basemap: basemap)
+        graph = osrm.map.graph
+        pictureIndex = PictureIndex(graph: graph, basemap: basemap)
         places = try ViewerService.read(placesPath)
         // Edits are saved to the file: where it cannot be written, said at start, not at the first save.
         if !editing.isReadOnly {
@@ -228,7 +232,7 @@ public final class ViewerService: @unchecked Sendable {
             return ViewerService.error(.badRequest, "InvalidValue",
                                        "lat −90…90, lon −180…180, zoom 0…22, width and height 16…4096")
         }
-        let scene = MapScene(graph: osrm.map.graph, basemap: basemap, index: pictureIndex)
+        let scene = MapScene(graph: graph, basemap: basemap, index: pictureIndex)
         do {
             let svg = try MapPicture(width: v[3], height: v[4]).svg(
                 scene, center: Coordinate(latitude: v[0], longitude: v[1]), zoom: v[2])
@@ -278,7 +282,6 @@ public final class ViewerService: @unchecked Sendable {
         let current = lock.withLock { places }
         var coordinates = current.annotations.map(\.coordinate)
         if coordinates.isEmpty {
-            let graph = osrm.map.graph
             coordinates = [0, UInt32(max(0, graph.nodeCount - 1))].filter { Int($0) < graph.nodeCount }.map {
                 graph.coordinate(of: $0)
             }

@@ -11,7 +11,7 @@ import WaymarkSupport
 @testable import WaymarkRouting
 
 /// Random waypoints over the random graphs' area (fixed seed).
-private func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
+func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
     var rng = SplitMix64(seed: seed)
     return (0..<count).map { _ in Coordinate(latitude: 52 + rng.uniform(0, 0.02),
                                              longitude: 13 + rng.uniform(0, 0.03)) }

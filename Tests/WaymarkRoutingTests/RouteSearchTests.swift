@@ -19,7 +19,8 @@ import WaymarkSupport
 enum ClassedWays { case none, kept, dropped }
 
 func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70,
-                 restrictions: Int = 12, overWays: Int = 10, classed: ClassedWays = .none) -> RoadGraph {
+                 restrictions: Int = 12, overWays: Int = 10, classed: ClassedWays = .none,
+                 keepsNodeIDs: Bool = false) -> RoadGraph {
     var rng = SplitMix64(seed: seed)
     var b = GraphBuilder(profile: CarProfile())
     for _ in 0..<nodes {
@@ -86,6 +87,7 @@ func randomGraph(seed: UInt64, nodes: Int = 40, ways: Int = 70,
         b.restrictions.append(GraphBuilder.Restriction(fromWay: from, viaWays: vias, toWay: to,
                                                        kind: rng.next() % 3 == 0 ? .mandatory : .prohibitive))
     }
+    if keepsNodeIDs { b.nodeIDs = (0..<Int64(nodes)).map { 1000 + $0 } }
     return b.build()
 }
 
@@ -152,12 +154,18 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
             return path.kind == RestrictionKind.prohibitive.rawValue ? f == path.edges.last! : f != path.edges.last!
         }
     }
+    /// The weight of edge e from fraction a to b of it: a customized edge's by its stretches.
+    func share(_ e: Int, _ a: Double, _ b: Double) -> Double {
+        guard let row = g.customRow(of: e) else { return Double(g.edgeWeight[e]) * (b - a) }
+        let length = Double(g.edgeLength[e])
+        return g.customPart(e, row: row, from: a * length, to: b * length).weight
+    }
     var cost: [[Int]: Double] = [:]
     let starts = points(from), goals = points(to)
     var best = Double.infinity
     for (e, f) in starts {
-        cost[[e]] = min(cost[[e]] ?? .infinity, Double(g.edgeWeight[e]) * (1 - f))
-        for (ge, gf) in goals where ge == e && gf >= f { best = min(best, Double(g.edgeWeight[e]) * (gf - f)) }
+        cost[[e]] = min(cost[[e]] ?? .infinity, share(e, f, 1))
+        for (ge, gf) in goals where ge == e && gf >= f { best = min(best, share(e, f, gf)) }
     }
     // Dijkstra over the histories, with a heap of its own.
     var heap: [(cost: Double, history: [Int])] = cost.map { ($0.value, $0.key) }
@@ -195,7 +203,9 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
             let uTurn = g.segment(of: f) == g.segment(of: e) && g.isReversed(f) != g.isReversed(e)
             if uTurn && !uTurnAllowed(e) { continue }
             var c = reached
-            if !restricted(e) && restricted(f) {
+            if let t = g.customTurn(e, f) {
+                c += Double(g.turnWeight[t]) // a turn penalty file's
+            } else if !restricted(e) && restricted(f) {
                 c += costs.restrictedEntryWeight
             } else {
                 c += delay
@@ -210,7 +220,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
                     c += costs.oncomingTurnPenalty / (1 + exp(-(13 * abs(angle(e, f)) / 180 - 3.25)))
                 }
             }
-            for (ge, gf) in goals where ge == f { best = min(best, c + Double(g.edgeWeight[f]) * gf) }
+            for (ge, gf) in goals where ge == f { best = min(best, c + share(f, 0, gf)) }
             let next = Array((history + [f]).suffix(memory))
             if c + Double(g.edgeWeight[f]) < (cost[next] ?? .infinity) - 1e-12 {
                 cost[next] = c + Double(g.edgeWeight[f])
