@@ -12,9 +12,10 @@ import argparse, http.client, json, os, shutil, subprocess, tempfile, threading,
 from benchlib import free_port, wait_ready
 
 
-def serve(waymark, path, port):
+def serve(waymark, path, port, log=subprocess.DEVNULL):
+    """A server on `path`; its log (a line per request) to `log`, never to a pipe left unread."""
     return subprocess.Popen([waymark, "serve", path, "--port", str(port), "--threads", "4"],
-                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+                            stderr=log, stdout=subprocess.DEVNULL)
 
 
 def durations(waymark, path, routes):
@@ -45,6 +46,8 @@ def main():
     ap.add_argument("--requests", type=int, default=2000)
     ap.add_argument("--clients", type=int, default=4)
     ap.add_argument("--swap-at", type=int, default=500)
+    ap.add_argument("--pace-ms", type=float, default=6,
+                    help="each client's pause between requests, so the run outlasts the server's 1 s file check")
     args = ap.parse_args()
     pairs = json.load(open(args.pairs))["pairs"][:100]
     routes = [f"/route/v1/driving/{p['from']['lon']},{p['from']['lat']};{p['to']['lon']},{p['to']['lat']}"
@@ -55,7 +58,8 @@ def main():
     shutil.copy(args.map, served)
     shutil.copy(args.new, incoming)
     port = free_port()
-    server = serve(args.waymark, served, port)
+    log_path = os.path.join(tmp, "serve.log")
+    server = serve(args.waymark, served, port, log=open(log_path, "w"))
     wait_ready(f"http://127.0.0.1:{port}/health")
     lock = threading.Lock()
     sent = [0]
@@ -85,6 +89,7 @@ def main():
             kind = "error" if d is None else "same" if d == old[i] == new[i] else \
                 "old" if d == old[i] else "new" if d == new[i] else "error"
             answers[c].append((i, kind, time.time()))
+            time.sleep(args.pace_ms / 1000)
 
     start = time.time()
     threads = [threading.Thread(target=client, args=(c,)) for c in range(args.clients)]
@@ -94,7 +99,8 @@ def main():
         t.join()
     wall = time.time() - start
     server.terminate()
-    _, log = server.communicate()
+    server.wait()
+    log = open(log_path).read()
     flat = [a for list_ in answers for a in list_]
     first_new = min((t for _, kind, t in flat if kind == "new"), default=None)
     regressions = sum(1 for list_ in answers for k, (_, kind, _) in enumerate(list_)

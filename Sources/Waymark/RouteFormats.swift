@@ -88,7 +88,7 @@ extension Route {
     }
 
     /// One route object of OSRM's response.
-    private func writeOSRMRoute(into w: inout JSONWriter, _ out: OSRMRouteWriter, overview: OverviewFormat,
+    fileprivate func writeOSRMRoute(into w: inout JSONWriter, _ out: OSRMRouteWriter, overview: OverviewFormat,
                                 steps withSteps: Bool, annotations: Set<LegAnnotation.Kind>) {
         w.writeByte(UInt8(ascii: "{"))
         out.key("distance", &w); out.tenths(distance, &w); out.comma(&w)
@@ -111,7 +111,7 @@ extension Route {
 
     /// The road name of each waypoint: the names the router gave, else those of the steps that
     /// start and end legs.
-    private var waypointNames: [String] {
+    fileprivate var waypointNames: [String] {
         if snappedNames.count == waypoints.count { return snappedNames }
         var names = legs.map { $0.steps.first?.name ?? "" }
         names.append(legs.last?.steps.last?.name ?? "")
@@ -409,6 +409,35 @@ private struct OSRMRouteWriter {
                 w.writeByte(UInt8(ascii: "\"")); w.writeRaw(name); w.writeByte(UInt8(ascii: "\""))
             }
             w.writeByte(UInt8(ascii: "]"))
+        }
+        w.writeByte(UInt8(ascii: "}"))
+    }
+}
+
+extension Trip {
+    /// OSRM's trip response: the trip's route as `trips[0]`, and the stops in the order given,
+    /// each with its place in the trip (`waypoint_index`) and its trip (`trips_index`, 0).
+    public func writeOSRMJSON(into w: inout JSONWriter, geometries: GeometryFormat = .polyline,
+                              overview: OverviewFormat = .simplified, steps withSteps: Bool = false,
+                              annotations: Set<LegAnnotation.Kind> = []) {
+        let out = OSRMRouteWriter(geometries: geometries, decimals: 6)
+        w.writeByte(UInt8(ascii: "{"))
+        out.key("code", &w); w.writeString("Ok"); out.comma(&w)
+        out.key("trips", &w)
+        out.list([route], &w) { route, w in
+            route.writeOSRMRoute(into: &w, out, overview: overview, steps: withSteps, annotations: annotations)
+        }
+        out.comma(&w); out.key("waypoints", &w)
+        let names = route.waypointNames
+        out.list(Array(placeOfStop.indices), &w) { stop, w in
+            let k = placeOfStop[stop], waypoint = route.waypoints[k]
+            w.writeByte(UInt8(ascii: "{"))
+            out.key("waypoint_index", &w); w.writeInteger(Int64(k)); out.comma(&w)
+            out.key("trips_index", &w); w.writeInteger(0); out.comma(&w)
+            out.key("name", &w); w.writeString(k < names.count ? names[k] : ""); out.comma(&w)
+            out.key("location", &w); out.point(waypoint.coordinate, &w); out.comma(&w)
+            out.key("distance", &w); out.tenths(waypoint.distance, &w)
+            w.writeByte(UInt8(ascii: "}"))
         }
         w.writeByte(UInt8(ascii: "}"))
     }

@@ -7,7 +7,7 @@ import WaymarkServer
 enum ServeCommand {
     static let spec = CommandSpec(
         name: "serve",
-        summary: "Serve OSRM's HTTP API (route, table, nearest) and isochrones over one loaded map.",
+        summary: "Serve OSRM's HTTP API (route, table, nearest, trip) and isochrones over one loaded map.",
         positionals: ["<map.wmg|.osm|.osm.gz|.osm.pbf>"],
         options: [
             OptionSpec(

@@ -16,6 +16,7 @@ let commands: [(spec: CommandSpec, run: (ParsedArguments) throws(CLIError) -> Vo
     (RenderCommand.spec, RenderCommand.run),
     (PlaceCommand.spec, PlaceCommand.run),
     (TableCommand.spec, TableCommand.run),
+    (TripCommand.spec, TripCommand.run),
     (IsochroneCommand.spec, IsochroneCommand.run),
     (ServeCommand.spec, ServeCommand.run),
 ]

@@ -98,15 +98,6 @@ extension RoadGraph {
         Float(min((seconds * 10).rounded() / 10, Double(valueLimit) / 2))
     }
 
-    /// ``nodeID(ofEdge:point:)`` with the edge's source known.
-    func nodeID(ofEdge e: Int, point k: Int, source: UInt32) -> Int64 {
-        let n = interiorPointCount(of: e)
-        if k == 0 { return vertexNodeIDs[Int(source)] }
-        if k == n + 1 { return vertexNodeIDs[Int(edgeTarget[e])] }
-        let s = segment(of: e)
-        return shapeNodeIDs[isReversed(e) ? Int(shapeStart[s + 1]) - k : Int(shapeStart[s]) + k - 1]
-    }
-
     /// The index of the turn e → f in the turn penalty columns, if a file gave it.
     @inlinable
     public func customTurn(_ e: Int, _ f: Int) -> Int? {

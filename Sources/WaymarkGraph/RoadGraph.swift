@@ -215,9 +215,12 @@ public struct RoadGraph: Sendable, Equatable {
 
     /// The OpenStreetMap node id of point `k` of edge `e`'s line (0 its source vertex, then its
     /// shape points in the direction it is driven, then its target); the graph must keep node ids.
-    public func nodeID(ofEdge e: Int, point k: Int) -> Int64 {
+    public func nodeID(ofEdge e: Int, point k: Int) -> Int64 { nodeID(ofEdge: e, point: k, source: source(of: e)) }
+
+    /// The same, with the edge's source known (looked up only for point 0).
+    func nodeID(ofEdge e: Int, point k: Int, source: @autoclosure () -> UInt32) -> Int64 {
         let n = interiorPointCount(of: e)
-        if k == 0 { return vertexNodeIDs[Int(source(of: e))] }
+        if k == 0 { return vertexNodeIDs[Int(source())] }
         if k == n + 1 { return vertexNodeIDs[Int(edgeTarget[e])] }
         let s = segment(of: e)
         return shapeNodeIDs[isReversed(e) ? Int(shapeStart[s + 1]) - k : Int(shapeStart[s]) + k - 1]

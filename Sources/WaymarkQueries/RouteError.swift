@@ -11,6 +11,10 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No route connects two waypoints.
     case noRoute(from: Coordinate, to: Coordinate)
     case invalidInput(String)
+    /// A trip's stops cannot all be reached from one another (OSRM's `NoTrips`).
+    case noTrips
+    /// A combination of options OSRM does not implement either (its `NotImplemented`).
+    case notImplemented(String)
 
     /// OSRM's response code for the error.
     public var code: String {
@@ -18,6 +22,8 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noSegment, .outsideMap: return "NoSegment"
         case .noRoute: return "NoRoute"
         case .invalidInput: return "InvalidInput"
+        case .noTrips: return "NoTrips"
+        case .notImplemented: return "NotImplemented"
         }
     }
 
@@ -42,6 +48,8 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .noRoute(from, to):
             return "no route from \(point(from.latitude, from.longitude)) to \(point(to.latitude, to.longitude))"
         case let .invalidInput(text): return text
+        case .noTrips: return "no trip visits every stop: some cannot be reached from the others"
+        case let .notImplemented(text): return text
         }
     }
 }

@@ -11,6 +11,8 @@ public struct OSRMServiceLimits: Sendable {
     public var maxNearest = 100
     /// Alternatives a route may ask for (`--max-alternatives`).
     public var maxAlternatives = 3
+    /// Stops of a trip (`--max-trip-size`; OSRM's default is no limit, its demo server's 100).
+    public var maxTripStops = 100
     /// The times an isochrone may ask for, in minutes.
     public var isochroneMinutes = Isochrone.minutesRange
 
@@ -120,12 +122,13 @@ public final class OSRMService: Sendable {
             throw APIError(
                 "InvalidUrl",
                 "not an OSRM URL: expected /{service}/v1/{profile}/{coordinates} (services: route, table, nearest, "
-                    + "isochrone) or /health"
+                    + "trip, isochrone) or /health"
             )
         }
         let service = segments[0]
-        guard ["route", "table", "nearest", "isochrone"].contains(service) else {
-            throw APIError("InvalidService", "service '\(service)' is not served (route, table, nearest, isochrone)")
+        guard ["route", "table", "nearest", "isochrone", "trip"].contains(service) else {
+            throw APIError("InvalidService",
+                           "service '\(service)' is not served (route, table, nearest, trip, isochrone)")
         }
         guard segments[1] == "v1" else { throw APIError("InvalidVersion",
                                                         "version '\(segments[1])' is not served (v1)") }
@@ -142,12 +145,52 @@ public final class OSRMService: Sendable {
         case "route": result = try route(coordinates, &options, routers: routers)
         case "table": result = try table(coordinates, &options, routers: routers).jsonBytes
         case "isochrone": result = try isochrone(coordinates, &options, routers: routers)
+        case "trip": result = try trip(coordinates, &options, routers: routers)
         default: result = try nearest(coordinates, &options, routers: routers).jsonBytes
         }
         return result
     }
 
     // MARK: - Services
+
+    /// OSRM's trip: `roundtrip`, `source=any|first`, `destination=any|last`, and the route's
+    /// output options (`steps`, `geometries`, `overview`, `annotations`).
+    private func trip(_ coordinates: [Coordinate],
+                      _ options: inout Options, routers: Routers) throws(APIError) -> [UInt8] {
+        guard coordinates.count >= 2 else { throw APIError("InvalidOptions", "a trip needs at least two coordinates") }
+        guard coordinates.count <= limits.maxTripStops else {
+            throw APIError("TooBig", "\(coordinates.count) coordinates: a trip takes at most \(limits.maxTripStops)")
+        }
+        let general = try general(&options, count: coordinates.count)
+        var asked = TripOptions()
+        asked.route = general.routeOptions
+        asked.roundtrip = try options.bool("roundtrip", default: true)
+        asked.fixedStart = try options.choice("source", ["any", "first"], default: "any") == "first"
+        asked.fixedEnd = try options.choice("destination", ["any", "last"], default: "any") == "last"
+        let steps = try options.bool("steps", default: false)
+        let geometries = GeometryFormat(
+            rawValue: try options.choice("geometries", GeometryFormat.allCases.map(\.rawValue), default: "polyline"))!
+        let overview = OverviewFormat(
+            rawValue: try options.choice("overview", OverviewFormat.allCases.map(\.rawValue), default: "simplified"))!
+        var kinds: Set<LegAnnotation.Kind> = []
+        if let text = options.take("annotations") {
+            guard let parsed = LegAnnotation.kinds(parsing: text) else {
+                throw APIError("InvalidQuery", "annotations: '\(text.prefix(40))' is not true, false or a list")
+            }
+            kinds = parsed
+        }
+        asked.route.annotations = !kinds.isEmpty
+        try options.finish("trip")
+        do {
+            let trip = try routers.map.trip(coordinates, options: asked)
+            var writer = JSONWriter()
+            trip.writeOSRMJSON(into: &writer, geometries: geometries, overview: overview, steps: steps,
+                               annotations: kinds)
+            return writer.bytes
+        } catch {
+            throw APIError(error)
+        }
+    }
 
     private func route(_ coordinates: [Coordinate],
                        _ options: inout Options, routers: Routers) throws(APIError) -> [UInt8] {
