@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Trips against OSRM's on the same stops: random sets of stops drawn from the shared pairs' points
-(fixed seed), a round trip by `waymark serve` (HTTP) and by OSRM (in-process, CH); both tours
+(fixed seed), a round trip by `waymark serve` (HTTP) and by OSRM (in-process, CH or MLD); both tours
 scored on Waymark's own duration table for those stops, so the engines' small duration
 differences do not decide. Prints, per set size, how often Waymark's tour is longer, equal or
 shorter, and the median ratio, as JSON. Needs python3.12 with `osrm-bindings`.
@@ -22,10 +22,11 @@ def main():
     ap.add_argument("--sizes", default="5,12,50")
     ap.add_argument("--sets", type=int, default=100)
     ap.add_argument("--seed", type=int, default=44)
+    ap.add_argument("--algorithm", default="CH", help="CH or MLD: the dataset's")
     args = ap.parse_args()
     points = [(p[end]["lon"], p[end]["lat"]) for p in json.load(open(args.pairs))["pairs"] for end in ("from", "to")]
     import osrm
-    engine = osrm.OSRM(storage_config=args.osrm, algorithm="CH", use_shared_memory=False)
+    engine = osrm.OSRM(storage_config=args.osrm, algorithm=args.algorithm, use_shared_memory=False)
     port = free_port()
     server = subprocess.Popen([args.waymark, "serve", args.map, "--port", str(port), "--max-table-size", "100"],
                               stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
