@@ -45,7 +45,7 @@ check("routingpy matrix", len(matrix.durations) == 3 and len(matrix.distances[0]
 part = client.matrix([a, b, c], sources=[0], destinations=[1, 2], annotations=["duration"])
 check("routingpy matrix (sources, destinations)", len(part.durations) == 1 and len(part.durations[0]) == 2)
 
-# py-osrm-client: route, table and nearest.
+# py-osrm-client: route, table, nearest and trip.
 with OsrmClient(base_url=base + "/") as osrm:
     answer = osrm.route([tuple(a), tuple(b)])
     check("py-osrm-client route", answer.code.name == "OK" and answer.routes[0].distance > 0)
@@ -59,4 +59,7 @@ with OsrmClient(base_url=base + "/") as osrm:
     check("py-osrm-client table", table.code.name == "OK" and len(table.durations) == 3)
     nearest = osrm.nearest(tuple(a), number=2)
     check("py-osrm-client nearest", nearest.code.name == "OK" and 1 <= len(nearest.waypoints) <= 2)
+    trip = osrm.trip([tuple(a), tuple(b), tuple(c)], steps=True)
+    check("py-osrm-client trip", trip.code.name == "OK" and len(trip.trips) == 1
+          and sorted(w.waypoint_index for w in trip.waypoints) == [0, 1, 2])
 print(f"{calls} calls, all answered")
