@@ -153,6 +153,30 @@ public final class OSRMService: Sendable {
 
     // MARK: - Services
 
+    /// What a route's or trip's answer holds: `steps`, `geometries`, `overview`, `annotations`.
+    private struct ResponseShape {
+        var steps: Bool
+        var geometries: GeometryFormat
+        var overview: OverviewFormat
+        var annotations: Set<LegAnnotation.Kind> = []
+
+        init(_ options: inout Options) throws(APIError) {
+            steps = try options.bool("steps", default: false)
+            geometries = GeometryFormat(rawValue: try options.choice(
+                "geometries", GeometryFormat.allCases.map(\.rawValue), default: "polyline"))!
+            overview = OverviewFormat(rawValue: try options.choice(
+                "overview", OverviewFormat.allCases.map(\.rawValue), default: "simplified"))!
+            if let text = options.take("annotations") {
+                guard let parsed = LegAnnotation.kinds(parsing: text) else {
+                    let names = LegAnnotation.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw APIError("InvalidQuery",
+                                   "annotations: '\(text.prefix(40))' is not true, false or a list of \(names)")
+                }
+                annotations = parsed
+            }
+        }
+    }
+
     /// OSRM's trip: `roundtrip`, `source=any|first`, `destination=any|last`, and the route's
     /// output options (`steps`, `geometries`, `overview`, `annotations`).
     private func trip(_ coordinates: [Coordinate],
@@ -167,25 +191,14 @@ public final class OSRMService: Sendable {
         asked.roundtrip = try options.bool("roundtrip", default: true)
         asked.fixedStart = try options.choice("source", ["any", "first"], default: "any") == "first"
         asked.fixedEnd = try options.choice("destination", ["any", "last"], default: "any") == "last"
-        let steps = try options.bool("steps", default: false)
-        let geometries = GeometryFormat(
-            rawValue: try options.choice("geometries", GeometryFormat.allCases.map(\.rawValue), default: "polyline"))!
-        let overview = OverviewFormat(
-            rawValue: try options.choice("overview", OverviewFormat.allCases.map(\.rawValue), default: "simplified"))!
-        var kinds: Set<LegAnnotation.Kind> = []
-        if let text = options.take("annotations") {
-            guard let parsed = LegAnnotation.kinds(parsing: text) else {
-                throw APIError("InvalidQuery", "annotations: '\(text.prefix(40))' is not true, false or a list")
-            }
-            kinds = parsed
-        }
-        asked.route.annotations = !kinds.isEmpty
+        let shape = try ResponseShape(&options)
+        asked.route.annotations = !shape.annotations.isEmpty
         try options.finish("trip")
         do {
             let trip = try routers.map.trip(coordinates, options: asked)
             var writer = JSONWriter()
-            trip.writeOSRMJSON(into: &writer, geometries: geometries, overview: overview, steps: steps,
-                               annotations: kinds)
+            trip.writeOSRMJSON(into: &writer, geometries: shape.geometries, overview: shape.overview,
+                               steps: shape.steps, annotations: shape.annotations)
             return writer.bytes
         } catch {
             throw APIError(error)
@@ -201,7 +214,8 @@ public final class OSRMService: Sendable {
         let general = try general(&options, count: coordinates.count)
         let router = routers.router(excluding: general.exclude)
         var asked = general.routeOptions
-        let steps = try options.bool("steps", default: false)
+        let shape = try ResponseShape(&options)
+        let (steps, geometries, overview, kinds) = (shape.steps, shape.geometries, shape.overview, shape.annotations)
         if let text = options.take("alternatives") {
             guard let n = text == "true" ? 1 : text == "false" ? 0 : Int(text), n >= 0 else {
                 throw APIError("InvalidQuery", "alternatives: '\(text.prefix(40))' is not true, false or a count")
@@ -211,19 +225,6 @@ public final class OSRMService: Sendable {
                 throw APIError("TooBig", "alternatives=\(n): at most \(limits.maxAlternatives)")
             }
             asked.alternatives = n
-        }
-        let geometries = GeometryFormat(
-            rawValue: try options.choice("geometries", GeometryFormat.allCases.map(\.rawValue), default: "polyline"))!
-        let overview = OverviewFormat(
-            rawValue: try options.choice("overview", OverviewFormat.allCases.map(\.rawValue), default: "simplified"))!
-        var kinds: Set<LegAnnotation.Kind> = []
-        if let text = options.take("annotations") {
-            guard let parsed = LegAnnotation.kinds(parsing: text) else {
-                let names = LegAnnotation.Kind.allCases.map(\.rawValue).joined(separator: ", ")
-                throw APIError("InvalidQuery",
-                               "annotations: '\(text.prefix(40))' is not true, false or a list of \(names)")
-            }
-            kinds = parsed
         }
         asked.annotations = !kinds.isEmpty
         let straight = try options.choice("continue_straight", ["default", "true", "false"], default: "default")

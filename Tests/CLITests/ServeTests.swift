@@ -295,7 +295,8 @@ struct RawClient {
         || ProcessInfo.processInfo.environment["WAYMARK_REQUIRE_OSRM_CLIENTS"] == "1"
 
     /// Real OSRM clients, unchanged but for the URL, with their defaults and with alternatives,
-    /// annotations, steps, bearings and radiuses: route, table and nearest (`Tools/osrm_clients_test.py`).
+    /// annotations, steps, bearings and radiuses: route, table, nearest and trip
+    /// (`Tools/osrm_clients_test.py`).
     @Test(.enabled(if: clientsReady, "the OSRM client libraries are not installed (.ci/run installs them)"))
     func osrmClientsWorkUnchanged() throws {
         let server = try ServerProcess([map])
@@ -305,7 +306,7 @@ struct RawClient {
             lonLat(a), lonLat(b), lonLat(c),
         ])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("9 calls, all answered"))
+        #expect(result.stdout.contains("10 calls, all answered"))
     }
 
     /// Bad requests answered with osrm-routed's status and code: each case's code is what
