@@ -141,7 +141,6 @@ private struct CustomRows {
 private struct StretchScratch {
     var ids: [Int64] = [], length: [Double] = []
     var duration: [Float] = [], weight: [Float] = [], source: [UInt8] = []
-    var rulers = LocalRuler.Bands()
 
     /// The edge's node ids; whether a stretch of it has a new speed.
     mutating func load(_ g: RoadGraph, edge e: Int, source v: UInt32, updates: SpeedUpdates) -> Bool {
@@ -158,10 +157,7 @@ private struct StretchScratch {
     mutating func customize(_ g: RoadGraph, edge e: Int, updates: SpeedUpdates, report: inout CustomizeReport,
                             matched: inout Set<SpeedUpdates.Stretch>) -> (duration: Float, weight: Float,
                                                                             closed: Bool) {
-        var points: [Coordinate] = []
-        g.appendGeometry(of: e, to: &points, skippingSource: false)
-        length.removeAll(keepingCapacity: true)
-        for i in 0..<(points.count - 1) { length.append(rulers.distance(from: points[i], to: points[i + 1])) }
+        length = g.stretchLengths(of: e)
         let total = length.reduce(0, +)
         let delay = g.edgeDelay.isEmpty ? 0 : Double(g.edgeDelay[e])
         let travel = max(0, Double(g.edgeDuration[e]) - delay), cost = max(0, Double(g.edgeWeight[e]) - delay)
@@ -199,16 +195,22 @@ private struct StretchScratch {
 }
 
 extension RoadGraph {
+    /// The metres of each stretch of edge `e` (point k to k + 1, in driving order), measured as
+    /// the builder measured its length.
+    func stretchLengths(of e: Int) -> [Double] {
+        var points: [Coordinate] = []
+        appendGeometry(of: e, to: &points, skippingSource: false)
+        var rulers = LocalRuler.Bands()
+        return (0..<(points.count - 1)).map { rulers.distance(from: points[$0], to: points[$0 + 1]) }
+    }
+
     /// Weight, duration and length of customized edge `e` (its stretches `row`) between `a` and
     /// `b` metres from its source: each stretch's own values (and its share of the signals
     /// inside, by length), by the part of it driven.
     public func customPart(_ e: Int, row: Range<Int>, from a: Double,
                            to b: Double) -> (weight: Double, duration: Double, distance: Double) {
         let length = Double(edgeLength[e])
-        var points: [Coordinate] = []
-        appendGeometry(of: e, to: &points, skippingSource: false)
-        var rulers = LocalRuler.Bands()
-        let pieces = (0..<(points.count - 1)).map { rulers.distance(from: points[$0], to: points[$0 + 1]) }
+        let pieces = stretchLengths(of: e)
         let total = pieces.reduce(0, +)
         guard total > 0, length > 0, pieces.count == row.count else { return (0, 0, 0) }
         let delay = edgeDelay.isEmpty ? 0 : Double(edgeDelay[e])

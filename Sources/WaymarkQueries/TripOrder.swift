@@ -122,31 +122,45 @@ public enum TripOrder {
     }
 
     /// `tour` improved until no 2-opt move (a stretch driven backwards) or Or-opt move (one to
-    /// three stops moved elsewhere) shortens the round trip; never longer than `tour`.
+    /// three stops moved elsewhere) shortens the round trip; never longer than `tour`. Each move
+    /// is priced by what it changes (the table is not symmetric: a reversed stretch is summed
+    /// both ways as it grows), not by summing the whole tour again.
     package static func improved(_ tour: [Int], _ d: [[Double]]) -> [Int] {
-        var tour = tour, cost = duration(of: tour, d, roundtrip: true)
+        var tour = tour
         let n = tour.count
         var better = n > 3
         while better {
             better = false
             for i in 1..<(n - 1) {
+                // The stretch i…j's seconds driven forwards and backwards.
+                var forwards = 0.0, backwards = 0.0
                 for j in (i + 1)..<n {
-                    var candidate = tour
-                    candidate[i...j].reverse()
-                    let c = duration(of: candidate, d, roundtrip: true)
-                    if c < cost - 1e-9 { (tour, cost, better) = (candidate, c, true) }
+                    forwards += d[tour[j - 1]][tour[j]]
+                    backwards += d[tour[j]][tour[j - 1]]
+                    let before = tour[i - 1], after = tour[(j + 1) % n]
+                    let change = d[before][tour[j]] + backwards + d[tour[i]][after]
+                        - d[before][tour[i]] - forwards - d[tour[j]][after]
+                    if change < -1e-9 {
+                        tour[i...j].reverse()
+                        swap(&forwards, &backwards)
+                        better = true
+                    }
                 }
             }
             for length in 1...3 where length < n - 1 {
                 for i in 1...(n - length) {
+                    let first = tour[i], last = tour[i + length - 1]
+                    let before = tour[i - 1], after = tour[(i + length) % n]
+                    let saved = d[before][first] + d[last][after] - d[before][after]
                     var rest = tour
-                    let moved = Array(rest[i..<(i + length)])
                     rest.removeSubrange(i..<(i + length))
                     for k in 1...rest.count where k != i {
-                        var candidate = rest
-                        candidate.insert(contentsOf: moved, at: k)
-                        let c = duration(of: candidate, d, roundtrip: true)
-                        if c < cost - 1e-9 { (tour, cost, better) = (candidate, c, true); break }
+                        let a = rest[k - 1], b = rest[k % rest.count]
+                        if d[a][first] + d[last][b] - d[a][b] - saved < -1e-9 {
+                            rest.insert(contentsOf: tour[i..<(i + length)], at: k)
+                            (tour, better) = (rest, true)
+                            break
+                        }
                     }
                     if better { break }
                 }

@@ -177,14 +177,19 @@ public final class OSRMService: Sendable {
         }
     }
 
+    /// At least two coordinates, at most `limit` (OSRM's `InvalidOptions`, `TooBig`).
+    private static func check(_ count: Int, _ service: String, atMost limit: Int) throws(APIError) {
+        guard count >= 2 else { throw APIError("InvalidOptions", "a \(service) needs at least two coordinates") }
+        guard count <= limit else {
+            throw APIError("TooBig", "\(count) coordinates: a \(service) takes at most \(limit)")
+        }
+    }
+
     /// OSRM's trip: `roundtrip`, `source=any|first`, `destination=any|last`, and the route's
     /// output options (`steps`, `geometries`, `overview`, `annotations`).
     private func trip(_ coordinates: [Coordinate],
                       _ options: inout Options, routers: Routers) throws(APIError) -> [UInt8] {
-        guard coordinates.count >= 2 else { throw APIError("InvalidOptions", "a trip needs at least two coordinates") }
-        guard coordinates.count <= limits.maxTripStops else {
-            throw APIError("TooBig", "\(coordinates.count) coordinates: a trip takes at most \(limits.maxTripStops)")
-        }
+        try Self.check(coordinates.count, "trip", atMost: limits.maxTripStops)
         let general = try general(&options, count: coordinates.count)
         var asked = TripOptions()
         asked.route = general.routeOptions
@@ -207,10 +212,7 @@ public final class OSRMService: Sendable {
 
     private func route(_ coordinates: [Coordinate],
                        _ options: inout Options, routers: Routers) throws(APIError) -> [UInt8] {
-        guard coordinates.count >= 2 else { throw APIError("InvalidOptions", "a route needs at least two coordinates") }
-        guard coordinates.count <= limits.maxWaypoints else {
-            throw APIError("TooBig", "\(coordinates.count) coordinates: a route takes at most \(limits.maxWaypoints)")
-        }
+        try Self.check(coordinates.count, "route", atMost: limits.maxWaypoints)
         let general = try general(&options, count: coordinates.count)
         let router = routers.router(excluding: general.exclude)
         var asked = general.routeOptions
