@@ -1,5 +1,5 @@
-// The libxml2 headers Waymark uses. Only the OSM module imports this target, and
-// only one Swift file in it makes libxml2 calls.
+// The libxml2 headers Waymark uses. Only the OSM module imports this target: its map
+// parser and its GPX reader make the libxml2 calls.
 #ifndef WAYMARK_CLIBXML2_SHIM_H
 #define WAYMARK_CLIBXML2_SHIM_H
 
@@ -29,5 +29,10 @@ static inline void waymark_ignore_generic_error(void *context, const char *messa
 // Silences the generic error function for the calling thread (libxml2 keeps it per thread).
 static inline void waymark_silence_generic_errors(void) {
     xmlSetGenericErrorFunc(NULL, waymark_ignore_generic_error);
+}
+
+// libxml2's `xmlFree` is a global function pointer, which Swift 6 will not read from Swift code.
+static inline void waymark_xml_free(void *pointer) {
+    xmlFree(pointer);
 }
 #endif

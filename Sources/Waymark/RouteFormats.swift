@@ -75,13 +75,7 @@ extension Route {
             out.comma(&w); out.key("waypoints", &w)
             let names = first.waypointNames
             out.list(Array(first.waypoints.indices), &w) { i, w in
-                let waypoint = first.waypoints[i]
-                w.writeByte(UInt8(ascii: "{"))
-                if let hints { out.key("hint", &w); w.writeString(hints[i]); out.comma(&w) }
-                out.key("name", &w); w.writeString(i < names.count ? names[i] : ""); out.comma(&w)
-                out.key("location", &w); out.point(waypoint.coordinate, &w); out.comma(&w)
-                out.key("distance", &w); out.tenths(waypoint.distance, &w)
-                w.writeByte(UInt8(ascii: "}"))
+                out.waypoint(first.waypoints[i], name: i < names.count ? names[i] : "", hint: hints?[i], &w) { _ in }
             }
         }
         w.writeByte(UInt8(ascii: "}"))
@@ -89,8 +83,10 @@ extension Route {
 
     /// One route object of OSRM's response.
     fileprivate func writeOSRMRoute(into w: inout JSONWriter, _ out: OSRMRouteWriter, overview: OverviewFormat,
-                                steps withSteps: Bool, annotations: Set<LegAnnotation.Kind>) {
+                                steps withSteps: Bool, annotations: Set<LegAnnotation.Kind>,
+                                confidence: Double? = nil) {
         w.writeByte(UInt8(ascii: "{"))
+        if let confidence { out.key("confidence", &w); w.writeNumber(confidence); out.comma(&w) }
         out.key("distance", &w); out.tenths(distance, &w); out.comma(&w)
         out.key("duration", &w); out.tenths(duration, &w); out.comma(&w)
         out.key("legs", &w)
@@ -297,6 +293,19 @@ private struct OSRMRouteWriter {
         }
     }
 
+    /// A waypoint object: `extra`'s keys (each followed by a comma), then `hint`, `name`,
+    /// `location` and `distance`.
+    func waypoint(_ snap: Snap, name: String, hint: String?, _ w: inout JSONWriter,
+                  _ extra: (inout JSONWriter) -> Void) {
+        w.writeByte(UInt8(ascii: "{"))
+        extra(&w)
+        if let hint { key("hint", &w); w.writeString(hint); comma(&w) }
+        key("name", &w); w.writeString(name); comma(&w)
+        key("location", &w); point(snap.coordinate, &w); comma(&w)
+        key("distance", &w); tenths(snap.distance, &w)
+        w.writeByte(UInt8(ascii: "}"))
+    }
+
     func list<T>(_ items: [T], _ w: inout JSONWriter, _ body: (T, inout JSONWriter) -> Void) {
         w.beginArray()
         for (i, item) in items.enumerated() {
@@ -430,15 +439,97 @@ extension Trip {
         out.comma(&w); out.key("waypoints", &w)
         let names = route.waypointNames
         out.list(Array(placeOfStop.indices), &w) { stop, w in
-            let k = placeOfStop[stop], waypoint = route.waypoints[k]
-            w.writeByte(UInt8(ascii: "{"))
-            out.key("waypoint_index", &w); w.writeInteger(Int64(k)); out.comma(&w)
-            out.key("trips_index", &w); w.writeInteger(0); out.comma(&w)
-            out.key("name", &w); w.writeString(k < names.count ? names[k] : ""); out.comma(&w)
-            out.key("location", &w); out.point(waypoint.coordinate, &w); out.comma(&w)
-            out.key("distance", &w); out.tenths(waypoint.distance, &w)
-            w.writeByte(UInt8(ascii: "}"))
+            let k = placeOfStop[stop]
+            out.waypoint(route.waypoints[k], name: k < names.count ? names[k] : "", hint: nil, &w) { w in
+                out.key("waypoint_index", &w); w.writeInteger(Int64(k)); out.comma(&w)
+                out.key("trips_index", &w); w.writeInteger(0); out.comma(&w)
+            }
         }
         w.writeByte(UInt8(ascii: "}"))
+    }
+}
+
+extension MapMatch {
+    /// OSRM's match response: `matchings` (each a route with its `confidence`) and, unless
+    /// `waypoints` is false (`skip_waypoints`), one `tracepoints` entry per fix given (null where
+    /// it was not matched) with `matchings_index`, `waypoint_index` and `alternatives_count`, and
+    /// its `hint` where `hints` are given (one per fix).
+    public func writeOSRMJSON(into w: inout JSONWriter, geometries: GeometryFormat = .polyline,
+                              overview: OverviewFormat = .simplified, steps withSteps: Bool = false,
+                              annotations: Set<LegAnnotation.Kind> = [], waypoints withWaypoints: Bool = true,
+                              hints: [String?]? = nil) {
+        let out = OSRMRouteWriter(geometries: geometries, decimals: 6)
+        w.writeByte(UInt8(ascii: "{"))
+        out.key("code", &w); w.writeString("Ok"); out.comma(&w)
+        out.key("matchings", &w)
+        out.list(matchings, &w) { matching, w in
+            matching.route.writeOSRMRoute(into: &w, out, overview: overview, steps: withSteps,
+                                          annotations: annotations, confidence: matching.confidence)
+        }
+        if withWaypoints {
+            out.comma(&w); out.key("tracepoints", &w)
+            out.list(Array(tracepoints.indices), &w) { i, w in
+                guard let point = tracepoints[i] else { return w.writeRaw("null" as StaticString) }
+                out.waypoint(point.snap, name: point.name, hint: hints?[i], &w) { w in
+                    out.key("matchings_index", &w); out.integer(point.matchingIndex, &w); out.comma(&w)
+                    out.key("waypoint_index", &w)
+                    if let k = point.waypointIndex { out.integer(k, &w) } else { w.writeRaw("null" as StaticString) }
+                    out.comma(&w)
+                    out.key("alternatives_count", &w); out.integer(point.alternativesCount, &w); out.comma(&w)
+                }
+            }
+        }
+        w.writeByte(UInt8(ascii: "}"))
+    }
+}
+
+extension MapMatch {
+    /// Per matching: the fixes it covers, its length and time, OSRM's confidence, and the roads
+    /// it follows in order; then the fixes left unmatched.
+    public var text: String {
+        let matched = tracepoints.compactMap { $0 }.count
+        var lines = ["Matched \(matched) of \(tracepoints.count) fixes in \(matchings.count) "
+                     + (matchings.count == 1 ? "matching." : "matchings.")]
+        for (m, matching) in matchings.enumerated() {
+            let fixes = tracepoints.indices.filter { tracepoints[$0]?.matchingIndex == m }
+            let route = matching.route
+            var roads: [String] = []
+            for step in route.legs.flatMap(\.steps) where !step.name.isEmpty && roads.last != step.name {
+                roads.append(step.name)
+            }
+            lines.append("")
+            lines.append("Matching \(m + 1): fixes \(fixes.first! + 1)–\(fixes.last! + 1), "
+                         + "\(Route.distanceText(route.distance)), \(Route.durationText(route.duration)), "
+                         + "confidence \(String(format: "%.2f", matching.confidence))")
+            lines.append(roads.isEmpty ? "(unnamed roads)" : roads.joined(separator: " → "))
+        }
+        let unmatched = tracepoints.indices.filter { tracepoints[$0] == nil }
+        if !unmatched.isEmpty {
+            lines.append("")
+            lines.append("Not matched: fixes " + unmatched.map { String($0 + 1) }.joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A GeoJSON FeatureCollection: each matching's line (confidence, distance, duration) and
+    /// each matched fix's point on the road (fix, matching, distance from the fix).
+    public var featureCollection: FeatureCollection {
+        var features: [Feature] = []
+        for (m, matching) in matchings.enumerated() {
+            let route = matching.route
+            features.append(Feature(geometry: .lineString(route.geometry),
+                                    properties: ["kind": "matching", "matching": .number(Double(m)),
+                                                 "confidence": .number(matching.confidence),
+                                                 "distance": r1(route.distance), "duration": r1(route.duration)]))
+        }
+        for (i, point) in tracepoints.enumerated() {
+            guard let point else { continue }
+            features.append(Feature(geometry: .point(point.snap.coordinate),
+                                    properties: ["kind": "tracepoint", "fix": .number(Double(i)),
+                                                 "matching": .number(Double(point.matchingIndex)),
+                                                 "name": .string(point.name), "distance": r1(point.snap.distance)]))
+        }
+        return FeatureCollection(features: features,
+                                 bbox: try? BoundingBox.enclosing(matchings.flatMap(\.route.geometry)))
     }
 }

@@ -17,6 +17,7 @@ let commands: [(spec: CommandSpec, run: (ParsedArguments) throws(CLIError) -> Vo
     (PlaceCommand.spec, PlaceCommand.run),
     (TableCommand.spec, TableCommand.run),
     (TripCommand.spec, TripCommand.run),
+    (MatchCommand.spec, MatchCommand.run),
     (IsochroneCommand.spec, IsochroneCommand.run),
     (ServeCommand.spec, ServeCommand.run),
 ]

@@ -15,6 +15,10 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
     case noTrips
     /// A combination of options OSRM does not implement either (its `NotImplemented`).
     case notImplemented(String)
+    /// A trace could not be matched to the roads (OSRM's `NoMatch`).
+    case noMatch(String)
+    /// A value out of its range (OSRM's `InvalidValue`).
+    case invalidValue(String)
 
     /// OSRM's response code for the error.
     public var code: String {
@@ -24,6 +28,8 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidInput: return "InvalidInput"
         case .noTrips: return "NoTrips"
         case .notImplemented: return "NotImplemented"
+        case .noMatch: return "NoMatch"
+        case .invalidValue: return "InvalidValue"
         }
     }
 
@@ -49,7 +55,7 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
             return "no route from \(point(from.latitude, from.longitude)) to \(point(to.latitude, to.longitude))"
         case let .invalidInput(text): return text
         case .noTrips: return "no trip visits every stop: some cannot be reached from the others"
-        case let .notImplemented(text): return text
+        case let .notImplemented(text), let .noMatch(text), let .invalidValue(text): return text
         }
     }
 }

@@ -334,7 +334,7 @@ public final class RoadMap: @unchecked Sendable {
 
     /// Runs `body` on a router lent from the pool (made when none is idle), then returns it;
     /// `excluding` as ``makeRouter(excluding:)``.
-    private func withRouter<T>(excluding classes: ExcludedClasses = [],
+    func withRouter<T>(excluding classes: ExcludedClasses = [],
                                _ body: (Router) throws(RouteError) -> T) throws(RouteError) -> T {
         if classes.isEmpty {
             let router = lock.withLock { idleRouters.popLast() } ?? makeRouter()

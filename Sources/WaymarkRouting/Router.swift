@@ -121,6 +121,12 @@ public final class Router {
         } : []
         let snaps = try snap(waypoints, radiuses: options.radiuses,
                              filters: waypoints.indices.map(options.filter), given: given)
+        return try routes(snapped: snaps, input: waypoints, options: options)
+    }
+
+    /// The routes through waypoints already snapped (`snaps`, one per coordinate of `waypoints`).
+    func routes(snapped snaps: [Snap], input waypoints: [Coordinate], options: RouteOptions) throws(RouteError)
+        -> [Route] {
         let ends = options.legEnds ?? Array(waypoints.indices)
         let paths = try legPaths(snaps, waypoints, turningAt: options.continueStraight ? [] : Set(ends))
         // A leg through silent via points is the paths joined: each carries on the edge the one
@@ -237,19 +243,27 @@ public final class Router {
         let snaps = try snap(sources + destinations, radiuses: radiuses, filters: filters)
         let from = Array(snaps[..<sources.count]), to = Array(snaps[sources.count...])
         var table = DistanceTable(sources: from, destinations: to, durations: [], distances: [])
+        (table.durations, table.distances) = cells(from: from, to: to)
+        return table
+    }
+
+    /// Travel time and length of the fastest way from each of `sources` to each of `destinations`
+    /// (row-major; nil where there is none): the bucket search on a hierarchy, else one route
+    /// search per pair.
+    func cells(from sources: [Snap], to destinations: [Snap]) -> (durations: [Double?], distances: [Double?]) {
         if let metrics = data.arcMetrics {
             if tableSearch == nil { tableSearch = TableSearch(data: data, metrics: metrics) }
-            (table.durations, table.distances) = tableSearch!.table(sources: from, destinations: to)
-        } else {
-            for a in from {
-                for b in to {
-                    let found = path(from: a, to: b)
-                    table.durations.append(found?.duration)
-                    table.distances.append(found?.distance)
-                }
+            return tableSearch!.table(sources: sources, destinations: destinations)
+        }
+        var durations: [Double?] = [], distances: [Double?] = []
+        for a in sources {
+            for b in destinations {
+                let found = path(from: a, to: b)
+                durations.append(found?.duration)
+                distances.append(found?.distance)
             }
         }
-        return table
+        return (durations, distances)
     }
 
     /// The areas a car reaches within each of `minutes` from `origin` (see ``Isochrone``);

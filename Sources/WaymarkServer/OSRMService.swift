@@ -13,6 +13,8 @@ public struct OSRMServiceLimits: Sendable {
     public var maxAlternatives = 3
     /// Stops of a trip (`--max-trip-size`; OSRM's default is no limit, its demo server's 100).
     public var maxTripStops = 100
+    /// Fixes of a trace to match (`--max-matching-size`; OSRM's default 5,000).
+    public var maxMatchingFixes = 5000
     /// The times an isochrone may ask for, in minutes.
     public var isochroneMinutes = Isochrone.minutesRange
 
@@ -122,13 +124,13 @@ public final class OSRMService: Sendable {
             throw APIError(
                 "InvalidUrl",
                 "not an OSRM URL: expected /{service}/v1/{profile}/{coordinates} (services: route, table, nearest, "
-                    + "trip, isochrone) or /health"
+                    + "trip, match, isochrone) or /health"
             )
         }
         let service = segments[0]
-        guard ["route", "table", "nearest", "isochrone", "trip"].contains(service) else {
+        guard ["route", "table", "nearest", "isochrone", "trip", "match"].contains(service) else {
             throw APIError("InvalidService",
-                           "service '\(service)' is not served (route, table, nearest, trip, isochrone)")
+                           "service '\(service)' is not served (route, table, nearest, trip, match, isochrone)")
         }
         guard segments[1] == "v1" else { throw APIError("InvalidVersion",
                                                         "version '\(segments[1])' is not served (v1)") }
@@ -146,6 +148,7 @@ public final class OSRMService: Sendable {
         case "table": result = try table(coordinates, &options, routers: routers).jsonBytes
         case "isochrone": result = try isochrone(coordinates, &options, routers: routers)
         case "trip": result = try trip(coordinates, &options, routers: routers)
+        case "match": result = try match(coordinates, &options, routers: routers)
         default: result = try nearest(coordinates, &options, routers: routers).jsonBytes
         }
         return result
@@ -210,6 +213,68 @@ public final class OSRMService: Sendable {
         }
     }
 
+    /// `waypoints`: the coordinates that end legs (nil when not given).
+    private static func legEnds(_ options: inout Options, count: Int) throws(APIError) -> [Int]? {
+        guard let text = options.take("waypoints") else { return nil }
+        var indices: [Int] = []
+        for piece in text.split(separator: ";", omittingEmptySubsequences: false) {
+            guard let i = Int(piece), i >= 0 else {
+                throw APIError("InvalidQuery", "waypoints: '\(piece.prefix(40))' is not an index")
+            }
+            indices.append(i)
+        }
+        guard indices.allSatisfy((0..<count).contains) else {
+            throw APIError("InvalidOptions", "waypoints: an index is not one of the \(count) coordinates")
+        }
+        guard indices.first == 0, indices.last == count - 1 else {
+            throw APIError("InvalidValue", "waypoints: the first and last coordinates must be waypoints")
+        }
+        // (Which coordinates end legs, as OSRM reads the list: order and repeats do not matter.)
+        return Set(indices).sorted()
+    }
+
+    /// OSRM's match: `timestamps`, `gaps=split|ignore`, `tidy`, `waypoints`, `radiuses` (each fix's
+    /// GPS noise), and the route's output options.
+    private func match(_ coordinates: [Coordinate],
+                       _ options: inout Options, routers: Routers) throws(APIError) -> [UInt8] {
+        try Self.check(coordinates.count, "match", atMost: limits.maxMatchingFixes)
+        let general = try general(&options, count: coordinates.count)
+        var asked = MatchOptions()
+        asked.route = general.routeOptions
+        let times = try options.perCoordinate("timestamps", count: coordinates.count) { piece -> Int? in
+            Int(piece).flatMap { $0 >= 0 ? $0 : nil }
+        }
+        if let times {
+            guard !times.contains(where: { $0 == nil }) else {
+                throw APIError("InvalidQuery", "timestamps: every coordinate needs one")
+            }
+            asked.timestamps = times.map { $0! }
+        }
+        asked.splitsAtGaps = try options.choice("gaps", ["split", "ignore"], default: "split") == "split"
+        asked.tidy = try options.bool("tidy", default: false)
+        asked.route.legEnds = try Self.legEnds(&options, count: coordinates.count)
+        let shape = try ResponseShape(&options)
+        asked.route.annotations = !shape.annotations.isEmpty
+        let skipWaypoints = try options.bool("skip_waypoints", default: false)
+        let code = try options.choice("language", InstructionTemplates.available.keys.sorted(), default: "en")
+        asked.route.language = InstructionTemplates.available[code]!
+        try options.finish("match")
+        do {
+            let router = routers.router(excluding: general.exclude)
+            let matched = try router.match(coordinates, options: asked)
+            let hints = general.generateHints ? zip(matched.tracepoints, coordinates).map { point, c in
+                point.map { router.hint(for: $0.snap, input: c) }
+            } : nil
+            var writer = JSONWriter()
+            matched.writeOSRMJSON(into: &writer, geometries: shape.geometries, overview: shape.overview,
+                                  steps: shape.steps, annotations: shape.annotations, waypoints: !skipWaypoints,
+                                  hints: hints)
+            return writer.bytes
+        } catch {
+            throw APIError(error)
+        }
+    }
+
     private func route(_ coordinates: [Coordinate],
                        _ options: inout Options, routers: Routers) throws(APIError) -> [UInt8] {
         try Self.check(coordinates.count, "route", atMost: limits.maxWaypoints)
@@ -231,24 +296,7 @@ public final class OSRMService: Sendable {
         asked.annotations = !kinds.isEmpty
         let straight = try options.choice("continue_straight", ["default", "true", "false"], default: "default")
         asked.continueStraight = straight != "false"
-        if let text = options.take("waypoints") {
-            var indices: [Int] = []
-            for piece in text.split(separator: ";", omittingEmptySubsequences: false) {
-                guard let i = Int(piece), i >= 0 else {
-                    throw APIError("InvalidQuery", "waypoints: '\(piece.prefix(40))' is not an index")
-                }
-                indices.append(i)
-            }
-            guard indices.allSatisfy(coordinates.indices.contains) else {
-                throw APIError("InvalidOptions",
-                               "waypoints: an index is not one of the \(coordinates.count) coordinates")
-            }
-            guard indices.first == 0, indices.last == coordinates.count - 1 else {
-                throw APIError("InvalidValue", "waypoints: the first and last coordinates must be waypoints")
-            }
-            // (Which coordinates end legs, as OSRM reads the list: order and repeats do not matter.)
-            asked.legEnds = Set(indices).sorted()
-        }
+        asked.legEnds = try Self.legEnds(&options, count: coordinates.count)
         let skipWaypoints = try options.bool("skip_waypoints", default: false)
         let code = try options.choice("language", InstructionTemplates.available.keys.sorted(), default: "en")
         asked.language = InstructionTemplates.available[code]!

@@ -1,0 +1,337 @@
+import Foundation
+import WaymarkGeo
+import WaymarkPreparation
+
+/// Map matching as a hidden Markov model (Newson and Krumm 2009), with OSRM's constants and its
+/// rules for where a trace breaks: each fix's states are the road points near it, a state is as
+/// likely as its distance from the fix under Gaussian noise, and a move from one fix's point to
+/// the next's as likely as the road distance between them is close to the straight one. Viterbi
+/// chooses one point per fix; where no move is plausible the trace splits into several matchings.
+///
+/// The model knows no map: the caller gives the candidates and, per step, the road distances
+/// from every live candidate of one fix to every candidate of the next (one many-to-many search
+/// on the hierarchy, not one route per pair).
+package enum TraceMatching {
+    /// The GPS noise assumed where a fix gives none, in metres (OSRM's `DEFAULT_GPS_PRECISION`).
+    package static let defaultPrecision = 5.0
+    /// How much longer or shorter the road may be than the straight line between fixes before a
+    /// move is implausible, per metre of difference (OSRM's `MATCHING_BETA`).
+    static let beta = 10.0
+    /// The largest plausible difference without timestamps, in metres.
+    static let maxDistanceDelta = 2000.0
+    /// Fixes in a row without a plausible state before the trace is cut (`MAX_BROKEN_STATES`).
+    static let maxBrokenStates = 10
+
+    /// The trace as the model reads it.
+    package struct Trace {
+        package var coordinates: [Coordinate]
+        /// Seconds, one per fix, never decreasing; empty without timestamps.
+        package var timestamps: [Int]
+        /// Each fix's GPS noise in metres (nil: ``defaultPrecision``); empty for all defaults.
+        package var precisions: [Double?]
+        /// Whether a long pause between timestamps cuts the trace (OSRM's `gaps=split`).
+        package var splitsAtGaps: Bool
+        /// The fastest plausible travel, metres per second (the profile's, for timestamps).
+        package var maxSpeed: Double
+
+        package init(coordinates: [Coordinate], timestamps: [Int], precisions: [Double?], splitsAtGaps: Bool,
+                     maxSpeed: Double) {
+            self.coordinates = coordinates
+            self.timestamps = timestamps
+            self.precisions = precisions
+            self.splitsAtGaps = splitsAtGaps
+            self.maxSpeed = maxSpeed
+        }
+    }
+
+    /// Road distance and travel time of the fastest way between two candidates (nil: none).
+    package typealias Move = (distance: Double, duration: Double)?
+
+    /// One unbroken piece of the trace: the fixes it matched (indices into the trace), the
+    /// candidate chosen at each, how many other candidates there could still have led to the
+    /// end (OSRM's `alternatives_count`), and OSRM's confidence in the whole.
+    package struct Matching: Equatable {
+        package var fixes: [Int] = []
+        package var candidates: [Int] = []
+        package var alternatives: [Int] = []
+        package var confidence = 0.0
+    }
+
+    /// The matchings of `trace` over `candidates` (one list per fix, nearest first), using
+    /// `moves(from, to)` for the road between the candidates at two fixes (row-major, from × to).
+    package static func match(_ trace: Trace, candidates: [[Snap]],
+                              moves: ([Snap], [Snap]) -> [Move]) -> [Matching] {
+        precondition(candidates.count == trace.coordinates.count && candidates.count > 1)
+        var model = Model(trace, candidates: candidates)
+        guard let splits = model.run(moves: moves) else { return [] }
+        return model.matchings(endingAt: splits)
+    }
+
+    /// Metres between two fixes as the road lengths are measured (OSRM's `greatCircleDistance`),
+    /// so that a straight road is as long as the line along it.
+    static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
+        var ruler = LocalRuler.Bands()
+        return ruler.distance(from: a, to: b)
+    }
+
+    /// Log-likelihood of a fix `distance` metres from a road point under noise `sigma`.
+    static func emission(_ distance: Double, sigma: Double) -> Double {
+        -0.5 * (log(2 * Double.pi) + (distance / sigma) * (distance / sigma)) - log(sigma)
+    }
+
+    /// Log-likelihood of a move whose road is `delta` metres longer or shorter than the line.
+    static func transition(_ delta: Double) -> Double { -log(beta) - delta / beta }
+
+    /// OSRM's confidence in a matching: a Bayes classifier (two Laplace distributions fitted to
+    /// hand-classified traces) on how much longer the matched roads are than the trace.
+    static func confidence(traceLength: Double, matchedLength: Double) -> Double {
+        let feature = log(Double(Float(matchedLength))) - log(Double(Float(traceLength)))
+        guard feature.isFinite else { return 0 }
+        func laplace(_ x: Double, _ location: Double, _ scale: Double) -> Double {
+            exp(-abs(x - location) / scale) / (2 * scale)
+        }
+        let good = 0.696774 * laplace(feature, 0.005986, 0.016646)
+        let bad = (1 - 0.696774) * laplace(feature, 0.054385, 0.458432)
+        // (Either label's answer is the good one's share.)
+        return good + bad > 0 ? good / (good + bad) : 0
+    }
+
+    /// The fixes OSRM's `tidy` keeps, in order: the first and the last, and between them each
+    /// fix after at least 15 m (and 5 s, with timestamps) since the last one kept.
+    package static func tidied(_ coordinates: [Coordinate], timestamps: [Int]) -> [Int] {
+        guard coordinates.count > 2 else { return Array(coordinates.indices) }
+        var kept = [0]
+        var metres = 0.0, seconds = 0
+        for next in 1..<(coordinates.count - 1) {
+            metres += distance(coordinates[next - 1], coordinates[next])
+            if !timestamps.isEmpty { seconds += timestamps[next] - timestamps[next - 1] }
+            if metres >= 15 && (timestamps.isEmpty || seconds >= 5) {
+                kept.append(next)
+                (metres, seconds) = (0, 0)
+            }
+        }
+        kept.append(coordinates.count - 1)
+        return kept
+    }
+
+    /// Whether the trace turns back at fix `i` (the ways in and out within 45° of each other), so
+    /// that a U-turn there is plausible (OSRM keeps both directions of a road point only there).
+    package static func turnsBack(_ coordinates: [Coordinate], at i: Int) -> Bool {
+        guard i > 0 && i < coordinates.count - 1 else { return false }
+        let here = coordinates[i]
+        let scale = cos(here.latitude * .pi / 180)
+        func angle(_ c: Coordinate) -> Double {
+            atan2(c.latitude - here.latitude, (c.longitude - here.longitude) * scale)
+        }
+        var between = (angle(coordinates[i + 1]) - angle(coordinates[i - 1])) * 180 / .pi
+        between = between.truncatingRemainder(dividingBy: 360)
+        if between < 0 { between += 360 }
+        return between <= 45 || between >= 315
+    }
+}
+
+extension TraceMatching {
+    /// The Viterbi trellis over the whole trace: per fix, per candidate, the best log-likelihood
+    /// of a path ending there, where it came from, the road distance of its last move, and whether
+    /// it is out of the running; per fix, whether no candidate is reachable (a breakage).
+    struct Model {
+        let trace: Trace
+        let candidates: [[Snap]]
+        var emissions: [[Double]]
+        var viterbi: [[Double]]
+        var parents: [[(fix: Int, candidate: Int)]]
+        var lengths: [[Double]]
+        var pruned: [[Bool]]
+        var reachable: [[Bool]]
+        var broken: [Bool]
+
+        init(_ trace: Trace, candidates: [[Snap]]) {
+            self.trace = trace
+            self.candidates = candidates
+            emissions = candidates.enumerated().map { t, list in
+                let sigma = (trace.precisions.isEmpty ? nil : trace.precisions[t]) ?? defaultPrecision
+                return list.map { emission($0.distance, sigma: sigma) }
+            }
+            viterbi = candidates.map { [Double](repeating: -.infinity, count: $0.count) }
+            parents = candidates.map { Array(repeating: (0, 0), count: $0.count) }
+            lengths = candidates.map { [Double](repeating: 0, count: $0.count) }
+            pruned = candidates.map { [Bool](repeating: true, count: $0.count) }
+            reachable = candidates.map { [Bool](repeating: false, count: $0.count) }
+            broken = [Bool](repeating: true, count: candidates.count)
+        }
+
+        /// Forgets everything from fix `t` on.
+        mutating func clear(from t: Int) {
+            for u in t..<candidates.count {
+                for s in candidates[u].indices {
+                    viterbi[u][s] = -.infinity
+                    parents[u][s] = (0, 0)
+                    lengths[u][s] = 0
+                    pruned[u][s] = true
+                    reachable[u][s] = false
+                }
+                broken[u] = true
+            }
+        }
+
+        /// Starts a matching at the first fix from `t` on that has a candidate; nil when none has.
+        mutating func start(at t: Int) -> Int? {
+            for u in t..<candidates.count {
+                for s in candidates[u].indices {
+                    viterbi[u][s] = emissions[u][s]
+                    parents[u][s] = (u, s)
+                    pruned[u][s] = !(viterbi[u][s] >= -Double.greatestFiniteMagnitude)
+                    if !pruned[u][s] { broken[u] = false }
+                }
+                if !broken[u] { return u < candidates.count - 1 ? u : nil }
+            }
+            return nil
+        }
+
+        /// Seconds between fixes `a` and `b` (1 without timestamps).
+        func seconds(from a: Int, to b: Int) -> Int {
+            trace.timestamps.isEmpty ? 1 : trace.timestamps[b] - trace.timestamps[a]
+        }
+
+        /// The typical seconds between fixes (at least 1).
+        var medianInterval: Int {
+            guard trace.timestamps.count > 1 else { return 1 }
+            let steps = zip(trace.timestamps.dropFirst(), trace.timestamps).map { $0 - $1 }.sorted()
+            return max(1, steps[steps.count / 2])
+        }
+    }
+}
+
+extension TraceMatching.Model {
+    /// The forward pass: each fix's candidates scored from the last unbroken fix before it, the
+    /// trace cut where OSRM cuts it. Returns where each matching ends (exclusive), nil when no
+    /// fix has a candidate to start from.
+    mutating func run(moves: ([Snap], [Snap]) -> [TraceMatching.Move]) -> [Int]? {
+        guard let first = start(at: 0) else { return nil }
+        let maxBrokenTime = medianInterval * TraceMatching.maxBrokenStates
+        var splits: [Int] = []
+        var unbroken = [first]
+        var breakageBegin: Int?
+        var t = first + 1
+        while t < candidates.count {
+            let last = unbroken.last!
+            let interval = seconds(from: last, to: t)
+            let gap = !trace.timestamps.isEmpty && trace.splitsAtGaps
+                ? interval > maxBrokenTime : t - last > TraceMatching.maxBrokenStates
+            if !gap {
+                step(from: last, to: t, seconds: interval, moves: moves)
+                if broken[t] {
+                    breakageBegin = min(t, breakageBegin ?? t)
+                    unbroken.removeLast()
+                } else {
+                    unbroken.append(t)
+                }
+            }
+            if unbroken.isEmpty || gap {
+                // Cut where the breakage began (or here), and start again from there.
+                let cut = breakageBegin ?? t
+                breakageBegin = nil
+                splits.append(cut)
+                clear(from: cut)
+                guard let restart = start(at: cut) else { return splits }
+                unbroken = [restart]
+                t = restart
+            }
+            t += 1
+        }
+        if let last = unbroken.last { splits.append(last + 1) }
+        return splits
+    }
+
+    /// Scores fix `t`'s candidates from fix `last`'s live ones.
+    mutating func step(from last: Int, to t: Int, seconds: Int, moves: ([Snap], [Snap]) -> [TraceMatching.Move]) {
+        let live = candidates[last].indices.filter { !pruned[last][$0] }
+        guard !live.isEmpty && !candidates[t].isEmpty else { return }
+        let straight = TraceMatching.distance(trace.coordinates[last], trace.coordinates[t])
+        let maxDelta = trace.timestamps.isEmpty ? TraceMatching.maxDistanceDelta : Double(seconds) * trace.maxSpeed
+        // (OSRM bounds each search by the time at 4 m/s over the line and the largest difference.)
+        let maxSeconds = (straight + maxDelta) / 4
+        let found = moves(live.map { candidates[last][$0] }, candidates[t])
+        let columns = candidates[t].count
+        for (row, s) in live.enumerated() {
+            for next in 0..<columns {
+                guard let move = found[row * columns + next], move.duration <= maxSeconds else { continue }
+                let delta = abs(move.distance - straight)
+                guard delta < maxDelta else { continue }
+                let score = viterbi[last][s] + emissions[t][next] + TraceMatching.transition(delta)
+                guard score > viterbi[t][next] else { continue }
+                viterbi[t][next] = score
+                parents[t][next] = (last, s)
+                lengths[t][next] = move.distance
+                pruned[t][next] = false
+                broken[t] = false
+            }
+        }
+    }
+
+    /// The matchings the pass found, each read back from its best last state.
+    mutating func matchings(endingAt splits: [Int]) -> [TraceMatching.Matching] {
+        var result: [TraceMatching.Matching] = []
+        var begin = 0
+        while begin < candidates.count && broken[begin] { begin += 1 }
+        for end in splits {
+            defer { begin = end }
+            var last = end - 1
+            while last >= begin && broken[last] { last -= 1 }
+            while begin < end && broken[begin] { begin += 1 }
+            guard last >= begin + 1 else { continue }
+            let path = bestPath(endingAt: last, from: begin)
+            guard path.count >= 2 else { continue }
+            markReachable(endingAt: last, from: begin)
+            result.append(matching(along: path))
+        }
+        return result
+    }
+
+    /// The chosen (fix, candidate) pairs from `begin` to `last`, following parents back from the
+    /// likeliest candidate at `last`.
+    mutating func bestPath(endingAt last: Int, from begin: Int) -> [(fix: Int, candidate: Int)] {
+        let scores = viterbi[last]
+        var best = 0
+        for s in scores.indices where scores[s] > scores[best] { best = s }
+        var path: [(fix: Int, candidate: Int)] = []
+        var (t, s) = (last, best)
+        while t > begin {
+            path.append((t, s))
+            reachable[t][s] = true
+            let parent = parents[t][s]
+            if parent.fix == t { break }
+            (t, s) = parent
+        }
+        path.append((t, s))
+        reachable[t][s] = true
+        return path.reversed()
+    }
+
+    /// Marks every candidate some candidate at `last` leads back through (OSRM's count of
+    /// alternatives at each fix).
+    mutating func markReachable(endingAt last: Int, from begin: Int) {
+        for end in candidates[last].indices {
+            var (t, s) = (last, end)
+            while t > begin && !reachable[t][s] && !pruned[t][s] {
+                reachable[t][s] = true
+                (t, s) = parents[t][s]
+            }
+            reachable[t][s] = true
+        }
+    }
+
+    func matching(along path: [(fix: Int, candidate: Int)]) -> TraceMatching.Matching {
+        var matching = TraceMatching.Matching()
+        var matched = 0.0, straight = 0.0
+        for (k, (t, s)) in path.enumerated() {
+            matching.fixes.append(t)
+            matching.candidates.append(s)
+            matching.alternatives.append(reachable[t].reduce(0) { $0 + ($1 ? 1 : 0) } - 1)
+            matched += lengths[t][s]
+            if k > 0 { straight += TraceMatching.distance(trace.coordinates[path[k - 1].fix], trace.coordinates[t]) }
+        }
+        matching.confidence = TraceMatching.confidence(traceLength: straight, matchedLength: matched)
+        return matching
+    }
+}

@@ -1,0 +1,173 @@
+import WaymarkGeo
+import WaymarkGuidance
+import WaymarkPreparation
+import WaymarkQueries
+
+/// OSRM's match options: what the trace says besides its points, and how it may be cut.
+public struct MatchOptions: Sendable {
+    /// Seconds since any epoch, one per fix, never decreasing (OSRM's `timestamps`); empty when
+    /// the trace has none.
+    public var timestamps: [Int] = []
+    /// Whether a pause between fixes much longer than the trace's usual interval cuts it (OSRM's
+    /// `gaps=split`, the default) or not (`gaps=ignore`).
+    public var splitsAtGaps = true
+    /// Whether fixes close together are merged first (OSRM's `tidy`: a fix kept after each 15 m
+    /// and 5 s); merged fixes get no tracepoint.
+    public var tidy = false
+    /// `radiuses` is each fix's GPS noise in metres (OSRM's: the roads searched lie within three
+    /// times it; nil for 5 m); `bearings`, `exclude`, `annotations` and `language` as for a route;
+    /// `legEnds` the fixes that end legs (OSRM's `waypoints`; nil: every matched fix).
+    public var route = RouteOptions()
+
+    public init() {}
+}
+
+/// A trace matched to the roads: one matching per unbroken piece, and one tracepoint per fix.
+public struct MapMatch: Sendable {
+    /// A piece of the trace matched: the route through its matched fixes, and OSRM's confidence
+    /// in it (0…1).
+    public struct Matching: Sendable {
+        public var route: Route
+        public var confidence: Double
+    }
+
+    /// Where a fix was matched: its point on the road, the matching it is in, its waypoint there,
+    /// and how many other points of the road could have been chosen for it.
+    public struct Tracepoint: Sendable {
+        public var snap: Snap
+        public var name: String
+        public var matchingIndex: Int
+        /// Its waypoint in the matching's route (nil: a fix passed through, with `legEnds`).
+        public var waypointIndex: Int?
+        public var alternativesCount: Int
+    }
+
+    public var matchings: [Matching]
+    /// One per fix given, nil where a fix was not matched (too far from any road, cut off, or
+    /// merged by `tidy`).
+    public var tracepoints: [Tracepoint?]
+}
+
+extension RoadMap {
+    /// The roads a GPS trace most likely followed (OSRM's `match`): ``TraceMatching``'s hidden
+    /// Markov model over the road points near each fix, with the road distance between fixes from
+    /// the shared many-to-many search; then the route through the chosen points of each unbroken
+    /// piece. Errors as OSRM's: `NoSegment` when no fix has a road near it, `NoMatch` when no
+    /// piece of two fixes or more matches (or `legEnds` cannot be kept). Thread-safe.
+    public func match(_ trace: [Coordinate], options: MatchOptions = MatchOptions()) throws(RouteError) -> MapMatch {
+        try withRouter(excluding: options.route.exclude) { (router) throws(RouteError) in
+            try router.match(trace, options: options)
+        }
+    }
+}
+
+extension Router {
+    /// The fastest car's plausible speed for matching with timestamps, m/s (car.lua's
+    /// `max_speed_for_map_matching`).
+    static let maxSpeedForMatching = 180 / 3.6
+
+    /// ``RoadMap/match(_:options:)`` on this router.
+    public func match(_ trace: [Coordinate], options: MatchOptions = MatchOptions()) throws(RouteError) -> MapMatch {
+        try Self.check(trace, options)
+        let kept = options.tidy ? TraceMatching.tidied(trace, timestamps: options.timestamps) : Array(trace.indices)
+        func pick<T>(_ values: [T]) -> [T] { values.isEmpty ? [] : kept.map { values[$0] } }
+        let points = pick(trace)
+        let radiuses = pick(options.route.radiuses), bearings = pick(options.route.bearings)
+        let lists = points.indices.map { candidates(near: points, at: $0, radius: radiuses, bearings: bearings) }
+        guard lists.contains(where: { !$0.isEmpty }) else {
+            throw .noSegment(trace[0], maxDistance: 3 * TraceMatching.defaultPrecision)
+        }
+        let model = TraceMatching.Trace(coordinates: points, timestamps: pick(options.timestamps),
+                                        precisions: pick(options.route.radiuses), splitsAtGaps: options.splitsAtGaps,
+                                        maxSpeed: Self.maxSpeedForMatching)
+        let found = TraceMatching.match(model, candidates: lists) { from, to in
+            let (durations, distances) = cells(from: from, to: to)
+            return zip(durations, distances).map { d, l in d.flatMap { d in l.map { ($0, d) } } }
+        }
+        guard !found.isEmpty else { throw .noMatch("Could not match the trace.") }
+        let legEnds = try options.route.legEnds.map { (ends) throws(RouteError) in
+            try Self.legEnds(ends, kept: kept, matched: found)
+        }
+        var asked = options.route
+        asked.continueStraight = false
+        asked.alternatives = 0
+        asked.hints = []
+        (asked.radiuses, asked.bearings, asked.approaches) = ([], [], [])
+        var result = MapMatch(matchings: [], tracepoints: Array(repeating: nil, count: trace.count))
+        for (m, matching) in found.enumerated() {
+            let snaps = zip(matching.fixes, matching.candidates).map { lists[$0][$1] }
+            asked.legEnds = legEnds
+            let route = try routes(snapped: snaps, input: matching.fixes.map { points[$0] }, options: asked)[0]
+            result.matchings.append(.init(route: route, confidence: matching.confidence))
+            let ends = legEnds.map { Set($0) }
+            for (k, t) in matching.fixes.enumerated() {
+                result.tracepoints[kept[t]] = .init(snap: snaps[k], name: graph.name(ofSegment: snaps[k].segment),
+                                                    matchingIndex: m,
+                                                    waypointIndex: ends.map { $0.contains(k) ? $0.filter { $0 < k }.count
+                                                                                            : nil } ?? k,
+                                                    alternativesCount: matching.alternatives[k])
+            }
+        }
+        return result
+    }
+
+    /// The road points near fix `i`, nearest first: one per road piece within three times the
+    /// fix's noise, each direction apart unless the trace turns back there (OSRM's candidates).
+    private func candidates(near points: [Coordinate], at i: Int, radius: [Double?],
+                            bearings: [(value: Int, range: Int)?]) -> [Snap] {
+        let sigma = (radius.isEmpty ? nil : radius[i]) ?? TraceMatching.defaultPrecision
+        let filter = SnapFilter(bearing: bearings.isEmpty ? nil : bearings[i], anyRoad: true, excluded: data.excluded)
+        let found = data.snapIndex.nearest(to: points[i], maxDistance: 3 * sigma, count: .max, filter: filter)
+        guard !TraceMatching.turnsBack(points, at: i) else { return found }
+        var split: [Snap] = [], later: [Snap] = []
+        for snap in found {
+            guard snap.forward && snap.backward else {
+                split.append(snap)
+                continue
+            }
+            var along = snap, against = snap
+            along.backward = false
+            against.forward = false
+            split.append(along)
+            later.append(against)
+        }
+        // (As OSRM: each road's other direction after all the first ones, then nearest first.)
+        let ordered = (split + later).enumerated().sorted {
+            ($0.element.distance, $0.offset) < ($1.element.distance, $1.offset)
+        }
+        return ordered.map(\.element)
+    }
+
+    /// Why the trace or its options cannot be matched (OSRM's checks), or nothing.
+    private static func check(_ trace: [Coordinate], _ options: MatchOptions) throws(RouteError) {
+        guard trace.count >= 2 else { throw .invalidInput("a trace needs at least two coordinates") }
+        if let problem = options.route.problem(waypoints: trace.count) { throw .invalidInput(problem) }
+        let times = options.timestamps
+        guard times.isEmpty || times.count == trace.count else {
+            throw .invalidInput("timestamps: \(times.count) given for \(trace.count) coordinates")
+        }
+        guard zip(times, times.dropFirst()).allSatisfy({ $0 <= $1 }) else {
+            throw .invalidValue("Timestamps need to be monotonically increasing.")
+        }
+        for case let r? in options.route.radiuses where !(r >= 0) || !r.isFinite {
+            throw .invalidValue("radiuses: \(r) is not a distance in metres")
+        }
+    }
+
+    /// The waypoints given (fixes of the trace) as places in the one matching's route; OSRM's
+    /// `NoMatch` when the trace was cut or a waypoint was not matched.
+    private static func legEnds(_ ends: [Int], kept: [Int],
+                                matched: [TraceMatching.Matching]) throws(RouteError) -> [Int] {
+        guard matched.count == 1 else { throw .noMatch("Could not match the trace with the given waypoints.") }
+        // A fix merged by tidy ends its leg at the fix kept before it.
+        let tidied = Set(ends.map { end in kept.lastIndex { $0 <= end }! })
+        var places: [Int] = []
+        for t in tidied.sorted() {
+            guard let k = matched[0].fixes.firstIndex(of: t) else {
+                throw .noMatch("Requested waypoint parameter could not be matched.")
+            }
+            places.append(k)
+        }
+        return places
+    }
+}
