@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """OSRM client libraries from PyPI against `waymark serve`, each with its default settings and with
-the options OSRM serves: routingpy's OSRM client and py-osrm-client (module `osrm`).
+the options OSRM serves: routingpy's OSRM client and py-osrm-client (module `osrm`), every service
+but tile.
 
     osrm_clients_test.py PORT LON,LAT LON,LAT LON,LAT
 
@@ -45,7 +46,7 @@ check("routingpy matrix", len(matrix.durations) == 3 and len(matrix.distances[0]
 part = client.matrix([a, b, c], sources=[0], destinations=[1, 2], annotations=["duration"])
 check("routingpy matrix (sources, destinations)", len(part.durations) == 1 and len(part.durations[0]) == 2)
 
-# py-osrm-client: route, table, nearest and trip.
+# py-osrm-client: route, table, nearest, trip and match (a trace along the first route's line).
 with OsrmClient(base_url=base + "/") as osrm:
     answer = osrm.route([tuple(a), tuple(b)])
     check("py-osrm-client route", answer.code.name == "OK" and answer.routes[0].distance > 0)
@@ -62,4 +63,12 @@ with OsrmClient(base_url=base + "/") as osrm:
     trip = osrm.trip([tuple(a), tuple(b), tuple(c)], steps=True)
     check("py-osrm-client trip", trip.code.name == "OK" and len(trip.trips) == 1
           and sorted(w.waypoint_index for w in trip.waypoints) == [0, 1, 2])
+    line = route.geometry
+    fixes = [tuple(line[i * (len(line) - 1) // 9]) for i in range(10)]
+    # (Its lists of timestamps and radiuses go out as Python's text of the list, which OSRM
+    # refuses too: its defaults only.)
+    match = osrm.match(fixes, steps=True, overview="full")
+    check("py-osrm-client match", match.code.name == "OK" and len(match.matchings) >= 1
+          and len(match.tracepoints) == 10 and 0 < match.matchings[0].confidence <= 1,
+          f"{len(match.matchings)} matchings")
 print(f"{calls} calls, all answered")

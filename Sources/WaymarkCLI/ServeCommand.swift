@@ -20,6 +20,7 @@ enum ServeCommand {
                        help: "Largest table: sources × destinations at most N² (default 100)."),
             OptionSpec(name: "max-waypoints", value: "N", help: "Most coordinates in one route (default 500)."),
             OptionSpec(name: "max-nearest", value: "N", help: "Most results of one nearest query (default 100)."),
+            OptionSpec(name: "max-matching-size", value: "N", help: "Most fixes in one trace to match (default 100)."),
             OptionSpec(name: "max-alternatives", value: "N",
                        help: "Most alternatives one route may ask for (default 3; 0 refuses them, as osrm-routed)."),
             OptionSpec(name: "max-connections", value: "N",
@@ -76,6 +77,7 @@ enum ServeCommand {
         limits.maxTableSize = Int(try args.number("max-table-size", default: 100, in: 1...100_000))
         limits.maxWaypoints = Int(try args.number("max-waypoints", default: 500, in: 2...100_000))
         limits.maxNearest = Int(try args.number("max-nearest", default: 100, in: 1...10_000))
+        limits.maxMatchingFixes = Int(try args.number("max-matching-size", default: 100, in: 2...100_000))
         limits.maxAlternatives = Int(try args.number("max-alternatives", default: 3, in: 0...3))
         // (As osrm-routed: a point snaps at any distance unless its radius, or this, limits it.)
         let maxSnap = try args.number("max-snap", default: .infinity, in: 1...20_000_000)

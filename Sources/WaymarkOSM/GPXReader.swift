@@ -33,7 +33,7 @@ public enum GPXReader {
         defer { xmlFreeDoc(document) }
         guard let root = xmlDocGetRootElement(document), name(root) == "gpx" else {
             let found = xmlDocGetRootElement(document).map { "<\(name($0))>" } ?? "nothing"
-            throw .notOSM(path: path, found: "not GPX: its root element is \(found), not <gpx>")
+            throw .notGPX(path: path, found: "its root element is \(found), not <gpx>")
         }
         var tracks: [UnsafeMutablePointer<xmlNode>] = [], routes: [UnsafeMutablePointer<xmlNode>] = []
         collect(root, tracks: &tracks, routes: &routes)

@@ -168,6 +168,7 @@ extension OSMReadError {
         case let .cannotOpen(path, reason): return .cannotOpen(path: path == old ? new : path, reason: reason)
         case let .read(path, reason): return .read(path: path == old ? new : path, reason: reason)
         case let .notOSM(path, found): return .notOSM(path: path == old ? new : path, found: found)
+        case let .notGPX(path, found): return .notGPX(path: path == old ? new : path, found: found)
         case let .pbf(path, offset, message): return .pbf(path: path == old ? new : path,
                                                           offset: offset, message: message)
         case let .xml(function, path, line, message): return .xml(function: function, path: path == old ? new : path,

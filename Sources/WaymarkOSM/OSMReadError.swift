@@ -10,6 +10,8 @@ public enum OSMReadError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidAttribute(path: String, line: Int, element: String, attribute: String, value: String)
     /// The file is not OpenStreetMap XML: what it is instead (an HTML page, a PBF, JSON, …).
     case notOSM(path: String, found: String)
+    /// A trace file is not GPX: what its root element is instead.
+    case notGPX(path: String, found: String)
     /// An OSM PBF file is truncated, corrupt or uses what Waymark does not read: the byte offset
     /// of the blob at fault and what is wrong.
     case pbf(path: String, offset: Int, message: String)
@@ -24,6 +26,7 @@ public enum OSMReadError: Error, Sendable, Equatable, CustomStringConvertible {
                 .joined(separator: " ")
             return "\(path):\(line): malformed XML (\(function)): \(oneLine)"
         case let .notOSM(path, found): return "\(path): not OpenStreetMap XML: \(found)"
+        case let .notGPX(path, found): return "\(path): not GPX: \(found)"
         case let .pbf(path, offset, message): return "\(path): OSM PBF, blob at byte \(offset): \(message)"
         case let .invalidAttribute(path, line, element, attribute, value):
             return value.isEmpty

@@ -15,6 +15,8 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
     case noTrips
     /// A combination of options OSRM does not implement either (its `NotImplemented`).
     case notImplemented(String)
+    /// No fix of a trace has a road within reach (OSRM's `NoSegment` for match).
+    case noSegmentNearTrace
     /// A trace could not be matched to the roads (OSRM's `NoMatch`).
     case noMatch(String)
     /// A value out of its range (OSRM's `InvalidValue`).
@@ -23,7 +25,7 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// OSRM's response code for the error.
     public var code: String {
         switch self {
-        case .noSegment, .outsideMap: return "NoSegment"
+        case .noSegment, .outsideMap, .noSegmentNearTrace: return "NoSegment"
         case .noRoute: return "NoRoute"
         case .invalidInput: return "InvalidInput"
         case .noTrips: return "NoTrips"
@@ -54,6 +56,7 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .noRoute(from, to):
             return "no route from \(point(from.latitude, from.longitude)) to \(point(to.latitude, to.longitude))"
         case let .invalidInput(text): return text
+        case .noSegmentNearTrace: return "no fix of the trace has a road within three times its radius"
         case .noTrips: return "no trip visits every stop: some cannot be reached from the others"
         case let .notImplemented(text), let .noMatch(text), let .invalidValue(text): return text
         }

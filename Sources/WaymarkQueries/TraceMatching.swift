@@ -69,18 +69,18 @@ package enum TraceMatching {
 
     /// Metres between two fixes as the road lengths are measured (OSRM's `greatCircleDistance`),
     /// so that a straight road is as long as the line along it.
-    static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
+    package static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
         var ruler = LocalRuler.Bands()
         return ruler.distance(from: a, to: b)
     }
 
     /// Log-likelihood of a fix `distance` metres from a road point under noise `sigma`.
-    static func emission(_ distance: Double, sigma: Double) -> Double {
+    package static func emission(_ distance: Double, sigma: Double) -> Double {
         -0.5 * (log(2 * Double.pi) + (distance / sigma) * (distance / sigma)) - log(sigma)
     }
 
     /// Log-likelihood of a move whose road is `delta` metres longer or shorter than the line.
-    static func transition(_ delta: Double) -> Double { -log(beta) - delta / beta }
+    package static func transition(_ delta: Double) -> Double { -log(beta) - delta / beta }
 
     /// OSRM's confidence in a matching: a Bayes classifier (two Laplace distributions fitted to
     /// hand-classified traces) on how much longer the matched roads are than the trace.
@@ -150,7 +150,8 @@ extension TraceMatching {
             self.candidates = candidates
             emissions = candidates.enumerated().map { t, list in
                 let sigma = (trace.precisions.isEmpty ? nil : trace.precisions[t]) ?? defaultPrecision
-                return list.map { emission($0.distance, sigma: sigma) }
+                // (No noise at all would make every likelihood 0 or infinite: a centimetre's.)
+                return list.map { emission($0.distance, sigma: max(sigma, 0.01)) }
             }
             viterbi = candidates.map { [Double](repeating: -.infinity, count: $0.count) }
             parents = candidates.map { Array(repeating: (0, 0), count: $0.count) }

@@ -75,7 +75,7 @@ extension Router {
         let radiuses = pick(options.route.radiuses), bearings = pick(options.route.bearings)
         let lists = points.indices.map { candidates(near: points, at: $0, radius: radiuses, bearings: bearings) }
         guard lists.contains(where: { !$0.isEmpty }) else {
-            throw .noSegment(trace[0], maxDistance: 3 * TraceMatching.defaultPrecision)
+            throw .noSegmentNearTrace
         }
         let model = TraceMatching.Trace(coordinates: points, timestamps: pick(options.timestamps),
                                         precisions: pick(options.route.radiuses), splitsAtGaps: options.splitsAtGaps,
@@ -116,6 +116,8 @@ extension Router {
     private func candidates(near points: [Coordinate], at i: Int, radius: [Double?],
                             bearings: [(value: Int, range: Int)?]) -> [Snap] {
         let sigma = (radius.isEmpty ? nil : radius[i]) ?? TraceMatching.defaultPrecision
+        // (A negative noise reaches no road, as in OSRM; none at all, only a road under the fix.)
+        guard sigma >= 0 else { return [] }
         let filter = SnapFilter(bearing: bearings.isEmpty ? nil : bearings[i], anyRoad: true, excluded: data.excluded)
         let found = data.snapIndex.nearest(to: points[i], maxDistance: 3 * sigma, count: .max, filter: filter)
         guard !TraceMatching.turnsBack(points, at: i) else { return found }
@@ -149,7 +151,7 @@ extension Router {
         guard zip(times, times.dropFirst()).allSatisfy({ $0 <= $1 }) else {
             throw .invalidValue("Timestamps need to be monotonically increasing.")
         }
-        for case let r? in options.route.radiuses where !(r >= 0) || !r.isFinite {
+        for case let r? in options.route.radiuses where r.isNaN || r.isInfinite {
             throw .invalidValue("radiuses: \(r) is not a distance in metres")
         }
     }

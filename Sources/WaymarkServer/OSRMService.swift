@@ -13,8 +13,8 @@ public struct OSRMServiceLimits: Sendable {
     public var maxAlternatives = 3
     /// Stops of a trip (`--max-trip-size`; OSRM's default is no limit, its demo server's 100).
     public var maxTripStops = 100
-    /// Fixes of a trace to match (`--max-matching-size`; OSRM's default 5,000).
-    public var maxMatchingFixes = 5000
+    /// Fixes of a trace to match (osrm-routed's `--max-matching-size`, and its default).
+    public var maxMatchingFixes = 100
     /// The times an isochrone may ask for, in minutes.
     public var isochroneMinutes = Isochrone.minutesRange
 

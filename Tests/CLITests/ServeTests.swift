@@ -295,7 +295,7 @@ struct RawClient {
         || ProcessInfo.processInfo.environment["WAYMARK_REQUIRE_OSRM_CLIENTS"] == "1"
 
     /// Real OSRM clients, unchanged but for the URL, with their defaults and with alternatives,
-    /// annotations, steps, bearings and radiuses: route, table, nearest and trip
+    /// annotations, steps, bearings and radiuses: route, table, nearest, trip and match
     /// (`Tools/osrm_clients_test.py`).
     @Test(.enabled(if: clientsReady, "the OSRM client libraries are not installed (.ci/run installs them)"))
     func osrmClientsWorkUnchanged() throws {
@@ -306,13 +306,13 @@ struct RawClient {
             lonLat(a), lonLat(b), lonLat(c),
         ])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("10 calls, all answered"))
+        #expect(result.stdout.contains("11 calls, all answered"))
     }
 
     /// Bad requests answered with osrm-routed's status and code: each case's code is what
     /// osrm-routed 26.10 answered to the same request (on Andorra, 2026-11-28), but for
-    /// Waymark's own services and limits (isochrone, `--max-*`) and what is not served yet
-    /// (`NotImplemented`, `InvalidService` for match, trip and tile).
+    /// Waymark's own services and limits (isochrone, `--max-*`) and what is not served
+    /// (`NotImplemented`, `InvalidService` for tile); match's on a grid map (2026-11-28).
     @Test func errorsAreOSRMs() throws {
         let server = try ServerProcess([map, "--max-table-size", "2", "--max-waypoints", "3", "--max-nearest", "2"])
         defer { _ = server.stop() }
@@ -380,7 +380,18 @@ struct RawClient {
             ("/nearest/v1/driving/\(lonLat(a))?number=3", 400, "TooBig"),
             ("/nearest/v1/driving/\(lonLat(a))?number=1.5", 400, "InvalidQuery"),
             ("/nearest/v1/driving/\(lonLat(a));\(lonLat(b))", 200, "Ok"),
-            ("/match/v1/driving/\(lonLat(a));\(lonLat(b))", 400, "InvalidService"),
+            ("/match/v1/driving/\(lonLat(a))", 400, "InvalidOptions"),
+            ("/match/v1/driving/\(ab)?timestamps=5;3", 400, "InvalidValue"),
+            ("/match/v1/driving/\(ab)?timestamps=5", 400, "InvalidOptions"),
+            ("/match/v1/driving/\(ab)?timestamps=-1;3", 400, "InvalidQuery"),
+            ("/match/v1/driving/\(ab)?gaps=maybe", 400, "InvalidQuery"),
+            ("/match/v1/driving/\(ab)?tidy=x", 400, "InvalidQuery"),
+            ("/match/v1/driving/\(ab);\(lonLat(a))?waypoints=1;2", 400, "InvalidValue"),
+            ("/match/v1/driving/-2.0,52.0;-2.0,52.0", 400, "NoSegment"),
+            ("/match/v1/driving/\(ab)?radiuses=-5;50", 400, "NoMatch"),
+            ("/match/v1/driving/\(ab)?radiuses=50;50&timestamps=1;1", 400, "NoMatch"),
+            ("/match/v1/driving/\(ab)?radiuses=50;50&steps=true&annotations=true&tidy=true", 200, "Ok"),
+            ("/tile/v1/driving/tile(1,2,3).mvt", 400, "InvalidService"),
             ("/trip/v1/driving/\(lonLat(a));\(lonLat(b))?roundtrip=false", 400, "NotImplemented"),
             ("/trip/v1/driving/\(lonLat(a));\(lonLat(b))?roundtrip=false&source=first", 200, "Ok"),
             ("/trip/v1/driving/\(lonLat(a))", 400, "InvalidOptions"),

@@ -141,3 +141,99 @@ import WaymarkSupport
         }
     }
 }
+
+/// `exclude` keeps a match off a class of road: two parallel roads 10 m apart, the trace nearer the
+/// toll one.
+@Suite struct MatchExclusionTests {
+    @Test(arguments: [RoadMap.SearchMethod.automatic, .hierarchy])
+    func aTraceKeepsOffExcludedRoads(method: RoadMap.SearchMethod) throws {
+        let grid = GridMap(picture: """
+            a--------b
+            c--------d
+            """, ways: [("ab", ["toll": "yes"]), ("cd", [:])], spacing: 10, namesFromNodes: true)
+        let map = RoadMap(graph: try grid.graph(), method: method)
+        let a = grid.positions["a"]!, b = grid.positions["b"]!
+        let trace = (0...6).map { k in
+            Coordinate(latitude: a.latitude - 2 / 111_195,
+                       longitude: a.longitude + (b.longitude - a.longitude) * Double(k) / 6)
+        }
+        let plain = try map.match(trace)
+        #expect(plain.matchings.map { MatchTests.roads($0.route) } == ["ab"])
+        var options = MatchOptions()
+        options.route.exclude = .toll
+        let kept = try map.match(trace, options: options)
+        #expect(kept.matchings.map { MatchTests.roads($0.route) } == ["cd"])
+    }
+}
+
+/// The Viterbi pass against an oracle that scores every way through a random trellis (fixed
+/// seeds): the matching it returns is one of the likeliest.
+@Suite struct TraceMatchingOracleTests {
+    @Test func theMatchingIsTheLikeliestWayThroughTheTrellis() {
+        var rng = SplitMix64(seed: 44)
+        var compared = 0
+        for _ in 0..<300 {
+            let count = 2 + Int(rng.next() % 5)
+            let fixes = (0..<count).map { Coordinate(latitude: 52, longitude: 13 + Double($0) * 0.001) }
+            // (Each candidate's segment says where it is: fix × 10 + its index.)
+            let candidates = fixes.enumerated().map { t, c in
+                (0..<(1 + Int(rng.next() % 4))).map { k in
+                    Snap(segment: t * 10 + k, offset: 0, length: 1, coordinate: c, distance: rng.uniform(0, 15))
+                }
+            }
+            // Road distances per step and pair: about the line's, some much longer, some none.
+            var roads: [[Double?]] = []
+            for t in 1..<count {
+                let straight = TraceMatching.distance(fixes[t - 1], fixes[t])
+                roads.append((0..<(candidates[t - 1].count * candidates[t].count)).map { _ in
+                    rng.next() % 6 == 0 ? nil : straight + rng.uniform(0, rng.next() % 4 == 0 ? 300 : 30)
+                })
+            }
+            let trace = TraceMatching.Trace(coordinates: fixes, timestamps: [], precisions: [], splitsAtGaps: true,
+                                            maxSpeed: 50)
+            let found = TraceMatching.match(trace, candidates: candidates) { from, to in
+                from.flatMap { a in
+                    to.map { b -> TraceMatching.Move in
+                        let t = b.segment / 10
+                        // (Only from the fix before: the oracle's ways never skip one.)
+                        guard a.segment / 10 == t - 1 else { return nil }
+                        return roads[t - 1][a.segment % 10 * candidates[t].count + b.segment % 10].map { ($0, 0) }
+                    }
+                }
+            }
+            guard let best = Self.best(fixes, candidates, roads) else { continue }
+            compared += 1
+            guard found.count == 1, found[0].fixes == Array(0..<count) else {
+                Issue.record("a full way exists (\(best)) but the matching is \(found)")
+                continue
+            }
+            #expect(abs(Self.score(found[0].candidates, fixes, candidates, roads)! - best) < 1e-9)
+        }
+        #expect(compared > 100)
+    }
+
+    /// The log-likelihood of choosing `choice[t]` at each fix, nil where a move is missing.
+    static func score(_ choice: [Int], _ fixes: [Coordinate], _ candidates: [[Snap]], _ roads: [[Double?]]) -> Double? {
+        var total = TraceMatching.emission(candidates[0][choice[0]].distance, sigma: 5)
+        for t in 1..<fixes.count {
+            guard let road = roads[t - 1][choice[t - 1] * candidates[t].count + choice[t]] else { return nil }
+            total += TraceMatching.emission(candidates[t][choice[t]].distance, sigma: 5)
+                + TraceMatching.transition(abs(road - TraceMatching.distance(fixes[t - 1], fixes[t])))
+        }
+        return total
+    }
+
+    /// The best score over every choice of one candidate per fix, nil where no choice has every move.
+    static func best(_ fixes: [Coordinate], _ candidates: [[Snap]], _ roads: [[Double?]]) -> Double? {
+        var best: Double?
+        func visit(_ choice: [Int]) {
+            if choice.count == fixes.count {
+                if let s = score(choice, fixes, candidates, roads), s > best ?? -.infinity { best = s }
+                return
+            }
+            for k in candidates[choice.count].indices { visit(choice + [k]) }
+        }
+        visit([])
+        return best
+    }
+}
