@@ -45,7 +45,8 @@ enum MatchCommand {
         options.route.exclude = try excludedClasses(args)
         let format = try args.choice("format", ["text", "json", "geojson"], default: "text")
         // (The model asks for the roads between every two fixes' candidates: a table's workload.)
-        let map = try openMap(path, args, method: RoadMap.searchMethod(for: .table(pairs: 16 * trace.coordinates.count)))
+        let pairs = 16 * trace.coordinates.count
+        let map = try openMap(path, args, method: RoadMap.searchMethod(for: .table(pairs: pairs)))
         let matched: MapMatch
         do { matched = try map.match(trace.coordinates, options: options) } catch {
             throw .failure("\(traceFile): \(error)")

@@ -96,6 +96,20 @@ package struct StepAssembler {
                         summary: summary(drafts, steps), steps: steps)
     }
 
+    /// The leg without its guidance, for an answer that shows no steps (OSRM's `steps=false`):
+    /// one step along the whole path, then the arrival. Its line, length, time and weight are
+    /// ``assemble(_:from:to:input:legIndex:legCount:drivingSide:language:)``'s; no junction is
+    /// looked at and nothing is worded.
+    package func assembleLine(_ path: RoutePath, from origin: Snap, to destination: Snap,
+                              input: (Coordinate, Coordinate), drivingSide: DrivingSide) -> RouteLeg {
+        let pieces = pieces(of: path)
+        let whole = [Draft(pieces: 0..<pieces.count, type: .depart, modifier: nil, nameEdge: pieces[0].edge)]
+        var steps = [step(0, of: whole, pieces, origin: origin, drivingSide: drivingSide)]
+        steps.append(arrival(after: steps, at: destination, input: input, drivingSide: drivingSide))
+        return RouteLeg(distance: steps[0].distance, duration: path.duration, weight: path.weight, summary: "",
+                        steps: steps)
+    }
+
     /// The path as pieces of edges: the first from the start offset, the last up to the end's.
     private func pieces(of path: RoutePath) -> [Piece] {
         var pieces: [Piece] = []

@@ -3,8 +3,8 @@ import Foundation
 
 // Every libxml2 call Waymark makes is in this file and GPXReader.swift (a trace, read whole). The
 // map parser streams: libxml2's SAX2 interface calls back per element start and end with
-// attribute values as byte ranges into its buffer, and nothing of the document is kept. Input comes through `GzipInput` (zlib), so .osm and
-// .osm.gz read alike and progress is known.
+// attribute values as byte ranges into its buffer, and nothing of the document is kept. Input
+// comes through `GzipInput` (zlib), so .osm and .osm.gz read alike and progress is known.
 
 /// Streams an OSM XML file into an ``OSMElementDecoder``.
 enum LibXML2Parser {

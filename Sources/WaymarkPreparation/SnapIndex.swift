@@ -476,11 +476,23 @@ public final class SnapIndex: Sendable {
                 consider(s, i, piece)
             }
         }
-        // Once the count-th nearest is nearer than the next ring can be, stop.
-        let settled = SnapIndex.rings(around: x0, y0, reach: searched, visit) { r in
-            best.count >= count && best.values.map(\.distance).sorted()[count - 1] <= Double(r) * SnapIndex.cellSize
+        if maxDistance <= SnapIndex.cellSize / 2 {
+            // A small circle (map matching's, a few metres): only the cells its box overlaps, not
+            // the ring of nine around it. (A long piece is listed in the cells of points an eighth
+            // of a cell apart along it: one of them lies that much beyond the circle at most.)
+            let margin = maxDistance + SnapIndex.cellSize / 8
+            func cells(_ v: Double) -> ClosedRange<Int64> {
+                Int64(((v - margin) / SnapIndex.cellSize).rounded(.down))...Int64(
+                    ((v + margin) / SnapIndex.cellSize).rounded(.down))
+            }
+            for x in cells(cx) { for y in cells(cy) { visit(x, y) } }
+        } else {
+            // Once the count-th nearest is nearer than the next ring can be, stop.
+            let settled = SnapIndex.rings(around: x0, y0, reach: searched, visit) { r in
+                best.count >= count && best.values.map(\.distance).sorted()[count - 1] <= Double(r) * SnapIndex.cellSize
+            }
+            if !settled && reach > searched { forEachPiece(consider) }
         }
-        if !settled && reach > searched { forEachPiece(consider) }
         let chosen = best.sorted { ($0.value.distance, $0.key) < ($1.value.distance, $1.key) }.prefix(count)
         return chosen.map { snap(c, piece: $0.value.piece, t: $0.value.t, directions: $0.value.directions) }
     }

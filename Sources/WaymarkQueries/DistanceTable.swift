@@ -165,8 +165,11 @@ package final class TableSearch {
     }
 
     /// The table between snapped points (their edge points on the graph): the buckets filled
-    /// from the destinations, then scanned from each source.
-    package func table(sources: [Snap], destinations: [Snap]) -> (durations: [Double?], distances: [Double?]) {
+    /// from the destinations, then scanned from each source. Pairs whose way weighs more than
+    /// `maxCost` are left out (nil): both directions stop there, which keeps searches between
+    /// points close together small (map matching's moves).
+    package func table(sources: [Snap], destinations: [Snap],
+                       maxCost: Double = .infinity) -> (durations: [Double?], distances: [Double?]) {
         let graph = data.graph, ch = hierarchy
         let columns = destinations.count
         var cells = Cells(count: sources.count * columns)
@@ -180,11 +183,16 @@ package final class TableSearch {
         defer { self.search = search }
         ch.up.withBuffers { up in
             ch.down.withBuffers { down in
-                let entries = fillBuckets(goalPoints, &search, up: up, down: down)
+                let entries = fillBuckets(goalPoints, &search, maxCost: maxCost, up: up, down: down)
                 for (i, source) in sources.enumerated() {
                     scanBuckets(from: source, row: i * columns, entries, goalsOnEdge, &search, &cells,
-                                up: up, down: down)
+                                maxCost: maxCost, up: up, down: down)
                 }
+            }
+        }
+        if maxCost < .infinity {
+            for j in cells.cost.indices where cells.cost[j] > maxCost {
+                (cells.durations[j], cells.distances[j]) = (nil, nil)
             }
         }
         return (cells.durations, cells.distances)
@@ -202,7 +210,7 @@ package final class TableSearch {
     /// an entry in the bucket of every node settled and not stalled. Returns the entries sorted by
     /// node (each bucket one run, where ``buckets`` says).
     private func fillBuckets(_ goalPoints: [[EdgePoint]], _ search: inout HierarchyDirection<TableLabel>,
-                             up: ArcRows.Buffers, down: ArcRows.Buffers) -> [Entry] {
+                             maxCost: Double, up: ArcRows.Buffers, down: ArcRows.Buffers) -> [Entry] {
         let graph = data.graph, buckets = self.buckets
         var entries: [Entry] = [], touched: [Int32] = []
         for (j, goals) in goalPoints.enumerated() {
@@ -212,7 +220,7 @@ package final class TableSearch {
                 return TableLabel(cost: turn + part.weight, duration: turnSeconds + part.duration,
                                   distance: part.distance)
             }
-            while let (k, x) = search.heap.pop() {
+            while let (k, x) = search.heap.pop(), k <= maxCost {
                 if search.isStale(k, x) { continue }
                 // Stalled: a higher node reaches x more cheaply, so no best route meets here.
                 if search.stalls(x, at: k, over: up) { continue }
@@ -249,7 +257,7 @@ package final class TableSearch {
     private func scanBuckets(from source: Snap, row: Int, _ entries: [Entry],
                              _ goalsOnEdge: [Int: [(destination: Int, offset: Double)]],
                              _ search: inout HierarchyDirection<TableLabel>, _ cells: inout Cells,
-                             up: ArcRows.Buffers, down: ArcRows.Buffers) {
+                             maxCost: Double, up: ArcRows.Buffers, down: ArcRows.Buffers) {
         let graph = data.graph, buckets = self.buckets
         search.clear()
         let starts = data.snapIndex.edgePoints(source, graph: graph)
@@ -262,7 +270,7 @@ package final class TableSearch {
                 cells.offer(row + j, cost: direct.weight, duration: direct.duration, distance: direct.distance)
             }
         }
-        while let (k, x) = search.heap.pop() {
+        while let (k, x) = search.heap.pop(), k <= maxCost {
             if search.isStale(k, x) { continue }
             let label = search.labels[x]
             if buckets.contains(x) {

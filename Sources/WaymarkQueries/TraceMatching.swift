@@ -44,8 +44,12 @@ package enum TraceMatching {
         }
     }
 
-    /// Road distance and travel time of the fastest way between two candidates (nil: none).
-    package typealias Move = (distance: Double, duration: Double)?
+    /// Road metres of the fastest way between two candidates (nil: none, or none light enough).
+    package typealias Move = Double?
+
+    /// The moves from every one of some candidates (`from`) to every one of others (`to`), row
+    /// by row, each nil where its way weighs more than the last argument (seconds for a car).
+    package typealias Moves = (_ from: [Snap], _ to: [Snap], _ maxWeight: Double) -> [Move]
 
     /// One unbroken piece of the trace: the fixes it matched (indices into the trace), the
     /// candidate chosen at each, how many other candidates there could still have led to the
@@ -58,9 +62,8 @@ package enum TraceMatching {
     }
 
     /// The matchings of `trace` over `candidates` (one list per fix, nearest first), using
-    /// `moves(from, to)` for the road between the candidates at two fixes (row-major, from × to).
-    package static func match(_ trace: Trace, candidates: [[Snap]],
-                              moves: ([Snap], [Snap]) -> [Move]) -> [Matching] {
+    /// `moves` for the road between the candidates at two fixes.
+    package static func match(_ trace: Trace, candidates: [[Snap]], moves: Moves) -> [Matching] {
         precondition(candidates.count == trace.coordinates.count && candidates.count > 1)
         var model = Model(trace, candidates: candidates)
         guard let splits = model.run(moves: moves) else { return [] }
@@ -207,7 +210,7 @@ extension TraceMatching.Model {
     /// The forward pass: each fix's candidates scored from the last unbroken fix before it, the
     /// trace cut where OSRM cuts it. Returns where each matching ends (exclusive), nil when no
     /// fix has a candidate to start from.
-    mutating func run(moves: ([Snap], [Snap]) -> [TraceMatching.Move]) -> [Int]? {
+    mutating func run(moves: TraceMatching.Moves) -> [Int]? {
         guard let first = start(at: 0) else { return nil }
         let maxBrokenTime = medianInterval * TraceMatching.maxBrokenStates
         var splits: [Int] = []
@@ -245,25 +248,24 @@ extension TraceMatching.Model {
     }
 
     /// Scores fix `t`'s candidates from fix `last`'s live ones.
-    mutating func step(from last: Int, to t: Int, seconds: Int, moves: ([Snap], [Snap]) -> [TraceMatching.Move]) {
+    mutating func step(from last: Int, to t: Int, seconds: Int, moves: TraceMatching.Moves) {
         let live = candidates[last].indices.filter { !pruned[last][$0] }
         guard !live.isEmpty && !candidates[t].isEmpty else { return }
         let straight = TraceMatching.distance(trace.coordinates[last], trace.coordinates[t])
         let maxDelta = trace.timestamps.isEmpty ? TraceMatching.maxDistanceDelta : Double(seconds) * trace.maxSpeed
-        // (OSRM bounds each search by the time at 4 m/s over the line and the largest difference.)
-        let maxSeconds = (straight + maxDelta) / 4
-        let found = moves(live.map { candidates[last][$0] }, candidates[t])
+        // (As OSRM, no way weighing more than the line and the largest difference at 4 m/s.)
+        let found = moves(live.map { candidates[last][$0] }, candidates[t], (straight + maxDelta) / 4)
         let columns = candidates[t].count
         for (row, s) in live.enumerated() {
             for next in 0..<columns {
-                guard let move = found[row * columns + next], move.duration <= maxSeconds else { continue }
-                let delta = abs(move.distance - straight)
+                guard let road = found[row * columns + next] else { continue }
+                let delta = abs(road - straight)
                 guard delta < maxDelta else { continue }
                 let score = viterbi[last][s] + emissions[t][next] + TraceMatching.transition(delta)
                 guard score > viterbi[t][next] else { continue }
                 viterbi[t][next] = score
                 parents[t][next] = (last, s)
-                lengths[t][next] = move.distance
+                lengths[t][next] = road
                 pruned[t][next] = false
                 broken[t] = false
             }

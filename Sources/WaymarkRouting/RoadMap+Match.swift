@@ -80,9 +80,8 @@ extension Router {
         let model = TraceMatching.Trace(coordinates: points, timestamps: pick(options.timestamps),
                                         precisions: pick(options.route.radiuses), splitsAtGaps: options.splitsAtGaps,
                                         maxSpeed: Self.maxSpeedForMatching)
-        let found = TraceMatching.match(model, candidates: lists) { from, to in
-            let (durations, distances) = cells(from: from, to: to)
-            return zip(durations, distances).map { d, l in d.flatMap { d in l.map { ($0, d) } } }
+        let found = TraceMatching.match(model, candidates: lists) { from, to, maxWeight in
+            cells(from: from, to: to, maxWeight: maxWeight).distances
         }
         guard !found.isEmpty else { throw .noMatch("Could not match the trace.") }
         let legEnds = try options.route.legEnds.map { (ends) throws(RouteError) in
@@ -99,12 +98,11 @@ extension Router {
             asked.legEnds = legEnds
             let route = try routes(snapped: snaps, input: matching.fixes.map { points[$0] }, options: asked)[0]
             result.matchings.append(.init(route: route, confidence: matching.confidence))
-            let ends = legEnds.map { Set($0) }
             for (k, t) in matching.fixes.enumerated() {
+                // (With leg ends, a fix between them is no waypoint of the route.)
+                let waypoint = legEnds.map { $0.firstIndex(of: k) } ?? k
                 result.tracepoints[kept[t]] = .init(snap: snaps[k], name: graph.name(ofSegment: snaps[k].segment),
-                                                    matchingIndex: m,
-                                                    waypointIndex: ends.map { $0.contains(k) ? $0.filter { $0 < k }.count
-                                                                                            : nil } ?? k,
+                                                    matchingIndex: m, waypointIndex: waypoint,
                                                     alternativesCount: matching.alternatives[k])
             }
         }

@@ -31,6 +31,10 @@ public struct RouteOptions: Sendable {
     /// `alternatives`). Each differs enough from the best and from the others, is not much slower,
     /// and has no detour a driver would see (``Router/alternativeRules``).
     public var alternatives = 0
+    /// Whether legs are told as steps (OSRM's `steps`). Without, the guidance is not worked out:
+    /// each leg has one step along its whole line and the arrival (its line, length and time the
+    /// same), for an answer that shows no steps.
+    public var steps = true
     /// Whether each leg carries its ``LegAnnotation`` (OSRM's `annotations`).
     public var annotations = false
     /// The language the steps are told in.

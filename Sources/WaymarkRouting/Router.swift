@@ -200,13 +200,14 @@ public final class Router {
                       options: RouteOptions) -> Route {
         var legs: [RouteLeg] = []
         var geometry: [Coordinate] = []
+        let assembler = StepAssembler(data: data, guidance: guidance)
         for (i, path) in paths.enumerated() {
             let a = ends[i], b = ends[i + 1]
-            var leg = StepAssembler(data: data, guidance: guidance).assemble(path, from: snaps[a], to: snaps[b],
-                                                                             input: (input[a], input[b]),
-                                                                             legIndex: i, legCount: paths.count,
-                                                                             drivingSide: graph.drivingSide,
-                                                                             language: options.language)
+            var leg = options.steps
+                ? assembler.assemble(path, from: snaps[a], to: snaps[b], input: (input[a], input[b]), legIndex: i,
+                                     legCount: paths.count, drivingSide: graph.drivingSide, language: options.language)
+                : assembler.assembleLine(path, from: snaps[a], to: snaps[b], input: (input[a], input[b]),
+                                         drivingSide: graph.drivingSide)
             if options.annotations { leg.annotation = annotation(of: path, from: snaps[a], to: snaps[b]) }
             legs.append(leg)
             // Each step's line without its last point (the next step starts there), then the end;
@@ -248,17 +249,18 @@ public final class Router {
     }
 
     /// Travel time and length of the fastest way from each of `sources` to each of `destinations`
-    /// (row-major; nil where there is none): the bucket search on a hierarchy, else one route
-    /// search per pair.
-    func cells(from sources: [Snap], to destinations: [Snap]) -> (durations: [Double?], distances: [Double?]) {
+    /// (row-major; nil where there is none, or where it weighs more than `maxWeight`): the bucket
+    /// search on a hierarchy, else one route search per pair.
+    func cells(from sources: [Snap], to destinations: [Snap],
+               maxWeight: Double = .infinity) -> (durations: [Double?], distances: [Double?]) {
         if let metrics = data.arcMetrics {
             if tableSearch == nil { tableSearch = TableSearch(data: data, metrics: metrics) }
-            return tableSearch!.table(sources: sources, destinations: destinations)
+            return tableSearch!.table(sources: sources, destinations: destinations, maxCost: maxWeight)
         }
         var durations: [Double?] = [], distances: [Double?] = []
         for a in sources {
             for b in destinations {
-                let found = path(from: a, to: b)
+                let found = path(from: a, to: b).flatMap { $0.weight <= maxWeight ? $0 : nil }
                 durations.append(found?.duration)
                 distances.append(found?.distance)
             }

@@ -30,8 +30,24 @@ extension Router {
         put(input.longitude)
         bytes += [UInt8](repeating: 0, count: 8)
         put(mapChecksum)
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        return Router.base64URL(bytes)
+    }
+
+    /// URL-safe base64 (RFC 4648 §5, padded), written byte by byte (a hint per waypoint, per
+    /// fix of a trace: Foundation's encoder and two replacements cost more than the search).
+    package static func base64URL(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var i = 0
+        while i < bytes.count {
+            let n = min(3, bytes.count - i)
+            let word = UInt32(bytes[i]) << 16 | (n > 1 ? UInt32(bytes[i + 1]) << 8 : 0)
+                | (n > 2 ? UInt32(bytes[i + 2]) : 0)
+            for k in 0..<4 { out.append(k <= n ? alphabet[Int((word >> (18 - 6 * k)) & 63)] : UInt8(ascii: "=")) }
+            i += 3
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The snap a hint holds, when it was made on this map for `input`; nil otherwise (a stale

@@ -201,6 +201,7 @@ public final class OSRMService: Sendable {
         asked.fixedEnd = try options.choice("destination", ["any", "last"], default: "any") == "last"
         let shape = try ResponseShape(&options)
         asked.route.annotations = !shape.annotations.isEmpty
+        asked.route.steps = shape.steps
         try options.finish("trip")
         do {
             let trip = try routers.map.trip(coordinates, options: asked)
@@ -255,6 +256,7 @@ public final class OSRMService: Sendable {
         asked.route.legEnds = try Self.legEnds(&options, count: coordinates.count)
         let shape = try ResponseShape(&options)
         asked.route.annotations = !shape.annotations.isEmpty
+        asked.route.steps = shape.steps
         let skipWaypoints = try options.bool("skip_waypoints", default: false)
         let code = try options.choice("language", InstructionTemplates.available.keys.sorted(), default: "en")
         asked.route.language = InstructionTemplates.available[code]!
@@ -294,6 +296,7 @@ public final class OSRMService: Sendable {
             asked.alternatives = n
         }
         asked.annotations = !kinds.isEmpty
+        asked.steps = steps
         let straight = try options.choice("continue_straight", ["default", "true", "false"], default: "default")
         asked.continueStraight = straight != "false"
         asked.legEnds = try Self.legEnds(&options, count: coordinates.count)

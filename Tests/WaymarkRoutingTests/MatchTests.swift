@@ -191,13 +191,13 @@ import WaymarkSupport
             }
             let trace = TraceMatching.Trace(coordinates: fixes, timestamps: [], precisions: [], splitsAtGaps: true,
                                             maxSpeed: 50)
-            let found = TraceMatching.match(trace, candidates: candidates) { from, to in
+            let found = TraceMatching.match(trace, candidates: candidates) { from, to, _ in
                 from.flatMap { a in
                     to.map { b -> TraceMatching.Move in
                         let t = b.segment / 10
                         // (Only from the fix before: the oracle's ways never skip one.)
                         guard a.segment / 10 == t - 1 else { return nil }
-                        return roads[t - 1][a.segment % 10 * candidates[t].count + b.segment % 10].map { ($0, 0) }
+                        return roads[t - 1][a.segment % 10 * candidates[t].count + b.segment % 10]
                     }
                 }
             }

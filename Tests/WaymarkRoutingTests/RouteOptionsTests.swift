@@ -3,7 +3,9 @@ import Testing
 import WaymarkGeo
 import WaymarkGraph
 import WaymarkPreparation
+import WaymarkOSM
 import WaymarkRouting
+import WaymarkSupport
 
 /// OSRM's route options on a hand-drawn map, each with the answer osrm-routed 26.10 (car.lua,
 /// CH) gives on the same map: the maneuvers ("type modifier") and the route's length.
@@ -131,5 +133,45 @@ import WaymarkRouting
         #expect(try map.routes([grid.positions["1"]!, grid.positions["2"]!], options: RouteOptions()).count == 1)
         #expect(try map.routes([grid.positions["1"]!, grid.positions["x"]!, grid.positions["2"]!],
                                options: options).count == 1)
+    }
+
+    /// Without steps, a leg's line, length, time and weight are the ones told with steps, on every
+    /// pair of 40 random points of the sample town (fixed seed), with via points and alternatives.
+    @Test func legsWithoutStepsKeepTheirLine() throws {
+        let map = RoadMap(graph: try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm"),
+                          method: .hierarchy)
+        var rng = SplitMix64(seed: 47)
+        let points = (0..<40).map { _ in
+            Coordinate(latitude: rng.uniform(52.302, 52.316), longitude: rng.uniform(-2.605, -2.57))
+        }
+        for k in stride(from: 0, to: points.count - 2, by: 3) {
+            var told = RouteOptions(), plain = RouteOptions()
+            (told.alternatives, plain.alternatives) = (k % 2 == 0 ? (2, 2) : (0, 0))
+            plain.steps = false
+            let waypoints = k % 2 == 0 ? [points[k], points[k + 1]] : [points[k], points[k + 1], points[k + 2]]
+            let a = try map.routes(waypoints, options: told), b = try map.routes(waypoints, options: plain)
+            #expect(a.count == b.count)
+            for (x, y) in zip(a, b) {
+                // (The lengths summed step by step or at once: the same to rounding.)
+                #expect(x.geometry == y.geometry)
+                #expect(abs(x.distance - y.distance) < 1e-6 && x.duration == y.duration && x.weight == y.weight)
+                #expect(zip(x.legs, y.legs).allSatisfy {
+                    abs($0.distance - $1.distance) < 1e-6 && $0.duration == $1.duration
+                })
+                #expect(y.legs.allSatisfy { $0.steps.count == 2 })
+            }
+        }
+    }
+
+    /// Hints' URL-safe base64 against Foundation's encoder with '+' and '/' replaced, at every
+    /// length modulo three (fixed seed).
+    @Test func hintsAreBase64URL() {
+        var rng = SplitMix64(seed: 64)
+        for count in 0..<90 {
+            let bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            let foundation = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            #expect(Router.base64URL(bytes) == foundation)
+        }
     }
 }
