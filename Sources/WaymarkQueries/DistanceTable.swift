@@ -170,10 +170,9 @@ package final class TableSearch {
     /// points close together small (map matching's moves).
     package func table(sources: [Snap], destinations: [Snap],
                        maxCost: Double = .infinity) -> (durations: [Double?], distances: [Double?]) {
-        let graph = data.graph, ch = hierarchy
         let columns = destinations.count
         var cells = Cells(count: sources.count * columns)
-        let goalPoints = destinations.map { data.snapIndex.edgePoints($0, graph: graph) }
+        let goalPoints = destinations.map { data.snapIndex.edgePoints($0, graph: data.graph) }
         var goalsOnEdge: [Int: [(destination: Int, offset: Double)]] = [:]
         for (j, goals) in goalPoints.enumerated() {
             for g in goals { goalsOnEdge[g.edge, default: []].append((j, g.offset)) }
@@ -181,8 +180,8 @@ package final class TableSearch {
         buckets.clear()
         var search = self.search
         defer { self.search = search }
-        ch.up.withBuffers { up in
-            ch.down.withBuffers { down in
+        hierarchy.up.withBuffers { up in
+            hierarchy.down.withBuffers { down in
                 let entries = fillBuckets(goalPoints, &search, maxCost: maxCost, up: up, down: down)
                 for (i, source) in sources.enumerated() {
                     scanBuckets(from: source, row: i * columns, entries, goalsOnEdge, &search, &cells,
@@ -211,12 +210,12 @@ package final class TableSearch {
     /// node (each bucket one run, where ``buckets`` says).
     private func fillBuckets(_ goalPoints: [[EdgePoint]], _ search: inout HierarchyDirection<TableLabel>,
                              maxCost: Double, up: ArcRows.Buffers, down: ArcRows.Buffers) -> [Entry] {
-        let graph = data.graph, buckets = self.buckets
+        let buckets = self.buckets
         var entries: [Entry] = [], touched: [Int32] = []
         for (j, goals) in goalPoints.enumerated() {
             search.clear()
             search.seed(into: goals, data) { g, e, turn, part in
-                let turnSeconds = TransitionTable.duration(e, goals[g].edge, graph, data.turns, data.costs)
+                let turnSeconds = TransitionTable.duration(e, goals[g].edge, data.graph, data.turns, data.costs)
                 return TableLabel(cost: turn + part.weight, duration: turnSeconds + part.duration,
                                   distance: part.distance)
             }
@@ -258,15 +257,15 @@ package final class TableSearch {
                              _ goalsOnEdge: [Int: [(destination: Int, offset: Double)]],
                              _ search: inout HierarchyDirection<TableLabel>, _ cells: inout Cells,
                              maxCost: Double, up: ArcRows.Buffers, down: ArcRows.Buffers) {
-        let graph = data.graph, buckets = self.buckets
+        let buckets = self.buckets
         search.clear()
-        let starts = data.snapIndex.edgePoints(source, graph: graph)
+        let starts = data.snapIndex.edgePoints(source, graph: data.graph)
         search.seed(from: starts, data) { rest in
             TableLabel(cost: rest.weight, duration: rest.duration, distance: rest.distance)
         }
         for s in starts {
             for (j, offset) in goalsOnEdge[s.edge] ?? [] where offset >= s.offset {
-                let direct = graph.part(s.edge, from: s.offset, to: offset)
+                let direct = data.graph.part(s.edge, from: s.offset, to: offset)
                 cells.offer(row + j, cost: direct.weight, duration: direct.duration, distance: direct.distance)
             }
         }

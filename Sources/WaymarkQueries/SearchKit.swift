@@ -91,9 +91,10 @@ struct HierarchyDirection<Label: SearchCost> {
     /// query node, labelled by `label` from what is left of the edge past the point.
     @inline(__always)
     mutating func seed(from starts: [EdgePoint], _ data: RoutingData, _ label: (EdgePart) -> Label) {
-        let graph = data.graph, rank = data.hierarchy!.rank
+        // (The graph read in place: a local copy of the struct would retain each of its arrays.)
+        let rank = data.hierarchy!.rank
         for s in starts {
-            var rest = graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge]))
+            var rest = data.graph.part(s.edge, from: s.offset, to: Double(data.graph.edgeLength[s.edge]))
             rest.weight += s.spent
             relax(Int(rank[s.edge]), label(rest))
         }
