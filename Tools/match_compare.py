@@ -7,7 +7,8 @@ trace, fixed seed), each moved by Gaussian noise of σ metres east and north. Bo
 same fixes (polyline6), `timestamps` and `radiuses` (σ). Accuracy is the share of the true
 route's length within 5 m of the matched lines (recall), and of the matched lines' length within
 5 m of the true route (precision), summed over all traces. Speed is milliseconds per fix, the
-requests sent one after another. Prints JSON per noise level. Needs numpy.
+requests sent one after another, each timed from sending it to the answer's last byte (reading
+the answer as JSON is the client's, not timed). Prints JSON per noise level. Needs numpy.
 
     python3 Tools/match_compare.py --map porto.wmg --osrm porto.osrm \\
         --pairs ../shared/bench/od_pairs/od_pairs_porto.json --routes 200 --noise 5,10,20
@@ -41,11 +42,16 @@ def match_query(fixes, times, sigma):
             f"&timestamps={';'.join(map(str, times))}&radiuses={';'.join([str(sigma)] * len(fixes))}")
 
 
-def get(url):
+def fetch(url):
+    """The response's bytes (an error's too)."""
     try:
-        return json.loads(urllib.request.urlopen(url, timeout=600).read())
+        return urllib.request.urlopen(url, timeout=600).read()
     except urllib.error.HTTPError as error:
-        return json.loads(error.read())
+        return error.read()
+
+
+def get(url):
+    return json.loads(fetch(url))
 
 
 def trace(route, interval, sigma, rng):
@@ -125,12 +131,13 @@ def main():
     ours_port, osrm_port = free_port(), free_port()
     ours = subprocess.Popen([args.waymark, "serve", args.map, "--port", str(ours_port), "--threads", "1",
                              "--max-matching-size", "100000"], stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-    theirs = subprocess.Popen([os.path.join(osrm_bin(), "osrm-routed"), "-i", "127.0.0.1", "-p", str(osrm_port), "-t", "1",
-                               "-a", "CH", "--max-matching-size", "100000", args.osrm],
+    theirs = subprocess.Popen([os.path.join(osrm_bin(), "osrm-routed"), "-i", "127.0.0.1", "-p", str(osrm_port),
+                               "-t", "1", "-a", "CH", "--max-matching-size", "100000", args.osrm],
                               stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     try:
         wait_ready(f"http://127.0.0.1:{ours_port}/health")
-        wait_ready(f"http://127.0.0.1:{osrm_port}/nearest/v1/driving/{pairs[0]['from']['lon']},{pairs[0]['from']['lat']}")
+        first = pairs[0]["from"]
+        wait_ready(f"http://127.0.0.1:{osrm_port}/nearest/v1/driving/{first['lon']},{first['lat']}")
         routes = []
         for p in pairs:
             if len(routes) == args.routes:
@@ -156,9 +163,11 @@ def main():
                 lat0 = route["geometry"]["coordinates"][0][1]
                 truth = to_metres([route["geometry"]["coordinates"]], lat0)
                 for name, port in (("waymark", ours_port), ("osrm", osrm_port)):
+                    # (Timed to the last byte of the answer; reading it as JSON is the client's work.)
                     start = time.perf_counter()
-                    answer = get(f"http://127.0.0.1:{port}/match/v1/driving/{query}")
+                    body = fetch(f"http://127.0.0.1:{port}/match/v1/driving/{query}")
                     elapsed = time.perf_counter() - start
+                    answer = json.loads(body)
                     s = sums[name]
                     s[4] += elapsed
                     if answer.get("code") != "Ok":
