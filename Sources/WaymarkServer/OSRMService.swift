@@ -178,6 +178,12 @@ public final class OSRMService: Sendable {
                 annotations = parsed
             }
         }
+
+        /// The route options that follow from the shape: legs told as steps, and annotated.
+        func apply(to route: inout RouteOptions) {
+            route.steps = steps
+            route.annotations = !annotations.isEmpty
+        }
     }
 
     /// At least two coordinates, at most `limit` (OSRM's `InvalidOptions`, `TooBig`).
@@ -200,8 +206,7 @@ public final class OSRMService: Sendable {
         asked.fixedStart = try options.choice("source", ["any", "first"], default: "any") == "first"
         asked.fixedEnd = try options.choice("destination", ["any", "last"], default: "any") == "last"
         let shape = try ResponseShape(&options)
-        asked.route.annotations = !shape.annotations.isEmpty
-        asked.route.steps = shape.steps
+        shape.apply(to: &asked.route)
         try options.finish("trip")
         do {
             let trip = try routers.map.trip(coordinates, options: asked)
@@ -255,8 +260,7 @@ public final class OSRMService: Sendable {
         asked.tidy = try options.bool("tidy", default: false)
         asked.route.legEnds = try Self.legEnds(&options, count: coordinates.count)
         let shape = try ResponseShape(&options)
-        asked.route.annotations = !shape.annotations.isEmpty
-        asked.route.steps = shape.steps
+        shape.apply(to: &asked.route)
         let skipWaypoints = try options.bool("skip_waypoints", default: false)
         let code = try options.choice("language", InstructionTemplates.available.keys.sorted(), default: "en")
         asked.route.language = InstructionTemplates.available[code]!
@@ -295,8 +299,7 @@ public final class OSRMService: Sendable {
             }
             asked.alternatives = n
         }
-        asked.annotations = !kinds.isEmpty
-        asked.steps = steps
+        shape.apply(to: &asked)
         let straight = try options.choice("continue_straight", ["default", "true", "false"], default: "default")
         asked.continueStraight = straight != "false"
         asked.legEnds = try Self.legEnds(&options, count: coordinates.count)
