@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Durations after new speeds, Waymark against OSRM on the same speed file: `waymark customize`
-on a built map, `osrm-customize --segment-speed-file` on an MLD dataset of the same extract
-(already partitioned and customized with the file); then the shared pairs on both, in-process for
-OSRM. Prints the median duration ratio and the share within 10 %, as JSON. Needs python3.12 with
-`osrm-bindings`.
+"""Durations of a Waymark map against an OSRM dataset of the same extract, on the shared pairs
+(`waymark route --batch`; OSRM in-process): after new speeds (`waymark customize` against
+`osrm-customize --segment-speed-file` on an MLD dataset customized with the same file), or for a
+profile (`waymark build --profile foot` against osrm-extract with foot.lua). Prints the median
+duration ratio and the shares within 10 % and 1 %, as JSON. Needs python3.12 with `osrm-bindings`.
 
     python3.12 Tools/customize_compare.py --map porto-custom.wmg --osrm osrm-porto/porto.osrm \\
-        --pairs ../shared/bench/od_pairs/od_pairs_porto.json
+        --pairs ../shared/bench/od_pairs/od_pairs_porto.json [--algorithm CH]
 """
 import argparse, json, statistics, subprocess, tempfile
 
@@ -17,6 +17,7 @@ def main():
     ap.add_argument("--map", required=True)
     ap.add_argument("--osrm", required=True)
     ap.add_argument("--pairs", required=True)
+    ap.add_argument("--algorithm", default="MLD", help="MLD or CH: the dataset's")
     args = ap.parse_args()
     pairs = json.load(open(args.pairs))["pairs"]
     with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
@@ -29,7 +30,7 @@ def main():
         record = json.loads(line)
         ours.append(record["routes"][0]["duration"] if record.get("code") == "Ok" else None)
     import osrm
-    engine = osrm.OSRM(storage_config=args.osrm, algorithm="MLD", use_shared_memory=False)
+    engine = osrm.OSRM(storage_config=args.osrm, algorithm=args.algorithm, use_shared_memory=False)
     theirs = []
     for p in pairs:
         params = osrm.RouteParameters(coordinates=[(p["from"]["lon"], p["from"]["lat"]),

@@ -36,6 +36,8 @@ enum BuildCommand {
                         + "in Britain, Japan, Australia)."
             ),
             OptionSpec(name: "quiet", value: nil, help: "No progress and no report."),
+            OptionSpec(name: "profile", value: "car|foot",
+                       help: "Who the map is for: OSRM's car.lua (the default) or foot.lua, stored in the file."),
             OptionSpec(name: "vehicle-height", value: "M",
                        help: "The vehicle's height in metres against maxheight (default 2.0, OSRM's car)."),
             OptionSpec(name: "vehicle-width", value: "M",
@@ -68,13 +70,20 @@ enum BuildCommand {
                               width: try args.number("vehicle-width", default: standard.width, in: 0.5...10),
                               length: try args.number("vehicle-length", default: standard.length, in: 1...50),
                               weight: try args.number("vehicle-weight", default: standard.weight, in: 100...100_000))
+        let travel = TravelProfile(name: try args.choice("profile", TravelProfile.allCases.map(\.description),
+                                                         default: "car"))!
+        let vehicleOptions = ["vehicle-height", "vehicle-width", "vehicle-length", "vehicle-weight"]
+        if travel != .car, let given = vehicleOptions.first(where: { args.value($0) != nil }) {
+            throw .usage("--\(given) is for --profile car")
+        }
+        let profile: any RoutingProfile = travel == .foot ? FootProfile() : CarProfile(vehicle: vehicle)
         var graph: RoadGraph, basemap: Basemap?
         do {
             if args.flag("basemap") {
-                (graph, basemap) = try OSMGraphLoader.buildWithBasemap(
-                    path: input, profile: CarProfile(vehicle: vehicle), progress: progress)
+                (graph, basemap) = try OSMGraphLoader.buildWithBasemap(path: input, profile: profile,
+                                                                       progress: progress)
             } else {
-                graph = try OSMGraphLoader.build(path: input, profile: CarProfile(vehicle: vehicle), progress: progress)
+                graph = try OSMGraphLoader.build(path: input, profile: profile, progress: progress)
             }
             if let side { graph.drivingSide = side }
         } catch {

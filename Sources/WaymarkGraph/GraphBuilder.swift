@@ -336,6 +336,7 @@ public struct GraphBuilder {
         // Where the roads are says which side traffic keeps to (a caller may say otherwise).
         let vertices = built
         built.drivingSide = DrivingSide(mostOf: (0..<UInt32(nodeCount)).lazy.map { vertices.coordinate(of: $0) })
+        built.travel = profile.travel
         return built
     }
 

@@ -164,6 +164,7 @@ public enum GraphFile {
             Section("RPED", graph.restrictionPathEdges), Section("RPKN", graph.restrictionPathKind),
             Section("REPT", graph.report.fields.map(\.1)),
             Section("DSID", [graph.drivingSide.rawValue]),
+            Section("PROF", [graph.travel.rawValue]),
             Section("EDLY", graph.edgeDelay),
             Section("CNAM", Array(graph.datasourceNames.joined(separator: "\n").utf8)),
             Section("CEDG", graph.customEdges), Section("CSTA", graph.customStart),
@@ -573,6 +574,14 @@ public enum GraphFile {
                 throw .corrupt(path, "driving side")
             }
             g.drivingSide = value
+        }
+        // Files written before the profile was recorded are car maps.
+        if sections[fourCC("PROF")] != nil {
+            let travel = try array("PROF", UInt8.self)
+            guard travel.count == 1, let value = TravelProfile(rawValue: travel[0]) else {
+                throw .corrupt(path, "profile")
+            }
+            g.travel = value
         }
 
         // Files written before delays and customized speeds were kept have none.

@@ -32,7 +32,7 @@ extension RoadGraph: GraphFilePart {
                                      "IFST", "IEDG", "ISRC",
                                      "SSHP", "SLAT", "SLON", "NOID", "SOID", "SNAM", "SREF", "SHWY", "SFLG", "SWAY",
                                      "SSGN", "SGNR", "SLAN", "STRO", "STRB",
-                                     "RVIA", "RFRM", "RTO_", "RKND", "RPST", "RPED", "RPKN", "REPT", "DSID",
+                                     "RVIA", "RFRM", "RTO_", "RKND", "RPST", "RPED", "RPKN", "REPT", "DSID", "PROF",
                                      "EDLY", "CNAM", "CEDG", "CSTA", "CDUR", "CWGT", "CSRC", "TOFR", "TOTO", "TODU",
                                      "TOWT"]
 }

@@ -120,6 +120,9 @@ public struct RoadGraph: Sendable, Equatable {
     /// Which side of the road traffic keeps to (turn costs favour turns towards the kerb). Not in
     /// OpenStreetMap extracts: chosen when the graph is built (`waymark build --driving-side`).
     public var drivingSide = DrivingSide.right
+    /// Who the graph was built for (`waymark build --profile`): what its turns cost and how its
+    /// steps are travelled.
+    public var travel = TravelProfile.car
 
     public init() {}
 
@@ -287,6 +290,43 @@ public struct RoadGraph: Sendable, Equatable {
 }
 
 /// The side of the road traffic keeps to.
+/// Who a graph is for: OSRM's profiles (`car.lua`, `foot.lua`), one per graph.
+public enum TravelProfile: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+    case car = 0
+    case foot = 2
+
+    /// The profile's name (`waymark build --profile`).
+    public var description: String {
+        switch self {
+        case .car: "car"
+        case .foot: "foot"
+        }
+    }
+
+    /// The names an OSRM URL may give it (`/route/v1/{profile}/…`), as OSRM's demo servers
+    /// name their profiles.
+    public var urlNames: [String] {
+        switch self {
+        case .car: ["car", "driving"]
+        case .foot: ["foot", "walking"]
+        }
+    }
+
+    /// The fastest plausible travel, m/s, for map matching with timestamps (the profile's
+    /// `max_speed_for_map_matching`).
+    public var maxSpeedForMatching: Double {
+        switch self {
+        case .car: 180 / 3.6
+        case .foot: 40 / 3.6
+        }
+    }
+
+    public init?(name: String) {
+        guard let match = TravelProfile.allCases.first(where: { $0.description == name }) else { return nil }
+        self = match
+    }
+}
+
 public enum DrivingSide: UInt8, Sendable, Equatable, CaseIterable {
     /// Most of the world.
     case right = 0

@@ -3,6 +3,8 @@
 /// keys a profile reads and hand it each element's tags; the graph builder stores what it
 /// decides. The graph and the searches never read tags.
 public protocol RoutingProfile: Sendable {
+    /// Which of OSRM's profiles this is (recorded in the graph built with it).
+    var travel: TravelProfile { get }
     /// The OSM tag keys the profile reads on ways and on nodes (a reader may drop every other).
     var tagKeys: Set<String> { get }
     /// Seconds for passing a vertex with traffic signals.

@@ -97,6 +97,7 @@ extension ManeuverModifier {
 /// How a step is travelled (OSRM's `mode`).
 public enum TravelMode: String, Sendable {
     case driving
+    case walking
     case ferry
 }
 

@@ -283,7 +283,7 @@ package struct StepAssembler {
                          duration: duration, weight: weight, geometry: geometry,
                          maneuver: maneuver, instruction: "",
                          mode: graph.flags(of: pieces[draft.pieces.lowerBound].edge).contains(.ferry)
-                             ? .ferry : .driving,
+                             ? .ferry : graph.travel == .foot ? .walking : .driving,
                          intersections: intersections, rotaryName: draft.rotaryName, drivingSide: drivingSide,
                          highway: graph.highway(of: edge), destinations: graph.destinations(of: edge),
                          exits: graph.exits(of: edge))
@@ -304,7 +304,7 @@ package struct StepAssembler {
                          weight: 0, geometry: [end],
                          maneuver: Maneuver(type: .arrive, modifier: side, location: end, bearingBefore: before,
                                             bearingAfter: 0, exit: nil),
-                         instruction: "", mode: last?.mode ?? .driving,
+                         instruction: "", mode: last?.mode ?? (graph.travel == .foot ? .walking : .driving),
                          intersections: [StepIntersection(location: end, roads: [behind], inIndex: 0, outIndex: nil)],
                          rotaryName: nil, drivingSide: drivingSide, highway: last?.highway ?? .service)
     }

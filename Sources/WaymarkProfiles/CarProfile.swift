@@ -86,6 +86,7 @@ public struct CarProfile: RoutingProfile {
     public var barrierPenalties: [String: Double] = ["gate": 60, "lift_gate": 60]
     /// Seconds for passing a traffic light.
     public var trafficSignalDelay = 2.0
+    public var travel: TravelProfile { .car }
 
     public var accessWhitelist: Set<String> = ["yes", "motorcar", "motor_vehicle", "vehicle",
                                                "permissive", "designated", "hov"]

@@ -25,9 +25,17 @@ public struct TurnCosts: Sendable, Hashable {
     /// them (OSRM's `max_turn_weight`: the largest turn weight it stores, 32767 × 0.1 s).
     public var restrictedEntryWeight = 3276.7
 
-    /// The costs for a graph: right- or left-hand traffic as the graph records.
+    /// The costs for a graph: its profile's, right- or left-hand traffic as the graph records.
     public init(for graph: RoadGraph) {
-        self.init(leftHandTraffic: graph.drivingSide == .left)
+        switch graph.travel {
+        case .car: self.init(leftHandTraffic: graph.drivingSide == .left)
+        case .foot:
+            // foot.lua's `process_turn`: no cost for turning, 2 s for turning back or a light.
+            self.init(uTurnPenalty: 2, trafficSignalDelay: FootProfile().trafficSignalDelay, turnPenalty: 0,
+                      leftHandTraffic: graph.drivingSide == .left)
+            oncomingTurnPenalty = 0
+            gateDelay = 0
+        }
     }
 
     public init(uTurnPenalty: Double = 20, trafficSignalDelay: Double = CarProfile().trafficSignalDelay,

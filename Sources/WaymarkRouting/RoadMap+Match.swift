@@ -62,10 +62,6 @@ extension RoadMap {
 }
 
 extension Router {
-    /// The fastest car's plausible speed for matching with timestamps, m/s (car.lua's
-    /// `max_speed_for_map_matching`).
-    static let maxSpeedForMatching = 180 / 3.6
-
     /// ``RoadMap/match(_:options:)`` on this router.
     public func match(_ trace: [Coordinate], options: MatchOptions = MatchOptions()) throws(RouteError) -> MapMatch {
         try Self.check(trace, options)
@@ -79,7 +75,7 @@ extension Router {
         }
         let model = TraceMatching.Trace(coordinates: points, timestamps: pick(options.timestamps),
                                         precisions: pick(options.route.radiuses), splitsAtGaps: options.splitsAtGaps,
-                                        maxSpeed: Self.maxSpeedForMatching)
+                                        maxSpeed: graph.travel.maxSpeedForMatching)
         let found = TraceMatching.match(model, candidates: lists) { from, to, maxWeight in
             cells(from: from, to: to, maxWeight: maxWeight).distances
         }

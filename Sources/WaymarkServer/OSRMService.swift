@@ -134,6 +134,12 @@ public final class OSRMService: Sendable {
         }
         guard segments[1] == "v1" else { throw APIError("InvalidVersion",
                                                         "version '\(segments[1])' is not served (v1)") }
+        // (osrm-routed ignores the name; here a walking route is never a car's in disguise.)
+        let travel = map.graph.travel
+        guard travel.urlNames.contains(segments[2]) else {
+            throw APIError("InvalidOptions", "profile '\(segments[2].prefix(40))' is not served: this map is for "
+                           + "\(travel) (\(travel.urlNames.joined(separator: ", ")))")
+        }
         var text = segments[3]
         if text.hasSuffix(".json") { text.removeLast(5) }
         if text.hasSuffix(".flatbuffers") {

@@ -4,6 +4,28 @@ import WaymarkGeoJSON
 
 /// End-to-end: `waymark build` and `waymark inspect` on the sample town.
 @Suite struct GraphCLITests {
+    /// `--profile foot`: a walking map, its file saying so, its steps walked; car options refused.
+    @Test func buildsAWalkingMap() throws {
+        let dir = try Run.temporaryDirectory()
+        let map = dir + "/walk.wmg"
+        let build = try Run.waymark("build", Run.data("sample-town.osm"), "-o", map, "--profile", "foot", "--quiet")
+        #expect(build.status == 0, "\(build.stderr)")
+        // (Not from the market square: a pedestrian area joined to no street, which a walker's
+        // map keeps as a component of its own.)
+        let route = try Run.waymark("route", map, "--from", "52.3060,-2.5900", "--to", "52.311680,-2.572561",
+                                    "--format", "json")
+        #expect(route.status == 0, "\(route.stderr)")
+        let answer = try JSONValue(parsing: Array(route.stdout.utf8))
+        let modes = answer["routes"]?.arrayValue?.first?["legs"]?.arrayValue?.first?["steps"]?.arrayValue?
+            .compactMap { $0["mode"]?.stringValue } ?? []
+        #expect(!modes.isEmpty && modes.allSatisfy { $0 == "walking" }, "\(modes)")
+        let refused = try Run.waymark("build", Run.data("sample-town.osm"), "-o", map, "--profile", "foot",
+                                      "--vehicle-height", "3")
+        #expect(refused.status == 64 && refused.stderr.contains("--vehicle-height is for --profile car"))
+        let unknown = try Run.waymark("build", Run.data("sample-town.osm"), "-o", map, "--profile", "horse")
+        #expect(unknown.status == 64)
+    }
+
     @Test func buildsAndInspectsTheSampleTown() throws {
         let dir = try Run.temporaryDirectory()
         let map = dir + "/town.wmg"

@@ -392,6 +392,9 @@ struct RawClient {
             ("/match/v1/driving/\(ab)?radiuses=50;50&timestamps=1;1", 400, "NoMatch"),
             ("/match/v1/driving/\(ab)?radiuses=50;50&steps=true&annotations=true&tidy=true", 200, "Ok"),
             ("/tile/v1/driving/tile(1,2,3).mvt", 400, "InvalidService"),
+            // A profile the map is not for (osrm-routed ignores the name: a README difference).
+            ("/route/v1/foot/\(ab)", 400, "InvalidOptions"),
+            ("/route/v1/car/\(ab)", 200, "Ok"),
             ("/trip/v1/driving/\(lonLat(a));\(lonLat(b))?roundtrip=false", 400, "NotImplemented"),
             ("/trip/v1/driving/\(lonLat(a));\(lonLat(b))?roundtrip=false&source=first", 200, "Ok"),
             ("/trip/v1/driving/\(lonLat(a))", 400, "InvalidOptions"),

@@ -2,6 +2,7 @@ import Foundation
 import WaymarkGeo
 import WaymarkGraph
 import WaymarkPreparation
+import WaymarkProfiles
 import WaymarkOSM
 import WaymarkRouting
 
@@ -83,6 +84,11 @@ struct GridMap {
     }
 
     func graph() throws -> RoadGraph { try OSMGraphLoader.build(xml: xml) }
+
+    /// The graph a profile other than the car's makes of the map.
+    func graph(for profile: any RoutingProfile) throws -> RoadGraph {
+        try OSMGraphLoader.build(xml: xml, profile: profile)
+    }
 
     /// The names of the ways a route from one letter or digit to another drives (each once where
     /// it continues), "" when there is none; by the map's search method. Waypoints go to the
