@@ -7,8 +7,8 @@ import WaymarkServer
 enum ServeCommand {
     static let spec = CommandSpec(
         name: "serve",
-        summary: "Serve OSRM's HTTP API (route, table, nearest, trip) and isochrones over one loaded map.",
-        positionals: ["<map.wmg|.osm|.osm.gz|.osm.pbf>"],
+        summary: "Serve OSRM's HTTP API (route, table, nearest, trip, match) and isochrones over loaded maps.",
+        positionals: ["<map.wmg|.osm|.osm.gz|.osm.pbf>…"],
         options: [
             OptionSpec(
                 name: "host", value: "ADDRESS",
@@ -61,7 +61,9 @@ enum ServeCommand {
     )
 
     static func run(_ args: ParsedArguments) throws(CLIError) {
-        let path = try args.requirePositionals(["<map>"])[0]
+        // One map per profile (a car map, a walking map): the URL's profile picks one.
+        guard !args.positionals.isEmpty else { throw .usage("missing <map>") }
+        let paths = args.positionals
         var configuration = HTTPServerConfiguration()
         configuration.host = args.value("host") ?? "127.0.0.1"
         configuration.port = UInt16(try args.number("port", default: 5000, in: 0...65535))
@@ -94,11 +96,17 @@ enum ServeCommand {
             throw .usage("--read-only, --edit-token and --edit-token-file are for the viewer (--pois FILE)")
         }
         let start = DispatchTime.now().uptimeNanoseconds
-        let map = try openMap(path, args, method: RoadMap.searchMethod(for: .manyQueries), maxSnapDistance: maxSnap,
-                              basemap: args.value("pois") != nil)
-        let preparation = map.prepare()
-        preparation.notes.forEach(Output.error)
-        let service = OSRMService(map: map, limits: limits)
+        var maps: [RoadMap] = []
+        for (i, path) in paths.enumerated() {
+            // (The viewer draws the first map: only it needs its basemap.)
+            let map = try openMap(path, args, method: RoadMap.searchMethod(for: .manyQueries), maxSnapDistance: maxSnap,
+                                  basemap: i == 0 && args.value("pois") != nil)
+            map.prepare().notes.forEach(Output.error)
+            maps.append(map)
+        }
+        let map = maps[0], preparation = map.prepare()
+        let service: OSRMService
+        do { service = try OSRMService(maps: maps, limits: limits) } catch { throw .usage("\(error)") }
         var made: ViewerService?
         if let pois = args.value("pois") {
             do { made = try ViewerService(osrm: service, placesPath: pois, editing: editing) } catch {
@@ -129,27 +137,31 @@ enum ServeCommand {
         }
         // A new map in the file (renamed over it, or on SIGHUP) replaces the one serving.
         let side = try drivingSide(args), withBasemap = args.value("pois") != nil
-        let reloader = MapReloader(service: service, path: path, load: { path in
-            let map = try RoadMap(contentsOf: URL(fileURLWithPath: path), drivingSide: side,
-                                  method: RoadMap.searchMethod(for: .manyQueries), maxSnapDistance: maxSnap,
-                                  basemap: withBasemap)
-            map.prepare().notes.forEach(Output.error)
-            return map
-        }, log: { Output.error($0) })
-        reloader.watch()
+        let reloaders = paths.enumerated().map { slot, path in
+            MapReloader(service: service, path: path, slot: slot, load: { path in
+                let map = try RoadMap(contentsOf: URL(fileURLWithPath: path), drivingSide: side,
+                                      method: RoadMap.searchMethod(for: .manyQueries), maxSnapDistance: maxSnap,
+                                      basemap: slot == 0 && withBasemap)
+                map.prepare().notes.forEach(Output.error)
+                return map
+            }, log: { Output.error($0) })
+        }
+        // (One SIGHUP reloads every file.)
+        reloaders.forEach { $0.watch() }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         Output.error(
             String(
                 format: "waymark serve: %@ (%d nodes, %@) ready in %.2f s; listening on http://%@:%d with %d threads",
-                            path, map.graph.nodeCount, preparation.search.description, seconds,
+                            zip(paths, maps).map { "\($0) (\($1.graph.travel))" }.joined(separator: ", "),
+                            map.graph.nodeCount, preparation.search.description, seconds,
                             host, Int(server.port), configuration.threads))
         if case let .token(token) = editing, generated {
             // Printed once, as Jupyter prints its link: the page keeps the token for its session.
             Output.error("waymark serve: to edit places, open http://\(host):\(Int(server.port))/#token=\(token)")
         }
         server.run()
-        reloader.stop()
+        reloaders.forEach { $0.stop() }
         sources.forEach { $0.cancel() }
         Output.error("waymark serve: stopped")
     }

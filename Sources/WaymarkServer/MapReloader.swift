@@ -10,12 +10,14 @@ import Darwin
 /// Keeps a service on the newest map in its file: when told (``reload()``, SIGHUP under
 /// ``watch(signal:pollEvery:)``) or when another file is renamed over it (as `waymark build`
 /// and `waymark customize` write), the new map is loaded and prepared beside the one serving,
-/// then replaces it (``OSRMService/replaceMap(with:)``): no request waits for the load or fails
+/// then replaces it (``OSRMService/replaceMap(with:slot:)``): no request waits for the load or fails
 /// for it, and those in flight finish on the old map. A file that does not load is said, and the
 /// old map serves on.
 public final class MapReloader: @unchecked Sendable {
     public let path: String
     private let service: OSRMService
+    /// Which of the service's maps the file holds.
+    private let slot: Int
     private let load: @Sendable (String) throws -> RoadMap
     private let log: @Sendable (String) -> Void
     /// Loads one at a time, in order.
@@ -24,11 +26,13 @@ public final class MapReloader: @unchecked Sendable {
     private var loaded: FileIdentity?
     private var sources: [any DispatchSourceProtocol] = []
 
-    /// `load` reads and prepares a map from a path (it runs on the reloader's own queue).
-    public init(service: OSRMService, path: String, load: @escaping @Sendable (String) throws -> RoadMap,
-                log: @escaping @Sendable (String) -> Void) {
+    /// `load` reads and prepares a map from a path (it runs on the reloader's own queue); the map
+    /// replaces the service's map at `slot`.
+    public init(service: OSRMService, path: String, slot: Int = 0,
+                load: @escaping @Sendable (String) throws -> RoadMap, log: @escaping @Sendable (String) -> Void) {
         self.service = service
         self.path = path
+        self.slot = slot
         self.load = load
         self.log = log
         loaded = FileIdentity(path)
@@ -61,7 +65,7 @@ public final class MapReloader: @unchecked Sendable {
         let start = DispatchTime.now().uptimeNanoseconds
         do {
             let map = try load(path)
-            service.replaceMap(with: map)
+            try service.replaceMap(with: map, slot: slot)
             loaded = identity
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             log(String(format: "waymark serve: %@ reloaded (%@) in %.2f s; new requests use it", path, reason, seconds))

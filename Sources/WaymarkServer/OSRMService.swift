@@ -21,41 +21,65 @@ public struct OSRMServiceLimits: Sendable {
     public init() {}
 }
 
-/// OSRM's HTTP API v1 over one ``RoadMap``: `route`, `table` and `nearest`, with OSRM's request
-/// shapes (`/{service}/v1/{profile}/{coordinates}[.json]?option=value&…`), response JSON and
-/// error codes, so an OSRM client works by changing the URL. Also `/health`.
+/// OSRM's HTTP API v1 over one ``RoadMap`` per profile (a car map, a walking map): `route`,
+/// `table`, `nearest`, `trip`, `match`, with OSRM's request shapes
+/// (`/{service}/v1/{profile}/{coordinates}[.json]?option=value&…`), response JSON and error codes,
+/// so an OSRM client works by changing the URL; the profile in the URL picks the map. Also `/health`.
 ///
-/// Each worker thread answers with a handler of its own (``makeHandler()``): a router, whose
-/// search scratch it alone uses, over the one shared map.
+/// Each worker thread answers with a handler of its own (``makeHandler()``): routers, whose
+/// search scratch it alone uses, over the shared maps.
 public final class OSRMService: Sendable {
     public let limits: OSRMServiceLimits
-    /// The map answering new requests; replaced whole by ``replaceMap(with:)``.
-    private let current: Current
+    /// The maps answering new requests, one per profile, each replaced whole by
+    /// ``replaceMap(with:slot:)``.
+    private let slots: [Current]
 
-    public init(map: RoadMap, limits: OSRMServiceLimits = OSRMServiceLimits()) {
-        current = Current(map)
+    public convenience init(map: RoadMap, limits: OSRMServiceLimits = OSRMServiceLimits()) {
+        try! self.init(maps: [map], limits: limits) // (one map: no two for one profile)
+    }
+
+    /// A service over `maps`, at most one per profile (``TravelProfile``), the first the one
+    /// ``map`` names.
+    public init(maps: [RoadMap], limits: OSRMServiceLimits = OSRMServiceLimits()) throws(RoadMapError) {
+        guard !maps.isEmpty else { throw RoadMapError("no map to serve") }
+        for (i, map) in maps.enumerated() where maps[..<i].contains(where: { $0.graph.travel == map.graph.travel }) {
+            throw RoadMapError("two maps for \(map.graph.travel): one map per profile")
+        }
+        slots = maps.map(Current.init)
         self.limits = limits
     }
 
-    /// The map new requests are answered on.
-    public var map: RoadMap { current.map }
+    /// The first map (the viewer's, the one a single-map server serves).
+    public var map: RoadMap { slots[0].map }
 
-    /// Answers every request that starts from now on `map` (a rebuilt or customized map);
-    /// requests in flight finish on the map they started on, which is freed after them.
-    public func replaceMap(with map: RoadMap) { current.map = map }
+    /// The maps new requests are answered on, in the order given.
+    public var maps: [RoadMap] { slots.map(\.map) }
 
-    /// A handler for one thread: its routers over the current map, made again at the first
-    /// request after the map is replaced.
+    /// Answers every request that starts from now on `map` (a rebuilt or customized map) in place
+    /// of the map at `slot`; requests in flight finish on the map they started on, which is freed
+    /// after them. Refused when another slot serves the new map's profile.
+    public func replaceMap(with map: RoadMap, slot: Int = 0) throws(RoadMapError) {
+        let travel = map.graph.travel
+        guard !slots.indices.contains(where: { $0 != slot && slots[$0].map.graph.travel == travel }) else {
+            throw RoadMapError("another map already serves \(travel)")
+        }
+        slots[slot].map = map
+    }
+
+    /// A handler for one thread: its routers over the current maps, made again at the first
+    /// request after a map is replaced.
     public func makeHandler() -> HTTPHandler {
-        let held = HeldRouters(Routers(map: map))
+        let held = HeldRouters(slots.map { Routers(map: $0.map) })
         return { request in
-            let map = self.map
-            if held.routers.map !== map { held.routers = Routers(map: map) }
+            for (i, slot) in self.slots.enumerated() {
+                let map = slot.map
+                if held.routers[i].map !== map { held.routers[i] = Routers(map: map) }
+            }
             return self.respond(to: request, routers: held.routers)
         }
     }
 
-    /// The map, behind a lock (read at each request's start, replaced rarely).
+    /// A map, behind a lock (read at each request's start, replaced rarely).
     private final class Current: @unchecked Sendable {
         private let lock = NSLock()
         private var value: RoadMap
@@ -66,14 +90,14 @@ public final class OSRMService: Sendable {
         }
     }
 
-    /// One thread's routers (used by that thread alone).
+    /// One thread's routers, one set per map (used by that thread alone).
     private final class HeldRouters: @unchecked Sendable {
-        var routers: Routers
-        init(_ routers: Routers) { self.routers = routers }
+        var routers: [Routers]
+        init(_ routers: [Routers]) { self.routers = routers }
     }
 
-    /// One thread's routers: the map's own, and one per set of classes a request has asked to
-    /// keep off (``RoadMap/makeRouter(excluding:)``), made at the first such request.
+    /// One thread's routers over one map: the map's own, and one per set of classes a request has
+    /// asked to keep off (``RoadMap/makeRouter(excluding:)``), made at the first such request.
     public final class Routers {
         let map: RoadMap
         let base: Router
@@ -94,8 +118,8 @@ public final class OSRMService: Sendable {
         }
     }
 
-    /// The response to one request, answered with one thread's routers.
-    public func respond(to request: HTTPRequest, routers: Routers) -> HTTPResponse {
+    /// The response to one request, answered with one thread's routers (one set per map).
+    public func respond(to request: HTTPRequest, routers: [Routers]) -> HTTPResponse {
         if request.method == "OPTIONS" {
             return HTTPResponse(status: .noContent,
                                 headers: [("Allow", "GET, HEAD, OPTIONS"),
@@ -112,13 +136,16 @@ public final class OSRMService: Sendable {
     // MARK: - Dispatch
 
     /// The JSON bytes of a successful answer.
-    private func answer(_ request: HTTPRequest, routers: Routers) throws(APIError) -> [UInt8] {
+    private func answer(_ request: HTTPRequest, routers all: [Routers]) throws(APIError) -> [UInt8] {
         let segments = request.segments
-        let map = routers.map
         if segments == ["health"] {
-            return (["code": "Ok", "status": "serving", "nodes": .number(Double(map.graph.nodeCount)),
-                    "edges": .number(Double(map.graph.edgeCount)),
-                    "search": .string(map.hierarchy != nil ? "hierarchy" : "landmarks")] as JSONValue).jsonBytes
+            let map = all[0].map
+            var health: JSONObject = ["code": "Ok", "status": "serving",
+                                      "nodes": .number(Double(map.graph.nodeCount)),
+                                      "edges": .number(Double(map.graph.edgeCount)),
+                                      "search": .string(map.hierarchy != nil ? "hierarchy" : "landmarks")]
+            health["profiles"] = .array(all.map { .string($0.map.graph.travel.description) })
+            return JSONValue.object(health).jsonBytes
         }
         guard segments.count == 4, !segments[0].isEmpty else {
             throw APIError(
@@ -135,10 +162,10 @@ public final class OSRMService: Sendable {
         guard segments[1] == "v1" else { throw APIError("InvalidVersion",
                                                         "version '\(segments[1])' is not served (v1)") }
         // (osrm-routed ignores the name; here a walking route is never a car's in disguise.)
-        let travel = map.graph.travel
-        guard travel.urlNames.contains(segments[2]) else {
-            throw APIError("InvalidOptions", "profile '\(segments[2].prefix(40))' is not served: this map is for "
-                           + "\(travel) (\(travel.urlNames.joined(separator: ", ")))")
+        guard let routers = all.first(where: { $0.map.graph.travel.urlNames.contains(segments[2]) }) else {
+            let served = all.map { "\($0.map.graph.travel) (\($0.map.graph.travel.urlNames.joined(separator: ", ")))" }
+            throw APIError("InvalidOptions", "profile '\(segments[2].prefix(40))' is not served: this server has maps "
+                           + "for " + served.joined(separator: " and "))
         }
         var text = segments[3]
         if text.hasSuffix(".json") { text.removeLast(5) }

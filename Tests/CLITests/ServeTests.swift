@@ -190,6 +190,37 @@ struct RawClient {
     let a = Point(52.309427, -2.598781), b = Point(52.311680, -2.572561), c = Point(52.3060, -2.5900)
     func lonLat(_ p: Point) -> String { "\(p.lon),\(p.lat)" }
 
+    /// A car map and a walking map behind one server: the URL's profile picks the map (OSRM's
+    /// demo servers' names), a profile neither is for is refused, two maps for one profile are a
+    /// usage error.
+    @Test func oneServerForEveryProfile() throws {
+        let walk = directory + "/walk.wmg"
+        let build = try Run.waymark("build", Run.data("sample-town.osm"), "-o", walk, "--profile", "foot", "--quiet")
+        #expect(build.status == 0, "\(build.stderr)")
+        let server = try ServerProcess([map, walk])
+        defer { _ = server.stop() }
+        let bc = "\(lonLat(c));\(lonLat(b))"
+        func modes(_ path: String) throws -> (Double, [String]) {
+            let answer = try RawClient.get(path, port: server.port)
+            let route = answer.json?["routes"]?.arrayValue?.first
+            let steps = route?["legs"]?.arrayValue?.first?["steps"]?.arrayValue ?? []
+            return (route?["duration"]?.numberValue ?? 0, steps.compactMap { $0["mode"]?.stringValue })
+        }
+        let (driving, carModes) = try modes("/route/v1/driving/\(bc)?steps=true")
+        let (walking, footModes) = try modes("/route/v1/walking/\(bc)?steps=true")
+        let (foot, _) = try modes("/route/v1/foot/\(bc)")
+        #expect(!carModes.isEmpty && carModes.allSatisfy { $0 == "driving" })
+        #expect(!footModes.isEmpty && footModes.allSatisfy { $0 == "walking" })
+        #expect(walking > 3 * driving && foot == walking, "\(walking) s walking, \(driving) s driving")
+        let bike = try RawClient.get("/route/v1/bike/\(bc)", port: server.port)
+        #expect(bike.status == 400 && bike.json?["code"]?.stringValue == "InvalidOptions")
+        #expect(bike.json?["message"]?.stringValue?.contains("foot (foot, walking)") == true, "\(bike.body)")
+        let health = try RawClient.get("/health", port: server.port)
+        #expect(health.json?["profiles"] == .array(["car", "foot"]), "\(health.body)")
+        let twice = try Run.waymark("serve", map, map, "--port", "0")
+        #expect(twice.status == 64 && twice.stderr.contains("two maps for car"), "\(twice.stderr)")
+    }
+
     @Test func endpointsAnswerAsTheCommandLineDoes() throws {
         let server = try ServerProcess([map, "--threads", "2"])
         // route with steps == `waymark route --format json` (which gives no hints)

@@ -70,7 +70,7 @@ enum FuzzTarget: String, CaseIterable {
             while case let .request(request, consumed) = HTTPRequestParser.parse(Array(rest)), consumed > 0 {
                 // The viewer's paths first (as `serve --pois` answers), then OSRM's API.
                 if FuzzTarget.viewer.respond(to: request) == nil {
-                    _ = FuzzTarget.service.respond(to: request, routers: FuzzTarget.routers)
+                    _ = FuzzTarget.service.respond(to: request, routers: [FuzzTarget.routers])
                 }
                 rest = rest.dropFirst(consumed)
             }
