@@ -215,6 +215,16 @@ struct RawClient {
         let bike = try RawClient.get("/route/v1/bike/\(bc)", port: server.port)
         #expect(bike.status == 400 && bike.json?["code"]?.stringValue == "InvalidOptions")
         #expect(bike.json?["message"]?.stringValue?.contains("foot (foot, walking)") == true, "\(bike.body)")
+        // Isochrones per profile: ten minutes on foot reach less far than by car.
+        func reach(_ profile: String) throws -> Double {
+            let answer = try RawClient.get("/isochrone/v1/\(profile)/\(lonLat(c))?contours_minutes=10&polygons=true",
+                                           port: server.port)
+            let rings = answer.json?["features"]?.arrayValue?.first?["geometry"]?["coordinates"]?.arrayValue ?? []
+            let points = rings.flatMap { $0.arrayValue ?? [] }.compactMap { $0.arrayValue?.first?.numberValue }
+            return (points.max() ?? 0) - (points.min() ?? 0)
+        }
+        let byCar = try reach("driving"), onFoot = try reach("walking")
+        #expect(onFoot > 0 && onFoot < byCar, "\(onFoot)° against \(byCar)° of longitude")
         let health = try RawClient.get("/health", port: server.port)
         #expect(health.json?["profiles"] == .array(["car", "foot"]), "\(health.body)")
         let twice = try Run.waymark("serve", map, map, "--port", "0")
@@ -312,6 +322,16 @@ struct RawClient {
         // polygons=false, Mapbox's default
         #expect(lines.json?["features"]?.arrayValue?.first?["geometry"]?["type"] == "LineString")
 
+        // Isochrones per profile: ten minutes on foot reach less far than by car.
+        func reach(_ profile: String) throws -> Double {
+            let answer = try RawClient.get("/isochrone/v1/\(profile)/\(lonLat(c))?contours_minutes=10&polygons=true",
+                                           port: server.port)
+            let rings = answer.json?["features"]?.arrayValue?.first?["geometry"]?["coordinates"]?.arrayValue ?? []
+            let points = rings.flatMap { $0.arrayValue ?? [] }.compactMap { $0.arrayValue?.first?.numberValue }
+            return (points.max() ?? 0) - (points.min() ?? 0)
+        }
+        let byCar = try reach("driving"), onFoot = try reach("walking")
+        #expect(onFoot > 0 && onFoot < byCar, "\(onFoot)° against \(byCar)° of longitude")
         let health = try RawClient.get("/health", port: server.port)
         #expect(health.status == 200 && health.json?["search"] == "hierarchy")
         #expect(server.stop() == 0)

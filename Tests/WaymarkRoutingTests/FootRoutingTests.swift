@@ -50,3 +50,25 @@ import WaymarkRouting
         #expect(throws: RouteError.self) { try map.route(from: places["c"]!, to: places["a"]!) }
     }
 }
+
+/// A walk across a ferry: each change of mode is a step, as OSRM tells it (its answer on the same
+/// map: depart walking, `notification straight` onto the ferry, again off it, arrive; 867.3 s).
+@Suite struct FootFerryTests {
+    static let grid = GridMap(picture: "a---b---c---d",
+                              ways: [("ab", ["highway": "footway", "name": "ab"]),
+                                     ("bc", ["route": "ferry", "name": "bc"]),
+                                     ("cd", ["highway": "footway", "name": "cd"])], spacing: 100)
+
+    @Test func modeChangesAreSteps() throws {
+        let map = RoadMap(graph: try Self.grid.graph(for: FootProfile()))
+        let places = Self.grid.positions
+        for (from, to, names) in [("a", "d", ["ab", "bc", "cd", "cd"]), ("d", "a", ["cd", "bc", "ab", "ab"])] {
+            let route = try map.route(from: places[Character(from)]!, to: places[Character(to)]!)
+            let steps = route.legs.flatMap(\.steps)
+            #expect(steps.map(\.name) == names, "\(from)→\(to)")
+            #expect(steps.map(\.mode) == [.walking, .ferry, .walking, .walking], "\(from)→\(to)")
+            #expect(steps.map(\.maneuver.type.rawValue) == ["depart", "notification", "notification", "arrive"])
+            #expect(abs(route.duration - 867.3) < 1, "\(route.duration)")
+        }
+    }
+}
