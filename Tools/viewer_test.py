@@ -26,6 +26,7 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -99,6 +100,26 @@ def main():
         # And the other way round: a maneuver on the map selects its step.
         driver.execute_script("document.querySelector('svg.overlay circle[data-step=\"0\"]').dispatchEvent(new MouseEvent('click', {bubbles: true}))")
         wait.until(lambda d: "selected" in d.find_element(By.CSS_SELECTOR, '#steps li[data-step="0"]').get_attribute("class"))
+
+        # With a walking map beside the car's, the mode switch routes the same ends on foot.
+        mode = driver.find_element(By.ID, "mode")
+        check(mode.is_displayed(), "no mode switch, with a car map and a walking map served")
+        church = next(str(f["id"]) for f in places if f["properties"].get("title") == "St Mary's Church")
+        swan = next(str(f["id"]) for f in places if f["properties"].get("title") == "The Swan")
+        for place in (church, swan):
+            driver.find_element(By.CSS_SELECTOR, f'#places li[data-id="{place}"]').click()
+            wait.until(lambda d: d.find_element(By.ID, "callout").is_displayed())
+        driver.execute_script("app.route = null")
+        driver.find_element(By.CSS_SELECTOR, "#callout .directions").click()
+        duration = lambda d: d.execute_script("return app.route ? app.route.duration : null")
+        by_car = wait.until(duration)
+        Select(mode).select_by_value("walking")
+        on_foot = wait.until(lambda d: duration(d) if duration(d) != by_car else None)
+        status = driver.find_element(By.ID, "status").text
+        check(on_foot > 2 * by_car and status.startswith("Route:") and status.endswith(" min"),
+              f"walking takes {on_foot} s ({status!r}), driving {by_car} s")
+        Select(mode).select_by_value("driving")
+        wait.until(lambda d: duration(d) == by_car)
 
         # Cancel changes nothing.
         before = open(served, "rb").read()

@@ -21,6 +21,7 @@ enum ViewerPage {
   header { display: flex; align-items: center; gap: 12px; padding: 8px 12px; border-bottom: 1px solid #ddd; }
   header h1 { font-size: 16px; margin: 0; }
   #status { color: #5f6368; flex: 1; }
+  #mode { margin-left: auto; border: 1px solid #ccc; border-radius: 6px; padding: 3px 6px; background: #fff; }
   #tabs { display: none; gap: 4px; }
   #tabs button { border: 1px solid #ccc; background: #fff; padding: 4px 10px; border-radius: 6px; }
   #tabs button.active { background: #1a73e8; color: #fff; border-color: #1a73e8; }
@@ -83,6 +84,7 @@ enum ViewerPage {
 </head>
 <body>
 <header><h1>Waymark</h1><span id="status">Loading…</span>
+  <select id="mode" aria-label="Travel mode" hidden></select>
   <nav id="tabs"><button id="tab-map" class="active">Map</button><button id="tab-list">List</button></nav></header>
 <main class="show-map">
   <div id="map" aria-label="Map">
@@ -426,8 +428,24 @@ const app = {
     if (from) { this.directions(from, this.places.get(id)); return; }
     this.choosingStart = true; this.map.hint("Click the map where the route should start");
   },
+  // The server's maps (one per profile): a switch when there is more than one.
+  mode: "driving",
+  async loadModes() {
+    const health = await (await fetch("/health")).json();
+    const known = { car: ["driving", "Drive"], foot: ["walking", "Walk"] };
+    const modes = (health.profiles || []).filter(p => known[p]).map(p => known[p]);
+    const select = document.getElementById("mode");
+    if (modes.length) this.mode = modes[0][0];
+    select.innerHTML = modes.map(([value, label]) => `<option value="${value}">${label}</option>`).join("");
+    select.hidden = modes.length < 2;
+    select.addEventListener("change", () => {
+      this.mode = select.value;
+      if (this.ends) this.directions(...this.ends);
+    });
+  },
   async directions(from, to) {
-    const url = `/route/v1/driving/${from.lon},${from.lat};${to.lon},${to.lat}` +
+    this.ends = [from, to];
+    const url = `/route/v1/${this.mode}/${from.lon},${from.lat};${to.lon},${to.lat}` +
       "?steps=true&geometries=geojson&overview=full";
     const answer = await (await fetch(url)).json();
     if (answer.code !== "Ok") { document.getElementById("status").textContent = answer.message || answer.code; return; }
@@ -435,7 +453,8 @@ const app = {
     this.route = { geometry: route.geometry, distance: route.distance, duration: route.duration,
                    steps: route.legs.flatMap(l => l.steps) };
     this.map.showRoute(this.route); this.list.showSteps(this.route);
-    document.getElementById("status").textContent = `Route: ${(route.distance / 1000).toFixed(1)} km`;
+    document.getElementById("status").textContent =
+      `Route: ${(route.distance / 1000).toFixed(1)} km, ${Math.max(1, Math.round(route.duration / 60))} min`;
   },
   mapSelectedStep(i) { this.map.highlightStep(i); this.list.highlightStep(i); },
   listSelectedStep(i) {
@@ -458,6 +477,7 @@ app.list = new PlaceList(document.getElementById("places"), document.getElementB
 app.editor = new DetailsEditor(document.getElementById("editor"), app);
 document.getElementById("tab-map").addEventListener("click", () => app.showTab("map"));
 document.getElementById("tab-list").addEventListener("click", () => app.showTab("list"));
+app.loadModes().catch(() => {});
 app.load().then(() => app.fit()).catch(error => {
   document.getElementById("status").textContent = `Could not load: ${error}`;
 });

@@ -203,7 +203,13 @@ private let browserReady: Bool = {
 
     @Test(.enabled(if: browserReady, "Chromium, chromedriver or Python's selenium is missing (.ci/run installs them)"))
     func inARealBrowser() throws {
-        let server = try ServerProcess([Run.data("sample-town.osm"), "--pois", places, "--edit-token", Self.token])
+        // A walking map beside the car's: the page offers the mode switch.
+        let walk = NSTemporaryDirectory() + "waymark-viewer-walk-\(UUID().uuidString).wmg"
+        defer { try? FileManager.default.removeItem(atPath: walk) }
+        #expect(try Run.waymark("build", Run.data("sample-town.osm"), "-o", walk, "--profile", "foot", "--quiet")
+            .status == 0)
+        let server = try ServerProcess([Run.data("sample-town.osm"), walk, "--pois", places, "--edit-token",
+                                        Self.token])
         defer { _ = server.stop() }
         let result = try Run.process("/usr/bin/env",
                                      ["python3", Run.packageRoot.appendingPathComponent("Tools/viewer_test.py").path,
