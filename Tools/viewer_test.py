@@ -88,11 +88,20 @@ def main():
         check("selected" not in driver.find_element(By.CSS_SELECTOR, f'#places li[data-id="{first}"]').get_attribute("class"),
               "the previous row is still selected")
 
-        # Directions from the place selected before.
+        # Directions from the place selected before, asked at street level (zoom 18: the route
+        # does not fit until the view is fitted to it).
+        driver.execute_script("const p = app.places.get(app.selected); app.map.setView({lat: p.lat, lon: p.lon}, 18)")
         driver.find_element(By.CSS_SELECTOR, "#callout .directions").click()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "svg.overlay #route-line"))
         steps = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#steps li[data-step]"))
         check(len(steps) >= 2, "the route has fewer than two steps")
+        # The whole route is in view after directions (fitted by the server's /fit).
+        def route_in_view(d):
+            return d.execute_script("""
+                const m = app.map, { w, h } = m.size;
+                return app.route && app.route.geometry.coordinates.every(([lon, lat]) => {
+                  const p = m.project(lat, lon); return p.x >= 0 && p.y >= 0 && p.x <= w && p.y <= h; });""")
+        wait.until(route_in_view)
         check(steps[-1].text.startswith("You have arrived"), f"the last step reads {steps[-1].text!r}")
         steps[1].click()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, 'svg.overlay circle.highlighted[data-step="1"]'))

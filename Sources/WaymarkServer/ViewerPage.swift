@@ -453,6 +453,12 @@ const app = {
     this.route = { geometry: route.geometry, distance: route.distance, duration: route.duration,
                    steps: route.legs.flatMap(l => l.steps) };
     this.map.showRoute(this.route); this.list.showSteps(this.route);
+    // The whole route in view, as showAnnotations would show it: the server fits its corners.
+    const xs = route.geometry.coordinates.map(c => c[0]), ys = route.geometry.coordinates.map(c => c[1]);
+    const { w, h } = this.map.size;
+    const corners = `${Math.min(...xs)},${Math.min(...ys)};${Math.max(...xs)},${Math.max(...ys)}`;
+    const fit = await (await fetch(`/fit?width=${Math.max(64, w)}&height=${Math.max(64, h)}&points=${corners}`)).json();
+    if (fit.center) this.map.setView({ lat: fit.center[1], lon: fit.center[0] }, Math.round(fit.zoom * 100) / 100);
     document.getElementById("status").textContent =
       `Route: ${(route.distance / 1000).toFixed(1)} km, ${Math.max(1, Math.round(route.duration / 60))} min`;
   },

@@ -11,7 +11,8 @@ import Waymark
 /// - `GET /render?lat=&lon=&zoom=&width=&height=` the map picture (roads, basemap, names) there;
 /// - `GET /clusters?west=&south=&east=&north=&zoom=` the places clustered at a zoom (with each
 ///   cluster's expansion zoom);
-/// - `GET /fit?width=&height=` the viewport that shows every place (``fitViewport(_:options:)``).
+/// - `GET /fit?width=&height=[&points=lon,lat;…]` the viewport that shows every place, or the
+///   points given (a route's corners) (``fitViewport(_:options:)``).
 ///
 /// The places are read again after every save; edits are serialised (one lock, and the file's own).
 /// Reading is open to every client; editing needs the secret of ``ViewerEditing`` (as Jupyter's
@@ -279,8 +280,16 @@ public final class ViewerService: @unchecked Sendable {
         else {
             return ViewerService.error(.badRequest, "InvalidQuery", "give width and height (64…8192)")
         }
-        let current = lock.withLock { places }
-        var coordinates = current.annotations.map(\.coordinate)
+        var coordinates: [Coordinate]
+        if let text = request.query.last(where: { $0.name == "points" })?.value {
+            // Given points (a route's corners): those, not the places.
+            guard let points = try? OSRMService.coordinates(text), !points.isEmpty else {
+                return ViewerService.error(.badRequest, "InvalidQuery", "points: give lon,lat;lon,lat…")
+            }
+            coordinates = points
+        } else {
+            coordinates = lock.withLock { places }.annotations.map(\.coordinate)
+        }
         if coordinates.isEmpty {
             coordinates = [0, UInt32(max(0, graph.nodeCount - 1))].filter { Int($0) < graph.nodeCount }.map {
                 graph.coordinate(of: $0)

@@ -73,13 +73,19 @@ private let browserReady: Bool = {
         let fit = try JSONValue(parsing: Array(try RawClient.get("/fit?width=800&height=600", port: port).body.utf8))
             .objectValue
         #expect((fit?["zoom"]?.numberValue ?? 0) > 12 && fit?["center"]?.arrayValue?.count == 2)
+        // Given points (a route's corners): centred on them, closer in than the places' fit.
+        let corners = try JSONValue(parsing: Array(try RawClient.get(
+            "/fit?width=800&height=600&points=-2.60,52.30;-2.59,52.31", port: port).body.utf8)).objectValue
+        let center = corners?["center"]?.arrayValue?.compactMap(\.numberValue) ?? []
+        #expect(center.count == 2 && abs(center[0] + 2.595) < 0.001 && abs(center[1] - 52.305) < 0.002, "\(center)")
+        #expect((corners?["zoom"]?.numberValue ?? 0) > (fit?["zoom"]?.numberValue ?? 99))
         let picture = try RawClient.get(
             "/render?lat=52.2904605&lon=-2.5848796&zoom=15&width=400&height=300", port: port)
         #expect(
             picture.status == 200 && picture.headers["content-type"] == "image/svg+xml"
                 && picture.body.contains("class=\"basemap river\""))
         for bad in ["/render?lat=95&lon=0&zoom=3&width=100&height=100", "/render?lat=1", "/clusters?west=x",
-                    "/fit?width=10&height=10"] {
+                    "/fit?width=10&height=10", "/fit?width=800&height=600&points=x"] {
             #expect(try RawClient.get(bad, port: port).status == 400, "\(bad)")
         }
 
