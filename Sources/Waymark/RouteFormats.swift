@@ -208,13 +208,22 @@ extension DistanceTable {
         return .object(result)
     }
 
-    /// One line per source, the durations (seconds, 1 decimal) to each destination separated by
-    /// commas, empty where unreachable.
-    public var durationsCSV: String {
-        (0..<sources.count).map { i in
-            (0..<destinations.count).map { j in duration(from: i, to: j).map { String(($0 * 10).rounded() / 10) }
-                ?? "" }.joined(separator: ",")
-        }.joined(separator: "\n") + "\n"
+    /// A header (`source`, then each destination's label) and one line per source: its label, then
+    /// the durations (seconds, 1 decimal) to each destination, empty where unreachable. Labels
+    /// (one per point; its number from 1 where empty) are quoted as RFC 4180 says where needed.
+    public func durationsCSV(sourceLabels: [String] = [], destinationLabels: [String] = []) -> String {
+        func label(_ labels: [String], _ i: Int) -> String {
+            let text = i < labels.count && !labels[i].isEmpty ? labels[i] : String(i + 1)
+            guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
+            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        let header = (["source"] + destinations.indices.map { label(destinationLabels, $0) }).joined(separator: ",")
+        let rows = sources.indices.map { i in
+            ([label(sourceLabels, i)] + destinations.indices.map { j in
+                duration(from: i, to: j).map { String(($0 * 10).rounded() / 10) } ?? ""
+            }).joined(separator: ",")
+        }
+        return ([header] + rows).joined(separator: "\n") + "\n"
     }
 }
 

@@ -30,9 +30,9 @@ enum TableCommand {
         guard let sourcesFile = args.value("sources") else { throw .usage("--sources FILE is required") }
         let format = try args.choice("format", ["json", "csv"], default: "json")
         let maxSnap = try args.number("max-snap", default: 1000, in: 1...100_000)
-        let sources = try readAnnotations(sourcesFile).map(\.coordinate)
-        var destinations = sources
-        if let file = args.value("destinations") { destinations = try readAnnotations(file).map(\.coordinate) }
+        let sourcePoints = try readAnnotations(sourcesFile)
+        let destinationPoints = try args.value("destinations").map(readAnnotations) ?? sourcePoints
+        let sources = sourcePoints.map(\.coordinate), destinations = destinationPoints.map(\.coordinate)
         guard !sources.isEmpty else { throw .failure("\(sourcesFile): no points") }
         guard !destinations.isEmpty else { throw .failure("\(args.value("destinations") ?? sourcesFile): no points") }
         let method = RoadMap.searchMethod(for: .table(pairs: sources.count * destinations.count))
@@ -43,7 +43,11 @@ enum TableCommand {
             table = try map.table(sources: sources, destinations: destinations, exclude: exclude)
         } catch { throw .failure("\(error)") }
         let json = { table.osrmJSON(on: map, durations: true, distances: true).jsonText() + "\n" }
-        let text = format == "csv" ? table.durationsCSV : json()
+        // (Each point's title, else its id, labels its row or column.)
+        func labels(_ points: [Annotation]) -> [String] { points.map { $0.title ?? $0.id?.description ?? "" } }
+        let text = format == "csv"
+            ? table.durationsCSV(sourceLabels: labels(sourcePoints), destinationLabels: labels(destinationPoints))
+            : json()
         try Output.emit(Array(text.utf8), to: args.value("output"))
     }
 }

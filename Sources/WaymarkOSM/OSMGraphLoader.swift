@@ -64,6 +64,8 @@ public enum OSMGraphLoader {
             let handle = FileHandle(forReadingAtPath: path)
         else { return .xml }
         defer { try? handle.close() }
+        // (An empty file is no map of any kind, not "malformed XML"; reading it gives nil.)
+        guard info.st_size > 0 else { return .other("the file is empty") }
         guard let head = try? handle.read(upToCount: 64), !head.isEmpty else { return .xml }
         let bytes = Array(head)
         // gzip: XML inside, as far as we can tell

@@ -98,7 +98,10 @@ import WaymarkGeoJSON
             try (["latitude,longitude"] + points).joined(separator: "\n").write(toFile: csv, atomically: true,
                                                                                     encoding: .utf8)
             let result = try Run.waymark("table", map, "--sources", csv, "--format", "csv", "--driving-side", "right")
-            return result.stdout.split(separator: "\n").map { $0.split(separator: ",").map { Double($0)! } }
+            // (A header, then each row's label before its durations.)
+            return result.stdout.split(separator: "\n").dropFirst().map {
+                $0.split(separator: ",").dropFirst().map { Double($0)! }
+            }
         }
         let t1 = try table(across, a), t2 = try table(west, b)
         #expect(t1.count == 3 && zip(t1.joined(), t2.joined()).allSatisfy { abs($0 - $1) <= 0.001 * max(1, $1) })

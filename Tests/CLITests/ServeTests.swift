@@ -284,8 +284,13 @@ struct RawClient {
         let large = try Run.waymark("table", plainMap, "--sources", many, "--destinations", points, "--format", "csv")
         let smallCSV = try Run.waymark("table", plainMap, "--sources", points, "--format", "csv")
         #expect(large.status == 0 && smallCSV.status == 0, "\(large.stderr)")
-        let rows = smallCSV.stdout.split(separator: "\n")
-        #expect(rows.count == 3 && large.stdout.split(separator: "\n") == Array((0..<12).map { _ in rows }.joined()))
+        // (Each with its header; rows by their values, after each row's number.)
+        func values(_ text: String) -> [Substring] {
+            text.split(separator: "\n").dropFirst().map { $0.drop { $0 != "," } }
+        }
+        let rows = values(smallCSV.stdout)
+        #expect(smallCSV.stdout.hasPrefix("source,1,2,3\n1,0.0,"), "\(smallCSV.stdout)")
+        #expect(rows.count == 3 && values(large.stdout) == Array((0..<12).map { _ in rows }.joined()))
 
         // The table's a→b cell is the route's duration.
         #expect(
@@ -322,16 +327,6 @@ struct RawClient {
         // polygons=false, Mapbox's default
         #expect(lines.json?["features"]?.arrayValue?.first?["geometry"]?["type"] == "LineString")
 
-        // Isochrones per profile: ten minutes on foot reach less far than by car.
-        func reach(_ profile: String) throws -> Double {
-            let answer = try RawClient.get("/isochrone/v1/\(profile)/\(lonLat(c))?contours_minutes=10&polygons=true",
-                                           port: server.port)
-            let rings = answer.json?["features"]?.arrayValue?.first?["geometry"]?["coordinates"]?.arrayValue ?? []
-            let points = rings.flatMap { $0.arrayValue ?? [] }.compactMap { $0.arrayValue?.first?.numberValue }
-            return (points.max() ?? 0) - (points.min() ?? 0)
-        }
-        let byCar = try reach("driving"), onFoot = try reach("walking")
-        #expect(onFoot > 0 && onFoot < byCar, "\(onFoot)° against \(byCar)° of longitude")
         let health = try RawClient.get("/health", port: server.port)
         #expect(health.status == 200 && health.json?["search"] == "hierarchy")
         #expect(server.stop() == 0)
