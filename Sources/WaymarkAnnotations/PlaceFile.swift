@@ -233,19 +233,15 @@ public struct PlaceFile: Sendable {
     /// The check and the replacement happen under an exclusive advisory lock (`flock`) on a
     /// sidecar file, `.NAME.lock` beside it, that every writer of the file takes: of two editors
     /// saving at once, one wins and the other is told the file changed, never both "succeed".
+    /// The lock file is removed again before the lock is let go, so none is left behind.
     public func save() throws(PlaceFileError) {
         let lock = PlaceFile.lockPath(for: path)
-        let fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw PlaceFileError("\(path): cannot open the lock file \(lock): \(String(cString: strerror(errno)))")
+        let fd = try PlaceFile.lockFile(lock, of: path)
+        defer {
+            unlink(lock)
+            flock(fd, LOCK_UN)
+            close(fd)
         }
-        defer { close(fd) }
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                throw PlaceFileError("\(path): cannot lock \(lock): \(String(cString: strerror(errno)))")
-            }
-        }
-        defer { flock(fd, LOCK_UN) }
         let current = PlaceFile.read(path)
         guard current == original else {
             throw PlaceFileError("\(path) changed on disk since it was read; nothing written (run the command again)")
@@ -263,6 +259,31 @@ public struct PlaceFile: Sendable {
         guard let text, text.containsControlCharacters else { return }
         throw PlaceFileError(
             "the \(field) holds control characters (\(text.escapingControlCharacters)); a \(field) is plain text")
+    }
+
+    /// Opens (making it) and locks the lock file `lock`. A holder removes it before letting go,
+    /// so the file locked may be one already removed: then it is opened and locked again, until
+    /// the file locked is the one at `lock`.
+    static func lockFile(_ lock: String, of path: String) throws(PlaceFileError) -> Int32 {
+        while true {
+            let fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                throw PlaceFileError("\(path): cannot open the lock file \(lock): \(String(cString: strerror(errno)))")
+            }
+            while flock(fd, LOCK_EX) != 0 {
+                guard errno == EINTR else {
+                    close(fd)
+                    throw PlaceFileError("\(path): cannot lock \(lock): \(String(cString: strerror(errno)))")
+                }
+            }
+            var held = stat(), named = stat()
+            if fstat(fd, &held) == 0 && stat(lock, &named) == 0 && held.st_dev == named.st_dev
+                && held.st_ino == named.st_ino {
+                return fd
+            }
+            flock(fd, LOCK_UN)
+            close(fd)
+        }
     }
 
     /// The sidecar lock file of `path`: `.NAME.lock` in the same directory.

@@ -54,6 +54,33 @@ import WaymarkGeoJSON
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == once)
     }
 
+    /// Savers racing on one file, each from the same read: exactly one writes, the others are told
+    /// it changed; the lock file is gone afterwards (its holder removes it before letting go, and
+    /// a saver that locked a removed one locks the new one instead).
+    @Test func racingSaversOneWinsNoLockFileLeft() throws {
+        let path = try file(sample)
+        for round in 0..<20 {
+            let editors = try (0..<8).map { i in
+                var places = try PlaceFile(path: path)
+                try places.edit(id: "7", title: "Eiffel \(round).\(i)")
+                return places
+            }
+            let wins = Wins()
+            DispatchQueue.concurrentPerform(iterations: editors.count) { i in
+                if (try? editors[i].save()) != nil { wins.add() }
+            }
+            #expect(wins.count == 1, "round \(round): \(wins.count) saves succeeded")
+            #expect(!FileManager.default.fileExists(atPath: PlaceFile.lockPath(for: path)))
+        }
+    }
+
+    final class Wins: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        func add() { lock.withLock { value += 1 } }
+        var count: Int { lock.withLock { value } }
+    }
+
     @Test func refusesWhenChangedOnDisk() throws {
         let path = try file(sample)
         var places = try PlaceFile(path: path)
