@@ -9,10 +9,12 @@ import WaymarkPreparation
 /// together, in the part's order. A new part made once per map is added here; its tags may not
 /// be another part's.
 public enum GraphFileLayout {
-    public static let parts: [any GraphFilePart.Type] = [
-        RoadGraph.self, ContractionHierarchy.self, ExcludedHierarchies.self, StoredTurnTables.self, TurnGeometry.self,
-        TransitionTable.self, Basemap.self, SnapIndex.self, GuidanceTables.self,
-    ]
+    // (Computed: a stored array of metatypes is shared state Swift 6 cannot prove safe, and
+    // warned so once per module that imports this one.)
+    public static var parts: [any GraphFilePart.Type] {
+        [RoadGraph.self, ContractionHierarchy.self, ExcludedHierarchies.self, StoredTurnTables.self, TurnGeometry.self,
+         TransitionTable.self, Basemap.self, SnapIndex.self, GuidanceTables.self]
+    }
 
     /// The part that owns `tag`, if any (a later version's tags belong to none: readers skip them).
     public static func part(owning tag: String) -> (any GraphFilePart.Type)? {
