@@ -138,6 +138,19 @@ public struct PlaceFile: Sendable {
     /// Adds a point of interest at the end. Without an id it gets one made from its title
     /// (`the-swan`, `the-swan-2`, …). Returns the id.
     @discardableResult
+    /// The coordinate `c` read the other way round (latitude and longitude swapped), when that
+    /// is where the file's other places are and `c` itself is far from them: the mix-up a
+    /// caller should be asked about. Nil where the file has no other place, or `c` is near them.
+    public func swappedLooksMeant(_ c: Coordinate, except id: String? = nil) -> Coordinate? {
+        let others = annotations.filter { id == nil || $0.id?.description != id }.map(\.coordinate)
+        guard let box = (try? BoundingBox.enclosing(others)).flatMap({ $0 }),
+              let swapped = try? Coordinate(validatingLatitude: c.longitude, longitude: c.latitude) else { return nil }
+        // The places' area, grown by its own size and by at least half a degree each way.
+        let dx = max(0.5, box.east - box.west), dy = max(0.5, box.north - box.south)
+        let area = BoundingBox(west: box.west - dx, south: box.south - dy, east: box.east + dx, north: box.north + dy)
+        return !area.contains(c) && area.contains(swapped) ? swapped : nil
+    }
+
     public mutating func add(_ annotation: Annotation) throws(PlaceFileError) -> String {
         try PlaceFile.checkText(annotation.title, "title")
         try PlaceFile.checkText(annotation.subtitle, "subtitle")

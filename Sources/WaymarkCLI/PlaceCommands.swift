@@ -161,6 +161,8 @@ enum PlaceCommand {
             OptionSpec(name: "title", value: "TEXT", help: "New title (add, edit; empty removes it)."),
             OptionSpec(name: "subtitle", value: "TEXT", help: "New subtitle (add, edit; empty removes it)."),
             OptionSpec(name: "coordinate", value: "LAT,LON", help: "New coordinate (add: required)."),
+            OptionSpec(name: "force", value: nil,
+                       help: "add, edit: keep a coordinate that looks like longitude,latitude."),
             OptionSpec(name: "interactive", value: nil,
                        help: "edit: ask for the values even when standard input is not a terminal."),
             OptionSpec(name: "width", value: "COLUMNS", help: "Callout width for show and the editor (default 64)."),
@@ -186,6 +188,14 @@ enum PlaceCommand {
         }
         func save(_ file: PlaceFile) throws(CLIError) {
             do { try file.save() } catch { throw .failure("\(error)") }
+        }
+        /// A coordinate far from the other places that, read the other way round, is among them:
+        /// asked about (as `route` asks), unless `--force`.
+        func checkNotSwapped(_ c: Coordinate, in file: PlaceFile, except id: String?) throws(CLIError) {
+            guard !args.flag("force"), let meant = file.swappedLooksMeant(c, except: id) else { return }
+            throw .failure(String(format: "%.6f,%.6f is far from the other places; it looks like longitude,latitude: "
+                                  + "did you mean %.6f,%.6f? (--force keeps it)", c.latitude, c.longitude,
+                                  meant.latitude, meant.longitude))
         }
         // The file an edit saves is checked before the edit (an interactive one is not typed in vain).
         if ["add", "edit", "remove"].contains(action) {
@@ -218,6 +228,7 @@ enum PlaceCommand {
                 throw .usage("add needs --title TEXT and --coordinate LAT,LON")
             }
             var file = try open(create: true)
+            try checkNotSwapped(c, in: file, except: nil)
             var annotation = Annotation(coordinate: c, title: title,
                                         subtitle: args.value("subtitle").flatMap { $0.isEmpty ? nil : $0 })
             if let id = args.value("id") { annotation.id = .string(id) }
@@ -235,6 +246,7 @@ enum PlaceCommand {
                 }
                 return try interactiveEdit(&file, id: id, style: try Terminal.calloutStyle(args))
             }
+            if let c { try checkNotSwapped(c, in: file, except: id) }
             do {
                 try file.edit(id: id, title: title, subtitle: subtitle, coordinate: c)
             } catch {

@@ -323,6 +323,22 @@ import WaymarkGeoJSON
         #expect(seen.contains("icanon") && !seen.contains("-icanon"), "\(seen)")
     }
 
+    /// A coordinate given as longitude,latitude is asked about, as `route` asks; `--force` keeps it.
+    @Test func swappedCoordinateIsAskedAbout() throws {
+        let path = try workingCopy()
+        let before = try String(contentsOfFile: path, encoding: .utf8)
+        let swapped = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--coordinate", "-2.592367,52.30996")
+        #expect(swapped.status == 1 && swapped.stderr.contains("did you mean 52.309960,-2.592367?"),
+                "\(swapped.stderr)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == before)
+        let added = try Run.waymark("poi", "add", path, "--title", "Far", "--coordinate", "-2.59,52.30")
+        #expect(added.status == 1 && added.stderr.split(separator: "\n").count == 1)
+        let forced = try Run.waymark("poi", "add", path, "--title", "Far", "--coordinate", "-2.59,52.30", "--force")
+        #expect(forced.status == 0, "\(forced.stderr)")
+        let right = try Run.waymark("poi", "edit", path, "--id", "the-swan", "--coordinate", "52.30996,-2.592367")
+        #expect(right.status == 0, "\(right.stderr)")
+    }
+
     /// The file changes on disk while the editor is open: saving is refused, the other change stays.
     @Test func changedOnDiskIsAnError() throws {
         let path = try workingCopy()

@@ -81,6 +81,21 @@ import WaymarkGeoJSON
         var count: Int { lock.withLock { value } }
     }
 
+    /// A coordinate far from the other places that, swapped, is among them (Paris here).
+    @Test func swappedCoordinatesAreNoticed() throws {
+        let places = try PlaceFile(path: try file(sample))
+        let swapped = Coordinate(latitude: 2.35, longitude: 48.85)
+        #expect(places.swappedLooksMeant(swapped) == Coordinate(latitude: 48.85, longitude: 2.35))
+        #expect(places.swappedLooksMeant(Coordinate(latitude: 48.85, longitude: 2.35)) == nil)
+        // Far, but not the other way round either: a place of its own, not a mix-up.
+        #expect(places.swappedLooksMeant(Coordinate(latitude: -33.9, longitude: 151.2)) == nil)
+        // Moving a place: the others are compared with.
+        #expect(places.swappedLooksMeant(swapped, except: "7") != nil)
+        // A file with no other place: nothing to compare with.
+        let empty = try PlaceFile(path: try file(#"{"type":"FeatureCollection","features":[]}"#))
+        #expect(empty.swappedLooksMeant(swapped) == nil)
+    }
+
     @Test func refusesWhenChangedOnDisk() throws {
         let path = try file(sample)
         var places = try PlaceFile(path: path)

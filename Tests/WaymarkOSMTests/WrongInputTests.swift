@@ -35,7 +35,8 @@ import Testing
             error(try file("places.osm", Array(#"{"type":"FeatureCollection","features":[]}"#.utf8))).contains(
                 "it is JSON"))
         // An empty file (a download that never came): empty, not malformed XML.
-        #expect(error(try file("empty.osm.pbf", [])).hasSuffix("empty.osm.pbf: not OpenStreetMap XML: the file is empty"))
+        #expect(error(try file("empty.osm.pbf", [])).hasSuffix(
+            "empty.osm.pbf: not OpenStreetMap XML: the file is empty"))
     }
 
     /// A FIFO named like a map is refused at once, not waited on (the format sniffing opened it).
