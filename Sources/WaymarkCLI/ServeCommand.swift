@@ -101,7 +101,16 @@ enum ServeCommand {
             // (The viewer draws the first map: only it needs its basemap.)
             let map = try openMap(path, args, method: RoadMap.searchMethod(for: .manyQueries), maxSnapDistance: maxSnap,
                                   basemap: i == 0 && args.value("pois") != nil)
-            map.prepare().notes.forEach(Output.error)
+            // A file without a stored hierarchy is contracted before serving: said, with progress.
+            var meter: ProgressMeter?
+            if map.hierarchy == nil && map.method == .hierarchy {
+                Output.error("waymark serve: \(path) stores no hierarchy: contracting \(map.graph.edgeCount) directed "
+                             + "edges first ('waymark build --hierarchy' stores one)")
+                meter = ProgressMeter(label: "hierarchy")
+            }
+            map.prepare(progress: meter.map { meter in { meter.update(contracted: $0, total: $1) } })
+                .notes.forEach(Output.error)
+            meter?.finish()
             maps.append(map)
         }
         let map = maps[0], preparation = map.prepare()

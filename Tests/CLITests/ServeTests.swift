@@ -290,6 +290,11 @@ struct RawClient {
         }
         let rows = values(smallCSV.stdout)
         #expect(smallCSV.stdout.hasPrefix("source,1,2,3\n1,0.0,"), "\(smallCSV.stdout)")
+        // Served, a file without a hierarchy is contracted first, and the log says so with progress.
+        let contracting = try ServerProcess([plainMap])
+        _ = contracting.stop()
+        #expect(contracting.log.contains("stores no hierarchy: contracting")
+                    && contracting.log.contains("hierarchy: 100%"), "\(contracting.log)")
         #expect(rows.count == 3 && values(large.stdout) == Array((0..<12).map { _ in rows }.joined()))
 
         // The table's a→b cell is the route's duration.
