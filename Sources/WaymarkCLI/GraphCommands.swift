@@ -12,11 +12,12 @@ enum BuildCommand {
                        help: "The graph file to write (atomically), e.g. map.wmg (required).", short: "o",
                        writes: true),
             OptionSpec(
-                name: "basemap", value: nil,
+                name: "no-basemap", value: nil,
                 help:
-                    "Also keep what a map shows besides roads (water, parks, woods, railways, buildings, place names) "
-                        + "for 'render'."
+                    "Leave out what a map shows besides roads (water, parks, woods, railways, buildings, place "
+                        + "names), kept by default for 'render' and the viewer."
             ),
+            OptionSpec(name: "basemap", value: nil, help: "Keep the basemap (the default; for older scripts)."),
             OptionSpec(
                 name: "hierarchy", value: nil,
                 help:
@@ -77,9 +78,12 @@ enum BuildCommand {
             throw .usage("--\(given) is for --profile car")
         }
         let profile: any RoutingProfile = travel == .foot ? FootProfile() : CarProfile(vehicle: vehicle)
+        if args.flag("no-basemap") && args.flag("basemap") {
+            throw .usage("--basemap and --no-basemap ask for opposite things")
+        }
         var graph: RoadGraph, basemap: Basemap?
         do {
-            if args.flag("basemap") {
+            if !args.flag("no-basemap") {
                 (graph, basemap) = try OSMGraphLoader.buildWithBasemap(path: input, profile: profile,
                                                                        progress: progress)
             } else {

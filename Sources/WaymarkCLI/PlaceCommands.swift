@@ -123,6 +123,10 @@ enum RenderCommand {
         let map = try openMap(path, args, basemap: true)
         let basemap: Basemap?
         do { basemap = try map.basemap() } catch { throw .failure("\(error)") }
+        if basemap == nil {
+            Output.error("waymark render: \(path) has no basemap (built with --no-basemap, or by an older waymark): "
+                         + "roads only")
+        }
         var route: Route?
         if let waypoints {
             do { route = try map.route(waypoints) } catch { throw .failure("\(error)") }

@@ -95,6 +95,10 @@ enum ServeCommand {
         } else if args.flag("read-only") || args.value("edit-token") != nil || args.value("edit-token-file") != nil {
             throw .usage("--read-only, --edit-token and --edit-token-file are for the viewer (--pois FILE)")
         }
+        // The places file is read before the maps are loaded: a bad one fails at once, in one line.
+        if let pois = args.value("pois") {
+            do { _ = try PlaceFile(path: pois) } catch { throw .failure("\(error)") }
+        }
         let start = DispatchTime.now().uptimeNanoseconds
         var maps: [RoadMap] = []
         for (i, path) in paths.enumerated() {
@@ -124,6 +128,10 @@ enum ServeCommand {
             configuration.methods.insert("PUT") // (read-only: the viewer answers 403 itself)
         }
         let viewer = made
+        if let made, !made.hasBasemap {
+            Output.error("waymark serve: \(paths[0]) has no basemap (built with --no-basemap, or by an older waymark): "
+                         + "the viewer draws roads only")
+        }
         let server: HTTPServer
         do {
             server = try HTTPServer(configuration: configuration, log: { Output.error($0) },

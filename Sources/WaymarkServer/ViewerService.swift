@@ -22,6 +22,8 @@ public final class ViewerService: @unchecked Sendable {
     public let placesPath: String
     public let editing: ViewerEditing
     private let basemap: Basemap?
+    /// Whether the map has a basemap to draw (water, parks, names) besides its roads.
+    public var hasBasemap: Bool { basemap != nil }
     /// The roads its pictures draw: the map's at start (a map replaced while serving routes on
     /// new speeds; its roads lie where they lay, and the places and their edits stay as they are).
     private let graph: RoadGraph

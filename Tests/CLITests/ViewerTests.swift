@@ -131,6 +131,15 @@ private let browserReady: Bool = {
         #expect(server.stop() == 0)
     }
 
+    /// A map built without its basemap: the viewer draws roads only, and `serve` says so.
+    @Test func mapWithoutBasemapIsSaid() throws {
+        let bare = directory + "/bare.wmg"
+        #expect(try Run.waymark("build", Run.data("sample-town.osm"), "-o", bare, "--no-basemap", "--quiet").status == 0)
+        let server = try ServerProcess([bare, "--pois", places, "--read-only"])
+        _ = server.stop()
+        #expect(server.log.contains("has no basemap (built with --no-basemap"), "\(server.log)")
+    }
+
     /// A places file that cannot be read stops `serve` at once with one line saying why.
     @Test func badPlacesFile() throws {
         let missing = try Run.waymark("serve", Run.data("sample-town.osm"), "--pois",
