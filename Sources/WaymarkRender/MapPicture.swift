@@ -135,7 +135,7 @@ public struct MapPicture: Sendable {
                          "viewBox": "0 0 \(fmt(width)) \(fmt(height))",
                          "font-family": "DejaVu Sans, Helvetica, Arial, sans-serif"])
         svg.element("title", text: "Map at zoom \(fmt(zoom)) centred on \(Callout.format(center))")
-        svg.element("rect", ["width": "100%", "height": "100%", "fill": "#f2efe9"])
+        svg.element("rect", ["width": "100%", "height": "100%", "fill": MapPicture.land])
 
         // What may show: everything, or what the index finds in view (20 points round it).
         let margin = 40 / pow(2, zoom)
@@ -214,6 +214,27 @@ public struct MapPicture: Sendable {
         }
     }
 
+    /// The land colour under everything (OpenStreetMap Carto's).
+    static let land = "#f2efe9"
+
+    /// `fill` (a `#rrggbb` colour), darkened in steps of 5 % until it stands out against
+    /// `background` by a contrast ratio of 1.5 (relative luminances, as WCAG measures them): a
+    /// road without its casing keeps its hue and is as light as it can be and still show.
+    static func showing(_ fill: String, on background: String) -> String {
+        func channels(_ hex: String) -> [Double] {
+            let value = Int(hex.dropFirst(), radix: 16) ?? 0
+            return [(value >> 16) & 255, (value >> 8) & 255, value & 255].map { Double($0) / 255 }
+        }
+        func luminance(_ c: [Double]) -> Double {
+            let linear = c.map { $0 <= 0.04045 ? $0 / 12.92 : pow(($0 + 0.055) / 1.055, 2.4) }
+            return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+        }
+        let base = channels(fill), ground = luminance(channels(background))
+        var factor = 1.0
+        while factor > 0.05 && (ground + 0.05) / (luminance(base.map { $0 * factor }) + 0.05) < 1.5 { factor -= 0.05 }
+        return "#" + base.map { String(format: "%02x", Int(($0 * factor * 255).rounded())) }.joined()
+    }
+
     /// The zoom from which a class is drawn, after OpenStreetMap Carto: motorways and trunks from
     /// 5, primaries from 8, secondaries from 9, tertiaries from 10, streets from 12, living streets
     /// from 13, service roads and the rest from 14 — so a whole city reads as its main roads, not a
@@ -286,11 +307,10 @@ public struct MapPicture: Sendable {
                     svg.element("path", ["class": "road \(highway.tag)", "d": paths[Int(highway.rawValue)],
                                          "stroke": style.casing, "stroke-width": fmt(lineWidth + 2)])
                 } else {
-                    // Without a casing, pale fills (secondary, tertiary, streets) would vanish on the
-                    // land colour: drawn in their casing's colour, as Carto does at low zoom.
-                    let pale = ![.motorway, .motorwayLink, .trunk, .trunkLink,
-                                 .primary, .primaryLink, .ferry].contains(highway)
-                    let colour = MapPicture.hasCasing(highway, zoom: zoom) || !pale ? style.fill : style.casing
+                    // Without a casing, a pale fill (secondary, tertiary, streets) would vanish on the
+                    // land colour: darkened only as far as it takes to show there.
+                    let colour = MapPicture.hasCasing(highway, zoom: zoom)
+                        ? style.fill : MapPicture.showing(style.fill, on: MapPicture.land)
                     var attributes = ["class": "road \(highway.tag)", "d": paths[Int(highway.rawValue)],
                                       "stroke": colour, "stroke-width": fmt(lineWidth)]
                     if highway == .ferry { attributes["stroke-dasharray"] = "6 4" }

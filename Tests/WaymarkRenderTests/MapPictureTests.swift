@@ -61,8 +61,9 @@ import WaymarkRouting
 
     private static func sampleTown() throws -> RoadGraph { try OSMGraphLoader.build(path: sampleTownPath) }
 
-    /// Roads by zoom, as OSM Carto: far out only the main roads (without casings, pale ones in
-    /// their casing's colour), close in every street with its casing; widths grow with zoom.
+    /// Roads by zoom, as OSM Carto: far out only the main roads (without casings, their fills
+    /// darkened only as far as they must be to show on the land), close in every street with its
+    /// casing; widths grow with zoom.
     @Test func roadsShowByZoom() throws {
         let graph = try MapPictureTests.sampleTown()
         let town = Coordinate(latitude: 52.31, longitude: -2.59)
@@ -78,6 +79,12 @@ import WaymarkRouting
         #expect(!wide.contains("class=\"road residential\"") && !wide.contains("class=\"road service\""))
         #expect(close.contains("class=\"road residential\"") && close.contains("class=\"road service\""))
         #expect(!MapPicture.hasCasing(.primary, zoom: 9) && MapPicture.hasCasing(.primary, zoom: 12))
+        // The darkened fills (worked out apart, with WCAG's luminance: the first 5 % step whose
+        // contrast with #f2efe9 reaches 1.5); a fill that shows already is kept.
+        let darkened = [("#f7fabf", "#c6c899"), ("#ffffff", "#bfbfbf"), ("#fcd6a4", "#d6b68b"),
+                        ("#e892a2", "#e892a2"), ("#66a3d9", "#66a3d9")]
+        for (fill, shown) in darkened { #expect(MapPicture.showing(fill, on: MapPicture.land) == shown, "\(fill)") }
+        #expect(wide.contains("stroke=\"#d6b68b\"") && !wide.contains("#707d05") && !wide.contains("#a06b00"))
         #expect(!MapPicture.hasCasing(.residential, zoom: 13) && MapPicture.hasCasing(.residential, zoom: 14))
         for highway in HighwayClass.allCases {
             #expect(MapPicture.width(highway, zoom: 16) == MapPicture.style(highway).width)
