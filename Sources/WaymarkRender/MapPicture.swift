@@ -151,28 +151,32 @@ public struct MapPicture: Sendable {
                 let p = project(a.coordinate)
                 return (p.0 - 14, p.1 - 40, p.0 + 14, p.1 + 2)
             }
+            // And of the selected pin's callout bubble (drawn above everything).
+            if let frame = selectedCallout(scene, project: project) { keepClear.append(frame.box) }
             for end in [scene.route?.geometry.first, scene.route?.geometry.last].compactMap({ $0 }) {
                 let p = project(end)
                 keepClear.append((p.0 - 12, p.1 - 12, p.0 + 12, p.1 + 12))
             }
             // And of the route's line (drawn above them), a box every few points along it.
+            var routeBoxes: [StreetLabels.Box] = []
             if let line = scene.route?.geometry.map(project) {
                 for (a, b) in zip(line, line.dropFirst()) {
                     let steps = max(1, Int((hypot(b.0 - a.0, b.1 - a.1) / 8).rounded(.up)))
                     for k in 0...steps {
                         let t = Double(k) / Double(steps), x = a.0 + (b.0 - a.0) * t, y = a.1 + (b.1 - a.1) * t
-                        keepClear.append((x - 5, y - 5, x + 5, y + 5))
+                        routeBoxes.append((x - 5, y - 5, x + 5, y + 5))
                     }
                 }
             }
             // Place names first: they outrank street names.
             if let basemap = scene.basemap {
-                let places = placeLabels(basemap, zoom: zoom, keepClear: keepClear, project: project)
+                let places = placeLabels(basemap, zoom: zoom, keepClear: keepClear + routeBoxes, project: project)
                 drawPlaceLabels(places, into: &svg)
                 keepClear += places.map(\.box)
             }
             let labels = StreetLabels.place(graph: graph, edges: edges, zoom: zoom, width: width, height: height,
-                                            keepClear: keepClear, project: project)
+                                            keepClear: keepClear, route: routeBoxes, project: project)
+            keepClear += routeBoxes
             drawLabels(labels, into: &svg)
             // Road numbers keep clear of the names too.
             keepClear += labels.map { StreetLabels.bounds($0.path, widenedBy: (0, 8)) }
@@ -562,7 +566,24 @@ public struct MapPicture: Sendable {
     }
 
     private func drawSelected(_ scene: MapScene, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
-        guard let selected = scene.selected, scene.annotations.indices.contains(selected) else { return }
+        guard let frame = selectedCallout(scene, project: project) else { return }
+        svg.open("g", ["id": "selected-annotation"])
+        drawPin(scene.annotations[scene.selected!], selected: true, project: project, into: &svg)
+        drawCallout(frame, into: &svg)
+        svg.close("g")
+    }
+
+    /// The selected annotation's callout and where its bubble goes (nil: none is selected).
+    struct CalloutFrame {
+        var callout: Callout
+        var side: CalloutSide
+        var left: Double, top: Double, w: Double, h: Double
+        var tip: (Double, Double)
+        var box: StreetLabels.Box { (left, top, left + w, top + h) }
+    }
+
+    func selectedCallout(_ scene: MapScene, project: (Coordinate) -> (Double, Double)) -> CalloutFrame? {
+        guard let selected = scene.selected, scene.annotations.indices.contains(selected) else { return nil }
         let annotation = scene.annotations[selected]
         // What the bubble should not hide: the route (a point every few points along it) and
         // the other pins.
@@ -579,10 +600,16 @@ public struct MapPicture: Sendable {
             let p = project(other.coordinate)
             covered.append(contentsOf: [p, (p.0, p.1 - 18)]) // the pin's tip and head
         }
-        svg.open("g", ["id": "selected-annotation"])
-        drawPin(annotation, selected: true, project: project, into: &svg)
-        drawCallout(Callout(annotation), at: project(annotation.coordinate), avoiding: covered, into: &svg)
-        svg.close("g")
+        let callout = Callout(annotation), pin = project(annotation.coordinate)
+        let title = callout.title ?? "", subtitle = callout.subtitle ?? "", coordinate = callout.coordinateText
+        // Text widths estimated from terminal columns (about 0.6 em per column).
+        let textWidth = max(Double(TextWidth.of(title)) * 8.6, Double(TextWidth.of(subtitle)) * 7.2,
+                            Double(TextWidth.of(coordinate)) * 6.6)
+        let accessory = 36.0
+        let w = min(width - 16, textWidth + 2 * accessory + 40), h = 66.0
+        let side = calloutSide(pin: pin, w: w, h: h, avoiding: covered)
+        let (left, top, tip) = calloutBox(side, pin: pin, w: w, h: h)
+        return CalloutFrame(callout: callout, side: side, left: left, top: top, w: w, h: h, tip: tip)
     }
 
     /// Where a callout bubble goes beside its pin.
@@ -643,16 +670,11 @@ public struct MapPicture: Sendable {
 
     /// The callout bubble above a selected pin: title, subtitle, coordinate, the directions (car)
     /// accessory on the left and the details (info) accessory on the right, pointing at the pin.
-    private func drawCallout(_ callout: Callout, at pin: (Double, Double), avoiding covered: [(Double, Double)],
-                             into svg: inout SVGWriter) {
+    private func drawCallout(_ frame: CalloutFrame, into svg: inout SVGWriter) {
+        let callout = frame.callout
         let title = callout.title ?? "", subtitle = callout.subtitle ?? "", coordinate = callout.coordinateText
-        // Text widths estimated from terminal columns (about 0.6 em per column).
-        let textWidth = max(Double(TextWidth.of(title)) * 8.6, Double(TextWidth.of(subtitle)) * 7.2,
-                            Double(TextWidth.of(coordinate)) * 6.6)
         let accessory = 36.0
-        let w = min(width - 16, textWidth + 2 * accessory + 40), h = 66.0
-        let side = calloutSide(pin: pin, w: w, h: h, avoiding: covered)
-        let (left, top, tip) = calloutBox(side, pin: pin, w: w, h: h)
+        let (side, left, top, w, h, tip) = (frame.side, frame.left, frame.top, frame.w, frame.h, frame.tip)
         svg.open("g", ["id": "callout", "font-size": "13", "data-side": side.rawValue])
         // The pointer: a triangle from the bubble's edge nearest the pin to its tip.
         let pointer: String

@@ -44,6 +44,16 @@ struct StreetLabels {
         return (box.minX - by.0, box.minY - by.1, box.maxX + by.0, box.maxY + by.1)
     }
 
+    /// Boxes covering a line `halfHeight` either side, one per `every` points of its length.
+    static func strip(_ line: [(Double, Double)], halfHeight: Double, every: Double) -> [Box] {
+        let total = length(line)
+        let count = max(1, Int((total / every).rounded(.up)))
+        return (0..<count).map { k in
+            let piece = cut(line, from: total * Double(k) / Double(count), to: total * Double(k + 1) / Double(count))
+            return bounds(piece.isEmpty ? [line[0]] : piece, widenedBy: (halfHeight, halfHeight))
+        }
+    }
+
     /// Length of a line in picture points.
     static func length(_ line: [(Double, Double)]) -> Double {
         zip(line, line.dropFirst()).reduce(0) { $0 + hypot($1.1.0 - $1.0.0, $1.1.1 - $1.0.1) }
@@ -52,9 +62,11 @@ struct StreetLabels {
     static func overlaps(_ a: Box, _ b: Box) -> Bool { a.minX < b.maxX && b.minX < a.maxX && a.minY < b.maxY
         && b.minY < a.maxY }
 
-    /// The labels for the roads in view at `zoom`, avoiding `keepClear`.
+    /// The labels for the roads in view at `zoom`, avoiding `keepClear` and the route's line
+    /// (`route`: boxes along it). A name with no room clear of the route may still cross it away
+    /// from the name's middle, where the route (drawn above) hides only a letter or two.
     static func place(graph: RoadGraph, edges: [Int]? = nil, zoom: Double, width: Double,
-                      height: Double, keepClear: [Box],
+                      height: Double, keepClear: [Box], route: [Box] = [],
                       project: (Coordinate) -> (Double, Double)) -> [Label] {
         let stretches = StreetLabels.stretches(graph: graph, edges: edges, width: width,
                                                height: height, project: project) { s, highway in
@@ -70,38 +82,61 @@ struct StreetLabels {
         var placed: [Box] = keepClear
         var labels: [Label] = []
         var named: [(name: UInt32, at: (Double, Double))] = []
-        for (stretch, total) in ordered {
-            let text = graph.strings[Int(stretch.name)]
-            let fontSize = stretch.highway.labelRank <= 2 ? 12.0 : 11
-            let needed = textWidth(text, fontSize: fontSize) + 12
-            guard total >= needed else { continue }
-            // A window of the needed length that is straight enough (its ends 90 % of its length
-            // apart), tried at the middle, then a third and two thirds along.
-            var chosen: [(Double, Double)]?
-            for share in [0.5, 1.0 / 3, 2.0 / 3] {
-                let from = max(0, min(total - needed, total * share - needed / 2))
-                let window = cut(stretch.points, from: from, to: from + needed)
-                guard let first = window.first, let last = window.last,
-                    hypot(last.0 - first.0, last.1 - first.1) >= 0.9 * needed
-                else { continue }
-                chosen = window
-                break
+        var left: [Int] = []
+        for pass in 0..<2 {
+            for k in pass == 0 ? Array(ordered.indices) : left {
+                let (stretch, total) = ordered[k]
+                let text = graph.strings[Int(stretch.name)]
+                let fontSize = stretch.highway.labelRank <= 2 ? 12.0 : 11
+                let needed = textWidth(text, fontSize: fontSize) + 12
+                guard total >= needed else { continue }
+                let spot = room(along: stretch.points, length: total, needed: needed, fontSize: fontSize,
+                                width: width, height: height, placed: pass == 0 ? placed + route : placed) { path in
+                    let middle = path[path.count / 2]
+                    let clear = pass == 0 || !strip(cut(path, from: length(path) / 3, to: length(path) * 2 / 3),
+                                                    halfHeight: fontSize * 0.7, every: fontSize)
+                        .contains { box in route.contains { overlaps($0, box) } }
+                    return clear && !named.contains {
+                        $0.name == stretch.name && hypot($0.at.0 - middle.0, $0.at.1 - middle.1) < 250
+                    }
+                }
+                guard let (path, boxes) = spot else {
+                    if pass == 0 { left.append(k) }
+                    continue
+                }
+                placed += boxes
+                named.append((stretch.name, path[path.count / 2]))
+                labels.append(Label(name: text, path: path, fontSize: fontSize))
             }
-            guard var path = chosen, let first = path.first, let last = path.last else { continue }
-            if last.0 < first.0 { path.reverse() } // read left to right
-            let middle = path[path.count / 2]
-            if named.contains(where: { $0.name == stretch.name && hypot($0.at.0 - middle.0, $0.at.1 - middle.1) < 250 })
-            {
-                continue
-            }
-            let box = bounds(path, widenedBy: (fontSize * 0.7, fontSize * 0.7))
-            guard box.minX >= 0, box.minY >= 0, box.maxX <= width, box.maxY <= height else { continue }
-            if placed.contains(where: { overlaps($0, box) }) { continue }
-            placed.append(box)
-            named.append((stretch.name, middle))
-            labels.append(Label(name: text, path: path, fontSize: fontSize))
         }
         return labels
+    }
+
+    /// Where a name `needed` points long fits along a line of `length` points: windows straight
+    /// enough (their ends 90 % of their length apart), inside the picture, clear of `placed` and
+    /// where `apart` allows the path (no repeat of the name nearby), nearest the line's middle first. The
+    /// path reads left to right; the boxes are the strip it covers.
+    static func room(along points: [(Double, Double)], length total: Double, needed: Double, fontSize: Double,
+                     width: Double, height: Double, placed: [Box],
+                     apart: ([(Double, Double)]) -> Bool) -> (path: [(Double, Double)], boxes: [Box])? {
+        let step = max(4, needed / 6)
+        let starts = stride(from: 0, through: total - needed, by: step).sorted {
+            abs($0 + needed / 2 - total / 2) < abs($1 + needed / 2 - total / 2)
+        }
+        for from in starts {
+            var path = cut(points, from: from, to: from + needed)
+            guard let first = path.first, let last = path.last,
+                  hypot(last.0 - first.0, last.1 - first.1) >= 0.9 * needed else { continue }
+            if last.0 < first.0 { path.reverse() } // read left to right
+            guard apart(path) else { continue }
+            let whole = bounds(path, widenedBy: (fontSize * 0.7, fontSize * 0.7))
+            guard whole.minX >= 0, whole.minY >= 0, whole.maxX <= width, whole.maxY <= height else { continue }
+            // (Boxes along the text, not one around it: a slanted name blocks only its own strip.)
+            let boxes = strip(path, halfHeight: fontSize * 0.7, every: fontSize)
+            if boxes.contains(where: { box in placed.contains { overlaps($0, box) } }) { continue }
+            return (path, boxes)
+        }
+        return nil
     }
 
     /// Stretches of road in view: the pieces (segments) `key` gives a key, each joined end to end

@@ -270,3 +270,26 @@ import WaymarkRouting
             })
     }
 }
+
+private let monacoExtract = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("shared/data/osm/monaco.osm.gz").path
+
+/// Street names on a street-level route picture of a real, winding city (issue 46, item 5).
+@Suite struct RouteStreetNameTests {
+    /// A route across Monaco at the default size (about zoom 14.5): its main roads are named,
+    /// names on curved roads along a straight enough stretch, and crossing the route only away
+    /// from their middle (before: none at all).
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: monacoExtract),
+                   "the shared Monaco extract (../shared/data/osm) is absent"))
+    func aRouteAcrossMonacoNamesItsMainRoads() throws {
+        let (graph, basemap) = try OSMGraphLoader.buildWithBasemap(path: monacoExtract)
+        let map = RoadMap(graph: graph, basemap: basemap)
+        let route = try map.route(from: Coordinate(latitude: 43.7262, longitude: 7.4165),
+                                  to: Coordinate(latitude: 43.7411, longitude: 7.4280))
+        let svg = try MapPicture().svg(MapScene(graph: graph, route: route, basemap: basemap))
+        let names = svg.components(separatedBy: "<text class=\"street-name\"").count - 1
+        #expect(names >= 3, "\(names) street names")
+        #expect(svg.contains("Boulevard Louis II"))
+    }
+}
