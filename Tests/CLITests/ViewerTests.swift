@@ -134,7 +134,8 @@ private let browserReady: Bool = {
     /// A map built without its basemap: the viewer draws roads only, and `serve` says so.
     @Test func mapWithoutBasemapIsSaid() throws {
         let bare = directory + "/bare.wmg"
-        #expect(try Run.waymark("build", Run.data("sample-town.osm"), "-o", bare, "--no-basemap", "--quiet").status == 0)
+        #expect(try Run.waymark("build", Run.data("sample-town.osm"), "-o", bare, "--no-basemap", "--quiet")
+            .status == 0)
         let server = try ServerProcess([bare, "--pois", places, "--read-only"])
         _ = server.stop()
         #expect(server.log.contains("has no basemap (built with --no-basemap"), "\(server.log)")
