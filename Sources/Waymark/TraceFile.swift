@@ -26,13 +26,19 @@ extension GPSTrace {
     /// GeoJSON LineString (bare, a Feature, or a FeatureCollection's LineStrings in order, with
     /// times from the feature's `coordTimes` or `times` property: ISO 8601 texts or seconds).
     public static func read(path: String) throws(TraceFileError) -> GPSTrace {
-        let bytes: [UInt8]
-        do {
-            bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        } catch {
-            throw TraceFileError(description: "\(path): cannot read: \((error as NSError).localizedDescription)")
+        // (Only a regular file is opened: a FIFO would wait for a writer, a directory says nothing.)
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw TraceFileError(description: "\(path): cannot read: \(String(cString: strerror(errno)))")
         }
-        return try read(bytes, path: path)
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a regular file"
+            throw TraceFileError(description: "\(path): cannot read: \(what)")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw TraceFileError(description: "\(path): cannot read: permission denied or an input error")
+        }
+        return try read([UInt8](data), path: path)
     }
 
     /// ``read(path:)`` on a file's bytes (`path` names it in errors).
@@ -92,7 +98,8 @@ extension GPSTrace {
         }
         var times: [Double] = []
         for value in values {
-            if let seconds = value.numberValue ?? value.stringValue.flatMap(GPXReader.seconds(fromISO8601:)) {
+            if let seconds = value.numberValue ?? value.stringValue.flatMap(GPXReader.seconds(fromISO8601:)),
+               abs(seconds) < 1e12 {
                 times.append(seconds)
             } else {
                 throw TraceFileError(description: "\(path): feature \(n): \(value.jsonText()) is not a time")

@@ -156,19 +156,8 @@ public struct CarProfile: RoutingProfile {
     /// Of a `;` list, the value that allows most (allowed > local traffic only > forbidden >
     /// unknown; the first of equals), as OSRM's `resolve_access`.
     public func resolveAccess(_ value: String?) -> String? {
-        guard let value, value.contains(";") else { return value }
-        var best: String?, bestRank = -1
-        for part in value.split(separator: ";") {
-            let item = part.trimmingCharacters(in: .whitespaces)
-            let rank =
-                accessWhitelist.contains(item)
-                ? 3 : restrictedAccess.contains(item) ? 2 : accessBlacklist.contains(item) ? 1 : 0
-            if rank > bestRank {
-                best = item
-                bestRank = rank
-            }
-        }
-        return best ?? value
+        TagValues.mostAllowing(value, allowed: accessWhitelist, restricted: restrictedAccess,
+                               forbidden: accessBlacklist)
     }
 
     /// The forward and backward values of the first of `keys` that has any: `key:forward`,

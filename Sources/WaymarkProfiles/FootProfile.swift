@@ -99,26 +99,12 @@ public struct FootProfile: RoutingProfile {
         return tags["impassable"] == "yes" || tags["status"] == "impassable"
     }
 
-    /// Of a `;` list, the value that allows most, as OSRM's `resolve_access`.
-    func resolveAccess(_ value: String?) -> String? {
-        guard let value, value.contains(";") else { return value }
-        var best: String?, bestRank = -1
-        for part in value.split(separator: ";") {
-            let item = part.trimmingCharacters(in: .whitespaces)
-            let rank = accessWhitelist.contains(item) ? 3 : accessBlacklist.contains(item) ? 1 : 0
-            if rank > bestRank {
-                best = item
-                bestRank = rank
-            }
-        }
-        return best ?? value
-    }
 
     /// `access`: `foot`, then `access`, per direction; a forbidden direction is not walked.
     private func handleAccess(_ tags: [String: String], _ way: inout WayDraft) -> Bool {
         let (forward, backward) = CarProfile.forwardBackward(tags, FootProfile.accessKeys)
-        way.accessForward = resolveAccess(forward)
-        way.accessBackward = resolveAccess(backward)
+        way.accessForward = TagValues.mostAllowing(forward, allowed: accessWhitelist, forbidden: accessBlacklist)
+        way.accessBackward = TagValues.mostAllowing(backward, allowed: accessWhitelist, forbidden: accessBlacklist)
         if let access = way.accessForward, accessBlacklist.contains(access) { way.forward = false }
         if let access = way.accessBackward, accessBlacklist.contains(access) { way.backward = false }
         return way.forward || way.backward

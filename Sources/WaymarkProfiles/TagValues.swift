@@ -1,7 +1,27 @@
+import Foundation
+
 /// Readers for OpenStreetMap tag values, as OSRM's profiles read them (`lib/measure.lua`, the
 /// maxspeed and duration parsers): the same inputs give the same numbers, quirks included (a
 /// speed is its leading integer; `3,5 m` is 3.5; a weight without a unit is in tonnes).
 public enum TagValues {
+    /// Of a `;` list of access values, the one that allows most (`allowed` > `restricted` (local
+    /// traffic only) > `forbidden` > unknown; the first of equals), as OSRM's `resolve_access`; a
+    /// single value as it is.
+    static func mostAllowing(_ value: String?, allowed: Set<String>, restricted: Set<String> = [],
+                             forbidden: Set<String>) -> String? {
+        guard let value, value.contains(";") else { return value }
+        var best: String?, bestRank = -1
+        for part in value.split(separator: ";") {
+            let item = part.trimmingCharacters(in: .whitespaces)
+            let rank = allowed.contains(item) ? 3 : restricted.contains(item) ? 2 : forbidden.contains(item) ? 1 : 0
+            if rank > bestRank {
+                best = item
+                bestRank = rank
+            }
+        }
+        return best ?? value
+    }
+
     /// The integer at the start of `text` (digits only), or nil when it does not start with one.
     static func leadingInteger(_ text: Substring) -> Double? {
         let digits = text.prefix { $0.isASCII && $0.isNumber }

@@ -212,7 +212,9 @@ extension TraceMatching.Model {
     /// fix has a candidate to start from.
     mutating func run(moves: TraceMatching.Moves) -> [Int]? {
         guard let first = start(at: 0) else { return nil }
-        let maxBrokenTime = medianInterval * TraceMatching.maxBrokenStates
+        // (Saturating: timestamps a caller gives may be as far apart as an Int allows.)
+        let (product, overflow) = medianInterval.multipliedReportingOverflow(by: TraceMatching.maxBrokenStates)
+        let maxBrokenTime = overflow ? Int.max : product
         var splits: [Int] = []
         var unbroken = [first]
         var breakageBegin: Int?

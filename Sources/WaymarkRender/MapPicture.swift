@@ -130,6 +130,8 @@ public struct MapPicture: Sendable {
 
     private func draw(_ scene: MapScene, center: Coordinate, zoom: Double, visible: BoundingBox) -> String {
         let project = projection(center: center, zoom: zoom)
+        // (Where the selected pin's bubble goes: names keep clear of it, and it is drawn last.)
+        let callout = selectedCallout(scene, project: project)
         var svg = SVGWriter()
         svg.open("svg", ["xmlns": "http://www.w3.org/2000/svg", "width": fmt(width), "height": fmt(height),
                          "viewBox": "0 0 \(fmt(width)) \(fmt(height))",
@@ -152,7 +154,7 @@ public struct MapPicture: Sendable {
                 return (p.0 - 14, p.1 - 40, p.0 + 14, p.1 + 2)
             }
             // And of the selected pin's callout bubble (drawn above everything).
-            if let frame = selectedCallout(scene, project: project) { keepClear.append(frame.box) }
+            if let callout { keepClear.append(callout.box) }
             for end in [scene.route?.geometry.first, scene.route?.geometry.last].compactMap({ $0 }) {
                 let p = project(end)
                 keepClear.append((p.0 - 12, p.1 - 12, p.0 + 12, p.1 + 12))
@@ -187,7 +189,7 @@ public struct MapPicture: Sendable {
         if let route = scene.route { drawRoute(route, project: project, into: &svg) }
         drawPins(scene, zoom: zoom, visible: visible, project: project, into: &svg)
         if let route = scene.route { drawRouteEnds(route, project: project, into: &svg) }
-        drawSelected(scene, project: project, into: &svg)
+        if let callout { drawSelected(scene, callout, project: project, into: &svg) }
         drawScaleBar(latitude: center.latitude, zoom: zoom, into: &svg)
         drawAttribution(into: &svg)
         svg.close("svg")
@@ -565,8 +567,8 @@ public struct MapPicture: Sendable {
         svg.close("g")
     }
 
-    private func drawSelected(_ scene: MapScene, project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
-        guard let frame = selectedCallout(scene, project: project) else { return }
+    private func drawSelected(_ scene: MapScene, _ frame: CalloutFrame, project: (Coordinate) -> (Double, Double),
+                              into svg: inout SVGWriter) {
         svg.open("g", ["id": "selected-annotation"])
         drawPin(scene.annotations[scene.selected!], selected: true, project: project, into: &svg)
         drawCallout(frame, into: &svg)

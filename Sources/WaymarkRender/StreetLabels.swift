@@ -91,7 +91,7 @@ struct StreetLabels {
                 let needed = textWidth(text, fontSize: fontSize) + 12
                 guard total >= needed else { continue }
                 let spot = room(along: stretch.points, length: total, needed: needed, fontSize: fontSize,
-                                width: width, height: height, placed: pass == 0 ? placed + route : placed) { path in
+                                width: width, height: height, clearOf: pass == 0 ? [placed, route] : [placed]) { path in
                     let middle = path[path.count / 2]
                     let clear = pass == 0 || !strip(cut(path, from: length(path) / 3, to: length(path) * 2 / 3),
                                                     halfHeight: fontSize * 0.7, every: fontSize)
@@ -113,11 +113,11 @@ struct StreetLabels {
     }
 
     /// Where a name `needed` points long fits along a line of `length` points: windows straight
-    /// enough (their ends 90 % of their length apart), inside the picture, clear of `placed` and
-    /// where `apart` allows the path (no repeat of the name nearby), nearest the line's middle first. The
-    /// path reads left to right; the boxes are the strip it covers.
+    /// enough (their ends 90 % of their length apart), inside the picture, clear of the boxes in
+    /// `clearOf` and where `apart` allows the path (no repeat of the name nearby), nearest the
+    /// line's middle first. The path reads left to right; the boxes are the strip it covers.
     static func room(along points: [(Double, Double)], length total: Double, needed: Double, fontSize: Double,
-                     width: Double, height: Double, placed: [Box],
+                     width: Double, height: Double, clearOf placed: [[Box]],
                      apart: ([(Double, Double)]) -> Bool) -> (path: [(Double, Double)], boxes: [Box])? {
         let step = max(4, needed / 6)
         let starts = stride(from: 0, through: total - needed, by: step).sorted {
@@ -133,7 +133,7 @@ struct StreetLabels {
             guard whole.minX >= 0, whole.minY >= 0, whole.maxX <= width, whole.maxY <= height else { continue }
             // (Boxes along the text, not one around it: a slanted name blocks only its own strip.)
             let boxes = strip(path, halfHeight: fontSize * 0.7, every: fontSize)
-            if boxes.contains(where: { box in placed.contains { overlaps($0, box) } }) { continue }
+            if boxes.contains(where: { box in placed.contains { $0.contains { overlaps($0, box) } } }) { continue }
             return (path, boxes)
         }
         return nil

@@ -74,7 +74,7 @@ extension Router {
             throw .noSegmentNearTrace
         }
         let model = TraceMatching.Trace(coordinates: points, timestamps: pick(options.timestamps),
-                                        precisions: pick(options.route.radiuses), splitsAtGaps: options.splitsAtGaps,
+                                        precisions: radiuses, splitsAtGaps: options.splitsAtGaps,
                                         maxSpeed: graph.travel.maxSpeedForMatching)
         let found = TraceMatching.match(model, candidates: lists) { from, to, maxWeight in
             cells(from: from, to: to, maxWeight: maxWeight).distances
@@ -88,10 +88,10 @@ extension Router {
         asked.alternatives = 0
         asked.hints = []
         (asked.radiuses, asked.bearings, asked.approaches) = ([], [], [])
+        asked.legEnds = legEnds
         var result = MapMatch(matchings: [], tracepoints: Array(repeating: nil, count: trace.count))
         for (m, matching) in found.enumerated() {
             let snaps = zip(matching.fixes, matching.candidates).map { lists[$0][$1] }
-            asked.legEnds = legEnds
             let route = try routes(snapped: snaps, input: matching.fixes.map { points[$0] }, options: asked)[0]
             result.matchings.append(.init(route: route, confidence: matching.confidence))
             for (k, t) in matching.fixes.enumerated() {
@@ -144,6 +144,10 @@ extension Router {
         }
         guard zip(times, times.dropFirst()).allSatisfy({ $0 <= $1 }) else {
             throw .invalidValue("Timestamps need to be monotonically increasing.")
+        }
+        // (Within a million years of 1970 either way: their differences and sums stay exact.)
+        guard times.allSatisfy({ $0.magnitude <= 31_557_600_000_000 }) else {
+            throw .invalidValue("timestamps: seconds beyond a million years from 1970")
         }
         for case let r? in options.route.radiuses where r.isNaN || r.isInfinite {
             throw .invalidValue("radiuses: \(r) is not a distance in metres")

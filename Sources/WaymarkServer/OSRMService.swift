@@ -252,6 +252,12 @@ public final class OSRMService: Sendable {
         }
     }
 
+    /// `language`: the instructions' language (Waymark's option; English by default).
+    private static func language(_ options: inout Options) throws(APIError) -> InstructionTemplates {
+        let code = try options.choice("language", InstructionTemplates.available.keys.sorted(), default: "en")
+        return InstructionTemplates.available[code]!
+    }
+
     /// `waypoints`: the coordinates that end legs (nil when not given).
     private static func legEnds(_ options: inout Options, count: Int) throws(APIError) -> [Int]? {
         guard let text = options.take("waypoints") else { return nil }
@@ -280,8 +286,9 @@ public final class OSRMService: Sendable {
         let general = try general(&options, count: coordinates.count)
         var asked = MatchOptions()
         asked.route = general.routeOptions
+        // (Seconds as OSRM reads them: an unsigned 32-bit number, anything else malformed.)
         let times = try options.perCoordinate("timestamps", count: coordinates.count) { piece -> Int? in
-            Int(piece).flatMap { $0 >= 0 ? $0 : nil }
+            UInt32(piece).map(Int.init)
         }
         if let times {
             guard !times.contains(where: { $0 == nil }) else {
@@ -295,8 +302,7 @@ public final class OSRMService: Sendable {
         let shape = try ResponseShape(&options)
         shape.apply(to: &asked.route)
         let skipWaypoints = try options.bool("skip_waypoints", default: false)
-        let code = try options.choice("language", InstructionTemplates.available.keys.sorted(), default: "en")
-        asked.route.language = InstructionTemplates.available[code]!
+        asked.route.language = try Self.language(&options)
         try options.finish("match")
         do {
             let router = routers.router(excluding: general.exclude)
@@ -337,8 +343,7 @@ public final class OSRMService: Sendable {
         asked.continueStraight = straight != "false"
         asked.legEnds = try Self.legEnds(&options, count: coordinates.count)
         let skipWaypoints = try options.bool("skip_waypoints", default: false)
-        let code = try options.choice("language", InstructionTemplates.available.keys.sorted(), default: "en")
-        asked.language = InstructionTemplates.available[code]!
+        asked.language = try Self.language(&options)
         try options.finish("route")
         do {
             let routes = try router.routes(coordinates, options: asked)

@@ -59,7 +59,8 @@ import WaymarkGeoJSON
     @Test func badTracesAreOneLine() throws {
         let dir = try Run.temporaryDirectory()
         let town = Run.data("sample-town.osm")
-        let bad = dir + "/bad.gpx", far = dir + "/far.gpx"
+        let bad = dir + "/bad.gpx", far = dir + "/far.gpx", fifo = dir + "/fifo.gpx"
+        #expect(mkfifo(fifo, 0o644) == 0)
         try "<gpx><trk><trkseg><trkpt lat=\"x\" lon=\"1\"/></trkseg></trk></gpx>".write(
             toFile: bad, atomically: true, encoding: .utf8)
         try "<gpx><rte><rtept lat=\"10\" lon=\"10\"/><rtept lat=\"10.001\" lon=\"10\"/></rte></gpx>".write(
@@ -69,6 +70,8 @@ import WaymarkGeoJSON
             (["match", town, "--trace", bad], 1, "bad.gpx:1: <trkpt> has an invalid lat=\"x\""),
             (["match", town, "--trace", dir + "/missing.gpx"], 1, "missing.gpx: cannot read"),
             (["match", town, "--trace", far], 1, "no fix of the trace has a road"),
+            (["match", town, "--trace", dir], 1, "cannot read: a directory"),
+            (["match", town, "--trace", fifo], 1, "cannot read: not a regular file"),
         ] {
             let result = try Run.product("waymark", arguments)
             #expect(result.status == status, "\(arguments): \(result.stderr)")

@@ -441,6 +441,11 @@ struct RawClient {
             ("/match/v1/driving/-2.0,52.0;-2.0,52.0", 400, "NoSegment"),
             ("/match/v1/driving/\(ab)?radiuses=-5;50", 400, "NoMatch"),
             ("/match/v1/driving/\(ab)?radiuses=50;50&timestamps=1;1", 400, "NoMatch"),
+            // Timestamps are OSRM's unsigned 32-bit seconds: beyond, malformed (and never an overflow).
+            ("/match/v1/driving/\(ab)?radiuses=50;50&timestamps=0;4294967296", 400, "InvalidQuery"),
+            ("/match/v1/driving/\(ab);\(lonLat(c))?radiuses=50;50;50&timestamps=0;\(Int.max - 1);\(Int.max)",
+             400, "InvalidQuery"),
+            ("/match/v1/driving/\(ab)?radiuses=50;50&timestamps=0;4294967295", 200, "Ok"),
             ("/match/v1/driving/\(ab)?radiuses=50;50&steps=true&annotations=true&tidy=true", 200, "Ok"),
             ("/tile/v1/driving/tile(1,2,3).mvt", 400, "InvalidService"),
             // A profile the map is not for (osrm-routed ignores the name: a README difference).

@@ -142,6 +142,23 @@ import WaymarkSupport
     }
 }
 
+/// Timestamps a library caller gives: far apart in either direction, refused or cut, never an
+/// arithmetic overflow.
+@Suite struct MatchTimestampTests {
+    @Test func extremeTimestamps() throws {
+        let map = RoadMap(graph: try MatchTests.grid.graph())
+        let trace = MatchTests.trace("abcd", every: 2)
+        var options = MatchOptions()
+        options.timestamps = [Int.min] + Array(repeating: 0, count: trace.count - 1)
+        #expect(throws: RouteError.self) { try map.match(trace, options: options) }
+        options.timestamps = Array(repeating: 0, count: trace.count - 1) + [Int.max]
+        #expect(throws: RouteError.self) { try map.match(trace, options: options) }
+        // Some 300,000 years between two fixes: a gap, the rest matched.
+        options.timestamps = (0..<trace.count).map { $0 < 4 ? $0 : 10_000_000_000_000 + $0 }
+        #expect(try map.match(trace, options: options).matchings.count >= 1)
+    }
+}
+
 /// `exclude` keeps a match off a class of road: two parallel roads 10 m apart, the trace nearer the
 /// toll one.
 @Suite struct MatchExclusionTests {

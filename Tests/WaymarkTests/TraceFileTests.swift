@@ -80,6 +80,8 @@ import Waymark
             (#"{"type": "Feature", "geometry": {"type": "LineString", "coordinates": [[1, 2], [1, 3]]}, "#
                 + #""properties": {"times": [1]}}"#, "t: feature 1 has 1 times for 2 points"),
             ("lat,lon\n1,2\n", "t: not a trace: expected GPX (XML) or GeoJSON"),
+            (#"{"type": "Feature", "geometry": {"type": "LineString", "coordinates": [[1, 2], [1, 3]]}, "#
+                + #""properties": {"times": [1, 1e300]}}"#, "t: feature 1: 1e+300 is not a time"),
         ]
         for (text, expected) in cases {
             let got = Self.message(text)
