@@ -37,8 +37,9 @@ enum BuildCommand {
                         + "in Britain, Japan, Australia)."
             ),
             OptionSpec(name: "quiet", value: nil, help: "No progress and no report."),
-            OptionSpec(name: "profile", value: "car|foot",
-                       help: "Who the map is for: OSRM's car.lua (the default) or foot.lua, stored in the file."),
+            OptionSpec(name: "profile", value: "car|bicycle|foot",
+                       help: "Who the map is for: OSRM's car.lua (the default), bicycle.lua or foot.lua, stored in "
+                           + "the file."),
             OptionSpec(name: "vehicle-height", value: "M",
                        help: "The vehicle's height in metres against maxheight (default 2.0, OSRM's car)."),
             OptionSpec(name: "vehicle-width", value: "M",
@@ -77,7 +78,7 @@ enum BuildCommand {
         if travel != .car, let given = vehicleOptions.first(where: { args.value($0) != nil }) {
             throw .usage("--\(given) is for --profile car")
         }
-        let profile: any RoutingProfile = travel == .foot ? FootProfile() : CarProfile(vehicle: vehicle)
+        let profile = travel.routingProfile(vehicle: vehicle)
         if args.flag("no-basemap") && args.flag("basemap") {
             throw .usage("--basemap and --no-basemap ask for opposite things")
         }

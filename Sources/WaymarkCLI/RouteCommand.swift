@@ -1,11 +1,12 @@
 import Foundation
 import Waymark
 
-/// `waymark route`: driving directions between coordinates.
+/// `waymark route`: directions between coordinates.
 enum RouteCommand {
     static let spec = CommandSpec(
         name: "route",
-        summary: "Driving directions between coordinates, as text, OSRM JSON, GeoJSON or an encoded polyline.",
+        summary: "Directions between coordinates (by the map's profile), as text, OSRM JSON, GeoJSON or an encoded "
+            + "polyline.",
         positionals: ["<map.wmg|.osm|.osm.gz|.osm.pbf>"],
         options: [
             OptionSpec(name: "from", value: "LAT,LON", help: "Start (required unless --batch)."),

@@ -27,6 +27,7 @@ struct GraphArrays {
     var segmentWayID: [Int64] = []
     var segmentSigns: [UInt32] = []
     var segmentLanes: [UInt8] = []
+    var segmentModes: [UInt8] = []
     var signRows: [UInt32] = [0, 0, 0, 0, 0]
     var restrictionVia: [UInt32] = []
     var restrictionFrom: [UInt32] = []
@@ -67,6 +68,9 @@ extension RoadGraph {
         segmentWayID = Column(parts.segmentWayID)
         segmentSigns = Column(parts.segmentSigns)
         segmentLanes = Column(parts.segmentLanes)
+        // Kept only where some segment is travelled otherwise than its ferry flag says.
+        let derived = parts.segmentFlags.lazy.map { EdgeFlags(rawValue: $0).contains(.ferry) ? UInt8(0x11) : 0 }
+        segmentModes = parts.segmentModes.elementsEqual(derived) ? [] : Column(parts.segmentModes)
         signRows = Column(parts.signRows)
         restrictionVia = Column(parts.restrictionVia)
         restrictionFrom = Column(parts.restrictionFrom)

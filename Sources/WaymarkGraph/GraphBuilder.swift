@@ -376,11 +376,11 @@ public struct GraphBuilder {
 
     /// The node rules applied: blocking nodes, turning places (a vertex each) and delays marked
     /// in `uses`; the vertex flags of each input node (signals, gate), and the seconds passing it costs.
-    private func applyNodeRules(to uses: inout [UInt8]) -> (flags: [UInt8], delay: [UInt32: Double]) {
+    private func applyNodeRules(to uses: inout [UInt8]) -> (flags: [UInt8], delay: [UInt32: NodeDelay]) {
         let inputCount = latitudes.count
         let (usesMask, blocks, delays) = (WalkInput.usesMask, WalkInput.blocks, WalkInput.delays)
         var flags = [UInt8](repeating: 0, count: inputCount)
-        var delay: [UInt32: Double] = [:]
+        var delay: [UInt32: NodeDelay] = [:]
         for (node, rule) in nodeRules where Int(node) < inputCount {
             if rule.blocks { uses[Int(node)] |= blocks }
             if rule.trafficSignals { flags[Int(node)] |= RoadGraph.trafficSignalsFlag }
@@ -390,9 +390,13 @@ public struct GraphBuilder {
                 // a vertex of its own, as in OSRM, so cars can turn round there
                 uses[Int(node)] = uses[Int(node)] & ~usesMask | 2
             }
-            let seconds = (rule.trafficSignals ? profile.trafficSignalDelay : 0) + rule.barrierDelay
-            if seconds > 0 {
-                delay[node] = seconds
+            let (signal, always) = rule.trafficSignals
+                ? (profile.trafficSignalDelay, profile.signalPassingDelay) : (0, 0)
+            let passing = NodeDelay(
+                forward: (rule.signalDirection == .backward ? 0 : signal) + always + rule.barrierDelay,
+                backward: (rule.signalDirection == .forward ? 0 : signal) + always + rule.barrierDelay)
+            if passing.forward > 0 || passing.backward > 0 {
+                delay[node] = passing
                 uses[Int(node)] |= delays
             }
         }
@@ -522,6 +526,7 @@ public struct GraphBuilder {
         let highways = PartColumn<UInt8, UInt8>(parts.map(\.segmentHighway)),
             segmentFlags = PartColumn<UInt8, UInt8>(parts.map(\.segmentFlags))
         let lanes = PartColumn<UInt8, UInt8>(parts.map(\.segmentLanes)),
+            modes = PartColumn<UInt8, UInt8>(parts.map(\.segmentModes)),
             wayIDs = PartColumn<Int64, Int64>(parts.map(\.segmentWayID))
         let shapeEnds = PartColumn<UInt32, UInt32>(parts.map(\.shapeEnd))
         let shapeLatitudes = PartColumn<Int32, Int32>(parts.map(\.shapeLatitudes)),
@@ -533,7 +538,7 @@ public struct GraphBuilder {
         let (segmentBases, shapeBases) = (numbers.segmentBases, numbers.shapeBases)
         let (segments, shapes, edgeTotal) = (numbers.segments, numbers.shapes, numbers.edges)
         let shapeNodeCount = nodeIDs.isEmpty ? 0 : shapes
-        DispatchQueue.concurrentPerform(iterations: 13) { column in
+        DispatchQueue.concurrentPerform(iterations: 14) { column in
             switch column {
             case 0: ends.join(total: segments) { p, e in (vertexNumbers[p][Int(e.0)], vertexNumbers[p][Int(e.1)]) }
             case 1: names.join(total: segments) { p, s in stringNumbers[p][Int(s)] }
@@ -547,6 +552,7 @@ public struct GraphBuilder {
             case 9: shapeLatitudes.join(total: shapes) { _, x in x }
             case 10: shapeLongitudes.join(total: shapes) { _, x in x }
             case 11: shapeNodes.join(total: shapeNodeCount) { _, node in nodeIDs[Int(node)] }
+            case 12: modes.join(total: segments) { _, x in x }
             default:
                 edges.join(total: edgeTotal) { p, e in
                     PendingEdge(source: vertexNumbers[p][Int(e.source)], target: vertexNumbers[p][Int(e.target)],
@@ -559,7 +565,7 @@ public struct GraphBuilder {
         (graph.segmentName, graph.segmentRef, graph.segmentSigns) = (names.joined, refs.joined, signs.joined)
         (graph.segmentHighway, graph.segmentFlags, graph.segmentLanes) = (highways.joined,
                                                                           segmentFlags.joined, lanes.joined)
-        (graph.segmentWayID, graph.shapeStart) = (wayIDs.joined, shapeEnds.joined)
+        (graph.segmentWayID, graph.shapeStart, graph.segmentModes) = (wayIDs.joined, shapeEnds.joined, modes.joined)
         (graph.shapeLatitudes, graph.shapeLongitudes) = (shapeLatitudes.joined, shapeLongitudes.joined)
         graph.shapeNodeIDs = shapeNodes.joined
         return (segmentEnds, edges.joined)
@@ -822,7 +828,7 @@ private struct WalkInput: @unchecked Sendable {
     let ways: GraphBuilder.Ways
     let latitudes: [Int32], longitudes: [Int32]
     let uses: [UInt8]
-    let delay: [UInt32: Double]
+    let delay: [UInt32: NodeDelay]
     /// The ways restrictions name: their segments are listed.
     let restricted: Set<Int64>
     /// Whether the shape points' input nodes are kept (to give them their OSM ids).
@@ -855,6 +861,8 @@ private struct WalkPart {
     var segmentsOfWay: [Int64: [UInt32]] = [:]
     var segmentName: [UInt32] = [], segmentRef: [UInt32] = [], segmentSigns: [UInt32] = []
     var segmentHighway: [UInt8] = [], segmentFlags: [UInt8] = [], segmentLanes: [UInt8] = []
+    /// ``RoadGraph/segmentModes``' packing, every segment's.
+    var segmentModes: [UInt8] = []
     var segmentWayID: [Int64] = []
     /// Where each segment's shape points end (its start is the previous segment's end, or 0).
     var shapeEnd: [UInt32] = []
@@ -888,6 +896,7 @@ private struct WalkPart {
         segmentHighway.reserveCapacity(references)
         segmentFlags.reserveCapacity(references)
         segmentLanes.reserveCapacity(references)
+        segmentModes.reserveCapacity(references)
         shapeLatitudes.reserveCapacity(references)
         shapeLongitudes.reserveCapacity(references)
         if input.keepsNodes { shapeNodes.reserveCapacity(references) }
@@ -953,8 +962,9 @@ private struct WalkPart {
             // Lengths as OSRM measures them (its extractor's `greatCircleDistance`), so that
             // durations and the routes they choose agree with its.
             var rulers = LocalRuler.Bands()
-            /// Seconds of signals and gates passed inside the current piece.
-            var interiorDelay = 0.0
+            /// Seconds of signals and gates passed inside the current piece, along the way and
+            /// against it.
+            var interiorDelay = NodeDelay(forward: 0, backward: 0)
 
             func finishPiece(at end: UInt32) {
                 guard let from = start else { return }
@@ -965,11 +975,11 @@ private struct WalkPart {
                 let segment = UInt32(segmentEnds.count), made = pending.count
                 if way.rule.forwardSpeed > 0 {
                     pending.append(edge(from, end, segment << 1, speed: way.rule.forwardSpeed,
-                                        penalty: way.rule.forwardPenalty))
+                                        penalty: way.rule.forwardPenalty, delay: interiorDelay.forward))
                 }
                 if way.rule.backwardSpeed > 0 {
                     pending.append(edge(end, from, segment << 1 | 1, speed: way.rule.backwardSpeed,
-                                        penalty: way.rule.backwardPenalty))
+                                        penalty: way.rule.backwardPenalty, delay: interiorDelay.backward))
                 }
                 // A length, time or weight no road has (a node on the far side of the globe):
                 // what a graph file may not hold is not made.
@@ -986,6 +996,7 @@ private struct WalkPart {
                 segmentHighway.append(way.rule.highway.rawValue)
                 segmentFlags.append(way.rule.flags.rawValue)
                 segmentLanes.append(way.rule.lanes)
+                segmentModes.append(way.rule.forwardMode.rawValue | way.rule.backwardMode.rawValue << 4)
                 segmentWayID.append(way.id)
                 for (lat, lon, node) in shape {
                     shapeLatitudes.append(lat)
@@ -997,7 +1008,7 @@ private struct WalkPart {
             // Travel time from the speed (or a ferry's share of its duration), plus what the
             // signals and gates inside cost; the weight divides the travel part by the penalty.
             func edge(_ source: UInt32, _ target: UInt32, _ segment: UInt32,
-                      speed: Double, penalty: Double) -> GraphBuilder.PendingEdge {
+                      speed: Double, penalty: Double, delay: Double) -> GraphBuilder.PendingEdge {
                 let travel: Double
                 if let total = way.rule.duration, totalLength > 0 {
                     travel = total * length / totalLength
@@ -1006,14 +1017,14 @@ private struct WalkPart {
                 }
                 return GraphBuilder.PendingEdge(source: source, target: target,
                                                 segment: segment, length: Float(length),
-                                                duration: Float(travel + interiorDelay),
-                                                weight: Float(travel / penalty + interiorDelay),
-                                                delay: Float(interiorDelay))
+                                                duration: Float(travel + delay),
+                                                weight: Float(travel / penalty + delay),
+                                                delay: Float(delay))
             }
             func begin(_ vertex: UInt32) {
                 start = vertex
                 length = 0
-                interiorDelay = 0
+                interiorDelay = NodeDelay(forward: 0, backward: 0)
                 shape.removeAll(keepingCapacity: true)
             }
 
@@ -1043,10 +1054,18 @@ private struct WalkPart {
                     begin(vertex)
                 } else {
                     shape.append((input.latitudes[Int(node)], input.longitudes[Int(node)], node))
-                    if state & delays != 0 { interiorDelay += input.delay[node] ?? 0 }
+                    if state & delays != 0, let passing = input.delay[node] {
+                        interiorDelay.forward += passing.forward
+                        interiorDelay.backward += passing.backward
+                    }
                 }
                 previous = node
             }
         }
     }
+}
+
+/// Seconds for passing an input node along its way and against it (signals facing one way).
+struct NodeDelay {
+    var forward: Double, backward: Double
 }

@@ -172,7 +172,7 @@ public enum GraphFile {
             Section("CSRC", graph.stretchSource),
             Section("TOFR", graph.turnFrom), Section("TOTO", graph.turnTo),
             Section("TODU", graph.turnDuration), Section("TOWT", graph.turnWeight),
-        ] + extra
+        ] + (graph.segmentModes.isEmpty ? [] : [Section("SMOD", graph.segmentModes)]) + extra
         return sections
     }
 
@@ -552,6 +552,8 @@ public enum GraphFile {
         // Files written before lane counts were kept know none.
         g.segmentLanes = sections[fourCC("SLAN")] != nil ? try array("SLAN", UInt8.self) : Column([UInt8](repeating: 0,
             count: g.segmentName.count))
+        // Only maps with a segment travelled otherwise than its ferry flag says have modes.
+        if sections[fourCC("SMOD")] != nil { g.segmentModes = try array("SMOD", UInt8.self) }
         let stringOffsets = try array("STRO", UInt32.self)
         let stringBytes = try array("STRB", UInt8.self)
         g.restrictionVia = try array("RVIA", UInt32.self)
@@ -778,8 +780,10 @@ private struct Validation {
         try check(
             g.segmentRef.count == s && g.segmentHighway.count == s && g.segmentFlags.count == s
                 && g.segmentWayID.count == s
-                  && g.segmentLanes.count == s,
+                  && g.segmentLanes.count == s && (g.segmentModes.isEmpty || g.segmentModes.count == s),
                   "segment arrays differ in length")
+        let modes = UInt8(WayMode.allCases.count)
+        try check(g.segmentModes.allSatisfy { $0 & 0xF < modes && $0 >> 4 < modes }, "unknown travel mode")
         try check(
             g.segmentName.allSatisfy { Int($0) < g.strings.count }
                 && g.segmentRef.allSatisfy { Int($0) < g.strings.count },

@@ -68,6 +68,10 @@ public struct RoadGraph: Sendable, Equatable {
     public internal(set) var segmentHighway: Column<UInt8> = []
     public internal(set) var segmentFlags: Column<UInt8> = []
     public internal(set) var segmentWayID: Column<Int64> = []
+    /// How each segment is travelled (``WayMode``): along its stored direction in the low four
+    /// bits, against it in the high four. Empty where every segment's modes follow from its ferry
+    /// flag (car and foot maps), as ``mode(of:)`` reads them then.
+    public internal(set) var segmentModes: Column<UInt8> = []
     /// The way's lane count as OSRM's car profile reads it (`lanes`, else `lanes:forward` plus
     /// `lanes:backward`, at least as many as its turn lanes; 0 when unknown): guidance measures
     /// bearings and carriageways' widths by it.
@@ -216,6 +220,60 @@ public struct RoadGraph: Sendable, Equatable {
     @inlinable
     public func flags(of edge: Int) -> EdgeFlags { EdgeFlags(rawValue: segmentFlags[segment(of: edge)]) }
 
+    /// How edge `edge` is travelled.
+    @inlinable
+    public func mode(of edge: Int) -> WayMode {
+        let s = segment(of: edge)
+        guard !segmentModes.isEmpty else {
+            return EdgeFlags(rawValue: segmentFlags[s]).contains(.ferry) ? .ferry : .travel
+        }
+        let packed = segmentModes[s]
+        return WayMode(rawValue: isReversed(edge) ? packed >> 4 : packed & 0xF) ?? .travel
+    }
+
+    /// Whether going from edge `e` onto edge `f` changes how the route is travelled (onto a
+    /// ferry, off the saddle): guidance says so where it would otherwise be silent.
+    @inlinable
+    public func changesMode(_ e: Int, _ f: Int) -> Bool { mode(of: e) != mode(of: f) }
+
+    /// Whether OSRM keeps vertex `v` in its graph whatever meets there: a turning place (OSRM's
+    /// turning obstacles) or a turn restriction's via vertex. (Signals and gates it compresses.)
+    public func osrmKeepsVertex(_ v: UInt32) -> Bool {
+        nodeFlags[Int(v)] & (RoadGraph.turningPlaceFlag | RoadGraph.restrictionViaFlag) != 0
+    }
+
+    /// Whether OSRM's compressor joins segments `s` and `t` where only they meet, the road running
+    /// along `s`'s stored direction as along `t`'s when `aligned`: one class, name, ref, signs
+    /// (destinations each way and exits, OSRM's name id; not turn lanes), and the same edge
+    /// flags (ring, ferry, toll, tunnel, one way, access each way: OSRM's flags and classes).
+    public func joinAsOneRoad(_ s: Int, _ t: Int, aligned: Bool) -> Bool {
+        guard segmentHighway[s] == segmentHighway[t], segmentName[s] == segmentName[t],
+              segmentRef[s] == segmentRef[t] else { return false }
+        let a = EdgeFlags(rawValue: segmentFlags[s]), b = EdgeFlags(rawValue: segmentFlags[t])
+        let kinds: EdgeFlags = [.oneway, .roundabout, .ferry, .toll, .tunnel, .notStartpoint]
+        let (m, n) = (modes(ofSegment: s), modes(ofSegment: t))
+        guard a.intersection(kinds) == b.intersection(kinds),
+              aligned ? m == n : (m.forward, m.backward) == (n.backward, n.forward),
+              a.contains(.restrictedForward) == b.contains(aligned ? .restrictedForward : .restrictedBackward),
+              a.contains(.restrictedBackward) == b.contains(aligned ? .restrictedBackward : .restrictedForward)
+        else { return false }
+        if segmentSigns[s] == segmentSigns[t] { return true }
+        func sign(_ x: Int, _ column: Int) -> UInt32 { signID(segment: x, column: column) }
+        return sign(s, 2) == sign(t, 2) && sign(s, 0) == sign(t, aligned ? 0 : 1)
+            && sign(s, 1) == sign(t, aligned ? 1 : 0)
+    }
+
+    /// Segment `s`'s modes along and against its stored direction.
+    @inlinable
+    public func modes(ofSegment s: Int) -> (forward: WayMode, backward: WayMode) {
+        guard !segmentModes.isEmpty else {
+            let mode: WayMode = EdgeFlags(rawValue: segmentFlags[s]).contains(.ferry) ? .ferry : .travel
+            return (mode, mode)
+        }
+        let packed = segmentModes[s]
+        return (WayMode(rawValue: packed & 0xF) ?? .travel, WayMode(rawValue: packed >> 4) ?? .travel)
+    }
+
     /// The OpenStreetMap node id of point `k` of edge `e`'s line (0 its source vertex, then its
     /// shape points in the direction it is driven, then its target); the graph must keep node ids.
     public func nodeID(ofEdge e: Int, point k: Int) -> Int64 { nodeID(ofEdge: e, point: k, source: source(of: e)) }
@@ -290,15 +348,17 @@ public struct RoadGraph: Sendable, Equatable {
 }
 
 /// The side of the road traffic keeps to.
-/// Who a graph is for: OSRM's profiles (`car.lua`, `foot.lua`), one per graph.
+/// Who a graph is for: OSRM's profiles (`car.lua`, `bicycle.lua`, `foot.lua`), one per graph.
 public enum TravelProfile: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
     case car = 0
+    case bicycle = 1
     case foot = 2
 
     /// The profile's name (`waymark build --profile`).
     public var description: String {
         switch self {
         case .car: "car"
+        case .bicycle: "bicycle"
         case .foot: "foot"
         }
     }
@@ -308,6 +368,7 @@ public enum TravelProfile: UInt8, Sendable, Equatable, CaseIterable, CustomStrin
     public var urlNames: [String] {
         switch self {
         case .car: ["car", "driving"]
+        case .bicycle: ["bicycle", "bike", "cycling"]
         case .foot: ["foot", "walking"]
         }
     }
@@ -317,7 +378,7 @@ public enum TravelProfile: UInt8, Sendable, Equatable, CaseIterable, CustomStrin
     public var maxSpeedForMatching: Double {
         switch self {
         case .car: 180 / 3.6
-        case .foot: 40 / 3.6
+        case .bicycle, .foot: 40 / 3.6
         }
     }
 

@@ -71,6 +71,18 @@ public struct EdgeFlags: OptionSet, Sendable, Hashable {
     public static let restrictedAccess: EdgeFlags = [.restrictedForward, .restrictedBackward]
 }
 
+/// How one direction of a way is travelled (OSRM's travel `mode`): by the profile's own means
+/// (driving, walking or cycling, as the graph's ``TravelProfile`` says) or otherwise. Stored in
+/// four bits.
+public enum WayMode: UInt8, Sendable, CaseIterable {
+    case travel = 0
+    case ferry = 1
+    /// Walking beside a bicycle where it may not be ridden (OSRM's `pushing bike`).
+    case pushingBike = 2
+    /// A railway a bicycle rides along on a train (bicycle.lua's public transport).
+    case train = 3
+}
+
 /// What a profile makes of a way: nil from ``RoutingProfile/way(_:)`` means "not for this mode".
 public struct WayRule: Sendable, Equatable {
     public var highway: HighwayClass
@@ -87,6 +99,10 @@ public struct WayRule: Sendable, Equatable {
     /// over the way by length).
     public var duration: Double?
     public var flags: EdgeFlags
+    /// How each direction is travelled: by default a ferry's by ferry, any other way's by the
+    /// profile's own means.
+    public var forwardMode: WayMode
+    public var backwardMode: WayMode
     public var name: String
     public var ref: String
     /// OSRM's lane count (`lanes`, else `lanes:forward` + `lanes:backward`, at least the turn
@@ -110,6 +126,8 @@ public struct WayRule: Sendable, Equatable {
         self.backwardPenalty = backwardPenalty
         self.duration = duration
         self.flags = flags
+        forwardMode = flags.contains(.ferry) ? .ferry : .travel
+        backwardMode = forwardMode
         self.name = name
         self.ref = ref
     }
@@ -135,8 +153,12 @@ public struct WayRule: Sendable, Equatable {
 public struct NodeRule: Sendable, Equatable {
     /// A barrier a car cannot pass (the way is cut at this node).
     public var blocks = false
-    /// A traffic light: passing it costs the profile's ``RoutingProfile/trafficSignalDelay``.
+    /// A traffic light: passing it costs the profile's ``RoutingProfile/trafficSignalDelay``
+    /// (and ``RoutingProfile/signalPassingDelay`` where no roads meet).
     public var trafficSignals = false
+    /// Which way along the road a light faces (`traffic_signals:direction`): a light between
+    /// junctions stops only traffic that way. (At a junction it counts for every turn.)
+    public var signalDirection = SignalDirection.both
     /// Seconds for passing a barrier that opens (a gate: OSRM's `barrier_penalties`).
     public var barrierDelay = 0.0
     /// A place made for turning round (`highway=turning_circle`, `turning_loop`,
@@ -153,6 +175,11 @@ public struct NodeRule: Sendable, Equatable {
 
     /// Whether the node matters to the graph at all.
     public var isEmpty: Bool { !blocks && !trafficSignals && barrierDelay == 0 && !turningPlace }
+}
+
+/// Which traffic a light between junctions stops, along the way it stands on.
+public enum SignalDirection: UInt8, Sendable {
+    case both, forward, backward
 }
 
 /// A turn restriction's kind.

@@ -9,6 +9,10 @@ public protocol RoutingProfile: Sendable {
     var tagKeys: Set<String> { get }
     /// Seconds for passing a vertex with traffic signals.
     var trafficSignalDelay: Double { get }
+    /// Seconds for passing traffic signals between junctions whichever way they face, on top of
+    /// ``trafficSignalDelay`` the way they face (OSRM prices such a node as a turn where two
+    /// roads meet); none unless the profile says.
+    var signalPassingDelay: Double { get }
     /// What a way is for this mode; nil where it cannot be used at all.
     func way(_ tags: [String: String]) -> WayRule?
     /// What a node is for this mode (barriers, signals, places to turn round).
@@ -18,4 +22,8 @@ public protocol RoutingProfile: Sendable {
     /// Whether the relation may name several `from` or `to` ways (OSRM reads only the first of
     /// each otherwise).
     func restrictionMayNameSeveralWays(_ tags: [String: String]) -> (from: Bool, to: Bool)
+}
+
+extension RoutingProfile {
+    public var signalPassingDelay: Double { 0 }
 }

@@ -475,30 +475,6 @@ extension RoadGraph {
         return (g, backwards)
     }
 
-    /// Whether OSRM keeps vertex `v` in its graph whatever meets there: a turning place (OSRM's
-    /// turning obstacles) or a turn restriction's via vertex. (Signals and gates it compresses.)
-    func osrmKeepsVertex(_ v: UInt32) -> Bool {
-        nodeFlags[Int(v)] & (RoadGraph.turningPlaceFlag | RoadGraph.restrictionViaFlag) != 0
-    }
-
-    /// Whether OSRM's compressor joins segments `s` and `t` where only they meet, the road running
-    /// along `s`'s stored direction as along `t`'s when `aligned`: one class, name, ref, signs
-    /// (destinations each way and exits, OSRM's name id; not turn lanes), and the same edge
-    /// flags (ring, ferry, toll, tunnel, one way, access each way: OSRM's flags and classes).
-    func joinAsOneRoad(_ s: Int, _ t: Int, aligned: Bool) -> Bool {
-        guard segmentHighway[s] == segmentHighway[t], segmentName[s] == segmentName[t],
-              segmentRef[s] == segmentRef[t] else { return false }
-        let a = EdgeFlags(rawValue: segmentFlags[s]), b = EdgeFlags(rawValue: segmentFlags[t])
-        let kinds: EdgeFlags = [.oneway, .roundabout, .ferry, .toll, .tunnel, .notStartpoint]
-        guard a.intersection(kinds) == b.intersection(kinds),
-              a.contains(.restrictedForward) == b.contains(aligned ? .restrictedForward : .restrictedBackward),
-              a.contains(.restrictedBackward) == b.contains(aligned ? .restrictedBackward : .restrictedForward)
-        else { return false }
-        if segmentSigns[s] == segmentSigns[t] { return true }
-        func sign(_ x: Int, _ column: Int) -> UInt32 { signID(segment: x, column: column) }
-        return sign(s, 2) == sign(t, 2) && sign(s, 0) == sign(t, aligned ? 0 : 1)
-            && sign(s, 1) == sign(t, aligned ? 1 : 0)
-    }
 }
 
 /// OSRM keeps coordinates in integers of 10⁻⁶° (Waymark in 10⁻⁷°): rounded to the nearest.

@@ -306,7 +306,9 @@ package struct MergableRoadDetector {
     func supportsMerge(_ s: Int, _ t: Int) -> Bool {
         let a = EdgeFlags(rawValue: graph.segmentFlags[s]), b = EdgeFlags(rawValue: graph.segmentFlags[t])
         if a.contains(.roundabout) || b.contains(.roundabout) { return false }
-        if a.contains(.ferry) != b.contains(.ferry) { return false }
+        if a.contains(.ferry) != b.contains(.ferry) || graph.modes(ofSegment: s) != graph.modes(ofSegment: t) {
+            return false
+        }
         if !names.identicalNames(s, t) { return false }
         return graph.segmentHighway[s] == graph.segmentHighway[t]
     }

@@ -136,7 +136,6 @@ extension TurnClassifier {
 
     /// Unsaid, unless the mode changes (OSRM's `Suppressed` or `Notification`).
     private func silentOrNotification(arrival e: Int, onto f: Int, _ modifier: ManeuverModifier) -> TurnDecision {
-        graph.flags(of: e).contains(.ferry) == graph.flags(of: f).contains(.ferry) ? .silent
-            : .maneuver(.notification, modifier)
+        graph.changesMode(e, f) ? .maneuver(.notification, modifier) : .silent
     }
 }

@@ -97,8 +97,21 @@ extension ManeuverModifier {
 /// How a step is travelled (OSRM's `mode`).
 public enum TravelMode: String, Sendable {
     case driving
+    case cycling
     case walking
     case ferry
+    case pushingBike = "pushing bike"
+    case train
+
+    /// The mode of a road travelled `mode`-wise on a graph for `travel`.
+    public init(_ mode: WayMode, travel: TravelProfile) {
+        switch mode {
+        case .travel: self = travel == .car ? .driving : travel == .bicycle ? .cycling : .walking
+        case .ferry: self = .ferry
+        case .pushingBike: self = .pushingBike
+        case .train: self = .train
+        }
+    }
 }
 
 /// A maneuver at the start of a step (OSRM's vocabulary).

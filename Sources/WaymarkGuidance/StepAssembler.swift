@@ -146,10 +146,10 @@ package struct StepAssembler {
             // there): no junction to analyse.
             let v = graph.edgeTarget[e]
             // (The names last: most vertices of a route are junctions, and comparing names costs the most.)
-            let modes: EdgeFlags = [.roundabout, .ferry]
             let becomesRamp = !graph.highway(of: e).isMotorwayRamp && graph.highway(of: f).isMotorwayRamp
-            if !graph.isUTurn(e, f) && graph.flags(of: e).intersection(modes) == graph.flags(of: f).intersection(modes)
-                && !becomesRamp && isPlainPassage(v, e, f) && !classifier.announces(e, f) {
+            if !graph.isUTurn(e, f)
+                && graph.flags(of: e).contains(.roundabout) == graph.flags(of: f).contains(.roundabout)
+                && !graph.changesMode(e, f) && !becomesRamp && isPlainPassage(v, e, f) && !classifier.announces(e, f) {
                 drafts[drafts.count - 1].takeIn(piece: i)
                 if osrmHasVertex(v, e, f) {
                     // Two ways OSRM does not join (a tunnel begins, destinations change…): its
@@ -282,8 +282,7 @@ package struct StepAssembler {
                          distance: draft.distance(pieces),
                          duration: duration, weight: weight, geometry: geometry,
                          maneuver: maneuver, instruction: "",
-                         mode: graph.flags(of: pieces[draft.pieces.lowerBound].edge).contains(.ferry)
-                             ? .ferry : graph.travel == .foot ? .walking : .driving,
+                         mode: TravelMode(graph.mode(of: pieces[draft.pieces.lowerBound].edge), travel: graph.travel),
                          intersections: intersections, rotaryName: draft.rotaryName, drivingSide: drivingSide,
                          highway: graph.highway(of: edge), destinations: graph.destinations(of: edge),
                          exits: graph.exits(of: edge))
@@ -304,7 +303,7 @@ package struct StepAssembler {
                          weight: 0, geometry: [end],
                          maneuver: Maneuver(type: .arrive, modifier: side, location: end, bearingBefore: before,
                                             bearingAfter: 0, exit: nil),
-                         instruction: "", mode: last?.mode ?? (graph.travel == .foot ? .walking : .driving),
+                         instruction: "", mode: last?.mode ?? TravelMode(.travel, travel: graph.travel),
                          intersections: [StepIntersection(location: end, roads: [behind], inIndex: 0, outIndex: nil)],
                          rotaryName: nil, drivingSide: drivingSide, highway: last?.highway ?? .service)
     }

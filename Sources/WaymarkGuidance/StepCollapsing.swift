@@ -62,7 +62,7 @@ extension StepAssembler {
         }
         let before = pieces[drafts[i - 1].pieces.upperBound - 1].edge
         return unnamed(before) && unnamed(after)
-            && graph.flags(of: before).contains(.ferry) == graph.flags(of: after).contains(.ferry)
+            && !graph.changesMode(before, after)
     }
 
     /// The edge a step drives on from the first junction it passes unsaid.

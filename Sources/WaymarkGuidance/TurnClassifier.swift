@@ -301,7 +301,7 @@ package final class TurnClassifier: Sendable {
         let type = basicType(e, f)
         let modifier = ManeuverModifier(angle: road.angle)
         if type == .onRamp { return .maneuver(.onRamp, modifier) }
-        let modeChange = graph.flags(of: e).contains(.ferry) != graph.flags(of: f).contains(.ferry)
+        let modeChange = graph.changesMode(e, f)
         guard type == .turn, announces(e, f) else { return modeChange ? .maneuver(.notification, modifier) : .silent }
         guard throughStreet ?? isThroughStreet(j, taken: t) else {
             return .maneuver(modeChange ? .notification : .newName, modifier)
@@ -578,9 +578,8 @@ package final class TurnClassifier: Sendable {
               PerceivedBearing.deviation(roads[right].angle, roads[right - 1].angle) >= TurnClassifier.groupAngle
           else { return nil }
         // Enterable, by the same mode as the road arrived by.
-        let ferry = graph.flags(of: e).contains(.ferry)
         for i in range {
-            guard roads[i].entry, roads[i].out >= 0, graph.flags(of: roads[i].out).contains(.ferry) == ferry else {
+            guard roads[i].entry, roads[i].out >= 0, !graph.changesMode(e, roads[i].out) else {
                 return nil
             }
         }
@@ -628,7 +627,7 @@ package final class TurnClassifier: Sendable {
         guard range.contains(t) else { return nil }
         let f = j.roads[t].out
         // Unsaid, unless the mode changes (OSRM's `Suppressed` or `Notification`).
-        let modeChange = graph.flags(of: e).contains(.ferry) != graph.flags(of: f).contains(.ferry)
+        let modeChange = graph.changesMode(e, f)
         if range.count == 3 {
             if t == range.lowerBound { return .maneuver(.fork, .slightRight) }
             if t == range.upperBound { return .maneuver(.fork, .slightLeft) }

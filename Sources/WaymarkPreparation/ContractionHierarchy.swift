@@ -810,10 +810,13 @@ extension ContractionHierarchy {
     /// with restricted-entry turns, U-turns only where OSRM allows them, restricted paths; 4: the
     /// wait to cross oncoming traffic; 5: turn angles on bearings measured as OSRM's compressor
     /// and regression lines measure them; older hierarchies are refused and must be rebuilt) and
-    /// the turn costs.
+    /// the turn costs (the curve and bends only where they are not car.lua's, so that car maps'
+    /// stay as they were).
     static func parameters(_ c: TurnCosts) -> [Double] {
         [5, c.uTurnPenalty, c.trafficSignalDelay, c.turnPenalty, c.turnBias, c.leftHandTraffic ? 1 : 0, c.gateDelay,
          c.restrictedEntryWeight, c.oncomingTurnPenalty]
+            + (c.curve == .sigmoid && !c.chargesBends ? [] : [Double(c.curve.rawValue), c.chargesBends ? 1 : 0,
+                                                              c.signalAlongRoad])
     }
 
     /// The hierarchy stored in a graph file's sections, checked against the graph and the turn

@@ -328,10 +328,20 @@ public struct TurnGeometry: Sendable {
         return exits <= 1
     }
 
+    /// Whether e → f passes from one road to another at a vertex OSRM keeps ("bends": only two
+    /// roads meet there; a road's own vertices OSRM's compressor removes).
+    @inlinable package static func isKeptBend(_ e: Int, _ f: Int, _ graph: RoadGraph) -> Bool {
+        let s = graph.segment(of: e), t = graph.segment(of: f)
+        return s != t && (graph.osrmKeepsVertex(graph.edgeTarget[e])
+                          || !graph.joinAsOneRoad(s, t, aligned: graph.isReversed(e) == graph.isReversed(f)))
+    }
+
     /// Seconds the turn e → f takes: a turn penalty file's, else the signals and gate at the
-    /// junction, the turn penalty by angle where three or more roads meet (or on a U-turn), the
-    /// U-turn penalty, and the wait to cross oncoming traffic where three or more roads meet (not
-    /// on or off a roundabout, where traffic runs one way).
+    /// junction, the turn penalty by angle where three or more roads meet (or on a U-turn, or at
+    /// a kept bend where the costs charge bends), the U-turn penalty, and the wait to cross
+    /// oncoming traffic where three or more roads meet (not on or off a roundabout, where traffic
+    /// runs one way). Signals between two roads OSRM joins cost as along a road where the costs
+    /// charge bends.
     @inlinable package static func duration(_ e: Int, _ f: Int, _ graph: RoadGraph,
                                                    _ turns: TurnGeometry, _ costs: TurnCosts) -> Double {
         let v = graph.edgeTarget[e]
@@ -340,11 +350,17 @@ public struct TurnGeometry: Sendable {
             return Double(graph.turnDuration[t])
         }
         var seconds = 0.0
-        if flags & RoadGraph.trafficSignalsFlag != 0 { seconds += costs.trafficSignalDelay }
-        if flags & RoadGraph.gateFlag != 0 { seconds += costs.gateDelay }
         let uTurn = graph.isUTurn(e, f)
+        let bend = turns.roads[Int(v)] <= 2 && !uTurn
+        // Where the costs charge bends, OSRM's vertex between two roads it joins into one is no
+        // junction: signals there are priced as along a road.
+        let joined = bend && costs.chargesBends && !isKeptBend(e, f, graph)
+        if flags & RoadGraph.trafficSignalsFlag != 0 {
+            seconds += joined ? costs.signalAlongRoad : costs.trafficSignalDelay
+        }
+        if flags & RoadGraph.gateFlag != 0 { seconds += costs.gateDelay }
         if uTurn { seconds += costs.uTurnPenalty }
-        guard turns.roads[Int(v)] > 2 || uTurn else { return seconds }
+        guard !bend || costs.chargesBends && !joined else { return seconds }
         let angle = turns.angle(e, f)
         seconds += costs.turn(angle)
         if !uTurn && turns.roads[Int(v)] > 2 && !graph.flags(of: e).contains(.roundabout)

@@ -227,7 +227,7 @@ public struct CarProfile: RoutingProfile {
                            backwardSpeed: way.recorded(way.backwardSpeed, driven: way.backwardDriven),
                            forwardPenalty: way.forwardPenalty, backwardPenalty: way.backwardPenalty,
                            duration: way.timed ? way.duration : nil, flags: flags(tags, way),
-                           name: way.present.contains(.names) ? name(tags) : "",
+                           name: way.present.contains(.names) ? TagValues.wayName(tags) : "",
                            ref: way.present.contains(.names)
                                ? tags["ref"].map { TagValues.canonicalList($0) } ?? "" : "")
         if way.present.contains(.signs) { handleSigns(tags, way, &rule) }
@@ -462,28 +462,12 @@ public struct CarProfile: RoutingProfile {
 
     /// OSRM's `num_lanes` (guidance.lua, then at least the turn lanes kept, both ways).
     private func laneCount(_ tags: [String: String], _ way: WayDraft, _ rule: WayRule) -> UInt8 {
-        var lanes = 0
-        if way.present.contains(.penalty) {
-            if let total = tags["lanes"] {
-                lanes = CarProfile.laneCount(total) ?? 0
-            } else {
-                lanes = (tags["lanes:forward"].flatMap(CarProfile.laneCount) ?? 0)
-                    + (tags["lanes:backward"].flatMap(CarProfile.laneCount) ?? 0)
-            }
-        }
+        var lanes = way.present.contains(.penalty) ? Int(TagValues.laneCount(tags)) : 0
         func turnLaneCount(_ s: String) -> Int {
             s.isEmpty ? 0 : s.utf8.reduce(1) { $0 + ($1 == UInt8(ascii: "|") ? 1 : 0) }
         }
         lanes = max(lanes, turnLaneCount(rule.turnLanesForward) + turnLaneCount(rule.turnLanesBackward))
         return UInt8(min(lanes, 255))
-    }
-
-    /// OSRM's `to_number_uint`: a positive whole number as Lua's `tonumber` reads it, else nil.
-    static func laneCount(_ text: String) -> Int? {
-        guard let n = Double(text.trimmingCharacters(in: .whitespaces)), n > 0, n.rounded(.down) == n, n < 1e9 else {
-            return nil
-        }
-        return Int(n)
     }
 
     /// The signs of a oneway as OSRM's `get_destination` assembles them: "A 4: Braga, Guimarães"
@@ -528,17 +512,6 @@ public struct CarProfile: RoutingProfile {
                             TagValues.height, vehicle.height) && fits(lengthBackward, TagValues.metres, vehicle.length)
             && fits(weightBackward, TagValues.kilograms, vehicle.weight) && wideEnough(widthBackward)
         return (forward, backward)
-    }
-
-    /// The name used in directions: `name`; for an unnamed sidewalk or side path, the street it
-    /// runs beside.
-    func name(_ tags: [String: String]) -> String {
-        if let name = tags["name"] { return name }
-        guard let beside = tags["is_sidepath:of:name"] ?? tags["street:name"],
-              ["footway", "cycleway", "path"].contains(tags["highway"] ?? ""),
-              tags["footway"] == "sidewalk" || tags["cycleway"] == "sidepath"
-              || tags["is_sidepath"] == "yes" else { return "" }
-        return beside
     }
 
     /// A posted speed limit in km/h as OSRM reads `maxspeed`: the leading number (× 1.609 with
@@ -592,33 +565,13 @@ public struct CarProfile: RoutingProfile {
     /// cars: `except` naming a car mode, a `restriction:<other vehicle>` only, `no_*_on_red`, or a
     /// value that is neither `no_*` nor `only_*`. (`restriction:conditional` is not read.)
     public func restriction(_ tags: [String: String]) -> RestrictionKind? {
-        guard tags["type"] == "restriction" else { return nil }
-        if let except = tags["except"],
-            except.split(separator: ";").contains(where: {
-                restrictionModes.contains($0.trimmingCharacters(in: .whitespaces))
-            }) {
-            return nil
-        }
-        let values = (["restriction"] + restrictionModes.map { "restriction:" + $0 }).compactMap { tags[$0] }
-        guard !values.isEmpty else { return nil }
-        var kind: RestrictionKind?
-        for value in values {
-            if value.hasPrefix("only_") {
-                kind = .mandatory
-            } else if value.hasPrefix("no_") && !value.hasSuffix("_on_red") {
-                kind = .prohibitive
-            } else {
-                return nil
-            }
-        }
-        return kind
+        TagValues.restriction(tags, modes: restrictionModes)
     }
 
     /// Whether a restriction relation may name several from ways (`no_entry`) or several to ways
     /// (`no_exit`): each pair of them is a restriction of its own, as in OSRM.
     public func restrictionMayNameSeveralWays(_ tags: [String: String]) -> (from: Bool, to: Bool) {
-        let values = (["restriction"] + restrictionModes.map { "restriction:" + $0 }).compactMap { tags[$0] }
-        return (values.contains { $0.hasPrefix("no_entry") }, values.contains { $0.hasPrefix("no_exit") })
+        TagValues.restrictionMayNameSeveralWays(tags, modes: restrictionModes)
     }
 }
 

@@ -88,7 +88,7 @@ public struct FootProfile: RoutingProfile {
         return WayRule(highway: highway,
                        forwardSpeed: way.recorded(way.forwardSpeed, walked: way.forwardWalked),
                        backwardSpeed: way.recorded(way.backwardSpeed, walked: way.backwardWalked),
-                       duration: way.timed ? way.duration : nil, flags: flags, name: name(tags),
+                       duration: way.timed ? way.duration : nil, flags: flags, name: TagValues.wayName(tags),
                        ref: tags["ref"].map { TagValues.canonicalList($0) } ?? "")
     }
 
@@ -178,15 +178,6 @@ public struct FootProfile: RoutingProfile {
         if conveying == "backward" && !reversible { way.forward = false }
     }
 
-    /// `name`, else the street a sidewalk or sidepath runs beside.
-    func name(_ tags: [String: String]) -> String {
-        if let name = tags["name"] { return name }
-        guard let beside = tags["is_sidepath:of:name"] ?? tags["street:name"],
-              ["footway", "cycleway", "path"].contains(tags["highway"] ?? ""),
-              tags["footway"] == "sidewalk" || tags["cycleway"] == "sidepath" || tags["is_sidepath"] == "yes"
-        else { return "" }
-        return beside
-    }
 
     // MARK: - Nodes and relations
 

@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGraph
 
 /// Readers for OpenStreetMap tag values, as OSRM's profiles read them (`lib/measure.lua`, the
 /// maxspeed and duration parsers): the same inputs give the same numbers, quirks included (a
@@ -170,5 +171,69 @@ public enum TagValues {
             lastWasSpace = false
         }
         return out
+    }
+
+    // MARK: - Handlers the profiles share
+
+    /// The name used in directions (`WayHandlers.names`): `name`; for an unnamed sidewalk or side
+    /// path, the street it runs beside.
+    static func wayName(_ tags: [String: String]) -> String {
+        if let name = tags["name"] { return name }
+        guard let beside = tags["is_sidepath:of:name"] ?? tags["street:name"],
+              ["footway", "cycleway", "path"].contains(tags["highway"] ?? ""),
+              tags["footway"] == "sidewalk" || tags["cycleway"] == "sidepath"
+              || tags["is_sidepath"] == "yes" else { return "" }
+        return beside
+    }
+
+    /// OSRM's lane count for guidance (guidance.lua's `set_classification`): `lanes`, else
+    /// `lanes:forward` plus `lanes:backward`; 0 when unknown.
+    static func laneCount(_ tags: [String: String]) -> UInt8 {
+        let lanes: Int
+        if let total = tags["lanes"] {
+            lanes = laneNumber(total) ?? 0
+        } else {
+            lanes = (tags["lanes:forward"].flatMap(laneNumber) ?? 0) + (tags["lanes:backward"].flatMap(laneNumber) ?? 0)
+        }
+        return UInt8(min(lanes, 255))
+    }
+
+    /// OSRM's `to_number_uint`: a positive whole number as Lua's `tonumber` reads it, else nil.
+    static func laneNumber(_ text: String) -> Int? {
+        guard let n = Double(text.trimmingCharacters(in: .whitespaces)), n > 0, n.rounded(.down) == n, n < 1e9 else {
+            return nil
+        }
+        return Int(n)
+    }
+
+    /// The kind of a restriction relation for a profile whose `restrictions` are `modes`, as
+    /// OSRM's restriction parser reads it: nil where `except` names one of them, where only a
+    /// `restriction:<other mode>` is given, for `no_*_on_red` and for values it does not know.
+    static func restriction(_ tags: [String: String], modes: [String]) -> RestrictionKind? {
+        guard tags["type"] == "restriction" else { return nil }
+        if let except = tags["except"],
+            except.split(separator: ";").contains(where: { modes.contains($0.trimmingCharacters(in: .whitespaces)) }) {
+            return nil
+        }
+        let values = (["restriction"] + modes.map { "restriction:" + $0 }).compactMap { tags[$0] }
+        guard !values.isEmpty else { return nil }
+        var kind: RestrictionKind?
+        for value in values {
+            if value.hasPrefix("only_") {
+                kind = .mandatory
+            } else if value.hasPrefix("no_") && !value.hasSuffix("_on_red") {
+                kind = .prohibitive
+            } else {
+                return nil
+            }
+        }
+        return kind
+    }
+
+    /// Whether a restriction relation may name several from ways (`no_entry`) or several to ways
+    /// (`no_exit`): each pair of them is a restriction of its own, as in OSRM.
+    static func restrictionMayNameSeveralWays(_ tags: [String: String], modes: [String]) -> (from: Bool, to: Bool) {
+        let values = (["restriction"] + modes.map { "restriction:" + $0 }).compactMap { tags[$0] }
+        return (values.contains { $0.hasPrefix("no_entry") }, values.contains { $0.hasPrefix("no_exit") })
     }
 }

@@ -13,8 +13,17 @@ public struct TurnCosts: Sendable, Hashable {
     public var turnPenalty: Double = 7.5
     /// How much cheaper turns towards the kerb side are (OSRM: 1.075).
     public var turnBias: Double = 1.075
-    /// Traffic keeps left (Britain, Japan, …): left turns are the cheap ones.
+    /// Traffic keeps left (Britain, Japan, …): left turns are the cheap ones (on the sigmoid).
     public var leftHandTraffic = false
+    /// How the turn penalty grows with the angle.
+    public var curve = TurnCurve.sigmoid
+    /// Whether turning costs also where only two roads meet, at a vertex OSRM keeps (two ways it
+    /// does not join into one road): bicycle.lua's turn function counts no roads, car.lua's
+    /// charges only where three or more meet.
+    public var chargesBends = false
+    /// Seconds for passing signals where two roads meet that OSRM joins into one (the profile's
+    /// ``RoutingProfile/trafficSignalDelay`` and ``RoutingProfile/signalPassingDelay``).
+    public var signalAlongRoad: Double
     /// Seconds added to a sharp turn across oncoming traffic (OSRM's `oncoming_turn_penalty`: 2),
     /// less as the turn is gentler: the wait for a gap, which the turn penalty's sigmoid leaves out
     /// at the sharp end.
@@ -29,6 +38,20 @@ public struct TurnCosts: Sendable, Hashable {
     public init(for graph: RoadGraph) {
         switch graph.travel {
         case .car: self.init(leftHandTraffic: graph.drivingSide == .left)
+        case .bicycle:
+            // bicycle.lua's `process_turn`: (angle / 90°)² × 6 s, right turns 1.4 times cheaper
+            // and left ones dearer whichever side traffic keeps to; 20 s more to turn back, 2 s
+            // at a light. (Its 30 s for leaving the saddle is a weight, and with the duration
+            // as weight OSRM keeps the duration only: it never applies.)
+            let profile = BicycleProfile()
+            self.init(uTurnPenalty: 20, trafficSignalDelay: profile.trafficSignalDelay,
+                      turnPenalty: profile.turnPenalty, leftHandTraffic: graph.drivingSide == .left)
+            turnBias = profile.turnBias
+            curve = .quadratic
+            chargesBends = true
+            signalAlongRoad = profile.trafficSignalDelay + profile.signalPassingDelay
+            oncomingTurnPenalty = 0
+            gateDelay = 0
         case .foot:
             // foot.lua's `process_turn`: no cost for turning, 2 s for turning back or a light.
             self.init(uTurnPenalty: 2, trafficSignalDelay: FootProfile().trafficSignalDelay, turnPenalty: 0,
@@ -42,6 +65,7 @@ public struct TurnCosts: Sendable, Hashable {
                 turnPenalty: Double = 7.5, leftHandTraffic: Bool = false) {
         self.uTurnPenalty = uTurnPenalty
         self.trafficSignalDelay = trafficSignalDelay
+        signalAlongRoad = trafficSignalDelay
         self.turnPenalty = turnPenalty
         self.leftHandTraffic = leftHandTraffic
     }
@@ -51,6 +75,10 @@ public struct TurnCosts: Sendable, Hashable {
     /// right-hand traffic (mirrored in left-hand traffic).
     @inline(__always)
     public func turn(_ angle: Double) -> Double {
+        if curve == .quadratic {
+            let share = angle / 90
+            return share * share * turnPenalty * (angle >= 0 ? 1 / turnBias : turnBias)
+        }
         let bias = leftHandTraffic ? 1 / turnBias : turnBias
         let x: Double
         if angle >= 0 {
@@ -69,4 +97,24 @@ public struct TurnCosts: Sendable, Hashable {
         guard leftHandTraffic ? angle > 0 : angle < 0 else { return 0 }
         return oncomingTurnPenalty / (1 + exp(-(13 * abs(angle) / 180 - 3.25)))
     }
+}
+
+extension TravelProfile {
+    /// The profile that reads OpenStreetMap for this kind of travel (`vehicle`: the car's size).
+    public func routingProfile(vehicle: Vehicle = Vehicle()) -> any RoutingProfile {
+        switch self {
+        case .car: CarProfile(vehicle: vehicle)
+        case .bicycle: BicycleProfile()
+        case .foot: FootProfile()
+        }
+    }
+}
+
+/// The shape of the turn penalty over the angle.
+public enum TurnCurve: UInt8, Sendable, Hashable {
+    /// car.lua's: near nothing going straight, rising steeply around a right angle to
+    /// ``TurnCosts/turnPenalty`` for a sharp turn.
+    case sigmoid
+    /// bicycle.lua's: the angle's square, ``TurnCosts/turnPenalty`` at a right angle.
+    case quadratic
 }

@@ -432,7 +432,7 @@ const app = {
   mode: "driving",
   async loadModes() {
     const health = await (await fetch("/health")).json();
-    const known = { car: ["driving", "Drive"], foot: ["walking", "Walk"] };
+    const known = { car: ["driving", "Drive"], bicycle: ["cycling", "Cycle"], foot: ["walking", "Walk"] };
     const modes = (health.profiles || []).filter(p => known[p]).map(p => known[p]);
     const select = document.getElementById("mode");
     if (modes.length) this.mode = modes[0][0];

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+import WaymarkGeo
+import WaymarkGraph
+import WaymarkProfiles
+import WaymarkRouting
+
+/// Cycling routes on a hand-drawn map built with ``BicycleProfile``, each with OSRM 26.10's answer
+/// (bicycle.lua, osrm-extract and osrm-contract on the same map, routed by its engine through the
+/// Python bindings, 2026-11-28): a oneway ridden one way and pushed the other, a cycle lane against
+/// a oneway, steps and a footway pushed, quadratic turn costs; every change between riding and
+/// pushing a step of its own.
+@Suite struct BicycleRoutingTests {
+    /// 400 m between columns four apart, 200 m between rows two apart; the digits are waypoints
+    /// between junctions (a waypoint on a vertex snaps to one of its roads, and which one OSRM
+    /// picks among equals depends on its R-tree's order).
+    static let grid = GridMap(picture: """
+        a-1-b---c-2-d
+        6   |       3
+        e-4-f---g-5-h
+        """, ways: [("abcd", ["highway": "residential", "oneway": "yes", "name": "North"]),
+                    ("efgh", ["highway": "residential", "oneway": "yes", "cycleway": "opposite", "name": "South"]),
+                    ("ae", ["highway": "steps", "name": "Steps"]),
+                    ("dh", ["highway": "footway", "name": "Path"]),
+                    ("bf", ["highway": "cycleway", "name": "Link"])], spacing: 100)
+
+    /// OSRM's seconds and steps (maneuver, road, mode), from one waypoint to another.
+    static let osrm: [(Character, Character, Double, [String])] = [
+        ("1", "2", 192.8, ["depart North cycling", "arrive North cycling"]),
+        ("2", "1", 671.0, ["depart North cycling", "notification right Path pushing bike",
+                           "notification right South cycling", "turn right Link cycling",
+                           "turn left North pushing bike", "arrive North pushing bike"]),
+        ("5", "4", 192.8, ["depart South cycling", "arrive South cycling"]),
+        ("4", "5", 192.8, ["depart South cycling", "arrive South cycling"]),
+        ("6", "1", 232.3, ["depart Steps pushing bike", "notification right North cycling", "arrive North cycling"]),
+        ("1", "6", 368.9, ["depart North pushing bike", "arrive Steps pushing bike"]),
+        ("3", "2", 279.1, ["depart Path pushing bike", "new name left North pushing bike",
+                           "arrive North pushing bike"]),
+        ("2", "3", 142.5, ["depart North cycling", "notification right Path pushing bike", "arrive Path pushing bike"]),
+        ("3", "1", 528.5, ["depart Path pushing bike", "notification right South cycling", "turn right Link cycling",
+                           "turn left North pushing bike", "arrive North pushing bike"]),
+    ]
+
+    @Test(arguments: [RoadMap.SearchMethod.automatic, .hierarchy])
+    func ridesAsOSRMRides(method: RoadMap.SearchMethod) throws {
+        let graph = try Self.grid.graph(for: BicycleProfile())
+        #expect(graph.travel == .bicycle)
+        let map = RoadMap(graph: graph, method: method)
+        let places = Self.grid.positions
+        for (from, to, seconds, steps) in Self.osrm {
+            let route = try map.route(from: places[from]!, to: places[to]!)
+            #expect(abs(route.duration - seconds) < 1, "\(from)→\(to): \(route.duration) s against \(seconds)")
+            let told = route.legs.flatMap(\.steps).map { step in
+                [step.maneuver.type.rawValue, step.maneuver.modifier?.rawValue, step.name, step.mode.rawValue]
+                    .compactMap { $0 }.joined(separator: " ")
+            }
+            if from == "1" && to == "6" {
+                // OSRM keeps the corner from a pushed oneway onto the steps silent, and names the
+                // arrival after the steps: not yet told as OSRM tells it.
+                withKnownIssue("a silent corner between pushed ways") { #expect(told == steps) }
+            } else {
+                #expect(told == steps, "\(from)→\(to)")
+            }
+        }
+    }
+
+    /// Lights between junctions cost what OSRM's compressor makes them cost: 2 s the way they face
+    /// and bicycle.lua's turn price for 180°, (180/90)² × 6 / 1.4 s, either way (OSRM: 61.8 s and
+    /// 59.8 s over 180 m with a light facing forward).
+    @Test func lightsBetweenJunctions() throws {
+        let grid = GridMap(picture: "a-s-b", ways: [("asb", ["highway": "residential", "name": "Rua"])],
+                           nodeTags: ["s": ["highway": "traffic_signals", "traffic_signals:direction": "forward"]],
+                           spacing: 45)
+        let map = RoadMap(graph: try grid.graph(for: BicycleProfile()))
+        let places = grid.positions
+        let forward = try map.route(from: places["a"]!, to: places["b"]!).duration
+        let backward = try map.route(from: places["b"]!, to: places["a"]!).duration
+        let travel = 180 / (15 / 3.6)
+        #expect(abs(forward - (travel + 2 + 4 * 6 / 1.4)) < 0.2, "\(forward)")
+        #expect(abs(backward - (travel + 4 * 6 / 1.4)) < 0.2, "\(backward)")
+    }
+}
