@@ -190,14 +190,17 @@ struct RawClient {
     let a = Point(52.309427, -2.598781), b = Point(52.311680, -2.572561), c = Point(52.3060, -2.5900)
     func lonLat(_ p: Point) -> String { "\(p.lon),\(p.lat)" }
 
-    /// A car map and a walking map behind one server: the URL's profile picks the map (OSRM's
-    /// demo servers' names), a profile neither is for is refused, two maps for one profile are a
-    /// usage error.
+    /// A car, a cycling and a walking map behind one server: the URL's profile picks the map
+    /// (OSRM's demo servers' names), a profile none is for is refused, two maps for one profile are
+    /// a usage error.
     @Test func oneServerForEveryProfile() throws {
-        let walk = directory + "/walk.wmg"
-        let build = try Run.waymark("build", Run.data("sample-town.osm"), "-o", walk, "--profile", "foot", "--quiet")
-        #expect(build.status == 0, "\(build.stderr)")
-        let server = try ServerProcess([map, walk])
+        let walk = directory + "/walk.wmg", ride = directory + "/bike.wmg"
+        for (file, profile) in [(walk, "foot"), (ride, "bicycle")] {
+            let build = try Run.waymark("build", Run.data("sample-town.osm"), "-o", file, "--profile", profile,
+                                        "--quiet")
+            #expect(build.status == 0, "\(build.stderr)")
+        }
+        let server = try ServerProcess([map, ride, walk])
         defer { _ = server.stop() }
         let bc = "\(lonLat(c));\(lonLat(b))"
         func modes(_ path: String) throws -> (Double, [String]) {
@@ -209,12 +212,17 @@ struct RawClient {
         let (driving, carModes) = try modes("/route/v1/driving/\(bc)?steps=true")
         let (walking, footModes) = try modes("/route/v1/walking/\(bc)?steps=true")
         let (foot, _) = try modes("/route/v1/foot/\(bc)")
+        let (cycling, bikeModes) = try modes("/route/v1/cycling/\(bc)?steps=true")
+        let (bike, _) = try modes("/route/v1/bike/\(bc)")
         #expect(!carModes.isEmpty && carModes.allSatisfy { $0 == "driving" })
         #expect(!footModes.isEmpty && footModes.allSatisfy { $0 == "walking" })
+        #expect(bikeModes.contains("cycling") && bikeModes.allSatisfy { ["cycling", "pushing bike"].contains($0) })
         #expect(walking > 3 * driving && foot == walking, "\(walking) s walking, \(driving) s driving")
-        let bike = try RawClient.get("/route/v1/bike/\(bc)", port: server.port)
-        #expect(bike.status == 400 && bike.json?["code"]?.stringValue == "InvalidOptions")
-        #expect(bike.json?["message"]?.stringValue?.contains("foot (foot, walking)") == true, "\(bike.body)")
+        #expect(cycling > driving && cycling < walking && bike == cycling, "\(cycling) s cycling")
+        let truck = try RawClient.get("/route/v1/truck/\(bc)", port: server.port)
+        #expect(truck.status == 400 && truck.json?["code"]?.stringValue == "InvalidOptions")
+        #expect(truck.json?["message"]?.stringValue?.contains("bicycle (bicycle, bike, cycling)") == true,
+                "\(truck.body)")
         // Isochrones per profile: ten minutes on foot reach less far than by car.
         func reach(_ profile: String) throws -> Double {
             let answer = try RawClient.get("/isochrone/v1/\(profile)/\(lonLat(c))?contours_minutes=10&polygons=true",
@@ -223,10 +231,10 @@ struct RawClient {
             let points = rings.flatMap { $0.arrayValue ?? [] }.compactMap { $0.arrayValue?.first?.numberValue }
             return (points.max() ?? 0) - (points.min() ?? 0)
         }
-        let byCar = try reach("driving"), onFoot = try reach("walking")
-        #expect(onFoot > 0 && onFoot < byCar, "\(onFoot)° against \(byCar)° of longitude")
+        let byCar = try reach("driving"), onFoot = try reach("walking"), byBike = try reach("cycling")
+        #expect(onFoot > 0 && onFoot < byBike && byBike < byCar, "\(onFoot)°, \(byBike)°, \(byCar)° of longitude")
         let health = try RawClient.get("/health", port: server.port)
-        #expect(health.json?["profiles"] == .array(["car", "foot"]), "\(health.body)")
+        #expect(health.json?["profiles"] == .array(["car", "bicycle", "foot"]), "\(health.body)")
         let twice = try Run.waymark("serve", map, map, "--port", "0")
         #expect(twice.status == 64 && twice.stderr.contains("two maps for car"), "\(twice.stderr)")
     }

@@ -281,6 +281,29 @@ func squareGraph() -> RoadGraph {
         )
     }
 
+    /// A cycling graph keeps each way's mode per direction (the oneway pushed against its
+    /// direction) through the file; a car graph, whose modes its ferry flags give, stores none; an
+    /// unknown mode is refused.
+    @Test func modesPerDirectionRoundTrip() throws {
+        var b = GraphBuilder(profile: BicycleProfile())
+        b.latitudes = [52.0, 52.0, 52.001].map { FixedPoint.encode($0) }
+        b.longitudes = [13.0, 13.001, 13.001].map { FixedPoint.encode($0) }
+        b.ways = [GraphBuilder.Way(nodes: [0, 1], rule: BicycleProfile().way(["highway": "residential",
+                                                                                "oneway": "yes"])!, id: 1),
+                  GraphBuilder.Way(nodes: [1, 2], rule: BicycleProfile().way(["highway": "steps"])!, id: 2)]
+        var g = b.build()
+        g.travel = .bicycle
+        let e = g.edges(from: 0).first!, pushed = g.edges(from: 1).first { g.edgeTarget[$0] == 0 }!
+        #expect(g.mode(of: e) == .travel && g.mode(of: pushed) == .pushingBike && g.changesMode(e, pushed))
+        let read = try GraphFile.decode(Data(GraphFile.encode(g)), path: "b.wmg")
+        #expect(read == g && read.mode(of: pushed) == .pushingBike)
+        #expect(squareGraph().segmentModes.isEmpty && squareGraph().mode(of: 0) == .travel)
+        g.segmentModes[edit: 0] = 0x0F
+        #expect(throws: GraphFileError.corrupt("b.wmg", "unknown travel mode")) {
+            try GraphFile.decode(Data(GraphFile.encode(g)), path: "b.wmg")
+        }
+    }
+
     @Test func checksumStillCatchesAConsistentLookingEdit() throws {
         // An edge target pointing past the vertices, with the checksum recomputed: caught by validation.
         var g = squareGraph()
