@@ -80,3 +80,29 @@ import WaymarkRouting
         #expect(abs(backward - (travel + 4 * 6 / 1.4)) < 0.2, "\(backward)")
     }
 }
+
+/// A ride across a ferry, each change of mode a step, as OSRM tells it (its answers on the same
+/// map); a timed ferry walkers may use is pushed aboard (bicycle.lua's quirk, OSRM's answer too).
+@Suite struct BicycleFerryTests {
+    static func grid(ferry: [String: String]) -> GridMap {
+        GridMap(picture: "a-1-b---c-2-d", ways: [("ab", ["highway": "residential", "name": "ab"]),
+                                                 ("bc", ferry.merging(["name": "bc"]) { a, _ in a }),
+                                                 ("cd", ["highway": "residential", "name": "cd"])], spacing: 100)
+    }
+
+    @Test(arguments: [(["route": "ferry"], "ferry", 385.5),
+                      (["route": "ferry", "duration": "00:05", "foot": "yes"], "pushing bike", 396.4)])
+    func modeChangesAreSteps(ferry: [String: String], aboard: String, seconds: Double) throws {
+        let grid = Self.grid(ferry: ferry)
+        let map = RoadMap(graph: try grid.graph(for: BicycleProfile()))
+        let places = grid.positions
+        for (from, to, names) in [("1", "2", ["ab", "bc", "cd", "cd"]), ("2", "1", ["cd", "bc", "ab", "ab"])] {
+            let route = try map.route(from: places[Character(from)]!, to: places[Character(to)]!)
+            let steps = route.legs.flatMap(\.steps)
+            #expect(steps.map(\.name) == names, "\(from)→\(to)")
+            #expect(steps.map(\.mode.rawValue) == ["cycling", aboard, "cycling", "cycling"], "\(from)→\(to)")
+            #expect(steps.map(\.maneuver.type.rawValue) == ["depart", "notification", "notification", "arrive"])
+            #expect(abs(route.duration - seconds) < 1, "\(route.duration)")
+        }
+    }
+}
