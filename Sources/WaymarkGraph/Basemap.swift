@@ -5,14 +5,16 @@ import WaymarkGeo
 /// graph): a feature is a run of parts, a part a run of points; an area's parts are its outer and
 /// inner rings (drawn with the even-odd rule), a line's parts are lines.
 public struct Basemap: Sendable, Equatable {
-    /// What a feature is, in drawing order (lower first).
+    /// What a feature is, in drawing order (lower first; the numbers are the file's).
     public enum Kind: UInt8, Sendable, CaseIterable {
-        case grass, wood, park, water, river, coastline, railway, building
+        /// The sea the coastlines bound (``Coastline``): rings read with the even-odd rule.
+        case sea = 8
+        case grass = 0, wood, park, water, river, coastline, railway, building
 
         /// Whether its parts are closed rings (else lines).
         public var isArea: Bool {
             switch self {
-            case .grass, .wood, .park, .water, .building: true
+            case .sea, .grass, .wood, .park, .water, .building: true
             case .river, .coastline, .railway: false
             }
         }

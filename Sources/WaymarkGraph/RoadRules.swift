@@ -10,9 +10,12 @@ public enum HighwayClass: UInt8, Sendable, CaseIterable, CustomStringConvertible
     case tertiary, tertiaryLink, unclassified, residential, livingStreet, service, ferry
     /// Seasonal roads (`highway=winter_road`, `highway=ice_road`).
     case winterRoad, iceRoad
-    /// Any other `highway` value a car may use because an access tag allows it (`track`,
-    /// `footway`, `runway`, … with `access=yes`).
+    /// Any other `highway` value the profile allows (`cycleway`, `bridleway`, `runway`, … for a
+    /// car with `access=yes`).
     case other
+    /// Ways OSRM's guidance ranks as bike paths (`track`, `path`) and foot paths (`footway`,
+    /// `pedestrian`, `steps`): after `other` so that files written before keep their numbers.
+    case track, path, footway, pedestrian, steps
 
     /// The OSM `highway` value (or `ferry` for `route=ferry`).
     public var tag: String {
@@ -35,6 +38,11 @@ public enum HighwayClass: UInt8, Sendable, CaseIterable, CustomStringConvertible
         case .winterRoad: "winter_road"
         case .iceRoad: "ice_road"
         case .other: "other"
+        case .track: "track"
+        case .path: "path"
+        case .footway: "footway"
+        case .pedestrian: "pedestrian"
+        case .steps: "steps"
         }
     }
 

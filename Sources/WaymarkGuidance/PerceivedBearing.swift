@@ -491,7 +491,7 @@ extension HighwayClass {
     /// OSRM's `may_be_ignored`: roads outside car.lua's road types (service roads and the like).
     var mayBeIgnored: Bool {
         switch self {
-        case .service, .other, .ferry, .winterRoad, .iceRoad: true
+        case .service, .other, .ferry, .winterRoad, .iceRoad, .track, .path, .footway, .pedestrian, .steps: true
         default: false
         }
     }

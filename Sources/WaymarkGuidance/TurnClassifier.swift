@@ -676,6 +676,8 @@ extension HighwayClass {
         case .livingStreet: 11
         case .service: 12
         case .unclassified: 15
+        case .track, .path: 16
+        case .footway, .pedestrian, .steps: 18
         case .ferry, .winterRoad, .iceRoad, .other: 31
         }
     }

@@ -79,8 +79,8 @@ final class BasemapCollector {
     }
 
     /// The basemap, node ids resolved by `coordinate` (nil: not in the file; a way missing one
-    /// loses it, a ring missing one is dropped).
-    func make(coordinate: (Int64) -> Coordinate?) -> Basemap {
+    /// loses it, a ring missing one is dropped); the sea closed along `box`, the extract's.
+    func make(box: BoundingBox?, coordinate: (Int64) -> Coordinate?) -> Basemap {
         var map = Basemap()
         var order = Array(ways.ids.indices)
         if !zip(ways.ids, ways.ids.dropFirst()).allSatisfy({ $0 < $1 }) { order.sort { ways.ids[$0] < ways.ids[$1] } }
@@ -128,8 +128,64 @@ final class BasemapCollector {
             }
             map.add(polygon.kind, parts: rings)
         }
+        if let box { addSea(to: &map, box: box, coordinate: coordinate) }
         map.places = places
         return map
+    }
+
+    /// The sea (``Coastline``) from the coastline ways joined end to end in their direction; a
+    /// node not in the file breaks a line there.
+    private func addSea(to map: inout Basemap, box: BoundingBox, coordinate: (Int64) -> Coordinate?) {
+        let pieces = ways.ids.indices.filter { ways.kinds[$0] == .coastline }.map { Array(ways.nodes($0)) }
+        guard !pieces.isEmpty else { return }
+        var lines: [[Coordinate]] = []
+        for chain in BasemapCollector.chains(pieces) {
+            var run: [Coordinate] = []
+            for id in chain {
+                if let c = coordinate(id) { run.append(c); continue }
+                if run.count >= 2 { lines.append(run) }
+                run = []
+            }
+            if run.count >= 2 { lines.append(run) }
+        }
+        map.add(.sea, parts: Coastline.sea(lines, in: box))
+    }
+
+    /// Lines joined where one ends and the next begins (never turned round: a coastline's
+    /// direction says where the land is); a closed one ends where it starts.
+    static func chains(_ pieces: [[Int64]]) -> [[Int64]] {
+        var byStart: [Int64: [Int]] = [:]
+        for (i, piece) in pieces.enumerated() { byStart[piece[0], default: []].append(i) }
+        var used = [Bool](repeating: false, count: pieces.count)
+        func take(startingAt node: Int64) -> Int? {
+            guard let i = byStart[node]?.first(where: { !used[$0] }) else { return nil }
+            used[i] = true
+            return i
+        }
+        var chains: [[Int64]] = []
+        for i in pieces.indices where !used[i] {
+            used[i] = true
+            var chain = pieces[i]
+            while chain.first != chain.last, let next = take(startingAt: chain.last!) {
+                chain += pieces[next].dropFirst()
+            }
+            chains.append(chain)
+        }
+        // Chains that end where another begins (found in the other order) joined too.
+        var joined = true
+        while joined {
+            joined = false
+            for a in chains.indices where chains[a].first != chains[a].last {
+                guard let b = chains.indices.first(where: {
+                    $0 != a && chains[$0].first == chains[a].last && chains[$0].first != chains[$0].last
+                }) else { continue }
+                chains[a] += chains[b].dropFirst()
+                chains.remove(at: b)
+                joined = true
+                break
+            }
+        }
+        return chains
     }
 
     /// Closed rings joined from ways end to end (each way used once, turned round where needed),

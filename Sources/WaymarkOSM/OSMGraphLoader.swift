@@ -347,7 +347,14 @@ private final class Collector: OSMElementSink {
     func makeBasemap() -> Basemap? {
         guard let basemap else { return nil }
         let ids = nodeIDs, latitudes = nodeLatitudes, longitudes = nodeLongitudes
-        return basemap.make { id in
+        // The extract's box: where its nodes lie.
+        var box: BoundingBox?
+        if let south = latitudes.min(), let north = latitudes.max(), let west = longitudes.min(),
+           let east = longitudes.max() {
+            box = BoundingBox(west: FixedPoint.decode(west), south: FixedPoint.decode(south),
+                              east: FixedPoint.decode(east), north: FixedPoint.decode(north))
+        }
+        return basemap.make(box: box) { id in
             var low = 0, high = ids.count
             while low < high {
                 let mid = (low + high) / 2

@@ -145,13 +145,16 @@ public struct MapPicture: Sendable {
             let features = scene.index?.features(in: visible, margin: margin) ?? Array(0..<basemap.featureCount)
             drawBasemap(basemap, features: features, zoom: zoom, project: project, into: &svg)
         }
+        let pins = pinItems(scene, zoom: zoom, visible: visible)
+        var titles: [PinTitle] = []
         if let graph = scene.graph {
             let edges = scene.index?.edges(in: visible, margin: margin) ?? PictureIndex.edgePerSegment(graph)
             drawRoads(graph, edges: edges, zoom: zoom, project: project, into: &svg)
-            // Names keep clear of the pins and the route's ends (drawn above them).
-            var keepClear: [StreetLabels.Box] = scene.annotations.map { a in
-                let p = project(a.coordinate)
-                return (p.0 - 14, p.1 - 40, p.0 + 14, p.1 + 2)
+            // Names keep clear of the pins, the clusters and the route's ends (drawn above them).
+            var keepClear: [StreetLabels.Box] = pins.map { MapPicture.box(of: $0, project: project) }
+            if let selected = scene.selected, scene.annotations.indices.contains(selected) {
+                keepClear.append(MapPicture.box(of: .pin(selected, scene.annotations[selected].coordinate),
+                                                project: project))
             }
             // And of the selected pin's callout bubble (drawn above everything).
             if let callout { keepClear.append(callout.box) }
@@ -176,6 +179,9 @@ public struct MapPicture: Sendable {
                 drawPlaceLabels(places, into: &svg)
                 keepClear += places.map(\.box)
             }
+            // Then the pins' titles, where there is room below them.
+            titles = pinTitles(scene, pins, keepClear: keepClear + routeBoxes, project: project)
+            keepClear += titles.map(\.box)
             let labels = StreetLabels.place(graph: graph, edges: edges, zoom: zoom, width: width, height: height,
                                             keepClear: keepClear, route: routeBoxes, project: project)
             keepClear += routeBoxes
@@ -187,7 +193,7 @@ public struct MapPicture: Sendable {
                         into: &svg)
         }
         if let route = scene.route { drawRoute(route, project: project, into: &svg) }
-        drawPins(scene, zoom: zoom, visible: visible, project: project, into: &svg)
+        drawPins(scene, pins, titles: titles, project: project, into: &svg)
         if let route = scene.route { drawRouteEnds(route, project: project, into: &svg) }
         if let callout { drawSelected(scene, callout, project: project, into: &svg) }
         drawScaleBar(latitude: center.latitude, zoom: zoom, into: &svg)
@@ -215,7 +221,9 @@ public struct MapPicture: Sendable {
         case .livingStreet: return ("#c0c0c0", "#ededed", 3.5)
         case .service: return ("#c0c0c0", "#ffffff", 2.5)
         case .winterRoad, .iceRoad: return ("#8f8f8f", "#e6f2ff", 3.5)
-        case .other: return ("#b08000", "#f2e4c4", 2)
+        case .other, .track: return ("#b08000", "#f2e4c4", 2)
+        case .pedestrian: return ("#b0b0b0", "#dddde8", 3.5)
+        case .path, .footway, .steps: return ("none", "#fa8072", 1.5)
         case .ferry: return ("none", "#66a3d9", 1.5)
         }
     }
@@ -253,7 +261,7 @@ public struct MapPicture: Sendable {
         case .tertiary, .motorwayLink, .trunkLink: 10
         case .primaryLink, .secondaryLink, .tertiaryLink, .unclassified, .residential: 12
         case .livingStreet, .winterRoad, .iceRoad: 13
-        case .service, .other: 14
+        case .service, .other, .track, .path, .footway, .pedestrian, .steps: 14
         }
     }
 
@@ -278,7 +286,8 @@ public struct MapPicture: Sendable {
 
     /// Drawing order: minor roads first, motorways on top.
     static let drawingOrder: [HighwayClass] = [
-        .ferry, .other, .service, .iceRoad, .winterRoad, .livingStreet, .residential, .unclassified, .tertiaryLink,
+        .ferry, .steps, .footway, .path, .track, .pedestrian, .other, .service, .iceRoad, .winterRoad,
+        .livingStreet, .residential, .unclassified, .tertiaryLink,
         .tertiary, .secondaryLink,
         .secondary, .primaryLink, .primary, .trunkLink, .trunk, .motorwayLink, .motorway,
     ]
@@ -372,6 +381,7 @@ public struct MapPicture: Sendable {
     /// Fill, outline (or "none") and the zoom from which a basemap kind is drawn, after OSM Carto.
     static func style(_ kind: Basemap.Kind) -> (fill: String, stroke: String, minimumZoom: Double) {
         switch kind {
+        case .sea: ("#aad3df", "none", 0)
         case .grass: ("#cdebb0", "none", 0)
         case .wood: ("#add19e", "none", 0)
         case .park: ("#c8facc", "#95d5a0", 0)
@@ -443,7 +453,7 @@ public struct MapPicture: Sendable {
     /// must stay clear, inside the picture.
     func placeLabels(_ basemap: Basemap, zoom: Double, keepClear: [StreetLabels.Box],
                      project: (Coordinate) -> (Double, Double)) -> [PlaceLabel] {
-        var placed = keepClear, labels: [PlaceLabel] = []
+        var labels: [PlaceLabel] = []
         for place in basemap.places.sorted(by: { $0.kind.rawValue < $1.kind.rawValue })
         where zoom >= place.kind.minimumZoom {
             let size: Double
@@ -454,11 +464,20 @@ public struct MapPicture: Sendable {
             case .quarter, .neighbourhood, .hamlet: size = 11
             }
             let p = project(place.coordinate), w = StreetLabels.textWidth(place.name, fontSize: size) + 6
-            let box: StreetLabels.Box = (p.0 - w / 2, p.1 - size, p.0 + w / 2, p.1 + size * 0.4)
-            guard box.minX >= 0, box.minY >= 0, box.maxX <= width, box.maxY <= height,
-                  !placed.contains(where: { StreetLabels.overlaps($0, box) }) else { continue }
-            placed.append(box)
-            labels.append(PlaceLabel(place: place, at: p, fontSize: size, box: box))
+            // On the place; where a pin (or what else must stay clear) covers it, beside it —
+            // right or left level with a pin's head, below, above — so that the pin keeps its
+            // name (and its own title below it). A name in the way is not moved for.
+            let shifts = [(0.0, 0.0), (w / 2 + 16, -12), (-w / 2 - 16, -12), (0, size + 20), (0, -42)]
+            for (k, (dx, dy)) in shifts.enumerated() {
+                let at = (p.0 + dx, p.1 + dy)
+                let box: StreetLabels.Box = (at.0 - w / 2, at.1 - size, at.0 + w / 2, at.1 + size * 0.4)
+                let named = labels.contains { StreetLabels.overlaps($0.box, box) }
+                if k == 0 && named { break }
+                guard box.minX >= 0, box.minY >= 0, box.maxX <= width, box.maxY <= height, !named,
+                      !keepClear.contains(where: { StreetLabels.overlaps($0, box) }) else { continue }
+                labels.append(PlaceLabel(place: place, at: at, fontSize: size, box: box))
+                break
+            }
         }
         return labels
     }
@@ -532,37 +551,99 @@ public struct MapPicture: Sendable {
     /// instead (as MapKit does when annotation views collide).
     public static let pinClusters = ClusterOptions(maxZoom: 18, radius: 60)
 
-    private func drawPins(_ scene: MapScene, zoom: Double, visible: BoundingBox,
+    /// A pin or a cluster of them on the picture.
+    enum PinItem {
+        /// An annotation's pin (its index in the scene).
+        case pin(Int, Coordinate)
+        case cluster(Coordinate, count: Int)
+    }
+
+    /// What the annotations show as at this zoom: clustered like MapKit, everything but the
+    /// selected annotation (which stays a pin, drawn with its callout).
+    func pinItems(_ scene: MapScene, zoom: Double, visible: BoundingBox) -> [PinItem] {
+        let others = scene.annotations.indices.filter { $0 != scene.selected }
+        guard !others.isEmpty, let index = try? ClusterIndex(annotations: others.map { scene.annotations[$0] },
+                                                             options: MapPicture.pinClusters) else { return [] }
+        // The visible box, widened a little so pins at the edge are not cut off.
+        let items = index.clusters(west: max(-180, visible.west - 1e-3), south: max(-90, visible.south - 1e-3),
+                                   east: min(180, visible.east + 1e-3), north: min(90, visible.north + 1e-3),
+                                   zoom: zoom.rounded(.down))
+        return items.map { item in
+            switch item {
+            case let .cluster(cluster): .cluster(cluster.coordinate, count: cluster.pointCount)
+            case let .point(i): .pin(others[i], scene.annotations[others[i]].coordinate)
+            }
+        }
+    }
+
+    /// Where a pin (its head above its point) or a cluster's circle lies on the picture.
+    static func box(of item: PinItem, project: (Coordinate) -> (Double, Double)) -> StreetLabels.Box {
+        switch item {
+        case let .pin(_, c):
+            let p = project(c)
+            return (p.0 - 14, p.1 - 40, p.0 + 14, p.1 + 2)
+        case let .cluster(c, count):
+            let p = project(c), r = clusterRadius(count) + 4
+            return (p.0 - r, p.1 - r, p.0 + r, p.1 + r)
+        }
+    }
+
+    static func clusterRadius(_ count: Int) -> Double { count < 10 ? 14 : count < 100 ? 17 : 20 }
+
+    /// A pin's title, shown below it.
+    struct PinTitle {
+        var text: String
+        var at: (Double, Double)
+        var box: StreetLabels.Box
+    }
+
+    /// The titles of the pins shown, each below its pin where it fits inside the picture clear of
+    /// `keepClear` and of the titles placed before it.
+    func pinTitles(_ scene: MapScene, _ pins: [PinItem], keepClear: [StreetLabels.Box],
+                   project: (Coordinate) -> (Double, Double)) -> [PinTitle] {
+        var placed = keepClear, titles: [PinTitle] = []
+        for case let .pin(i, c) in pins {
+            guard let title = scene.annotations[i].title, !title.isEmpty else { continue }
+            let p = project(c), w = StreetLabels.textWidth(title, fontSize: 11) + 4
+            let box: StreetLabels.Box = (p.0 - w / 2, p.1 + 3, p.0 + w / 2, p.1 + 17)
+            guard box.minX >= 0, box.maxX <= width, box.maxY <= height,
+                  !placed.contains(where: { StreetLabels.overlaps($0, box) }) else { continue }
+            placed.append(box)
+            titles.append(PinTitle(text: title, at: (p.0, p.1 + 14), box: box))
+        }
+        return titles
+    }
+
+    private func drawPins(_ scene: MapScene, _ pins: [PinItem], titles: [PinTitle],
                           project: (Coordinate) -> (Double, Double), into svg: inout SVGWriter) {
         guard !scene.annotations.isEmpty else { return }
-        // Clustered like MapKit: everything but the selected annotation, which stays a pin.
-        let others = scene.annotations.indices.filter { $0 != scene.selected }
         svg.open("g", ["id": "annotations"])
-        if !others.isEmpty, let index = try? ClusterIndex(annotations: others.map { scene.annotations[$0] },
-                                                          options: MapPicture.pinClusters) {
-            // The visible box, widened a little so pins at the edge are not cut off.
-            let items = index.clusters(west: max(-180, visible.west - 1e-3), south: max(-90, visible.south - 1e-3),
-                                       east: min(180, visible.east + 1e-3), north: min(90, visible.north + 1e-3),
-                                       zoom: zoom.rounded(.down))
-            for item in items {
-                switch item {
-                case let .cluster(cluster):
-                    let p = project(cluster.coordinate)
-                    let r = cluster.pointCount < 10 ? 14.0 : cluster.pointCount < 100 ? 17 : 20
-                    svg.open("g", ["class": "cluster", "data-count": "\(cluster.pointCount)"])
-                    svg.element("circle",
-                                ["cx": fmt(p.0), "cy": fmt(p.1), "r": fmt(r + 4),
-                                 "fill": "#e8453c", "fill-opacity": "0.3"])
-                    svg.element("circle",
-                                ["cx": fmt(p.0), "cy": fmt(p.1), "r": fmt(r), "fill": "#e8453c",
-                                 "stroke": "#ffffff", "stroke-width": "2"])
-                    svg.element("text", ["x": fmt(p.0), "y": fmt(p.1 + 4.5), "text-anchor": "middle", "font-size": "13",
-                                         "font-weight": "bold", "fill": "#ffffff"], text: "\(cluster.pointCount)")
-                    svg.close("g")
-                case let .point(i):
-                    drawPin(scene.annotations[others[i]], selected: false, project: project, into: &svg)
-                }
+        for item in pins {
+            switch item {
+            case let .cluster(c, count):
+                let p = project(c), r = MapPicture.clusterRadius(count)
+                svg.open("g", ["class": "cluster", "data-count": "\(count)"])
+                svg.element("circle",
+                            ["cx": fmt(p.0), "cy": fmt(p.1), "r": fmt(r + 4), "fill": "#e8453c", "fill-opacity": "0.3"])
+                svg.element("circle",
+                            ["cx": fmt(p.0), "cy": fmt(p.1), "r": fmt(r), "fill": "#e8453c",
+                             "stroke": "#ffffff", "stroke-width": "2"])
+                svg.element("text", ["x": fmt(p.0), "y": fmt(p.1 + 4.5), "text-anchor": "middle", "font-size": "13",
+                                     "font-weight": "bold", "fill": "#ffffff"], text: "\(count)")
+                svg.close("g")
+            case let .pin(i, _):
+                drawPin(scene.annotations[i], selected: false, project: project, into: &svg)
             }
+        }
+        if !titles.isEmpty {
+            svg.open("g", ["id": "pin-titles", "text-anchor": "middle", "font-size": "11", "fill": "#a50e0e",
+                           "stroke": "#ffffff", "stroke-width": "3", "stroke-linejoin": "round",
+                           "paint-order": "stroke"])
+            for title in titles {
+                svg.element("text", ["class": "pin-title", "x": fmt(title.at.0), "y": fmt(title.at.1)],
+                            text: title.text)
+            }
+            svg.close("g")
         }
         svg.close("g")
     }

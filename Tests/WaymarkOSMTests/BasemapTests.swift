@@ -134,3 +134,35 @@ import WaymarkGeo
         #expect(closed.contains { Set($0) == [1, 2, 3, 4, 5, 6] && $0.count == 7 && $0.first == $0.last })
     }
 }
+
+/// The sea from an extract's coastline ways (issue 46): pieces joined in their direction whatever
+/// order they come in, the land on their left, closed along the box of the extract's nodes.
+@Suite struct SeaTests {
+    @Test func piecesJoinInTheirDirection() {
+        #expect(BasemapCollector.chains([[3, 4, 5], [1, 2, 3], [5, 6, 1]]) == [[3, 4, 5, 6, 1, 2, 3]])
+        #expect(BasemapCollector.chains([[5, 6], [1, 2, 3], [3, 4, 5]]).sorted { $0.count > $1.count }
+                == [[1, 2, 3, 4, 5, 6]])
+        // Never turned round: two pieces meeting end to end stay two lines.
+        #expect(BasemapCollector.chains([[1, 2], [3, 2]]).count == 2)
+    }
+
+    @Test func aCoastAcrossTheExtract() throws {
+        // Nodes on a 10 × 10 grid; a road along the north; a coastline eastwards in two pieces
+        // across the middle (land north), given in the other order.
+        let nodes = (0..<100).map { BasemapTests.node($0) }
+        let xml = "<?xml version=\"1.0\"?>\n<osm version=\"0.6\">\n" + (nodes + [
+            BasemapTests.way(1, [54, 55, 56, 57, 58, 59], ["natural": "coastline"]),
+            BasemapTests.way(2, [50, 51, 52, 53, 54], ["natural": "coastline"]),
+            BasemapTests.way(3, [90, 99], ["highway": "residential"]),
+        ]).joined(separator: "\n") + "\n</osm>\n"
+        let directory = try TemporaryDirectory("waymark-sea")
+        let path = try directory.file("coast.osm", Array(xml.utf8))
+        let basemap = try OSMGraphLoader.buildWithBasemap(path: path).basemap
+        let sea = try #require((0..<basemap.featureCount).first { basemap.kinds[$0] == .sea })
+        let rings = basemap.parts(of: sea)
+        func at(_ row: Double, _ column: Double) -> Coordinate {
+            Coordinate(latitude: 52 + row / 1000, longitude: 13 + column / 1000)
+        }
+        #expect(Coastline.contains(rings, at(2, 4.5)) && !Coastline.contains(rings, at(8, 4.5)))
+    }
+}

@@ -235,6 +235,31 @@ import WaymarkRouting
                                  project: near.projection(fit)).map(\.place.name) == ["Avelbury"])
     }
 
+    /// A pin on a town keeps the town's name beside it, never under it, and shows its own title
+    /// below it where there is room (issue 46, item 3); a pin without room shows none.
+    @Test func placeNamesBesidePinsAndPinTitles() throws {
+        let (graph, _) = try OSMGraphLoader.buildWithBasemap(path: MapPictureTests.sampleTownPath)
+        let centre = Coordinate(latitude: 52.31, longitude: -2.59)
+        var map = Basemap()
+        map.places = [Basemap.Place(name: "Avelbury", kind: .town, coordinate: centre)]
+        let pins = [Annotation(coordinate: centre, title: "Town hall")]
+        let picture = MapPicture(width: 900, height: 700)
+        let scene = MapScene(graph: graph, annotations: pins, basemap: map)
+        let fit = try picture.viewport(for: MapScene(graph: graph))
+        let project = picture.projection(fit), pin = project(centre)
+        let pinBox: StreetLabels.Box = (pin.0 - 14, pin.1 - 40, pin.0 + 14, pin.1 + 2)
+        let label = try #require(picture.placeLabels(map, zoom: fit.zoom, keepClear: [pinBox], project: project).first)
+        #expect(label.place.name == "Avelbury" && !StreetLabels.overlaps(label.box, pinBox))
+        let items = picture.pinItems(scene, zoom: fit.zoom, visible: BoundingBox(west: -3, south: 52, east: -2,
+                                                                                  north: 53))
+        let titles = picture.pinTitles(scene, items, keepClear: [pinBox, label.box], project: project)
+        #expect(titles.map(\.text) == ["Town hall"] && titles[0].box.minY > pin.1)
+        #expect(picture.pinTitles(scene, items, keepClear: [titles[0].box], project: project).isEmpty)
+        let svg = try picture.svg(scene, center: fit.center, zoom: fit.zoom)
+        #expect(svg.contains(">Avelbury</text>") && svg.contains("class=\"pin-title\""))
+        #expect(svg.contains(">Town hall</text>"))
+    }
+
     /// A picture drawn with the index of where things lie is the picture drawn without it, at
     /// every zoom and anywhere (random views, fixed seed), and the index finds fewer roads close in.
     @Test func indexChangesNothingButTheWork() throws {
