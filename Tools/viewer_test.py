@@ -7,7 +7,8 @@ SERVED.geojson is the file the server edits, EDIT_TOKEN the secret it was starte
 is opened with it in its link, as `waymark serve` prints it). Checks, in order: the page loads with
 no console errors, takes the token out of its address, and shows every place; clicking a pin selects its row; clicking a row selects the pin and
 opens its callout; the callout's car button draws a route from the place selected before, with
-its steps, and a step selected in the list is highlighted on the map (and the other way round);
+its steps (one row per instruction, with distance and time, in place of the places until the
+back button), and a step selected in the list is highlighted on the map (and the other way round);
 Save in the details editor
 changes the file exactly as `waymark poi edit` does; Cancel leaves it byte for byte; a change made
 to the file elsewhere makes Save say so and write nothing; on a narrow screen map and list are
@@ -109,6 +110,17 @@ def main():
         # And the other way round: a maneuver on the map selects its step.
         driver.execute_script("document.querySelector('svg.overlay circle[data-step=\"0\"]').dispatchEvent(new MouseEvent('click', {bubbles: true}))")
         wait.until(lambda d: "selected" in d.find_element(By.CSS_SELECTOR, '#steps li[data-step="0"]').get_attribute("class"))
+        # One row per instruction, as the command line prints them (a roundabout's exit in its
+        # entry's row), each with its distance and time; the rows stand in for the places.
+        texts = [li.text for li in steps]
+        check(not any(t.startswith("Exit the roundabout") for t in texts), f"a roundabout told twice: {texts}")
+        check(all(" · " in t for t in texts[:-1]), f"a row without its distance and time: {texts}")
+        check(not driver.find_element(By.ID, "places").is_displayed(), "the places still show beside the route")
+        # The back button returns to the places.
+        driver.find_element(By.CSS_SELECTOR, "#steps .back").click()
+        wait.until(lambda d: d.find_element(By.ID, "places").is_displayed())
+        check(not driver.find_element(By.ID, "steps").is_displayed() and not driver.execute_script("return app.route"),
+              "the route stays after going back")
 
         # With a walking map beside the car's, the mode switch routes the same ends on foot.
         mode = driver.find_element(By.ID, "mode")
@@ -129,6 +141,7 @@ def main():
               f"walking takes {on_foot} s ({status!r}), driving {by_car} s")
         Select(mode).select_by_value("driving")
         wait.until(lambda d: duration(d) == by_car)
+        driver.find_element(By.CSS_SELECTOR, "#steps .back").click()
 
         # Cancel changes nothing.
         before = open(served, "rb").read()

@@ -141,6 +141,26 @@ extension Route {
         return FeatureCollection(features: features, bbox: try? BoundingBox.enclosing(geometry))
     }
 
+    /// The route as ``text`` tells it, for a page to list: one row per instruction (a roundabout's
+    /// exit in its entry's row), each with its sentence, distance (m) and time (s) with their
+    /// words as the text has them (`figures`), mode, road and where its maneuver is
+    /// (`maneuver.location`, `[lon, lat]`); the totals and the whole line as GeoJSON.
+    public var directionsJSON: JSONValue {
+        let rows: [JSONValue] = legs.flatMap(\.readableSteps).map { step in
+            let at = step.maneuver.location
+            return .object(["instruction": .string(step.instruction), "distance": r1(step.distance),
+                            "duration": r1(step.duration), "mode": .string(step.mode.rawValue),
+                            "figures": .string(Route.figures(step.distance, step.duration)),
+                            "name": .string(step.name),
+                            "maneuver": .object(["type": .string(step.maneuver.type.rawValue),
+                                                 "location": .array([.number(at.longitude), .number(at.latitude)])])])
+        }
+        let line: [JSONValue] = geometry.map { .array([.number($0.longitude), .number($0.latitude)]) }
+        return .object(["distance": r1(distance), "duration": r1(duration), "steps": .array(rows),
+                        "figures": .string(Route.figures(distance, duration)),
+                        "geometry": .object(["type": "LineString", "coordinates": .array(line)])])
+    }
+
     /// Numbered turn-by-turn directions with distances, then the total.
     public var text: String {
         var lines: [String] = []
@@ -166,6 +186,10 @@ extension Route {
         // (Rounded first: 996 m is "1.0 km", never "1000 m".)
         let tens = Int((metres / 10).rounded())
         return tens < 100 ? "\(tens * 10) m" : String(format: "%.1f km", metres / 1000)
+    }
+
+    static func figures(_ metres: Double, _ seconds: Double) -> String {
+        "\(distanceText(metres)) · \(durationText(seconds))"
     }
 
     static func durationText(_ seconds: Double) -> String {

@@ -151,13 +151,14 @@ public final class OSRMService: Sendable {
             throw APIError(
                 "InvalidUrl",
                 "not an OSRM URL: expected /{service}/v1/{profile}/{coordinates} (services: route, table, nearest, "
-                    + "trip, match, isochrone) or /health"
+                    + "trip, match, isochrone, directions) or /health"
             )
         }
         let service = segments[0]
-        guard ["route", "table", "nearest", "isochrone", "trip", "match"].contains(service) else {
+        guard ["route", "table", "nearest", "isochrone", "trip", "match", "directions"].contains(service) else {
             throw APIError("InvalidService",
-                           "service '\(service)' is not served (route, table, nearest, trip, match, isochrone)")
+                           "service '\(service)' is not served (route, table, nearest, trip, match, isochrone, "
+                           + "directions)")
         }
         guard segments[1] == "v1" else { throw APIError("InvalidVersion",
                                                         "version '\(segments[1])' is not served (v1)") }
@@ -178,6 +179,7 @@ public final class OSRMService: Sendable {
         let result: [UInt8]
         switch service {
         case "route": result = try route(coordinates, &options, routers: routers)
+        case "directions": result = try route(coordinates, &options, routers: routers, told: true)
         case "table": result = try table(coordinates, &options, routers: routers).jsonBytes
         case "isochrone": result = try isochrone(coordinates, &options, routers: routers)
         case "trip": result = try trip(coordinates, &options, routers: routers)
@@ -320,13 +322,16 @@ public final class OSRMService: Sendable {
         }
     }
 
+    /// `told`: Waymark's `directions` service, the routes as the command line tells them
+    /// (``Route/directionsJSON``) rather than OSRM's JSON.
     private func route(_ coordinates: [Coordinate],
-                       _ options: inout Options, routers: Routers) throws(APIError) -> [UInt8] {
+                       _ options: inout Options, routers: Routers, told: Bool = false) throws(APIError) -> [UInt8] {
         try Self.check(coordinates.count, "route", atMost: limits.maxWaypoints)
         let general = try general(&options, count: coordinates.count)
         let router = routers.router(excluding: general.exclude)
         var asked = general.routeOptions
-        let shape = try ResponseShape(&options)
+        var shape = try ResponseShape(&options)
+        if told { shape.steps = true }
         let (steps, geometries, overview, kinds) = (shape.steps, shape.geometries, shape.overview, shape.annotations)
         if let text = options.take("alternatives") {
             guard let n = text == "true" ? 1 : text == "false" ? 0 : Int(text), n >= 0 else {
@@ -350,6 +355,9 @@ public final class OSRMService: Sendable {
             if kinds.contains(.nodes), routes.contains(where: { $0.legs.contains { $0.annotation?.nodes == nil } }) {
                 let rebuild = "rebuild it with 'waymark build'"
                 throw APIError("InvalidOptions", "annotations=nodes: this map's file has no OSM node ids (\(rebuild))")
+            }
+            if told {
+                return JSONValue.object(["code": "Ok", "routes": .array(routes.map(\.directionsJSON))]).jsonBytes
             }
             let hints = general.generateHints
                 ? zip(routes[0].waypoints, coordinates).map { router.hint(for: $0, input: $1) } : nil

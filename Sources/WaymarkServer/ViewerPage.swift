@@ -64,7 +64,9 @@ enum ViewerPage {
   #steps { list-style: none; margin: 0; padding: 0; border-top: 2px solid #1a73e8; }
   #steps li { padding: 6px 12px; border-bottom: 1px solid #eee; cursor: pointer; font-size: 13px; }
   #steps li.selected { background: #fff3cd; }
-  #steps .summary { font-weight: bold; cursor: default; }
+  #steps .summary { font-weight: bold; cursor: default; display: flex; align-items: center; gap: 8px; }
+  #steps .back { border: 1px solid #ccc; background: #fff; border-radius: 6px; padding: 2px 8px; cursor: pointer; }
+  #steps .figures { color: #5f6368; font-size: 12px; }
   #editor { position: fixed; inset: 0; background: rgba(0,0,0,.35); display: none; align-items: center;
     justify-content: center; }
   #editor.open { display: flex; }
@@ -101,7 +103,7 @@ enum ViewerPage {
         title="Zoom out">−</button></div>
     <div id="hint"></div>
   </div>
-  <aside><ul id="places"></ul><ul id="steps"></ul></aside>
+  <aside><ul id="places"></ul><ul id="steps" hidden></ul></aside>
 </main>
 <div id="editor"><form>
   <strong>Details</strong>
@@ -321,13 +323,23 @@ class PlaceList {
     const row = [...this.list.children].find(li => li.dataset.id === id);
     if (row) row.scrollIntoView({ block: "nearest" });
   }
+  // A route's rows (one per instruction, as the command line tells it) in place of the places;
+  // the back button returns to them.
   showSteps(route) {
     this.stepList.replaceChildren();
+    this.list.hidden = !!route;
+    this.stepList.hidden = !route;
     if (!route) return;
-    const summary = `${(route.distance / 1000).toFixed(1)} km, ${Math.round(route.duration / 60)} min`;
-    this.stepList.append(element("li", { class: "summary" }, summary));
+    const back = element("button", { class: "back", title: "Back to the places" }, "← Places");
+    back.addEventListener("click", () => this.delegate.routeClosed());
+    const summary = element("li", { class: "summary" });
+    summary.append(back, element("span", {}, route.figures));
+    this.stepList.append(summary);
     route.steps.forEach((step, i) => {
-      const li = element("li", { "data-step": i }, step.maneuver.instruction || step.name);
+      const li = element("li", { "data-step": i }, step.instruction);
+      if (step.maneuver.type !== "arrive") {
+        li.append(element("div", { class: "figures" }, step.figures));
+      }
       li.addEventListener("click", () => this.delegate.listSelectedStep(i));
       this.stepList.append(li);
     });
@@ -445,13 +457,12 @@ const app = {
   },
   async directions(from, to) {
     this.ends = [from, to];
-    const url = `/route/v1/${this.mode}/${from.lon},${from.lat};${to.lon},${to.lat}` +
-      "?steps=true&geometries=geojson&overview=full";
+    // (Waymark's directions service: the route's rows as the command line tells them.)
+    const url = `/directions/v1/${this.mode}/${from.lon},${from.lat};${to.lon},${to.lat}`;
     const answer = await (await fetch(url)).json();
     if (answer.code !== "Ok") { document.getElementById("status").textContent = answer.message || answer.code; return; }
     const route = answer.routes[0];
-    this.route = { geometry: route.geometry, distance: route.distance, duration: route.duration,
-                   steps: route.legs.flatMap(l => l.steps) };
+    this.route = route;
     this.map.showRoute(this.route); this.list.showSteps(this.route);
     // The whole route in view, as showAnnotations would show it: the server fits its corners.
     const xs = route.geometry.coordinates.map(c => c[0]), ys = route.geometry.coordinates.map(c => c[1]);
@@ -463,6 +474,11 @@ const app = {
       `Route: ${(route.distance / 1000).toFixed(1)} km, ${Math.max(1, Math.round(route.duration / 60))} min`;
   },
   mapSelectedStep(i) { this.map.highlightStep(i); this.list.highlightStep(i); },
+  routeClosed() {
+    this.route = null; this.ends = null;
+    this.map.showRoute(null); this.list.showSteps(null);
+    document.getElementById("status").textContent = "";
+  },
   listSelectedStep(i) {
     const [lon, lat] = this.route.steps[i].maneuver.location;
     this.map.highlightStep(i); this.list.highlightStep(i); this.map.setView({ lat, lon }, Math.max(this.map.zoom, 16));
