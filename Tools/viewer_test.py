@@ -139,6 +139,11 @@ def main():
         status = driver.find_element(By.ID, "status").text
         check(on_foot > 2 * by_car and status.startswith("Route:") and status.endswith(" min"),
               f"walking takes {on_foot} s ({status!r}), driving {by_car} s")
+        # And by bicycle, when a cycling map is served too: slower than driving, faster than walking.
+        if "cycling" in [o.get_attribute("value") for o in Select(mode).options]:
+            Select(mode).select_by_value("cycling")
+            by_bike = wait.until(lambda d: duration(d) if duration(d) not in (by_car, on_foot) else None)
+            check(by_car < by_bike < on_foot, f"cycling takes {by_bike} s, driving {by_car} s, walking {on_foot} s")
         Select(mode).select_by_value("driving")
         wait.until(lambda d: duration(d) == by_car)
         driver.find_element(By.CSS_SELECTOR, "#steps .back").click()

@@ -219,12 +219,15 @@ private let browserReady: Bool = {
 
     @Test(.enabled(if: browserReady, "Chromium, chromedriver or Python's selenium is missing (.ci/run installs them)"))
     func inARealBrowser() throws {
-        // A walking map beside the car's: the page offers the mode switch.
+        // A cycling and a walking map beside the car's: the page offers the mode switch.
         let walk = NSTemporaryDirectory() + "waymark-viewer-walk-\(UUID().uuidString).wmg"
-        defer { try? FileManager.default.removeItem(atPath: walk) }
-        #expect(try Run.waymark("build", Run.data("sample-town.osm"), "-o", walk, "--profile", "foot", "--quiet")
-            .status == 0)
-        let server = try ServerProcess([Run.data("sample-town.osm"), walk, "--pois", places, "--edit-token",
+        let ride = NSTemporaryDirectory() + "waymark-viewer-bike-\(UUID().uuidString).wmg"
+        defer { for file in [walk, ride] { try? FileManager.default.removeItem(atPath: file) } }
+        for (file, profile) in [(walk, "foot"), (ride, "bicycle")] {
+            #expect(try Run.waymark("build", Run.data("sample-town.osm"), "-o", file, "--profile", profile, "--quiet")
+                .status == 0)
+        }
+        let server = try ServerProcess([Run.data("sample-town.osm"), ride, walk, "--pois", places, "--edit-token",
                                         Self.token])
         defer { _ = server.stop() }
         let result = try Run.process("/usr/bin/env",
