@@ -168,10 +168,11 @@ enum BuildCommand {
     }
 }
 
-/// The build report and the driving side, one `key value` line each.
+/// The build report, the driving side and the profile, one `key value` line each.
 func summary(_ graph: RoadGraph) -> String {
     graph.report.text + "driving_side".padding(toLength: 32, withPad: " ", startingAt: 0)
         + (graph.drivingSide == .left ? "left" : "right") + "\n"
+        + "profile".padding(toLength: 32, withPad: " ", startingAt: 0) + graph.travel.description + "\n"
 }
 
 /// `waymark inspect`: what is in a graph file.
