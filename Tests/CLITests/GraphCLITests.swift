@@ -55,9 +55,10 @@ import WaymarkGeoJSON
             withoutTiming(inspect.stdout) == built + [
                 "contraction hierarchy: none (add one with 'waymark build --hierarchy')"
             ])
-        #expect(built.count == 18)
-        // (The sample town lies in England: left-hand traffic, by place.)
+        #expect(built.count == 19)
+        // (The sample town lies in England: left-hand traffic, by place.) A car's map.
         #expect(build.stdout.contains("driving_side                    left"))
+        #expect(build.stdout.contains("profile                         car"))
         let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
         #expect(lines.first == "from,to,from_lat,from_lon,to_lat,to_lon,length_m,duration_s,name,highway")
         #expect(lines.count == 318) // header + 317 directed edges
