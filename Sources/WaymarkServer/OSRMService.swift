@@ -349,7 +349,7 @@ public final class OSRMService: Sendable {
         asked.legEnds = try Self.legEnds(&options, count: coordinates.count)
         let skipWaypoints = try options.bool("skip_waypoints", default: false)
         asked.language = try Self.language(&options)
-        try options.finish("route")
+        try options.finish(told ? "directions" : "route")
         do {
             let routes = try router.routes(coordinates, options: asked)
             if kinds.contains(.nodes), routes.contains(where: { $0.legs.contains { $0.annotation?.nodes == nil } }) {

@@ -266,6 +266,17 @@ struct RawClient {
             }
         }
         #expect(encoded.status == 200 && steps(encoded) != nil && steps(encoded) == steps(route))
+        // directions == `waymark route`'s text rows (Waymark's own service, for the viewer).
+        let told = try RawClient.get("/directions/v1/driving/\(lonLat(a));\(lonLat(b))", port: server.port)
+        let text = try Run.waymark("route", map, "--from", "\(a.lat),\(a.lon)", "--to", "\(b.lat),\(b.lon)")
+        let toldRows = told.json?["routes"]?.arrayValue?.first?["steps"]?.arrayValue ?? []
+        let textRows = text.stdout.split(separator: "\n").filter { $0.first?.isNumber == true }
+        #expect(!toldRows.isEmpty && toldRows.count == textRows.count, "\(toldRows.count) against \(textRows.count)")
+        for (row, line) in zip(toldRows, textRows) {
+            #expect(row["instruction"]?.stringValue.map { line.contains($0) } == true, "\(line)")
+        }
+        let unknown = try RawClient.get("/directions/v1/driving/\(lonLat(a));\(lonLat(b))?foo=1", port: server.port)
+        #expect(unknown.status == 400 && unknown.json?["message"] == "option 'foo' is not one of directions's")
 
         // table == `waymark table`
         let points = directory + "/points.csv"
