@@ -149,7 +149,8 @@ public struct CarProfile: RoutingProfile {
     /// The OSM tag keys the profile reads on nodes.
     public static let nodeKeys: Set<String> = ["barrier", "highway", "motorcar", "motor_vehicle",
                                                "vehicle", "access", "maxheight",
-                                               "bollard", "kerb", "sensory"]
+                                               "bollard", "kerb", "sensory", "traffic_signals:direction",
+                                               "direction"]
 
     // MARK: - Access
 
@@ -542,6 +543,14 @@ public struct CarProfile: RoutingProfile {
         var rule = NodeRule(trafficSignals: highway == "traffic_signals",
                             turningPlace: highway == "turning_circle" || highway == "turning_loop"
                             || highway == "mini_roundabout")
+        // The way a light faces (OSRM's obstacles: `traffic_signals:direction`, else `direction`).
+        if rule.trafficSignals {
+            switch tags["traffic_signals:direction"] ?? tags["direction"] {
+            case "forward": rule.signalDirection = .forward
+            case "backward": rule.signalDirection = .backward
+            default: break
+            }
+        }
         if let access = resolveAccess(accessHierarchy.lazy.compactMap { tags[$0] }.first) {
             rule.blocks = accessBlacklist.contains(access) && !restrictedAccess.contains(access)
         } else if let barrier = tags["barrier"] {
