@@ -223,12 +223,8 @@ public struct RoadGraph: Sendable, Equatable {
     /// How edge `edge` is travelled.
     @inlinable
     public func mode(of edge: Int) -> WayMode {
-        let s = segment(of: edge)
-        guard !segmentModes.isEmpty else {
-            return EdgeFlags(rawValue: segmentFlags[s]).contains(.ferry) ? .ferry : .travel
-        }
-        let packed = segmentModes[s]
-        return WayMode(rawValue: isReversed(edge) ? packed >> 4 : packed & 0xF) ?? .travel
+        let modes = modes(ofSegment: segment(of: edge))
+        return isReversed(edge) ? modes.backward : modes.forward
     }
 
     /// Whether going from edge `e` onto edge `f` changes how the route is travelled (onto a

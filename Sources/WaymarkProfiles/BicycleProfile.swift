@@ -57,7 +57,15 @@ public struct BicycleProfile: RoutingProfile {
 
     public init() {}
 
-    static let accessKeys = DirectionalKeys(["bicycle", "vehicle", "access"])
+    /// `access_tags_hierarchy`, most specific first.
+    static let accessHierarchy = ["bicycle", "vehicle", "access"]
+    static let accessKeys = DirectionalKeys(accessHierarchy)
+    /// The keys of which a way needs one to be considered at all (bicycle.lua's first check).
+    static let routableKeys = ["highway", "route", "railway", "amenity", "man_made", "public_transport", "bridge"]
+    static let separateCyclewayKeys = ["cycleway", "cycleway:both", "cycleway:left", "cycleway:right"]
+    /// `bicycle` values that open a carriageway whose cycleway is mapped apart.
+    static let separateCyclewayOverride: Set<String> = ["yes", "permissive", "designated", "destination"]
+    static let restrictionModes = ["bicycle"]
     static let wayKeys: Set<String> = [
         "highway", "route", "man_made", "railway", "amenity", "public_transport", "bridge", "bicycle",
         "vehicle", "access", "bicycle:forward", "bicycle:backward", "vehicle:forward", "vehicle:backward",
@@ -111,8 +119,8 @@ public struct BicycleProfile: RoutingProfile {
         if forwardRoute == "ferry" || backwardRoute == "ferry" { flags.insert(.ferry) }
         if let tunnel = tags["tunnel"], tunnel != "no" { flags.insert(.tunnel) }
         // Start points: ways ridden or pushed (not ferries, not trains).
-        let starts: Set<WayMode?> = [.travel, .pushingBike]
-        if !starts.contains(way.forwardMode) && !starts.contains(way.backwardMode) { flags.insert(.notStartpoint) }
+        func starts(_ mode: WayMode?) -> Bool { mode == .travel || mode == .pushingBike }
+        if !starts(way.forwardMode) && !starts(way.backwardMode) { flags.insert(.notStartpoint) }
         let highway: HighwayClass = flags.contains(.ferry) ? .ferry
             : way.highway.flatMap(HighwayClass.init(tag:)).flatMap { $0 == .ferry ? nil : $0 } ?? .other
         var rule = WayRule(highway: highway,
@@ -139,9 +147,8 @@ public struct BicycleProfile: RoutingProfile {
     /// `handle_bicycle_tags`: whether the way is one at all and not closed to bicycles, then its
     /// speeds, oneways, cycle lanes, pushing, speed limits and access per direction.
     private func handleBicycleTags(_ tags: [String: String], _ way: inout WayDraft) -> Bool {
-        let kinds = ["highway", "route", "railway", "amenity", "man_made", "public_transport", "bridge"]
-        guard kinds.contains(where: { !(tags[$0] ?? "").isEmpty }) else { return false }
-        way.access = ["bicycle", "vehicle", "access"].lazy.compactMap { tags[$0] }.first
+        guard BicycleProfile.routableKeys.contains(where: { !(tags[$0] ?? "").isEmpty }) else { return false }
+        way.access = BicycleProfile.access(tags)
         let (forward, backward) = CarProfile.forwardBackward(tags, BicycleProfile.accessKeys)
         way.forwardAccess = TagValues.mostAllowing(forward, allowed: accessWhitelist, forbidden: accessBlacklist)
         way.backwardAccess = TagValues.mostAllowing(backward, allowed: accessWhitelist, forbidden: accessBlacklist)
@@ -287,10 +294,14 @@ public struct BicycleProfile: RoutingProfile {
     /// `handle_cycleway_separate`: a carriageway whose cycleway is mapped as a way of its own is
     /// not ridden, unless its own `bicycle` tag opens it.
     private func hasSeparateCycleway(_ tags: [String: String]) -> Bool {
-        guard ["cycleway", "cycleway:both", "cycleway:left", "cycleway:right"].contains(where: {
-            tags[$0] == "separate"
-        }) else { return false }
-        return !["yes", "permissive", "designated", "destination"].contains(tags["bicycle"] ?? "")
+        guard BicycleProfile.separateCyclewayKeys.contains(where: { tags[$0] == "separate" }) else { return false }
+        return !BicycleProfile.separateCyclewayOverride.contains(tags["bicycle"] ?? "")
+    }
+
+    /// `find_access_tag`: the first of the hierarchy's keys the element has.
+    static func access(_ tags: [String: String]) -> String? {
+        for key in accessHierarchy { if let value = tags[key] { return value } }
+        return nil
     }
 
     // MARK: - Nodes and relations
@@ -300,14 +311,8 @@ public struct BicycleProfile: RoutingProfile {
     /// wall, a fence (not an audible one) or `barrier=yes`.
     public func node(_ tags: [String: String]) -> NodeRule {
         var rule = NodeRule(trafficSignals: tags["highway"] == "traffic_signals")
-        if rule.trafficSignals {
-            switch tags["traffic_signals:direction"] {
-            case "forward": rule.signalDirection = .forward
-            case "backward": rule.signalDirection = .backward
-            default: break
-            }
-        }
-        if let access = ["bicycle", "vehicle", "access"].lazy.compactMap({ tags[$0] }).first(where: { !$0.isEmpty }) {
+        if rule.trafficSignals { rule.signalDirection = TagValues.signalDirection(tags["traffic_signals:direction"]) }
+        if let access = BicycleProfile.access(tags), !access.isEmpty {
             rule.blocks = accessBlacklist.contains(access) && tags["highway"] != "crossing"
         } else if let barrier = tags["barrier"], !barrier.isEmpty {
             let audible = barrier == "fence" && (tags["sensory"] == "audible" || tags["sensory"] == "audio")
@@ -319,10 +324,10 @@ public struct BicycleProfile: RoutingProfile {
     /// Restrictions for bicycles (`restriction`, `restriction:bicycle`; not where `except`
     /// names bicycles), as OSRM's restriction parser reads them with `restrictions = {bicycle}`.
     public func restriction(_ tags: [String: String]) -> RestrictionKind? {
-        TagValues.restriction(tags, modes: ["bicycle"])
+        TagValues.restriction(tags, modes: BicycleProfile.restrictionModes)
     }
 
     public func restrictionMayNameSeveralWays(_ tags: [String: String]) -> (from: Bool, to: Bool) {
-        TagValues.restrictionMayNameSeveralWays(tags, modes: ["bicycle"])
+        TagValues.restrictionMayNameSeveralWays(tags, modes: BicycleProfile.restrictionModes)
     }
 }

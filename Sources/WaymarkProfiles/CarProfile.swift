@@ -545,11 +545,7 @@ public struct CarProfile: RoutingProfile {
                             || highway == "mini_roundabout")
         // The way a light faces (OSRM's obstacles: `traffic_signals:direction`, else `direction`).
         if rule.trafficSignals {
-            switch tags["traffic_signals:direction"] ?? tags["direction"] {
-            case "forward": rule.signalDirection = .forward
-            case "backward": rule.signalDirection = .backward
-            default: break
-            }
+            rule.signalDirection = TagValues.signalDirection(tags["traffic_signals:direction"] ?? tags["direction"])
         }
         if let access = resolveAccess(accessHierarchy.lazy.compactMap { tags[$0] }.first) {
             rule.blocks = accessBlacklist.contains(access) && !restrictedAccess.contains(access)

@@ -186,6 +186,16 @@ public enum TagValues {
         return beside
     }
 
+    /// The way a light faces along its way (OSRM's obstacle directions): `forward`, `backward`,
+    /// else both.
+    static func signalDirection(_ value: String?) -> SignalDirection {
+        switch value {
+        case "forward": .forward
+        case "backward": .backward
+        default: .both
+        }
+    }
+
     /// OSRM's lane count for guidance (guidance.lua's `set_classification`): `lanes`, else
     /// `lanes:forward` plus `lanes:backward`; 0 when unknown.
     static func laneCount(_ tags: [String: String]) -> UInt8 {

@@ -99,17 +99,6 @@ public struct TurnCosts: Sendable, Hashable {
     }
 }
 
-extension TravelProfile {
-    /// The profile that reads OpenStreetMap for this kind of travel (`vehicle`: the car's size).
-    public func routingProfile(vehicle: Vehicle = Vehicle()) -> any RoutingProfile {
-        switch self {
-        case .car: CarProfile(vehicle: vehicle)
-        case .bicycle: BicycleProfile()
-        case .foot: FootProfile()
-        }
-    }
-}
-
 /// The shape of the turn penalty over the angle.
 public enum TurnCurve: UInt8, Sendable, Hashable {
     /// car.lua's: near nothing going straight, rising steeply around a right angle to
