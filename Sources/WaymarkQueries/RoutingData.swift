@@ -96,10 +96,15 @@ package final class RoutingData: Sendable {
     }
 
     /// The same map keeping off `classes`: the turn table masked, the hierarchy (when this data
-    /// has one) `stored` for them, else contracted again without them; the rest shared.
-    package func excluding(_ classes: ExcludedClasses, stored: ContractionHierarchy? = nil) -> RoutingData {
+    /// has one) `stored` for them, else customized on `topology` (the map's, made from this
+    /// data's table) or, without one, contracted again without them; the rest shared.
+    package func excluding(_ classes: ExcludedClasses, stored: ContractionHierarchy? = nil,
+                           topology: CustomizableTopology? = nil) -> RoutingData {
         let contracted = hierarchy.map { _ in
-            stored ?? ContractionHierarchy(graph: graph, costs: costs, turns: turns, excluding: classes)
+            stored ?? topology.map {
+                ContractionHierarchy(graph: graph, costs: costs, turns: turns, excluding: classes, topology: $0,
+                                     transitions: transitions)
+            } ?? ContractionHierarchy(graph: graph, costs: costs, turns: turns, excluding: classes)
         }
         return RoutingData(graph: graph, snapIndex: snapIndex, costs: costs, turns: turns,
                            transitions: contracted?.transitions ?? transitions.excluding(classes, graph: graph),

@@ -12,7 +12,8 @@ public enum GraphFileLayout {
     // (Computed: a stored array of metatypes is shared state Swift 6 cannot prove safe, and
     // warned so once per module that imports this one.)
     public static var parts: [any GraphFilePart.Type] {
-        [RoadGraph.self, ContractionHierarchy.self, ExcludedHierarchies.self, StoredTurnTables.self, TurnGeometry.self,
+        [RoadGraph.self, ContractionHierarchy.self, ExcludedHierarchies.self, StoredDissection.self,
+         StoredTurnTables.self, TurnGeometry.self,
          TransitionTable.self, Basemap.self, SnapIndex.self, GuidanceTables.self]
     }
 

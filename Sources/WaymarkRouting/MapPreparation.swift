@@ -11,15 +11,18 @@ struct PreparedMap: Sendable {
     let data: RoutingData
     let guidance: GuidanceTables
     let preparation: RoadMap.Preparation
+    /// The topology the hierarchy was customized on, when it was (hierarchies keeping off
+    /// classes are customized on it too).
+    var topology: CustomizableTopology? = nil
 }
 
 extension RoadMap {
     /// Builds what `method` needs: the stored hierarchy (its turn tables serve every search) or a
-    /// contracted one, landmarks, or nothing more for A*.
+    /// contracted one — customized on `dissection` when given — landmarks, or nothing more for A*.
     static func makePreparedMap(graph: RoadGraph, method: SearchMethod, stored: ContractionHierarchy?,
                                 guidance: GuidanceTables? = nil, snapIndex storedIndex: SnapIndex? = nil,
                                 turns storedTurns: StoredTurns? = nil, landmarks givenLandmarks: Landmarks?,
-                                costs givenCosts: TurnCosts?,
+                                costs givenCosts: TurnCosts?, dissection: [UInt32]? = nil,
                                 progress: ContractionHierarchy.Progress? = nil) -> PreparedMap {
         func since(_ t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
         let costs = givenCosts ?? TurnCosts(for: graph)
@@ -43,9 +46,16 @@ extension RoadMap {
         clock = DispatchTime.now().uptimeNanoseconds
         var landmarks = givenLandmarks
         var refused: String?
+        var topology: CustomizableTopology?
         if useHierarchy && hierarchy == nil {
             refused = ContractionHierarchy.refusal(for: graph)
-            if refused == nil {
+            if refused == nil, let dissection {
+                let table = TransitionTable(graph: graph, turns: turns, costs: costs)
+                let made = CustomizableTopology(graph: graph, transitions: table, edgePositions: dissection)
+                topology = made
+                hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns, topology: made,
+                                                 transitions: table)
+            } else if refused == nil {
                 hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns, progress: progress)
             }
         }
@@ -70,6 +80,6 @@ extension RoadMap {
                                               contracted: hierarchy != nil && stored == nil,
                                               indexSeconds: indexSeconds, searchSeconds: searchSeconds,
                                               hierarchyRefused: refused)
-        return PreparedMap(data: data, guidance: guidance, preparation: preparation)
+        return PreparedMap(data: data, guidance: guidance, preparation: preparation, topology: topology)
     }
 }

@@ -100,6 +100,13 @@ public final class RoadMap: @unchecked Sendable {
     /// The hierarchies keeping off classes a graph file stores (``ExcludedHierarchies``), read at
     /// the first query of each set.
     private let storedExclusions: FileSections?
+    /// The map's edges in nested-dissection order (``NestedDissection``), which hierarchies are
+    /// customized on: read with the graph, carried from the map this one customizes, or made
+    /// when first needed; and the topology made from it (both guarded by `lock`).
+    private var dissection: [UInt32]?
+    private var topology: CustomizableTopology?
+    /// Whether the map's own hierarchy is customized rather than contracted (a customized map's).
+    private var customizesHierarchy = false
 
     /// A map over a graph already in memory. `hierarchy` (contracted for this graph and its
     /// driving side) and `landmarks` are used as given; what `method` needs beyond them is
@@ -188,6 +195,7 @@ public final class RoadMap: @unchecked Sendable {
         storedHierarchy = stored
         storedExclusions = stored != nil && ExcludedHierarchies.isStored(in: sections)
             ? sections.filter(ExcludedHierarchies.owns) : nil
+        dissection = stored != nil ? StoredDissection.read(sections, graph: graph) : nil
         givenLandmarks = nil
         self.method = method
         costs = nil
@@ -213,11 +221,13 @@ public final class RoadMap: @unchecked Sendable {
     func data(progress: ContractionHierarchy.Progress? = nil) -> PreparedMap {
         lock.withLock {
             if let prepared { return prepared }
+            let order = customizesHierarchy ? dissection ?? NestedDissection.edgePositions(graph: graph) : nil
             let made = RoadMap.makePreparedMap(graph: graph, method: method, stored: storedHierarchy,
                                                guidance: storedGuidance, snapIndex: storedSnapIndex,
-                                           turns: storedTurns, landmarks: givenLandmarks, costs: costs,
-                                           progress: progress)
+                                               turns: storedTurns, landmarks: givenLandmarks, costs: costs,
+                                               dissection: order, progress: progress)
             prepared = made
+            if made.topology != nil { (topology, dissection) = (made.topology, order) }
             return made
         }
     }
@@ -244,7 +254,7 @@ public final class RoadMap: @unchecked Sendable {
             var searches = base.data
             if !effective.isEmpty {
                 searches = lock.withLock({ searchesExcluding[effective] })
-                    ?? base.data.excluding(effective, stored: storedHierarchy(keepingOff: effective, base: base))
+                    ?? excludingData(effective, base: base)
                 lock.withLock { searchesExcluding[effective] = searches }
             }
             let made = PreparedMap(data: searches.marked(excluding: classes), guidance: base.guidance,
@@ -252,6 +262,30 @@ public final class RoadMap: @unchecked Sendable {
             lock.withLock { preparedExcluding[classes] = made }
             return made
         }
+    }
+
+    /// The searches keeping off `classes` (on the map): the file's hierarchy for them, or one
+    /// customized on the map's topology (made at the first set asked for).
+    private func excludingData(_ classes: ExcludedClasses, base: PreparedMap) -> RoutingData {
+        if let stored = storedHierarchy(keepingOff: classes, base: base) {
+            return base.data.excluding(classes, stored: stored)
+        }
+        guard base.data.hierarchy != nil else { return base.data.excluding(classes) }
+        let topology = lock.withLock { self.topology } ?? {
+            let made = CustomizableTopology(graph: graph, transitions: base.data.transitions,
+                                            edgePositions: dissectionOrder())
+            lock.withLock { self.topology = made }
+            return made
+        }()
+        return base.data.excluding(classes, topology: topology)
+    }
+
+    /// The map's dissection: stored, carried or made now (and kept).
+    private func dissectionOrder() -> [UInt32] {
+        if let known = lock.withLock({ dissection }) { return known }
+        let made = NestedDissection.edgePositions(graph: graph)
+        lock.withLock { dissection = made }
+        return made
     }
 
     /// The hierarchy keeping off `classes` the graph file stores, if it does and the map routes
@@ -297,6 +331,10 @@ public final class RoadMap: @unchecked Sendable {
         let hierarchical = hierarchy != nil
         let map = RoadMap(graph: customized.graph, method: hierarchical ? .hierarchy : method, costs: costs,
                           maxSnapDistance: maxSnapDistance, basemap: try basemap())
+        if hierarchical {
+            map.dissection = NestedDissection.carried(dissectionOrder(), from: graph, to: customized.graph)
+            map.customizesHierarchy = true
+        }
         map.prepare()
         let excluding = !storedExclusionSets.isEmpty || lock.withLock { !searchesExcluding.isEmpty }
         if hierarchical && excluding { map.prepareExclusions() }
@@ -480,8 +518,9 @@ public final class RoadMap: @unchecked Sendable {
             exclusions = !made.isEmpty ? ExcludedHierarchies.fileSections(made)
                 : storedExclusions.map { stored in stored.tags.compactMap { stored.section($0) } } ?? []
         }
-        try GraphFile.write(graph, to: path, extra: (hierarchy?.fileSections ?? []) + exclusions + basemap,
-                            later: tables)
+        let dissection = hierarchy != nil ? StoredDissection.fileSections(dissectionOrder()) : []
+        try GraphFile.write(graph, to: path, extra: (hierarchy?.fileSections ?? []) + exclusions + dissection
+                                + basemap, later: tables)
     }
 
     /// What the map shows besides roads (``Basemap``), if it has one: given when the map was

@@ -75,11 +75,13 @@ import WaymarkProfiles
         #expect(Set(runs.map(\.part)).count == runs.count)
         let (_, sections) = try GraphFile.readWithExtras(path: path)
         let stored = GraphFileLayout.storedParts(in: sections)
-        let absent = hierarchy ? StoredTurnTables.partName : ContractionHierarchy.partName
+        // (The dissection goes with a hierarchy, the turn tables without one.)
+        let absent = hierarchy ? [StoredTurnTables.partName]
+            : [ContractionHierarchy.partName, StoredDissection.partName]
         var expected: [String] = []
         // (The hierarchies keeping off classes only when asked for: ``exclusionsFollowTheLayout``.)
         for part in GraphFileLayout.parts.dropFirst()
-        where part.partName != absent && part.partName != ExcludedHierarchies.partName {
+        where !absent.contains(part.partName) && part.partName != ExcludedHierarchies.partName {
             expected.append(part.partName)
         }
         #expect(stored == expected)

@@ -329,6 +329,9 @@ case "prepare":
     let t = map.prepare().searchSeconds, hierarchy = map.hierarchy!
     print(String(format: "%@: %.2f s, %d shortcuts, %d arcs; peak RSS %@ MB", arguments[1], t, hierarchy.shortcutCount,
                  hierarchy.arcCount, peakRSSMB()))
+case "cch":
+    guard arguments.count > 1 else { exit(64) }
+    benchCustomizable(map: arguments[1], queries: Int(option("queries") ?? "1000") ?? 1000)
 case "load":
     let files = Array(arguments.dropFirst()).filter { $0.hasSuffix(".osm") || $0.hasSuffix(".osm.gz") }
     benchLoad(files: files, runs: Int(option("runs") ?? "5") ?? 5)
