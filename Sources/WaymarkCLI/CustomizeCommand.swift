@@ -23,7 +23,8 @@ enum CustomizeCommand {
         Customizes the map as built (its speeds from the profile) every time, as osrm-customize
         does: keep the built map and customize it again for each new set of files. A speed of 0
         closes a road. The map's hierarchy, and those keeping off classes where it stores them,
-        are contracted again; 'annotations=datasources' then names the file each speed came from.
+        are customized on the map's dissection (not contracted again); 'annotations=datasources'
+        then names the file each speed came from.
         """
     )
 

@@ -37,72 +37,93 @@ package struct CustomizableTopology: Sendable {
         let position = edgePositions ?? NestedDissection.edgePositions(graph: graph)
         precondition(position.count == graph.edgeCount, "a dissection of another graph")
         // A copy along a restricted path turns where its edge turns: it goes beside its edge.
-        let byPlace = (0..<n).sorted {
-            let a = position[paths.edge($0)], b = position[paths.edge($1)]
-            return a != b ? a < b : $0 < $1
-        }
-        state = byPlace.map(UInt32.init)
+        var keys = (0..<n).map { UInt64(position[paths.edge($0)]) << 32 | UInt64($0) }
+        keys.sort()
+        state = keys.map { UInt32(truncatingIfNeeded: $0) }
+        keys = []
         var rank = [UInt32](repeating: 0, count: n)
-        for (r, s) in byPlace.enumerated() { rank[s] = UInt32(r) }
+        for (r, s) in state.enumerated() { rank[Int(s)] = UInt32(r) }
         self.rank = rank
-        var rows = Self.turnRows(graph: graph, transitions: transitions, rank: rank)
-        Self.eliminate(&rows)
-        var start: [UInt32] = [0], head: [UInt32] = [], tail: [UInt32] = []
-        start.reserveCapacity(n + 1)
-        for r in 0..<n {
-            head.append(contentsOf: rows[r])
-            tail.append(contentsOf: repeatElement(UInt32(r), count: rows[r].count))
-            start.append(UInt32(head.count))
-        }
-        rows = []
-        (self.start, self.head, self.tail) = (start, head, tail)
+        let turns = Self.turnRows(graph: graph, transitions: transitions, rank: rank)
+        (start, head) = Self.eliminate(turns)
+        var tail = [UInt32](repeating: 0, count: head.count)
+        for r in 0..<n { for a in Int(start[r])..<Int(start[r + 1]) { tail[a] = UInt32(r) } }
+        self.tail = tail
         (lowerStart, lowerArc) = Self.lowerArcs(head: head, nodes: n)
     }
 
-    /// Per rank, the higher ranks it shares a turn with (either way), ascending, once each.
-    private static func turnRows(graph: RoadGraph, transitions: TransitionTable, rank: [UInt32]) -> [[UInt32]] {
-        var rows = [[UInt32]](repeating: [], count: rank.count)
-        for s in 0..<rank.count {
-            let e = transitions.paths.edge(s)
-            transitions.forEachTurn(after: s, graph) { f, t, _ in
-                guard f != e else { return }
-                let a = rank[s], b = rank[t]
-                if a < b { rows[Int(a)].append(b) } else if b < a { rows[Int(b)].append(a) }
-            }
-        }
-        for r in rows.indices where rows[r].count > 1 {
-            rows[r].sort()
-            var kept = 0
-            for i in rows[r].indices where i == 0 || rows[r][i] != rows[r][kept - 1] {
-                rows[r][kept] = rows[r][i]
-                kept += 1
-            }
-            rows[r].removeLast(rows[r].count - kept)
-        }
-        return rows
-    }
-
-    /// Contracts the ranks in order with no witness: a rank's higher neighbours all become
-    /// neighbours of the lowest of them (its parent in the elimination tree), which passes them on.
-    private static func eliminate(_ rows: inout [[UInt32]]) {
-        var merged: [UInt32] = []
-        for r in rows.indices where rows[r].count > 1 {
-            let parent = Int(rows[r][0])
-            let mine = rows[r].dropFirst(), theirs = rows[parent]
-            merged.removeAll(keepingCapacity: true)
-            merged.reserveCapacity(mine.count + theirs.count)
-            var i = mine.startIndex, j = 0
-            while i < mine.endIndex || j < theirs.count {
-                if j == theirs.count || (i < mine.endIndex && mine[i] < theirs[j]) {
-                    merged.append(mine[i]); i += 1
-                } else if i == mine.endIndex || theirs[j] < mine[i] {
-                    merged.append(theirs[j]); j += 1
-                } else {
-                    merged.append(mine[i]); i += 1; j += 1
+    /// Per rank, the higher ranks it shares a turn with (either way), ascending, once each: rows
+    /// `start[r]..<start[r + 1]` of `higher`.
+    private static func turnRows(graph: RoadGraph, transitions: TransitionTable,
+                                 rank: [UInt32]) -> (start: [UInt32], higher: [UInt32]) {
+        let n = rank.count
+        func forEachPair(_ body: (_ low: Int, _ high: UInt32) -> Void) {
+            for s in 0..<n {
+                let e = transitions.paths.edge(s)
+                transitions.forEachTurn(after: s, graph) { f, t, _ in
+                    guard f != e else { return }
+                    let a = rank[s], b = rank[t]
+                    if a < b { body(Int(a), b) } else if b < a { body(Int(b), a) }
                 }
             }
-            if merged.count != theirs.count { rows[parent] = merged }
         }
+        var count = [UInt32](repeating: 0, count: n + 1)
+        forEachPair { low, _ in count[low + 1] += 1 }
+        for r in 0..<n { count[r + 1] += count[r] }
+        var fill = count, higher = [UInt32](repeating: 0, count: Int(count[n]))
+        forEachPair { low, high in
+            higher[Int(fill[low])] = high
+            fill[low] += 1
+        }
+        // Each row sorted, its repeats dropped, packed.
+        var start: [UInt32] = [0], packed: [UInt32] = []
+        start.reserveCapacity(n + 1)
+        packed.reserveCapacity(higher.count)
+        for r in 0..<n {
+            let row = Int(count[r])..<Int(count[r + 1])
+            higher[row].sort()
+            for i in row where i == row.lowerBound || higher[i] != higher[i - 1] { packed.append(higher[i]) }
+            start.append(UInt32(packed.count))
+        }
+        return (start, packed)
+    }
+
+    /// Contracts the ranks in order with no witness: a rank's higher neighbours are those of its
+    /// turns and those its children in the elimination tree (the ranks whose lowest higher
+    /// neighbour it is) pass on; rows are made in rank order, so they go one after another.
+    private static func eliminate(_ turns: (start: [UInt32], higher: [UInt32])) -> ([UInt32], [UInt32]) {
+        let n = turns.start.count - 1
+        var start: [UInt32] = [0], head: [UInt32] = []
+        start.reserveCapacity(n + 1)
+        head.reserveCapacity(2 * turns.higher.count)
+        // Children as linked lists; `marked[y] == r + 1` while y is in row r.
+        var firstChild = [Int32](repeating: -1, count: n), nextSibling = firstChild
+        var marked = [UInt32](repeating: 0, count: n)
+        var row: [UInt32] = []
+        for r in 0..<n {
+            row.removeAll(keepingCapacity: true)
+            let stamp = UInt32(r + 1)
+            func add(_ y: UInt32) {
+                if marked[Int(y)] != stamp {
+                    marked[Int(y)] = stamp
+                    row.append(y)
+                }
+            }
+            for i in Int(turns.start[r])..<Int(turns.start[r + 1]) { add(turns.higher[i]) }
+            var child = firstChild[r]
+            while child >= 0 {
+                for i in Int(start[Int(child)])..<Int(start[Int(child) + 1]) where head[i] != UInt32(r) { add(head[i]) }
+                child = nextSibling[Int(child)]
+            }
+            row.sort()
+            head.append(contentsOf: row)
+            start.append(UInt32(head.count))
+            if let parent = row.first {
+                nextSibling[r] = firstChild[Int(parent)]
+                firstChild[Int(parent)] = Int32(r)
+            }
+        }
+        return (start, head)
     }
 
     /// For each rank, the arcs reaching it from below, ascending by their lower end (the arcs
@@ -206,23 +227,21 @@ extension CustomizableTopology {
     private func hierarchy(_ m: Metric, costs: TurnCosts, turns: TurnGeometry,
                            transitions: TransitionTable) -> ContractionHierarchy {
         let n = nodeCount
+        // Directed arc d's number among those kept (−1: infinite, dropped).
         var kept = [Int32](repeating: -1, count: 2 * arcCount)
-        var arcTail: [UInt32] = [], arcHead: [UInt32] = [], first: [Int32] = [], second: [Int32] = []
-        let finite = m.up.count { $0 < .infinity } + m.down.count { $0 < .infinity }
-        arcTail.reserveCapacity(finite); arcHead.reserveCapacity(finite)
-        first.reserveCapacity(finite); second.reserveCapacity(finite)
-        func keep(_ d: Int, from: UInt32, to: UInt32) {
-            kept[d] = Int32(arcTail.count)
-            arcTail.append(from)
-            arcHead.append(to)
-            // (A finite weight's parts are finite, and numbered before it.)
-            first.append(m.first[d] < 0 ? -1 : kept[Int(m.first[d])])
-            second.append(m.second[d] < 0 ? -1 : kept[Int(m.second[d])])
-        }
+        var count = 0
         for a in 0..<arcCount {
+            if m.up[a] < .infinity { kept[2 * a] = Int32(count); count += 1 }
+            if m.down[a] < .infinity { kept[2 * a + 1] = Int32(count); count += 1 }
+        }
+        var arcTail = [UInt32](repeating: 0, count: count), arcHead = arcTail
+        var first = [Int32](repeating: -1, count: count), second = first
+        for d in 0..<2 * arcCount where kept[d] >= 0 {
+            let k = Int(kept[d]), a = d / 2
             let low = state[Int(tail[a])], high = state[Int(head[a])]
-            if m.up[a] < .infinity { keep(2 * a, from: low, to: high) }
-            if m.down[a] < .infinity { keep(2 * a + 1, from: high, to: low) }
+            (arcTail[k], arcHead[k]) = d % 2 == 0 ? (low, high) : (high, low)
+            // (A finite weight's parts are finite, and numbered before it.)
+            if m.first[d] >= 0 { (first[k], second[k]) = (kept[Int(m.first[d])], kept[Int(m.second[d])]) }
         }
         var upStart: [UInt32] = [0], downStart: [UInt32] = [0]
         var ups: [ArcRows.Arc] = [], downs: [ArcRows.Arc] = []

@@ -239,7 +239,7 @@ public final class RoadMap: @unchecked Sendable {
     }
 
     /// The shared data of the map keeping off `classes`, made at the first query that asks (the
-    /// turn table masked, the hierarchy contracted again without those on the map), once per set.
+    /// turn table masked, the hierarchy customized without those on the map), once per set.
     func data(excluding classes: ExcludedClasses) -> PreparedMap {
         let base = data()
         if classes.isEmpty { return base }
@@ -271,13 +271,16 @@ public final class RoadMap: @unchecked Sendable {
             return base.data.excluding(classes, stored: stored)
         }
         guard base.data.hierarchy != nil else { return base.data.excluding(classes) }
-        let topology = lock.withLock { self.topology } ?? {
-            let made = CustomizableTopology(graph: graph, transitions: base.data.transitions,
-                                            edgePositions: dissectionOrder())
-            lock.withLock { self.topology = made }
-            return made
-        }()
-        return base.data.excluding(classes, topology: topology)
+        return base.data.excluding(classes, topology: topology(base))
+    }
+
+    /// The map's customizable topology, made at the first call (under `excludingLock`).
+    private func topology(_ base: PreparedMap) -> CustomizableTopology {
+        if let made = lock.withLock({ topology }) { return made }
+        let made = CustomizableTopology(graph: graph, transitions: base.data.transitions,
+                                        edgePositions: dissectionOrder())
+        lock.withLock { topology = made }
+        return made
     }
 
     /// The map's dissection: stored, carried or made now (and kept).
@@ -289,7 +292,7 @@ public final class RoadMap: @unchecked Sendable {
     }
 
     /// The hierarchy keeping off `classes` the graph file stores, if it does and the map routes
-    /// on the file's hierarchy. (One that fails its checks is contracted again instead.)
+    /// on the file's hierarchy. (One that fails its checks is made again instead.)
     private func storedHierarchy(keepingOff classes: ExcludedClasses, base: PreparedMap) -> ContractionHierarchy? {
         guard let sections = storedExclusions, base.data.hierarchy != nil, !base.preparation.contracted else {
             return nil
@@ -316,14 +319,37 @@ public final class RoadMap: @unchecked Sendable {
     public func prepareExclusions() -> [ExcludedClasses] {
         let present = graph.excludableClassesPresent
         let sets = (1...7).map { ExcludedClasses(rawValue: UInt8($0)) }.filter { $0.isSubset(of: present) }
+        customizeSideBySide(sets)
         for set in sets { _ = data(excluding: set) }
         return sets
     }
 
+    /// The hierarchies of `sets` not made or stored yet, customized on all cores (each set's
+    /// customization is a pass of its own over the shared topology).
+    private func customizeSideBySide(_ sets: [ExcludedClasses]) {
+        let base = data()
+        guard base.data.hierarchy != nil, storedExclusions == nil else { return }
+        let topology = excludingLock.withLock { self.topology(base) }
+        let pending = lock.withLock { sets.filter { searchesExcluding[$0] == nil } }
+        guard pending.count > 1 else { return }
+        var made = [RoutingData?](repeating: nil, count: pending.count)
+        made.withUnsafeMutableBufferPointer { made in
+            // Shared with the threads below: each writes only its own set's slot.
+            nonisolated(unsafe) let made = made
+            DispatchQueue.concurrentPerform(iterations: pending.count) { i in
+                made[i] = base.data.excluding(pending[i], topology: topology)
+            }
+        }
+        lock.withLock {
+            for (set, data) in zip(pending, made) where searchesExcluding[set] == nil { searchesExcluding[set] = data }
+        }
+    }
+
     /// This map with the speeds and turn penalties of `updates`, as `osrm-customize` applies
     /// them (``RoadGraph/customized(with:)``): a new map, prepared as this one is — its hierarchy
-    /// contracted again where this one holds one, with those keeping off classes where this one
-    /// stores or made them — so that its first route waits for nothing. This map is unchanged.
+    /// customized on this map's dissection where this one holds one, with those keeping off
+    /// classes where this one stores or made them — so that its first route waits for nothing.
+    /// This map is unchanged.
     public func customized(with updates: SpeedUpdates) throws(RoadMapError) -> (map: RoadMap,
                                                                                report: CustomizeReport) {
         let customized: (graph: RoadGraph, report: CustomizeReport)
