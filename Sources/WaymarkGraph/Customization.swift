@@ -36,7 +36,7 @@ extension RoadGraph {
         var duration = Array(edgeDuration), weight = Array(edgeWeight)
         var matched = Set<SpeedUpdates.Stretch>()
         if !updates.speeds.isEmpty {
-            var stretch = StretchScratch()
+            var stretch = StretchScratch(updates: updates)
             for v in 0..<UInt32(nodeCount) {
                 for e in edges(from: v) {
                     guard stretch.load(self, edge: e, source: v, updates: updates) else { continue }
@@ -141,13 +141,34 @@ private struct CustomRows {
 private struct StretchScratch {
     var ids: [Int64] = [], length: [Double] = []
     var duration: [Float] = [], weight: [Float] = [], source: [UInt8] = []
+    /// A bit per hash of the node ids stretches of the files start at: most edges of a map have
+    /// none of them and are passed over without a dictionary lookup.
+    private var starts: [UInt64]
+    private static let bits = 24
+
+    init(updates: SpeedUpdates) {
+        starts = [UInt64](repeating: 0, count: 1 << (Self.bits - 6))
+        for key in updates.speeds.keys {
+            let h = Self.hash(key.from)
+            starts[h >> 6] |= 1 << UInt64(h & 63)
+        }
+    }
+
+    private static func hash(_ id: Int64) -> Int {
+        Int(truncatingIfNeeded: (UInt64(bitPattern: id) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - bits))
+    }
+
+    private func mayStart(_ id: Int64) -> Bool {
+        let h = Self.hash(id)
+        return starts[h >> 6] & (1 << UInt64(h & 63)) != 0
+    }
 
     /// The edge's node ids; whether a stretch of it has a new speed.
     mutating func load(_ g: RoadGraph, edge e: Int, source v: UInt32, updates: SpeedUpdates) -> Bool {
         let n = g.interiorPointCount(of: e)
         ids.removeAll(keepingCapacity: true)
         for k in 0...(n + 1) { ids.append(g.nodeID(ofEdge: e, point: k, source: v)) }
-        for i in 0...n where ids[i] != ids[i + 1]
+        for i in 0...n where ids[i] != ids[i + 1] && mayStart(ids[i])
             && updates.speeds[SpeedUpdates.Stretch(from: ids[i], to: ids[i + 1])] != nil { return true }
         return false
     }
