@@ -92,7 +92,8 @@ extension Router {
         var result = MapMatch(matchings: [], tracepoints: Array(repeating: nil, count: trace.count))
         for (m, matching) in found.enumerated() {
             let snaps = zip(matching.fixes, matching.candidates).map { lists[$0][$1] }
-            let route = try routes(snapped: snaps, input: matching.fixes.map { points[$0] }, options: asked)[0]
+            let route = try routes(snapped: snaps, input: matching.fixes.map { points[$0] }, options: asked,
+                                   shortLegsByAStar: true)[0]
             result.matchings.append(.init(route: route, confidence: matching.confidence))
             for (k, t) in matching.fixes.enumerated() {
                 // (With leg ends, a fix between them is no waypoint of the route.)

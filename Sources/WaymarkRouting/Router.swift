@@ -26,6 +26,12 @@ public final class Router {
     private var isochroneSearch: IsochroneSearch?
     /// The search for alternative routes, made at the first that asks for them.
     private var alternativeSearch: AlternativeSearch?
+    /// A* beside the hierarchy, for the short legs between a matched trace's fixes (made at the
+    /// first trace matched): it settles a handful of states where the hierarchy climbs hundreds.
+    private var shortLegSearch: RouteSearch?
+    /// Legs shorter than this, in a straight line, go to ``shortLegSearch`` while a trace's route
+    /// is searched (an exact search too: the same weights).
+    static let shortLeg = 250.0
     /// What an alternative route must be (``AlternativeRules/standard`` unless changed).
     public var alternativeRules = AlternativeRules.standard
     /// The graph's checksum, which hints carry (``hint(for:input:)``).
@@ -67,6 +73,14 @@ public final class Router {
         case let .hierarchy(search): search.route(from: starts, to: goals)
         case let .search(search): search.route(from: starts, to: goals, at: goal)
         }
+    }
+
+    /// ``path(from:to:at:)`` by A* (on a map routing on a hierarchy, its searcher made now).
+    private func shortPath(from starts: [EdgePoint], to goals: [EdgePoint], at goal: Coordinate) -> RoutePath? {
+        guard case .hierarchy = engine else { return path(from: starts, to: goals, at: goal) }
+        let search = shortLegSearch ?? RouteSearch(data: data, landmarks: false)
+        shortLegSearch = search
+        return search.route(from: starts, to: goals, at: goal)
     }
 
     /// Snaps points together, as OSRM does (`SnapPhantomNodes`): inside a tiny component only
@@ -125,10 +139,11 @@ public final class Router {
     }
 
     /// The routes through waypoints already snapped (`snaps`, one per coordinate of `waypoints`).
-    func routes(snapped snaps: [Snap], input waypoints: [Coordinate], options: RouteOptions) throws(RouteError)
-        -> [Route] {
+    func routes(snapped snaps: [Snap], input waypoints: [Coordinate], options: RouteOptions,
+                shortLegsByAStar: Bool = false) throws(RouteError) -> [Route] {
         let ends = options.legEnds ?? Array(waypoints.indices)
-        let paths = try legPaths(snaps, waypoints, turningAt: options.continueStraight ? [] : Set(ends))
+        let paths = try legPaths(snaps, waypoints, turningAt: options.continueStraight ? [] : Set(ends),
+                                 shortLegsByAStar: shortLegsByAStar)
         // A leg through silent via points is the paths joined: each carries on the edge the one
         // before it ended on.
         var legs: [RoutePath] = []
@@ -148,8 +163,8 @@ public final class Router {
     /// in `turning` the next leg leaves in the direction the last one arrived (no U-turn), so the
     /// legs are searched as OSRM does without U-turns, to each direction of the via point in turn,
     /// and the cheapest chain wins.
-    private func legPaths(_ snaps: [Snap], _ input: [Coordinate], turningAt turning: Set<Int>) throws(RouteError)
-        -> [RoutePath] {
+    private func legPaths(_ snaps: [Snap], _ input: [Coordinate], turningAt turning: Set<Int>,
+                          shortLegsByAStar: Bool) throws(RouteError) -> [RoutePath] {
         // Per leg, the ways found to its goal: the path, the weight up to its end, and the way
         // of the leg before it that it carries on from.
         typealias Arrival = (path: RoutePath, total: Double, previous: Int)
@@ -176,8 +191,11 @@ public final class Router {
             // The last leg, or one whose end may be turned round at: one search to either direction.
             let split = k + 1 < snaps.count - 1 && !turning.contains(k + 1)
             var found: [Arrival] = []
+            let short = shortLegsByAStar && !starts.isEmpty
+                && snaps[k].coordinate.distance(to: snaps[k + 1].coordinate) < Router.shortLeg
             for target in split ? goals.map({ [$0] }) : [goals] {
-                guard let path = path(from: starts, to: target, at: snaps[k + 1].coordinate) else { continue }
+                guard let path = short ? shortPath(from: starts, to: target, at: snaps[k + 1].coordinate)
+                    : path(from: starts, to: target, at: snaps[k + 1].coordinate) else { continue }
                 let start = path.edges[0]
                 let spent = starts.first { $0.edge == start }!.spent
                 found.append((path, spent + path.weight, from[start] ?? -1))
