@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkSupport
 
 /// Where a coordinate lands on the road network: a point on a segment's geometry.
 public struct Snap: Sendable, Equatable {
@@ -128,6 +129,8 @@ public final class SnapIndex: Sendable {
     let cellKeys: Column<Int64>, cellStart: Column<UInt32>, cellPieces: Column<UInt32>
     /// Local planar frame (equirectangular around the graph's middle latitude).
     private let metresPerDegreeLon: Double, metresPerDegreeLat: Double
+    /// Smaller cells for small circles, made at the first query that needs them.
+    private let fine = MadeOnce<FineCells>()
 
     public convenience init(graph: RoadGraph) {
         self.init(graph: graph, stored: nil)
@@ -247,7 +250,7 @@ public final class SnapIndex: Sendable {
         return (low, p - SnapIndex.firstPiece(of: low, graph))
     }
 
-    private static func key(_ x: Int64, _ y: Int64) -> Int64 { (x << 32) ^ (y & 0xFFFF_FFFF) }
+    static func key(_ x: Int64, _ y: Int64) -> Int64 { (x << 32) ^ (y & 0xFFFF_FFFF) }
 
     /// The entries in ascending key order, equal keys in the order given (see ``sortByKey(_:)``).
     static func sortedByKey(_ entries: [(key: Int64, piece: UInt32)]) -> [(key: Int64, piece: UInt32)] {
@@ -476,8 +479,28 @@ public final class SnapIndex: Sendable {
                 consider(s, i, piece)
             }
         }
-        if maxDistance <= SnapIndex.cellSize / 2 {
-            // A small circle (map matching's, a few metres): only the cells its box overlaps, not
+        if maxDistance <= 2 * FineCells.cellSize {
+            // Map matching's circle at every fix: the smaller cells its box overlaps (pieces are
+            // listed as in the index's own cells, so the same margin holds).
+            let fine = self.fine.value {
+                FineCells(self, graph: graph, lonScale: metresPerDegreeLon, latScale: metresPerDegreeLat)
+            }
+            let margin = maxDistance + FineCells.cellSize / 8
+            func cells(_ v: Double) -> ClosedRange<Int64> {
+                Int64(((v - margin) / FineCells.cellSize).rounded(.down))...Int64(
+                    ((v + margin) / FineCells.cellSize).rounded(.down))
+            }
+            for x in cells(cx) {
+                for y in cells(cy) {
+                    guard let entries = fine.entries(x, y) else { continue }
+                    for j in entries {
+                        let s = Int(fine.segment[j]), i = Int(fine.index[j])
+                        consider(s, i, SnapIndex.firstPiece(of: s, graph) + i)
+                    }
+                }
+            }
+        } else if maxDistance <= SnapIndex.cellSize / 2 {
+            // A small circle (a few tens of metres): only the cells its box overlaps, not
             // the ring of nine around it. (A long piece is listed in the cells of points an eighth
             // of a cell apart along it: one of them lies that much beyond the circle at most.)
             let margin = maxDistance + SnapIndex.cellSize / 8

@@ -72,3 +72,41 @@ extension CustomizableHierarchyTests {
         #expect(NestedDissection.carried(position, from: g, to: randomGraph(seed: 6, nodes: 80, ways: 150)) == nil)
     }
 }
+
+/// A matched trace's route searches its short legs by A*: the same weight as the hierarchy's
+/// on random graphs with restrictions (fixed seeds).
+@Suite struct ShortLegTests {
+    @Test(arguments: 1...8) func shortLegsWeighWhatTheHierarchyFinds(seed: Int) throws {
+        let g = randomGraph(seed: UInt64(seed))
+        guard g.edgeCount > 0 else { return }
+        let map = RoadMap(graph: g, hierarchy: ContractionHierarchy(graph: g))
+        let router = map.makeRouter()
+        var rng = SplitMix64(seed: UInt64(500 + seed))
+        var compared = 0
+        for _ in 0..<10 {
+            // A walk of points up to 150 m apart.
+            var points = [Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))]
+            for _ in 0..<5 {
+                let last = points.last!
+                points.append(Coordinate(latitude: last.latitude + rng.uniform(-0.001, 0.001),
+                                         longitude: last.longitude + rng.uniform(-0.0015, 0.0015)))
+            }
+            let snaps = points.compactMap { map.nearest($0, maxDistance: 5000) }
+            guard snaps.count == points.count else { continue }
+            // Straight on at via points (a route's default) and turning there (a matched trace's).
+            for straight in [true, false] {
+                var options = RouteOptions()
+                options.continueStraight = straight
+                guard let byHierarchy = try? router.routes(snapped: snaps, input: points, options: options)[0],
+                      let byAStar = try? router.routes(snapped: snaps, input: points, options: options,
+                                                       shortLegsByAStar: true)[0] else { continue }
+                compared += 1
+                // (The whole route: where equal chains place a turn between two legs may differ.)
+                #expect(abs(byHierarchy.weight - byAStar.weight) <= 1e-6 * max(1, byHierarchy.weight),
+                        "seed \(seed)")
+                #expect(byHierarchy.legs.count == byAStar.legs.count)
+            }
+        }
+        if seed == 1 { #expect(compared > 3) }
+    }
+}

@@ -1,4 +1,5 @@
 import Testing
+import WaymarkGeo
 import WaymarkSupport
 @testable import WaymarkPreparation
 @testable import WaymarkQueries
@@ -37,5 +38,34 @@ import WaymarkSupport
             SnapIndex.sortedByKey(small).map(\.piece)
                 == small.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }.map(
                     \.element.piece))
+    }
+}
+
+/// The small cells map matching's circles use find what the index's own cells find: every road
+/// within the radius, each at the same distance (random graphs with long pieces, fixed seeds).
+@Suite struct FineCellTests {
+    @Test(arguments: [1, 2, 3, 4]) func smallCirclesFindWhatTheWholeIndexFinds(seed: Int) {
+        let g = randomGraph(seed: UInt64(seed), nodes: 120, ways: 200)
+        let index = SnapIndex(graph: g)
+        var rng = SplitMix64(seed: UInt64(300 + seed))
+        var found = 0
+        for _ in 0..<300 {
+            let c = Coordinate(latitude: 52 + rng.uniform(0, 0.02), longitude: 13 + rng.uniform(0, 0.03))
+            let wide = index.nearest(to: c, maxDistance: 150, count: .max, filter: SnapFilter(anyRoad: true))
+            for radius in [3.0, 15, 40, 99] {
+                let small = index.nearest(to: c, maxDistance: radius, count: .max, filter: SnapFilter(anyRoad: true))
+                // (The radius is measured on the index's plane, a snap's distance on the globe: a
+                // road right at the edge may fall either side.)
+                let inside = wide.filter { $0.distance <= radius * 0.999 }.map(\.segment)
+                #expect(Set(inside).isSubset(of: Set(small.map(\.segment))), "seed \(seed), \(radius) m")
+                for snap in small {
+                    let other = wide.first { $0.segment == snap.segment }
+                    #expect(other.map { abs($0.distance - snap.distance) < 1e-6 } ?? false, "seed \(seed)")
+                    #expect(snap.distance <= radius * 1.001)
+                }
+                found += small.count
+            }
+        }
+        #expect(found > 100)
     }
 }

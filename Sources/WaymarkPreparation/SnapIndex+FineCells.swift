@@ -1,0 +1,75 @@
+import WaymarkGeo
+import WaymarkGraph
+
+/// The pieces again in cells of ``cellSize`` metres, for the small circles map matching asks
+/// about at every fix (three times the GPS noise: 15 m at 5 m): a 200 m cell of a city holds
+/// hundreds of pieces, one of these a few. Each entry names its segment and place along it, so a
+/// query looks no piece number up. Made at the first such query (``SnapIndex/fineCells``), not
+/// stored: a map that matches no trace never pays for it.
+///
+/// Layout: sorted cell keys (``SnapIndex/key(_:_:)``); the entries of cell k at
+/// `start[k]..<start[k + 1]` of `segment` and `index`, in piece order.
+struct FineCells: Sendable {
+    static let cellSize = 50.0
+    let keys: [Int64]
+    let start: [UInt32]
+    let segment: [UInt32]
+    let index: [UInt32]
+
+    /// The cells of every piece of `index`'s segments, as the index's own cells are made: a short
+    /// piece in the cells of its bounding box, a long one in those of points a quarter cell apart.
+    init(_ index: SnapIndex, graph: RoadGraph, lonScale: Double, latScale: Double) {
+        var entries: [(key: Int64, piece: UInt32)] = []
+        var place: [(segment: UInt32, index: UInt32)] = []
+        func cell(_ c: Coordinate) -> (Int64, Int64) {
+            (Int64((c.longitude * lonScale / Self.cellSize).rounded(.down)),
+             Int64((c.latitude * latScale / Self.cellSize).rounded(.down)))
+        }
+        var shape: [Coordinate] = []
+        for s in 0..<graph.segmentCount where index.segmentStart[s] != RoadGraph.invalid {
+            SnapIndex.shape(graph, s, index.segmentStart[s], index.segmentEnd[s], into: &shape)
+            for i in 0..<(shape.count - 1) {
+                let number = UInt32(place.count)
+                place.append((UInt32(s), UInt32(i)))
+                let a = shape[i], b = shape[i + 1]
+                let (ax, ay) = cell(a), (bx, by) = cell(b)
+                if abs(b.longitude - a.longitude) <= 180 && abs(bx - ax) <= 2 && abs(by - ay) <= 2 {
+                    for x in min(ax, bx)...max(ax, bx) {
+                        for y in min(ay, by)...max(ay, by) { entries.append((SnapIndex.key(x, y), number)) }
+                    }
+                    continue
+                }
+                let steps = max(1, Int((a.distance(to: b) / (Self.cellSize / 4)).rounded(.up)))
+                var last: Int64?
+                for k in 0...steps {
+                    let (x, y) = cell(a.interpolated(to: b, fraction: Double(k) / Double(steps)))
+                    let key = SnapIndex.key(x, y)
+                    if key != last { entries.append((key, number)) }
+                    last = key
+                }
+            }
+        }
+        SnapIndex.sortByKey(&entries)
+        var keys: [Int64] = [], starts: [UInt32] = []
+        for (i, entry) in entries.enumerated() where keys.last != entry.key {
+            keys.append(entry.key)
+            starts.append(UInt32(i))
+        }
+        starts.append(UInt32(entries.count))
+        (self.keys, start) = (keys, starts)
+        segment = entries.map { place[Int($0.piece)].segment }
+        self.index = entries.map { place[Int($0.piece)].index }
+    }
+
+    /// The entries of the cell at (`x`, `y`), if it has any.
+    func entries(_ x: Int64, _ y: Int64) -> Range<Int>? {
+        let key = SnapIndex.key(x, y)
+        var low = 0, high = keys.count
+        while low < high {
+            let mid = (low + high) / 2
+            if keys[mid] < key { low = mid + 1 } else { high = mid }
+        }
+        guard low < keys.count && keys[low] == key else { return nil }
+        return Int(start[low])..<Int(start[low + 1])
+    }
+}
