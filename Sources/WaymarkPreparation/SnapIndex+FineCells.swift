@@ -21,42 +21,17 @@ struct FineCells: Sendable {
     init(_ index: SnapIndex, graph: RoadGraph, lonScale: Double, latScale: Double) {
         var entries: [(key: Int64, piece: UInt32)] = []
         var place: [(segment: UInt32, index: UInt32)] = []
-        func cell(_ c: Coordinate) -> (Int64, Int64) {
-            (Int64((c.longitude * lonScale / Self.cellSize).rounded(.down)),
-             Int64((c.latitude * latScale / Self.cellSize).rounded(.down)))
-        }
         var shape: [Coordinate] = []
         for s in 0..<graph.segmentCount where index.segmentStart[s] != RoadGraph.invalid {
             SnapIndex.shape(graph, s, index.segmentStart[s], index.segmentEnd[s], into: &shape)
             for i in 0..<(shape.count - 1) {
                 let number = UInt32(place.count)
                 place.append((UInt32(s), UInt32(i)))
-                let a = shape[i], b = shape[i + 1]
-                let (ax, ay) = cell(a), (bx, by) = cell(b)
-                if abs(b.longitude - a.longitude) <= 180 && abs(bx - ax) <= 2 && abs(by - ay) <= 2 {
-                    for x in min(ax, bx)...max(ax, bx) {
-                        for y in min(ay, by)...max(ay, by) { entries.append((SnapIndex.key(x, y), number)) }
-                    }
-                    continue
-                }
-                let steps = max(1, Int((a.distance(to: b) / (Self.cellSize / 4)).rounded(.up)))
-                var last: Int64?
-                for k in 0...steps {
-                    let (x, y) = cell(a.interpolated(to: b, fraction: Double(k) / Double(steps)))
-                    let key = SnapIndex.key(x, y)
-                    if key != last { entries.append((key, number)) }
-                    last = key
-                }
+                SnapIndex.forEachCell(ofPiece: shape[i], shape[i + 1], cellSize: Self.cellSize, lonScale: lonScale,
+                                      latScale: latScale) { entries.append(($0, number)) }
             }
         }
-        SnapIndex.sortByKey(&entries)
-        var keys: [Int64] = [], starts: [UInt32] = []
-        for (i, entry) in entries.enumerated() where keys.last != entry.key {
-            keys.append(entry.key)
-            starts.append(UInt32(i))
-        }
-        starts.append(UInt32(entries.count))
-        (self.keys, start) = (keys, starts)
+        (keys, start) = SnapIndex.cells(&entries)
         segment = entries.map { place[Int($0.piece)].segment }
         self.index = entries.map { place[Int($0.piece)].index }
     }

@@ -185,10 +185,6 @@ public final class SnapIndex: Sendable {
 
         var entries: [(key: Int64, piece: UInt32)] = []
         let lonScale = metresPerDegreeLon, latScale = metresPerDegreeLat
-        func cell(_ c: Coordinate) -> (Int64, Int64) {
-            (Int64((c.longitude * lonScale / SnapIndex.cellSize).rounded(.down)),
-             Int64((c.latitude * latScale / SnapIndex.cellSize).rounded(.down)))
-        }
         var shape: [Coordinate] = []
         // Every segment with an edge, ferries and private service roads too: a waypoint snaps
         // there only with OSRM's `snapping=any` (``SnapFilter/anyRoad``).
@@ -197,38 +193,51 @@ public final class SnapIndex: Sendable {
             let first = SnapIndex.firstPiece(of: s, graph)
             for i in 0..<(shape.count - 1) {
                 let piece = UInt32(first + i)
-                let a = shape[i], b = shape[i + 1]
-                let (ax, ay) = cell(a), (bx, by) = cell(b)
-                let crossesSeam = abs(b.longitude - a.longitude) > 180
-                if !crossesSeam && abs(bx - ax) <= 2 && abs(by - ay) <= 2 {
-                    // A short piece: the cells of its bounding box.
-                    for x in min(ax, bx)...max(ax, bx) {
-                        for y in min(ay, by)...max(ay, by) { entries.append((SnapIndex.key(x, y), piece)) }
-                    }
-                    continue
-                }
-                // A long piece: the cells along it (every quarter cell), the short way round the
-                // globe, each point's cell on its own side of 180°. (Its bounding box would be
-                // enormous: a piece across 180° spans the whole world in x.)
-                let steps = max(1, Int((a.distance(to: b) / (SnapIndex.cellSize / 4)).rounded(.up)))
-                var last: Int64?
-                for k in 0...steps {
-                    let (x, y) = cell(a.interpolated(to: b, fraction: Double(k) / Double(steps)))
-                    let key = SnapIndex.key(x, y)
-                    if key != last { entries.append((key, piece)) }
-                    last = key
-                }
+                SnapIndex.forEachCell(ofPiece: shape[i], shape[i + 1], cellSize: SnapIndex.cellSize,
+                                      lonScale: lonScale, latScale: latScale) { entries.append(($0, piece)) }
             }
         }
-        // Entries come in piece order: sorted by key, equal keys keep it.
-        SnapIndex.sortByKey(&entries)
+        let (keys, starts) = SnapIndex.cells(&entries)
+        cellKeys = Column(keys); cellStart = Column(starts); cellPieces = Column(entries.map(\.piece))
+    }
+
+    /// Entries in piece order sorted by key (equal keys keep it), and the cells they make: each
+    /// key once, and where its entries start (one more at the end).
+    static func cells(_ entries: inout [(key: Int64, piece: UInt32)]) -> (keys: [Int64], starts: [UInt32]) {
+        sortByKey(&entries)
         var keys: [Int64] = [], starts: [UInt32] = []
         for (i, entry) in entries.enumerated() where keys.last != entry.key {
             keys.append(entry.key)
             starts.append(UInt32(i))
         }
         starts.append(UInt32(entries.count))
-        cellKeys = Column(keys); cellStart = Column(starts); cellPieces = Column(entries.map(\.piece))
+        return (keys, starts)
+    }
+
+    /// The keys of the cells of `cellSize` metres a piece from `a` to `b` is listed in: a short
+    /// piece's bounding box; a long one's cells at points a quarter cell apart, the short way round
+    /// the globe, each point's cell on its own side of 180° (its bounding box would be enormous: a
+    /// piece across 180° spans the whole world in x).
+    static func forEachCell(ofPiece a: Coordinate, _ b: Coordinate, cellSize: Double, lonScale: Double,
+                            latScale: Double, _ body: (Int64) -> Void) {
+        func cell(_ c: Coordinate) -> (Int64, Int64) {
+            (Int64((c.longitude * lonScale / cellSize).rounded(.down)),
+             Int64((c.latitude * latScale / cellSize).rounded(.down)))
+        }
+        let (ax, ay) = cell(a), (bx, by) = cell(b)
+        if abs(b.longitude - a.longitude) <= 180 && abs(bx - ax) <= 2 && abs(by - ay) <= 2 {
+            for x in min(ax, bx)...max(ax, bx) {
+                for y in min(ay, by)...max(ay, by) { body(key(x, y)) }
+            }
+            return
+        }
+        let steps = max(1, Int((a.distance(to: b) / (cellSize / 4)).rounded(.up)))
+        var last: Int64?
+        for k in 0...steps {
+            let (x, y) = cell(a.interpolated(to: b, fraction: Double(k) / Double(steps)))
+            if key(x, y) != last { body(key(x, y)) }
+            last = key(x, y)
+        }
     }
 
     /// The number of segment `s`'s first piece (see ``cellPieces``).
