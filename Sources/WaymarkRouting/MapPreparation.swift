@@ -19,9 +19,11 @@ struct PreparedMap: Sendable {
 extension RoadMap {
     /// Builds what `method` needs: the stored hierarchy (its turn tables serve every search) or a
     /// contracted one — customized on `dissection` when given — landmarks, or nothing more for A*.
+    /// `measures`: guidance's tables of these roads without the turn verdicts, which are made.
     static func makePreparedMap(graph: RoadGraph, method: SearchMethod, stored: ContractionHierarchy?,
                                 guidance: GuidanceTables? = nil, snapIndex storedIndex: SnapIndex? = nil,
-                                turns storedTurns: StoredTurns? = nil, landmarks givenLandmarks: Landmarks?,
+                                turns storedTurns: StoredTurns? = nil, measures: GuidanceTables? = nil,
+                                landmarks givenLandmarks: Landmarks?,
                                 costs givenCosts: TurnCosts?, dissection: [UInt32]? = nil,
                                 progress: ContractionHierarchy.Progress? = nil) -> PreparedMap {
         func since(_ t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
@@ -31,7 +33,7 @@ extension RoadMap {
         var clock = DispatchTime.now().uptimeNanoseconds
         // A stored hierarchy's turn tables serve every search, whether or not routes run on it;
         // otherwise the turns are measured on guidance's perceived bearings (as OSRM's are).
-        var measured = guidance
+        var measured = guidance ?? measures
         let turns: TurnGeometry
         if let kept = stored?.turns ?? storedTurns?.turns {
             turns = kept

@@ -72,6 +72,8 @@ public final class RoadMap: @unchecked Sendable {
     /// The turn tables as a graph file without a hierarchy stores them (nil: made when prepared;
     /// the weights nil where made under other turn costs).
     private let storedTurns: StoredTurns?
+    /// Guidance's measures of the roads without the turn verdicts (nil: made when prepared).
+    private let guidanceMeasures: GuidanceTables?
     typealias StoredTurns = (turns: TurnGeometry, transitions: TransitionTable?)
     private let givenLandmarks: Landmarks?
     private let costs: TurnCosts?
@@ -111,9 +113,23 @@ public final class RoadMap: @unchecked Sendable {
     /// A map over a graph already in memory. `hierarchy` (contracted for this graph and its
     /// driving side) and `landmarks` are used as given; what `method` needs beyond them is
     /// prepared at the first query. `costs` replaces the graph's own turn costs.
-    public init(graph: RoadGraph, hierarchy: ContractionHierarchy? = nil, landmarks: Landmarks? = nil,
-                method: SearchMethod = .automatic, costs: TurnCosts? = nil, maxSnapDistance: Double = 1000,
-                basemap: Basemap? = nil) {
+    public convenience init(graph: RoadGraph, hierarchy: ContractionHierarchy? = nil, landmarks: Landmarks? = nil,
+                            method: SearchMethod = .automatic, costs: TurnCosts? = nil, maxSnapDistance: Double = 1000,
+                            basemap: Basemap? = nil) {
+        self.init(graph: graph, hierarchy: hierarchy, landmarks: landmarks, method: method, costs: costs,
+                  maxSnapDistance: maxSnapDistance, basemap: basemap, reusing: nil)
+    }
+
+    /// What a customized map with the same roads takes from the map it customizes: what depends on
+    /// the roads' shapes and not on their speeds (the turn verdicts are made again).
+    struct Reused {
+        let snapIndex: SnapIndex
+        let turns: TurnGeometry
+        let guidance: GuidanceTables
+    }
+
+    private init(graph: RoadGraph, hierarchy: ContractionHierarchy?, landmarks: Landmarks?, method: SearchMethod,
+                 costs: TurnCosts?, maxSnapDistance: Double, basemap: Basemap?, reusing reused: Reused?) {
         basemapSource = basemap.map { .given($0) } ?? .none
         precondition(hierarchy.map { $0.nodeCount == RestrictedPaths(graph: graph).stateCount } ?? true,
                      "the hierarchy was built for another graph")
@@ -123,8 +139,9 @@ public final class RoadMap: @unchecked Sendable {
         self.storedHierarchy = hierarchy
         storedExclusions = nil
         storedGuidance = nil
-        storedSnapIndex = nil
-        storedTurns = nil
+        storedSnapIndex = reused?.snapIndex
+        storedTurns = reused.map { ($0.turns, nil) }
+        guidanceMeasures = reused?.guidance
         self.givenLandmarks = landmarks
         self.method = method
         self.costs = costs
@@ -197,6 +214,7 @@ public final class RoadMap: @unchecked Sendable {
             ? sections.filter(ExcludedHierarchies.owns) : nil
         dissection = stored != nil ? StoredDissection.read(sections, graph: graph) : nil
         givenLandmarks = nil
+        guidanceMeasures = nil
         self.method = method
         costs = nil
         self.maxSnapDistance = maxSnapDistance
@@ -224,8 +242,9 @@ public final class RoadMap: @unchecked Sendable {
             let order = customizesHierarchy ? dissection ?? NestedDissection.edgePositions(graph: graph) : nil
             let made = RoadMap.makePreparedMap(graph: graph, method: method, stored: storedHierarchy,
                                                guidance: storedGuidance, snapIndex: storedSnapIndex,
-                                               turns: storedTurns, landmarks: givenLandmarks, costs: costs,
-                                               dissection: order, progress: progress)
+                                               turns: storedTurns, measures: guidanceMeasures,
+                                               landmarks: givenLandmarks, costs: costs, dissection: order,
+                                               progress: progress)
             prepared = made
             if made.topology != nil { (topology, dissection) = (made.topology, order) }
             return made
@@ -355,8 +374,13 @@ public final class RoadMap: @unchecked Sendable {
         let customized: (graph: RoadGraph, report: CustomizeReport)
         do { customized = try graph.customized(with: updates) } catch { throw RoadMapError("\(error)") }
         let hierarchical = hierarchy != nil
-        let map = RoadMap(graph: customized.graph, method: hierarchical ? .hierarchy : method, costs: costs,
-                          maxSnapDistance: maxSnapDistance, basemap: try basemap())
+        // With no road closed the roads are the same: what depends on their shapes is kept.
+        let base = data()
+        let same = customized.graph.edgeCount == graph.edgeCount
+        let reused = same ? Reused(snapIndex: base.data.snapIndex, turns: base.data.turns, guidance: base.guidance) : nil
+        let map = RoadMap(graph: customized.graph, hierarchy: nil, landmarks: nil,
+                          method: hierarchical ? .hierarchy : method, costs: costs,
+                          maxSnapDistance: maxSnapDistance, basemap: try basemap(), reusing: reused)
         if hierarchical {
             map.dissection = NestedDissection.carried(dissectionOrder(), from: graph, to: customized.graph)
             map.customizesHierarchy = true

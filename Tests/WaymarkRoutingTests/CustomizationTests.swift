@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import WaymarkGeo
-import WaymarkGraph
+@testable import WaymarkGraph
+@testable import WaymarkOSM
+@testable import WaymarkGuidance
 import WaymarkPreparation
 import WaymarkProfiles
 import WaymarkRouting
@@ -161,5 +163,43 @@ import WaymarkSupport
             }
         }
         #expect(compared >= 20)
+    }
+}
+
+extension CustomizationTests {
+    /// New speeds that close no road keep the roads' shapes: the customized map keeps the snap
+    /// index and guidance's measures it was made from (the turn verdicts made again), and they are
+    /// what the customized graph's own would be.
+    @Test func openRoadsKeepTheTablesOfTheirShapes() throws {
+        let osm = packageRoot() + "/Data/sample-town.osm"
+        let (graph, _) = try OSMGraphLoader.build(path: osm, profile: CarProfile(), basemap: false, progress: nil)
+        let built = RoadMap(graph: graph, method: .hierarchy)
+        built.prepare()
+        // Every stretch of the first ways at 7 km/h (none closed), and a turn penalty.
+        var lines = ""
+        for e in 0..<min(40, graph.edgeCount) {
+            let n = graph.interiorPointCount(of: e), v = graph.source(of: e)
+            for k in 0...n {
+                let from = graph.nodeID(ofEdge: e, point: k, source: v)
+                let to = graph.nodeID(ofEdge: e, point: k + 1, source: v)
+                lines += "\(from),\(to),7\n"
+            }
+        }
+        var updates = SpeedUpdates()
+        try updates.addSegmentSpeeds(lines, name: "speeds", path: "speeds.csv")
+        let (customized, report) = try built.customized(with: updates)
+        #expect(report.edgesUpdated > 20 && report.edgesClosed == 0)
+        let fresh = RoadMap(graph: customized.graph, method: .hierarchy)
+        fresh.prepare()
+        let directory = NSTemporaryDirectory() + "open-roads-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try customized.write(to: directory + "/kept.wmg")
+        try fresh.write(to: directory + "/made.wmg")
+        let kept = try GraphFile.readWithExtras(path: directory + "/kept.wmg").extra
+        let made = try GraphFile.readWithExtras(path: directory + "/made.wmg").extra
+        for tag in SnapIndex.sectionTags + GuidanceTables.sectionTags {
+            #expect(kept.section(tag)?.bytes == made.section(tag)?.bytes, "\(tag)")
+        }
     }
 }
