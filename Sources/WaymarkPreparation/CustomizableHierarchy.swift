@@ -170,7 +170,11 @@ extension CustomizableTopology {
                 guard a != b, let arc = a < b ? arc(from: a, to: b) : arc(from: b, to: a) else {
                     preconditionFailure("a turn the topology does not hold")
                 }
-                if a < b { metric.up[arc] = min(metric.up[arc], w) } else { metric.down[arc] = min(metric.down[arc], w) }
+                if a < b {
+                    metric.up[arc] = min(metric.up[arc], w)
+                } else {
+                    metric.down[arc] = min(metric.down[arc], w)
+                }
             }
         }
         relaxTriangles(&metric)
@@ -227,21 +231,20 @@ extension CustomizableTopology {
     private func hierarchy(_ m: Metric, costs: TurnCosts, turns: TurnGeometry,
                            transitions: TransitionTable) -> ContractionHierarchy {
         let n = nodeCount
-        // Directed arc d's number among those kept (−1: infinite, dropped).
-        var kept = [Int32](repeating: -1, count: 2 * arcCount)
-        var count = 0
-        for a in 0..<arcCount {
-            if m.up[a] < .infinity { kept[2 * a] = Int32(count); count += 1 }
-            if m.down[a] < .infinity { kept[2 * a + 1] = Int32(count); count += 1 }
-        }
+        let kept = KeptArcs(m)
+        let count = kept.count
         var arcTail = [UInt32](repeating: 0, count: count), arcHead = arcTail
         var first = [Int32](repeating: -1, count: count), second = first
-        for d in 0..<2 * arcCount where kept[d] >= 0 {
-            let k = Int(kept[d]), a = d / 2
+        var k = 0
+        for d in 0..<2 * arcCount where kept.contains(d) {
+            let a = d / 2
             let low = state[Int(tail[a])], high = state[Int(head[a])]
             (arcTail[k], arcHead[k]) = d % 2 == 0 ? (low, high) : (high, low)
             // (A finite weight's parts are finite, and numbered before it.)
-            if m.first[d] >= 0 { (first[k], second[k]) = (kept[Int(m.first[d])], kept[Int(m.second[d])]) }
+            if m.first[d] >= 0 {
+                (first[k], second[k]) = (Int32(kept.number(Int(m.first[d]))), Int32(kept.number(Int(m.second[d]))))
+            }
+            k += 1
         }
         var upStart: [UInt32] = [0], downStart: [UInt32] = [0]
         var ups: [ArcRows.Arc] = [], downs: [ArcRows.Arc] = []
@@ -251,9 +254,11 @@ extension CustomizableTopology {
             let r = n - 1 - q
             for a in Int(start[r])..<Int(start[r + 1]) {
                 let end = UInt32(n - 1) - head[a]
-                if kept[2 * a] >= 0 { ups.append(ArcRows.Arc(end: end, id: UInt32(kept[2 * a]), weight: m.up[a])) }
-                if kept[2 * a + 1] >= 0 {
-                    downs.append(ArcRows.Arc(end: end, id: UInt32(kept[2 * a + 1]), weight: m.down[a]))
+                if kept.contains(2 * a) {
+                    ups.append(ArcRows.Arc(end: end, id: UInt32(kept.number(2 * a)), weight: m.up[a]))
+                }
+                if kept.contains(2 * a + 1) {
+                    downs.append(ArcRows.Arc(end: end, id: UInt32(kept.number(2 * a + 1)), weight: m.down[a]))
                 }
             }
             upStart.append(UInt32(ups.count))
@@ -266,6 +271,36 @@ extension CustomizableTopology {
                                     down: ArcRows(start: Column(downStart), arcs: Column(downs)),
                                     order: Column(order), rank: Column(rank), arcTail: Column(arcTail),
                                     arcHead: Column(arcHead), arcFirst: Column(first), arcSecond: Column(second))
+    }
+}
+
+/// The directed arcs a metric keeps (those with a finite weight) as a bit each, and how many are
+/// kept before each word of bits: an arc's number among the kept ones is a count and a popcount,
+/// read from an array a thirty-second the size of one number per arc (on a country, random reads
+/// of parts' numbers stay in cache).
+private struct KeptArcs {
+    private var bits: [UInt64]
+    private var before: [UInt32]
+    private(set) var count = 0
+
+    init(_ m: CustomizableTopology.Metric) {
+        bits = [UInt64](repeating: 0, count: (2 * m.up.count + 63) / 64)
+        for a in 0..<m.up.count {
+            if m.up[a] < .infinity { bits[(2 * a) >> 6] |= 1 << UInt64((2 * a) & 63) }
+            if m.down[a] < .infinity { bits[(2 * a + 1) >> 6] |= 1 << UInt64((2 * a + 1) & 63) }
+        }
+        before = [UInt32](repeating: 0, count: bits.count)
+        for w in bits.indices {
+            before[w] = UInt32(count)
+            count += bits[w].nonzeroBitCount
+        }
+    }
+
+    @inline(__always) func contains(_ d: Int) -> Bool { bits[d >> 6] & (1 << UInt64(d & 63)) != 0 }
+
+    /// The number of kept arc `d` (kept arcs numbered in order).
+    @inline(__always) func number(_ d: Int) -> Int {
+        Int(before[d >> 6]) + (bits[d >> 6] & ((1 << UInt64(d & 63)) - 1)).nonzeroBitCount
     }
 }
 

@@ -231,7 +231,9 @@ private struct CellFlow {
         var kind = [UInt8](repeating: 0, count: n)
         for t in sinks { kind[t] = 2 }
         for s in sources { kind[s] = 1 }
-        let roots = (0..<n).filter { u in kind[u] == 1 && (start[u]..<start[u + 1]).contains { kind[Int(head[$0])] != 1 } }
+        let roots = (0..<n).filter { u in
+            kind[u] == 1 && (start[u]..<start[u + 1]).contains { kind[Int(head[$0])] != 1 }
+        }
         var parent = [Int](repeating: -1, count: n)
         var seen = [UInt32](repeating: 0, count: n)
         var stamp: UInt32 = 0
@@ -283,7 +285,9 @@ public enum StoredDissection: GraphFilePart {
     public static let partName = "nested dissection (for customizing)"
     public static let sectionTags = ["NDOR"]
 
-    package static func fileSections(_ positions: [UInt32]) -> [GraphFile.Section] { [GraphFile.Section("NDOR", positions)] }
+    package static func fileSections(_ positions: [UInt32]) -> [GraphFile.Section] {
+        [GraphFile.Section("NDOR", positions)]
+    }
 
     /// The stored dissection of `graph`, nil when there is none or it is not one of this graph
     /// (any order gives exact routes; a foreign one is only made again).

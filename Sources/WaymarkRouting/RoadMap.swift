@@ -377,7 +377,8 @@ public final class RoadMap: @unchecked Sendable {
         // With no road closed the roads are the same: what depends on their shapes is kept.
         let base = data()
         let same = customized.graph.edgeCount == graph.edgeCount
-        let reused = same ? Reused(snapIndex: base.data.snapIndex, turns: base.data.turns, guidance: base.guidance) : nil
+        let reused = same
+            ? Reused(snapIndex: base.data.snapIndex, turns: base.data.turns, guidance: base.guidance) : nil
         let map = RoadMap(graph: customized.graph, hierarchy: nil, landmarks: nil,
                           method: hierarchical ? .hierarchy : method, costs: costs,
                           maxSnapDistance: maxSnapDistance, basemap: try basemap(), reusing: reused)
