@@ -1,5 +1,7 @@
+import Dispatch
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkSupport
 
 /// An order of the road graph's directed edges that depends on the map's shape only, never on its
 /// speeds: nested dissection by inertial flow (Schild and Sommer), as customizable contraction
@@ -168,24 +170,43 @@ private struct Dissector {
     private mutating func bisect(_ vertices: [UInt32]) -> [Bool] {
         for (i, v) in vertices.enumerated() { local[Int(v)] = Int32(i) }
         defer { for v in vertices { local[Int(v)] = -1 } }
-        var flow = CellFlow(vertices: vertices, dissector: self)
-        var best: (cut: Int, imbalance: Int, side: [Bool])?
-        for (dx, dy) in [(1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (1.0, -1.0)] {
+        let flow = CellFlow(vertices: vertices, dissector: self)
+        let directions = [(1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (1.0, -1.0)]
+        // The four cuts of a large cell side by side (each with its own flow), a small one's in turn.
+        var cuts = [(cut: Int, side: [Bool])](repeating: (0, []), count: directions.count)
+        let (x, y) = (self.x, self.y)
+        @Sendable func cut(_ d: Int) -> (Int, [Bool]) {
+            let (dx, dy) = directions[d]
             var keyed = vertices.enumerated().map { i, v in
                 Projected(along: dx * x[Int(v)] + dy * y[Int(v)], index: Int32(i))
             }
             keyed.sort { $0.along != $1.along ? $0.along < $1.along : $0.index < $1.index }
             let k = max(1, vertices.count / 4)
-            let (cut, side) = flow.minimumCut(sources: keyed.prefix(k).lazy.map { Int($0.index) },
-                                              sinks: keyed.suffix(k).lazy.map { Int($0.index) })
-            let size = side.count { $0 }
-            let imbalance = abs(vertices.count - 2 * size)
-            if best == nil || cut < best!.cut || (cut == best!.cut && imbalance < best!.imbalance) {
-                best = (cut, imbalance, side)
-            }
+            var own = flow
+            return own.minimumCut(sources: keyed.prefix(k).lazy.map { Int($0.index) },
+                                  sinks: keyed.suffix(k).lazy.map { Int($0.index) })
         }
-        return best!.side
+        if vertices.count >= Self.sideBySide && coreCount > 1 {
+            cuts.withUnsafeMutableBufferPointer { cuts in
+                // Shared with the threads below: each writes its own direction's slot.
+                nonisolated(unsafe) let cuts = cuts
+                DispatchQueue.concurrentPerform(iterations: directions.count) { d in cuts[d] = cut(d) }
+            }
+        } else {
+            for d in directions.indices { cuts[d] = cut(d) }
+        }
+        // The smallest cut, the more even of equal ones, the first direction of equal ones.
+        var best = 0
+        func imbalance(_ d: Int) -> Int { abs(vertices.count - 2 * cuts[d].side.count { $0 }) }
+        for d in cuts.indices.dropFirst()
+        where cuts[d].cut < cuts[best].cut || (cuts[d].cut == cuts[best].cut && imbalance(d) < imbalance(best)) {
+            best = d
+        }
+        return cuts[best].side
     }
+
+    /// Cells of at least this many junctions have their four cuts made on all cores.
+    static let sideBySide = 4096
 }
 
 /// A junction of a cell and where it lies along a cut's direction.
@@ -240,16 +261,23 @@ private struct CellFlow {
         var queue: [Int] = []
         queue.reserveCapacity(n)
         var value = 0
+        var sinksReached: [Int] = []
         while true {
+            // One breadth-first search from every source at once along edges with room left, to
+            // every sink it reaches (not past them); then a unit along each of their paths in the
+            // search's tree that still has room (at least the first): fewer searches than one per
+            // unit of flow. (The side the sources still reach at the end is the same for every
+            // maximum flow, so the cut does not depend on the paths taken.)
             stamp += 1
             queue.removeAll(keepingCapacity: true)
+            sinksReached.removeAll(keepingCapacity: true)
             for s in roots {
                 seen[s] = stamp
                 parent[s] = -1
                 queue.append(s)
             }
-            var found = -1, next = 0
-            search: while next < queue.count {
+            var next = 0
+            while next < queue.count {
                 let u = queue[next]
                 next += 1
                 for i in start[u]..<start[u + 1] where flow[i] < capacity[i] {
@@ -257,25 +285,34 @@ private struct CellFlow {
                     if seen[w] == stamp || kind[w] == 1 { continue }
                     seen[w] = stamp
                     parent[w] = i
-                    if kind[w] == 2 {
-                        found = w
-                        break search
-                    }
-                    queue.append(w)
+                    if kind[w] == 2 { sinksReached.append(w) } else { queue.append(w) }
                 }
             }
-            guard found >= 0 else {
+            guard !sinksReached.isEmpty else {
                 return (value, (0..<n).map { kind[$0] == 1 || seen[$0] == stamp })
             }
-            var w = found
-            while parent[w] >= 0 {
-                let i = parent[w]
-                flow[i] += 1
-                flow[reverse[i]] -= 1
-                w = Int(head[reverse[i]])
+            for t in sinksReached where hasRoom(to: t, parent) {
+                var w = t
+                while parent[w] >= 0 {
+                    let i = parent[w]
+                    flow[i] += 1
+                    flow[reverse[i]] -= 1
+                    w = Int(head[reverse[i]])
+                }
+                value += 1
             }
-            value += 1
         }
+    }
+
+    /// Whether every edge of the search tree's path to `t` still has room for a unit.
+    private func hasRoom(to t: Int, _ parent: [Int]) -> Bool {
+        var w = t
+        while parent[w] >= 0 {
+            let i = parent[w]
+            if flow[i] >= capacity[i] { return false }
+            w = Int(head[reverse[i]])
+        }
+        return true
     }
 }
 
