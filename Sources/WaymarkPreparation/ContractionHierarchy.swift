@@ -68,13 +68,8 @@ public struct ContractionHierarchy: Sendable {
         self.turns = turnTables
         let paths = table.paths
         var builder = HierarchyBuilder(nodeCount: paths.stateCount)
-        for s in 0..<paths.stateCount {
-            let e = paths.edge(s)
-            table.forEachTurn(after: s, graph) { f, t, turn in
-                if f != e {
-                    builder.addOriginal(UInt32(s), UInt32(t), Double(table.cost[turn]) + Double(graph.edgeWeight[f]))
-                }
-            }
+        ContractionHierarchy.forEachArc(graph, table) { s, t, weight in
+            builder.addOriginal(UInt32(s), UInt32(t), weight)
         }
         returnFreedMemory()
         builder.contractAll(threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, progress: progress)
@@ -136,6 +131,20 @@ public struct ContractionHierarchy: Sendable {
 }
 
 extension ContractionHierarchy {
+    /// Every arc of the edge-based graph over `table`'s states, in state order: state `s` to the
+    /// state `t` a turn the table allows leads to, weighing the turn and the edge turned onto (a
+    /// turn back onto the same edge, a loop's, is left out). What a hierarchy is made from.
+    @inline(__always)
+    static func forEachArc(_ graph: RoadGraph, _ table: TransitionTable,
+                           _ body: (_ s: Int, _ t: Int, _ weight: Double) -> Void) {
+        for s in 0..<table.paths.stateCount {
+            let e = table.paths.edge(s)
+            table.forEachTurn(after: s, graph) { f, t, turn in
+                if f != e { body(s, t, Double(table.cost[turn]) + Double(graph.edgeWeight[f])) }
+            }
+        }
+    }
+
     /// Why contracting `graph` would not finish in reasonable time, or nil. Contraction is near
     /// linear on road networks, where a directed edge turns onto about three others; input where
     /// every edge turns onto dozens (one way drawn through every node of a town, thousands of times)

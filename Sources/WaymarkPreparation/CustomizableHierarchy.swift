@@ -58,13 +58,9 @@ package struct CustomizableTopology: Sendable {
                                  rank: [UInt32]) -> (start: [UInt32], higher: [UInt32]) {
         let n = rank.count
         func forEachPair(_ body: (_ low: Int, _ high: UInt32) -> Void) {
-            for s in 0..<n {
-                let e = transitions.paths.edge(s)
-                transitions.forEachTurn(after: s, graph) { f, t, _ in
-                    guard f != e else { return }
-                    let a = rank[s], b = rank[t]
-                    if a < b { body(Int(a), b) } else if b < a { body(Int(b), a) }
-                }
+            ContractionHierarchy.forEachArc(graph, transitions) { s, t, _ in
+                let a = rank[s], b = rank[t]
+                if a < b { body(Int(a), b) } else if b < a { body(Int(b), a) }
             }
         }
         var count = [UInt32](repeating: 0, count: n + 1)
@@ -161,20 +157,15 @@ extension CustomizableTopology {
                            turns: TurnGeometry) -> ContractionHierarchy {
         precondition(transitions.paths.stateCount == nodeCount, "a topology for another graph")
         var metric = Metric(arcs: arcCount)
-        for s in 0..<nodeCount {
-            let e = transitions.paths.edge(s)
-            transitions.forEachTurn(after: s, graph) { f, t, turn in
-                guard f != e else { return }
-                let w = Double(transitions.cost[turn]) + Double(graph.edgeWeight[f])
-                let a = rank[s], b = rank[t]
-                guard a != b, let arc = a < b ? arc(from: a, to: b) : arc(from: b, to: a) else {
-                    preconditionFailure("a turn the topology does not hold")
-                }
-                if a < b {
-                    metric.up[arc] = min(metric.up[arc], w)
-                } else {
-                    metric.down[arc] = min(metric.down[arc], w)
-                }
+        ContractionHierarchy.forEachArc(graph, transitions) { s, t, w in
+            let a = rank[s], b = rank[t]
+            guard a != b, let arc = a < b ? arc(from: a, to: b) : arc(from: b, to: a) else {
+                preconditionFailure("a turn the topology does not hold")
+            }
+            if a < b {
+                metric.up[arc] = min(metric.up[arc], w)
+            } else {
+                metric.down[arc] = min(metric.down[arc], w)
             }
         }
         relaxTriangles(&metric)

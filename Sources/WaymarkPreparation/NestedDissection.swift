@@ -215,9 +215,10 @@ private struct Projected {
     var index: Int32
 }
 
-/// Unit augmenting paths (Ford–Fulkerson, each found by breadth-first search) over one cell's
-/// roads. The sources act as one: a path never needs to pass through one, so a search starts at
-/// those beside the rest of the cell and never enters another.
+/// Unit augmenting paths (Ford–Fulkerson by breadth-first searches, each pushing a unit along
+/// every sink's path in its tree that still has room) over one cell's roads. The sources act as
+/// one: a path never needs to pass through one, so a search starts at those beside the rest of
+/// the cell and never enters another.
 private struct CellFlow {
     /// The cell's neighbour lists in local indices, each entry with the index of its reverse.
     var start: [Int] = [0]

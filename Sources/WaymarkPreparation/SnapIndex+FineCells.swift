@@ -4,7 +4,7 @@ import WaymarkGraph
 /// The pieces again in cells of ``cellSize`` metres, for the small circles map matching asks
 /// about at every fix (three times the GPS noise: 15 m at 5 m): a 200 m cell of a city holds
 /// hundreds of pieces, one of these a few. Each entry names its segment and place along it, so a
-/// query looks no piece number up. Made at the first such query (``SnapIndex/fineCells``), not
+/// query looks no piece number up. Made at the first such query (held by the index), not
 /// stored: a map that matches no trace never pays for it.
 ///
 /// Layout: sorted cell keys (``SnapIndex/key(_:_:)``); the entries of cell k at
