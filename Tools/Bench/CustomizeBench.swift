@@ -3,19 +3,23 @@ import Waymark
 
 /// `waymark-bench cch MAP.wmg`: the customizable hierarchy beside the map's stored (contracted)
 /// one — the topology's time and size, one customization's time, and route queries on both
-/// between random points (weights compared, per-query medians).
-func benchCustomizable(map path: String, queries: Int) {
+/// between random points, or first between the `pairs` of a CSV (`lat,lon,lat,lon`): weights
+/// compared, per-query p50 and p95. With `excluded` classes both hierarchies are made for that
+/// set (contracted and customized) and the points snap off its roads.
+func benchCustomizable(map path: String, queries: Int, excluded: ExcludedClasses = [], pairs: String? = nil) {
     func since(_ t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
-    guard let map = try? RoadMap(contentsOf: URL(fileURLWithPath: path)), let stored = map.hierarchy else {
+    guard let opened = try? RoadMap(contentsOf: URL(fileURLWithPath: path)), let own = opened.hierarchy else {
         FileHandle.standardError.write(Data("waymark-bench cch: needs a map with a hierarchy\n".utf8))
         exit(64)
     }
-    let graph = map.graph
+    let graph = opened.graph
+    let stored = excluded.isEmpty ? own : ContractionHierarchy(graph: graph, excluding: excluded)
+    let map = excluded.isEmpty ? opened : RoadMap(graph: graph, hierarchy: stored)
     var clock = DispatchTime.now().uptimeNanoseconds
     let order = NestedDissection.edgePositions(graph: graph)
     let dissection = since(clock)
     clock = DispatchTime.now().uptimeNanoseconds
-    let topology = CustomizableTopology(graph: graph, transitions: stored.transitions, edgePositions: order)
+    let topology = CustomizableTopology(graph: graph, transitions: own.transitions, edgePositions: order)
     let topologyTime = since(clock)
     clock = DispatchTime.now().uptimeNanoseconds
     let customized = topology.customize(graph: graph, transitions: stored.transitions, costs: stored.costs,
@@ -35,6 +39,17 @@ func benchCustomizable(map path: String, queries: Int) {
         (west, east) = (min(west, c.longitude), max(east, c.longitude))
     }
     var snaps: [(Snap, Snap)] = []
+    if let pairs, let text = try? String(contentsOfFile: pairs, encoding: .utf8) {
+        let index = SnapIndex(graph: graph), filter = SnapFilter(excluded: excluded)
+        func snap(_ lat: Double, _ lon: Double) -> Snap? {
+            index.nearest(to: Coordinate(latitude: lat, longitude: lon), maxDistance: 1000, filter: filter)
+        }
+        for line in text.split(separator: "\n") {
+            let v = line.split(separator: ",").compactMap { Double($0) }
+            guard v.count == 4, let p = snap(v[0], v[1]), let q = snap(v[2], v[3]) else { continue }
+            snaps.append((p, q))
+        }
+    }
     while snaps.count < queries {
         func point() -> Coordinate {
             Coordinate(latitude: rng.uniform(south, north), longitude: rng.uniform(west, east))
@@ -53,7 +68,11 @@ func benchCustomizable(map path: String, queries: Int) {
         else if (ra == nil) != (rb == nil) { differ += 1 }
     }
     func median<T: Comparable>(_ v: [T]) -> T { v.sorted()[v.count / 2] }
+    func p95<T: Comparable>(_ v: [T]) -> T { v.sorted()[v.count * 95 / 100] }
+    print(String(format: "p95: contracted %.3f ms, %d settled; customized %.3f ms, %d settled; settled in all: %d / %d",
+                 1000 * p95(timesA), p95(settledA), 1000 * p95(timesB), p95(settledB), settledA.reduce(0, +),
+                 settledB.reduce(0, +)))
     print(String(format: "%d queries: contracted p50 %.3f ms, %d settled; customized p50 %.3f ms, %d settled; "
-                    + "weights differing: %d", queries, 1000 * median(timesA), median(settledA),
+                    + "weights differing: %d", snaps.count, 1000 * median(timesA), median(settledA),
                  1000 * median(timesB), median(settledB), differ))
 }

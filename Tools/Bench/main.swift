@@ -331,7 +331,10 @@ case "prepare":
                  hierarchy.arcCount, peakRSSMB()))
 case "cch":
     guard arguments.count > 1 else { exit(64) }
-    benchCustomizable(map: arguments[1], queries: Int(option("queries") ?? "1000") ?? 1000)
+    let classes = option("exclude").map(ExcludedClasses.parse) ?? .success([])
+    guard case let .success(excluded) = classes else { exit(64) }
+    benchCustomizable(map: arguments[1], queries: Int(option("queries") ?? "1000") ?? 1000, excluded: excluded,
+                      pairs: option("pairs"))
 case "load":
     let files = Array(arguments.dropFirst()).filter { $0.hasSuffix(".osm") || $0.hasSuffix(".osm.gz") }
     benchLoad(files: files, runs: Int(option("runs") ?? "5") ?? 5)
