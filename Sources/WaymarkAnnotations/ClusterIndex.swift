@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import WaymarkGeo
 import WaymarkGeoJSON
@@ -222,8 +223,12 @@ public final class ClusterIndex: Sendable {
                 + clusters(west: -180, south: minLat, east: maxLng, north: maxLat, zoom: zoom)
         }
         let z = limitZoom(zoom)
-        return groups.flatMap { $0.range(level: z, minX: projectX(minLng), minY: projectY(maxLat),
-                                         maxX: projectX(maxLng), maxY: projectY(minLat)) }
+        func items(_ group: Group) -> [ClusterItem] {
+            group.range(level: z, minX: projectX(minLng), minY: projectY(maxLat), maxX: projectX(maxLng),
+                        maxY: projectY(minLat))
+        }
+        // (One group's answer as it is: joining copies every item.)
+        return groups.count == 1 ? items(groups[0]) : groups.flatMap(items)
     }
 
     /// The items one zoom level below a cluster that it was made of.
@@ -493,8 +498,36 @@ private final class Group: Sendable {
     }
 
     func range(level z: Int, minX: Double, minY: Double, maxX: Double, maxY: Double) -> [ClusterItem] {
-        let level = levels[z]
-        return level.tree.range(minX: minX, minY: minY, maxX: maxX, maxY: maxY).map { item(level, $0) }
+        let level = levels[z], tree = level.tree
+        let box = KDTree.Box(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+        // A large answer is gathered on two cores: the tree's top levels opened into pieces in
+        // traversal order, the pieces shared out in two runs of about equal size; each run lists
+        // its slots, then makes its items in place in the answer (no copy of the items).
+        let wide = (maxX - minX) * (maxY - minY) >= 1.0 / 64
+        let pieces = tree.rangePieces(box, depth: level.count >= 1 << 16 && wide ? 4 : 0)
+        guard pieces.count > 1 else {
+            return tree.slots(of: pieces[...], in: box).map { item(level, tree.item(inSlot: Int($0))) }
+        }
+        let half = pieces.count / 2
+        var runs: [[Int32]] = [[], []]
+        runs.withUnsafeMutableBufferPointer { runs in
+            nonisolated(unsafe) let runs = runs // each run writes its own slot
+            DispatchQueue.concurrentPerform(iterations: 2) { run in
+                runs[run] = tree.slots(of: run == 0 ? pieces[..<half] : pieces[half...], in: box)
+            }
+        }
+        let listed = runs, total = runs[0].count + runs[1].count
+        return [ClusterItem](unsafeUninitializedCapacity: total) { answer, count in
+            nonisolated(unsafe) let answer = answer // each run initializes its own range
+            DispatchQueue.concurrentPerform(iterations: 2) { run in
+                var at = run == 0 ? 0 : listed[0].count
+                for slot in listed[run] {
+                    (answer.baseAddress! + at).initialize(to: item(level, tree.item(inSlot: Int(slot))))
+                    at += 1
+                }
+            }
+            count = total
+        }
     }
 
     func originZoom(of clusterID: Int) throws(ClusterError) -> Int {

@@ -188,34 +188,92 @@ struct KDTree: Sendable {
         return found
     }
 
-    /// Items inside the box (edges included), in traversal order.
-    func range(minX: Double, minY: Double, maxX: Double, maxY: Double) -> [Int] {
-        var result: [Int] = []
-        guard !ids.isEmpty else { return result }
-        var stack = [0, ids.count - 1, 0]
-        func inside(_ i: Int) -> Bool {
-            let x = Double(coords[2 * i]), y = Double(coords[2 * i + 1])
-            return x >= minX && x <= maxX && y >= minY && y <= maxY
+    /// A box query (edges included) over the kd-sorted slots.
+    struct Box {
+        let minX: Double, minY: Double, maxX: Double, maxY: Double
+
+        /// Whether the box reaches below / above the point (x, y) on `axis`: the query goes down
+        /// that side of a node split there.
+        @inline(__always) func reachesBelow(_ x: Double, _ y: Double, axis: Int) -> Bool {
+            axis == 0 ? minX <= x : minY <= y
         }
-        while let axis = stack.popLast() {
-            let right = stack.removeLast(), left = stack.removeLast()
-            if right - left <= nodeSize {
-                if left <= right {
-                    for i in left...right where inside(i) { result.append(Int(ids[i])) }
-                }
-                continue
+        @inline(__always) func reachesAbove(_ x: Double, _ y: Double, axis: Int) -> Bool {
+            axis == 0 ? maxX >= x : maxY >= y
+        }
+        @inline(__always) func contains(_ x: Double, _ y: Double) -> Bool {
+            x >= minX && x <= maxX && y >= minY && y <= maxY
+        }
+    }
+
+    /// Part of a box query's answer, in traversal order: one slot (a node's middle item, inside
+    /// the box) or a subtree's slots `left...right` split first on `axis`, searched on its own.
+    enum RangePiece {
+        case slot(Int)
+        case subtree(left: Int, right: Int, axis: Int)
+    }
+
+    /// The answer to a box query as pieces in traversal order, the top `depth` levels of the tree
+    /// opened (up to 2^depth subtrees): the pieces' slots, concatenated, are the query's answer,
+    /// and the subtrees can be searched side by side. A node's middle comes first, then the
+    /// subtree above it, then the one below (the order of the search's stack).
+    func rangePieces(_ box: Box, depth: Int) -> [RangePiece] {
+        var pieces: [RangePiece] = []
+        guard !ids.isEmpty else { return pieces }
+        func open(_ left: Int, _ right: Int, _ axis: Int, _ depth: Int) {
+            if depth == 0 || right - left <= nodeSize {
+                pieces.append(.subtree(left: left, right: right, axis: axis))
+                return
             }
             let m = (left + right) >> 1
             let x = Double(coords[2 * m]), y = Double(coords[2 * m + 1])
-            if inside(m) { result.append(Int(ids[m])) }
-            if axis == 0 ? minX <= x : minY <= y {
-                stack.append(left); stack.append(m - 1); stack.append(1 - axis)
-            }
-            if axis == 0 ? maxX >= x : maxY >= y {
-                stack.append(m + 1); stack.append(right); stack.append(1 - axis)
+            if box.contains(x, y) { pieces.append(.slot(m)) }
+            if box.reachesAbove(x, y, axis: axis) { open(m + 1, right, 1 - axis, depth - 1) }
+            if box.reachesBelow(x, y, axis: axis) { open(left, m - 1, 1 - axis, depth - 1) }
+        }
+        open(0, ids.count - 1, 0, depth)
+        return pieces
+    }
+
+    /// Appends every slot of the subtree `left...right` (split first on `axis`) inside the box to
+    /// `slots`, in traversal order (KDBush's `range`, an explicit stack).
+    func appendSlots(in box: Box, _ left: Int, _ right: Int, _ axis: Int, to slots: inout [Int32]) {
+        var stack: [Int] = []
+        stack.reserveCapacity(3 * 2 * 64)
+        stack.append(left); stack.append(right); stack.append(axis)
+        coords.withUnsafeBufferPointer { coords in
+            while let axis = stack.popLast() {
+                let right = stack.removeLast(), left = stack.removeLast()
+                if right - left <= nodeSize {
+                    var i = left
+                    while i <= right {
+                        if box.contains(Double(coords[2 * i]), Double(coords[2 * i + 1])) { slots.append(Int32(i)) }
+                        i += 1
+                    }
+                    continue
+                }
+                let m = (left + right) >> 1
+                let x = Double(coords[2 * m]), y = Double(coords[2 * m + 1])
+                if box.contains(x, y) { slots.append(Int32(m)) }
+                if box.reachesBelow(x, y, axis: axis) {
+                    stack.append(left); stack.append(m - 1); stack.append(1 - axis)
+                }
+                if box.reachesAbove(x, y, axis: axis) {
+                    stack.append(m + 1); stack.append(right); stack.append(1 - axis)
+                }
             }
         }
-        return result
+    }
+
+    /// The slots of `pieces` (from ``rangePieces(_:depth:)``) in order.
+    func slots(of pieces: ArraySlice<RangePiece>, in box: Box) -> [Int32] {
+        var slots: [Int32] = []
+        for piece in pieces {
+            switch piece {
+            case let .slot(slot): slots.append(Int32(slot))
+            case let .subtree(left, right, axis): appendSlots(in: box, left, right, axis, to: &slots)
+            }
+        }
+        return slots
     }
 
     /// A leaf's items within √r2 of (qx, qy), in slot order, appended to `results` from `found`;

@@ -36,6 +36,32 @@ import WaymarkSupport
         #expect(world(index, 0).count < world(index, 5).count)
     }
 
+    /// A large answer (a level of 2^16 items or more, a box of 1/64 of the world or more) is
+    /// gathered on two cores: it holds what small boxes (one search each) find across the world.
+    @Test func aLargeAnswerHoldsWhatSmallBoxesFind() throws {
+        let index = try ClusterIndex(coordinates: randomPoints(70_000, seed: 5))
+        func key(_ item: ClusterItem) -> Int {
+            if case let .cluster(c) = item { return -c.id - 1 }
+            if case let .point(i) = item { return i }
+            return 0
+        }
+        for z in [0, 6, 12, 16, 17] {
+            let whole = world(index, z)
+            var tiled = Set<Int>()
+            for i in 0..<16 {
+                for j in 0..<16 {
+                    let west = -180 + 22.5 * Double(i), south = -90 + 11.25 * Double(j)
+                    for item in index.clusters(west: west, south: south, east: west + 22.5, north: south + 11.25,
+                                               zoom: Double(z)) { tiled.insert(key(item)) }
+                }
+            }
+            let keys = Set(whole.map(key))
+            #expect(whole.count == keys.count, "zoom \(z)")
+            let same = keys == tiled
+            #expect(same, "zoom \(z)")
+        }
+    }
+
     @Test func idsDecodeToTheirOrigin() throws {
         let points = randomPoints(3000, seed: 7)
         let index = try ClusterIndex(coordinates: points)
