@@ -101,13 +101,23 @@ struct KDTree: Sendable {
     /// queries touch the same nodes, so the tree stays in cache), split over the workspace's
     /// threads; item i's query point is `(x[i], y[i])`. Each list equals what
     /// ``within(_:_:_:into:)`` returns for that item, in the same order.
+    ///
+    /// A query whose circle lies inside the region of the leaf holding its own item scans that
+    /// leaf alone: every item within the circle is in that leaf (another node's items lie in its
+    /// own region, which meets this one at most on its edge), and a search from the root would
+    /// list the leaf's in slot order as the scan does. At high zooms nearly every query is one.
     func allWithin(radius r: Double, x: [Double], y: [Double], workspace: NeighborWorkspace) {
         let n = ids.count
         precondition(workspace.capacity >= n && x.count == n && y.count == n)
         let parts = workspace.parts
+        let leaves = Leaves(self)
+        // Past the circle's edge by more than the distance test's rounding.
+        let reach = r * (1 + 1e-9) + 1e-12, r2 = r * r
         x.withUnsafeBufferPointer { xs in
         y.withUnsafeBufferPointer { ys in
-            nonisolated(unsafe) let xs = xs, ys = ys
+        ids.withUnsafeBufferPointer { idOf in
+        coords.withUnsafeBufferPointer { coords in
+            nonisolated(unsafe) let xs = xs, ys = ys, idOf = idOf, coords = coords
             // Each item sits in exactly one slot, so each part writes its own items' entries and
             // its own list: no element is written by two threads.
             DispatchQueue.concurrentPerform(iterations: parts) { part in
@@ -115,8 +125,15 @@ struct KDTree: Sendable {
                 let scratch = workspace.scratch[part]
                 var list = workspace.takeList(part)
                 for slot in lower..<upper {
-                    let item = Int(ids[slot])
-                    let found = within(xs[item], ys[item], r, into: scratch)
+                    let item = Int(idOf[slot])
+                    let qx = xs[item], qy = ys[item]
+                    let found: Int
+                    if let leaf = leaves.leaf(ofSlot: slot), leaves.holds(leaf, qx, qy, reach) {
+                        let (left, right) = leaves.slots(of: leaf)
+                        found = KDTree.scanLeaf(left, right, coords, idOf, qx, qy, r2, into: scratch.results, at: 0)
+                    } else {
+                        found = within(qx, qy, r, into: scratch)
+                    }
                     workspace.start[item] = Int32(list.count)
                     workspace.length[item] = Int32(found)
                     workspace.part[item] = UInt8(part)
@@ -124,7 +141,52 @@ struct KDTree: Sendable {
                 }
                 workspace.putList(list, part)
             }
-        } }
+        } } } }
+    }
+
+    /// The tree's leaves in slot order, each with its slots and its region (the box its path's
+    /// splits bound, edges included), and the leaf holding each slot (−1: a node's middle item).
+    private struct Leaves {
+        var leafOfSlot: [Int32]
+        var range: [(left: Int32, right: Int32)] = []
+        var region: [(minX: Double, minY: Double, maxX: Double, maxY: Double)] = []
+
+        init(_ tree: KDTree) {
+            leafOfSlot = [Int32](repeating: -1, count: tree.count)
+            guard tree.count > 0 else { return }
+            var stack: [(left: Int, right: Int, axis: Int, box: (Double, Double, Double, Double))] =
+                [(0, tree.count - 1, 0, (-.infinity, -.infinity, .infinity, .infinity))]
+            while let (left, right, axis, box) = stack.popLast() {
+                if right - left <= tree.nodeSize {
+                    if left <= right {
+                        for s in left...right { leafOfSlot[s] = Int32(range.count) }
+                    }
+                    range.append((Int32(left), Int32(right)))
+                    region.append(box)
+                    continue
+                }
+                let m = (left + right) >> 1
+                let split = Double(tree.coords[2 * m + axis])
+                var below = box, above = box
+                if axis == 0 { (below.2, above.0) = (split, split) } else { (below.3, above.1) = (split, split) }
+                stack.append((left, m - 1, 1 - axis, below))
+                stack.append((m + 1, right, 1 - axis, above))
+            }
+        }
+
+        @inline(__always) func leaf(ofSlot s: Int) -> Int? {
+            let k = leafOfSlot[s]
+            return k >= 0 ? Int(k) : nil
+        }
+
+        @inline(__always) func slots(of leaf: Int) -> (Int, Int) { (Int(range[leaf].left), Int(range[leaf].right)) }
+
+        /// Whether the circle of radius `reach` around (qx, qy) lies inside the leaf's region,
+        /// off its edges.
+        @inline(__always) func holds(_ leaf: Int, _ qx: Double, _ qy: Double, _ reach: Double) -> Bool {
+            let b = region[leaf]
+            return qx - reach > b.minX && qx + reach < b.maxX && qy - reach > b.minY && qy + reach < b.maxY
+        }
     }
 
     // MARK: - Queries

@@ -34,4 +34,40 @@ import WaymarkSupport
             #expect(found)
         }
     }
+
+    /// Every item's neighbour list, made at once (a query inside its own leaf's region scanning
+    /// that leaf alone), equals the search from the root for that item: same items, same order.
+    /// Points on a coarse grid (many on the splits' lines, many alike) and uniform ones, radii
+    /// from far below the spacing to wider than a leaf.
+    @Test func neighbourListsEqualTheSearchFromTheRoot() {
+        var rng = SplitMix64(seed: 48)
+        let n = 8_000
+        var x: [Double] = [], y: [Double] = []
+        for i in 0..<n {
+            if i % 2 == 0 {
+                x.append(Double(Int(rng.uniform(0, 64))) / 64)
+                y.append(Double(Int(rng.uniform(0, 64))) / 64)
+            } else {
+                x.append(rng.uniform(0, 1))
+                y.append(rng.uniform(0, 1))
+            }
+        }
+        let tree = KDTree(x: x, y: y, nodeSize: 16)
+        let workspace = NeighborWorkspace(capacity: n, parts: 2), scratch = KDTree.Scratch(capacity: n)
+        for r in [1e-7, 1.0 / 64, 0.003, 0.02, 0.08] {
+            tree.allWithin(radius: r, x: x, y: y, workspace: workspace)
+            var differing = 0
+            workspace.withLists { lists in
+                for i in 0..<n {
+                    let found = tree.within(x[i], y[i], r, into: scratch)
+                    let from = Int(workspace.start[i]), count = Int(workspace.length[i])
+                    let list = lists[Int(workspace.part[i])][from..<(from + count)]
+                    if count != found || !zip(list, 0..<found).allSatisfy({ $0 == scratch.results[$1] }) {
+                        differing += 1
+                    }
+                }
+            }
+            #expect(differing == 0, "radius \(r)")
+        }
+    }
 }
