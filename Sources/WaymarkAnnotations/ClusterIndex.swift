@@ -310,6 +310,24 @@ private final class Group: Sendable {
 
         var count: Int { x.count }
 
+        /// A level's columns read in place while it is clustered.
+        struct Columns {
+            let x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>
+            let zoom: UnsafeMutableBufferPointer<UInt8>
+            let id: UnsafeBufferPointer<Int32>, parent: UnsafeMutableBufferPointer<Int32>
+            let numPoints: UnsafeBufferPointer<Int32>
+            /// Nil when the index aggregates nothing.
+            let property: UnsafeBufferPointer<Int32>?
+        }
+
+        /// Appends item `k` of `c` unchanged (it stays unclustered at this zoom). (A method on
+        /// the level, not a function nested in the pass: one capturing the level being built made
+        /// every append an exclusivity check at run time.)
+        @inline(__always) mutating func carry(_ k: Int, from c: Columns) {
+            x.append(c.x[k]); y.append(c.y[k]); zoom.append(c.zoom[k]); id.append(c.id[k])
+            parent.append(c.parent[k]); numPoints.append(c.numPoints[k])
+            if let p = c.property { property.append(p[k]) }
+        }
     }
 
     let indices: [Int]
@@ -409,12 +427,8 @@ private final class Group: Sendable {
         idColumn.withUnsafeBufferPointer { idOf in
         propertyColumn.withUnsafeBufferPointer { propertyOf in
         workspace.withLists { lists in
-        /// Copies item `k` into the next level unchanged (it stays unclustered at this zoom).
-        func carry(_ k: Int) {
-            next.x.append(xOf[k]); next.y.append(yOf[k]); next.zoom.append(zoomOf[k]); next.id.append(idOf[k])
-            next.parent.append(parentOf[k]); next.numPoints.append(countOf[k])
-            if aggregates { next.property.append(propertyOf[k]) }
-        }
+        let columns = Level.Columns(x: xOf, y: yOf, zoom: zoomOf, id: idOf, parent: parentOf, numPoints: countOf,
+                                    property: aggregates ? propertyOf : nil)
         for i in 0..<xOf.count {
             if zoomOf[i] <= z { continue }
             zoomOf[i] = z
@@ -457,13 +471,13 @@ private final class Group: Sendable {
                 next.numPoints.append(Int32(numPoints))
                 if aggregates { next.property.append(propertyIndex) }
             } else {
-                carry(i)
+                next.carry(i, from: columns)
                 if numPoints > 1 {
                     for j in 0..<found {
                         let k = Int(neighbors[j])
                         guard zoomOf[k] > z else { continue }
                         zoomOf[k] = z
-                        carry(k)
+                        next.carry(k, from: columns)
                     }
                 }
             }

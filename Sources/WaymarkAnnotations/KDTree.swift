@@ -11,9 +11,33 @@ final class NeighborWorkspace: @unchecked Sendable {
     let length: UnsafeMutablePointer<Int32>
     let part: UnsafeMutablePointer<UInt8>
     let scratch: [KDTree.Scratch]
-    /// One growing list per part; each part's thread alone touches its slot while computing.
-    private var lists: [[Int32]]
-    private let lock = NSLock()
+    /// One growing list per part, raw (queries write their finds straight into it); each part's
+    /// thread alone touches its own.
+    let lists: UnsafeMutablePointer<List>
+
+    struct List {
+        var base: UnsafeMutablePointer<Int32>
+        var count = 0
+        var capacity: Int
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            base = .allocate(capacity: capacity)
+        }
+
+        /// Room for `more` after the list's end (the storage doubled as needed).
+        @inline(__always) mutating func reserve(_ more: Int) {
+            if count + more > capacity { grow(count + more) }
+        }
+
+        @inline(never) private mutating func grow(_ needed: Int) {
+            let bigger = UnsafeMutablePointer<Int32>.allocate(capacity: max(needed, 2 * capacity))
+            bigger.update(from: base, count: count)
+            base.deallocate()
+            base = bigger
+            capacity = max(needed, 2 * capacity)
+        }
+    }
 
     init(capacity: Int, parts: Int) {
         self.capacity = max(capacity, 1)
@@ -22,37 +46,21 @@ final class NeighborWorkspace: @unchecked Sendable {
         length = .allocate(capacity: self.capacity)
         part = .allocate(capacity: self.capacity)
         scratch = (0..<self.parts).map { _ in KDTree.Scratch(capacity: capacity) }
-        lists = Array(repeating: [], count: self.parts)
+        lists = .allocate(capacity: self.parts)
+        for p in 0..<self.parts { (lists + p).initialize(to: List(capacity: 1024)) }
     }
 
     deinit {
         start.deallocate()
         length.deallocate()
         part.deallocate()
-    }
-
-    func takeList(_ p: Int) -> [Int32] {
-        lock.lock()
-        defer { lock.unlock() }
-        var list = lists[p]
-        lists[p] = []
-        list.removeAll(keepingCapacity: true)
-        return list
-    }
-
-    func putList(_ list: [Int32], _ p: Int) {
-        lock.lock()
-        lists[p] = list
-        lock.unlock()
+        for p in 0..<parts { lists[p].base.deallocate() }
+        lists.deallocate()
     }
 
     /// Calls `body` with every part's list storage.
     func withLists<R>(_ body: ([UnsafeBufferPointer<Int32>]) -> R) -> R {
-        func nest(_ i: Int, _ acc: [UnsafeBufferPointer<Int32>]) -> R {
-            if i == lists.count { return body(acc) }
-            return lists[i].withUnsafeBufferPointer { nest(i + 1, acc + [$0]) }
-        }
-        return nest(0, [])
+        body((0..<parts).map { UnsafeBufferPointer(start: lists[$0].base, count: lists[$0].count) })
     }
 }
 
@@ -123,23 +131,27 @@ struct KDTree: Sendable {
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 let lower = n * part / parts, upper = n * (part + 1) / parts
                 let scratch = workspace.scratch[part]
-                var list = workspace.takeList(part)
+                var list = workspace.lists[part]
+                list.count = 0
                 for slot in lower..<upper {
                     let item = Int(idOf[slot])
                     let qx = xs[item], qy = ys[item]
-                    let found: Int
+                    let first = list.count
                     if let leaf = leaves.leaf(ofSlot: slot), leaves.holds(leaf, qx, qy, reach) {
                         let (left, right) = leaves.slots(of: leaf)
-                        found = KDTree.scanLeaf(left, right, coords, idOf, qx, qy, r2, into: scratch.results, at: 0)
+                        list.reserve(right - left + 1)
+                        list.count = KDTree.scanLeaf(left, right, coords, idOf, qx, qy, r2, into: list.base, at: first)
                     } else {
-                        found = within(qx, qy, r, into: scratch)
+                        let found = within(qx, qy, r, into: scratch)
+                        list.reserve(found)
+                        (list.base + first).update(from: scratch.results, count: found)
+                        list.count += found
                     }
-                    workspace.start[item] = Int32(list.count)
-                    workspace.length[item] = Int32(found)
+                    workspace.start[item] = Int32(first)
+                    workspace.length[item] = Int32(list.count - first)
                     workspace.part[item] = UInt8(part)
-                    list.append(contentsOf: UnsafeBufferPointer(start: scratch.results, count: found))
                 }
-                workspace.putList(list, part)
+                workspace.lists[part] = list
             }
         } } } }
     }
