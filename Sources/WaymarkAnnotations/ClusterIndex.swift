@@ -386,7 +386,10 @@ private final class Group: Sendable {
                                          let global = indices[local]
                                          return global < properties.count ? properties[global] : [:]
                                      }, clusterProperties: &props)
-            next.tree = KDTree(x: next.x, y: next.y, nodeSize: options.nodeSize)
+            // A level where nothing merged holds the same points as the one above, in the same
+            // order: its tree is that one (built from the same coordinates, it would be the same).
+            next.tree = next.x == current.x && next.y == current.y
+                ? current.tree : KDTree(x: next.x, y: next.y, nodeSize: options.nodeSize)
             current.zoom = []
             levels[z + 1] = current
             current = next

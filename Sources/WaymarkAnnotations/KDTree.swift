@@ -465,7 +465,11 @@ struct KDTree: Sendable {
     private static func swapItem(_ ids: UnsafeMutableBufferPointer<UInt32>,
                                  _ coords: UnsafeMutableBufferPointer<Float>, _ i: Int, _ j: Int) {
         ids.swapAt(i, j)
-        coords.swapAt(2 * i, 2 * j)
-        coords.swapAt(2 * i + 1, 2 * j + 1)
+        // An item's x and y as one 8-byte word (slot i at byte 8i).
+        let pairs = UnsafeMutableRawPointer(coords.baseAddress!)
+        let a = pairs.loadUnaligned(fromByteOffset: 8 * i, as: UInt64.self)
+        let b = pairs.loadUnaligned(fromByteOffset: 8 * j, as: UInt64.self)
+        pairs.storeBytes(of: b, toByteOffset: 8 * i, as: UInt64.self)
+        pairs.storeBytes(of: a, toByteOffset: 8 * j, as: UInt64.self)
     }
 }
