@@ -436,8 +436,8 @@ private final class Group: Sendable {
             if zoomOf[i] <= z { continue }
             zoomOf[i] = z
             let x = xOf[i], y = yOf[i]
-            let found = Int(workspace.length[i]), from = Int(workspace.start[i])
-            let neighbors = UnsafeBufferPointer(rebasing: lists[Int(workspace.part[i])][from..<(from + found)])
+            let list = workspace.found[i], found = Int(list.length), from = Int(list.start)
+            let neighbors = UnsafeBufferPointer(rebasing: lists[Int(list.part)][from..<(from + found)])
             let originCount = Int(countOf[i])
             var numPoints = originCount
             for j in 0..<found {

@@ -3,14 +3,21 @@ import Foundation
 
 /// Buffers for computing every item's neighbour list, allocated once per index build and reused
 /// for each level (allocating them per level made the kernel zero fresh pages every time).
-/// Item i's list is `lists[part[i]][start[i] ..< start[i] + length[i]]`.
+/// Item i's list is `lists[found[i].part][found[i].start ..< found[i].start + found[i].length]`.
 final class NeighborWorkspace: @unchecked Sendable {
     let capacity: Int
     let parts: Int
-    let start: UnsafeMutablePointer<Int32>
-    let length: UnsafeMutablePointer<Int32>
-    let part: UnsafeMutablePointer<UInt8>
+    /// Where each item's list is (one record: the query writes it with one store).
+    let found: UnsafeMutablePointer<Found>
+    /// The query points by kd-sorted slot, gathered before the queries (read in turn by them).
+    let queryX: UnsafeMutablePointer<Double>, queryY: UnsafeMutablePointer<Double>
     let scratch: [KDTree.Scratch]
+
+    struct Found {
+        var start: Int32
+        var length: Int32
+        var part: Int32
+    }
     /// One growing list per part, raw (queries write their finds straight into it); each part's
     /// thread alone touches its own.
     let lists: UnsafeMutablePointer<List>
@@ -42,18 +49,18 @@ final class NeighborWorkspace: @unchecked Sendable {
     init(capacity: Int, parts: Int) {
         self.capacity = max(capacity, 1)
         self.parts = max(1, min(parts, 8))
-        start = .allocate(capacity: self.capacity)
-        length = .allocate(capacity: self.capacity)
-        part = .allocate(capacity: self.capacity)
+        found = .allocate(capacity: self.capacity)
+        queryX = .allocate(capacity: self.capacity)
+        queryY = .allocate(capacity: self.capacity)
         scratch = (0..<self.parts).map { _ in KDTree.Scratch(capacity: capacity) }
         lists = .allocate(capacity: self.parts)
         for p in 0..<self.parts { (lists + p).initialize(to: List(capacity: 1024)) }
     }
 
     deinit {
-        start.deallocate()
-        length.deallocate()
-        part.deallocate()
+        found.deallocate()
+        queryX.deallocate()
+        queryY.deallocate()
         for p in 0..<parts { lists[p].base.deallocate() }
         lists.deallocate()
     }
@@ -133,9 +140,16 @@ struct KDTree: Sendable {
                 let scratch = workspace.scratch[part]
                 var list = workspace.lists[part]
                 list.count = 0
+                // The query points gathered first, by slot: loads that do not wait on each other
+                // (read inside the query loop, each was a cache miss the loop stalled on).
+                let queryX = workspace.queryX, queryY = workspace.queryY
                 for slot in lower..<upper {
                     let item = Int(idOf[slot])
-                    let qx = xs[item], qy = ys[item]
+                    (queryX[slot], queryY[slot]) = (xs[item], ys[item])
+                }
+                for slot in lower..<upper {
+                    let item = Int(idOf[slot])
+                    let qx = queryX[slot], qy = queryY[slot]
                     let first = list.count
                     if let leaf = leaves.leaf(ofSlot: slot), leaves.holds(leaf, qx, qy, reach) {
                         let (left, right) = leaves.slots(of: leaf)
@@ -147,9 +161,9 @@ struct KDTree: Sendable {
                         (list.base + first).update(from: scratch.results, count: found)
                         list.count += found
                     }
-                    workspace.start[item] = Int32(first)
-                    workspace.length[item] = Int32(list.count - first)
-                    workspace.part[item] = UInt8(part)
+                    workspace.found[item] = NeighborWorkspace.Found(start: Int32(first),
+                                                                    length: Int32(list.count - first),
+                                                                    part: Int32(part))
                 }
                 workspace.lists[part] = list
             }

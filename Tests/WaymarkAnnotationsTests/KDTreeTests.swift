@@ -60,8 +60,8 @@ import WaymarkSupport
             workspace.withLists { lists in
                 for i in 0..<n {
                     let found = tree.within(x[i], y[i], r, into: scratch)
-                    let from = Int(workspace.start[i]), count = Int(workspace.length[i])
-                    let list = lists[Int(workspace.part[i])][from..<(from + count)]
+                    let at = workspace.found[i], from = Int(at.start), count = Int(at.length)
+                    let list = lists[Int(at.part)][from..<(from + count)]
                     if count != found || !zip(list, 0..<found).allSatisfy({ $0 == scratch.results[$1] }) {
                         differing += 1
                     }
