@@ -52,21 +52,21 @@ package struct Junction {
         found.reserveCapacity(8)
         // Roads are ends of segments: an outgoing edge is one; an incoming edge adds one only when its
         // road has no edge out here (a oneway towards the junction). Bearings are the per-map
-        // perceived ones (``PerceivedBearing``); all of it read from the vertex's records.
-        let records = tables.roads.entries
-        for i in tables.roads.range(of: v) {
-            let r = records[i]
-            switch r.kind {
-            case JunctionRoads.Entry.leaving:
-                let g = Int(r.edge)
-                found.append(JunctionRoad(out: g, segment: Int(r.segment), bearing: Double(r.bearing), angle: 0,
-                                          entry: graph.turnWeight(e, g, table: table) != nil))
+        // perceived ones (``PerceivedBearing``).
+        let outgoing = graph.edges(from: v)
+        for g in outgoing {
+            found.append(JunctionRoad(out: g, segment: Int(graph.edgeSegment[g]),
+                                      bearing: Double(tables.departBearing[g]),
+                                      angle: 0, entry: graph.turnWeight(e, g, table: table) != nil))
+        }
+        for slot in graph.incoming(to: v) {
+            let h = Int(graph.incomingEdge[slot])
+            let key = Int(graph.edgeSegment[h] ^ 1)
+            if found.contains(where: { $0.segment == key }) { continue }
             // A carriageway merged with the one out beside it is that road (``MergedRoads``).
-            case JunctionRoads.Entry.arrivingMerged where Int(r.edge) != e: continue
-            default:
-                found.append(JunctionRoad(out: -1, segment: Int(r.segment), bearing: Double(r.bearing), angle: 0,
-                                          entry: false))
-            }
+            if h != e && tables.merged.isMerged(arriving: h) { continue }
+            found.append(JunctionRoad(out: -1, segment: key,
+                                      bearing: Double(tables.arrivalBearing[h]), angle: 0, entry: false))
         }
         let arrivedKey = Int(graph.edgeSegment[e] ^ 1)
         var first = found.firstIndex { $0.segment == arrivedKey } ?? 0
@@ -195,17 +195,14 @@ package struct GuidanceTables: Sendable {
     /// edge's onto the edges leaving its target); ``TurnVerdict/unknown`` for a turn no route
     /// takes. Empty when not made (the verdicts are then found on each route).
     let decisions: Column<UInt8>
-    /// Each vertex's roads, as a junction reads them.
-    let roads: JunctionRoads
 
     init(names: NameKeys, departBearing: Column<Float>, arrivalBearing: Column<Float>, merged: MergedRoads,
-         decisions: Column<UInt8>, roads: JunctionRoads) {
+         decisions: Column<UInt8>) {
         self.names = names
         self.departBearing = departBearing
         self.arrivalBearing = arrivalBearing
         self.merged = merged
         self.decisions = decisions
-        self.roads = roads
     }
 
     /// The stored verdict code for driving from edge `e` onto edge `f` (leaving `e`'s target).
@@ -244,13 +241,11 @@ package struct GuidanceTables: Sendable {
                                        depart: &depart, arrival: &arrival)
         let pairs = GuidanceTables.mergeCarriageways(graph: graph, names: names, twin: twin, roads: roads,
                                                      parts: parts, depart: &depart, arrival: &arrival)
-        let merged = MergedRoads(arriving: Column(pairs.map { UInt32($0.arriving) }),
-                                 leaving: Column(pairs.map { UInt32($0.leaving) }), edgeCount: graph.edgeCount)
-        let (departing, arriving) = (Column(depart), Column(arrival))
-        let measured = GuidanceTables(names: names, departBearing: departing, arrivalBearing: arriving,
-                                      merged: merged, decisions: [],
-                                      roads: JunctionRoads(graph: graph, depart: departing, arrival: arriving,
-                                                           merged: merged))
+        let measured = GuidanceTables(names: names, departBearing: Column(depart), arrivalBearing: Column(arrival),
+                                      merged: MergedRoads(arriving: Column(pairs.map { UInt32($0.arriving) }),
+                                                          leaving: Column(pairs.map { UInt32($0.leaving) }),
+                                                          edgeCount: graph.edgeCount),
+                                      decisions: [])
         self = transitions.map { measured.addingVerdicts(graph: graph, transitions: $0) } ?? measured
     }
 
@@ -259,7 +254,7 @@ package struct GuidanceTables: Sendable {
         let verdicts = GuidanceTables.verdicts(graph: graph, tables: self, table: transitions,
                                                parts: min(8, coreCount))
         return GuidanceTables(names: names, departBearing: departBearing, arrivalBearing: arrivalBearing,
-                              merged: merged, decisions: Column(verdicts), roads: roads)
+                              merged: merged, decisions: Column(verdicts))
     }
 
     /// The turn geometry that turn costs are measured on: these perceived bearings, as OSRM
@@ -504,16 +499,15 @@ extension GuidanceTables {
     /// announced as OSRM announces them; 13: roads followed on as OSRM's compressor joins them,
     /// lines fitted as OSRM fits them; 14: measured with OSRM's ruler; 15: a ramp joins a
     /// motorway-class road by a merge only where OSRM says one; 16: OSRM's driveway handler's new
-    /// names and turns; 18: each vertex's roads side by side). Tables stored under other
-    /// parameters are made again rather than used.
-    static var parameters: [Double] { [18] }
+    /// names and turns). Tables stored under other parameters are made again rather than used.
+    static var parameters: [Double] { [17] }
 
     /// The tables as graph-file sections: the bearings, the name keys, the merged roads and the
     /// verdicts.
     package var fileSections: [GraphFile.Section] {
         [.init("GPRM", GuidanceTables.parameters), .init("GDEP", departBearing), .init("GARR", arrivalBearing),
          .init("GKCR", names.core), .init("GMIN", merged.arriving), .init("GMOU", merged.leaving),
-         .init("GDEC", decisions)] + roads.fileSections
+         .init("GDEC", decisions)]
     }
 
     /// The tables a graph file stores, checked against the graph; nil where there are none or
@@ -547,18 +541,17 @@ extension GuidanceTables {
         guard alreadyChecked || decisions.allSatisfy({ Int($0) < TurnVerdict.codeLimit }) else {
             throw GuidanceFileError(reason: "turn verdict out of range")
         }
-        let roads = try JunctionRoads(fileSections: sections, graph: graph, alreadyChecked: alreadyChecked)
-        // The bearings, merged roads, verdicts and junctions used where they lie in the file (no copy).
+        // The bearings, merged roads and verdicts used where they lie in the file (no copy).
         self.init(names: NameKeys(core: core.array), departBearing: depart,
                   arrivalBearing: arrival,
                   merged: MergedRoads(arriving: arriving, leaving: leaving,
-                                      edgeCount: graph.edgeCount), decisions: decisions, roads: roads)
+                                      edgeCount: graph.edgeCount), decisions: decisions)
     }
 }
 
 extension GuidanceTables: GraphFilePart {
     package static let partName = "guidance tables"
-    package static let sectionTags = ["GPRM", "GDEP", "GARR", "GKCR", "GMIN", "GMOU", "GDEC", "GJRS", "GJRE"]
+    package static let sectionTags = ["GPRM", "GDEP", "GARR", "GKCR", "GMIN", "GMOU", "GDEC"]
     /// Files before version 10 of the tables kept word and ref keys.
     package static let olderTags = ["GKWD", "GKRS", "GKRI"]
 }

@@ -891,18 +891,6 @@ import WaymarkOSM
         var unordered = sections
         unordered["GMIN"] = stored.merged.arriving.reversed().withUnsafeBytes { Array($0) }
         #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: unordered, graph: graph) }
-
-        // Each vertex's roads too (the merged carriageway in, listed only when arrived along);
-        // a record naming an edge of another vertex is an error.
-        let made = GuidanceTables(graph: graph).roads
-        #expect(Array(stored.roads.entries) == Array(made.entries) && Array(stored.roads.start) == Array(made.start))
-        #expect(made.entries.contains { $0.kind == JunctionRoads.Entry.arrivingMerged })
-        var records = Array(made.entries)
-        let k = try #require(records.firstIndex { $0.kind == JunctionRoads.Entry.leaving })
-        records[k].edge = Int32((Int(records[k].edge) + graph.edgeCount / 2) % graph.edgeCount)
-        var foreign = sections
-        foreign["GJRE"] = records.withUnsafeBytes { Array($0) }
-        #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: foreign, graph: graph) }
     }
 
     /// OSRM's `TurnAnalysis` makes an on ramp taken from a motorway an off ramp: here a divided
