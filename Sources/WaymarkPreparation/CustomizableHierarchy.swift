@@ -1,4 +1,5 @@
 import WaymarkGraph
+import WaymarkSupport
 import WaymarkProfiles
 
 /// The metric-independent half of a customizable contraction hierarchy (Dibbelt, Strasser,
@@ -223,6 +224,21 @@ extension CustomizableTopology {
                            transitions: TransitionTable) -> ContractionHierarchy {
         let n = nodeCount
         let kept = KeptArcs(m)
+        // The arcs for unpacking and the query rows read the same metric and write apart: made
+        // side by side.
+        let (arcs, (up, down)) = inParallel({ unpackingArcs(m, kept) }, { queryRows(m, kept) })
+        let order = state.reversed().map { $0 }
+        let rank = rank.map { UInt32(n - 1) - $0 }
+        return ContractionHierarchy(nodeCount: n, shortcutCount: arcs.first.count { $0 >= 0 }, costs: costs,
+                                    turns: turns, transitions: transitions, up: up, down: down,
+                                    order: Column(order), rank: Column(rank), arcTail: Column(arcs.tail),
+                                    arcHead: Column(arcs.head), arcFirst: Column(arcs.first),
+                                    arcSecond: Column(arcs.second))
+    }
+
+    /// Every kept arc's ends (states) and, for a shortcut, the two kept arcs it stands for.
+    private func unpackingArcs(_ m: Metric, _ kept: KeptArcs)
+        -> (tail: [UInt32], head: [UInt32], first: [Int32], second: [Int32]) {
         let count = kept.count
         var arcTail = [UInt32](repeating: 0, count: count), arcHead = arcTail
         var first = [Int32](repeating: -1, count: count), second = first
@@ -237,6 +253,12 @@ extension CustomizableTopology {
             }
             k += 1
         }
+        return (arcTail, arcHead, first, second)
+    }
+
+    /// The upward and downward rows by query node (the ranks from the top down).
+    private func queryRows(_ m: Metric, _ kept: KeptArcs) -> (ArcRows, ArcRows) {
+        let n = nodeCount
         var upStart: [UInt32] = [0], downStart: [UInt32] = [0]
         var ups: [ArcRows.Arc] = [], downs: [ArcRows.Arc] = []
         upStart.reserveCapacity(n + 1)
@@ -255,13 +277,8 @@ extension CustomizableTopology {
             upStart.append(UInt32(ups.count))
             downStart.append(UInt32(downs.count))
         }
-        let order = state.reversed().map { $0 }
-        let rank = rank.map { UInt32(n - 1) - $0 }
-        return ContractionHierarchy(nodeCount: n, shortcutCount: first.count { $0 >= 0 }, costs: costs, turns: turns,
-                                    transitions: transitions, up: ArcRows(start: Column(upStart), arcs: Column(ups)),
-                                    down: ArcRows(start: Column(downStart), arcs: Column(downs)),
-                                    order: Column(order), rank: Column(rank), arcTail: Column(arcTail),
-                                    arcHead: Column(arcHead), arcFirst: Column(first), arcSecond: Column(second))
+        return (ArcRows(start: Column(upStart), arcs: Column(ups)),
+                ArcRows(start: Column(downStart), arcs: Column(downs)))
     }
 }
 

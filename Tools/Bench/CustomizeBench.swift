@@ -56,6 +56,7 @@ func benchCustomizable(map path: String, queries: Int, excluded: ExcludedClasses
         }
         if let p = map.nearest(point()), let q = map.nearest(point()) { snaps.append((p, q)) }
     }
+    guard !snaps.isEmpty else { return }
     var timesA: [Double] = [], timesB: [Double] = [], settledA: [Int] = [], settledB: [Int] = [], differ = 0
     for (p, q) in snaps {
         var t = DispatchTime.now().uptimeNanoseconds
