@@ -170,8 +170,8 @@ struct KDTree: Sendable {
         } } } }
     }
 
-    /// The tree's leaves in slot order, each with its slots and its region (the box its path's
-    /// splits bound, edges included), and the leaf holding each slot (−1: a node's middle item).
+    /// The tree's leaves, each with its slots and its region (the box its path's splits bound,
+    /// edges included), and the leaf holding each slot (−1: a node's middle item).
     private struct Leaves {
         var leafOfSlot: [Int32]
         var range: [(left: Int32, right: Int32)] = []
