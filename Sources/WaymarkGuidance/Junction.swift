@@ -205,6 +205,9 @@ package struct GuidanceTables: Sendable {
         self.decisions = decisions
     }
 
+    /// Whether the tables hold every turn's verdict.
+    package var hasVerdicts: Bool { !decisions.isEmpty }
+
     /// The stored verdict code for driving from edge `e` onto edge `f` (leaving `e`'s target).
     @inline(__always)
     func decision(arrival e: Int, next f: Int, graph: borrowing RoadGraph, table: borrowing TransitionTable) -> UInt8 {

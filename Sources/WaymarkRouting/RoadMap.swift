@@ -121,7 +121,8 @@ public final class RoadMap: @unchecked Sendable {
     }
 
     /// What a customized map with the same roads takes from the map it customizes: what depends on
-    /// the roads' shapes and not on their speeds (the turn verdicts are made again).
+    /// the roads' shapes and not on their speeds — the turn verdicts too, where the map has them:
+    /// with no road closed, new speeds and turn penalties allow and forbid the same turns.
     struct Reused {
         let snapIndex: SnapIndex
         let turns: TurnGeometry
@@ -138,7 +139,7 @@ public final class RoadMap: @unchecked Sendable {
         self.graph = graph
         self.storedHierarchy = hierarchy
         storedExclusions = nil
-        storedGuidance = nil
+        storedGuidance = reused.flatMap { $0.guidance.hasVerdicts ? $0.guidance : nil }
         storedSnapIndex = reused?.snapIndex
         storedTurns = reused.map { ($0.turns, nil) }
         guidanceMeasures = reused?.guidance

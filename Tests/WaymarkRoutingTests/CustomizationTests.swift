@@ -168,27 +168,31 @@ import WaymarkSupport
 
 extension CustomizationTests {
     /// New speeds that close no road keep the roads' shapes: the customized map keeps the snap
-    /// index and guidance's measures it was made from (the turn verdicts made again), and they are
-    /// what the customized graph's own would be.
+    /// index and guidance's tables it was made from (the turn verdicts too: turn penalties, on
+    /// U-turns as well, allow and forbid the same turns), and they are what the customized
+    /// graph's own would be.
     @Test func openRoadsKeepTheTablesOfTheirShapes() throws {
         let osm = packageRoot() + "/Data/sample-town.osm"
         let (graph, _) = try OSMGraphLoader.build(path: osm, profile: CarProfile(), basemap: false, progress: nil)
         let built = RoadMap(graph: graph, method: .hierarchy)
         built.prepare()
-        // Every stretch of the first ways at 7 km/h (none closed), and a turn penalty.
-        var lines = ""
+        // Every stretch of the first ways at 7 km/h (none closed), and a penalty on turning back at
+        // each one's end.
+        var lines = "", turns = ""
         for e in 0..<min(40, graph.edgeCount) {
             let n = graph.interiorPointCount(of: e), v = graph.source(of: e)
             for k in 0...n {
                 let from = graph.nodeID(ofEdge: e, point: k, source: v)
                 let to = graph.nodeID(ofEdge: e, point: k + 1, source: v)
                 lines += "\(from),\(to),7\n"
+                if k == n { turns += "\(from),\(to),\(from),30\n" }
             }
         }
         var updates = SpeedUpdates()
         try updates.addSegmentSpeeds(lines, name: "speeds", path: "speeds.csv")
+        try updates.addTurnPenalties(turns, path: "turns.csv")
         let (customized, report) = try built.customized(with: updates)
-        #expect(report.edgesUpdated > 20 && report.edgesClosed == 0)
+        #expect(report.edgesUpdated > 20 && report.edgesClosed == 0 && report.turnsUpdated > 20)
         let fresh = RoadMap(graph: customized.graph, method: .hierarchy)
         fresh.prepare()
         let directory = NSTemporaryDirectory() + "open-roads-\(UUID().uuidString)"
