@@ -195,9 +195,13 @@ public final class ClusterIndex: Sendable {
     /// comparable with a JavaScript heap measured after garbage collection.
     public var memoryBytes: Int {
         groups.reduce(0) { total, group in
-            total + group.levels.reduce(0) { sum, l in
-                sum + l.x.capacity * 8 + l.y.capacity * 8 + l.id.capacity * 4 + l.parent.capacity * 4
-                    + l.numPoints.capacity * 4 + l.property.capacity * 4 + l.tree.count * 12
+            let levels = group.levels
+            return total + levels.indices.reduce(0) { sum, z in
+                let l = levels[z]
+                // A level where nothing merged holds the tree of the level above: counted once.
+                let shared = z + 1 < levels.count && l.tree.sharesStorage(with: levels[z + 1].tree)
+                return sum + l.x.capacity * 8 + l.y.capacity * 8 + l.id.capacity * 4 + l.parent.capacity * 4
+                    + l.numPoints.capacity * 4 + l.property.capacity * 4 + (shared ? 0 : l.tree.count * 12)
             } + group.indices.capacity * 8
         }
     }

@@ -108,6 +108,13 @@ struct KDTree: Sendable {
 
     var count: Int { ids.count }
 
+    /// Whether this tree and `other` are one tree's storage (a copy of the same tree).
+    func sharesStorage(with other: KDTree) -> Bool {
+        !ids.isEmpty && ids.withUnsafeBufferPointer { mine in
+            other.ids.withUnsafeBufferPointer { $0.baseAddress == mine.baseAddress }
+        }
+    }
+
     /// The item stored in kd-sorted slot `slot` (iterating slots visits items in spatial order).
     @inline(__always)
     func item(inSlot slot: Int) -> Int { Int(ids[slot]) }

@@ -70,4 +70,14 @@ import WaymarkSupport
             #expect(differing == 0, "radius \(r)")
         }
     }
+
+    /// A copy of a tree shares its storage (a level where nothing merged keeps the tree above,
+    /// and the index's memory counts it once); a tree built again from the same points does not.
+    @Test func aCopySharesTheTreesStorage() {
+        let x = [0.1, 0.5, 0.9], y = [0.2, 0.6, 0.3]
+        let tree = KDTree(x: x, y: y, nodeSize: 2), copy = tree
+        #expect(copy.sharesStorage(with: tree))
+        #expect(!KDTree(x: x, y: y, nodeSize: 2).sharesStorage(with: tree))
+        #expect(!KDTree(x: [], y: [], nodeSize: 2).sharesStorage(with: KDTree(x: [], y: [], nodeSize: 2)))
+    }
 }

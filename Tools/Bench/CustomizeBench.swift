@@ -8,6 +8,12 @@ import Waymark
 /// set (contracted and customized) and the points snap off its roads.
 func benchCustomizable(map path: String, queries: Int, excluded: ExcludedClasses = [], pairs: String? = nil) {
     func since(_ t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
+    // (Read before the minutes of work below.)
+    let pairsText = pairs.map { try? String(contentsOfFile: $0, encoding: .utf8) }
+    if let pairs, pairsText == .some(nil) {
+        FileHandle.standardError.write(Data("waymark-bench cch: \(pairs): cannot be read\n".utf8))
+        exit(66)
+    }
     guard let opened = try? RoadMap(contentsOf: URL(fileURLWithPath: path)), let own = opened.hierarchy else {
         FileHandle.standardError.write(Data("waymark-bench cch: needs a map with a hierarchy\n".utf8))
         exit(64)
@@ -39,7 +45,7 @@ func benchCustomizable(map path: String, queries: Int, excluded: ExcludedClasses
         (west, east) = (min(west, c.longitude), max(east, c.longitude))
     }
     var snaps: [(Snap, Snap)] = []
-    if let pairs, let text = try? String(contentsOfFile: pairs, encoding: .utf8) {
+    if let text = pairsText ?? nil {
         let index = SnapIndex(graph: graph), filter = SnapFilter(excluded: excluded)
         func snap(_ lat: Double, _ lon: Double) -> Snap? {
             index.nearest(to: Coordinate(latitude: lat, longitude: lon), maxDistance: 1000, filter: filter)

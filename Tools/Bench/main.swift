@@ -332,7 +332,10 @@ case "prepare":
 case "cch":
     guard arguments.count > 1 else { exit(64) }
     let classes = option("exclude").map(ExcludedClasses.parse) ?? .success([])
-    guard case let .success(excluded) = classes else { exit(64) }
+    guard case let .success(excluded) = classes else {
+        FileHandle.standardError.write(Data("waymark-bench cch: --exclude takes toll, motorway, ferry\n".utf8))
+        exit(64)
+    }
     benchCustomizable(map: arguments[1], queries: Int(option("queries") ?? "1000") ?? 1000, excluded: excluded,
                       pairs: option("pairs"))
 case "load":
