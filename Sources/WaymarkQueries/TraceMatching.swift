@@ -147,6 +147,22 @@ extension TraceMatching {
         var pruned: [[Bool]]
         var reachable: [[Bool]]
         var broken: [Bool]
+        /// The moves found so far, kept because the pass takes steps again after it cuts the trace
+        /// (and the roads have not changed): per step (fix, next fix) a block of ``movesFound``,
+        /// a row per candidate of the fix (its moves to each candidate of the next), each row
+        /// marked in ``rowFound`` once found. Each fix links the blocks into it, latest first.
+        var blocks: [MoveBlock] = []
+        var latestBlockInto: [Int32]
+        var movesFound: [TraceMatching.Move] = []
+        var rowFound: [Bool] = []
+
+        struct MoveBlock {
+            var fix: Int32
+            /// The block into the same next fix made before this one (-1: none).
+            var before: Int32
+            var firstRow: Int32
+            var firstMove: Int32
+        }
 
         init(_ trace: Trace, candidates: [[Snap]]) {
             self.trace = trace
@@ -162,6 +178,7 @@ extension TraceMatching {
             pruned = candidates.map { [Bool](repeating: true, count: $0.count) }
             reachable = candidates.map { [Bool](repeating: false, count: $0.count) }
             broken = [Bool](repeating: true, count: candidates.count)
+            latestBlockInto = [Int32](repeating: -1, count: candidates.count)
         }
 
         /// Forgets everything from fix `t` on.
@@ -256,11 +273,12 @@ extension TraceMatching.Model {
         let straight = TraceMatching.distance(trace.coordinates[last], trace.coordinates[t])
         let maxDelta = trace.timestamps.isEmpty ? TraceMatching.maxDistanceDelta : Double(seconds) * trace.maxSpeed
         // (As OSRM, no way weighing more than the line and the largest difference at 4 m/s.)
-        let found = moves(live.map { candidates[last][$0] }, candidates[t], (straight + maxDelta) / 4)
+        let block = movesBlock(from: last, live, to: t, maxWeight: (straight + maxDelta) / 4, moves: moves)
         let columns = candidates[t].count
-        for (row, s) in live.enumerated() {
+        for s in live {
+            let row = Int(block.firstMove) + s * columns
             for next in 0..<columns {
-                guard let road = found[row * columns + next] else { continue }
+                guard let road = movesFound[row + next] else { continue }
                 let delta = abs(road - straight)
                 guard delta < maxDelta else { continue }
                 let score = viterbi[last][s] + emissions[t][next] + TraceMatching.transition(delta)
@@ -272,6 +290,33 @@ extension TraceMatching.Model {
                 broken[t] = false
             }
         }
+    }
+
+    /// The block of the moves from fix `last` to fix `t`, its rows for the `live` candidates
+    /// found (those not found before, now: one table for them all).
+    mutating func movesBlock(from last: Int, _ live: [Int], to t: Int, maxWeight: Double,
+                             moves: TraceMatching.Moves) -> MoveBlock {
+        let columns = candidates[t].count
+        var b = Int(latestBlockInto[t])
+        while b >= 0 && blocks[b].fix != last { b = Int(blocks[b].before) }
+        if b < 0 {
+            b = blocks.count
+            blocks.append(MoveBlock(fix: Int32(last), before: latestBlockInto[t], firstRow: Int32(rowFound.count),
+                                    firstMove: Int32(movesFound.count)))
+            latestBlockInto[t] = Int32(b)
+            rowFound.append(contentsOf: repeatElement(false, count: candidates[last].count))
+            movesFound.append(contentsOf: repeatElement(nil, count: candidates[last].count * columns))
+        }
+        let block = blocks[b]
+        let missing = live.filter { !rowFound[Int(block.firstRow) + $0] }
+        guard !missing.isEmpty else { return block }
+        let found = moves(missing.map { candidates[last][$0] }, candidates[t], maxWeight)
+        for (m, s) in missing.enumerated() {
+            rowFound[Int(block.firstRow) + s] = true
+            let row = Int(block.firstMove) + s * columns
+            for next in 0..<columns { movesFound[row + next] = found[m * columns + next] }
+        }
+        return block
     }
 
     /// The matchings the pass found, each read back from its best last state.

@@ -229,6 +229,44 @@ import WaymarkSupport
         #expect(compared > 100)
     }
 
+    /// A pass that cuts the trace takes steps again from where it cut: the moves of a step are
+    /// asked for once, and kept.
+    @Test func aStepTakenAgainAsksNoMoveTwice() {
+        var rng = SplitMix64(seed: 47)
+        var cut = 0
+        for _ in 0..<200 {
+            let count = 8 + Int(rng.next() % 20)
+            let fixes = (0..<count).map { Coordinate(latitude: 52, longitude: 13 + Double($0) * 0.001) }
+            let candidates = fixes.enumerated().map { t, c in
+                (0..<(1 + Int(rng.next() % 2))).map { k in
+                    Snap(segment: t * 10 + k, offset: 0, length: 1, coordinate: c, distance: rng.uniform(0, 15))
+                }
+            }
+            // A move for any pair of candidates (fix × 10 + index each), missing often: the trace breaks.
+            var roads: [Int: Double?] = [:]
+            for a in candidates.joined() {
+                for b in candidates.joined() where b.segment / 10 > a.segment / 10 {
+                    let straight = TraceMatching.distance(fixes[a.segment / 10], fixes[b.segment / 10])
+                    roads[a.segment * 1000 + b.segment] = rng.next() % 3 != 0 ? nil : straight + rng.uniform(0, 40)
+                }
+            }
+            let trace = TraceMatching.Trace(coordinates: fixes, timestamps: [], precisions: [], splitsAtGaps: true,
+                                            maxSpeed: 50)
+            var asked: [Int: Int] = [:]
+            let found = TraceMatching.match(trace, candidates: candidates) { from, to, _ in
+                from.flatMap { a in
+                    to.map { b in
+                        asked[a.segment * 1000 + b.segment, default: 0] += 1
+                        return roads[a.segment * 1000 + b.segment]!
+                    }
+                }
+            }
+            #expect(asked.values.allSatisfy { $0 == 1 })
+            if found.count > 1 { cut += 1 }
+        }
+        #expect(cut > 20)
+    }
+
     /// The log-likelihood of choosing `choice[t]` at each fix, nil where a move is missing.
     static func score(_ choice: [Int], _ fixes: [Coordinate], _ candidates: [[Snap]], _ roads: [[Double?]]) -> Double? {
         var total = TraceMatching.emission(candidates[0][choice[0]].distance, sigma: 5)
