@@ -473,12 +473,12 @@ public final class SnapIndex: Sendable {
         let cx = c.longitude * metresPerDegreeLon, cy = c.latitude * metresPerDegreeLat
         let (reach, searched) = SnapIndex.reach(maxDistance)
         let x0 = Int64((cx / SnapIndex.cellSize).rounded(.down)), y0 = Int64((cy / SnapIndex.cellSize).rounded(.down))
-        var best: [Int: (distance: Double, piece: Int, t: Double, directions: (Bool, Bool))] = [:]
+        var best = NearestPerSegment()
         func consider(_ s: Int, _ i: Int, _ piece: Int) {
             let (d, t) = measure(s, i, c, cx, cy)
-            guard d <= maxDistance, best[s].map({ d < $0.distance }) ?? true else { return }
+            guard d <= maxDistance, best.distance(of: s).map({ d < $0 }) ?? true else { return }
             let directions = self.directions(s, i, c, filter)
-            if directions.0 || directions.1 { best[s] = (d, piece, t, directions) }
+            if directions.0 || directions.1 { best.set((s, d, piece, t, directions)) }
         }
         func visit(_ x: Int64, _ y: Int64) {
             guard let k = binarySearch(SnapIndex.key(x, y)) else { return }
@@ -521,12 +521,12 @@ public final class SnapIndex: Sendable {
         } else {
             // Once the count-th nearest is nearer than the next ring can be, stop.
             let settled = SnapIndex.rings(around: x0, y0, reach: searched, visit) { r in
-                best.count >= count && best.values.map(\.distance).sorted()[count - 1] <= Double(r) * SnapIndex.cellSize
+                best.found.count >= count && best.found.map(\.distance).sorted()[count - 1] <= Double(r) * SnapIndex.cellSize
             }
             if !settled && reach > searched { forEachPiece(consider) }
         }
-        let chosen = best.sorted { ($0.value.distance, $0.key) < ($1.value.distance, $1.key) }.prefix(count)
-        return chosen.map { snap(c, piece: $0.value.piece, t: $0.value.t, directions: $0.value.directions) }
+        let chosen = best.found.sorted { ($0.distance, $0.segment) < ($1.distance, $1.segment) }.prefix(count)
+        return chosen.map { snap(c, piece: $0.piece, t: $0.t, directions: $0.directions) }
     }
 
     /// Visits the cells in square rings outwards from (`x0`, `y0`), ring 0 the cell itself, up
@@ -567,13 +567,19 @@ public final class SnapIndex: Sendable {
     private func snap(_ c: Coordinate, piece: Int, t: Double, directions: (Bool, Bool)) -> Snap {
         let (s, i) = self.piece(piece)
         let shape = SnapIndex.shape(graph, s, segmentStart[s], segmentEnd[s])
-        var offset = 0.0
-        for j in 0..<i { offset += shape[j].distance(to: shape[j + 1]) }
+        // Each piece measured once: the offset sums the first i, the length all of them, in order.
+        var offset = 0.0, length = 0.0
+        var cosine = shape[0].cosLatitude
+        for j in 0..<(shape.count - 1) {
+            let next = shape[j + 1].cosLatitude
+            let d = shape[j].distance(to: shape[j + 1], cosines: (cosine, next))
+            if j < i { offset += d }
+            length += d
+            cosine = next
+        }
         let a = shape[i], b = shape[i + 1]
         let point = a.interpolated(to: b, fraction: t)
         offset += a.distance(to: point)
-        var length = 0.0
-        for j in 0..<(shape.count - 1) { length += shape[j].distance(to: shape[j + 1]) }
         return Snap(segment: s, offset: min(offset, length), length: length, coordinate: point,
                     distance: c.distance(to: point),
                     component: segmentComponent[s], isInTinyComponent: segmentInTinyComponent[s] != 0,
@@ -711,4 +717,34 @@ extension SnapIndex {
 extension SnapIndex: GraphFilePart {
     public static let partName = "snap index"
     public static let sectionTags = ["XPRM", "XCMP", "XTNY", "XCKY", "XCST", "XCPC", "XSGS", "XSGE", "XSGF", "XSGB"]
+}
+
+/// The nearest point found so far on each segment, as ``SnapIndex/nearest(to:maxDistance:count:filter:)``
+/// gathers them: a short list searched in turn (a fix's circle meets a handful of segments),
+/// indexed by segment once it grows longer.
+private struct NearestPerSegment {
+    typealias Found = (segment: Int, distance: Double, piece: Int, t: Double, directions: (Bool, Bool))
+    private(set) var found: [Found] = []
+    private var index: [Int: Int] = [:]
+    private static let listed = 16
+
+    func distance(of s: Int) -> Double? { slot(of: s).map { found[$0].distance } }
+
+    private func slot(of s: Int) -> Int? {
+        found.count <= Self.listed ? found.firstIndex { $0.segment == s } : index[s]
+    }
+
+    mutating func set(_ f: Found) {
+        if let k = slot(of: f.segment) {
+            found[k] = f
+            return
+        }
+        found.append(f)
+        guard found.count > Self.listed else { return }
+        if index.isEmpty {
+            for (k, g) in found.enumerated() { index[g.segment] = k }
+        } else {
+            index[f.segment] = found.count - 1
+        }
+    }
 }

@@ -230,7 +230,9 @@ public final class Router {
             legs.append(leg)
             // Each step's line without its last point (the next step starts there), then the end;
             // the closing arrive step is only that end point, so it adds nothing of its own.
-            geometry.reserveCapacity(geometry.count + leg.steps.reduce(1) { $0 + $1.geometry.count })
+            // (Grown by doubling: reserving just this leg's more, leg after leg, copies the line each time.)
+            let needed = geometry.count + leg.steps.reduce(1) { $0 + $1.geometry.count }
+            if needed > geometry.capacity { geometry.reserveCapacity(max(needed, 2 * geometry.capacity)) }
             let legStart = geometry.count
             for k in leg.steps.indices.dropLast() { // (by index: a step's copy would retain each of its arrays)
                 let count = leg.steps[k].geometry.count

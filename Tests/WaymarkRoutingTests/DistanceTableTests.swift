@@ -67,10 +67,14 @@ import WaymarkSupport
         let g = randomGraph(seed: 35, nodes: 70, ways: 130)
         let map = RoadMap(graph: g, method: .landmarks, maxSnapDistance: 5000)
         var rng = SplitMix64(seed: 5)
+        var most = 0
         for _ in 0..<50 {
             let c = Coordinate(latitude: 52 + rng.uniform(-0.005, 0.025), longitude: 13 + rng.uniform(-0.005, 0.035))
             let one = map.nearest(c, count: 1, maxDistance: 800), five = map.nearest(c, count: 5, maxDistance: 800)
             let all = map.nearest(c, count: 10_000, maxDistance: 800)
+            most = max(most, all.count)
+            let distinct = Set(all.map(\.segment)).count == all.count
+            #expect(distinct)
             #expect(Set(five.map(\.segment)).count == five.count)
             #expect(five.map(\.distance) == five.map(\.distance).sorted())
             #expect(five.allSatisfy { $0.distance <= 800 + 1e-6 })
@@ -82,5 +86,7 @@ import WaymarkSupport
                 #expect(abs(first.distance - plain.distance) < 1e-9)
             }
         }
+        // (Past 16 roads the search keeps its list indexed by segment.)
+        #expect(most > 16)
     }
 }
