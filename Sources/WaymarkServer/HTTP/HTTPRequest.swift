@@ -225,20 +225,23 @@ public enum HTTPRequestParser {
         return n
     }
 
-    /// The target's path segments and query fields, percent-decoded.
+    /// The target's path segments and query fields, percent-decoded. (Split at the bytes of '?',
+    /// '/', '&' and '=', as the target is bytes: a long target is read once, not as characters.)
     private static func components(of target: String) throws(Stop)
         -> (segments: [String], query: [(name: String, value: String)]) {
         let pathText: Substring, queryText: Substring?
-        if let q = target.firstIndex(of: "?") {
+        if let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
             pathText = target[..<q]
-            queryText = target[target.index(after: q)...]
+            queryText = target[target.utf8.index(after: q)...]
         } else {
             pathText = target[...]
             queryText = nil
         }
-        if pathText.contains("#") { throw .failure(.badRequest, "a fragment ('#') is not sent to a server") }
+        if pathText.utf8.contains(UInt8(ascii: "#")) {
+            throw .failure(.badRequest, "a fragment ('#') is not sent to a server")
+        }
         var segments: [String] = []
-        for piece in pathText.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+        for piece in pieces(of: pathText.dropFirst(), at: UInt8(ascii: "/")) {
             guard let decoded = percentDecoded(piece, plusIsSpace: false) else {
                 throw .failure(.badRequest, "the path has a bad percent-encoding")
             }
@@ -247,10 +250,10 @@ public enum HTTPRequestParser {
         var query: [(name: String, value: String)] = []
         if let queryText, !queryText.isEmpty {
             // (An empty field, as in `a=1&`, is kept with an empty name: a service may refuse it.)
-            for pair in queryText.split(separator: "&", omittingEmptySubsequences: false) {
-                let equals = pair.firstIndex(of: "=")
+            for pair in pieces(of: queryText, at: UInt8(ascii: "&")) {
+                let equals = pair.utf8.firstIndex(of: UInt8(ascii: "="))
                 let rawName = equals.map { pair[..<$0] } ?? pair
-                let rawValue = equals.map { pair[pair.index(after: $0)...] } ?? ""
+                let rawValue = equals.map { pair[pair.utf8.index(after: $0)...] } ?? ""
                 guard let name = percentDecoded(rawName, plusIsSpace: true),
                     let value = percentDecoded(rawValue, plusIsSpace: true)
                 else {
@@ -260,6 +263,21 @@ public enum HTTPRequestParser {
             }
         }
         return (segments, query)
+    }
+
+    /// The parts of `text` between the bytes `separator` (empty ones kept).
+    private static func pieces(of text: Substring, at separator: UInt8) -> [Substring] {
+        var result: [Substring] = []
+        var start = text.startIndex, i = text.utf8.startIndex
+        while i < text.utf8.endIndex {
+            if text.utf8[i] == separator {
+                result.append(text[start..<i])
+                start = text.utf8.index(after: i)
+            }
+            i = text.utf8.index(after: i)
+        }
+        result.append(text[start...])
+        return result
     }
 
     /// Percent-decodes text that must be UTF-8 once decoded; nil for a bad escape or bad UTF-8.
