@@ -491,8 +491,15 @@ public final class HTTPServer: @unchecked Sendable {
                            parts.tm_mon + 1, parts.tm_mday,
                            parts.tm_hour, parts.tm_min, parts.tm_sec)
         let milliseconds = Double(HTTPServer.now() &- since) / 1e6
-        var shown = String(request.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
-        if shown.count > 300 { shown = String(shown.prefix(300)) + "…" }
+        // (The first 300 characters only: a trace's target runs to many kilobytes.)
+        var shown = ""
+        for (k, scalar) in request.unicodeScalars.enumerated() {
+            if k == 300 {
+                shown += "…"
+                break
+            }
+            shown.unicodeScalars.append(scalar.value < 0x20 || scalar.value == 0x7F ? "?" : scalar)
+        }
         return "\(stamp) \(peer) \"\(shown)\" \(status) \(bytes) " + String(format: "%.2fms", milliseconds)
     }
 
