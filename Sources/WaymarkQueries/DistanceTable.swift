@@ -110,6 +110,15 @@ package final class TableSearch {
     /// reads each bucket as one run).
     private var buckets: StampedArray<BucketRange>
 
+    /// The bucket entries as the backward searches leave them, sorted by node, and the nodes
+    /// that have a bucket: kept between tables (a trace's moves ask for thousands of small ones).
+    private struct Scratch {
+        var entries: [Entry] = []
+        var sorted: [Entry] = []
+        var touched: [Int32] = []
+    }
+    private var scratch = Scratch()
+
     private struct BucketRange {
         var start: Int32
         var count: Int32
@@ -173,18 +182,19 @@ package final class TableSearch {
         let columns = destinations.count
         var cells = Cells(count: sources.count * columns)
         let goalPoints = destinations.map { data.snapIndex.edgePoints($0, graph: data.graph) }
-        var goalsOnEdge: [Int: [(destination: Int, offset: Double)]] = [:]
-        for (j, goals) in goalPoints.enumerated() {
-            for g in goals { goalsOnEdge[g.edge, default: []].append((j, g.offset)) }
-        }
+        let goalsOnEdge = GoalsOnEdge(goalPoints)
         buckets.clear()
         var search = self.search
         defer { self.search = search }
+        // (Taken out while in use, so that filling it copies nothing.)
+        var scratch = self.scratch
+        self.scratch = Scratch()
+        defer { self.scratch = scratch }
         hierarchy.up.withBuffers { up in
             hierarchy.down.withBuffers { down in
-                let entries = fillBuckets(goalPoints, &search, maxCost: maxCost, up: up, down: down)
+                fillBuckets(goalPoints, &search, &scratch, maxCost: maxCost, up: up, down: down)
                 for (i, source) in sources.enumerated() {
-                    scanBuckets(from: source, row: i * columns, entries, goalsOnEdge, &search, &cells,
+                    scanBuckets(from: source, row: i * columns, scratch.sorted, goalsOnEdge, &search, &cells,
                                 maxCost: maxCost, up: up, down: down)
                 }
             }
@@ -205,13 +215,38 @@ package final class TableSearch {
                           distance: label.distance + Double(metrics.distance[a]))
     }
 
+    /// The destinations' points by edge, for the ways along one edge: sorted by edge, then by
+    /// destination (a binary search finds an edge's; no table of lists to make per query).
+    private struct GoalsOnEdge {
+        var list: [(edge: Int, destination: Int, offset: Double)] = []
+
+        init(_ goalPoints: [[EdgePoint]]) {
+            for (j, goals) in goalPoints.enumerated() {
+                for g in goals { list.append((g.edge, j, g.offset)) }
+            }
+            list.sort { ($0.edge, $0.destination) < ($1.edge, $1.destination) }
+        }
+
+        func range(of edge: Int) -> Range<Int> {
+            var low = 0, high = list.count
+            while low < high {
+                let mid = (low + high) / 2
+                if list[mid].edge < edge { low = mid + 1 } else { high = mid }
+            }
+            var end = low
+            while end < list.count && list[end].edge == edge { end += 1 }
+            return low..<end
+        }
+    }
+
     /// Backward: from the edges that may turn into each destination's edge, down the hierarchy,
-    /// an entry in the bucket of every node settled and not stalled. Returns the entries sorted by
-    /// node (each bucket one run, where ``buckets`` says).
+    /// an entry in the bucket of every node settled and not stalled; the entries sorted by node
+    /// into `scratch.sorted` (each bucket one run, where ``buckets`` says).
     private func fillBuckets(_ goalPoints: [[EdgePoint]], _ search: inout HierarchyDirection<TableLabel>,
-                             maxCost: Double, up: ArcRows.Buffers, down: ArcRows.Buffers) -> [Entry] {
+                             _ scratch: inout Scratch, maxCost: Double, up: ArcRows.Buffers, down: ArcRows.Buffers) {
         let buckets = self.buckets
-        var entries: [Entry] = [], touched: [Int32] = []
+        scratch.entries.removeAll(keepingCapacity: true)
+        scratch.touched.removeAll(keepingCapacity: true)
         for (j, goals) in goalPoints.enumerated() {
             search.clear()
             search.seed(into: goals, data) { g, e, turn, part in
@@ -227,34 +262,34 @@ package final class TableSearch {
                     buckets[x].count += 1
                 } else {
                     buckets[x] = BucketRange(start: 0, count: 1)
-                    touched.append(Int32(x))
+                    scratch.touched.append(Int32(x))
                 }
                 let label = search.labels[x]
-                entries.append(Entry(destination: Int32(j), node: Int32(x), cost: k, duration: label.duration,
-                                     distance: label.distance))
+                scratch.entries.append(Entry(destination: Int32(j), node: Int32(x), cost: k,
+                                             duration: label.duration, distance: label.distance))
                 search.relaxArcs(of: x, in: down) { arc in self.label(along: arc, from: label, at: k) }
             }
         }
         // The entries by node (a counting sort): each bucket one run.
         var offset: Int32 = 0
-        for x in touched {
+        for x in scratch.touched {
             let count = buckets[Int(x)].count
             buckets[Int(x)] = BucketRange(start: offset, count: 0)
             offset += count
         }
-        let unsorted = entries
-        for e in unsorted {
+        scratch.sorted.removeAll(keepingCapacity: true)
+        scratch.sorted.append(contentsOf: scratch.entries)
+        for e in scratch.entries {
             let range = buckets[Int(e.node)]
-            entries[Int(range.start + range.count)] = e
+            scratch.sorted[Int(range.start + range.count)] = e
             buckets[Int(e.node)].count += 1
         }
-        return entries
     }
 
     /// Forward: from one source's edges up the hierarchy, scanning the buckets of the nodes it
     /// settles into the source's row of `cells` (and along one edge, to a destination ahead on it).
     private func scanBuckets(from source: Snap, row: Int, _ entries: [Entry],
-                             _ goalsOnEdge: [Int: [(destination: Int, offset: Double)]],
+                             _ goalsOnEdge: GoalsOnEdge,
                              _ search: inout HierarchyDirection<TableLabel>, _ cells: inout Cells,
                              maxCost: Double, up: ArcRows.Buffers, down: ArcRows.Buffers) {
         let buckets = self.buckets
@@ -264,7 +299,8 @@ package final class TableSearch {
             TableLabel(cost: rest.weight, duration: rest.duration, distance: rest.distance)
         }
         for s in starts {
-            for (j, offset) in goalsOnEdge[s.edge] ?? [] where offset >= s.offset {
+            for g in goalsOnEdge.range(of: s.edge) where goalsOnEdge.list[g].offset >= s.offset {
+                let (j, offset) = (goalsOnEdge.list[g].destination, goalsOnEdge.list[g].offset)
                 let direct = data.graph.part(s.edge, from: s.offset, to: offset)
                 cells.offer(row + j, cost: direct.weight, duration: direct.duration, distance: direct.distance)
             }
