@@ -673,8 +673,13 @@ package struct StepAssembler {
     private static func slice(_ line: [Coordinate], from a: Double, to b: Double) -> [Coordinate] {
         var result: [Coordinate] = []
         var travelled = 0.0
+        var cosine = line.first?.cosLatitude ?? 1
         for (p, q) in zip(line, line.dropFirst()) {
-            let d = p.distance(to: q)
+            // (Past b nothing more is taken; each point's cosine is worked out once.)
+            if travelled > b { break }
+            let next = q.cosLatitude
+            let d = p.distance(to: q, cosines: (cosine, next))
+            cosine = next
             let s = travelled, e = travelled + d
             func at(_ x: Double) -> Coordinate {
                 return p.interpolated(to: q, fraction: d > 0 ? max(0, min(1, (x - s) / d)) : 0)
