@@ -521,7 +521,8 @@ public final class SnapIndex: Sendable {
         } else {
             // Once the count-th nearest is nearer than the next ring can be, stop.
             let settled = SnapIndex.rings(around: x0, y0, reach: searched, visit) { r in
-                best.found.count >= count && best.found.map(\.distance).sorted()[count - 1] <= Double(r) * SnapIndex.cellSize
+                best.found.count >= count
+                    && best.found.map(\.distance).sorted()[count - 1] <= Double(r) * SnapIndex.cellSize
             }
             if !settled && reach > searched { forEachPiece(consider) }
         }
