@@ -63,9 +63,12 @@ package enum TraceMatching {
 
     /// The matchings of `trace` over `candidates` (one list per fix, nearest first), using
     /// `moves` for the road between the candidates at two fixes.
-    package static func match(_ trace: Trace, candidates: [[Snap]], moves: Moves) -> [Matching] {
+    /// `movesKept` bounds the moves kept for steps taken again (``Model/movesFound``).
+    package static func match(_ trace: Trace, candidates: [[Snap]], movesKept: Int = 1 << 20,
+                              moves: Moves) -> [Matching] {
         precondition(candidates.count == trace.coordinates.count && candidates.count > 1)
         var model = Model(trace, candidates: candidates)
+        model.movesKept = movesKept
         guard let splits = model.run(moves: moves) else { return [] }
         return model.matchings(endingAt: splits)
     }
@@ -155,6 +158,9 @@ extension TraceMatching {
         var latestBlockInto: [Int32]
         var movesFound: [TraceMatching.Move] = []
         var rowFound: [Bool] = []
+        /// The most moves ``movesFound`` keeps before it starts again (16 bytes each): a trace of
+        /// many thousand fixes keeps no more.
+        var movesKept = 1 << 20
 
         struct MoveBlock {
             var fix: Int32
@@ -297,6 +303,7 @@ extension TraceMatching.Model {
     mutating func movesBlock(from last: Int, _ live: [Int], to t: Int, maxWeight: Double,
                              moves: TraceMatching.Moves) -> MoveBlock {
         let columns = candidates[t].count
+        if movesFound.count > movesKept { forgetMoves() }
         var b = Int(latestBlockInto[t])
         while b >= 0 && blocks[b].fix != last { b = Int(blocks[b].before) }
         if b < 0 {
@@ -317,6 +324,13 @@ extension TraceMatching.Model {
             for next in 0..<columns { movesFound[row + next] = found[m * columns + next] }
         }
         return block
+    }
+
+    mutating func forgetMoves() {
+        blocks.removeAll(keepingCapacity: true)
+        movesFound.removeAll(keepingCapacity: true)
+        rowFound.removeAll(keepingCapacity: true)
+        for t in latestBlockInto.indices { latestBlockInto[t] = -1 }
     }
 
     /// The matchings the pass found, each read back from its best last state.
