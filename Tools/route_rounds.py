@@ -10,8 +10,9 @@ each other's files.)
 Each round runs every build's `waymark route MAP --batch` on the pairs (its own per-query times:
 snapping, the search, the whole route with steps; p50/p95 from its last line), then, with
 `--osrm`, routes the same pairs with OSRM's in-process bindings (CH, steps=true, overview=full,
-geometries=geojson) and times each call. Prints p50/p95 per round and the medians, and the
-ratios of each build to the first and to OSRM. Needs a Python with `osrm-bindings` for `--osrm`.
+geometries=geojson) and times each call (with `--osrm-bare` also its query without steps or
+geometry, steps=false, overview=false). Prints p50/p95 per round and the medians, and the ratios
+of each build to the first and to OSRM. Needs a Python with `osrm-bindings` for `--osrm`.
 """
 import argparse
 import json
@@ -36,11 +37,16 @@ def waymark_batch(binary, map_path, pairs_csv):
     return float(m.group(1)), float(m.group(2))
 
 
-def osrm_batch(engine, osrm, pairs):
+def osrm_batch(engine, osrm, pairs, bare=False):
+    """OSRM's in-process Route() per pair: with steps, the full overview as GeoJSON, or `bare`
+    (steps=false, overview=false: the search and little else)."""
     times = []
     for a, b in pairs:
-        params = osrm.RouteParameters(coordinates=[(a[1], a[0]), (b[1], b[0])], steps=True, overview="full",
-                                      geometries="geojson")
+        if bare:
+            params = osrm.RouteParameters(coordinates=[(a[1], a[0]), (b[1], b[0])], steps=False, overview="false")
+        else:
+            params = osrm.RouteParameters(coordinates=[(a[1], a[0]), (b[1], b[0])], steps=True, overview="full",
+                                          geometries="geojson")
         start = time.perf_counter()
         try:
             engine.Route(params)
@@ -59,6 +65,8 @@ def main():
                              "(a build whose graph files another cannot read)")
     parser.add_argument("--osrm", help="a CH .osrm dataset of the same extract")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--osrm-bare", action="store_true",
+                        help="with --osrm, also time OSRM's bare query (steps=false, overview=false) each round")
     args = parser.parse_args()
     pairs = [((p["from"]["lat"], p["from"]["lon"]), (p["to"]["lat"], p["to"]["lon"]))
              for p in json.load(open(args.pairs))["pairs"]]
@@ -76,6 +84,9 @@ def main():
         engine = osrm.OSRM(storage_config=args.osrm, algorithm="CH", use_shared_memory=False)
         osrm_batch(engine, osrm, pairs)  # warm-up, untimed
         runners.append(("osrm", lambda: osrm_batch(engine, osrm, pairs)))
+        if args.osrm_bare:
+            osrm_batch(engine, osrm, pairs, bare=True)  # warm-up, untimed
+            runners.append(("osrm-bare", lambda: osrm_batch(engine, osrm, pairs, bare=True)))
     results = {name: [] for name, _ in runners}
     print(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), f"{len(pairs)} pairs, {args.rounds} rounds")
     for r in range(args.rounds):
@@ -88,8 +99,10 @@ def main():
         line = f"{name}: p50 {p50:.3f} ms, p95 {p95:.3f} ms (medians)"
         if name != first:
             line += f"; ÷ {first} {p50 / medians[first][0]:.2f} / {p95 / medians[first][1]:.2f}"
-        if "osrm" in medians and name != "osrm":
+        if "osrm" in medians and not name.startswith("osrm"):
             line += f"; OSRM ÷ this {medians['osrm'][0] / p50:.2f} / {medians['osrm'][1] / p95:.2f}"
+        if "osrm-bare" in medians and not name.startswith("osrm"):
+            line += f"; OSRM bare ÷ this {medians['osrm-bare'][0] / p50:.2f} / {medians['osrm-bare'][1] / p95:.2f}"
         print(line)
 
 
