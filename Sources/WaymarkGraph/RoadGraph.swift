@@ -334,12 +334,21 @@ public struct RoadGraph: Sendable, Equatable {
     /// The edge's full geometry from its source to its target vertex.
     public func geometry(of edge: Int) -> [Coordinate] {
         let s = segment(of: edge)
-        var points = (Int(shapeStart[s])..<Int(shapeStart[s + 1])).map {
-            Coordinate(latitude: FixedPoint.decode(shapeLatitudes[$0]),
-                       longitude: FixedPoint.decode(shapeLongitudes[$0]))
+        let shape = Int(shapeStart[s])..<Int(shapeStart[s + 1])
+        // (One array, filled in order: a route cuts a partly driven edge from it at every leg.)
+        var points: [Coordinate] = []
+        points.reserveCapacity(shape.count + 2)
+        points.append(coordinate(of: source(of: edge)))
+        func point(_ k: Int) -> Coordinate {
+            Coordinate(latitude: FixedPoint.decode(shapeLatitudes[k]), longitude: FixedPoint.decode(shapeLongitudes[k]))
         }
-        if isReversed(edge) { points.reverse() }
-        return [coordinate(of: source(of: edge))] + points + [coordinate(of: edgeTarget[edge])]
+        if isReversed(edge) {
+            for k in shape.reversed() { points.append(point(k)) }
+        } else {
+            for k in shape { points.append(point(k)) }
+        }
+        points.append(coordinate(of: edgeTarget[edge]))
+        return points
     }
 }
 

@@ -171,18 +171,18 @@ public final class Router {
         var arrivals: [[Arrival]] = []
         for k in 0..<(snaps.count - 1) {
             var starts = data.snapIndex.edgePoints(snaps[k], graph: graph)
-            var from: [Int: Int] = [:] // start edge → the arrival it continues
+            var from: [(edge: Int, arrival: Int)] = [] // the arrival each start edge continues (two at most)
             if let before = arrivals.last {
                 if turning.contains(k) {
                     let best = before.indices.min { before[$0].total < before[$1].total }!
                     for i in starts.indices {
                         starts[i].spent = before[best].total
-                        from[starts[i].edge] = best
+                        from.append((starts[i].edge, best))
                     }
                 } else {
                     starts = starts.compactMap { s in
                         guard let j = before.firstIndex(where: { $0.path.edges.last == s.edge }) else { return nil }
-                        from[s.edge] = j
+                        from.append((s.edge, j))
                         return EdgePoint(edge: s.edge, offset: s.offset, spent: before[j].total)
                     }
                 }
@@ -198,7 +198,7 @@ public final class Router {
                     : path(from: starts, to: target, at: snaps[k + 1].coordinate) else { continue }
                 let start = path.edges[0]
                 let spent = starts.first { $0.edge == start }!.spent
-                found.append((path, spent + path.weight, from[start] ?? -1))
+                found.append((path, spent + path.weight, from.first { $0.edge == start }?.arrival ?? -1))
             }
             guard !found.isEmpty else { throw .noRoute(from: input[k], to: input[k + 1]) }
             arrivals.append(found)
