@@ -191,13 +191,7 @@ import WaymarkSupport
         var compared = 0
         for _ in 0..<300 {
             let count = 2 + Int(rng.next() % 5)
-            let fixes = (0..<count).map { Coordinate(latitude: 52, longitude: 13 + Double($0) * 0.001) }
-            // (Each candidate's segment says where it is: fix × 10 + its index.)
-            let candidates = fixes.enumerated().map { t, c in
-                (0..<(1 + Int(rng.next() % 4))).map { k in
-                    Snap(segment: t * 10 + k, offset: 0, length: 1, coordinate: c, distance: rng.uniform(0, 15))
-                }
-            }
+            let (fixes, candidates) = Self.trellis(count, upTo: 4, &rng)
             // Road distances per step and pair: about the line's, some much longer, some none.
             var roads: [[Double?]] = []
             for t in 1..<count {
@@ -235,13 +229,7 @@ import WaymarkSupport
         var rng = SplitMix64(seed: 47)
         var cut = 0
         for _ in 0..<200 {
-            let count = 8 + Int(rng.next() % 20)
-            let fixes = (0..<count).map { Coordinate(latitude: 52, longitude: 13 + Double($0) * 0.001) }
-            let candidates = fixes.enumerated().map { t, c in
-                (0..<(1 + Int(rng.next() % 2))).map { k in
-                    Snap(segment: t * 10 + k, offset: 0, length: 1, coordinate: c, distance: rng.uniform(0, 15))
-                }
-            }
+            let (fixes, candidates) = Self.trellis(8 + Int(rng.next() % 20), upTo: 2, &rng)
             // A move for any pair of candidates (fix × 10 + index each), missing often: the trace breaks.
             var roads: [Int: Double?] = [:]
             for a in candidates.joined() {
@@ -270,6 +258,18 @@ import WaymarkSupport
             #expect(forgetful == found)
         }
         #expect(cut > 20)
+    }
+
+    /// `count` fixes along a line and 1…`most` candidates at each, within 15 m. (Each
+    /// candidate's segment says where it is: fix × 10 + its index.)
+    static func trellis(_ count: Int, upTo most: UInt64, _ rng: inout SplitMix64) -> ([Coordinate], [[Snap]]) {
+        let fixes = (0..<count).map { Coordinate(latitude: 52, longitude: 13 + Double($0) * 0.001) }
+        let candidates = fixes.enumerated().map { t, c in
+            (0..<(1 + Int(rng.next() % most))).map { k in
+                Snap(segment: t * 10 + k, offset: 0, length: 1, coordinate: c, distance: rng.uniform(0, 15))
+            }
+        }
+        return (fixes, candidates)
     }
 
     /// The log-likelihood of choosing `choice[t]` at each fix, nil where a move is missing.
