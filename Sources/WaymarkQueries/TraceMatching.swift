@@ -143,12 +143,12 @@ extension TraceMatching {
     struct Model {
         let trace: Trace
         let candidates: [[Snap]]
-        var emissions: [[Double]]
-        var viterbi: [[Double]]
-        var parents: [[(fix: Int, candidate: Int)]]
-        var lengths: [[Double]]
-        var pruned: [[Bool]]
-        var reachable: [[Bool]]
+        var emissions: PerCandidate<Double>
+        var viterbi: PerCandidate<Double>
+        var parents: PerCandidate<(fix: Int, candidate: Int)>
+        var lengths: PerCandidate<Double>
+        var pruned: PerCandidate<Bool>
+        var reachable: PerCandidate<Bool>
         var broken: [Bool]
         /// The moves found so far, kept because the pass takes steps again after it cuts the trace
         /// (and the roads have not changed): per step (fix, next fix) a block of ``movesFound``,
@@ -173,16 +173,22 @@ extension TraceMatching {
         init(_ trace: Trace, candidates: [[Snap]]) {
             self.trace = trace
             self.candidates = candidates
-            emissions = candidates.enumerated().map { t, list in
+            var first = [0]
+            first.reserveCapacity(candidates.count + 1)
+            for list in candidates { first.append(first.last! + list.count) }
+            emissions = PerCandidate(first: first, repeating: 0)
+            for (t, list) in candidates.enumerated() {
                 let sigma = (trace.precisions.isEmpty ? nil : trace.precisions[t]) ?? defaultPrecision
                 // (No noise at all would make every likelihood 0 or infinite: a centimetre's.)
-                return list.map { emission($0.distance, sigma: max(sigma, 0.01)) }
+                for (s, snap) in list.enumerated() {
+                    emissions[t, s] = emission(snap.distance, sigma: max(sigma, 0.01))
+                }
             }
-            viterbi = candidates.map { [Double](repeating: -.infinity, count: $0.count) }
-            parents = candidates.map { Array(repeating: (0, 0), count: $0.count) }
-            lengths = candidates.map { [Double](repeating: 0, count: $0.count) }
-            pruned = candidates.map { [Bool](repeating: true, count: $0.count) }
-            reachable = candidates.map { [Bool](repeating: false, count: $0.count) }
+            viterbi = PerCandidate(first: first, repeating: -.infinity)
+            parents = PerCandidate(first: first, repeating: (0, 0))
+            lengths = PerCandidate(first: first, repeating: 0)
+            pruned = PerCandidate(first: first, repeating: true)
+            reachable = PerCandidate(first: first, repeating: false)
             broken = [Bool](repeating: true, count: candidates.count)
             latestBlockInto = [Int32](repeating: -1, count: candidates.count)
         }
@@ -191,11 +197,11 @@ extension TraceMatching {
         mutating func clear(from t: Int) {
             for u in t..<candidates.count {
                 for s in candidates[u].indices {
-                    viterbi[u][s] = -.infinity
-                    parents[u][s] = (0, 0)
-                    lengths[u][s] = 0
-                    pruned[u][s] = true
-                    reachable[u][s] = false
+                    viterbi[u, s] = -.infinity
+                    parents[u, s] = (0, 0)
+                    lengths[u, s] = 0
+                    pruned[u, s] = true
+                    reachable[u, s] = false
                 }
                 broken[u] = true
             }
@@ -205,10 +211,10 @@ extension TraceMatching {
         mutating func start(at t: Int) -> Int? {
             for u in t..<candidates.count {
                 for s in candidates[u].indices {
-                    viterbi[u][s] = emissions[u][s]
-                    parents[u][s] = (u, s)
-                    pruned[u][s] = !(viterbi[u][s] >= -Double.greatestFiniteMagnitude)
-                    if !pruned[u][s] { broken[u] = false }
+                    viterbi[u, s] = emissions[u, s]
+                    parents[u, s] = (u, s)
+                    pruned[u, s] = !(viterbi[u, s] >= -Double.greatestFiniteMagnitude)
+                    if !pruned[u, s] { broken[u] = false }
                 }
                 if !broken[u] { return u < candidates.count - 1 ? u : nil }
             }
@@ -274,7 +280,7 @@ extension TraceMatching.Model {
 
     /// Scores fix `t`'s candidates from fix `last`'s live ones.
     mutating func step(from last: Int, to t: Int, seconds: Int, moves: TraceMatching.Moves) {
-        let live = candidates[last].indices.filter { !pruned[last][$0] }
+        let live = candidates[last].indices.filter { !pruned[last, $0] }
         guard !live.isEmpty && !candidates[t].isEmpty else { return }
         let straight = TraceMatching.distance(trace.coordinates[last], trace.coordinates[t])
         let maxDelta = trace.timestamps.isEmpty ? TraceMatching.maxDistanceDelta : Double(seconds) * trace.maxSpeed
@@ -287,12 +293,12 @@ extension TraceMatching.Model {
                 guard let road = movesFound[row + next] else { continue }
                 let delta = abs(road - straight)
                 guard delta < maxDelta else { continue }
-                let score = viterbi[last][s] + emissions[t][next] + TraceMatching.transition(delta)
-                guard score > viterbi[t][next] else { continue }
-                viterbi[t][next] = score
-                parents[t][next] = (last, s)
-                lengths[t][next] = road
-                pruned[t][next] = false
+                let score = viterbi[last, s] + emissions[t, next] + TraceMatching.transition(delta)
+                guard score > viterbi[t, next] else { continue }
+                viterbi[t, next] = score
+                parents[t, next] = (last, s)
+                lengths[t, next] = road
+                pruned[t, next] = false
                 broken[t] = false
             }
         }
@@ -355,20 +361,19 @@ extension TraceMatching.Model {
     /// The chosen (fix, candidate) pairs from `begin` to `last`, following parents back from the
     /// likeliest candidate at `last`.
     mutating func bestPath(endingAt last: Int, from begin: Int) -> [(fix: Int, candidate: Int)] {
-        let scores = viterbi[last]
         var best = 0
-        for s in scores.indices where scores[s] > scores[best] { best = s }
+        for s in candidates[last].indices.dropFirst() where viterbi[last, s] > viterbi[last, best] { best = s }
         var path: [(fix: Int, candidate: Int)] = []
         var (t, s) = (last, best)
         while t > begin {
             path.append((t, s))
-            reachable[t][s] = true
-            let parent = parents[t][s]
+            reachable[t, s] = true
+            let parent = parents[t, s]
             if parent.fix == t { break }
             (t, s) = parent
         }
         path.append((t, s))
-        reachable[t][s] = true
+        reachable[t, s] = true
         return path.reversed()
     }
 
@@ -377,11 +382,11 @@ extension TraceMatching.Model {
     mutating func markReachable(endingAt last: Int, from begin: Int) {
         for end in candidates[last].indices {
             var (t, s) = (last, end)
-            while t > begin && !reachable[t][s] && !pruned[t][s] {
-                reachable[t][s] = true
-                (t, s) = parents[t][s]
+            while t > begin && !reachable[t, s] && !pruned[t, s] {
+                reachable[t, s] = true
+                (t, s) = parents[t, s]
             }
-            reachable[t][s] = true
+            reachable[t, s] = true
         }
     }
 
@@ -391,11 +396,31 @@ extension TraceMatching.Model {
         for (k, (t, s)) in path.enumerated() {
             matching.fixes.append(t)
             matching.candidates.append(s)
-            matching.alternatives.append(reachable[t].reduce(0) { $0 + ($1 ? 1 : 0) } - 1)
-            matched += lengths[t][s]
+            matching.alternatives.append(reachable.row(t).reduce(0) { $0 + ($1 ? 1 : 0) } - 1)
+            matched += lengths[t, s]
             if k > 0 { straight += TraceMatching.distance(trace.coordinates[path[k - 1].fix], trace.coordinates[t]) }
         }
         matching.confidence = TraceMatching.confidence(traceLength: straight, matchedLength: matched)
         return matching
     }
+}
+
+/// One value per candidate of every fix of a trace, in one array (fix t's at `first[t]..<first[t + 1]`):
+/// the trellis as a handful of arrays, not a handful per fix.
+struct PerCandidate<Value> {
+    let first: [Int]
+    var values: [Value]
+
+    init(first: [Int], repeating value: Value) {
+        self.first = first
+        values = Array(repeating: value, count: first.last ?? 0)
+    }
+
+    subscript(t: Int, s: Int) -> Value {
+        get { values[first[t] + s] }
+        set { values[first[t] + s] = newValue }
+    }
+
+    /// Fix `t`'s values, by candidate.
+    func row(_ t: Int) -> ArraySlice<Value> { values[first[t]..<first[t + 1]] }
 }
