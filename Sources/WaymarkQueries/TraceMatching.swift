@@ -195,16 +195,12 @@ extension TraceMatching {
 
         /// Forgets everything from fix `t` on.
         mutating func clear(from t: Int) {
-            for u in t..<candidates.count {
-                for s in candidates[u].indices {
-                    viterbi[u, s] = -.infinity
-                    parents[u, s] = (0, 0)
-                    lengths[u, s] = 0
-                    pruned[u, s] = true
-                    reachable[u, s] = false
-                }
-                broken[u] = true
-            }
+            viterbi.fill(from: t, with: -.infinity)
+            parents.fill(from: t, with: (0, 0))
+            lengths.fill(from: t, with: 0)
+            pruned.fill(from: t, with: true)
+            reachable.fill(from: t, with: false)
+            for u in t..<candidates.count { broken[u] = true }
         }
 
         /// Starts a matching at the first fix from `t` on that has a candidate; nil when none has.
@@ -423,4 +419,9 @@ struct PerCandidate<Value> {
 
     /// Fix `t`'s values, by candidate.
     func row(_ t: Int) -> ArraySlice<Value> { values[first[t]..<first[t + 1]] }
+
+    /// Sets every value of fix `t` and the fixes after it to `value`.
+    mutating func fill(from t: Int, with value: Value) {
+        for k in first[t]..<values.count { values[k] = value }
+    }
 }

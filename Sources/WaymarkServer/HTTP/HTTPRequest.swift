@@ -267,17 +267,7 @@ public enum HTTPRequestParser {
 
     /// The parts of `text` between the bytes `separator` (empty ones kept).
     private static func pieces(of text: Substring, at separator: UInt8) -> [Substring] {
-        var result: [Substring] = []
-        var start = text.startIndex, i = text.utf8.startIndex
-        while i < text.utf8.endIndex {
-            if text.utf8[i] == separator {
-                result.append(text[start..<i])
-                start = text.utf8.index(after: i)
-            }
-            i = text.utf8.index(after: i)
-        }
-        result.append(text[start...])
-        return result
+        text.utf8.split(separator: separator, omittingEmptySubsequences: false).map(Substring.init)
     }
 
     /// Percent-decodes text that must be UTF-8 once decoded; nil for a bad escape or bad UTF-8.

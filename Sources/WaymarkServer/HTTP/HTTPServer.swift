@@ -491,7 +491,7 @@ public final class HTTPServer: @unchecked Sendable {
                            parts.tm_mon + 1, parts.tm_mday,
                            parts.tm_hour, parts.tm_min, parts.tm_sec)
         let milliseconds = Double(HTTPServer.now() &- since) / 1e6
-        // (The first 300 characters only: a trace's target runs to many kilobytes.)
+        // (Its first 300 scalars only: a trace's target runs to many kilobytes.)
         var shown = ""
         for (k, scalar) in request.unicodeScalars.enumerated() {
             if k == 300 {
