@@ -34,13 +34,13 @@ extension RoadGraph {
         var closed = [Bool](repeating: false, count: edgeCount)
         var rows = CustomRows()
         var duration = Array(edgeDuration), weight = Array(edgeWeight)
-        var matched = Set<SpeedUpdates.Stretch>()
+        var table = StretchTable(updates.speeds)
         if !updates.speeds.isEmpty {
-            var stretch = StretchScratch(updates: updates)
+            var stretch = StretchScratch()
             for v in 0..<UInt32(nodeCount) {
                 for e in edges(from: v) {
-                    guard stretch.load(self, edge: e, source: v, updates: updates) else { continue }
-                    let result = stretch.customize(self, edge: e, updates: updates, report: &report, matched: &matched)
+                    guard stretch.load(self, edge: e, source: v, table: table) else { continue }
+                    let result = stretch.customize(self, edge: e, table: &table, report: &report)
                     report.edgesUpdated += 1
                     if result.closed { closed[e] = true; continue }
                     (duration[e], weight[e]) = (result.duration, result.weight)
@@ -48,7 +48,7 @@ extension RoadGraph {
                 }
             }
         }
-        report.unmatchedSpeeds = updates.speeds.count - matched.count
+        report.unmatchedSpeeds = updates.speeds.count - table.matchedCount
         g.edgeDuration = Column(duration)
         g.edgeWeight = Column(weight)
         g.datasourceNames = updates.sourceNames
@@ -137,47 +137,88 @@ private struct CustomRows {
     }
 }
 
+/// The stretches of the files in an open-addressed table (a multiplicative hash of the two
+/// node ids, linear probing, at most half full), behind a bit per hash that fits a core's cache:
+/// every directed edge of the map asks for each of its stretches, and most ask for one the files
+/// do not hold.
+private struct StretchTable {
+    /// Per slot the two node ids (`Int64.min` in an empty slot: node ids are not negative).
+    private var keys: [(from: Int64, to: Int64)]
+    private var speed: [SpeedUpdates.Speed]
+    private var matched: [Bool]
+    private var filter: [UInt64]
+    private let shift: UInt64
+    private(set) var matchedCount = 0
+    private static let filterBits = 20
+
+    init(_ speeds: [SpeedUpdates.Stretch: SpeedUpdates.Speed]) {
+        var bits = 4
+        while 1 << bits < 2 * speeds.count { bits += 1 }
+        shift = UInt64(64 - bits)
+        keys = [(from: Int64, to: Int64)](repeating: (Int64.min, Int64.min), count: 1 << bits)
+        speed = [SpeedUpdates.Speed](repeating: .init(kmh: 0, rate: .kept, source: 0), count: 1 << bits)
+        matched = [Bool](repeating: false, count: 1 << bits)
+        filter = [UInt64](repeating: 0, count: 1 << (Self.filterBits - 6))
+        for (key, value) in speeds {
+            var slot = Self.mix(key.from, key.to) >> shift
+            while keys[Int(slot)].from != Int64.min { slot = (slot + 1) & UInt64(keys.count - 1) }
+            (keys[Int(slot)], speed[Int(slot)]) = ((key.from, key.to), value)
+            let bit = Self.mix(key.from, key.to) & ((1 << Self.filterBits) - 1)
+            filter[Int(bit >> 6)] |= 1 << (bit & 63)
+        }
+    }
+
+    private static func mix(_ a: Int64, _ b: Int64) -> UInt64 {
+        UInt64(bitPattern: a) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(bitPattern: b) &* 0xC2B2_AE3D_27D4_EB4F
+    }
+
+    /// The slot of stretch a → b, nil when the files do not give it.
+    func slot(_ a: Int64, _ b: Int64) -> Int? {
+        let mixed = Self.mix(a, b)
+        let bit = mixed & ((1 << Self.filterBits) - 1)
+        guard filter[Int(bit >> 6)] & (1 << (bit & 63)) != 0 else { return nil }
+        var slot = Int(truncatingIfNeeded: mixed >> shift)
+        while keys[slot].from != Int64.min {
+            if keys[slot] == (a, b) { return slot }
+            slot = (slot + 1) & (keys.count - 1)
+        }
+        return nil
+    }
+
+    /// The speed in `slot`, counting the stretch as found on the map.
+    mutating func use(_ slot: Int) -> SpeedUpdates.Speed {
+        if !matched[slot] { (matched[slot], matchedCount) = (true, matchedCount + 1) }
+        return speed[slot]
+    }
+}
+
 /// One edge's stretches while it is customized (kept between edges for its storage).
 private struct StretchScratch {
     var ids: [Int64] = [], length: [Double] = []
     var duration: [Float] = [], weight: [Float] = [], source: [UInt8] = []
-    /// A bit per hash of the node ids stretches of the files start at: most edges of a map have
-    /// none of them and are passed over without a dictionary lookup.
-    private var starts: [UInt64]
-    private static let bits = 24
 
-    init(updates: SpeedUpdates) {
-        starts = [UInt64](repeating: 0, count: 1 << (Self.bits - 6))
-        for key in updates.speeds.keys {
-            let h = Self.hash(key.from)
-            starts[h >> 6] |= 1 << UInt64(h & 63)
-        }
-    }
-
-    private static func hash(_ id: Int64) -> Int {
-        Int(truncatingIfNeeded: (UInt64(bitPattern: id) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - bits))
-    }
-
-    private func mayStart(_ id: Int64) -> Bool {
-        let h = Self.hash(id)
-        return starts[h >> 6] & (1 << UInt64(h & 63)) != 0
-    }
-
-    /// The edge's node ids; whether a stretch of it has a new speed.
-    mutating func load(_ g: RoadGraph, edge e: Int, source v: UInt32, updates: SpeedUpdates) -> Bool {
-        let n = g.interiorPointCount(of: e)
+    /// The edge's node ids, source to target; whether a stretch of it has a new speed.
+    mutating func load(_ g: RoadGraph, edge e: Int, source v: UInt32, table: StretchTable) -> Bool {
+        let s = g.segment(of: e)
+        let shape = Int(g.shapeStart[s])..<Int(g.shapeStart[s + 1])
         ids.removeAll(keepingCapacity: true)
-        for k in 0...(n + 1) { ids.append(g.nodeID(ofEdge: e, point: k, source: v)) }
-        for i in 0...n where ids[i] != ids[i + 1] && mayStart(ids[i])
-            && updates.speeds[SpeedUpdates.Stretch(from: ids[i], to: ids[i + 1])] != nil { return true }
+        ids.append(g.vertexNodeIDs[Int(v)])
+        if g.isReversed(e) {
+            for i in shape.reversed() { ids.append(g.shapeNodeIDs[i]) }
+        } else {
+            for i in shape { ids.append(g.shapeNodeIDs[i]) }
+        }
+        ids.append(g.vertexNodeIDs[Int(g.edgeTarget[e])])
+        for i in 0..<(ids.count - 1) where ids[i] != ids[i + 1] && table.slot(ids[i], ids[i + 1]) != nil {
+            return true
+        }
         return false
     }
 
     /// The loaded edge's stretches: the profile's share of its travel by length, or the file's
     /// speed; its new duration and weight, or closed.
-    mutating func customize(_ g: RoadGraph, edge e: Int, updates: SpeedUpdates, report: inout CustomizeReport,
-                            matched: inout Set<SpeedUpdates.Stretch>) -> (duration: Float, weight: Float,
-                                                                            closed: Bool) {
+    mutating func customize(_ g: RoadGraph, edge e: Int, table: inout StretchTable,
+                            report: inout CustomizeReport) -> (duration: Float, weight: Float, closed: Bool) {
         length = g.stretchLengths(of: e)
         let total = length.reduce(0, +)
         let delay = g.edgeDelay.isEmpty ? 0 : Double(g.edgeDelay[e])
@@ -187,9 +228,8 @@ private struct StretchScratch {
         for i in 0..<length.count {
             let share = total > 0 ? length[i] / total : 1 / Double(length.count)
             var (d, w, s) = (Float(travel * share), Float(cost * share), UInt8(0))
-            let key = SpeedUpdates.Stretch(from: ids[i], to: ids[i + 1])
-            if ids[i] != ids[i + 1], let speed = updates.speeds[key] {
-                matched.insert(key)
+            if ids[i] != ids[i + 1], let slot = table.slot(ids[i], ids[i + 1]) {
+                let speed = table.use(slot)
                 report.stretchesBySource[Int(speed.source)] += 1
                 s = speed.source
                 if speed.kmh <= 0 {

@@ -50,6 +50,14 @@ public struct SpeedUpdates: Sendable {
 
     public init() {}
 
+    /// Whether a speed of the files closes its stretch (a speed or a rate of 0).
+    public var closesStretches: Bool {
+        speeds.values.contains { speed in
+            if case let .given(rate) = speed.rate, rate <= 0 { return true }
+            return speed.kmh <= 0
+        }
+    }
+
     /// The files read, in order. A file that cannot be read or has a malformed line is an error
     /// naming it and the line.
     public init(segmentSpeedFiles: [String], turnPenaltyFiles: [String]) throws(SpeedFileError) {
@@ -67,15 +75,16 @@ public struct SpeedUpdates: Sendable {
             reason: "at most 254 segment speed files") }
         let source = UInt8(sourceNames.count)
         sourceNames.append(name.isEmpty ? "file \(source)" : name)
+        speeds.reserveCapacity(speeds.count + text.utf8.count / 24)
         try Self.lines(text, path: path, expected: "from_osm_id,to_osm_id,speed_kmh[,rate]") { fields in
-            guard fields.count >= 3, let from = Self.nodeID(fields[0]), let to = Self.nodeID(fields[1]),
-                  let kmh = Self.number(fields[2]), kmh >= 0 else { return false }
+            guard fields.count >= 3, let from = fields.nodeID(0), let to = fields.nodeID(1),
+                  let kmh = fields.number(2), kmh >= 0 else { return false }
             var rate = Rate.fromSpeed
             if fields.count >= 4 {
-                if fields[3].isEmpty {
+                if fields.isEmpty(3) {
                     rate = .kept
                 } else {
-                    guard let r = Self.number(fields[3]) else { return false }
+                    guard let r = fields.number(3) else { return false }
                     rate = .given(r)
                 }
             }
@@ -88,12 +97,12 @@ public struct SpeedUpdates: Sendable {
     public mutating func addTurnPenalties(_ text: String, path: String) throws(SpeedFileError) {
         let expected = "from_osm_id,via_osm_id,to_osm_id,penalty_s[,weight] (not negative)"
         try Self.lines(text, path: path, expected: expected) { fields in
-            guard fields.count >= 4, let from = Self.nodeID(fields[0]), let via = Self.nodeID(fields[1]),
-                  let to = Self.nodeID(fields[2]), let seconds = Self.number(fields[3]), seconds >= 0
+            guard fields.count >= 4, let from = fields.nodeID(0), let via = fields.nodeID(1),
+                  let to = fields.nodeID(2), let seconds = fields.number(3), seconds >= 0
             else { return false }
             var weight: Double? = nil
             if fields.count >= 5 {
-                guard let w = Self.number(fields[4]), w >= 0 else { return false }
+                guard let w = fields.number(4), w >= 0 else { return false }
                 weight = w
             }
             penalties[Turn(from: from, via: via, to: to)] = Penalty(seconds: seconds, weight: weight)
@@ -102,45 +111,27 @@ public struct SpeedUpdates: Sendable {
     }
 
     /// Each non-blank line split at commas, to `parse`, which says whether it was well formed.
+    /// (By bytes, in place: a country's file has millions of lines.)
     private static func lines(_ text: String, path: String, expected: String,
-                              _ parse: ([Substring]) -> Bool) throws(SpeedFileError) {
-        // (By bytes: a country's file has millions of lines.)
-        var number = 0
-        var fields: [Substring] = []
-        for line in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            number += 1
-            fields.removeAll(keepingCapacity: true)
-            for field in line.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
-                var trimmed = field[...]
-                while let first = trimmed.first, isBlank(first) { trimmed.removeFirst() }
-                while let last = trimmed.last, isBlank(last) { trimmed.removeLast() }
-                fields.append(Substring(trimmed))
+                              _ parse: (CSVFields) -> Bool) throws(SpeedFileError) {
+        var text = text
+        let failure: SpeedFileError? = text.withUTF8 { bytes in
+            var fields = CSVFields(bytes: bytes)
+            var number = 0, lineStart = 0
+            while lineStart < bytes.count {
+                number += 1
+                var lineEnd = lineStart
+                while lineEnd < bytes.count && bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+                fields.split(lineStart..<lineEnd)
+                if !(fields.count == 1 && fields.isEmpty(0)) && !parse(fields) {
+                    let shown = String(decoding: bytes[lineStart..<min(lineEnd, lineStart + 80)], as: UTF8.self)
+                    return SpeedFileError(path: path, line: number, reason: "not \(expected): \(shown)")
+                }
+                lineStart = lineEnd + 1
             }
-            if fields.count == 1 && fields[0].isEmpty { continue }
-            guard parse(fields) else {
-                let shown = String(decoding: line.prefix(80), as: UTF8.self)
-                throw SpeedFileError(path: path, line: number, reason: "not \(expected): \(shown)")
-            }
+            return nil
         }
-    }
-
-    private static func isBlank(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
-    }
-
-    private static func nodeID(_ field: Substring) -> Int64? {
-        guard !field.isEmpty, field.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-        else { return nil }
-        return Int64(field)
-    }
-
-    /// A finite decimal number (not `inf`, `nan` or hexadecimal).
-    private static func number(_ field: Substring) -> Double? {
-        guard !field.isEmpty, field.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")
-                || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "+")
-                || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
-              let value = Double(field), value.isFinite else { return nil }
-        return value
+        if let failure { throw failure }
     }
 
     private static func text(_ path: String) throws(SpeedFileError) -> String {
@@ -167,5 +158,86 @@ public struct SpeedFileError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         let place = line > 0 ? "\(path):\(line)" : path
         return place.isEmpty ? reason : "\(place): \(reason)"
+    }
+}
+
+/// One line's fields of a CSV file: each field's bytes with blanks trimmed, read in place.
+private struct CSVFields {
+    let bytes: UnsafeBufferPointer<UInt8>
+    private var starts: [Int] = [], ends: [Int] = []
+
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    var count: Int { starts.count }
+
+    func isEmpty(_ i: Int) -> Bool { starts[i] == ends[i] }
+
+    /// The fields of the bytes in `line`, split at commas.
+    mutating func split(_ line: Range<Int>) {
+        starts.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+        var from = line.lowerBound
+        while true {
+            var to = from
+            while to < line.upperBound && bytes[to] != UInt8(ascii: ",") { to += 1 }
+            var (a, b) = (from, to)
+            while a < b && Self.isBlank(bytes[a]) { a += 1 }
+            while b > a && Self.isBlank(bytes[b - 1]) { b -= 1 }
+            starts.append(a)
+            ends.append(b)
+            if to == line.upperBound { return }
+            from = to + 1
+        }
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    /// Field `i` as a node id: decimal digits only, within Int64.
+    func nodeID(_ i: Int) -> Int64? {
+        guard starts[i] < ends[i] else { return nil }
+        var value: Int64 = 0
+        for k in starts[i]..<ends[i] {
+            guard Self.isDigit(bytes[k]) else { return nil }
+            let (times, o1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times.addingReportingOverflow(Int64(bytes[k] - UInt8(ascii: "0")))
+            guard !o1 && !o2 else { return nil }
+            value = sum
+        }
+        return value
+    }
+
+    /// Field `i` as a finite decimal number (not `inf`, `nan` or hexadecimal). Digits with an
+    /// optional fraction, short enough to be exact, are read here (one correctly rounded division,
+    /// the value the standard library gives); anything else by the standard library.
+    func number(_ i: Int) -> Double? {
+        let field = bytes[starts[i]..<ends[i]]
+        guard !field.isEmpty else { return nil }
+        var mantissa: Int64 = 0, digits = 0, fraction = -1
+        for byte in field {
+            if Self.isDigit(byte) {
+                mantissa = mantissa * 10 + Int64(byte - UInt8(ascii: "0"))
+                digits += 1
+                if fraction >= 0 { fraction += 1 }
+                if digits > 15 { return Self.slowNumber(field) }
+            } else if byte == UInt8(ascii: ".") && fraction < 0 && digits > 0 {
+                fraction = 0
+            } else {
+                return Self.slowNumber(field)
+            }
+        }
+        return fraction <= 0 ? Double(mantissa) : Double(mantissa) / Self.powersOfTen[fraction]
+    }
+
+    private static let powersOfTen: [Double] = (0...15).map { (0..<$0).reduce(1.0) { p, _ in p * 10 } }
+
+    private static func slowNumber(_ field: Slice<UnsafeBufferPointer<UInt8>>) -> Double? {
+        guard field.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
+                || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
+              let value = Double(String(decoding: field, as: UTF8.self)), value.isFinite else { return nil }
+        return value
     }
 }

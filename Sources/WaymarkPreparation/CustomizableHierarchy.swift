@@ -24,6 +24,9 @@ package struct CustomizableTopology: Sendable {
     let tail: [UInt32]
     let lowerStart: [UInt32]
     let lowerArc: [UInt32]
+    /// Per rank, which core relaxes its triangles (``TwoCoreCut``): 0 or 1 for the ranks of two
+    /// groups of disjoint elimination subtrees, 2 for the ranks above them, relaxed after both.
+    let core: [UInt8]
 
     package var arcCount: Int { head.count }
 
@@ -51,6 +54,7 @@ package struct CustomizableTopology: Sendable {
         for r in 0..<n { for a in Int(start[r])..<Int(start[r + 1]) { tail[a] = UInt32(r) } }
         self.tail = tail
         (lowerStart, lowerArc) = Self.lowerArcs(head: head, nodes: n)
+        core = TwoCoreCut(start: start, head: head, tail: tail, lowerStart: lowerStart, lowerArc: lowerArc).core
     }
 
     /// Per rank, the higher ranks it shares a turn with (either way), ascending, once each: rows
@@ -188,10 +192,33 @@ extension CustomizableTopology {
     }
 
     /// For every rank x in order, every triangle z < x < y: arc x → y against x → z → y, both
-    /// ways. Arcs from z are final by then (their triangles lie below z).
+    /// ways. Arcs from z are final by then (their triangles lie below z). A rank's lower
+    /// neighbours lie in its elimination subtree, so the two cores' subtrees are relaxed side by
+    /// side, each reading and writing only its own ranks' rows; the ranks above them after.
     private func relaxTriangles(_ m: inout Metric) {
+        m.up.withUnsafeMutableBufferPointer { up in
+            m.down.withUnsafeMutableBufferPointer { down in
+                m.first.withUnsafeMutableBufferPointer { first in
+                    m.second.withUnsafeMutableBufferPointer { second in
+                        let rows = MetricRows(up: up, down: down, first: first, second: second)
+                        _ = inParallel({ relaxTriangles(rows, core: 0) }, { relaxTriangles(rows, core: 1) })
+                        relaxTriangles(rows, core: 2)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The metric's columns, written in place by both cores (each at its own ranks' arcs).
+    private struct MetricRows: @unchecked Sendable {
+        let up: UnsafeMutableBufferPointer<Double>, down: UnsafeMutableBufferPointer<Double>
+        let first: UnsafeMutableBufferPointer<Int32>, second: UnsafeMutableBufferPointer<Int32>
+    }
+
+    /// The triangles of the ranks ``core`` gives to `part`, in order.
+    private func relaxTriangles(_ m: MetricRows, core part: UInt8) {
         var arcTo = [Int32](repeating: -1, count: nodeCount)
-        for x in 0..<nodeCount {
+        for x in 0..<nodeCount where core[x] == part {
             let row = Int(start[x])..<Int(start[x + 1])
             for c in row { arcTo[Int(head[c])] = Int32(c) }
             for i in Int(lowerStart[x])..<Int(lowerStart[x + 1]) {
@@ -330,4 +357,73 @@ extension ContractionHierarchy {
 extension ContractionHierarchy {
     /// Arcs a search can take (both directions' rows).
     package var searchArcCount: Int { up.arcs.count + down.arcs.count }
+}
+
+/// The ranks cut for customizing on two cores. In the elimination tree (a rank's parent is its
+/// lowest higher neighbour) a rank's triangles reach only into its own subtree. From the roots
+/// down, the subtree with the most triangle work is opened (its root goes to the ranks done last)
+/// while that lowers the estimated time (the ranks above plus the larger core's share); the
+/// subtrees left are dealt to the two cores, largest first, each to the core with less work.
+struct TwoCoreCut {
+    let core: [UInt8]
+
+    init(start: [UInt32], head: [UInt32], tail: [UInt32], lowerStart: [UInt32], lowerArc: [UInt32]) {
+        let n = start.count - 1
+        // Work: the inner steps of a rank's triangles (and one for the rank).
+        var work = [Int](repeating: 1, count: n)
+        var parent = [Int32](repeating: -1, count: n)
+        for x in 0..<n {
+            for i in Int(lowerStart[x])..<Int(lowerStart[x + 1]) {
+                let zx = Int(lowerArc[i])
+                work[x] += Int(start[Int(tail[zx]) + 1]) - zx
+            }
+            if start[x] < start[x + 1] { parent[x] = Int32(head[Int(start[x])]) }
+        }
+        var subtree = work
+        for x in 0..<n where parent[x] >= 0 { subtree[Int(parent[x])] += subtree[x] }
+        let total = subtree.enumerated().reduce(0) { $0 + (parent[$1.offset] < 0 ? $1.element : 0) }
+        var childStart = [Int](repeating: 0, count: n + 1)
+        for x in 0..<n where parent[x] >= 0 { childStart[Int(parent[x]) + 1] += 1 }
+        for x in 0..<n { childStart[x + 1] += childStart[x] }
+        var fill = childStart, children = [Int](repeating: 0, count: childStart[n])
+        for x in 0..<n where parent[x] >= 0 {
+            children[fill[Int(parent[x])]] = x
+            fill[Int(parent[x])] += 1
+        }
+        // Open the largest subtree while that helps (a few hundred steps at most on a city).
+        var frontier = (0..<n).filter { parent[$0] < 0 }
+        var opened: [Int] = [], above = 0
+        var best = (estimate: Int.max, steps: 0)
+        for _ in 0..<4096 {
+            guard let largest = frontier.indices.max(by: { subtree[frontier[$0]] < subtree[frontier[$1]] })
+            else { break }
+            let estimate = above + max(subtree[frontier[largest]], (total - above + 1) / 2)
+            if estimate < best.estimate { best = (estimate, opened.count) }
+            let root = frontier.swapRemoveAt(largest)
+            opened.append(root)
+            above += work[root]
+            frontier += children[childStart[root]..<childStart[root + 1]]
+        }
+        // The cut at the best step: its opened roots last, the subtrees under them dealt out.
+        var core = [UInt8](repeating: 3, count: n)
+        for root in opened.prefix(best.steps) { core[root] = 2 }
+        var roots = (0..<n).filter { core[$0] == 3 && (parent[$0] < 0 || core[Int(parent[$0])] == 2) }
+        roots.sort { subtree[$0] > subtree[$1] }
+        var load = (0, 0)
+        for root in roots {
+            core[root] = load.0 <= load.1 ? 0 : 1
+            if core[root] == 0 { load.0 += subtree[root] } else { load.1 += subtree[root] }
+        }
+        // Every other rank goes with its parent (parents are higher: from the top down).
+        for x in stride(from: n - 1, through: 0, by: -1) where core[x] == 3 { core[x] = core[Int(parent[x])] }
+        self.core = core
+    }
+}
+
+private extension Array {
+    /// Removes the element at `i` by moving the last one there (order not kept).
+    mutating func swapRemoveAt(_ i: Int) -> Element {
+        swapAt(i, count - 1)
+        return removeLast()
+    }
 }

@@ -20,11 +20,13 @@ extension RoadMap {
     /// Builds what `method` needs: the stored hierarchy (its turn tables serve every search) or a
     /// contracted one — customized on `dissection` when given — landmarks, or nothing more for A*.
     /// `measures`: guidance's tables of these roads without the turn verdicts, which are made.
+    /// `topology`: the one `dissection` gives for these roads' turns, when made already.
     static func makePreparedMap(graph: RoadGraph, method: SearchMethod, stored: ContractionHierarchy?,
                                 guidance: GuidanceTables? = nil, snapIndex storedIndex: SnapIndex? = nil,
                                 turns storedTurns: StoredTurns? = nil, measures: GuidanceTables? = nil,
                                 landmarks givenLandmarks: Landmarks?,
                                 costs givenCosts: TurnCosts?, dissection: [UInt32]? = nil,
+                                topology givenTopology: CustomizableTopology? = nil,
                                 progress: ContractionHierarchy.Progress? = nil) -> PreparedMap {
         func since(_ t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
         let costs = givenCosts ?? TurnCosts(for: graph)
@@ -53,7 +55,8 @@ extension RoadMap {
             refused = ContractionHierarchy.refusal(for: graph)
             if refused == nil, let dissection {
                 let table = TransitionTable(graph: graph, turns: turns, costs: costs)
-                let made = CustomizableTopology(graph: graph, transitions: table, edgePositions: dissection)
+                let made = givenTopology
+                    ?? CustomizableTopology(graph: graph, transitions: table, edgePositions: dissection)
                 topology = made
                 hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns, topology: made,
                                                  transitions: table)

@@ -245,7 +245,7 @@ public final class RoadMap: @unchecked Sendable {
                                                guidance: storedGuidance, snapIndex: storedSnapIndex,
                                                turns: storedTurns, measures: guidanceMeasures,
                                                landmarks: givenLandmarks, costs: costs, dissection: order,
-                                               progress: progress)
+                                               topology: customizesHierarchy ? topology : nil, progress: progress)
             prepared = made
             if made.topology != nil { (topology, dissection) = (made.topology, order) }
             return made
@@ -372,11 +372,16 @@ public final class RoadMap: @unchecked Sendable {
     /// This map is unchanged.
     public func customized(with updates: SpeedUpdates) throws(RoadMapError) -> (map: RoadMap,
                                                                                report: CustomizeReport) {
-        let customized: (graph: RoadGraph, report: CustomizeReport)
-        do { customized = try graph.customized(with: updates) } catch { throw RoadMapError("\(error)") }
         let hierarchical = hierarchy != nil
-        // With no road closed the roads are the same: what depends on their shapes is kept.
         let base = data()
+        // With no road closed the hierarchy's topology is this map's (it depends on the turns
+        // allowed only): made beside the re-timing where no speed of the files closes a road.
+        let (retimed, sameTopology) = inParallel({
+            Result { () throws(SpeedFileError) in try graph.customized(with: updates) }
+        }, { hierarchical && !updates.closesStretches ? excludingLock.withLock { topology(base) } : nil })
+        let customized: (graph: RoadGraph, report: CustomizeReport)
+        do { customized = try retimed.get() } catch { throw RoadMapError("\(error)") }
+        // With no road closed the roads are the same: what depends on their shapes is kept.
         let same = customized.graph.edgeCount == graph.edgeCount
         let reused = same
             ? Reused(snapIndex: base.data.snapIndex, turns: base.data.turns, guidance: base.guidance) : nil
@@ -386,6 +391,7 @@ public final class RoadMap: @unchecked Sendable {
         if hierarchical {
             map.dissection = NestedDissection.carried(dissectionOrder(), from: graph, to: customized.graph)
             map.customizesHierarchy = true
+            if same { map.topology = sameTopology }
         }
         map.prepare()
         let excluding = !storedExclusionSets.isEmpty || lock.withLock { !searchesExcluding.isEmpty }

@@ -57,6 +57,22 @@ import WaymarkSupport
 }
 
 extension CustomizableHierarchyTests {
+    /// The two cores' ranks never share a triangle: every arc into a rank a core relaxes comes
+    /// from a rank of the same core, and the ranks done last are closed upwards; both cores work.
+    @Test(arguments: [1, 4, 7]) func twoCoreCutKeepsTheCoresApart(seed: Int) {
+        let g = randomGraph(seed: UInt64(seed), nodes: 400, ways: 700)
+        let table = TransitionTable(graph: g, turns: TurnGeometry(graph: g), costs: TurnCosts(for: g))
+        let t = CustomizableTopology(graph: g, transitions: table)
+        var apart = true, closedUpwards = true
+        for a in 0..<t.arcCount {
+            let (low, high) = (Int(t.tail[a]), Int(t.head[a]))
+            if t.core[high] < 2 && t.core[low] != t.core[high] { apart = false }
+            if a == Int(t.start[low]) && t.core[low] == 2 && t.core[high] != 2 { closedUpwards = false }
+        }
+        #expect(apart && closedUpwards)
+        #expect(t.core.contains(0) && t.core.contains(1), "seed \(seed): one core idle")
+    }
+
     /// A dissection carried to the graph with some edges taken out (roads a customization
     /// closed) keeps each kept edge's place; it is refused for another graph.
     @Test func dissectionIsCarriedPastClosedEdges() {

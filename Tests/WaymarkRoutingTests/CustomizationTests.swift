@@ -106,6 +106,29 @@ import WaymarkSupport
         }
     }
 
+    /// Property: a speed reads as the standard library reads the number (fixed seed): short
+    /// decimals, long mantissas, exponents, signs and bare points alike.
+    @Test func speedNumbersReadAsTheStandardLibraryReadsThem() throws {
+        var rng = SplitMix64(seed: 43)
+        var fields = ["1e3", "2.5E-1", "+7", "5.", ".5", "007.50", "0", "123456789012345678", "3.14159265358979323"]
+        for _ in 0..<3000 {
+            let digits = 1 + Int(rng.next() % 18), point = Int(rng.next() % UInt64(digits + 1))
+            var field = ""
+            for k in 0..<digits {
+                if k == point && k > 0 { field += "." }
+                field += String(rng.next() % 10)
+            }
+            fields.append(field)
+        }
+        var updates = SpeedUpdates()
+        let text = fields.enumerated().map { "\(2 * $0.offset),\(2 * $0.offset + 1),\($0.element)" }.joined(separator: "\n")
+        try updates.addSegmentSpeeds(text, name: "n", path: "n.csv")
+        let wrong = fields.enumerated().filter { i, field in
+            updates.speeds[.init(from: Int64(2 * i), to: Int64(2 * i + 1))]?.kmh != Double(field)
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+    }
+
     /// A customized map is customized from the map as built only, and needs node ids.
     @Test func customizingTwiceIsRefused() throws {
         var updates = SpeedUpdates()
