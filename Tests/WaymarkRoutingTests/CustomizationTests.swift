@@ -121,7 +121,8 @@ import WaymarkSupport
             fields.append(field)
         }
         var updates = SpeedUpdates()
-        let text = fields.enumerated().map { "\(2 * $0.offset),\(2 * $0.offset + 1),\($0.element)" }.joined(separator: "\n")
+        let text = fields.enumerated().map { "\(2 * $0.offset),\(2 * $0.offset + 1),\($0.element)" }
+            .joined(separator: "\n")
         try updates.addSegmentSpeeds(text, name: "n", path: "n.csv")
         let wrong = fields.enumerated().filter { i, field in
             updates.speeds[.init(from: Int64(2 * i), to: Int64(2 * i + 1))]?.kmh != Double(field)
