@@ -184,10 +184,11 @@ extension CustomizableTopology {
         var first: [Int32], second: [Int32]
 
         init(arcs: Int) {
+            // (Each its own buffer: one shared would be copied at its first write.)
             up = [Double](repeating: .infinity, count: arcs)
-            down = up
+            down = [Double](repeating: .infinity, count: arcs)
             first = [Int32](repeating: -1, count: 2 * arcs)
-            second = first
+            second = [Int32](repeating: -1, count: 2 * arcs)
         }
     }
 
@@ -267,8 +268,8 @@ extension CustomizableTopology {
     private func unpackingArcs(_ m: Metric, _ kept: KeptArcs)
         -> (tail: [UInt32], head: [UInt32], first: [Int32], second: [Int32]) {
         let count = kept.count
-        var arcTail = [UInt32](repeating: 0, count: count), arcHead = arcTail
-        var first = [Int32](repeating: -1, count: count), second = first
+        var arcTail = [UInt32](repeating: 0, count: count), arcHead = [UInt32](repeating: 0, count: count)
+        var first = [Int32](repeating: -1, count: count), second = [Int32](repeating: -1, count: count)
         var k = 0
         for d in 0..<2 * arcCount where kept.contains(d) {
             let a = d / 2
