@@ -4,6 +4,7 @@ import WaymarkGuidance
 import WaymarkPreparation
 import WaymarkProfiles
 import WaymarkQueries
+import WaymarkSupport
 
 /// What every query on one map shares, prepared once: the searches' data (``RoutingData``) and
 /// guidance's tables.
@@ -51,15 +52,13 @@ extension RoadMap {
         var landmarks = givenLandmarks
         var refused: String?
         var topology: CustomizableTopology?
+        var index = storedIndex, guidance = guidance
         if useHierarchy && hierarchy == nil {
             refused = ContractionHierarchy.refusal(for: graph)
             if refused == nil, let dissection {
-                let table = TransitionTable(graph: graph, turns: turns, costs: costs)
-                let made = givenTopology
-                    ?? CustomizableTopology(graph: graph, transitions: table, edgePositions: dissection)
-                topology = made
-                hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns, topology: made,
-                                                 transitions: table)
+                let made = customized(graph: graph, costs: costs, turns: turns, dissection: dissection,
+                                      topology: givenTopology, index: index, guidance: guidance, measured: measured)
+                (topology, hierarchy, index, guidance) = (made.topology, made.hierarchy, made.index, made.guidance)
             } else if refused == nil {
                 hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns, progress: progress)
             }
@@ -72,12 +71,12 @@ extension RoadMap {
             ?? TransitionTable(graph: graph, turns: turns, costs: costs)
         let searchSeconds = since(clock)
         clock = DispatchTime.now().uptimeNanoseconds
-        let index = storedIndex ?? SnapIndex(graph: graph)
+        if index == nil { index = SnapIndex(graph: graph) }
         indexSeconds += since(clock)
-        let data = RoutingData(graph: graph, snapIndex: index, costs: costs, turns: turns, transitions: transitions,
+        let data = RoutingData(graph: graph, snapIndex: index!, costs: costs, turns: turns, transitions: transitions,
                                landmarks: landmarks, hierarchy: hierarchy)
         // Guidance's tables are guidance's code; preparing a map calls it (the bearings once).
-        let guidance = guidance
+        let tables = guidance
             ?? measured.map { $0.addingVerdicts(graph: graph, transitions: transitions) }
             ?? GuidanceTables(graph: graph, transitions: transitions)
         let search: SearchMethod = hierarchy != nil ? .hierarchy : landmarks != nil ? .landmarks : .aStar
@@ -85,6 +84,26 @@ extension RoadMap {
                                               contracted: hierarchy != nil && stored == nil,
                                               indexSeconds: indexSeconds, searchSeconds: searchSeconds,
                                               hierarchyRefused: refused)
-        return PreparedMap(data: data, guidance: guidance, preparation: preparation, topology: topology)
+        return PreparedMap(data: data, guidance: tables, preparation: preparation, topology: topology)
+    }
+
+    /// The hierarchy customized on `dissection` (or on `topology`, made already) and, beside it,
+    /// what needs no hierarchy and is not given yet: the snap index, and guidance's tables from
+    /// the `measured` ones (the turn verdicts added).
+    private static func customized(graph: RoadGraph, costs: TurnCosts, turns: TurnGeometry, dissection: [UInt32],
+                                   topology given: CustomizableTopology?, index: SnapIndex?,
+                                   guidance: GuidanceTables?, measured: GuidanceTables?)
+        -> (topology: CustomizableTopology, hierarchy: ContractionHierarchy, index: SnapIndex,
+            guidance: GuidanceTables?) {
+        let table = TransitionTable(graph: graph, turns: turns, costs: costs)
+        let (made, beside) = inParallel({ () -> (CustomizableTopology, ContractionHierarchy) in
+            let topology = given ?? CustomizableTopology(graph: graph, transitions: table, edgePositions: dissection)
+            return (topology, ContractionHierarchy(graph: graph, costs: costs, turns: turns, topology: topology,
+                                                   transitions: table))
+        }, {
+            (index ?? SnapIndex(graph: graph),
+             guidance ?? measured.map { $0.addingVerdicts(graph: graph, transitions: table) })
+        })
+        return (made.0, made.1, beside.0, beside.1)
     }
 }
