@@ -211,7 +211,7 @@ extension CustomizableTopology {
     }
 
     /// The metric's columns, written in place by both cores (each at its own ranks' arcs).
-    private struct MetricRows: @unchecked Sendable {
+    private struct MetricRows {
         let up: UnsafeMutableBufferPointer<Double>, down: UnsafeMutableBufferPointer<Double>
         let first: UnsafeMutableBufferPointer<Int32>, second: UnsafeMutableBufferPointer<Int32>
     }
@@ -391,7 +391,7 @@ struct TwoCoreCut {
             children[fill[Int(parent[x])]] = x
             fill[Int(parent[x])] += 1
         }
-        // Open the largest subtree while that helps (a few hundred steps at most on a city).
+        // Open the largest subtree while that helps (tens of steps on a city).
         var frontier = (0..<n).filter { parent[$0] < 0 }
         var opened: [Int] = [], above = 0
         var best = (estimate: Int.max, steps: 0)
@@ -400,6 +400,8 @@ struct TwoCoreCut {
             else { break }
             let estimate = above + max(subtree[frontier[largest]], (total - above + 1) / 2)
             if estimate < best.estimate { best = (estimate, opened.count) }
+            // (From here the estimate only grows: the ranks above do, and it is at least half the rest.)
+            if subtree[frontier[largest]] <= (total - above + 1) / 2 { break }
             let root = frontier.swapRemoveAt(largest)
             opened.append(root)
             above += work[root]
