@@ -14,48 +14,59 @@ import WaymarkPreparation
 // (Float64 each); 8 zero bytes; the map's checksum (UInt32).
 
 extension Router {
-    /// The hint for a waypoint snapped at `snap` from the coordinate `input`.
+    /// The hint for a waypoint snapped at `snap` from the coordinate `input`. (Its bytes are
+    /// written in place on the stack: a trace asks for a hint per fix.)
     public func hint(for snap: Snap, input: Coordinate) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(84)
-        bytes.append(contentsOf: "WMH1".utf8)
-        func put<T: FixedWidthInteger>(_ x: T) { withUnsafeBytes(of: x.littleEndian) { bytes.append(contentsOf: $0) } }
-        func put(_ x: Double) { put(x.bitPattern) }
-        put(UInt32(truncatingIfNeeded: snap.segment))
-        put(snap.offset)
-        put(snap.length)
-        put(snap.coordinate.latitude)
-        put(snap.coordinate.longitude)
-        put(snap.distance)
-        put(snap.component)
-        put(UInt8((snap.isInTinyComponent ? 1 : 0) | (snap.forward ? 2 : 0) | (snap.backward ? 4 : 0)))
-        bytes.append(contentsOf: repeatElement(0, count: 3))
-        put(input.latitude)
-        put(input.longitude)
-        bytes.append(contentsOf: repeatElement(0, count: 8))
-        put(mapChecksum)
-        return Router.base64URL(bytes)
+        withUnsafeTemporaryAllocation(byteCount: Router.hintSize, alignment: 8) { raw in
+            var at = 0
+            func put<T: FixedWidthInteger>(_ x: T) {
+                raw.storeBytes(of: x.littleEndian, toByteOffset: at, as: T.self)
+                at += MemoryLayout<T>.size
+            }
+            func put(_ x: Double) { put(x.bitPattern) }
+            for byte in "WMH1".utf8 { put(byte) }
+            put(UInt32(truncatingIfNeeded: snap.segment))
+            put(snap.offset)
+            put(snap.length)
+            put(snap.coordinate.latitude)
+            put(snap.coordinate.longitude)
+            put(snap.distance)
+            put(snap.component)
+            put(UInt32((snap.isInTinyComponent ? 1 : 0) | (snap.forward ? 2 : 0) | (snap.backward ? 4 : 0)))
+            put(input.latitude)
+            put(input.longitude)
+            put(UInt64(0))
+            put(mapChecksum)
+            return Router.base64URL(UnsafeRawBufferPointer(raw))
+        }
     }
+
+    static let hintSize = 84
 
     private static let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// URL-safe base64 (RFC 4648 §5, padded), written byte by byte (a hint per waypoint, per
     /// fix of a trace: Foundation's encoder and two replacements cost more than the search).
     package static func base64URL(_ bytes: [UInt8]) -> String {
-        let alphabet = base64Alphabet
-        return String(unsafeUninitializedCapacity: (bytes.count + 2) / 3 * 4) { out in
-            var i = 0, o = 0
-            while i < bytes.count {
-                let n = min(3, bytes.count - i)
-                let word = UInt32(bytes[i]) << 16 | (n > 1 ? UInt32(bytes[i + 1]) << 8 : 0)
-                    | (n > 2 ? UInt32(bytes[i + 2]) : 0)
-                for k in 0..<4 {
-                    out[o] = k <= n ? alphabet[Int((word >> (18 - 6 * k)) & 63)] : UInt8(ascii: "=")
-                    o += 1
+        bytes.withUnsafeBytes { base64URL($0) }
+    }
+
+    static func base64URL(_ bytes: UnsafeRawBufferPointer) -> String {
+        base64Alphabet.withUnsafeBufferPointer { alphabet in
+            String(unsafeUninitializedCapacity: (bytes.count + 2) / 3 * 4) { out in
+                var i = 0, o = 0
+                while i < bytes.count {
+                    let n = min(3, bytes.count - i)
+                    let word = UInt32(bytes[i]) << 16 | (n > 1 ? UInt32(bytes[i + 1]) << 8 : 0)
+                        | (n > 2 ? UInt32(bytes[i + 2]) : 0)
+                    for k in 0..<4 {
+                        out[o] = k <= n ? alphabet[Int((word >> (18 - 6 * k)) & 63)] : UInt8(ascii: "=")
+                        o += 1
+                    }
+                    i += 3
                 }
-                i += 3
+                return o
             }
-            return o
         }
     }
 
