@@ -264,7 +264,7 @@ public final class OSRMService: Sendable {
     private static func legEnds(_ options: inout Options, count: Int) throws(APIError) -> [Int]? {
         guard let text = options.take("waypoints") else { return nil }
         var indices: [Int] = []
-        for piece in text.split(separator: ";", omittingEmptySubsequences: false) {
+        for piece in HTTPRequestParser.pieces(of: text[...], at: UInt8(ascii: ";")) {
             guard let i = Int(piece), i >= 0 else {
                 throw APIError("InvalidQuery", "waypoints: '\(piece.prefix(40))' is not an index")
             }
@@ -382,7 +382,7 @@ public final class OSRMService: Sendable {
         func indices(_ name: String) throws(APIError) -> [Int] {
             guard let text = options.take(name), text != "all" else { return Array(coordinates.indices) }
             var result: [Int] = []
-            for piece in text.split(separator: ";", omittingEmptySubsequences: false) {
+            for piece in HTTPRequestParser.pieces(of: text[...], at: UInt8(ascii: ";")) {
                 guard let i = Int(piece), i >= 0 else {
                     throw APIError("InvalidQuery", "\(name): '\(piece.prefix(40))' is not an index")
                 }
@@ -567,7 +567,7 @@ public final class OSRMService: Sendable {
     private func general(_ options: inout Options, count: Int) throws(APIError) -> General {
         var radiuses = [Double?](repeating: nil, count: count)
         if let text = options.take("radiuses") {
-            let pieces = text.split(separator: ";", omittingEmptySubsequences: false)
+            let pieces = HTTPRequestParser.pieces(of: text[...], at: UInt8(ascii: ";"))
             guard pieces.count == count else {
                 throw APIError("InvalidOptions", "radiuses: \(pieces.count) given for \(count) coordinates")
             }
@@ -633,8 +633,8 @@ public final class OSRMService: Sendable {
             }
         }
         var result: [Coordinate] = []
-        for (n, piece) in text.split(separator: ";", omittingEmptySubsequences: false).enumerated() {
-            let parts = piece.split(separator: ",", omittingEmptySubsequences: false)
+        for (n, piece) in HTTPRequestParser.pieces(of: text[...], at: UInt8(ascii: ";")).enumerated() {
+            let parts = HTTPRequestParser.pieces(of: piece, at: UInt8(ascii: ","))
             guard parts.count == 2, let lon = Double(parts[0]), let lat = Double(parts[1]) else {
                 throw APIError("InvalidQuery", "coordinate \(n + 1) ('\(piece.prefix(40))') is not longitude,latitude")
             }
@@ -689,7 +689,7 @@ public final class OSRMService: Sendable {
         mutating func perCoordinate<T>(_ name: String, count: Int,
                                        _ read: (String) throws(APIError) -> T?) throws(APIError) -> [T?]? {
             guard let text = take(name) else { return nil }
-            let pieces = text.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+            let pieces = HTTPRequestParser.pieces(of: text[...], at: UInt8(ascii: ";")).map(String.init)
             var values: [T?] = []
             for piece in pieces {
                 if piece.isEmpty {

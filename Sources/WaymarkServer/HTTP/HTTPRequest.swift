@@ -265,8 +265,9 @@ public enum HTTPRequestParser {
         return (segments, query)
     }
 
-    /// The parts of `text` between the bytes `separator` (empty ones kept).
-    private static func pieces(of text: Substring, at separator: UInt8) -> [Substring] {
+    /// The parts of `text` between the bytes `separator` (empty ones kept): split by bytes, not
+    /// by characters (a trace's options hold a part per fix).
+    static func pieces(of text: Substring, at separator: UInt8) -> [Substring] {
         text.utf8.split(separator: separator, omittingEmptySubsequences: false).map(Substring.init)
     }
 
