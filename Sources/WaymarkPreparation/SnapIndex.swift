@@ -127,6 +127,10 @@ public final class SnapIndex: Sendable {
     /// (start, interior points, end), numbered without being stored: segment `s`'s first is
     /// `s + shapeStart[s]` (a segment with `n` interior points has `n + 1`; see ``piece(_:)``).
     let cellKeys: Column<Int64>, cellStart: Column<UInt32>, cellPieces: Column<UInt32>
+    /// Per piece, the metres from its segment's start to the piece's end, summed piece by piece
+    /// (0 on segments with no edge): a snap reads its offset and its segment's length here
+    /// instead of measuring the segment's shape (a trace snaps every fix).
+    let pieceEnd: Column<Double>
     /// Local planar frame (equirectangular around the graph's middle latitude).
     private let metresPerDegreeLon: Double, metresPerDegreeLat: Double
     /// Smaller cells for small circles, made at the first query that needs them.
@@ -150,6 +154,8 @@ public final class SnapIndex: Sendable {
         var cellKeys: Column<Int64>, cellStart: Column<UInt32>, cellPieces: Column<UInt32>
         var metresPerDegreeLon: Double, metresPerDegreeLat: Double
         var segmentEnds: SegmentEnds?
+        /// (Files written before it was stored: measured at the load.)
+        var pieceEnd: Column<Double>?
     }
 
     init(graph: RoadGraph, stored: Stored?) {
@@ -162,6 +168,7 @@ public final class SnapIndex: Sendable {
             segmentComponent = stored.segmentComponent; segmentInTinyComponent = stored.segmentInTinyComponent
             cellKeys = stored.cellKeys; cellStart = stored.cellStart; cellPieces = stored.cellPieces
             metresPerDegreeLon = stored.metresPerDegreeLon; metresPerDegreeLat = stored.metresPerDegreeLat
+            pieceEnd = stored.pieceEnd ?? Column(SnapIndex.pieceEnds(graph, start, end))
             return
         }
         let components = graph.stronglyConnectedComponents()
@@ -199,6 +206,25 @@ public final class SnapIndex: Sendable {
         }
         let (keys, starts) = SnapIndex.cells(&entries)
         cellKeys = Column(keys); cellStart = Column(starts); cellPieces = Column(entries.map(\.piece))
+        pieceEnd = Column(SnapIndex.pieceEnds(graph, start, end))
+    }
+
+    /// ``pieceEnd`` measured: each piece of a segment with an edge, in order, as a snap measured it.
+    static func pieceEnds(_ graph: RoadGraph, _ start: Column<UInt32>, _ end: Column<UInt32>) -> [Double] {
+        var ends = [Double](repeating: 0, count: pieceCount(graph))
+        var shape: [Coordinate] = []
+        for s in 0..<graph.segmentCount where start[s] != RoadGraph.invalid {
+            SnapIndex.shape(graph, s, start[s], end[s], into: &shape)
+            let first = firstPiece(of: s, graph)
+            var length = 0.0, cosine = shape[0].cosLatitude
+            for j in 0..<(shape.count - 1) {
+                let next = shape[j + 1].cosLatitude
+                length += shape[j].distance(to: shape[j + 1], cosines: (cosine, next))
+                ends[first + j] = length
+                cosine = next
+            }
+        }
+        return ends
     }
 
     /// Entries in piece order sorted by key (equal keys keep it), and the cells they make: each
@@ -567,18 +593,10 @@ public final class SnapIndex: Sendable {
     /// The snap at fraction `t` along `piece`.
     private func snap(_ c: Coordinate, piece: Int, t: Double, directions: (Bool, Bool)) -> Snap {
         let (s, i) = self.piece(piece)
-        let shape = SnapIndex.shape(graph, s, segmentStart[s], segmentEnd[s])
-        // Each piece measured once: the offset sums the first i, the length all of them, in order.
-        var offset = 0.0, length = 0.0
-        var cosine = shape[0].cosLatitude
-        for j in 0..<(shape.count - 1) {
-            let next = shape[j + 1].cosLatitude
-            let d = shape[j].distance(to: shape[j + 1], cosines: (cosine, next))
-            if j < i { offset += d }
-            length += d
-            cosine = next
-        }
-        let a = shape[i], b = shape[i + 1]
+        // The offset: the pieces before this one, summed in order; the length: all of them.
+        var offset = i > 0 ? pieceEnd[piece - 1] : 0
+        let length = pieceEnd[SnapIndex.firstPiece(of: s + 1, graph) - 1]
+        let (a, b) = endpoints(s, i)
         let point = a.interpolated(to: b, fraction: t)
         offset += a.distance(to: point)
         return Snap(segment: s, offset: min(offset, length), length: length, coordinate: point,
@@ -652,7 +670,7 @@ extension SnapIndex {
          // Each segment's ends and edges, so that a load uses them in place instead of reading
          // them off every edge of the graph.
          .init("XSGS", segmentStart), .init("XSGE", segmentEnd), .init("XSGF", forwardEdge),
-         .init("XSGB", backwardEdge)
+         .init("XSGB", backwardEdge), .init("XPLN", pieceEnd)
      ]
     }
 
@@ -696,9 +714,17 @@ extension SnapIndex {
             try check(alreadyChecked || stored == SegmentEnds(graph: graph), "segment ends do not fit the graph")
             ends = stored
         }
+        // The pieces' lengths, where the file has them: finite and not negative (a crafted file's
+        // can only misplace a snap on its road).
+        var pieceEnd: Column<Double>? = nil
+        if sections.contains("XPLN") {
+            let stored = try array("XPLN", Double.self, count: SnapIndex.pieceCount(graph))
+            try check(alreadyChecked || stored.allSatisfy { $0.isFinite && $0 >= 0 }, "piece lengths out of range")
+            pieceEnd = stored
+        }
         let stored = Stored(segmentComponent: component, segmentInTinyComponent: tiny, cellKeys: keys, cellStart: start,
                             cellPieces: cellPieces,
-                            metresPerDegreeLon: lon, metresPerDegreeLat: lat, segmentEnds: ends)
+                            metresPerDegreeLon: lon, metresPerDegreeLat: lat, segmentEnds: ends, pieceEnd: pieceEnd)
         self.init(graph: graph, stored: stored)
         // Pieces lie on segments with both ends (the index never makes one on a segment without).
         if !alreadyChecked {
@@ -717,7 +743,8 @@ extension SnapIndex {
 
 extension SnapIndex: GraphFilePart {
     public static let partName = "snap index"
-    public static let sectionTags = ["XPRM", "XCMP", "XTNY", "XCKY", "XCST", "XCPC", "XSGS", "XSGE", "XSGF", "XSGB"]
+    public static let sectionTags = ["XPRM", "XCMP", "XTNY", "XCKY", "XCST", "XCPC", "XSGS", "XSGE", "XSGF", "XSGB",
+                                     "XPLN"]
 }
 
 /// The nearest point found so far on each segment, as ``SnapIndex/nearest(to:maxDistance:count:filter:)``

@@ -421,6 +421,23 @@ func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
             short[tag] = Array(short[tag]!.dropLast(4))
             #expect(throws: SnapIndexFileError.self, "\(tag)") { try SnapIndex(fileSections: short, graph: graph) }
         }
+        // The pieces' lengths likewise: a file from before they were stored measures them at the
+        // load (the same values); lengths not finite or negative, or too few, are an error.
+        var unmeasured = sections
+        unmeasured["XPLN"] = nil
+        let measured = try #require(try SnapIndex(fileSections: unmeasured, graph: graph))
+        #expect(measured.fileSections.map(\.bytes) == storedIndex.fileSections.map(\.bytes))
+        #expect(storedIndex.pieceEnd.contains { $0 > 0 })
+        for bad in [Double.nan, -1, .infinity] {
+            var damaged = sections
+            var values = damaged["XPLN"]!.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
+            values[values.count / 2] = bad
+            damaged["XPLN"] = values.withUnsafeBytes { Array($0) }
+            #expect(throws: SnapIndexFileError.self, "\(bad)") { try SnapIndex(fileSections: damaged, graph: graph) }
+        }
+        var shortLengths = sections
+        shortLengths["XPLN"] = Array(shortLengths["XPLN"]!.dropLast(8))
+        #expect(throws: SnapIndexFileError.self) { try SnapIndex(fileSections: shortLengths, graph: graph) }
         var unsorted = sections
         var keys = unsorted["XCKY"]!.withUnsafeBytes { Array($0.bindMemory(to: Int64.self)) }
         keys.swapAt(0, 1)
