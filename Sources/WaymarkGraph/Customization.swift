@@ -199,16 +199,8 @@ private struct StretchScratch {
 
     /// The edge's node ids, source to target; whether a stretch of it has a new speed.
     mutating func load(_ g: RoadGraph, edge e: Int, source v: UInt32, table: StretchTable) -> Bool {
-        let s = g.segment(of: e)
-        let shape = Int(g.shapeStart[s])..<Int(g.shapeStart[s + 1])
         ids.removeAll(keepingCapacity: true)
-        ids.append(g.vertexNodeIDs[Int(v)])
-        if g.isReversed(e) {
-            for i in shape.reversed() { ids.append(g.shapeNodeIDs[i]) }
-        } else {
-            for i in shape { ids.append(g.shapeNodeIDs[i]) }
-        }
-        ids.append(g.vertexNodeIDs[Int(g.edgeTarget[e])])
+        g.appendNodeIDs(ofEdge: e, source: v, to: &ids)
         for i in 0..<(ids.count - 1) where ids[i] != ids[i + 1] && table.slot(ids[i], ids[i + 1]) != nil {
             return true
         }
@@ -232,16 +224,12 @@ private struct StretchScratch {
                 let speed = table.use(slot)
                 report.stretchesBySource[Int(speed.source)] += 1
                 s = speed.source
-                if speed.kmh <= 0 {
-                    closed = true
-                } else {
-                    d = max(0.1, RoadGraph.tenths(length[i] / (speed.kmh / 3.6)))
-                }
+                if speed.closes { closed = true }
+                if speed.kmh > 0 { d = max(0.1, RoadGraph.tenths(length[i] / (speed.kmh / 3.6))) }
                 switch speed.rate {
                 case .fromSpeed: w = d
                 case .kept: break
-                case let .given(rate):
-                    if rate <= 0 { closed = true } else { w = max(0.1, RoadGraph.tenths(length[i] / rate)) }
+                case let .given(rate): if rate > 0 { w = max(0.1, RoadGraph.tenths(length[i] / rate)) }
                 }
             }
             duration.append(d)

@@ -283,6 +283,20 @@ public struct RoadGraph: Sendable, Equatable {
         return shapeNodeIDs[isReversed(e) ? Int(shapeStart[s + 1]) - k : Int(shapeStart[s]) + k - 1]
     }
 
+    /// Every point's node id of edge `e` (``nodeID(ofEdge:point:source:)`` for each point in
+    /// turn), its source `source`, appended to `ids` in one pass over its shape.
+    func appendNodeIDs(ofEdge e: Int, source: UInt32, to ids: inout [Int64]) {
+        let s = segment(of: e)
+        let shape = Int(shapeStart[s])..<Int(shapeStart[s + 1])
+        ids.append(vertexNodeIDs[Int(source)])
+        if isReversed(e) {
+            for i in shape.reversed() { ids.append(shapeNodeIDs[i]) }
+        } else {
+            for i in shape { ids.append(shapeNodeIDs[i]) }
+        }
+        ids.append(vertexNodeIDs[Int(edgeTarget[e])])
+    }
+
     /// How many shape points the edge has between its source and target vertices.
     @inlinable
     public func interiorPointCount(of edge: Int) -> Int {

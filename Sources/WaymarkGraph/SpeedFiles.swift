@@ -33,6 +33,12 @@ public struct SpeedUpdates: Sendable {
         /// Index into ``sourceNames`` (1 for the first file).
         public var source: UInt8
         public init(kmh: Double, rate: Rate, source: UInt8) { (self.kmh, self.rate, self.source) = (kmh, rate, source) }
+
+        /// Whether it closes its stretch: a speed or a rate of 0.
+        public var closes: Bool {
+            if case let .given(rate) = rate, rate <= 0 { return true }
+            return kmh <= 0
+        }
     }
 
     public struct Penalty: Sendable, Equatable {
@@ -50,13 +56,8 @@ public struct SpeedUpdates: Sendable {
 
     public init() {}
 
-    /// Whether a speed of the files closes its stretch (a speed or a rate of 0).
-    public var closesStretches: Bool {
-        speeds.values.contains { speed in
-            if case let .given(rate) = speed.rate, rate <= 0 { return true }
-            return speed.kmh <= 0
-        }
-    }
+    /// Whether a speed of the files closes its stretch (``Speed/closes``).
+    public var closesStretches: Bool { speeds.values.contains(where: \.closes) }
 
     /// The files read, in order. A file that cannot be read or has a malformed line is an error
     /// naming it and the line.

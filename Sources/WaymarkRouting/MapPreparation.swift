@@ -56,8 +56,9 @@ extension RoadMap {
         if useHierarchy && hierarchy == nil {
             refused = ContractionHierarchy.refusal(for: graph)
             if refused == nil, let dissection {
-                let made = customized(graph: graph, costs: costs, turns: turns, dissection: dissection,
-                                      topology: givenTopology, index: index, guidance: guidance, measured: measured)
+                let made = customizedHierarchy(graph: graph, costs: costs, turns: turns, dissection: dissection,
+                                               topology: givenTopology, index: index, guidance: guidance,
+                                               measured: measured)
                 (topology, hierarchy, index, guidance) = (made.topology, made.hierarchy, made.index, made.guidance)
             } else if refused == nil {
                 hierarchy = ContractionHierarchy(graph: graph, costs: costs, turns: turns, progress: progress)
@@ -90,9 +91,9 @@ extension RoadMap {
     /// The hierarchy customized on `dissection` (or on `topology`, made already) and, beside it,
     /// what needs no hierarchy and is not given yet: the snap index, and guidance's tables from
     /// the `measured` ones (the turn verdicts added).
-    private static func customized(graph: RoadGraph, costs: TurnCosts, turns: TurnGeometry, dissection: [UInt32],
-                                   topology given: CustomizableTopology?, index: SnapIndex?,
-                                   guidance: GuidanceTables?, measured: GuidanceTables?)
+    private static func customizedHierarchy(graph: RoadGraph, costs: TurnCosts, turns: TurnGeometry,
+                                            dissection: [UInt32], topology given: CustomizableTopology?,
+                                            index: SnapIndex?, guidance: GuidanceTables?, measured: GuidanceTables?)
         -> (topology: CustomizableTopology, hierarchy: ContractionHierarchy, index: SnapIndex,
             guidance: GuidanceTables?) {
         let table = TransitionTable(graph: graph, turns: turns, costs: costs)

@@ -41,7 +41,7 @@ extension Router {
         }
     }
 
-    static let hintSize = 84
+    private static let hintSize = 84
 
     private static let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
@@ -51,7 +51,7 @@ extension Router {
         bytes.withUnsafeBytes { base64URL($0) }
     }
 
-    static func base64URL(_ bytes: UnsafeRawBufferPointer) -> String {
+    private static func base64URL(_ bytes: UnsafeRawBufferPointer) -> String {
         base64Alphabet.withUnsafeBufferPointer { alphabet in
             String(unsafeUninitializedCapacity: (bytes.count + 2) / 3 * 4) { out in
                 var i = 0, o = 0
