@@ -313,24 +313,43 @@ private final class Group: Sendable {
         var tree = KDTree(x: [], y: [], nodeSize: 64)
 
         var count: Int { x.count }
+    }
 
-        /// A level's columns read in place while it is clustered.
-        struct Columns {
-            let x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>
-            let zoom: UnsafeMutableBufferPointer<UInt8>
-            let id: UnsafeBufferPointer<Int32>, parent: UnsafeMutableBufferPointer<Int32>
-            let numPoints: UnsafeBufferPointer<Int32>
-            /// Nil when the index aggregates nothing.
-            let property: UnsafeBufferPointer<Int32>?
+    /// The next level's columns, written item by item in place while a level is clustered: raw
+    /// storage as large as the level above, allocated once per build and reused by every level.
+    /// (Appending to the level's arrays checked capacity and uniqueness at every store.) A new
+    /// level's zoom and parent columns need no writes: every item is not yet processed (`UInt8.max`;
+    /// an item carried at zoom z is marked z, which reads the same at z − 1) and has no parent.
+    final class LevelWriter {
+        let capacity: Int
+        let x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>
+        let id: UnsafeMutablePointer<Int32>, numPoints: UnsafeMutablePointer<Int32>
+        let property: UnsafeMutablePointer<Int32>
+        var count = 0
+
+        init(capacity: Int) {
+            self.capacity = max(capacity, 1)
+            x = .allocate(capacity: self.capacity); y = .allocate(capacity: self.capacity)
+            id = .allocate(capacity: self.capacity); numPoints = .allocate(capacity: self.capacity)
+            property = .allocate(capacity: self.capacity)
         }
 
-        /// Appends item `k` of `c` unchanged (it stays unclustered at this zoom). (A method on
-        /// the level, not a function nested in the pass: one capturing the level being built made
-        /// every append an exclusivity check at run time.)
-        @inline(__always) mutating func carry(_ k: Int, from c: Columns) {
-            x.append(c.x[k]); y.append(c.y[k]); zoom.append(c.zoom[k]); id.append(c.id[k])
-            parent.append(c.parent[k]); numPoints.append(c.numPoints[k])
-            if let p = c.property { property.append(p[k]) }
+        deinit {
+            x.deallocate(); y.deallocate(); id.deallocate(); numPoints.deallocate(); property.deallocate()
+        }
+
+        /// The items written since the last call, as a level (its tree not yet built).
+        func level(aggregates: Bool) -> Level {
+            func column<T>(_ base: UnsafeMutablePointer<T>) -> [T] {
+                Array(UnsafeBufferPointer(start: base, count: count))
+            }
+            var level = Level()
+            level.x = column(x); level.y = column(y); level.id = column(id); level.numPoints = column(numPoints)
+            if aggregates { level.property = column(property) }
+            level.zoom = [UInt8](repeating: .max, count: count)
+            level.parent = [Int32](repeating: -1, count: count)
+            count = 0
+            return level
         }
     }
 
@@ -384,9 +403,10 @@ private final class Group: Sendable {
         var props: [JSONObject] = []
         var current = top
         let workspace = NeighborWorkspace(capacity: n, parts: ProcessInfo.processInfo.activeProcessorCount)
+        let writer = LevelWriter(capacity: n)
         for z in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
             var next = Group.cluster(&current, zoom: z, idOffset: idOffset, options: options, workspace: workspace,
-                                     aggregation: aggregation, pointProperties: { local in
+                                     writer: writer, aggregation: aggregation, pointProperties: { local in
                                          let global = indices[local]
                                          return global < properties.count ? properties[global] : [:]
                                      }, clusterProperties: &props)
@@ -407,16 +427,12 @@ private final class Group: Sendable {
     /// One round of greedy clustering at `zoom` over the items of the level above. (One function:
     /// supercluster's `_cluster` step by step, the neighbour lists read from flat buffers.)
     private static func cluster(_ data: inout Level, zoom: Int, idOffset n: Int, options: ClusterOptions,
-                                workspace: NeighborWorkspace, aggregation: ClusterAggregation?,
+                                workspace: NeighborWorkspace, writer: LevelWriter, aggregation: ClusterAggregation?,
                                 pointProperties: (Int) -> JSONObject, clusterProperties: inout [JSONObject]) -> Level {
         let r = options.radius / (options.extent * pow(2, Double(zoom)))
         let z = UInt8(zoom)
-        var next = Level()
-        next.x.reserveCapacity(data.count); next.y.reserveCapacity(data.count); next.zoom.reserveCapacity(data.count)
-        next.id.reserveCapacity(data.count); next.parent.reserveCapacity(data.count)
-        next.numPoints.reserveCapacity(data.count)
         let aggregates = aggregation != nil
-        if aggregates { next.property.reserveCapacity(data.count) }
+        precondition(writer.capacity >= data.count)
         // Every item's neighbour list first (kd order, both cores), then the greedy pass in data
         // order, which alone decides what merges — exactly as querying inside the pass would.
         data.tree.allWithin(radius: r, x: data.x, y: data.y, workspace: workspace)
@@ -426,6 +442,9 @@ private final class Group: Sendable {
         data.zoom = []; data.parent = []
         defer { data.zoom = zooms; data.parent = parents }
         let xs = data.x, ys = data.y, counts = data.numPoints, idColumn = data.id, propertyColumn = data.property
+        let outX = writer.x, outY = writer.y, outID = writer.id, outCount = writer.numPoints
+        let outProperty = writer.property
+        var written = 0
         zooms.withUnsafeMutableBufferPointer { zoomOf in
         parents.withUnsafeMutableBufferPointer { parentOf in
         xs.withUnsafeBufferPointer { xOf in
@@ -434,13 +453,19 @@ private final class Group: Sendable {
         idColumn.withUnsafeBufferPointer { idOf in
         propertyColumn.withUnsafeBufferPointer { propertyOf in
         workspace.withLists { lists in
-        let columns = Level.Columns(x: xOf, y: yOf, zoom: zoomOf, id: idOf, parent: parentOf, numPoints: countOf,
-                                    property: aggregates ? propertyOf : nil)
+        // Writes item k of the level above, unchanged, as the next level's next item.
+        @inline(__always) func carry(_ k: Int) {
+            outX[written] = xOf[k]; outY[written] = yOf[k]; outID[written] = idOf[k]; outCount[written] = countOf[k]
+            if aggregates { outProperty[written] = propertyOf[k] }
+            written += 1
+        }
         for i in 0..<xOf.count {
             if zoomOf[i] <= z { continue }
             zoomOf[i] = z
-            let x = xOf[i], y = yOf[i]
             let list = workspace.found[i], found = Int(list.length), from = Int(list.start)
+            // Most items at high zooms find themselves alone: their list need not be read.
+            if found == 1 { carry(i); continue }
+            let x = xOf[i], y = yOf[i]
             let neighbors = UnsafeBufferPointer(rebasing: lists[Int(list.part)][from..<(from + found)])
             let originCount = Int(countOf[i])
             var numPoints = originCount
@@ -473,24 +498,25 @@ private final class Group: Sendable {
                 }
                 if let aggregated { clusterProperties.append(aggregated) }
                 parentOf[i] = id
-                next.x.append(wx / Double(numPoints)); next.y.append(wy / Double(numPoints))
-                next.zoom.append(UInt8.max); next.id.append(id); next.parent.append(-1)
-                next.numPoints.append(Int32(numPoints))
-                if aggregates { next.property.append(propertyIndex) }
+                outX[written] = wx / Double(numPoints); outY[written] = wy / Double(numPoints)
+                outID[written] = id; outCount[written] = Int32(numPoints)
+                if aggregates { outProperty[written] = propertyIndex }
+                written += 1
             } else {
-                next.carry(i, from: columns)
+                carry(i)
                 if numPoints > 1 {
                     for j in 0..<found {
                         let k = Int(neighbors[j])
                         guard zoomOf[k] > z else { continue }
                         zoomOf[k] = z
-                        next.carry(k, from: columns)
+                        carry(k)
                     }
                 }
             }
         }
         } } } } } } } }
-        return next
+        writer.count = written
+        return writer.level(aggregates: aggregates)
     }
 
     /// The properties an item contributes to a reduction: a cluster's aggregate, or a point's mapped properties.

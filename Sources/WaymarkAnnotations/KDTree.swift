@@ -468,8 +468,8 @@ struct KDTree: Sendable {
                 swapItem(ids, coords, i, j)
                 i += 1
                 j -= 1
-                while coords[2 * i + axis] < t { i += 1 }
-                while coords[2 * j + axis] > t { j -= 1 }
+                i = firstNotBelow(t, from: i, upTo: right, coords, axis)
+                j = lastNotAbove(t, from: j, downTo: left, coords, axis)
             }
             if coords[2 * left + axis] == t {
                 swapItem(ids, coords, left, j)
@@ -480,6 +480,49 @@ struct KDTree: Sendable {
             if j <= k { left = j + 1 }
             if k <= j { right = j - 1 }
         }
+    }
+
+    /// The first slot from `i` on whose value on `axis` is not below `t` (the partition's scan up;
+    /// one exists at or before `right`): eight slots at a time while they lie inside the range,
+    /// the first one found taken from the lanes' bits (a scan slot by slot stalled on a
+    /// mispredicted branch at nearly every stop).
+    @inline(__always)
+    private static func firstNotBelow(_ t: Float, from i: Int, upTo right: Int,
+                                      _ coords: UnsafeMutableBufferPointer<Float>, _ axis: Int) -> Int {
+        let base = UnsafeRawPointer(coords.baseAddress!), tt = SIMD8<Float>(repeating: t)
+        var p = i
+        while p &+ 7 <= right {
+            let pairs = base.loadUnaligned(fromByteOffset: 8 &* p, as: SIMD16<Float>.self)
+            let bits = laneBits((axis == 0 ? pairs.evenHalf : pairs.oddHalf) .>= tt)
+            if bits != 0 { return p &+ bits.trailingZeroBitCount }
+            p &+= 8
+        }
+        while coords[2 &* p &+ axis] < t { p &+= 1 }
+        return p
+    }
+
+    /// The last slot from `j` down whose value on `axis` is not above `t` (the scan down; one
+    /// exists at or after `left`), eight slots at a time as ``firstNotBelow``.
+    @inline(__always)
+    private static func lastNotAbove(_ t: Float, from j: Int, downTo left: Int,
+                                     _ coords: UnsafeMutableBufferPointer<Float>, _ axis: Int) -> Int {
+        let base = UnsafeRawPointer(coords.baseAddress!), tt = SIMD8<Float>(repeating: t)
+        var p = j
+        while p &- 7 >= left {
+            let pairs = base.loadUnaligned(fromByteOffset: 8 &* (p &- 7), as: SIMD16<Float>.self)
+            let bits = laneBits((axis == 0 ? pairs.evenHalf : pairs.oddHalf) .<= tt)
+            if bits != 0 { return p &- 7 &+ (31 &- bits.leadingZeroBitCount) }
+            p &-= 8
+        }
+        while coords[2 &* p &+ axis] > t { p &-= 1 }
+        return p
+    }
+
+    /// Lane k of `mask` as bit k.
+    @inline(__always)
+    private static func laneBits(_ mask: SIMDMask<SIMD8<Int32>>) -> UInt32 {
+        let weights = SIMD8<UInt32>(1, 2, 4, 8, 16, 32, 64, 128)
+        return SIMD8<UInt32>(repeating: 0).replacing(with: weights, where: mask).wrappedSum()
     }
 
     @inline(__always)

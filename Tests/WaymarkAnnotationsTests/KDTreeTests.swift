@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WaymarkSupport
 @testable import WaymarkAnnotations
@@ -79,5 +80,89 @@ import WaymarkSupport
         #expect(copy.sharesStorage(with: tree))
         #expect(!KDTree(x: x, y: y, nodeSize: 2).sharesStorage(with: tree))
         #expect(!KDTree(x: [], y: [], nodeSize: 2).sharesStorage(with: KDTree(x: [], y: [], nodeSize: 2)))
+    }
+
+    /// The tree's arrangement (which item sits in which slot: queries list items in that order,
+    /// and supercluster's cluster ids and centroids follow it) equals KDBush's sort done slot by
+    /// slot, for uniform points, points on a coarse grid (many equal values, many on the splits)
+    /// and a mix, at several leaf sizes and counts around the selection's sampling threshold.
+    @Test func theArrangementIsKDBushs() {
+        var rng = SplitMix64(seed: 49)
+        for (n, nodeSize) in [(700, 16), (5_000, 64), (20_000, 8), (60_000, 64)] {
+            for kind in 0..<3 {
+                var x: [Double] = [], y: [Double] = []
+                for i in 0..<n {
+                    if kind == 1 || (kind == 2 && i % 3 == 0) {
+                        x.append(Double(Int(rng.uniform(0, 32))) / 32)
+                        y.append(Double(Int(rng.uniform(0, 32))) / 32)
+                    } else {
+                        x.append(rng.uniform(0, 1))
+                        y.append(rng.uniform(0, 1))
+                    }
+                }
+                let tree = KDTree(x: x, y: y, nodeSize: nodeSize)
+                var reference = ReferenceKDSort(x: x, y: y)
+                reference.sort(nodeSize, 0, n - 1, 0)
+                let same = tree.ids == reference.ids && tree.coords == reference.coords
+                #expect(same, "\(n) points of kind \(kind), leaves of \(nodeSize)")
+            }
+        }
+    }
+}
+
+/// KDBush 4's sort written plainly (one slot at a time, arrays, no threads): the oracle for the
+/// tree's arrangement.
+private struct ReferenceKDSort {
+    var ids: [UInt32], coords: [Float]
+
+    init(x: [Double], y: [Double]) {
+        ids = (0..<x.count).map { UInt32($0) }
+        coords = zip(x, y).flatMap { [Float($0), Float($1)] }
+    }
+
+    mutating func sort(_ nodeSize: Int, _ left: Int, _ right: Int, _ axis: Int) {
+        if right - left <= nodeSize { return }
+        let m = (left + right) >> 1
+        select(m, left, right, axis)
+        sort(nodeSize, left, m - 1, 1 - axis)
+        sort(nodeSize, m + 1, right, 1 - axis)
+    }
+
+    mutating func select(_ k: Int, _ leftStart: Int, _ rightStart: Int, _ axis: Int) {
+        var left = leftStart, right = rightStart
+        while right > left {
+            if right - left > 600 {
+                let n = Double(right - left + 1), m = Double(k - left + 1), z = log(n)
+                let s = 0.5 * exp(2 * z / 3)
+                let sd = 0.5 * (z * s * (n - s) / n).squareRoot() * (m - n / 2 < 0 ? -1 : 1)
+                select(k, max(left, Int((Double(k) - m * s / n + sd).rounded(.down))),
+                       min(right, Int((Double(k) + (n - m) * s / n + sd).rounded(.down))), axis)
+            }
+            let t = coords[2 * k + axis]
+            var i = left, j = right
+            swap(left, k)
+            if coords[2 * right + axis] > t { swap(left, right) }
+            while i < j {
+                swap(i, j)
+                i += 1
+                j -= 1
+                while coords[2 * i + axis] < t { i += 1 }
+                while coords[2 * j + axis] > t { j -= 1 }
+            }
+            if coords[2 * left + axis] == t {
+                swap(left, j)
+            } else {
+                j += 1
+                swap(j, right)
+            }
+            if j <= k { left = j + 1 }
+            if k <= j { right = j - 1 }
+        }
+    }
+
+    mutating func swap(_ i: Int, _ j: Int) {
+        ids.swapAt(i, j)
+        coords.swapAt(2 * i, 2 * j)
+        coords.swapAt(2 * i + 1, 2 * j + 1)
     }
 }

@@ -129,7 +129,9 @@ func benchLoad(files: [String], runs: Int) {
 }
 
 /// Cluster index build and world queries over the peers' point files (`cluster_points.py`, seed 42),
-/// with per-zoom cluster counts checked against supercluster's own (from its results JSON).
+/// with per-zoom cluster counts checked against supercluster's own (from its results JSON) and a
+/// digest of every world query's answer (items in order; cluster ids, counts and coordinates' bits),
+/// which two builds compare to show their indexes answer alike.
 func benchCluster(files: [String], runs: Int, reference: String?) {
     var referenceCounts: [Int: [Int]] = [:]
     if let reference, let data = FileManager.default.contents(atPath: reference),
@@ -142,9 +144,9 @@ func benchCluster(files: [String], runs: Int, reference: String?) {
     }
     print(
         "| points | build, median (s) | clusters(world, z) for z = 0…16, median (s) | index arrays (MB) "
-            + "| process peak RSS (MB) | counts per zoom = supercluster's |"
+            + "| process peak RSS (MB) | counts per zoom = supercluster's | answers' digest |"
     )
-    print("|---:|---:|---:|---:|---:|---|")
+    print("|---:|---:|---:|---:|---:|---|---|")
     for file in files {
         guard let data = FileManager.default.contents(atPath: file) else {
             print("| \(file) | unreadable | | | |"); continue
@@ -156,7 +158,8 @@ func benchCluster(files: [String], runs: Int, reference: String?) {
         var builds: [Double] = [], sweeps: [Double] = []
         var counts: [Int] = []
         var indexBytes = 0
-        for _ in 0..<runs {
+        var digest = "-"
+        for run in 0..<runs {
             var index: ClusterIndex?
             builds.append(seconds { index = try? ClusterIndex(coordinates: coordinates) })
             guard let index else { break }
@@ -167,6 +170,7 @@ func benchCluster(files: [String], runs: Int, reference: String?) {
                                                                    north: 90, zoom: Double(z)).count) }
             })
             counts = zoomCounts
+            if run == runs - 1 { digest = answersDigest(index) }
         }
         let match: String
         if let expected = referenceCounts[coordinates.count] {
@@ -177,9 +181,31 @@ func benchCluster(files: [String], runs: Int, reference: String?) {
         print(
             "| \(coordinates.count.formatted()) | \(String(format: "%.3f", median(builds))) | "
                 + "\(String(format: "%.3f", median(sweeps))) | \(String(format: "%.0f", Double(indexBytes) / 1e6)) | "
-                + "\(peakRSSMB()) | \(match) |"
+                + "\(peakRSSMB()) | \(match) | \(digest) |"
         )
     }
+}
+
+/// FNV-1a over the world queries' answers at zooms 0…16: each item's kind and index, or its
+/// cluster id, point count and coordinates' bit patterns, in the order given.
+func answersDigest(_ index: ClusterIndex) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    func mix(_ value: UInt64) {
+        for shift in stride(from: 0, to: 64, by: 8) {
+            hash = (hash ^ ((value >> UInt64(shift)) & 0xff)) &* 0x100_0000_01b3
+        }
+    }
+    for z in 0...16 {
+        for item in index.clusters(west: -180, south: -90, east: 180, north: 90, zoom: Double(z)) {
+            switch item {
+            case let .point(i): mix(0); mix(UInt64(i))
+            case let .cluster(c):
+                mix(1); mix(UInt64(c.id)); mix(UInt64(c.pointCount))
+                mix(c.coordinate.latitude.bitPattern); mix(c.coordinate.longitude.bitPattern)
+            }
+        }
+    }
+    return String(hash, radix: 16)
 }
 
 /// Peak resident set size of this process so far, in MB (VmHWM).
