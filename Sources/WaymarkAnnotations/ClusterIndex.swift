@@ -299,9 +299,6 @@ private final class Group: Sendable {
     /// One zoom level's items, struct of arrays (supercluster's strided `data`).
     struct Level {
         var x: [Double] = [], y: [Double] = []
-        /// The last zoom the item was processed at (`UInt8.max` = not yet); needed while building
-        /// only, and emptied once the level has been clustered.
-        var zoom: [UInt8] = []
         /// Input index (local to the group) for points, cluster id (local) for clusters.
         var id: [Int32] = []
         var parent: [Int32] = []
@@ -318,13 +315,15 @@ private final class Group: Sendable {
     /// The next level's columns, written item by item in place while a level is clustered: raw
     /// storage as large as the level above, allocated once per build and reused by every level.
     /// (Appending to the level's arrays checked capacity and uniqueness at every store.) A new
-    /// level's zoom and parent columns need no writes: every item is not yet processed (`UInt8.max`;
-    /// an item carried at zoom z is marked z, which reads the same at z − 1) and has no parent.
+    /// level's parent column needs no writes: no item has a parent yet. With it, the pass's mark
+    /// of the items it has processed: one bit an item (the level's zoom column was a byte an item
+    /// read at random, the neighbours' marks a cache miss each).
     final class LevelWriter {
         let capacity: Int
         let x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>
         let id: UnsafeMutablePointer<Int32>, numPoints: UnsafeMutablePointer<Int32>
         let property: UnsafeMutablePointer<Int32>
+        let processed: UnsafeMutablePointer<UInt64>
         var count = 0
 
         init(capacity: Int) {
@@ -332,10 +331,12 @@ private final class Group: Sendable {
             x = .allocate(capacity: self.capacity); y = .allocate(capacity: self.capacity)
             id = .allocate(capacity: self.capacity); numPoints = .allocate(capacity: self.capacity)
             property = .allocate(capacity: self.capacity)
+            processed = .allocate(capacity: (self.capacity + 63) / 64)
         }
 
         deinit {
             x.deallocate(); y.deallocate(); id.deallocate(); numPoints.deallocate(); property.deallocate()
+            processed.deallocate()
         }
 
         /// The items written since the last call, as a level (its tree not yet built).
@@ -346,7 +347,6 @@ private final class Group: Sendable {
             var level = Level()
             level.x = column(x); level.y = column(y); level.id = column(id); level.numPoints = column(numPoints)
             if aggregates { level.property = column(property) }
-            level.zoom = [UInt8](repeating: .max, count: count)
             level.parent = [Int32](repeating: -1, count: count)
             count = 0
             return level
@@ -379,7 +379,6 @@ private final class Group: Sendable {
             let c = coordinates[global]
             top.x.append(Double(Float(projectX(c.longitude))))
             top.y.append(Double(Float(projectY(c.latitude))))
-            top.zoom.append(UInt8.max)
             top.id.append(Int32(local))
             top.parent.append(-1)
             top.numPoints.append(1)
@@ -392,9 +391,7 @@ private final class Group: Sendable {
         // for its neighbours at every zoom — at low zooms nearly all of them, quadratic in time
         // and memory (2 GB for 64,000 points at zoom 0).
         if options.minPoints == Int.max {
-            var points = top
-            points.zoom = []
-            levels = [Level](repeating: points, count: options.maxZoom + 2)
+            levels = [Level](repeating: top, count: options.maxZoom + 2)
             clusterProperties = []
             return
         }
@@ -414,11 +411,9 @@ private final class Group: Sendable {
             // order: its tree is that one (built from the same coordinates, it would be the same).
             next.tree = next.x == current.x && next.y == current.y
                 ? current.tree : KDTree(x: next.x, y: next.y, nodeSize: options.nodeSize)
-            current.zoom = []
             levels[z + 1] = current
             current = next
         }
-        current.zoom = []
         levels[options.minZoom] = current
         self.levels = levels
         clusterProperties = props
@@ -430,22 +425,23 @@ private final class Group: Sendable {
                                 workspace: NeighborWorkspace, writer: LevelWriter, aggregation: ClusterAggregation?,
                                 pointProperties: (Int) -> JSONObject, clusterProperties: inout [JSONObject]) -> Level {
         let r = options.radius / (options.extent * pow(2, Double(zoom)))
-        let z = UInt8(zoom)
         let aggregates = aggregation != nil
         precondition(writer.capacity >= data.count)
         // Every item's neighbour list first (kd order, both cores), then the greedy pass in data
         // order, which alone decides what merges — exactly as querying inside the pass would.
         data.tree.allWithin(radius: r, x: data.x, y: data.y, workspace: workspace)
-        // The zoom and parent columns are written while the level is read: work on their storage
-        // directly (no uniqueness or bounds checks per access in this loop).
-        var zooms = data.zoom, parents = data.parent
-        data.zoom = []; data.parent = []
-        defer { data.zoom = zooms; data.parent = parents }
+        // The parent column is written while the level is read: work on its storage directly (no
+        // uniqueness or bounds checks per access in this loop).
+        var parents = data.parent
+        data.parent = []
+        defer { data.parent = parents }
         let xs = data.x, ys = data.y, counts = data.numPoints, idColumn = data.id, propertyColumn = data.property
         let outX = writer.x, outY = writer.y, outID = writer.id, outCount = writer.numPoints
-        let outProperty = writer.property
+        let outProperty = writer.property, processed = writer.processed
+        processed.update(repeating: 0, count: (data.count + 63) / 64)
+        @inline(__always) func isProcessed(_ k: Int) -> Bool { processed[k >> 6] & (1 << UInt64(k & 63)) != 0 }
+        @inline(__always) func markProcessed(_ k: Int) { processed[k >> 6] |= 1 << UInt64(k & 63) }
         var written = 0
-        zooms.withUnsafeMutableBufferPointer { zoomOf in
         parents.withUnsafeMutableBufferPointer { parentOf in
         xs.withUnsafeBufferPointer { xOf in
         ys.withUnsafeBufferPointer { yOf in
@@ -460,30 +456,40 @@ private final class Group: Sendable {
             written += 1
         }
         for i in 0..<xOf.count {
-            if zoomOf[i] <= z { continue }
-            zoomOf[i] = z
-            let list = workspace.found[i], found = Int(list.length), from = Int(list.start)
+            if isProcessed(i) { continue }
+            markProcessed(i)
+            let list = workspace.found[i]
             // Most items at high zooms find themselves alone: their list need not be read.
-            if found == 1 { carry(i); continue }
-            let x = xOf[i], y = yOf[i]
+            if list.alone { carry(i); continue }
+            let found = Int(list.length), from = Int(list.start)
             let neighbors = UnsafeBufferPointer(rebasing: lists[Int(list.part)][from..<(from + found)])
+            // The neighbours not processed yet: each holds a point or more, so with none nothing
+            // merges, and with enough of them the counts need not be read to know it merges.
+            var fresh = 0
+            for j in 0..<found where !isProcessed(Int(neighbors[j])) { fresh += 1 }
+            if fresh == 0 { carry(i); continue }
             let originCount = Int(countOf[i])
-            var numPoints = originCount
-            for j in 0..<found {
-                let k = Int(neighbors[j])
-                if zoomOf[k] > z { numPoints += Int(countOf[k]) }
+            var merges = originCount + fresh >= options.minPoints
+            if !merges {
+                var numPoints = originCount
+                for j in 0..<found where !isProcessed(Int(neighbors[j])) {
+                    numPoints += Int(countOf[Int(neighbors[j])])
+                }
+                merges = numPoints >= options.minPoints
             }
 
-            if numPoints > originCount && numPoints >= options.minPoints {
-                var wx = x * Double(originCount), wy = y * Double(originCount)
+            if merges {
+                var wx = xOf[i] * Double(originCount), wy = yOf[i] * Double(originCount)
+                var numPoints = originCount
                 let id = Int32((i << 5) + (zoom + 1) + n)
                 var aggregated: JSONObject?
                 var propertyIndex: Int32 = -1
                 for j in 0..<found {
                     let k = Int(neighbors[j])
-                    if zoomOf[k] <= z { continue }
-                    zoomOf[k] = z
+                    if isProcessed(k) { continue }
+                    markProcessed(k)
                     let count = Double(countOf[k])
+                    numPoints += Int(countOf[k])
                     wx += xOf[k] * count
                     wy += yOf[k] * count
                     parentOf[k] = id
@@ -504,17 +510,15 @@ private final class Group: Sendable {
                 written += 1
             } else {
                 carry(i)
-                if numPoints > 1 {
-                    for j in 0..<found {
-                        let k = Int(neighbors[j])
-                        guard zoomOf[k] > z else { continue }
-                        zoomOf[k] = z
-                        carry(k)
-                    }
+                for j in 0..<found {
+                    let k = Int(neighbors[j])
+                    guard !isProcessed(k) else { continue }
+                    markProcessed(k)
+                    carry(k)
                 }
             }
         }
-        } } } } } } } }
+        } } } } } } }
         writer.count = written
         return writer.level(aggregates: aggregates)
     }

@@ -16,7 +16,10 @@ final class NeighborWorkspace: @unchecked Sendable {
     struct Found {
         var start: Int32
         var length: Int32
-        var part: Int32
+        var part: Int16
+        /// The list holds the item itself and nothing else (the usual answer at high zooms: the
+        /// greedy pass then need not read the list).
+        var alone: Bool
     }
     /// One growing list per part, raw (queries write their finds straight into it); each part's
     /// thread alone touches its own.
@@ -168,9 +171,10 @@ struct KDTree: Sendable {
                         (list.base + first).update(from: scratch.results, count: found)
                         list.count += found
                     }
-                    workspace.found[item] = NeighborWorkspace.Found(start: Int32(first),
-                                                                    length: Int32(list.count - first),
-                                                                    part: Int32(part))
+                    let length = list.count - first
+                    workspace.found[item] = NeighborWorkspace.Found(
+                        start: Int32(first), length: Int32(length), part: Int16(part),
+                        alone: length == 1 && list.base[first] == Int32(item))
                 }
                 workspace.lists[part] = list
             }
