@@ -458,9 +458,9 @@ private final class Group: Sendable {
         for i in 0..<xOf.count {
             if isProcessed(i) { continue }
             markProcessed(i)
+            // Most items at high zooms find themselves alone: nothing of theirs need be read.
+            if workspace.isAlone(i) { carry(i); continue }
             let list = workspace.found[i]
-            // Most items at high zooms find themselves alone: their list need not be read.
-            if list.alone { carry(i); continue }
             let found = Int(list.length), from = Int(list.start)
             let neighbors = UnsafeBufferPointer(rebasing: lists[Int(list.part)][from..<(from + found)])
             // The neighbours not processed yet: each holds a point or more, so with none nothing

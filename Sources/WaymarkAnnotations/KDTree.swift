@@ -3,12 +3,19 @@ import Foundation
 
 /// Buffers for computing every item's neighbour list, allocated once per index build and reused
 /// for each level (allocating them per level made the kernel zero fresh pages every time).
-/// Item i's list is `lists[found[i].part][found[i].start ..< found[i].start + found[i].length]`.
+/// An item whose list holds itself and nothing else (the usual answer at high zooms) is only
+/// marked ``isAlone(_:)``; any other item i's list is
+/// `lists[found[i].part][found[i].start ..< found[i].start + found[i].length]`.
 final class NeighborWorkspace: @unchecked Sendable {
     let capacity: Int
     let parts: Int
-    /// Where each item's list is (one record: the query writes it with one store).
+    /// Where each item's list is (one record: the query writes it with one store); not written for
+    /// an item alone.
     let found: UnsafeMutablePointer<Found>
+    /// Bit i: item i is alone. Each part marks its items in a bitset of its own (small enough to
+    /// stay in cache where the items' records, written at random, did not), merged after.
+    let aloneBits: UnsafeMutablePointer<UInt64>
+    let words: Int
     /// The query points by kd-sorted slot, gathered before the queries (read in turn by them).
     let queryX: UnsafeMutablePointer<Double>, queryY: UnsafeMutablePointer<Double>
     let scratch: [KDTree.Scratch]
@@ -16,10 +23,7 @@ final class NeighborWorkspace: @unchecked Sendable {
     struct Found {
         var start: Int32
         var length: Int32
-        var part: Int16
-        /// The list holds the item itself and nothing else (the usual answer at high zooms: the
-        /// greedy pass then need not read the list).
-        var alone: Bool
+        var part: Int32
     }
     /// One growing list per part, raw (queries write their finds straight into it); each part's
     /// thread alone touches its own.
@@ -53,6 +57,8 @@ final class NeighborWorkspace: @unchecked Sendable {
         self.capacity = max(capacity, 1)
         self.parts = max(1, min(parts, 8))
         found = .allocate(capacity: self.capacity)
+        words = (self.capacity + 63) / 64
+        aloneBits = .allocate(capacity: words * self.parts)
         queryX = .allocate(capacity: self.capacity)
         queryY = .allocate(capacity: self.capacity)
         scratch = (0..<self.parts).map { _ in KDTree.Scratch(capacity: capacity) }
@@ -62,11 +68,15 @@ final class NeighborWorkspace: @unchecked Sendable {
 
     deinit {
         found.deallocate()
+        aloneBits.deallocate()
         queryX.deallocate()
         queryY.deallocate()
         for p in 0..<parts { lists[p].base.deallocate() }
         lists.deallocate()
     }
+
+    /// Whether item i's list holds itself alone (after ``KDTree/allWithin(radius:x:y:workspace:)``).
+    @inline(__always) func isAlone(_ i: Int) -> Bool { aloneBits[i >> 6] & (1 << UInt64(i & 63)) != 0 }
 
     /// Calls `body` with every part's list storage.
     func withLists<R>(_ body: ([UnsafeBufferPointer<Int32>]) -> R) -> R {
@@ -150,6 +160,8 @@ struct KDTree: Sendable {
                 let scratch = workspace.scratch[part]
                 var list = workspace.lists[part]
                 list.count = 0
+                let alone = workspace.aloneBits + part * workspace.words
+                alone.update(repeating: 0, count: workspace.words)
                 // The query points gathered first, by slot: loads that do not wait on each other
                 // (read inside the query loop, each was a cache miss the loop stalled on).
                 let queryX = workspace.queryX, queryY = workspace.queryY
@@ -171,14 +183,22 @@ struct KDTree: Sendable {
                         (list.base + first).update(from: scratch.results, count: found)
                         list.count += found
                     }
-                    let length = list.count - first
-                    workspace.found[item] = NeighborWorkspace.Found(
-                        start: Int32(first), length: Int32(length), part: Int16(part),
-                        alone: length == 1 && list.base[first] == Int32(item))
+                    if list.count - first == 1 && list.base[first] == Int32(item) {
+                        alone[item >> 6] |= 1 << UInt64(item & 63)
+                        list.count = first
+                    } else {
+                        workspace.found[item] = NeighborWorkspace.Found(start: Int32(first),
+                                                                        length: Int32(list.count - first),
+                                                                        part: Int32(part))
+                    }
                 }
                 workspace.lists[part] = list
             }
         } } } }
+        let words = workspace.words, bits = workspace.aloneBits
+        for part in 1..<max(parts, 1) {
+            for w in 0..<words { bits[w] |= bits[part * words + w] }
+        }
     }
 
     /// The tree's leaves, each with its slots and its region (the box its path's splits bound,

@@ -61,6 +61,10 @@ import WaymarkSupport
             workspace.withLists { lists in
                 for i in 0..<n {
                     let found = tree.within(x[i], y[i], r, into: scratch)
+                    if workspace.isAlone(i) {
+                        if found != 1 || scratch.results[0] != Int32(i) { differing += 1 }
+                        continue
+                    }
                     let at = workspace.found[i], from = Int(at.start), count = Int(at.length)
                     let list = lists[Int(at.part)][from..<(from + count)]
                     if count != found || !zip(list, 0..<found).allSatisfy({ $0 == scratch.results[$1] }) {
