@@ -17,7 +17,8 @@ import WaymarkSupport
         let centres = (0..<30).map { _ in (rng.uniform(-60, 60), rng.uniform(-170, 170)) }
         let points = (0..<4_000).map { i in
             let (lat, lon) = centres[i % 30], spread = [0.0, 0.001, 0.05, 2.0][i % 4]
-            return Coordinate(latitude: lat + rng.uniform(-spread, spread), longitude: lon + rng.uniform(-spread, spread))
+            return Coordinate(latitude: lat + rng.uniform(-spread, spread),
+                              longitude: lon + rng.uniform(-spread, spread))
         }
         let properties: [JSONObject] = (0..<points.count).map { ["n": .number(Double($0 % 7))] }
         let sum = ClusterAggregation(map: { ["n": $0["n"] ?? 0] }) { acc, next in
