@@ -374,16 +374,11 @@ private final class Group: Sendable {
         idSpan = ((max(n, 1) + 1) << 5) + idOffset + 32
 
         var top = Level()
-        top.x.reserveCapacity(n); top.y.reserveCapacity(n)
-        for (local, global) in indices.enumerated() {
-            let c = coordinates[global]
-            top.x.append(Double(Float(projectX(c.longitude))))
-            top.y.append(Double(Float(projectY(c.latitude))))
-            top.id.append(Int32(local))
-            top.parent.append(-1)
-            top.numPoints.append(1)
-            if aggregation != nil { top.property.append(-1) }
-        }
+        (top.x, top.y) = Group.project(indices.map { coordinates[$0] })
+        top.id = (0..<Int32(n)).map { $0 }
+        top.parent = [Int32](repeating: -1, count: n)
+        top.numPoints = [Int32](repeating: 1, count: n)
+        if aggregation != nil { top.property = [Int32](repeating: -1, count: n) }
         top.tree = KDTree(x: top.x, y: top.y, nodeSize: options.nodeSize)
 
         // A group that never clusters (annotations without a clustering identifier): its points
@@ -417,6 +412,24 @@ private final class Group: Sendable {
         levels[options.minZoom] = current
         self.levels = levels
         clusterProperties = props
+    }
+
+    /// Web Mercator x and y of each point, rounded to `Float` as supercluster stores them; a large
+    /// input on two cores (a sine and a logarithm a point).
+    private static func project(_ points: [Coordinate]) -> (x: [Double], y: [Double]) {
+        let n = points.count, parts = n >= 1 << 15 ? 2 : 1
+        var x = [Double](repeating: 0, count: n), y = [Double](repeating: 0, count: n)
+        x.withUnsafeMutableBufferPointer { xs in
+        y.withUnsafeMutableBufferPointer { ys in
+            nonisolated(unsafe) let xs = xs, ys = ys // each part writes its own range
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                for i in (n * part / parts)..<(n * (part + 1) / parts) {
+                    xs[i] = Double(Float(projectX(points[i].longitude)))
+                    ys[i] = Double(Float(projectY(points[i].latitude)))
+                }
+            }
+        } }
+        return (x, y)
     }
 
     /// One round of greedy clustering at `zoom` over the items of the level above. (One function:

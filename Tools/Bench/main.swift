@@ -143,10 +143,11 @@ func benchCluster(files: [String], runs: Int, reference: String?) {
         }
     }
     print(
-        "| points | build, median (s) | clusters(world, z) for z = 0…16, median (s) | index arrays (MB) "
+        "| points | build, median (s) | build, fastest (s) | clusters(world, z) for z = 0…16, median (s) "
+            + "| index arrays (MB) "
             + "| process peak RSS (MB) | counts per zoom = supercluster's | answers' digest |"
     )
-    print("|---:|---:|---:|---:|---:|---|---|")
+    print("|---:|---:|---:|---:|---:|---:|---|---|")
     for file in files {
         guard let data = FileManager.default.contents(atPath: file) else {
             print("| \(file) | unreadable | | | |"); continue
@@ -180,6 +181,7 @@ func benchCluster(files: [String], runs: Int, reference: String?) {
         }
         print(
             "| \(coordinates.count.formatted()) | \(String(format: "%.3f", median(builds))) | "
+                + "\(String(format: "%.3f", builds.min() ?? 0)) | "
                 + "\(String(format: "%.3f", median(sweeps))) | \(String(format: "%.0f", Double(indexBytes) / 1e6)) | "
                 + "\(peakRSSMB()) | \(match) | \(digest) |"
         )
