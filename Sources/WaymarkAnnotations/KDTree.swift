@@ -16,6 +16,8 @@ final class NeighborWorkspace: @unchecked Sendable {
     /// stay in cache where the items' records, written at random, did not), merged after.
     let aloneBits: UnsafeMutablePointer<UInt64>
     let words: Int
+    /// Each part's ``LeafJoin`` words.
+    let joinMasks: UnsafeMutablePointer<UInt64>
     /// The query points by kd-sorted slot, gathered before the queries (read in turn by them).
     let queryX: UnsafeMutablePointer<Double>, queryY: UnsafeMutablePointer<Double>
     let scratch: [KDTree.Scratch]
@@ -59,6 +61,7 @@ final class NeighborWorkspace: @unchecked Sendable {
         found = .allocate(capacity: self.capacity)
         words = (self.capacity + 63) / 64
         aloneBits = .allocate(capacity: words * self.parts)
+        joinMasks = .allocate(capacity: 2 * LeafJoin.maxItems * self.parts)
         queryX = .allocate(capacity: self.capacity)
         queryY = .allocate(capacity: self.capacity)
         scratch = (0..<self.parts).map { _ in KDTree.Scratch(capacity: capacity) }
@@ -69,6 +72,7 @@ final class NeighborWorkspace: @unchecked Sendable {
     deinit {
         found.deallocate()
         aloneBits.deallocate()
+        joinMasks.deallocate()
         queryX.deallocate()
         queryY.deallocate()
         for p in 0..<parts { lists[p].base.deallocate() }
@@ -147,7 +151,7 @@ struct KDTree: Sendable {
         let parts = workspace.parts
         let leaves = Leaves(self)
         // Past the circle's edge by more than the distance test's rounding.
-        let reach = r * (1 + 1e-9) + 1e-12, r2 = r * r
+        let reach = r * (1 + 1e-9) + 1e-12, r2 = r * r, boxReach = KDTree.boxReach(r2)
         x.withUnsafeBufferPointer { xs in
         y.withUnsafeBufferPointer { ys in
         ids.withUnsafeBufferPointer { idOf in
@@ -169,6 +173,9 @@ struct KDTree: Sendable {
                     let item = Int(idOf[slot])
                     (queryX[slot], queryY[slot]) = (xs[item], ys[item])
                 }
+                // The leaf last met, and whether its pairs were tested at once.
+                var join = LeafJoin(masks: workspace.joinMasks + part * 2 * LeafJoin.maxItems)
+                var metLeaf = -1, joined = false
                 for slot in lower..<upper {
                     let item = Int(idOf[slot])
                     let qx = queryX[slot], qy = queryY[slot]
@@ -176,7 +183,17 @@ struct KDTree: Sendable {
                     if let leaf = leaves.leaf(ofSlot: slot), leaves.holds(leaf, qx, qy, reach) {
                         let (left, right) = leaves.slots(of: leaf)
                         list.reserve(right - left + 1)
-                        list.count = KDTree.scanLeaf(left, right, coords, idOf, qx, qy, r2, into: list.base, at: first)
+                        if leaf != metLeaf {
+                            metLeaf = leaf
+                            // Testing the pairs costs about what half the leaf's own scans do.
+                            let held = leaves.heldCount(leaf, in: lower..<upper, queryX, queryY, reach)
+                            joined = right - left < LeafJoin.maxItems && right + 8 <= n && 2 * held > right - left + 1
+                            if joined { join.join(leaf: leaf, left: left, right: right, coords: coords, reach: boxReach) }
+                        }
+                        list.count = joined
+                            ? join.appendWithin(slot: slot, qx, qy, r2, coords: coords, ids: idOf,
+                                                into: list.base, at: first)
+                            : KDTree.scanLeaf(left, right, coords, idOf, qx, qy, r2, into: list.base, at: first)
                     } else {
                         let found = within(qx, qy, r, into: scratch)
                         list.reserve(found)
@@ -237,6 +254,15 @@ struct KDTree: Sendable {
         }
 
         @inline(__always) func slots(of leaf: Int) -> (Int, Int) { (Int(range[leaf].left), Int(range[leaf].right)) }
+
+        /// How many of the leaf's slots within `part` have query circles it holds.
+        func heldCount(_ leaf: Int, in part: Range<Int>, _ queryX: UnsafeMutablePointer<Double>,
+                       _ queryY: UnsafeMutablePointer<Double>, _ reach: Double) -> Int {
+            let (left, right) = slots(of: leaf)
+            return (max(left, part.lowerBound)...min(right, part.upperBound - 1)).count {
+                holds(leaf, queryX[$0], queryY[$0], reach)
+            }
+        }
 
         /// Whether the circle of radius `reach` around (qx, qy) lies inside the leaf's region,
         /// off its edges.
@@ -395,6 +421,9 @@ struct KDTree: Sendable {
         return slots
     }
 
+    /// Half the width of the box the leaf scans test first.
+    @inline(__always) static func boxReach(_ r2: Double) -> Float { Float(r2.squareRoot()) * 1.001 + 1e-6 }
+
     /// A leaf's items within √r2 of (qx, qy), in slot order, appended to `results` from `found`;
     /// returns the new count. Eight at a time, first by a box test in `Float` a little wider than
     /// the circle (its rounding is below a millionth of Web Mercator's unit: what it lets through
@@ -406,7 +435,7 @@ struct KDTree: Sendable {
         var found = start, i = left
         let base = UnsafeRawPointer(coords.baseAddress!)
         let x0 = SIMD8<Float>(repeating: Float(qx)), y0 = SIMD8<Float>(repeating: Float(qy))
-        let reach = SIMD8<Float>(repeating: Float(r2.squareRoot()) * 1.001 + 1e-6)
+        let reach = SIMD8<Float>(repeating: boxReach(r2))
         while i + 7 <= right {
             let pairs = base.loadUnaligned(fromByteOffset: 8 * i, as: SIMD16<Float>.self)
             let dx = pairs.evenHalf - x0, dy = pairs.oddHalf - y0
