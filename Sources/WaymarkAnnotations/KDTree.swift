@@ -188,7 +188,9 @@ struct KDTree: Sendable {
                             // Testing the pairs costs about what half the leaf's own scans do.
                             let held = leaves.heldCount(leaf, in: lower..<upper, queryX, queryY, reach)
                             joined = right - left < LeafJoin.maxItems && right + 8 <= n && 2 * held > right - left + 1
-                            if joined { join.join(leaf: leaf, left: left, right: right, coords: coords, reach: boxReach) }
+                            if joined {
+                                join.join(leaf: leaf, left: left, right: right, coords: coords, reach: boxReach)
+                            }
                         }
                         list.count = joined
                             ? join.appendWithin(slot: slot, qx, qy, r2, coords: coords, ids: idOf,
