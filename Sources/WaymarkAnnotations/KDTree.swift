@@ -516,9 +516,15 @@ struct KDTree: Sendable {
                 select(ids, coords, k, newLeft, newRight, axis)
             }
             let t = coords[2 * k + axis]
-            var i = left, j = right
             swapItem(ids, coords, left, k)
             if coords[2 * right + axis] > t { swapItem(ids, coords, left, right) }
+            // Hoare's loop: swap, step in, scan up and down for the next pair to swap. Its swaps
+            // in the middle of a long range are made a block at a time first (the same swaps).
+            swapItem(ids, coords, left, right)
+            var i = left + 1, j = right - 1
+            swapInBlocks(ids, coords, t, axis, &i, &j)
+            i = firstNotBelow(t, from: i, upTo: right, coords, axis)
+            j = lastNotAbove(t, from: j, downTo: left, coords, axis)
             while i < j {
                 swapItem(ids, coords, i, j)
                 i += 1
@@ -534,6 +540,57 @@ struct KDTree: Sendable {
             }
             if j <= k { left = j + 1 }
             if k <= j { right = j - 1 }
+        }
+    }
+
+    /// Makes, in order, the first of the swaps Hoare's loop would make from `i` up and `j` down, and
+    /// leaves `i` and `j` where that loop would be after them (just inside the last pair swapped).
+    /// Untouched slots keep their values until the scans reach them, so the loop swaps the k-th
+    /// slot from `i` up whose value is not below `t` with the k-th from `j` down not above it, for as
+    /// long as the two do not cross. Those slots are listed a block of 64 at a time from each end
+    /// without a branch (a scan waited on every slot it found before it could look for the next)
+    /// and swapped pairwise; the blocks stop when the two would overlap, and the loop does the rest.
+    private static func swapInBlocks(_ ids: UnsafeMutableBufferPointer<UInt32>,
+                                     _ coords: UnsafeMutableBufferPointer<Float>, _ t: Float, _ axis: Int,
+                                     _ i: inout Int, _ j: inout Int) {
+        let block = 64
+        guard j - i >= 4 * block else { return }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * block) { offsets in
+            let up = offsets.baseAddress!, down = up + block
+            let values = coords.baseAddress! + axis
+            var low = i, high = j                   // the blocks: low..<low+64 and high-63...high
+            var upCount = 0, upNext = 0, downCount = 0, downNext = 0
+            var lastUp = i - 1, lastDown = j + 1    // the last pair swapped
+            while true {
+                if upNext == upCount || downNext == downCount {
+                    guard high - low >= 2 * block - 1 else { break }
+                }
+                if upNext == upCount {
+                    upCount = 0; upNext = 0
+                    for p in 0..<block {
+                        up[upCount] = UInt8(truncatingIfNeeded: p)
+                        upCount &+= Int(unsafeBitCast(values[2 &* (low &+ p)] >= t, to: UInt8.self))
+                    }
+                }
+                if downNext == downCount {
+                    downCount = 0; downNext = 0
+                    for p in 0..<block {
+                        down[downCount] = UInt8(truncatingIfNeeded: p)
+                        downCount &+= Int(unsafeBitCast(values[2 &* (high &- p)] <= t, to: UInt8.self))
+                    }
+                }
+                let pairs = min(upCount - upNext, downCount - downNext)
+                for q in 0..<pairs {
+                    lastUp = low &+ Int(up[upNext &+ q])
+                    lastDown = high &- Int(down[downNext &+ q])
+                    swapItem(ids, coords, lastUp, lastDown)
+                }
+                upNext += pairs; downNext += pairs
+                if upNext == upCount { low += block }
+                if downNext == downCount { high -= block }
+            }
+            i = lastUp + 1
+            j = lastDown - 1
         }
     }
 
