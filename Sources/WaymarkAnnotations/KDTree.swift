@@ -197,7 +197,8 @@ struct KDTree: Sendable {
                                                 into: list.base, at: first)
                             : KDTree.scanLeaf(left, right, coords, idOf, qx, qy, r2, into: list.base, at: first)
                     } else {
-                        let found = within(qx, qy, r, into: scratch)
+                        let start = leaves.leaf(ofSlot: slot).map { leaves.searchStart($0, qx, qy, reach) }
+                        let found = within(qx, qy, r, into: scratch, from: start)
                         list.reserve(found)
                         (list.base + first).update(from: scratch.results, count: found)
                         list.count += found
@@ -223,31 +224,57 @@ struct KDTree: Sendable {
     /// The tree's leaves, each with its slots and its region (the box its path's splits bound,
     /// edges included), and the leaf holding each slot (−1: a node's middle item).
     private struct Leaves {
+        typealias Region = (minX: Double, minY: Double, maxX: Double, maxY: Double)
         var leafOfSlot: [Int32]
         var range: [(left: Int32, right: Int32)] = []
-        var region: [(minX: Double, minY: Double, maxX: Double, maxY: Double)] = []
+        var region: [Region] = []
+        /// Each leaf's node; every node's subtree (slots, first split's axis), parent (−1: the
+        /// root) and region.
+        var leafNode: [Int32] = []
+        var node: [(left: Int32, right: Int32, axis: Int32, parent: Int32)] = []
+        var nodeRegion: [Region] = []
 
         init(_ tree: KDTree) {
             leafOfSlot = [Int32](repeating: -1, count: tree.count)
             guard tree.count > 0 else { return }
-            var stack: [(left: Int, right: Int, axis: Int, box: (Double, Double, Double, Double))] =
-                [(0, tree.count - 1, 0, (-.infinity, -.infinity, .infinity, .infinity))]
-            while let (left, right, axis, box) = stack.popLast() {
+            var stack: [(left: Int, right: Int, axis: Int, box: Region, parent: Int32)] =
+                [(0, tree.count - 1, 0, (-.infinity, -.infinity, .infinity, .infinity), -1)]
+            while let (left, right, axis, box, parent) = stack.popLast() {
+                let index = Int32(node.count)
+                node.append((Int32(left), Int32(right), Int32(axis), parent))
+                nodeRegion.append(box)
                 if right - left <= tree.nodeSize {
                     if left <= right {
                         for s in left...right { leafOfSlot[s] = Int32(range.count) }
                     }
                     range.append((Int32(left), Int32(right)))
                     region.append(box)
+                    leafNode.append(index)
                     continue
                 }
                 let m = (left + right) >> 1
                 let split = Double(tree.coords[2 * m + axis])
                 var below = box, above = box
                 if axis == 0 { (below.2, above.0) = (split, split) } else { (below.3, above.1) = (split, split) }
-                stack.append((left, m - 1, 1 - axis, below))
-                stack.append((m + 1, right, 1 - axis, above))
+                stack.append((left, m - 1, 1 - axis, below, index))
+                stack.append((m + 1, right, 1 - axis, above, index))
             }
+        }
+
+        /// Where a search for the circle of radius `reach` around (qx, qy), from a slot of `leaf`,
+        /// can start: the nearest of the leaf's ancestors whose region holds the circle, off its
+        /// edges (the root when none does). Outside that subtree every item lies on or past the
+        /// region's edges, out of the circle, and the search from the root would go straight down
+        /// to it, meeting no item on the way: from there it lists the same items in the same order.
+        func searchStart(_ leaf: Int, _ qx: Double, _ qy: Double, _ reach: Double) -> (Int, Int, Int) {
+            var n = Int(node[Int(leafNode[leaf])].parent)
+            while n > 0 {
+                let b = nodeRegion[n]
+                if qx - reach > b.minX && qx + reach < b.maxX && qy - reach > b.minY && qy + reach < b.maxY { break }
+                n = Int(node[n].parent)
+            }
+            let start = node[max(n, 0)]
+            return (Int(start.left), Int(start.right), Int(start.axis))
         }
 
         @inline(__always) func leaf(ofSlot s: Int) -> Int? {
@@ -298,13 +325,17 @@ struct KDTree: Sendable {
 
     /// Items with Euclidean distance to (qx, qy) ≤ r, in traversal order, written to
     /// `scratch.results`; returns how many. `scratch.capacity` must be at least ``count``.
-    func within(_ qx: Double, _ qy: Double, _ r: Double, into scratch: Scratch) -> Int {
+    ///
+    /// `start`: the subtree to search (slots, first split's axis) when every item in the circle is
+    /// in it and the search from the root meets none on the way down to it (the root when nil).
+    func within(_ qx: Double, _ qy: Double, _ r: Double, into scratch: Scratch,
+                from start: (left: Int, right: Int, axis: Int)? = nil) -> Int {
         guard !ids.isEmpty else { return 0 }
         precondition(scratch.capacity >= ids.count)
         let r2 = r * r
         let stack = scratch.stack, results = scratch.results
         var top = 0, found = 0
-        stack[0] = 0; stack[1] = ids.count - 1; stack[2] = 0
+        (stack[0], stack[1], stack[2]) = start ?? (0, ids.count - 1, 0)
         top = 3
         ids.withUnsafeBufferPointer { ids in
             coords.withUnsafeBufferPointer { coords in
