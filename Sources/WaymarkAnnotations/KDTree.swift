@@ -16,8 +16,6 @@ final class NeighborWorkspace: @unchecked Sendable {
     /// stay in cache where the items' records, written at random, did not), merged after.
     let aloneBits: UnsafeMutablePointer<UInt64>
     let words: Int
-    /// Each part's ``LeafJoin`` words.
-    let joinMasks: UnsafeMutablePointer<UInt64>
     /// The query points by kd-sorted slot, gathered before the queries (read in turn by them).
     let queryX: UnsafeMutablePointer<Double>, queryY: UnsafeMutablePointer<Double>
     let scratch: [KDTree.Scratch]
@@ -61,7 +59,6 @@ final class NeighborWorkspace: @unchecked Sendable {
         found = .allocate(capacity: self.capacity)
         words = (self.capacity + 63) / 64
         aloneBits = .allocate(capacity: words * self.parts)
-        joinMasks = .allocate(capacity: 2 * LeafJoin.maxItems * self.parts)
         queryX = .allocate(capacity: self.capacity)
         queryY = .allocate(capacity: self.capacity)
         scratch = (0..<self.parts).map { _ in KDTree.Scratch(capacity: capacity) }
@@ -72,7 +69,6 @@ final class NeighborWorkspace: @unchecked Sendable {
     deinit {
         found.deallocate()
         aloneBits.deallocate()
-        joinMasks.deallocate()
         queryX.deallocate()
         queryY.deallocate()
         for p in 0..<parts { lists[p].base.deallocate() }
@@ -174,7 +170,7 @@ struct KDTree: Sendable {
                     (queryX[slot], queryY[slot]) = (xs[item], ys[item])
                 }
                 // The leaf last met, and whether its pairs were tested at once.
-                var join = LeafJoin(masks: workspace.joinMasks + part * 2 * LeafJoin.maxItems)
+                let join = LeafJoin()
                 var metLeaf = -1, joined = false
                 for slot in lower..<upper {
                     let item = Int(idOf[slot])
@@ -187,10 +183,8 @@ struct KDTree: Sendable {
                             metLeaf = leaf
                             // Testing the pairs costs about what half the leaf's own scans do.
                             let held = leaves.heldCount(leaf, in: lower..<upper, queryX, queryY, reach)
-                            joined = right - left < LeafJoin.maxItems && right + 8 <= n && 2 * held > right - left + 1
-                            if joined {
-                                join.join(leaf: leaf, left: left, right: right, coords: coords, reach: boxReach)
-                            }
+                            joined = right - left < LeafJoin.maxItems && 2 * held > right - left + 1
+                            if joined { join.join(left: left, right: right, coords: coords, reach: boxReach) }
                         }
                         list.count = joined
                             ? join.appendWithin(slot: slot, qx, qy, r2, coords: coords, ids: idOf,

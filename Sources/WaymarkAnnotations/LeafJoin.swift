@@ -1,49 +1,55 @@
-/// The box test of every pair of one leaf's items, made once a pair: for the neighbour queries
+/// A first test of every pair of one leaf's items, made once a pair: for the neighbour queries
 /// whose circles lie inside the leaf's region (nearly all of them at high zooms), each of which
-/// would otherwise test the whole leaf itself. The box test is symmetric (a difference of `Float`s
-/// changes only its sign when the pair is swapped), so an item's candidates are the same as its
-/// own scan of the leaf would let through; each then gets the same exact test in slot order, and
-/// its list is the scan's.
+/// would otherwise test the whole leaf itself. The first test is a circle in `Float` a little wider
+/// than the query's (its rounding is far below the margin: it lets through every item the exact
+/// test takes) and symmetric (a difference of `Float`s changes only its sign when the pair is
+/// swapped). Each query's candidates then get the exact test in slot order: its list is the one a
+/// scan of the leaf gives.
 ///
-/// Layout: two 64-bit words per item of the leaf (at most ``maxItems``), bit j of item i's words
-/// set when item j passes the box test around item i (itself not marked).
-struct LeafJoin {
+/// Layout: the leaf's x and y apart (eight of a kind in one load), and two 64-bit words per item
+/// of the leaf (at most ``maxItems``), bit j of item i's words set when item j passes the first
+/// test around item i (itself not marked).
+final class LeafJoin {
     static let maxItems = 128
-    private let masks: UnsafeMutablePointer<UInt64>
-    /// The leaf joined (−1: none yet) and its slots.
-    private(set) var leaf = -1
+    private let masks = UnsafeMutablePointer<UInt64>.allocate(capacity: 2 * LeafJoin.maxItems)
+    /// The leaf's x and y, and room for the eight values the last loads read past them.
+    private let xs = UnsafeMutablePointer<Float>.allocate(capacity: LeafJoin.maxItems + 8)
+    private let ys = UnsafeMutablePointer<Float>.allocate(capacity: LeafJoin.maxItems + 8)
+    /// The leaf joined and its slots.
     private var left = 0, right = -1
 
-    /// Works in `masks`, room for `2 * maxItems` words owned by the caller.
-    init(masks: UnsafeMutablePointer<UInt64>) {
-        self.masks = masks
+    init() {
+        xs.initialize(repeating: 0, count: LeafJoin.maxItems + 8)
+        ys.initialize(repeating: 0, count: LeafJoin.maxItems + 8)
     }
 
-    /// Tests every pair of the leaf's slots `left...right` (at most ``maxItems``, and eight slots
-    /// or more before the tree's end: the tests read eight slots at a time) with the box of
-    /// half-width `reach` (as ``KDTree``'s leaf scan builds it).
-    mutating func join(leaf: Int, left: Int, right: Int, coords: UnsafeBufferPointer<Float>, reach: Float) {
-        precondition(right - left < LeafJoin.maxItems && right + 8 <= coords.count / 2)
-        self.leaf = leaf
+    deinit {
+        masks.deallocate(); xs.deallocate(); ys.deallocate()
+    }
+
+    /// Tests every pair of the leaf's slots `left...right` (at most ``maxItems``) with the circle
+    /// of radius `reach` (as ``KDTree``'s leaf scan builds its box).
+    func join(left: Int, right: Int, coords: UnsafeBufferPointer<Float>, reach: Float) {
+        precondition(right - left < LeafJoin.maxItems)
         self.left = left
         self.right = right
-        masks.update(repeating: 0, count: 2 * (right - left + 1))
-        let base = UnsafeRawPointer(coords.baseAddress!)
-        let reach = SIMD8<Float>(repeating: reach), lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
-        for s in left..<right {
-            let x0 = SIMD8<Float>(repeating: coords[2 * s]), y0 = SIMD8<Float>(repeating: coords[2 * s + 1])
-            let row = s - left
-            var t = s &+ 1
-            while t <= right {
-                let pairs = base.loadUnaligned(fromByteOffset: 8 &* t, as: SIMD16<Float>.self)
-                let dx = pairs.evenHalf - x0, dy = pairs.oddHalf - y0
-                var near = (dx .<= reach) .& (dx .>= -reach) .& (dy .<= reach) .& (dy .>= -reach)
-                if t &+ 7 > right {
-                    near = near .& (lanes .<= SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: right &- t)))
+        let count = right - left + 1, masks = masks, xs = xs, ys = ys
+        masks.update(repeating: 0, count: 2 * count)
+        for k in 0..<count { (xs[k], ys[k]) = (coords[2 * (left + k)], coords[2 * (left + k) + 1]) }
+        let reach2 = SIMD8<Float>(repeating: reach * reach), lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
+        let xRaw = UnsafeRawPointer(xs), yRaw = UnsafeRawPointer(ys)
+        for row in 0..<(count - 1) {
+            let x0 = SIMD8<Float>(repeating: xs[row]), y0 = SIMD8<Float>(repeating: ys[row])
+            var column = row &+ 1
+            while column < count {
+                let dx = xRaw.loadUnaligned(fromByteOffset: 4 &* column, as: SIMD8<Float>.self) - x0
+                let dy = yRaw.loadUnaligned(fromByteOffset: 4 &* column, as: SIMD8<Float>.self) - y0
+                var near = dx * dx + dy * dy .<= reach2
+                if column &+ 8 > count {
+                    near = near .& (lanes .< SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: count &- column)))
                 }
                 var bits = LeafJoin.laneBits(near)
                 if bits != 0 {
-                    let column = t - left
                     masks[2 * row + (column >> 6)] |= bits << UInt64(column & 63)
                     if column < 64 && column > 56 { masks[2 * row + 1] |= bits >> UInt64(64 - column) }
                     // The pair seen from the other side.
@@ -53,7 +59,7 @@ struct LeafJoin {
                         masks[2 * other + (row >> 6)] |= 1 << UInt64(row & 63)
                     }
                 }
-                t &+= 8
+                column &+= 8
             }
         }
     }
