@@ -147,7 +147,7 @@ struct KDTree: Sendable {
         let parts = workspace.parts
         let leaves = Leaves(self)
         // Past the circle's edge by more than the distance test's rounding.
-        let reach = r * (1 + 1e-9) + 1e-12, r2 = r * r, boxReach = KDTree.boxReach(r2)
+        let reach = r * (1 + 1e-9) + 1e-12, r2 = r * r, firstReach = KDTree.firstReach(r2)
         x.withUnsafeBufferPointer { xs in
         y.withUnsafeBufferPointer { ys in
         ids.withUnsafeBufferPointer { idOf in
@@ -184,7 +184,7 @@ struct KDTree: Sendable {
                             // Testing the pairs costs about what half the leaf's own scans do.
                             let held = leaves.heldCount(leaf, in: lower..<upper, queryX, queryY, reach)
                             joined = right - left < LeafJoin.maxItems && 2 * held > right - left + 1
-                            if joined { join.join(left: left, right: right, coords: coords, reach: boxReach) }
+                            if joined { join.join(left: left, right: right, coords: coords, reach: firstReach) }
                         }
                         list.count = joined
                             ? join.appendWithin(slot: slot, qx, qy, r2, coords: coords, ids: idOf,
@@ -448,12 +448,12 @@ struct KDTree: Sendable {
         return slots
     }
 
-    /// Half the width of the box the leaf scans test first.
-    @inline(__always) static func boxReach(_ r2: Double) -> Float { Float(r2.squareRoot()) * 1.001 + 1e-6 }
+    /// The radius of the circle the leaf scans test first.
+    @inline(__always) static func firstReach(_ r2: Double) -> Float { Float(r2.squareRoot()) * 1.001 + 1e-6 }
 
     /// A leaf's items within √r2 of (qx, qy), in slot order, appended to `results` from `found`;
-    /// returns the new count. Eight at a time, first by a box test in `Float` a little wider than
-    /// the circle (its rounding is below a millionth of Web Mercator's unit: what it lets through
+    /// returns the new count. Eight at a time, first by a circle in `Float` a little wider than
+    /// the query's (its rounding is below a millionth of Web Mercator's unit: what it lets through
     /// includes every item in the circle), then each item it lets through by the exact test.
     @inline(__always)
     private static func scanLeaf(_ left: Int, _ right: Int, _ coords: UnsafeBufferPointer<Float>,
@@ -462,11 +462,11 @@ struct KDTree: Sendable {
         var found = start, i = left
         let base = UnsafeRawPointer(coords.baseAddress!)
         let x0 = SIMD8<Float>(repeating: Float(qx)), y0 = SIMD8<Float>(repeating: Float(qy))
-        let reach = SIMD8<Float>(repeating: boxReach(r2))
+        let reach = firstReach(r2), reach2 = SIMD8<Float>(repeating: reach * reach)
         while i + 7 <= right {
             let pairs = base.loadUnaligned(fromByteOffset: 8 * i, as: SIMD16<Float>.self)
             let dx = pairs.evenHalf - x0, dy = pairs.oddHalf - y0
-            let near = (dx .<= reach) .& (dx .>= -reach) .& (dy .<= reach) .& (dy .>= -reach)
+            let near = dx * dx + dy * dy .<= reach2
             if any(near) {
                 for k in 0..<8 where near[k] && squaredDistance(coords, i + k, qx, qy) <= r2 {
                     results[found] = Int32(bitPattern: ids[i + k])

@@ -28,7 +28,7 @@ final class LeafJoin {
     }
 
     /// Tests every pair of the leaf's slots `left...right` (at most ``maxItems``) with the circle
-    /// of radius `reach` (as ``KDTree``'s leaf scan builds its box).
+    /// of radius `reach` (as ``KDTree``'s leaf scan builds its own).
     func join(left: Int, right: Int, coords: UnsafeBufferPointer<Float>, reach: Float) {
         precondition(right - left < LeafJoin.maxItems)
         self.left = left
