@@ -312,45 +312,33 @@ private final class Group: Sendable {
         var count: Int { x.count }
     }
 
-    /// The next level's columns, written item by item in place while a level is clustered: raw
-    /// storage as large as the level above, allocated once per build and reused by every level.
-    /// (Appending to the level's arrays checked capacity and uniqueness at every store.) A new
-    /// level's parent column needs no writes: no item has a parent yet. With it, the pass's mark
-    /// of the items it has processed: one bit an item (the level's zoom column was a byte an item
-    /// read at random, the neighbours' marks a cache miss each).
-    final class LevelWriter {
+    /// The greedy pass's scratch, allocated once per build and reused by every level: its marks
+    /// (one bit an item: the items processed, and the loners — alone in their circles and in no
+    /// other item's list, so that the pass neither merges them nor merges anything into them), and
+    /// the next level's items the pass made, each with the position of the item that made it.
+    final class LevelWriter: @unchecked Sendable {
         let capacity: Int
         let x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>
         let id: UnsafeMutablePointer<Int32>, numPoints: UnsafeMutablePointer<Int32>
-        let property: UnsafeMutablePointer<Int32>
-        let processed: UnsafeMutablePointer<UInt64>
+        let property: UnsafeMutablePointer<Int32>, position: UnsafeMutablePointer<Int32>
+        let processed: UnsafeMutablePointer<UInt64>, loners: UnsafeMutablePointer<UInt64>
         var count = 0
 
         init(capacity: Int) {
             self.capacity = max(capacity, 1)
             x = .allocate(capacity: self.capacity); y = .allocate(capacity: self.capacity)
             id = .allocate(capacity: self.capacity); numPoints = .allocate(capacity: self.capacity)
-            property = .allocate(capacity: self.capacity)
+            property = .allocate(capacity: self.capacity); position = .allocate(capacity: self.capacity)
             processed = .allocate(capacity: (self.capacity + 63) / 64)
+            loners = .allocate(capacity: (self.capacity + 63) / 64)
         }
 
         deinit {
             x.deallocate(); y.deallocate(); id.deallocate(); numPoints.deallocate(); property.deallocate()
-            processed.deallocate()
+            position.deallocate(); processed.deallocate(); loners.deallocate()
         }
 
-        /// The items written since the last call, as a level (its tree not yet built).
-        func level(aggregates: Bool) -> Level {
-            func column<T>(_ base: UnsafeMutablePointer<T>) -> [T] {
-                Array(UnsafeBufferPointer(start: base, count: count))
-            }
-            var level = Level()
-            level.x = column(x); level.y = column(y); level.id = column(id); level.numPoints = column(numPoints)
-            if aggregates { level.property = column(property) }
-            level.parent = [Int32](repeating: -1, count: count)
-            count = 0
-            return level
-        }
+        @inline(__always) func isLoner(_ k: Int) -> Bool { loners[k >> 6] & (1 << UInt64(k & 63)) != 0 }
     }
 
     let indices: [Int]
@@ -432,17 +420,50 @@ private final class Group: Sendable {
         return (x, y)
     }
 
-    /// One round of greedy clustering at `zoom` over the items of the level above. (One function:
-    /// supercluster's `_cluster` step by step, the neighbour lists read from flat buffers.)
+    /// One round of greedy clustering at `zoom` over the items of the level above: supercluster's
+    /// `_cluster`, in three steps. Every item's neighbour list (kd order, both cores); the greedy
+    /// pass in data order, which alone decides what merges — exactly as querying inside the pass
+    /// would — over the items that are not loners; the next level written in data order on both
+    /// cores, a loner where it stands, the pass's items where the items that made them stand.
     private static func cluster(_ data: inout Level, zoom: Int, idOffset n: Int, options: ClusterOptions,
                                 workspace: NeighborWorkspace, writer: LevelWriter, aggregation: ClusterAggregation?,
                                 pointProperties: (Int) -> JSONObject, clusterProperties: inout [JSONObject]) -> Level {
         let r = options.radius / (options.extent * pow(2, Double(zoom)))
-        let aggregates = aggregation != nil
         precondition(writer.capacity >= data.count)
-        // Every item's neighbour list first (kd order, both cores), then the greedy pass in data
-        // order, which alone decides what merges — exactly as querying inside the pass would.
         data.tree.allWithin(radius: r, x: data.x, y: data.y, workspace: workspace)
+        let loners = markLoners(data.count, workspace, writer)
+        greedyPass(&data, zoom: zoom, idOffset: n, options: options, workspace: workspace, writer: writer,
+                   aggregation: aggregation, pointProperties: pointProperties, clusterProperties: &clusterProperties)
+        return nextLevel(data, loners: loners, writer: writer, aggregates: aggregation != nil)
+    }
+
+    /// Marks the loners in `writer.loners`; returns how many there are.
+    private static func markLoners(_ count: Int, _ workspace: NeighborWorkspace, _ writer: LevelWriter) -> Int {
+        let words = (count + 63) / 64, loners = writer.loners
+        loners.update(from: workspace.aloneBits, count: words)
+        workspace.withLists { lists in
+            for w in 0..<words {
+                var listed = ~workspace.aloneBits[w] & (w < count >> 6 ? ~0 : (1 << UInt64(count & 63)) &- 1)
+                while listed != 0 {
+                    let i = w << 6 + listed.trailingZeroBitCount
+                    listed &= listed &- 1
+                    let list = workspace.found[i], from = Int(list.start)
+                    for k in lists[Int(list.part)][from..<(from + Int(list.length))] where Int(k) != i {
+                        loners[Int(k) >> 6] &= ~(1 << UInt64(k & 63))
+                    }
+                }
+            }
+        }
+        return (0..<words).reduce(0) { $0 + loners[$1].nonzeroBitCount }
+    }
+
+    /// The greedy pass over the items that are not loners, in data order: the parents of the items
+    /// merged written in `data`, the next level's items it makes written in `writer`.
+    private static func greedyPass(_ data: inout Level, zoom: Int, idOffset n: Int, options: ClusterOptions,
+                                   workspace: NeighborWorkspace, writer: LevelWriter,
+                                   aggregation: ClusterAggregation?, pointProperties: (Int) -> JSONObject,
+                                   clusterProperties: inout [JSONObject]) {
+        let aggregates = aggregation != nil
         // The parent column is written while the level is read: work on its storage directly (no
         // uniqueness or bounds checks per access in this loop).
         var parents = data.parent
@@ -450,8 +471,9 @@ private final class Group: Sendable {
         defer { data.parent = parents }
         let xs = data.x, ys = data.y, counts = data.numPoints, idColumn = data.id, propertyColumn = data.property
         let outX = writer.x, outY = writer.y, outID = writer.id, outCount = writer.numPoints
-        let outProperty = writer.property, processed = writer.processed
-        processed.update(repeating: 0, count: (data.count + 63) / 64)
+        let outProperty = writer.property, outPosition = writer.position, processed = writer.processed
+        let words = (data.count + 63) / 64
+        processed.update(repeating: 0, count: words)
         @inline(__always) func isProcessed(_ k: Int) -> Bool { processed[k >> 6] & (1 << UInt64(k & 63)) != 0 }
         @inline(__always) func markProcessed(_ k: Int) { processed[k >> 6] |= 1 << UInt64(k & 63) }
         var written = 0
@@ -462,36 +484,48 @@ private final class Group: Sendable {
         idColumn.withUnsafeBufferPointer { idOf in
         propertyColumn.withUnsafeBufferPointer { propertyOf in
         workspace.withLists { lists in
-        // Writes item k of the level above, unchanged, as the next level's next item.
-        @inline(__always) func carry(_ k: Int) {
+        // Writes item k of the level above, unchanged, as an item of the next level made at `i`.
+        @inline(__always) func carry(_ k: Int, at i: Int) {
             outX[written] = xOf[k]; outY[written] = yOf[k]; outID[written] = idOf[k]; outCount[written] = countOf[k]
             if aggregates { outProperty[written] = propertyOf[k] }
+            outPosition[written] = Int32(i)
             written += 1
         }
-        for i in 0..<xOf.count {
-            if isProcessed(i) { continue }
-            markProcessed(i)
-            // Most items at high zooms find themselves alone: nothing of theirs need be read.
-            if workspace.isAlone(i) { carry(i); continue }
-            let list = workspace.found[i]
-            let found = Int(list.length), from = Int(list.start)
-            let neighbors = UnsafeBufferPointer(rebasing: lists[Int(list.part)][from..<(from + found)])
-            // The neighbours not processed yet: each holds a point or more, so with none nothing
-            // merges, and with enough of them the counts need not be read to know it merges.
-            var fresh = 0
-            for j in 0..<found where !isProcessed(Int(neighbors[j])) { fresh += 1 }
-            if fresh == 0 { carry(i); continue }
-            let originCount = Int(countOf[i])
-            var merges = originCount + fresh >= options.minPoints
-            if !merges {
-                var numPoints = originCount
-                for j in 0..<found where !isProcessed(Int(neighbors[j])) {
-                    numPoints += Int(countOf[Int(neighbors[j])])
+        for w in 0..<words {
+            var todo = ~writer.loners[w] & (w < data.count >> 6 ? ~0 : (1 << UInt64(data.count & 63)) &- 1)
+            while todo != 0 {
+                let i = w << 6 + todo.trailingZeroBitCount
+                todo &= todo &- 1
+                if isProcessed(i) { continue }
+                markProcessed(i)
+                if workspace.isAlone(i) { carry(i, at: i); continue }
+                let list = workspace.found[i]
+                let found = Int(list.length), from = Int(list.start)
+                let neighbors = UnsafeBufferPointer(rebasing: lists[Int(list.part)][from..<(from + found)])
+                // The neighbours not processed yet: each holds a point or more, so with none nothing
+                // merges, and with enough of them the counts need not be read to know it merges.
+                var fresh = 0
+                for j in 0..<found where !isProcessed(Int(neighbors[j])) { fresh += 1 }
+                if fresh == 0 { carry(i, at: i); continue }
+                let originCount = Int(countOf[i])
+                var merges = originCount + fresh >= options.minPoints
+                if !merges {
+                    var numPoints = originCount
+                    for j in 0..<found where !isProcessed(Int(neighbors[j])) {
+                        numPoints += Int(countOf[Int(neighbors[j])])
+                    }
+                    merges = numPoints >= options.minPoints
                 }
-                merges = numPoints >= options.minPoints
-            }
-
-            if merges {
+                guard merges else {
+                    carry(i, at: i)
+                    for j in 0..<found {
+                        let k = Int(neighbors[j])
+                        guard !isProcessed(k) else { continue }
+                        markProcessed(k)
+                        carry(k, at: i)
+                    }
+                    continue
+                }
                 var wx = xOf[i] * Double(originCount), wy = yOf[i] * Double(originCount)
                 var numPoints = originCount
                 let id = Int32((i << 5) + (zoom + 1) + n)
@@ -520,20 +554,80 @@ private final class Group: Sendable {
                 outX[written] = wx / Double(numPoints); outY[written] = wy / Double(numPoints)
                 outID[written] = id; outCount[written] = Int32(numPoints)
                 if aggregates { outProperty[written] = propertyIndex }
+                outPosition[written] = Int32(i)
                 written += 1
-            } else {
-                carry(i)
-                for j in 0..<found {
-                    let k = Int(neighbors[j])
-                    guard !isProcessed(k) else { continue }
-                    markProcessed(k)
-                    carry(k)
-                }
             }
         }
         } } } } } } }
         writer.count = written
-        return writer.level(aggregates: aggregates)
+    }
+
+    /// The next level: in data order, each loner of `data` as it is and the pass's items where the
+    /// items that made them stand; on two cores when large (each writes its half's positions from
+    /// an offset counted before), straight into the level's columns.
+    private static func nextLevel(_ data: Level, loners: Int, writer: LevelWriter, aggregates: Bool) -> Level {
+        let total = loners + writer.count, n = data.count, words = (n + 63) / 64
+        let parts = total >= 1 << 15 ? 2 : 1
+        // Where each part starts: in the level above, in the pass's items, in the level made.
+        let split = (0...parts).map { min(n, words * $0 / parts * 64) }
+        let madeBefore = split.map { at in
+            var low = 0, high = writer.count
+            while low < high {
+                let mid = (low + high) / 2
+                if Int(writer.position[mid]) < at { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+        let outputBefore = (0...parts).map { part in
+            (0..<(split[part] + 63) / 64).reduce(0) { $0 + writer.loners[$1].nonzeroBitCount } + madeBefore[part]
+        }
+        var level = Level()
+        level.x = [Double](unsafeUninitializedCapacity: total) { outX, xCount in
+        level.y = [Double](unsafeUninitializedCapacity: total) { outY, yCount in
+        level.id = [Int32](unsafeUninitializedCapacity: total) { outID, idCount in
+        level.numPoints = [Int32](unsafeUninitializedCapacity: total) { outCount, countCount in
+        level.property = [Int32](unsafeUninitializedCapacity: aggregates ? total : 0) { outProperty, propertyCount in
+            data.x.withUnsafeBufferPointer { xOf in
+            data.y.withUnsafeBufferPointer { yOf in
+            data.id.withUnsafeBufferPointer { idOf in
+            data.numPoints.withUnsafeBufferPointer { countOf in
+            data.property.withUnsafeBufferPointer { propertyOf in
+            // Each part writes its own range of the columns.
+            nonisolated(unsafe) let columns = (outX, outY, outID, outCount, outProperty)
+            nonisolated(unsafe) let above = (xOf, yOf, idOf, countOf, propertyOf)
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                let (outX, outY, outID, outCount, outProperty) = columns
+                let (xOf, yOf, idOf, countOf, propertyOf) = above
+                var out = outputBefore[part], made = madeBefore[part]
+                for i in split[part]..<split[part + 1] {
+                    if writer.isLoner(i) {
+                        outX[out] = xOf[i]; outY[out] = yOf[i]; outID[out] = idOf[i]; outCount[out] = countOf[i]
+                        if aggregates { outProperty[out] = propertyOf[i] }
+                        out += 1
+                        continue
+                    }
+                    while made < writer.count && Int(writer.position[made]) == i {
+                        outX[out] = writer.x[made]; outY[out] = writer.y[made]; outID[out] = writer.id[made]
+                        outCount[out] = writer.numPoints[made]
+                        if aggregates { outProperty[out] = writer.property[made] }
+                        out += 1
+                        made += 1
+                    }
+                }
+            }
+            } } } } }
+            propertyCount = aggregates ? total : 0
+        }
+            countCount = total
+        }
+            idCount = total
+        }
+            yCount = total
+        }
+            xCount = total
+        }
+        level.parent = [Int32](repeating: -1, count: total)
+        return level
     }
 
     /// The properties an item contributes to a reduction: a cluster's aggregate, or a point's mapped properties.
