@@ -197,13 +197,20 @@ public final class ClusterIndex: Sendable {
         groups.reduce(0) { total, group in
             let levels = group.levels
             return total + levels.indices.reduce(0) { sum, z in
-                let l = levels[z]
-                // A level where nothing merged holds the tree of the level above: counted once.
-                let shared = z + 1 < levels.count && l.tree.sharesStorage(with: levels[z + 1].tree)
-                return sum + l.x.capacity * 8 + l.y.capacity * 8 + l.id.capacity * 4 + l.parent.capacity * 4
-                    + l.numPoints.capacity * 4 + l.property.capacity * 4 + (shared ? 0 : l.tree.count * 12)
+                let l = levels[z], above = z + 1 < levels.count ? levels[z + 1] : Group.Level()
+                // A level where nothing merged holds the items and the tree of the level above:
+                // counted once.
+                let items = sameStorage(l.x, above.x) ? 0
+                    : l.x.capacity * 8 + l.y.capacity * 8 + l.id.capacity * 4 + l.numPoints.capacity * 4
+                        + l.property.capacity * 4
+                return sum + items + (sameStorage(l.parent, above.parent) ? 0 : l.parent.capacity * 4)
+                    + (l.tree.sharesStorage(with: above.tree) ? 0 : l.tree.count * 12)
             } + group.indices.capacity * 8
         }
+    }
+
+    private func sameStorage<T>(_ a: [T], _ b: [T]) -> Bool {
+        !a.isEmpty && a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { $0.baseAddress == a.baseAddress } }
     }
 
     // MARK: - Queries
@@ -432,8 +439,15 @@ private final class Group: Sendable {
         precondition(writer.capacity >= data.count)
         data.tree.allWithin(radius: r, x: data.x, y: data.y, workspace: workspace)
         let loners = markLoners(data.count, workspace, writer)
-        greedyPass(&data, zoom: zoom, idOffset: n, options: options, workspace: workspace, writer: writer,
-                   aggregation: aggregation, pointProperties: pointProperties, clusterProperties: &clusterProperties)
+        let moved = greedyPass(&data, zoom: zoom, idOffset: n, options: options, workspace: workspace,
+                               writer: writer, aggregation: aggregation, pointProperties: pointProperties,
+                               clusterProperties: &clusterProperties)
+        guard moved else {
+            // Every item stays as it is, where it stands: the next level holds this one's items.
+            var next = data
+            next.parent = [Int32](repeating: -1, count: data.count)
+            return next
+        }
         return nextLevel(data, loners: loners, writer: writer, aggregates: aggregation != nil)
     }
 
@@ -458,11 +472,12 @@ private final class Group: Sendable {
     }
 
     /// The greedy pass over the items that are not loners, in data order: the parents of the items
-    /// merged written in `data`, the next level's items it makes written in `writer`.
+    /// merged written in `data`, the next level's items it makes written in `writer`. Returns whether
+    /// anything merged or moved (an item carried along with another).
     private static func greedyPass(_ data: inout Level, zoom: Int, idOffset n: Int, options: ClusterOptions,
                                    workspace: NeighborWorkspace, writer: LevelWriter,
                                    aggregation: ClusterAggregation?, pointProperties: (Int) -> JSONObject,
-                                   clusterProperties: inout [JSONObject]) {
+                                   clusterProperties: inout [JSONObject]) -> Bool {
         let aggregates = aggregation != nil
         // The parent column is written while the level is read: work on its storage directly (no
         // uniqueness or bounds checks per access in this loop).
@@ -476,7 +491,7 @@ private final class Group: Sendable {
         processed.update(repeating: 0, count: words)
         @inline(__always) func isProcessed(_ k: Int) -> Bool { processed[k >> 6] & (1 << UInt64(k & 63)) != 0 }
         @inline(__always) func markProcessed(_ k: Int) { processed[k >> 6] |= 1 << UInt64(k & 63) }
-        var written = 0
+        var written = 0, moved = false
         parents.withUnsafeMutableBufferPointer { parentOf in
         xs.withUnsafeBufferPointer { xOf in
         ys.withUnsafeBufferPointer { yOf in
@@ -516,6 +531,7 @@ private final class Group: Sendable {
                     }
                     merges = numPoints >= options.minPoints
                 }
+                moved = true
                 guard merges else {
                     carry(i, at: i)
                     for j in 0..<found {
@@ -560,6 +576,7 @@ private final class Group: Sendable {
         }
         } } } } } } }
         writer.count = written
+        return moved
     }
 
     /// The next level: in data order, each loner of `data` as it is and the pass's items where the

@@ -176,23 +176,27 @@ struct KDTree: Sendable {
                     let item = Int(idOf[slot])
                     let qx = queryX[slot], qy = queryY[slot]
                     let first = list.count
-                    if let leaf = leaves.leaf(ofSlot: slot), leaves.holds(leaf, qx, qy, reach) {
+                    let leaf = leaves.leaf(ofSlot: slot)
+                    if let leaf, leaf != metLeaf {
+                        metLeaf = leaf
+                        // Testing the pairs costs about what half the leaf's own scans do.
+                        let (left, right) = leaves.slots(of: leaf)
+                        let held = leaves.heldCount(leaf, in: lower..<upper, queryX, queryY, reach)
+                        joined = right - left < LeafJoin.maxItems && 2 * held > right - left + 1
+                        if joined { join.join(left: left, right: right, coords: coords, reach: firstReach) }
+                    }
+                    if let leaf, leaves.holds(leaf, qx, qy, reach) {
                         let (left, right) = leaves.slots(of: leaf)
                         list.reserve(right - left + 1)
-                        if leaf != metLeaf {
-                            metLeaf = leaf
-                            // Testing the pairs costs about what half the leaf's own scans do.
-                            let held = leaves.heldCount(leaf, in: lower..<upper, queryX, queryY, reach)
-                            joined = right - left < LeafJoin.maxItems && 2 * held > right - left + 1
-                            if joined { join.join(left: left, right: right, coords: coords, reach: firstReach) }
-                        }
                         list.count = joined
                             ? join.appendWithin(slot: slot, qx, qy, r2, coords: coords, ids: idOf,
                                                 into: list.base, at: first)
                             : KDTree.scanLeaf(left, right, coords, idOf, qx, qy, r2, into: list.base, at: first)
                     } else {
-                        let start = leaves.leaf(ofSlot: slot).map { leaves.searchStart($0, qx, qy, reach) }
-                        let found = within(qx, qy, r, into: scratch, from: start)
+                        // The search takes its own leaf's part from the leaf's pairs when tested.
+                        let start = leaf.map { leaves.searchStart($0, qx, qy, reach) }
+                        let own = leaf.flatMap { joined ? (leaves.slots(of: $0).0, join, slot) : nil }
+                        let found = within(qx, qy, r, into: scratch, from: start, ownLeaf: own)
                         list.reserve(found)
                         (list.base + first).update(from: scratch.results, count: found)
                         list.count += found
@@ -322,8 +326,12 @@ struct KDTree: Sendable {
     ///
     /// `start`: the subtree to search (slots, first split's axis) when every item in the circle is
     /// in it and the search from the root meets none on the way down to it (the root when nil).
+    ///
+    /// `ownLeaf`: the leaf starting at slot `left` whose pairs `join` tested, holding the query's
+    /// own slot `slot`: its items are taken from the join (the same, in the same order).
     func within(_ qx: Double, _ qy: Double, _ r: Double, into scratch: Scratch,
-                from start: (left: Int, right: Int, axis: Int)? = nil) -> Int {
+                from start: (left: Int, right: Int, axis: Int)? = nil,
+                ownLeaf: (left: Int, join: LeafJoin, slot: Int)? = nil) -> Int {
         guard !ids.isEmpty else { return 0 }
         precondition(scratch.capacity >= ids.count)
         let r2 = r * r
@@ -337,7 +345,12 @@ struct KDTree: Sendable {
                     let axis = stack[top - 1], right = stack[top - 2], left = stack[top - 3]
                     top -= 3
                     if right - left <= nodeSize {
-                        found = KDTree.scanLeaf(left, right, coords, ids, qx, qy, r2, into: results, at: found)
+                        if let own = ownLeaf, own.left == left {
+                            found = own.join.appendWithin(slot: own.slot, qx, qy, r2, coords: coords, ids: ids,
+                                                          into: results, at: found)
+                        } else {
+                            found = KDTree.scanLeaf(left, right, coords, ids, qx, qy, r2, into: results, at: found)
+                        }
                         continue
                     }
                     let m = (left + right) >> 1
