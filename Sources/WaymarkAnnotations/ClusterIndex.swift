@@ -317,6 +317,39 @@ private final class Group: Sendable {
         var tree = KDTree(x: [], y: [], nodeSize: 64)
 
         var count: Int { x.count }
+
+        /// Raw places for a level's items, written before the level's columns exist as arrays.
+        struct Places: @unchecked Sendable {
+            let x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>
+            let id: UnsafeMutablePointer<Int32>, numPoints: UnsafeMutablePointer<Int32>
+            /// Nil when the index aggregates nothing.
+            let property: UnsafeMutablePointer<Int32>?
+
+            @inline(__always)
+            func set(_ at: Int, _ x: Double, _ y: Double, _ id: Int32, _ numPoints: Int32, _ property: Int32) {
+                self.x[at] = x; self.y[at] = y; self.id[at] = id; self.numPoints[at] = numPoints
+                self.property?[at] = property
+            }
+        }
+
+        /// A level of `count` items, every one of them set by `fill` in its columns in place (no
+        /// copy), none with a parent yet; its tree not built.
+        static func written(count: Int, aggregates: Bool, _ fill: (Places) -> Void) -> Level {
+            var level = Level()
+            guard count > 0 else { return level }
+            level.x = [Double](unsafeUninitializedCapacity: count) { x, xCount in
+            level.y = [Double](unsafeUninitializedCapacity: count) { y, yCount in
+            level.id = [Int32](unsafeUninitializedCapacity: count) { id, idCount in
+            level.numPoints = [Int32](unsafeUninitializedCapacity: count) { numPoints, countCount in
+            level.property = [Int32](unsafeUninitializedCapacity: aggregates ? count : 0) { property, propertyCount in
+                fill(Places(x: x.baseAddress!, y: y.baseAddress!, id: id.baseAddress!,
+                            numPoints: numPoints.baseAddress!, property: aggregates ? property.baseAddress! : nil))
+                (xCount, yCount, idCount, countCount) = (count, count, count, count)
+                propertyCount = aggregates ? count : 0
+            } } } } }
+            level.parent = [Int32](repeating: -1, count: count)
+            return level
+        }
     }
 
     /// The greedy pass's scratch, allocated once per build and reused by every level: its marks
@@ -598,53 +631,34 @@ private final class Group: Sendable {
         let outputBefore = (0...parts).map { part in
             (0..<(split[part] + 63) / 64).reduce(0) { $0 + writer.loners[$1].nonzeroBitCount } + madeBefore[part]
         }
-        var level = Level()
-        level.x = [Double](unsafeUninitializedCapacity: total) { outX, xCount in
-        level.y = [Double](unsafeUninitializedCapacity: total) { outY, yCount in
-        level.id = [Int32](unsafeUninitializedCapacity: total) { outID, idCount in
-        level.numPoints = [Int32](unsafeUninitializedCapacity: total) { outCount, countCount in
-        level.property = [Int32](unsafeUninitializedCapacity: aggregates ? total : 0) { outProperty, propertyCount in
+        let aggregated = aggregates ? data.property : []
+        return Level.written(count: total, aggregates: aggregates) { out in
             data.x.withUnsafeBufferPointer { xOf in
             data.y.withUnsafeBufferPointer { yOf in
             data.id.withUnsafeBufferPointer { idOf in
             data.numPoints.withUnsafeBufferPointer { countOf in
-            data.property.withUnsafeBufferPointer { propertyOf in
-            // Each part writes its own range of the columns.
-            nonisolated(unsafe) let columns = (outX, outY, outID, outCount, outProperty)
-            nonisolated(unsafe) let above = (xOf, yOf, idOf, countOf, propertyOf)
-            DispatchQueue.concurrentPerform(iterations: parts) { part in
-                let (outX, outY, outID, outCount, outProperty) = columns
-                let (xOf, yOf, idOf, countOf, propertyOf) = above
-                var out = outputBefore[part], made = madeBefore[part]
-                for i in split[part]..<split[part + 1] {
-                    if writer.isLoner(i) {
-                        outX[out] = xOf[i]; outY[out] = yOf[i]; outID[out] = idOf[i]; outCount[out] = countOf[i]
-                        if aggregates { outProperty[out] = propertyOf[i] }
-                        out += 1
-                        continue
-                    }
-                    while made < writer.count && Int(writer.position[made]) == i {
-                        outX[out] = writer.x[made]; outY[out] = writer.y[made]; outID[out] = writer.id[made]
-                        outCount[out] = writer.numPoints[made]
-                        if aggregates { outProperty[out] = writer.property[made] }
-                        out += 1
-                        made += 1
+            aggregated.withUnsafeBufferPointer { propertyOf in
+                nonisolated(unsafe) let above = (xOf, yOf, idOf, countOf, propertyOf)
+                // Each part writes its own range of the columns.
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    let (xOf, yOf, idOf, countOf, propertyOf) = above
+                    var at = outputBefore[part], made = madeBefore[part]
+                    for i in split[part]..<split[part + 1] {
+                        if writer.isLoner(i) {
+                            out.set(at, xOf[i], yOf[i], idOf[i], countOf[i], aggregates ? propertyOf[i] : -1)
+                            at += 1
+                            continue
+                        }
+                        while made < writer.count && Int(writer.position[made]) == i {
+                            out.set(at, writer.x[made], writer.y[made], writer.id[made], writer.numPoints[made],
+                                    writer.property[made])
+                            at += 1
+                            made += 1
+                        }
                     }
                 }
-            }
             } } } } }
-            propertyCount = aggregates ? total : 0
         }
-            countCount = total
-        }
-            idCount = total
-        }
-            yCount = total
-        }
-            xCount = total
-        }
-        level.parent = [Int32](repeating: -1, count: total)
-        return level
     }
 
     /// The properties an item contributes to a reduction: a cluster's aggregate, or a point's mapped properties.
