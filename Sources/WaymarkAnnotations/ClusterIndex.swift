@@ -511,105 +511,131 @@ private final class Group: Sendable {
                                    workspace: NeighborWorkspace, writer: LevelWriter,
                                    aggregation: ClusterAggregation?, pointProperties: (Int) -> JSONObject,
                                    clusterProperties: inout [JSONObject]) -> Bool {
-        let aggregates = aggregation != nil
         // The parent column is written while the level is read: work on its storage directly (no
         // uniqueness or bounds checks per access in this loop).
         var parents = data.parent
         data.parent = []
         defer { data.parent = parents }
-        let xs = data.x, ys = data.y, counts = data.numPoints, idColumn = data.id, propertyColumn = data.property
-        let outX = writer.x, outY = writer.y, outID = writer.id, outCount = writer.numPoints
-        let outProperty = writer.property, outPosition = writer.position, processed = writer.processed
-        let words = (data.count + 63) / 64
-        processed.update(repeating: 0, count: words)
-        @inline(__always) func isProcessed(_ k: Int) -> Bool { processed[k >> 6] & (1 << UInt64(k & 63)) != 0 }
-        @inline(__always) func markProcessed(_ k: Int) { processed[k >> 6] |= 1 << UInt64(k & 63) }
-        var written = 0, moved = false
+        let level = data, words = (data.count + 63) / 64
+        writer.processed.update(repeating: 0, count: words)
+        var moved = false
         parents.withUnsafeMutableBufferPointer { parentOf in
-        xs.withUnsafeBufferPointer { xOf in
-        ys.withUnsafeBufferPointer { yOf in
-        counts.withUnsafeBufferPointer { countOf in
-        idColumn.withUnsafeBufferPointer { idOf in
-        propertyColumn.withUnsafeBufferPointer { propertyOf in
+        level.x.withUnsafeBufferPointer { xOf in
+        level.y.withUnsafeBufferPointer { yOf in
+        level.numPoints.withUnsafeBufferPointer { countOf in
+        level.id.withUnsafeBufferPointer { idOf in
+        level.property.withUnsafeBufferPointer { propertyOf in
         workspace.withLists { lists in
-        // Writes item k of the level above, unchanged, as an item of the next level made at `i`.
-        @inline(__always) func carry(_ k: Int, at i: Int) {
-            outX[written] = xOf[k]; outY[written] = yOf[k]; outID[written] = idOf[k]; outCount[written] = countOf[k]
-            if aggregates { outProperty[written] = propertyOf[k] }
-            outPosition[written] = Int32(i)
-            written += 1
-        }
+        var pass = Pass(x: xOf, y: yOf, id: idOf, count: countOf, property: aggregation != nil ? propertyOf : nil,
+                        parent: parentOf, writer: writer)
         for w in 0..<words {
-            var todo = ~writer.loners[w] & (w < data.count >> 6 ? ~0 : (1 << UInt64(data.count & 63)) &- 1)
+            var todo = ~writer.loners[w] & (w < level.count >> 6 ? ~0 : (1 << UInt64(level.count & 63)) &- 1)
             while todo != 0 {
                 let i = w << 6 + todo.trailingZeroBitCount
                 todo &= todo &- 1
-                if isProcessed(i) { continue }
-                markProcessed(i)
-                if workspace.isAlone(i) { carry(i, at: i); continue }
-                let list = workspace.found[i]
-                let found = Int(list.length), from = Int(list.start)
-                let neighbors = UnsafeBufferPointer(rebasing: lists[Int(list.part)][from..<(from + found)])
+                if pass.isProcessed(i) { continue }
+                pass.markProcessed(i)
+                if workspace.isAlone(i) { pass.carry(i, at: i); continue }
+                let list = workspace.found[i], from = Int(list.start)
+                let neighbors = UnsafeBufferPointer(rebasing: lists[Int(list.part)][from..<(from + Int(list.length))])
                 // The neighbours not processed yet: each holds a point or more, so with none nothing
                 // merges, and with enough of them the counts need not be read to know it merges.
-                var fresh = 0
-                for j in 0..<found where !isProcessed(Int(neighbors[j])) { fresh += 1 }
-                if fresh == 0 { carry(i, at: i); continue }
-                let originCount = Int(countOf[i])
-                var merges = originCount + fresh >= options.minPoints
-                if !merges {
-                    var numPoints = originCount
-                    for j in 0..<found where !isProcessed(Int(neighbors[j])) {
-                        numPoints += Int(countOf[Int(neighbors[j])])
-                    }
-                    merges = numPoints >= options.minPoints
-                }
+                let fresh = neighbors.count { !pass.isProcessed(Int($0)) }
+                if fresh == 0 { pass.carry(i, at: i); continue }
                 moved = true
-                guard merges else {
-                    carry(i, at: i)
-                    for j in 0..<found {
-                        let k = Int(neighbors[j])
-                        guard !isProcessed(k) else { continue }
-                        markProcessed(k)
-                        carry(k, at: i)
+                let originCount = Int(countOf[i])
+                guard originCount + fresh >= options.minPoints
+                    || neighbors.reduce(originCount, { pass.isProcessed(Int($1)) ? $0 : $0 + Int(countOf[Int($1)]) })
+                        >= options.minPoints
+                else {
+                    pass.carry(i, at: i)
+                    for k in neighbors where !pass.isProcessed(Int(k)) {
+                        pass.markProcessed(Int(k))
+                        pass.carry(Int(k), at: i)
                     }
                     continue
                 }
-                var wx = xOf[i] * Double(originCount), wy = yOf[i] * Double(originCount)
-                var numPoints = originCount
-                let id = Int32((i << 5) + (zoom + 1) + n)
-                var aggregated: JSONObject?
-                var propertyIndex: Int32 = -1
-                for j in 0..<found {
-                    let k = Int(neighbors[j])
-                    if isProcessed(k) { continue }
-                    markProcessed(k)
-                    let count = Double(countOf[k])
-                    numPoints += Int(countOf[k])
-                    wx += xOf[k] * count
-                    wy += yOf[k] * count
-                    parentOf[k] = id
-                    if let aggregation {
-                        if aggregated == nil {
-                            aggregated = mapped(data, i, aggregation, pointProperties, clusterProperties)
-                            propertyIndex = Int32(clusterProperties.count)
-                        }
-                        aggregation.reduce(&aggregated!,
-                                           mapped(data, k, aggregation, pointProperties, clusterProperties))
-                    }
-                }
-                if let aggregated { clusterProperties.append(aggregated) }
-                parentOf[i] = id
-                outX[written] = wx / Double(numPoints); outY[written] = wy / Double(numPoints)
-                outID[written] = id; outCount[written] = Int32(numPoints)
-                if aggregates { outProperty[written] = propertyIndex }
-                outPosition[written] = Int32(i)
-                written += 1
+                merge(i, neighbors, &pass, id: Int32((i << 5) + (zoom + 1) + n), level: level,
+                      aggregation: aggregation, pointProperties: pointProperties,
+                      clusterProperties: &clusterProperties)
             }
         }
+        writer.count = pass.made
         } } } } } } }
-        writer.count = written
         return moved
+    }
+
+    /// Merges item `i` and its neighbours not processed yet into a cluster with `id` at their
+    /// count-weighted centroid (summed in the list's order, as supercluster sums), their properties
+    /// reduced when the index aggregates.
+    private static func merge(_ i: Int, _ neighbors: UnsafeBufferPointer<Int32>, _ pass: inout Pass, id: Int32,
+                              level: Level, aggregation: ClusterAggregation?, pointProperties: (Int) -> JSONObject,
+                              clusterProperties: inout [JSONObject]) {
+        let originCount = Int(pass.count[i])
+        var wx = pass.x[i] * Double(originCount), wy = pass.y[i] * Double(originCount)
+        var numPoints = originCount
+        var aggregated: JSONObject?
+        var propertyIndex: Int32 = -1
+        for neighbor in neighbors {
+            let k = Int(neighbor)
+            if pass.isProcessed(k) { continue }
+            pass.markProcessed(k)
+            let count = Double(pass.count[k])
+            numPoints += Int(pass.count[k])
+            wx += pass.x[k] * count
+            wy += pass.y[k] * count
+            pass.parent[k] = id
+            if let aggregation {
+                if aggregated == nil {
+                    aggregated = mapped(level, i, aggregation, pointProperties, clusterProperties)
+                    propertyIndex = Int32(clusterProperties.count)
+                }
+                aggregation.reduce(&aggregated!, mapped(level, k, aggregation, pointProperties, clusterProperties))
+            }
+        }
+        if let aggregated { clusterProperties.append(aggregated) }
+        pass.parent[i] = id
+        pass.make(at: i, wx / Double(numPoints), wy / Double(numPoints), id, Int32(numPoints), propertyIndex)
+    }
+
+    /// The greedy pass's hands on one level: its columns read in place (the parents written), the
+    /// marks of the items processed, and the next level's items it makes, each with the position
+    /// of the item that made it (all in `writer`).
+    private struct Pass {
+        let x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>
+        let id: UnsafeBufferPointer<Int32>, count: UnsafeBufferPointer<Int32>
+        /// Nil when the index aggregates nothing.
+        let property: UnsafeBufferPointer<Int32>?
+        let parent: UnsafeMutableBufferPointer<Int32>
+        let processed: UnsafeMutablePointer<UInt64>
+        let out: Level.Places, position: UnsafeMutablePointer<Int32>
+        /// How many items the pass has made.
+        private(set) var made = 0
+
+        init(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, id: UnsafeBufferPointer<Int32>,
+             count: UnsafeBufferPointer<Int32>, property: UnsafeBufferPointer<Int32>?,
+             parent: UnsafeMutableBufferPointer<Int32>, writer: LevelWriter) {
+            (self.x, self.y, self.id, self.count, self.property, self.parent) = (x, y, id, count, property, parent)
+            processed = writer.processed
+            out = Level.Places(x: writer.x, y: writer.y, id: writer.id, numPoints: writer.numPoints,
+                               property: property == nil ? nil : writer.property)
+            position = writer.position
+        }
+
+        @inline(__always) func isProcessed(_ k: Int) -> Bool { processed[k >> 6] & (1 << UInt64(k & 63)) != 0 }
+        @inline(__always) func markProcessed(_ k: Int) { processed[k >> 6] |= 1 << UInt64(k & 63) }
+
+        /// Item k of the level above, unchanged, as the next level's item made at `i`.
+        @inline(__always) mutating func carry(_ k: Int, at i: Int) {
+            make(at: i, x[k], y[k], id[k], count[k], property?[k] ?? -1)
+        }
+
+        @inline(__always)
+        mutating func make(at i: Int, _ x: Double, _ y: Double, _ id: Int32, _ numPoints: Int32, _ property: Int32) {
+            out.set(made, x, y, id, numPoints, property)
+            position[made] = Int32(i)
+            made += 1
+        }
     }
 
     /// The next level: in data order, each loner of `data` as it is and the pass's items where the
