@@ -361,7 +361,7 @@ private final class Group: Sendable {
         let x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>
         let id: UnsafeMutablePointer<Int32>, numPoints: UnsafeMutablePointer<Int32>
         let property: UnsafeMutablePointer<Int32>, position: UnsafeMutablePointer<Int32>
-        let processed: UnsafeMutablePointer<UInt64>, loners: UnsafeMutablePointer<UInt64>
+        let processed: ItemBits, loners: ItemBits
         var count = 0
 
         init(capacity: Int) {
@@ -369,16 +369,14 @@ private final class Group: Sendable {
             x = .allocate(capacity: self.capacity); y = .allocate(capacity: self.capacity)
             id = .allocate(capacity: self.capacity); numPoints = .allocate(capacity: self.capacity)
             property = .allocate(capacity: self.capacity); position = .allocate(capacity: self.capacity)
-            processed = .allocate(capacity: (self.capacity + 63) / 64)
-            loners = .allocate(capacity: (self.capacity + 63) / 64)
+            processed = ItemBits(words: .allocate(capacity: ItemBits.wordCount(self.capacity)))
+            loners = ItemBits(words: .allocate(capacity: ItemBits.wordCount(self.capacity)))
         }
 
         deinit {
             x.deallocate(); y.deallocate(); id.deallocate(); numPoints.deallocate(); property.deallocate()
-            position.deallocate(); processed.deallocate(); loners.deallocate()
+            position.deallocate(); processed.words.deallocate(); loners.words.deallocate()
         }
-
-        @inline(__always) func isLoner(_ k: Int) -> Bool { loners[k >> 6] & (1 << UInt64(k & 63)) != 0 }
     }
 
     let indices: [Int]
@@ -486,22 +484,22 @@ private final class Group: Sendable {
 
     /// Marks the loners in `writer.loners`; returns how many there are.
     private static func markLoners(_ count: Int, _ workspace: NeighborWorkspace, _ writer: LevelWriter) -> Int {
-        let words = (count + 63) / 64, loners = writer.loners
-        loners.update(from: workspace.aloneBits, count: words)
+        let words = ItemBits.wordCount(count), loners = writer.loners
+        loners.words.update(from: workspace.aloneBits, count: words)
         workspace.withLists { lists in
             for w in 0..<words {
-                var listed = ~workspace.aloneBits[w] & (w < count >> 6 ? ~0 : (1 << UInt64(count & 63)) &- 1)
+                var listed = ~workspace.aloneBits[w] & ItemBits.valid(word: w, of: count)
                 while listed != 0 {
                     let i = w << 6 + listed.trailingZeroBitCount
                     listed &= listed &- 1
                     let list = workspace.found[i], from = Int(list.start)
                     for k in lists[Int(list.part)][from..<(from + Int(list.length))] where Int(k) != i {
-                        loners[Int(k) >> 6] &= ~(1 << UInt64(k & 63))
+                        loners.remove(Int(k))
                     }
                 }
             }
         }
-        return (0..<words).reduce(0) { $0 + loners[$1].nonzeroBitCount }
+        return (0..<words).reduce(0) { $0 + loners.words[$1].nonzeroBitCount }
     }
 
     /// The greedy pass over the items that are not loners, in data order: the parents of the items
@@ -516,8 +514,8 @@ private final class Group: Sendable {
         var parents = data.parent
         data.parent = []
         defer { data.parent = parents }
-        let level = data, words = (data.count + 63) / 64
-        writer.processed.update(repeating: 0, count: words)
+        let level = data, words = ItemBits.wordCount(data.count)
+        writer.processed.words.update(repeating: 0, count: words)
         var moved = false
         parents.withUnsafeMutableBufferPointer { parentOf in
         level.x.withUnsafeBufferPointer { xOf in
@@ -529,28 +527,29 @@ private final class Group: Sendable {
         var pass = Pass(x: xOf, y: yOf, id: idOf, count: countOf, property: aggregation != nil ? propertyOf : nil,
                         parent: parentOf, writer: writer)
         for w in 0..<words {
-            var todo = ~writer.loners[w] & (w < level.count >> 6 ? ~0 : (1 << UInt64(level.count & 63)) &- 1)
+            var todo = ~writer.loners.words[w] & ItemBits.valid(word: w, of: level.count)
             while todo != 0 {
                 let i = w << 6 + todo.trailingZeroBitCount
                 todo &= todo &- 1
-                if pass.isProcessed(i) { continue }
-                pass.markProcessed(i)
+                if pass.processed.contains(i) { continue }
+                pass.processed.insert(i)
                 if workspace.isAlone(i) { pass.carry(i, at: i); continue }
                 let list = workspace.found[i], from = Int(list.start)
                 let neighbors = UnsafeBufferPointer(rebasing: lists[Int(list.part)][from..<(from + Int(list.length))])
                 // The neighbours not processed yet: each holds a point or more, so with none nothing
                 // merges, and with enough of them the counts need not be read to know it merges.
-                let fresh = neighbors.count { !pass.isProcessed(Int($0)) }
+                let fresh = neighbors.count { !pass.processed.contains(Int($0)) }
                 if fresh == 0 { pass.carry(i, at: i); continue }
                 moved = true
                 let originCount = Int(countOf[i])
-                guard originCount + fresh >= options.minPoints
-                    || neighbors.reduce(originCount, { pass.isProcessed(Int($1)) ? $0 : $0 + Int(countOf[Int($1)]) })
-                        >= options.minPoints
-                else {
+                let merges = originCount + fresh >= options.minPoints
+                    || neighbors.reduce(originCount) { sum, k in
+                        pass.processed.contains(Int(k)) ? sum : sum + Int(countOf[Int(k)])
+                    } >= options.minPoints
+                guard merges else {
                     pass.carry(i, at: i)
-                    for k in neighbors where !pass.isProcessed(Int(k)) {
-                        pass.markProcessed(Int(k))
+                    for k in neighbors where !pass.processed.contains(Int(k)) {
+                        pass.processed.insert(Int(k))
                         pass.carry(Int(k), at: i)
                     }
                     continue
@@ -578,8 +577,8 @@ private final class Group: Sendable {
         var propertyIndex: Int32 = -1
         for neighbor in neighbors {
             let k = Int(neighbor)
-            if pass.isProcessed(k) { continue }
-            pass.markProcessed(k)
+            if pass.processed.contains(k) { continue }
+            pass.processed.insert(k)
             let count = Double(pass.count[k])
             numPoints += Int(pass.count[k])
             wx += pass.x[k] * count
@@ -607,7 +606,7 @@ private final class Group: Sendable {
         /// Nil when the index aggregates nothing.
         let property: UnsafeBufferPointer<Int32>?
         let parent: UnsafeMutableBufferPointer<Int32>
-        let processed: UnsafeMutablePointer<UInt64>
+        let processed: ItemBits
         let out: Level.Places, position: UnsafeMutablePointer<Int32>
         /// How many items the pass has made.
         private(set) var made = 0
@@ -621,9 +620,6 @@ private final class Group: Sendable {
                                property: property == nil ? nil : writer.property)
             position = writer.position
         }
-
-        @inline(__always) func isProcessed(_ k: Int) -> Bool { processed[k >> 6] & (1 << UInt64(k & 63)) != 0 }
-        @inline(__always) func markProcessed(_ k: Int) { processed[k >> 6] |= 1 << UInt64(k & 63) }
 
         /// Item k of the level above, unchanged, as the next level's item made at `i`.
         @inline(__always) mutating func carry(_ k: Int, at i: Int) {
@@ -642,7 +638,7 @@ private final class Group: Sendable {
     /// items that made them stand; on two cores when large (each writes its half's positions from
     /// an offset counted before), straight into the level's columns.
     private static func nextLevel(_ data: Level, loners: Int, writer: LevelWriter, aggregates: Bool) -> Level {
-        let total = loners + writer.count, n = data.count, words = (n + 63) / 64
+        let total = loners + writer.count, n = data.count, words = ItemBits.wordCount(n)
         let parts = total >= 1 << 15 ? 2 : 1
         // Where each part starts: in the level above, in the pass's items, in the level made.
         let split = (0...parts).map { min(n, words * $0 / parts * 64) }
@@ -655,7 +651,8 @@ private final class Group: Sendable {
             return low
         }
         let outputBefore = (0...parts).map { part in
-            (0..<(split[part] + 63) / 64).reduce(0) { $0 + writer.loners[$1].nonzeroBitCount } + madeBefore[part]
+            (0..<ItemBits.wordCount(split[part])).reduce(0) { $0 + writer.loners.words[$1].nonzeroBitCount }
+                + madeBefore[part]
         }
         let aggregated = aggregates ? data.property : []
         return Level.written(count: total, aggregates: aggregates) { out in
@@ -670,7 +667,7 @@ private final class Group: Sendable {
                     let (xOf, yOf, idOf, countOf, propertyOf) = above
                     var at = outputBefore[part], made = madeBefore[part]
                     for i in split[part]..<split[part + 1] {
-                        if writer.isLoner(i) {
+                        if writer.loners.contains(i) {
                             out.set(at, xOf[i], yOf[i], idOf[i], countOf[i], aggregates ? propertyOf[i] : -1)
                             at += 1
                             continue

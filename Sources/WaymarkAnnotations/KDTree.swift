@@ -57,7 +57,7 @@ final class NeighborWorkspace: @unchecked Sendable {
         self.capacity = max(capacity, 1)
         self.parts = max(1, min(parts, 8))
         found = .allocate(capacity: self.capacity)
-        words = (self.capacity + 63) / 64
+        words = ItemBits.wordCount(self.capacity)
         aloneBits = .allocate(capacity: words * self.parts)
         queryX = .allocate(capacity: self.capacity)
         queryY = .allocate(capacity: self.capacity)
@@ -76,7 +76,7 @@ final class NeighborWorkspace: @unchecked Sendable {
     }
 
     /// Whether item i's list holds itself alone (after ``KDTree/allWithin(radius:x:y:workspace:)``).
-    @inline(__always) func isAlone(_ i: Int) -> Bool { aloneBits[i >> 6] & (1 << UInt64(i & 63)) != 0 }
+    @inline(__always) func isAlone(_ i: Int) -> Bool { ItemBits(words: aloneBits).contains(i) }
 
     /// Calls `body` with every part's list storage.
     func withLists<R>(_ body: ([UnsafeBufferPointer<Int32>]) -> R) -> R {
@@ -160,8 +160,8 @@ struct KDTree: Sendable {
                 let scratch = workspace.scratch[part]
                 var list = workspace.lists[part]
                 list.count = 0
-                let alone = workspace.aloneBits + part * workspace.words
-                alone.update(repeating: 0, count: workspace.words)
+                let alone = ItemBits(words: workspace.aloneBits + part * workspace.words)
+                alone.words.update(repeating: 0, count: workspace.words)
                 // The query points gathered first, by slot: loads that do not wait on each other
                 // (read inside the query loop, each was a cache miss the loop stalled on).
                 let queryX = workspace.queryX, queryY = workspace.queryY
@@ -202,7 +202,7 @@ struct KDTree: Sendable {
                         list.count += found
                     }
                     if list.count - first == 1 && list.base[first] == Int32(item) {
-                        alone[item >> 6] |= 1 << UInt64(item & 63)
+                        alone.insert(item)
                         list.count = first
                     } else {
                         workspace.found[item] = NeighborWorkspace.Found(start: Int32(first),
@@ -219,18 +219,14 @@ struct KDTree: Sendable {
         }
     }
 
-    /// The tree's leaves, each with its slots and its region (the box its path's splits bound,
-    /// edges included), and the leaf holding each slot (−1: a node's middle item).
+    /// The tree's nodes, each with its subtree (slots, first split's axis), its parent (−1: the
+    /// root) and its region (the box its path's splits bound, edges included), and the leaf node
+    /// holding each slot (−1: a node's middle item). A leaf is known by its node.
     private struct Leaves {
         typealias Region = (minX: Double, minY: Double, maxX: Double, maxY: Double)
         var leafOfSlot: [Int32]
-        var range: [(left: Int32, right: Int32)] = []
-        var region: [Region] = []
-        /// Each leaf's node; every node's subtree (slots, first split's axis), parent (−1: the
-        /// root) and region.
-        var leafNode: [Int32] = []
         var node: [(left: Int32, right: Int32, axis: Int32, parent: Int32)] = []
-        var nodeRegion: [Region] = []
+        var region: [Region] = []
 
         init(_ tree: KDTree) {
             leafOfSlot = [Int32](repeating: -1, count: tree.count)
@@ -240,14 +236,11 @@ struct KDTree: Sendable {
             while let (left, right, axis, box, parent) = stack.popLast() {
                 let index = Int32(node.count)
                 node.append((Int32(left), Int32(right), Int32(axis), parent))
-                nodeRegion.append(box)
+                region.append(box)
                 if right - left <= tree.nodeSize {
                     if left <= right {
-                        for s in left...right { leafOfSlot[s] = Int32(range.count) }
+                        for s in left...right { leafOfSlot[s] = index }
                     }
-                    range.append((Int32(left), Int32(right)))
-                    region.append(box)
-                    leafNode.append(index)
                     continue
                 }
                 let m = (left + right) >> 1
@@ -265,12 +258,8 @@ struct KDTree: Sendable {
         /// region's edges, out of the circle, and the search from the root would go straight down
         /// to it, meeting no item on the way: from there it lists the same items in the same order.
         func searchStart(_ leaf: Int, _ qx: Double, _ qy: Double, _ reach: Double) -> (Int, Int, Int) {
-            var n = Int(node[Int(leafNode[leaf])].parent)
-            while n > 0 {
-                let b = nodeRegion[n]
-                if qx - reach > b.minX && qx + reach < b.maxX && qy - reach > b.minY && qy + reach < b.maxY { break }
-                n = Int(node[n].parent)
-            }
+            var n = Int(node[leaf].parent)
+            while n > 0 && !holds(n, qx, qy, reach) { n = Int(node[n].parent) }
             let start = node[max(n, 0)]
             return (Int(start.left), Int(start.right), Int(start.axis))
         }
@@ -280,7 +269,7 @@ struct KDTree: Sendable {
             return k >= 0 ? Int(k) : nil
         }
 
-        @inline(__always) func slots(of leaf: Int) -> (Int, Int) { (Int(range[leaf].left), Int(range[leaf].right)) }
+        @inline(__always) func slots(of leaf: Int) -> (Int, Int) { (Int(node[leaf].left), Int(node[leaf].right)) }
 
         /// How many of the leaf's slots within `part` have query circles it holds.
         func heldCount(_ leaf: Int, in part: Range<Int>, _ queryX: UnsafeMutablePointer<Double>,
@@ -291,10 +280,10 @@ struct KDTree: Sendable {
             }
         }
 
-        /// Whether the circle of radius `reach` around (qx, qy) lies inside the leaf's region,
+        /// Whether the circle of radius `reach` around (qx, qy) lies inside the node's region,
         /// off its edges.
-        @inline(__always) func holds(_ leaf: Int, _ qx: Double, _ qy: Double, _ reach: Double) -> Bool {
-            let b = region[leaf]
+        @inline(__always) func holds(_ node: Int, _ qx: Double, _ qy: Double, _ reach: Double) -> Bool {
+            let b = region[node]
             return qx - reach > b.minX && qx + reach < b.maxX && qy - reach > b.minY && qy + reach < b.maxY
         }
     }
