@@ -339,7 +339,7 @@ private struct OSRMRouteWriter {
         w.writeByte(UInt8(ascii: "}"))
     }
 
-    func list<T>(_ items: [T], _ w: inout JSONWriter, _ body: (T, inout JSONWriter) -> Void) {
+    func list<C: Collection>(_ items: C, _ w: inout JSONWriter, _ body: (C.Element, inout JSONWriter) -> Void) {
         w.beginArray()
         for (i, item) in items.enumerated() {
             if i > 0 { comma(&w) }

@@ -233,7 +233,7 @@ public struct InstructionTemplates: Sendable {
             case let .token(token):
                 switch token {
                 case .wayName: out.append(contentsOf: wayName.utf8)
-                case .destination: out.append(contentsOf: InstructionTemplates.firstDestination(step.destinations).utf8)
+                case .destination: InstructionTemplates.appendFirstDestination(step.destinations, to: &out)
                 case .exit: out.append(contentsOf: (step.exits.split(separator: ";").first ?? "").utf8)
                 case .exitNumber: out.append(contentsOf: ordinal(step.maneuver.exit ?? 1).utf8)
                 case .rotaryName: out.append(contentsOf: (step.rotaryName ?? "").utf8)
@@ -249,12 +249,39 @@ public struct InstructionTemplates: Sendable {
         return InstructionTemplates.sentence(&out)
     }
 
-    /// "ref: name" of the first destination, as osrm-text-instructions does.
-    private static func firstDestination(_ destinations: String) -> String {
-        let parts = destinations.split(separator: ": ", omittingEmptySubsequences: false)
-        let ref = parts.first.map { String($0.split(separator: ",").first ?? "") } ?? ""
-        let name = parts.count > 1 ? String(parts[1].split(separator: ",").first ?? "") : ""
-        return !ref.isEmpty && !name.isEmpty ? "\(ref): \(name)" : (ref.isEmpty ? name : ref)
+    /// "ref: name" of the first destination, as osrm-text-instructions does: the first piece
+    /// (between commas, not empty) of the text before the first ": " and of the text after it, up
+    /// to the next ": ". Found in bytes (`:`, `,` and the space are ASCII).
+    private static func appendFirstDestination(_ destinations: String, to out: inout [UInt8]) {
+        let b = Array(destinations.utf8)
+        let cut = separator(in: b, from: 0)
+        let ref = firstPiece(of: b, in: 0..<cut)
+        let name = cut < b.count ? firstPiece(of: b, in: (cut + 2)..<separator(in: b, from: cut + 2)) : cut..<cut
+        out.append(contentsOf: b[ref])
+        if !ref.isEmpty && !name.isEmpty { out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")]) }
+        out.append(contentsOf: b[name])
+    }
+
+    /// Where the first ": " at or after `start` begins (`b.count` when there is none).
+    private static func separator(in b: [UInt8], from start: Int) -> Int {
+        var i = start
+        while i + 1 < b.count {
+            if b[i] == UInt8(ascii: ":") && b[i + 1] == UInt8(ascii: " ") { return i }
+            i += 1
+        }
+        return b.count
+    }
+
+    /// The first piece between commas in `range` that is not empty (empty at its end when none is).
+    private static func firstPiece(of b: [UInt8], in range: Range<Int>) -> Range<Int> {
+        var start = range.lowerBound
+        while start < range.upperBound {
+            var end = start
+            while end < range.upperBound && b[end] != UInt8(ascii: ",") { end += 1 }
+            if end > start { return start..<end }
+            start = end + 1
+        }
+        return range.upperBound..<range.upperBound
     }
 
     /// The road as a driver reads it (``InstructionLanguage/wayName(_:)``).

@@ -122,27 +122,19 @@ package struct Junction {
     func intersection(location: Coordinate, classes: TravelClasses) -> StepIntersection {
         let n = roads.count
         var inIndex: Int? = nil, outIndex: Int? = nil
-        // Appended after reserving: `Array(unsafeUninitializedCapacity:)` and `Array(repeating:)`
-        // look the storage class up in the runtime's metadata cache (costlier than the rest).
-        var sorted: [StepIntersection.Road] = []
-        sorted.reserveCapacity(n)
+        var sorted = IntersectionRoads()
         withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * n) { scratch in
-            // Rounded bearings in road order, then the road at each place among them ascending
-            // (ties in road order): a handful of roads, counted rather than sorted.
+            // Rounded bearings in road order, then the roads in the order of their listed
+            // bearings (ties in road order).
             // (Bearings lie in 0..<360, so adding a half and cutting rounds them as `rounded()` does;
             // one that rounds to 360 stays last, listed as 0, as in OSRM.)
             for i in 0..<n { scratch[i] = Int(roads[i].bearing + 0.5) }
-            Junction.discretize(scratch, count: n)
-            for i in 0..<n {
-                let b = scratch[i]
-                var position = 0
-                for j in 0..<n where scratch[j] < b || (scratch[j] == b && j < i) { position += 1 }
-                scratch[n + position] = i
+            let order = scratch.baseAddress! + n
+            Junction.discretize(scratch, count: n, order: order)
+            for position in 0..<n {
+                let i = order[position]
                 if i == 0 { inIndex = position }
                 if i == taken { outIndex = position }
-            }
-            for position in 0..<n {
-                let i = scratch[n + position]
                 sorted.append(StepIntersection.Road(bearing: scratch[i] % 360, entry: roads[i].entry))
             }
         }
@@ -155,27 +147,47 @@ package struct Junction {
     /// are as rounded otherwise. OSRM's guidance reads these (a roundabout turned through, the
     /// straightest road of a collapsed turn), not the bearings themselves.
     static func discretize(_ bearings: UnsafeMutableBufferPointer<Int>, count n: Int) {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: n) {
+            discretize(bearings, count: n, order: $0.baseAddress!)
+        }
+    }
+
+    /// The same, and in `order` the roads ascending by the bearings listed (ties in road order).
+    static func discretize(_ bearings: UnsafeMutableBufferPointer<Int>, count n: Int,
+                           order: UnsafeMutablePointer<Int>) {
         // (The step of b, 0...359: ⌊(b + 7.5) / 15⌋, 360 being 0.)
         func step(_ b: Int) -> Int { (2 * b + 15) / 30 % 24 }
+        // Ascending by bearing, ties in road order: an insertion sort (a handful of roads).
+        for i in 0..<n {
+            let b = bearings[i]
+            var k = i
+            while k > 0 && bearings[order[k - 1]] > b {
+                order[k] = order[k - 1]
+                k -= 1
+            }
+            order[k] = i
+        }
+        // Neighbours all round (the last beside the first) in one step: the bearings stay.
         if n > 1 {
-            var last = -1
-            for i in 0..<n where last < 0 || bearings[i] > bearings[last] { last = i }
-            var previous = step(bearings[last])
-            // Ascending: the next larger bearing each time (a handful of roads).
-            var done = 0, current = -1
-            while done < n {
-                var next = -1
-                for i in 0..<n where (current < 0 || bearings[i] > bearings[current]
-                                      || (bearings[i] == bearings[current] && i > current))
-                    && (next < 0 || bearings[i] < bearings[next]) { next = i }
-                let s = step(bearings[next])
+            var previous = step(bearings[order[n - 1]])
+            for k in 0..<n {
+                let s = step(bearings[order[k]])
                 if s == previous { return }
                 previous = s
-                current = next
-                done += 1
             }
         }
         for i in 0..<n { bearings[i] = step(bearings[i]) * 15 }
+        // Steps differ, so their order is the bearings' but for one road in step 0 from the top
+        // of the circle (352.5° and up), which goes first.
+        if n > 1 && bearings[order[n - 1]] == 0 {
+            let wrapped = order[n - 1]
+            var k = n - 1
+            while k > 0 {
+                order[k] = order[k - 1]
+                k -= 1
+            }
+            order[0] = wrapped
+        }
     }
 }
 

@@ -161,20 +161,27 @@ public struct StepIntersection: Sendable, Equatable {
     }
 
     public var location: Coordinate
-    /// The roads by bearing, ascending (one array, not two: a route passes a hundred junctions).
-    public var roads: [Road]
+    /// The roads by bearing, ascending.
+    public var roads: IntersectionRoads
     /// Degrees clockwise from north, ascending, measured a little way along each road (OSRM's
     /// `bearings`). Setting it keeps each road's `entry` by position (true for roads added).
     public var bearings: [Int] {
         get { roads.map(\.bearing) }
-        set { roads = newValue.enumerated().map { Road(bearing: $1,
-                                                       entry: $0 < roads.count ? roads[$0].entry : true) } }
+        set {
+            roads = IntersectionRoads(newValue.enumerated().map {
+                Road(bearing: $1, entry: $0 < roads.count ? roads[$0].entry : true)
+            })
+        }
     }
     /// Which roads may be entered (OSRM's `entry`). Setting it keeps each road's bearing by
     /// position (0 for roads added).
     public var entry: [Bool] {
         get { roads.map(\.entry) }
-        set { roads = newValue.enumerated().map { Road(bearing: $0 < roads.count ? roads[$0].bearing : 0, entry: $1) } }
+        set {
+            roads = IntersectionRoads(newValue.enumerated().map {
+                Road(bearing: $0 < roads.count ? roads[$0].bearing : 0, entry: $1)
+            })
+        }
     }
     /// Index into `bearings` of the road arrived by (nil where the route departs).
     public var inIndex: Int?
@@ -194,12 +201,79 @@ public struct StepIntersection: Sendable, Equatable {
     }
 
     public init(location: Coordinate, roads: [Road], inIndex: Int?, outIndex: Int?, classes: TravelClasses = []) {
+        self.init(location: location, roads: IntersectionRoads(roads), inIndex: inIndex, outIndex: outIndex,
+                  classes: classes)
+    }
+
+    public init(location: Coordinate, roads: IntersectionRoads, inIndex: Int?, outIndex: Int?,
+                classes: TravelClasses = []) {
         self.location = location
         self.roads = roads
         self.inIndex = inIndex
         self.outIndex = outIndex
         self.classes = classes
     }
+}
+
+/// An intersection's roads, in order: up to eight held in the value itself (bearings in 16 bits,
+/// entry flags in a byte), more in an array. A route lists about a hundred intersections, and an
+/// array of its own for each was an allocation each, and a reference counted at every copy.
+public struct IntersectionRoads: RandomAccessCollection, MutableCollection, ExpressibleByArrayLiteral,
+                                 Sendable, Equatable {
+    public typealias Road = StepIntersection.Road
+    private static let inlineCapacity = 8
+    private var bearings = SIMD8<UInt16>()
+    private var entries: UInt8 = 0
+    private var inlineCount: UInt8 = 0
+    /// Every road, once there are more than fit inline (or a bearing outside 0...65535).
+    private var spilled: [Road]?
+
+    public init() {}
+
+    public init<S: Sequence>(_ roads: S) where S.Element == Road {
+        for road in roads { append(road) }
+    }
+
+    public init(arrayLiteral roads: Road...) { self.init(roads) }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { spilled?.count ?? Int(inlineCount) }
+
+    public subscript(i: Int) -> Road {
+        get {
+            if let spilled { return spilled[i] }
+            precondition(i >= 0 && i < Int(inlineCount), "index out of range")
+            return Road(bearing: Int(bearings[i]), entry: entries & (1 << UInt8(i)) != 0)
+        }
+        set {
+            precondition(i >= 0 && i < count, "index out of range")
+            if spilled == nil, let bearing = UInt16(exactly: newValue.bearing) {
+                bearings[i] = bearing
+                entries = newValue.entry ? entries | (1 << UInt8(i)) : entries & ~(1 << UInt8(i))
+            } else {
+                spill()
+                spilled![i] = newValue
+            }
+        }
+    }
+
+    public mutating func append(_ road: Road) {
+        if spilled == nil, Int(inlineCount) < Self.inlineCapacity, let bearing = UInt16(exactly: road.bearing) {
+            bearings[Int(inlineCount)] = bearing
+            if road.entry { entries |= 1 << inlineCount }
+            inlineCount += 1
+        } else {
+            spill()
+            spilled!.append(road)
+        }
+    }
+
+    /// The roads moved to the array (kept there from then on).
+    private mutating func spill() {
+        if spilled == nil { spilled = (0..<Int(inlineCount)).map { self[$0] } }
+    }
+
+    public static func == (a: IntersectionRoads, b: IntersectionRoads) -> Bool { a.elementsEqual(b) }
 }
 
 /// One stretch of a route on one road, with the maneuver that starts it.

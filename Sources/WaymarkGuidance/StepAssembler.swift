@@ -53,6 +53,15 @@ package struct StepAssembler {
         /// Whether a junction was passed unsaid since the maneuver.
         var passesJunctions: Bool { intersections.count > ownIntersections }
 
+        /// A step's intersections from its first, with room for a few more: the junctions a step
+        /// passes are appended one at a time.
+        static func starting(_ first: StepIntersection) -> [StepIntersection] {
+            var list: [StepIntersection] = []
+            list.reserveCapacity(4)
+            list.append(first)
+            return list
+        }
+
         /// Takes in the next piece of the leg (the road goes on).
         mutating func takeIn(piece i: Int) { pieces = pieces.lowerBound..<(i + 1) }
 
@@ -201,7 +210,7 @@ package struct StepAssembler {
                 let road = junction.roads[t]
                 return Draft(pieces: i..<(i + 1), type: type, modifier: modifier, angle: road.angle, nameEdge: f,
                              bearingBefore: junction.arrivalBearing, bearingAfter: road.bearing,
-                             intersections: [intersection])
+                             intersections: Draft.starting(intersection))
             }
             switch decision {
             case .silent:

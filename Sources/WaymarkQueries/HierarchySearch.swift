@@ -19,6 +19,7 @@ public final class HierarchySearch {
     private var backward: HierarchyDirection<SearchLabel>
     /// Scratch for unpacking shortcuts.
     private var unpacking: (arcs: [Int], stack: [Int]) = ([], [])
+    private var unpacked: [Int] = []
 
     package init(data: RoutingData) {
         self.data = data
@@ -50,12 +51,13 @@ public final class HierarchySearch {
             return RoutePath(data: data, edges: [direct.edge], startOffset: direct.from,
                              endOffset: direct.to, weight: best - spent)
         }
-        var edges: [Int] = []
-        edges.reserveCapacity(256)
+        // Unpacked into the searcher's own buffer, then copied once at the path's length.
+        unpacked.removeAll(keepingCapacity: true)
         let goal = goals[hierarchy.unpackPath(meetingAt: meet, forward: forward.labels,
-                                              backward: backward.labels, into: &edges,
+                                              backward: backward.labels, into: &unpacked,
                                               scratch: &unpacking)]
-        edges.append(goal.edge)
+        unpacked.append(goal.edge)
+        let edges = Array(unpacked)
         let start = starts.first { $0.edge == edges[0] }!
         return RoutePath(data: data, edges: edges, startOffset: start.offset, endOffset: goal.offset,
                          weight: best - start.spent)

@@ -4,6 +4,7 @@ import WaymarkGeo
 import WaymarkGraph
 import WaymarkProfiles
 import WaymarkOSM
+import WaymarkSupport
 @testable import WaymarkPreparation
 @testable import WaymarkQueries
 @testable import WaymarkGuidance
@@ -46,6 +47,40 @@ import WaymarkOSM
         #expect(x == StepIntersection(location: here,
                                       roads: [.init(bearing: 10, entry: true), .init(bearing: 100, entry: false)],
                                       inIndex: 0, outIndex: 1))
+    }
+
+    /// The roads held in the value (up to eight) or in an array (more, or a bearing too large for
+    /// 16 bits) read, write and compare as an array of them does: random lists and writes,
+    /// seed 43, against `[Road]`.
+    @Test func intersectionRoadsAsAnArray() {
+        var rng = SplitMix64(seed: 43)
+        for _ in 0..<500 {
+            let count = Int.random(in: 0...12, using: &rng)
+            func road() -> StepIntersection.Road {
+                let wide = Int.random(in: 0..<20, using: &rng) == 0
+                return .init(bearing: wide ? Int.random(in: -70_000...70_000, using: &rng)
+                                           : Int.random(in: 0..<360, using: &rng),
+                             entry: Bool.random(using: &rng))
+            }
+            var expected = (0..<count).map { _ in road() }
+            var roads = IntersectionRoads(expected)
+            #expect(Array(roads) == expected && roads.count == expected.count)
+            if count > 0 {
+                let i = Int.random(in: 0..<count, using: &rng), changed = road()
+                expected[i] = changed
+                roads[i] = changed
+            }
+            let extra = road()
+            expected.append(extra)
+            roads.append(extra)
+            #expect(Array(roads) == expected)
+            #expect(roads == IntersectionRoads(expected))
+            if count > 0 {
+                var other = expected
+                other[0].entry.toggle()
+                #expect(roads != IntersectionRoads(other))
+            }
+        }
     }
 
     static let roundaboutPicture = """
