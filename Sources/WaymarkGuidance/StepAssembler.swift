@@ -119,6 +119,29 @@ package struct StepAssembler {
                         steps: steps)
     }
 
+    /// Reads what the junctions along `path` will look up (each vertex's roads out and in, each
+    /// turn row, the turns' costs and verdicts, the bearings out) in one loop of loads that do not
+    /// wait on each other: the processor then waits for many cache misses at once, not for each in
+    /// turn inside guidance's branches. Call it just before ``assemble``; the sum only keeps the
+    /// loads (the caller stores it).
+    package func readAhead(_ path: RoutePath) -> UInt32 {
+        var sum: UInt32 = 0
+        let table = data.transitions
+        for e in path.edges {
+            let v = Int(graph.edgeTarget[e])
+            let out = Int(graph.firstEdge[v]), into = Int(graph.firstIncoming[v])
+            let row = Int(table.start[e])
+            sum &+= UInt32(graph.nodeFlags[v]) &+ graph.edgeSegment[e]
+            if out < graph.edgeCount {
+                sum &+= graph.edgeSegment[out] &+ guidance.departBearing[out].bitPattern
+            }
+            if into < graph.incomingEdge.count { sum &+= graph.incomingEdge[into] }
+            if row < table.cost.count { sum &+= table.cost[row].bitPattern }
+            if row < guidance.decisions.count { sum &+= UInt32(guidance.decisions[row]) }
+        }
+        return sum
+    }
+
     /// The path as pieces of edges: the first from the start offset, the last up to the end's.
     private func pieces(of path: RoutePath) -> [Piece] {
         var pieces: [Piece] = []
