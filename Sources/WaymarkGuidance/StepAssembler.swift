@@ -16,10 +16,13 @@ package struct StepAssembler {
     // (865 bytes) to the stack first, once per call.
     let graph: RoadGraph
     let classifier: TurnClassifier
+    /// The kinds of the rings walked so far (kept by the caller between routes).
+    let rings: RingKinds
 
-    package init(data: RoutingData, guidance: GuidanceTables) {
+    package init(data: RoutingData, guidance: GuidanceTables, rings: RingKinds = RingKinds()) {
         self.data = data
         self.guidance = guidance
+        self.rings = rings
         graph = data.graph
         classifier = TurnClassifier(graph: data.graph, names: guidance.names)
     }
@@ -517,6 +520,14 @@ package struct StepAssembler {
     /// OSRM does not take for one (`getRoundaboutType`'s `None`: somewhere on it a third ring road
     /// meets, it splits, or it does not close) is told turn by turn like any road.
     func roundaboutKind(at v: UInt32, entering first: Int) -> RoundaboutKind {
+        if let kind = rings.known[first] { return kind }
+        let kind = walkRing(at: v, entering: first)
+        rings.known[first] = kind
+        return kind
+    }
+
+    /// ``roundaboutKind(at:entering:)`` found by going round the ring.
+    private func walkRing(at v: UInt32, entering first: Int) -> RoundaboutKind {
         let tables = guidance
         var length = 0.0
         var junctions = 0
@@ -764,4 +775,13 @@ extension RoadGraph {
         if flags.contains(.tunnel) { classes.insert(.tunnel) }
         return classes
     }
+}
+
+/// The kinds of the rings guidance has walked (``StepAssembler/roundaboutKind(at:entering:)``), by
+/// the ring edge entered: a ring's kind is the map's, the same at every visit, and finding it
+/// reads every junction round the ring. Kept by a router between its routes (one thread's).
+package final class RingKinds {
+    var known: [Int: StepAssembler.RoundaboutKind] = [:]
+
+    package init() {}
 }
