@@ -32,6 +32,8 @@ package struct StepAssembler {
         var edge: Int
         var from: Double
         var to: Double
+        /// The seconds of the turn into the edge from the path's edge before it (0 for the first).
+        var turn: Double = 0
         var length: Double { to - from }
     }
 
@@ -148,11 +150,15 @@ package struct StepAssembler {
     /// The path as pieces of edges: the first from the start offset, the last up to the end's.
     private func pieces(of path: RoutePath) -> [Piece] {
         var pieces: [Piece] = []
+        pieces.reserveCapacity(path.edges.count)
+        let turns = path.turnDurations.count == path.edges.count ? path.turnDurations : nil
         for (i, e) in path.edges.enumerated() {
             let length = Double(graph.edgeLength[e])
             let start = i == 0 ? path.startOffset : 0
             let end = i == path.edges.count - 1 ? path.endOffset : length
-            pieces.append(Piece(edge: e, from: start, to: max(start, end)))
+            let turn = i == 0 ? 0 : turns?[i]
+                ?? TransitionTable.duration(path.edges[i - 1], e, graph, data.turns, data.costs)
+            pieces.append(Piece(edge: e, from: start, to: max(start, end), turn: turn))
         }
         // A first or last piece under a metre (a waypoint snapped onto a vertex) would make an
         // empty step; short pieces inside the route are real road and stay.
@@ -296,7 +302,7 @@ package struct StepAssembler {
             let previous = k > 0 ? pieces[k - 1].edge : -1
             if previous >= 0, let w = graph.turnWeight(previous, p.edge, table: data.transitions) {
                 weight += w
-                duration += TransitionTable.duration(previous, p.edge, graph, data.turns, data.costs)
+                duration += p.turn
             }
         }
         let location: Coordinate

@@ -19,6 +19,9 @@ public struct RoutePath: Sendable, Equatable {
     /// from each edge's source (for a route along one edge, both on that edge).
     public var startOffset: Double
     public var endOffset: Double
+    /// The seconds of the turn into each edge (`edges[i - 1]` → `edges[i]`; 0 for the first) as
+    /// summed into ``duration``: guidance sums them again by step.
+    package var turnDurations: [Double] = []
 }
 
 extension RoutePath {
@@ -28,12 +31,17 @@ extension RoutePath {
     init(data: RoutingData, edges: [Int], startOffset: Double, endOffset: Double, weight: Double) {
         let graph = data.graph
         var distance = 0.0, duration = 0.0
+        var turns: [Double] = []
         if edges.count == 1 {
             (_, duration, distance) = graph.part(edges[0], from: startOffset, to: endOffset)
         } else {
             (_, duration, distance) = graph.part(edges[0], from: startOffset, to: Double(graph.edgeLength[edges[0]]))
+            turns.reserveCapacity(edges.count)
+            turns.append(0)
             for i in 1..<edges.count {
-                duration += TransitionTable.duration(edges[i - 1], edges[i], graph, data.turns, data.costs)
+                let turn = TransitionTable.duration(edges[i - 1], edges[i], graph, data.turns, data.costs)
+                turns.append(turn)
+                duration += turn
                 if i < edges.count - 1 {
                     distance += Double(graph.edgeLength[edges[i]])
                     duration += Double(graph.edgeDuration[edges[i]])
@@ -44,7 +52,7 @@ extension RoutePath {
             duration += last.duration
         }
         self.init(weight: weight, duration: duration, distance: distance, edges: edges,
-                  startOffset: startOffset, endOffset: endOffset)
+                  startOffset: startOffset, endOffset: endOffset, turnDurations: turns)
     }
 }
 
