@@ -155,8 +155,9 @@ package struct Junction {
     /// The same, and in `order` the roads ascending by the bearings listed (ties in road order).
     static func discretize(_ bearings: UnsafeMutableBufferPointer<Int>, count n: Int,
                            order: UnsafeMutablePointer<Int>) {
-        // (The step of b, 0...359: ⌊(b + 7.5) / 15⌋, 360 being 0.)
-        func step(_ b: Int) -> Int { (2 * b + 15) / 30 % 24 }
+        // (The step of b, 0...360: ⌊(b + 7.5) / 15⌋, 360 being 0; worked out unsigned, as the
+        // bearings are rounded ones, not below 0: a signed division needs its sign fixed.)
+        func step(_ b: Int) -> Int { Int(truncatingIfNeeded: (UInt(truncatingIfNeeded: b) &* 2 &+ 15) / 30 % 24) }
         // Ascending by bearing, ties in road order: an insertion sort (a handful of roads).
         for i in 0..<n {
             let b = bearings[i]

@@ -131,6 +131,9 @@ public final class SnapIndex: Sendable {
     /// (0 on segments with no edge): a snap reads its offset and its segment's length here
     /// instead of measuring the segment's shape (a trace snaps every fix).
     let pieceEnd: Column<Double>
+    /// Per piece, its segment: a snap looks at some seventy pieces, and finding each one's segment
+    /// by a binary search over the segments' first pieces cost more than measuring it.
+    let pieceSegment: Column<UInt32>
     /// Local planar frame (equirectangular around the graph's middle latitude).
     private let metresPerDegreeLon: Double, metresPerDegreeLat: Double
     /// Smaller cells for small circles, made at the first query that needs them.
@@ -156,6 +159,8 @@ public final class SnapIndex: Sendable {
         var segmentEnds: SegmentEnds?
         /// (Files written before it was stored: measured at the load.)
         var pieceEnd: Column<Double>?
+        /// (Files written before it was stored: listed at the load.)
+        var pieceSegment: Column<UInt32>?
     }
 
     init(graph: RoadGraph, stored: Stored?) {
@@ -169,6 +174,7 @@ public final class SnapIndex: Sendable {
             cellKeys = stored.cellKeys; cellStart = stored.cellStart; cellPieces = stored.cellPieces
             metresPerDegreeLon = stored.metresPerDegreeLon; metresPerDegreeLat = stored.metresPerDegreeLat
             pieceEnd = stored.pieceEnd ?? Column(SnapIndex.pieceEnds(graph, start, end))
+            pieceSegment = stored.pieceSegment ?? Column(SnapIndex.pieceSegments(graph))
             return
         }
         let components = graph.stronglyConnectedComponents()
@@ -207,6 +213,16 @@ public final class SnapIndex: Sendable {
         let (keys, starts) = SnapIndex.cells(&entries)
         cellKeys = Column(keys); cellStart = Column(starts); cellPieces = Column(entries.map(\.piece))
         pieceEnd = Column(SnapIndex.pieceEnds(graph, start, end))
+        pieceSegment = Column(SnapIndex.pieceSegments(graph))
+    }
+
+    /// ``pieceSegment`` listed: each segment's number at each of its pieces.
+    static func pieceSegments(_ graph: RoadGraph) -> [UInt32] {
+        var segments = [UInt32](repeating: 0, count: pieceCount(graph))
+        for s in 0..<graph.segmentCount {
+            for p in firstPiece(of: s, graph)..<firstPiece(of: s + 1, graph) { segments[p] = UInt32(s) }
+        }
+        return segments
     }
 
     /// ``pieceEnd`` measured: each piece of a segment with an edge, in order, as a snap measured it.
@@ -277,12 +293,8 @@ public final class SnapIndex: Sendable {
     /// the last segment whose first piece is `p` or before it.
     @inline(__always)
     func piece(_ p: Int) -> (segment: Int, index: Int) {
-        var low = 0, high = graph.segmentCount - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if SnapIndex.firstPiece(of: mid, graph) <= p { low = mid } else { high = mid - 1 }
-        }
-        return (low, p - SnapIndex.firstPiece(of: low, graph))
+        let s = Int(pieceSegment[p])
+        return (s, p - SnapIndex.firstPiece(of: s, graph))
     }
 
     static func key(_ x: Int64, _ y: Int64) -> Int64 { (x << 32) ^ (y & 0xFFFF_FFFF) }
@@ -670,7 +682,7 @@ extension SnapIndex {
          // Each segment's ends and edges, so that a load uses them in place instead of reading
          // them off every edge of the graph.
          .init("XSGS", segmentStart), .init("XSGE", segmentEnd), .init("XSGF", forwardEdge),
-         .init("XSGB", backwardEdge), .init("XPLN", pieceEnd)
+         .init("XSGB", backwardEdge), .init("XPLN", pieceEnd), .init("XPSG", pieceSegment)
      ]
     }
 
@@ -722,9 +734,17 @@ extension SnapIndex {
             try check(alreadyChecked || stored.allSatisfy { $0.isFinite && $0 >= 0 }, "piece lengths out of range")
             pieceEnd = stored
         }
+        // The pieces' segments, where the file has them: when checking, they must be the graph's.
+        var pieceSegment: Column<UInt32>? = nil
+        if sections.contains("XPSG") {
+            let stored = try array("XPSG", UInt32.self, count: SnapIndex.pieceCount(graph))
+            try check(alreadyChecked || stored.elementsEqual(SnapIndex.pieceSegments(graph)),
+                      "pieces' segments do not fit the graph")
+            pieceSegment = stored
+        }
         let stored = Stored(segmentComponent: component, segmentInTinyComponent: tiny, cellKeys: keys, cellStart: start,
-                            cellPieces: cellPieces,
-                            metresPerDegreeLon: lon, metresPerDegreeLat: lat, segmentEnds: ends, pieceEnd: pieceEnd)
+                            cellPieces: cellPieces, metresPerDegreeLon: lon, metresPerDegreeLat: lat,
+                            segmentEnds: ends, pieceEnd: pieceEnd, pieceSegment: pieceSegment)
         self.init(graph: graph, stored: stored)
         // Pieces lie on segments with both ends (the index never makes one on a segment without).
         if !alreadyChecked {
@@ -744,7 +764,7 @@ extension SnapIndex {
 extension SnapIndex: GraphFilePart {
     public static let partName = "snap index"
     public static let sectionTags = ["XPRM", "XCMP", "XTNY", "XCKY", "XCST", "XCPC", "XSGS", "XSGE", "XSGF", "XSGB",
-                                     "XPLN"]
+                                     "XPLN", "XPSG"]
 }
 
 /// The nearest point found so far on each segment, as ``SnapIndex/nearest(to:maxDistance:count:filter:)``

@@ -438,6 +438,20 @@ func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         var shortLengths = sections
         shortLengths["XPLN"] = Array(shortLengths["XPLN"]!.dropLast(8))
         #expect(throws: SnapIndexFileError.self) { try SnapIndex(fileSections: shortLengths, graph: graph) }
+        // The pieces' segments likewise: listed at the load for a file from before; segments that
+        // are not the graph's, or too few, are an error.
+        var unlisted = sections
+        unlisted["XPSG"] = nil
+        let listed = try #require(try SnapIndex(fileSections: unlisted, graph: graph))
+        #expect(listed.fileSections.map(\.bytes) == storedIndex.fileSections.map(\.bytes))
+        var moved = sections
+        var pieceSegments = moved["XPSG"]!.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
+        pieceSegments[pieceSegments.count / 2] ^= 1
+        moved["XPSG"] = pieceSegments.withUnsafeBytes { Array($0) }
+        #expect(throws: SnapIndexFileError.self) { try SnapIndex(fileSections: moved, graph: graph) }
+        var fewer = sections
+        fewer["XPSG"] = Array(fewer["XPSG"]!.dropLast(4))
+        #expect(throws: SnapIndexFileError.self) { try SnapIndex(fileSections: fewer, graph: graph) }
         var unsorted = sections
         var keys = unsorted["XCKY"]!.withUnsafeBytes { Array($0.bindMemory(to: Int64.self)) }
         keys.swapAt(0, 1)
