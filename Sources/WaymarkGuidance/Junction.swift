@@ -146,13 +146,7 @@ package struct Junction {
     /// the nearest multiple of 15) where no two neighbouring roads then share a step, as they
     /// are as rounded otherwise. OSRM's guidance reads these (a roundabout turned through, the
     /// straightest road of a collapsed turn), not the bearings themselves.
-    static func discretize(_ bearings: UnsafeMutableBufferPointer<Int>, count n: Int) {
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: n) {
-            discretize(bearings, count: n, order: $0.baseAddress!)
-        }
-    }
-
-    /// The same, and in `order` the roads ascending by the bearings listed (ties in road order).
+    /// `order` gets the roads ascending by the bearings listed (ties in road order).
     static func discretize(_ bearings: UnsafeMutableBufferPointer<Int>, count n: Int,
                            order: UnsafeMutablePointer<Int>) {
         // (The step of b, 0...360: ⌊(b + 7.5) / 15⌋, 360 being 0; worked out unsigned, as the

@@ -16,13 +16,13 @@ package struct StepAssembler {
     // (865 bytes) to the stack first, once per call.
     let graph: RoadGraph
     let classifier: TurnClassifier
-    /// The kinds of the rings walked so far (kept by the caller between routes).
-    let rings: RingKinds
+    /// What is kept between routes (the caller's, one thread's).
+    let kept: Kept
 
-    package init(data: RoutingData, guidance: GuidanceTables, rings: RingKinds = RingKinds()) {
+    package init(data: RoutingData, guidance: GuidanceTables, kept: Kept = Kept()) {
         self.data = data
         self.guidance = guidance
-        self.rings = rings
+        self.kept = kept
         graph = data.graph
         classifier = TurnClassifier(graph: data.graph, names: guidance.names)
     }
@@ -91,6 +91,7 @@ package struct StepAssembler {
 
     package func assemble(_ path: RoutePath, from origin: Snap, to destination: Snap, input: (Coordinate, Coordinate),
                   legIndex: Int, legCount: Int, drivingSide: DrivingSide, language: InstructionTemplates) -> RouteLeg {
+        kept.readAheadSum &+= readAhead(path)
         let pieces = pieces(of: path)
         let drafts = drafts(pieces)
         var steps: [RouteStep] = []
@@ -127,9 +128,8 @@ package struct StepAssembler {
     /// Reads what the junctions along `path` will look up (each vertex's roads out and in, each
     /// turn row, the turns' costs and verdicts, the bearings out) in one loop of loads that do not
     /// wait on each other: the processor then waits for many cache misses at once, not for each in
-    /// turn inside guidance's branches. Call it just before ``assemble``; the sum only keeps the
-    /// loads (the caller stores it).
-    package func readAhead(_ path: RoutePath) -> UInt32 {
+    /// turn inside guidance's branches. The sum only keeps the loads (``Kept`` stores it).
+    private func readAhead(_ path: RoutePath) -> UInt32 {
         var sum: UInt32 = 0
         let table = data.transitions
         for e in path.edges {
@@ -151,14 +151,11 @@ package struct StepAssembler {
     private func pieces(of path: RoutePath) -> [Piece] {
         var pieces: [Piece] = []
         pieces.reserveCapacity(path.edges.count)
-        let turns = path.turnDurations.count == path.edges.count ? path.turnDurations : nil
         for (i, e) in path.edges.enumerated() {
             let length = Double(graph.edgeLength[e])
             let start = i == 0 ? path.startOffset : 0
             let end = i == path.edges.count - 1 ? path.endOffset : length
-            let turn = i == 0 ? 0 : turns?[i]
-                ?? TransitionTable.duration(path.edges[i - 1], e, graph, data.turns, data.costs)
-            pieces.append(Piece(edge: e, from: start, to: max(start, end), turn: turn))
+            pieces.append(Piece(edge: e, from: start, to: max(start, end), turn: path.turnDurations[i]))
         }
         // A first or last piece under a metre (a waypoint snapped onto a vertex) would make an
         // empty step; short pieces inside the route are real road and stay.
@@ -526,9 +523,9 @@ package struct StepAssembler {
     /// OSRM does not take for one (`getRoundaboutType`'s `None`: somewhere on it a third ring road
     /// meets, it splits, or it does not close) is told turn by turn like any road.
     func roundaboutKind(at v: UInt32, entering first: Int) -> RoundaboutKind {
-        if let kind = rings.known[first] { return kind }
+        if let kind = kept.rings[first] { return kind }
         let kind = walkRing(at: v, entering: first)
-        rings.known[first] = kind
+        kept.rings[first] = kind
         return kind
     }
 
@@ -783,11 +780,16 @@ extension RoadGraph {
     }
 }
 
-/// The kinds of the rings guidance has walked (``StepAssembler/roundaboutKind(at:entering:)``), by
-/// the ring edge entered: a ring's kind is the map's, the same at every visit, and finding it
-/// reads every junction round the ring. Kept by a router between its routes (one thread's).
-package final class RingKinds {
-    var known: [Int: StepAssembler.RoundaboutKind] = [:]
+extension StepAssembler {
+    /// What guidance keeps between routes, held by a router (one thread's).
+    package final class Kept {
+        /// The kinds of the rings walked (``roundaboutKind(at:entering:)``), by the ring edge
+        /// entered: a ring's kind is the map's, the same at every visit, and finding it reads every
+        /// junction round the ring.
+        var rings: [Int: RoundaboutKind] = [:]
+        /// What ``readAhead(_:)`` read, stored so that its loads are made.
+        var readAheadSum: UInt32 = 0
 
-    package init() {}
+        package init() {}
+    }
 }

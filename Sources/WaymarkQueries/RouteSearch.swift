@@ -19,8 +19,8 @@ public struct RoutePath: Sendable, Equatable {
     /// from each edge's source (for a route along one edge, both on that edge).
     public var startOffset: Double
     public var endOffset: Double
-    /// The seconds of the turn into each edge (`edges[i - 1]` → `edges[i]`; 0 for the first) as
-    /// summed into ``duration``: guidance sums them again by step.
+    /// The seconds of the turn into each edge (`edges[i - 1]` → `edges[i]`; 0 for the first), one
+    /// per edge, as summed into ``duration``: guidance sums them again by step.
     package var turnDurations: [Double] = []
 }
 
@@ -31,13 +31,12 @@ extension RoutePath {
     init(data: RoutingData, edges: [Int], startOffset: Double, endOffset: Double, weight: Double) {
         let graph = data.graph
         var distance = 0.0, duration = 0.0
-        var turns: [Double] = []
+        var turns: [Double] = [0]
         if edges.count == 1 {
             (_, duration, distance) = graph.part(edges[0], from: startOffset, to: endOffset)
         } else {
             (_, duration, distance) = graph.part(edges[0], from: startOffset, to: Double(graph.edgeLength[edges[0]]))
             turns.reserveCapacity(edges.count)
-            turns.append(0)
             for i in 1..<edges.count {
                 let turn = TransitionTable.duration(edges[i - 1], edges[i], graph, data.turns, data.costs)
                 turns.append(turn)

@@ -29,10 +29,8 @@ public final class Router {
     /// A* beside the hierarchy, for the short legs between a matched trace's fixes (made at the
     /// first trace matched): it settles a handful of states where the hierarchy climbs hundreds.
     private var shortLegSearch: RouteSearch?
-    /// The rings guidance has walked, kept between routes.
-    private let rings = RingKinds()
-    /// What ``StepAssembler/readAhead(_:)`` read, kept so that its loads are made.
-    private var readAheadSum: UInt32 = 0
+    /// What guidance keeps between routes.
+    private let guidanceKept = StepAssembler.Kept()
     /// Legs shorter than this, in a straight line, go to ``shortLegSearch`` while a trace's route
     /// is searched (an exact search too: the same weights).
     static let shortLeg = 250.0
@@ -222,10 +220,9 @@ public final class Router {
                       options: RouteOptions) -> Route {
         var legs: [RouteLeg] = []
         var geometry: [Coordinate] = []
-        let assembler = StepAssembler(data: data, guidance: guidance, rings: rings)
+        let assembler = StepAssembler(data: data, guidance: guidance, kept: guidanceKept)
         for (i, path) in paths.enumerated() {
             let a = ends[i], b = ends[i + 1]
-            if options.steps { readAheadSum &+= assembler.readAhead(path) }
             var leg = options.steps
                 ? assembler.assemble(path, from: snaps[a], to: snaps[b], input: (input[a], input[b]), legIndex: i,
                                      legCount: paths.count, drivingSide: graph.drivingSide, language: options.language)

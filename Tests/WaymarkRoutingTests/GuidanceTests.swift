@@ -1474,10 +1474,11 @@ import WaymarkSupport
                                        ([13, 20, 193], [13, 20, 193]), ([352], [345]), ([353], [0]),
                                        ([5, 99, 234], [0, 105, 240])]
         for (measured, osrm) in cases {
-            let listed = withUnsafeTemporaryAllocation(of: Int.self, capacity: measured.count) { buffer in
+            let listed = withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * measured.count) { buffer in
                 for (i, b) in measured.enumerated() { buffer[i] = b }
-                Junction.discretize(buffer, count: measured.count)
-                return Array(buffer)
+                Junction.discretize(UnsafeMutableBufferPointer(rebasing: buffer[..<measured.count]),
+                                    count: measured.count, order: buffer.baseAddress! + measured.count)
+                return Array(buffer[..<measured.count])
             }
             #expect(listed == osrm, "\(measured)")
         }
