@@ -101,6 +101,13 @@ package struct Junction {
         taken = f >= 0 ? roads.firstIndex { $0.out == f } : nil
     }
 
+    /// A junction from its parts (``JunctionRecords``).
+    init(vertex: UInt32, roads: [JunctionRoad], taken: Int?) {
+        self.vertex = vertex
+        self.roads = roads
+        self.taken = taken
+    }
+
     /// The direction of travel arriving at the junction, degrees clockwise from north.
     var arrivalBearing: Double { Junction.normalized(roads[0].bearing + 180) }
 
@@ -120,12 +127,24 @@ package struct Junction {
     /// OSRM's `intersections` entry: bearings sorted clockwise from north, which may be entered,
     /// the road arrived by and the road taken, and the `classes` of the road taken.
     func intersection(location: Coordinate, classes: TravelClasses) -> StepIntersection {
-        let n = roads.count
         var inIndex: Int? = nil, outIndex: Int? = nil
         var sorted = IntersectionRoads()
+        listing { position, i, listed in
+            if i == 0 { inIndex = position }
+            if i == taken { outIndex = position }
+            sorted.append(StepIntersection.Road(bearing: listed, entry: roads[i].entry))
+        }
+        return StepIntersection(location: location, roads: sorted, inIndex: inIndex,
+                                outIndex: outIndex, classes: classes)
+    }
+
+    /// The roads in the order OSRM lists them, ascending by the bearing listed (ties in road
+    /// order): `body` gets each one's position, its index in `roads` and the bearing listed.
+    @inline(__always)
+    func listing(_ body: (_ position: Int, _ road: Int, _ listed: Int) -> Void) {
+        let n = roads.count
         withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * n) { scratch in
-            // Rounded bearings in road order, then the roads in the order of their listed
-            // bearings (ties in road order).
+            // Rounded bearings in road order, then the roads in the order of their listed bearings.
             // (Bearings lie in 0..<360, so adding a half and cutting rounds them as `rounded()` does;
             // one that rounds to 360 stays last, listed as 0, as in OSRM.)
             for i in 0..<n { scratch[i] = Int(roads[i].bearing + 0.5) }
@@ -133,13 +152,9 @@ package struct Junction {
             Junction.discretize(scratch, count: n, order: order)
             for position in 0..<n {
                 let i = order[position]
-                if i == 0 { inIndex = position }
-                if i == taken { outIndex = position }
-                sorted.append(StepIntersection.Road(bearing: scratch[i] % 360, entry: roads[i].entry))
+                body(position, i, scratch[i] % 360)
             }
         }
-        return StepIntersection(location: location, roads: sorted, inIndex: inIndex,
-                                outIndex: outIndex, classes: classes)
     }
 
     /// OSRM's bearing classes (`classifyIntersection`): the rounded bearings in 15° steps (each to
@@ -202,14 +217,18 @@ package struct GuidanceTables: Sendable {
     /// edge's onto the edges leaving its target); ``TurnVerdict/unknown`` for a turn no route
     /// takes. Empty when not made (the verdicts are then found on each route).
     let decisions: Column<UInt8>
+    /// Each edge's junction at its target, made with the verdicts (nil without them, or in a
+    /// file written before they were stored).
+    let records: JunctionRecords?
 
     init(names: NameKeys, departBearing: Column<Float>, arrivalBearing: Column<Float>, merged: MergedRoads,
-         decisions: Column<UInt8>) {
+         decisions: Column<UInt8>, records: JunctionRecords? = nil) {
         self.names = names
         self.departBearing = departBearing
         self.arrivalBearing = arrivalBearing
         self.merged = merged
         self.decisions = decisions
+        self.records = records
     }
 
     /// Whether the tables hold every turn's verdict.
@@ -261,10 +280,10 @@ package struct GuidanceTables: Sendable {
 
     /// These tables with every turn's verdict, for the turns `transitions` allows.
     package func addingVerdicts(graph: RoadGraph, transitions: TransitionTable) -> GuidanceTables {
-        let verdicts = GuidanceTables.verdicts(graph: graph, tables: self, table: transitions,
-                                               parts: min(8, coreCount))
+        let (verdicts, records) = GuidanceTables.verdicts(graph: graph, tables: self, table: transitions,
+                                                          parts: min(8, coreCount))
         return GuidanceTables(names: names, departBearing: departBearing, arrivalBearing: arrivalBearing,
-                              merged: merged, decisions: Column(verdicts))
+                              merged: merged, decisions: Column(verdicts), records: records)
     }
 
     /// The turn geometry that turn costs are measured on: these perceived bearings, as OSRM
@@ -343,31 +362,60 @@ package struct GuidanceTables: Sendable {
         return found.flatMap { $0 }.sorted { $0.arriving < $1.arriving }
     }
 
-    /// Every turn's verdict (``decisions``), the edges shared out among `parts` run side by side.
+    /// Every turn's verdict (``decisions``) and every edge's junction record (``records``), the
+    /// edges shared out among `parts` run side by side.
     private static func verdicts(graph: RoadGraph, tables: GuidanceTables,
-                                 table: TransitionTable, parts: Int) -> [UInt8] {
+                                 table: TransitionTable, parts: Int) -> ([UInt8], JunctionRecords) {
         var codes = [UInt8](repeating: TurnVerdict.unknown, count: Int(table.start[graph.edgeCount]))
         let classifier = TurnClassifier(graph: graph, names: tables.names)
+        // Each part's junction records and the ends of its edges' rows, joined in order after.
+        var partRoads = [[JunctionRecords.Road]](repeating: [], count: parts)
+        var partEnds = [[UInt32]](repeating: [], count: parts)
         codes.withUnsafeMutableBufferPointer { codes in
-            // Shared with the threads below: each part writes only its own share of it.
-            nonisolated(unsafe) let codes = codes
-            DispatchQueue.concurrentPerform(iterations: parts) { part in
-                var storage: [JunctionRoad] = []
-                for e in share(part, of: parts, graph.edgeCount) {
-                    let leaving = graph.edges(from: graph.edgeTarget[e])
-                    guard !leaving.isEmpty else { continue }
-                    var junction = Junction(graph: graph, tables: tables, arrival: e, next: -1,
-                                            table: table, reusing: &storage)
-                    let row = Int(table.start[e]) - leaving.lowerBound
-                    // Each road out that may be entered is one turn (a route takes no other).
-                    for k in junction.roads.indices where junction.roads[k].out >= 0 && junction.roads[k].entry {
-                        junction.taken = k
-                        codes[row + junction.roads[k].out] = classifier.verdict(arrival: e, junction: junction).code
+            partRoads.withUnsafeMutableBufferPointer { partRoads in
+                partEnds.withUnsafeMutableBufferPointer { partEnds in
+                    // Shared with the threads below: each part writes only its own share of them.
+                    nonisolated(unsafe) let (codes, partRoads, partEnds) = (codes, partRoads, partEnds)
+                    DispatchQueue.concurrentPerform(iterations: parts) { part in
+                        let edges = share(part, of: parts, graph.edgeCount)
+                        var storage: [JunctionRoad] = []
+                        var records: [JunctionRecords.Road] = [], ends: [UInt32] = []
+                        ends.reserveCapacity(edges.count)
+                        for e in edges {
+                            verdicts(arrival: e, graph: graph, tables: tables, table: table, classifier: classifier,
+                                     codes: codes, records: &records, storage: &storage)
+                            ends.append(UInt32(records.count))
+                        }
+                        (partRoads[part], partEnds[part]) = (records, ends)
                     }
                 }
             }
         }
-        return codes
+        var start: [UInt32] = [0], roads: [JunctionRecords.Road] = []
+        start.reserveCapacity(graph.edgeCount + 1)
+        roads.reserveCapacity(partRoads.reduce(0) { $0 + $1.count })
+        for part in 0..<parts {
+            let offset = UInt32(roads.count)
+            start.append(contentsOf: partEnds[part].lazy.map { $0 + offset })
+            roads.append(contentsOf: partRoads[part])
+        }
+        return (codes, JunctionRecords(start: Column(start), roads: Column(roads)))
+    }
+
+    /// The verdicts of every turn after edge `e` into `codes`, and `e`'s junction record.
+    private static func verdicts(arrival e: Int, graph: RoadGraph, tables: GuidanceTables, table: TransitionTable,
+                                 classifier: TurnClassifier, codes: UnsafeMutableBufferPointer<UInt8>,
+                                 records: inout [JunctionRecords.Road], storage: inout [JunctionRoad]) {
+        let leaving = graph.edges(from: graph.edgeTarget[e])
+        guard !leaving.isEmpty else { return }
+        var junction = Junction(graph: graph, tables: tables, arrival: e, next: -1, table: table, reusing: &storage)
+        JunctionRecords.roads(of: junction, into: &records)
+        let row = Int(table.start[e]) - leaving.lowerBound
+        // Each road out that may be entered is one turn (a route takes no other).
+        for k in junction.roads.indices where junction.roads[k].out >= 0 && junction.roads[k].entry {
+            junction.taken = k
+            codes[row + junction.roads[k].out] = classifier.verdict(arrival: e, junction: junction).code
+        }
     }
 }
 
@@ -512,12 +560,12 @@ extension GuidanceTables {
     /// names and turns). Tables stored under other parameters are made again rather than used.
     static var parameters: [Double] { [17] }
 
-    /// The tables as graph-file sections: the bearings, the name keys, the merged roads and the
-    /// verdicts.
+    /// The tables as graph-file sections: the bearings, the name keys, the merged roads, the
+    /// verdicts and the junction records (empty where not made).
     package var fileSections: [GraphFile.Section] {
         [.init("GPRM", GuidanceTables.parameters), .init("GDEP", departBearing), .init("GARR", arrivalBearing),
          .init("GKCR", names.core), .init("GMIN", merged.arriving), .init("GMOU", merged.leaving),
-         .init("GDEC", decisions)]
+         .init("GDEC", decisions), .init("GJST", records?.start ?? []), .init("GJRD", records?.roads ?? [])]
     }
 
     /// The tables a graph file stores, checked against the graph; nil where there are none or
@@ -551,17 +599,28 @@ extension GuidanceTables {
         guard alreadyChecked || decisions.allSatisfy({ Int($0) < TurnVerdict.codeLimit }) else {
             throw GuidanceFileError(reason: "turn verdict out of range")
         }
-        // The bearings, merged roads and verdicts used where they lie in the file (no copy).
+        // Junction records: none without verdicts or in files written before they were stored
+        // (the junctions are then worked out on each route).
+        var records: JunctionRecords?
+        if sections.contains("GJST"), case let start = try array("GJST", UInt32.self), !start.isEmpty {
+            let roads = try array("GJRD", JunctionRecords.Road.self)
+            if !alreadyChecked, let reason = JunctionRecords.check(start: start, roads: roads,
+                                                                    edgeCount: graph.edgeCount) {
+                throw GuidanceFileError(reason: reason)
+            }
+            records = JunctionRecords(start: start, roads: roads)
+        }
+        // The bearings, merged roads, verdicts and records used where they lie in the file (no copy).
         self.init(names: NameKeys(core: core.array), departBearing: depart,
                   arrivalBearing: arrival,
                   merged: MergedRoads(arriving: arriving, leaving: leaving,
-                                      edgeCount: graph.edgeCount), decisions: decisions)
+                                      edgeCount: graph.edgeCount), decisions: decisions, records: records)
     }
 }
 
 extension GuidanceTables: GraphFilePart {
     package static let partName = "guidance tables"
-    package static let sectionTags = ["GPRM", "GDEP", "GARR", "GKCR", "GMIN", "GMOU", "GDEC"]
+    package static let sectionTags = ["GPRM", "GDEP", "GARR", "GKCR", "GMIN", "GMOU", "GDEC", "GJST", "GJRD"]
     /// Files before version 10 of the tables kept word and ref keys.
     package static let olderTags = ["GKWD", "GKRS", "GKRI"]
 }

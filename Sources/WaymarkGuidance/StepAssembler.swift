@@ -18,11 +18,15 @@ package struct StepAssembler {
     let classifier: TurnClassifier
     /// What is kept between routes (the caller's, one thread's).
     let kept: Kept
+    /// The map's junction records, where they hold for this data's turns (not where classes are
+    /// kept off: turns onto them may not be entered).
+    let records: JunctionRecords
 
     package init(data: RoutingData, guidance: GuidanceTables, kept: Kept = Kept()) {
         self.data = data
         self.guidance = guidance
         self.kept = kept
+        records = data.excluded.isEmpty ? guidance.records ?? .none : .none
         graph = data.graph
         classifier = TurnClassifier(graph: data.graph, names: guidance.names)
     }
@@ -192,17 +196,15 @@ package struct StepAssembler {
                 if osrmHasVertex(v, e, f) {
                     // Two ways OSRM does not join (a tunnel begins, destinations change…): its
                     // silent step there is listed, and keeps the steps either side apart.
-                    let junction = Junction(graph: graph, tables: guidance, arrival: e, next: f,
-                                            table: data.transitions, reusing: &roadStorage)
-                    drafts[drafts.count - 1].intersections.append(StepAssembler.intersection(junction, arrival: e,
-                                                                                            graph: graph))
+                    let junction = self.junction(arrival: e, next: f, reusing: &roadStorage)
+                    drafts[drafts.count - 1].intersections.append(StepAssembler.intersection(
+                        junction, arrival: e, records: records, graph: graph))
                 }
                 i += 1
                 continue
             }
-            let junction = Junction(graph: graph, tables: guidance, arrival: e, next: f,
-                                    table: data.transitions, reusing: &roadStorage)
-            let intersection = StepAssembler.intersection(junction, arrival: e, graph: graph)
+            let junction = self.junction(arrival: e, next: f, reusing: &roadStorage)
+            let intersection = StepAssembler.intersection(junction, arrival: e, records: records, graph: graph)
             let inRing = graph.flags(of: e).contains(.roundabout), toRing = graph.flags(of: f).contains(.roundabout)
             if startRing != nil && inRing && toRing {
                 if passesExit(at: v, onto: f, graph: graph) { exitsPassed += 1 }
@@ -376,12 +378,25 @@ package struct StepAssembler {
             || $0.name == second?.name }.map { strings[Int($0.name)] }.joined(separator: ", ")
     }
 
-    /// The junction as OSRM's `intersections` entry, with the lanes of the road arrived by.
-    private static func intersection(_ junction: Junction, arrival e: Int,
+    /// The junction at the end of edge `e`, `f` taken (-1: none): its record where there is one.
+    private func junction(arrival e: Int, next f: Int, reusing storage: inout [JunctionRoad]) -> Junction {
+        if records.has(e) {
+            return records.junction(arrival: e, next: f, vertex: graph.edgeTarget[e], reusing: &storage)
+        }
+        return Junction(graph: graph, tables: guidance, arrival: e, next: f, table: data.transitions,
+                        reusing: &storage)
+    }
+
+    /// The junction (``junction(arrival:next:reusing:)``) as OSRM's `intersections` entry, with the
+    /// lanes of the road arrived by.
+    private static func intersection(_ junction: Junction, arrival e: Int, records: borrowing JunctionRecords,
                                      graph: borrowing RoadGraph) -> StepIntersection {
         var classes: TravelClasses = []
         if let t = junction.taken { classes = graph.travelClasses(of: junction.roads[t].out) }
-        var intersection = junction.intersection(location: graph.coordinate(of: junction.vertex), classes: classes)
+        let location = graph.coordinate(of: junction.vertex)
+        var intersection = records.has(e)
+            ? records.intersection(arrival: e, taken: junction.taken, location: location, classes: classes)
+            : junction.intersection(location: location, classes: classes)
         let lanes = graph.turnLanes(of: e)
         if !lanes.isEmpty { intersection.lanes = TurnLanes.lanes(lanes, at: junction) }
         return intersection
@@ -448,11 +463,12 @@ package struct StepAssembler {
             drafts.append(draft)
             return k
         }
-        let exitJunction = Junction(graph: graph, tables: guidance, arrival: pieces[k - 1].edge, next: pieces[k].edge,
-                                    table: data.transitions)
+        var exitStorage: [JunctionRoad] = []
+        let exitJunction = self.junction(arrival: pieces[k - 1].edge, next: pieces[k].edge, reusing: &exitStorage)
         let exitBearing = exitJunction.roads[exitJunction.taken!].bearing
         let overall = Junction.turnAngle(arriving: junction.arrivalBearing, leaving: exitBearing)
-        let exitIntersection = StepAssembler.intersection(exitJunction, arrival: pieces[k - 1].edge, graph: graph)
+        let exitIntersection = StepAssembler.intersection(exitJunction, arrival: pieces[k - 1].edge, records: records,
+                                                          graph: graph)
         // OSRM: a roundabout or rotary step keeps the direction of the turn onto the ring; a
         // roundabout told as a turn takes the direction from the road arrived by to the exit, as
         // the two intersections list them (in 15° steps where the roads stay apart).

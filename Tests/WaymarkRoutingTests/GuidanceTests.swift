@@ -670,6 +670,43 @@ import WaymarkSupport
         #expect(TurnVerdict(code: 0) == nil && TurnVerdict(code: UInt8(TurnVerdict.codeLimit)) == nil)
     }
 
+    /// The junction records made with the verdicts are the junctions a route would otherwise work
+    /// out: for driving from each edge onto each edge after it (and onto none), the same roads in
+    /// the same order, bearings, angles and entries, and the same `intersections` entry.
+    @Test(arguments: [0, 3, 4]) func junctionRecordsAreTheWorkedOutJunctions(seed: Int) throws {
+        let graph = seed == 0 ? try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
+            : randomGraph(seed: UInt64(seed), nodes: 60, ways: 110)
+        let table = TransitionTable(graph: graph, turns: TurnGeometry(graph: graph), costs: TurnCosts(for: graph))
+        let tables = GuidanceTables(graph: graph, transitions: table)
+        let records = try #require(tables.records)
+        #expect(GuidanceTables(graph: graph).records == nil)
+        var storage: [JunctionRoad] = [], recorded = 0, listedApart = 0
+        for e in 0..<graph.edgeCount {
+            let leaving = graph.edges(from: graph.edgeTarget[e])
+            #expect(records.has(e) == !leaving.isEmpty, "edge \(e)")
+            guard records.has(e) else { continue }
+            recorded += 1
+            for f in [-1] + Array(leaving) {
+                let live = Junction(graph: graph, tables: tables, arrival: e, next: f, table: table)
+                let read = records.junction(arrival: e, next: f, vertex: graph.edgeTarget[e], reusing: &storage)
+                #expect(read.vertex == live.vertex && read.taken == live.taken, "edge \(e) onto \(f)")
+                #expect(read.roads.map(\.out) == live.roads.map(\.out) && read.roads.map(\.segment)
+                    == live.roads.map(\.segment), "edge \(e) onto \(f)")
+                #expect(read.roads.map(\.bearing) == live.roads.map(\.bearing) && read.roads.map(\.angle)
+                    == live.roads.map(\.angle) && read.roads.map(\.entry) == live.roads.map(\.entry))
+                let location = graph.coordinate(of: live.vertex)
+                let listed = records.intersection(arrival: e, taken: read.taken, location: location, classes: [.toll])
+                #expect(listed == live.intersection(location: location, classes: [.toll]), "edge \(e) onto \(f)")
+                if listed.roads.map(\.bearing) != live.roads.map({ Int($0.bearing.rounded()) % 360 }).sorted() {
+                    listedApart += 1
+                }
+            }
+        }
+        #expect(recorded > graph.edgeCount / 2)
+        // Not only junctions whose listing is their rounded bearings in order: some in 15° steps.
+        if seed == 0 { #expect(listedApart > 0) }
+    }
+
     /// Graph files keep turn verdicts as codes made of each maneuver's stored number, which must
     /// not follow the order the cases are declared in: codes pinned as files written so far hold them.
     @Test func storedVerdictCodesAreFixed() {

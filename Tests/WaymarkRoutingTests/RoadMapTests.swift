@@ -359,6 +359,39 @@ func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         var shortVerdicts = withVerdicts
         shortVerdicts["GDEC"] = Array(shortVerdicts["GDEC"]!.dropLast())
         #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: shortVerdicts, graph: graph) }
+        // The junction records likewise: stored as made; a file from before them loads without
+        // (its junctions worked out on each route); damaged or short ones are an error.
+        let readRecords = try #require(try GuidanceTables(fileSections: withVerdicts, graph: graph)).records
+        let madeRecords = try #require(GuidanceTables(graph: graph, transitions: table).records)
+        #expect(readRecords?.start.elementsEqual(madeRecords.start) == true
+            && readRecords?.roads.elementsEqual(madeRecords.roads) == true)
+        var unrecorded = withVerdicts
+        unrecorded["GJST"] = nil
+        unrecorded["GJRD"] = nil
+        #expect(try GuidanceTables(fileSections: unrecorded, graph: graph)?.records == nil)
+        typealias Record = JunctionRecords.Road
+        for damage in [{ (r: inout Record) in r.position = 200 }, { $0.out = Int32.max }, { $0.listed = 360 },
+                       { $0.entry = 2 }, { $0.bearing = .nan }] {
+            var damaged = withVerdicts
+            var roads = damaged["GJRD"]!.withUnsafeBytes { Array($0.bindMemory(to: Record.self)) }
+            damage(&roads[roads.count / 2])
+            damaged["GJRD"] = roads.withUnsafeBytes { Array($0) }
+            #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: damaged, graph: graph) }
+        }
+        var twice = withVerdicts
+        var twiceRoads = twice["GJRD"]!.withUnsafeBytes { Array($0.bindMemory(to: Record.self)) }
+        let k = twiceRoads.indices.first { twiceRoads[$0].position == 1 }!
+        twiceRoads[k].position = 0
+        twice["GJRD"] = twiceRoads.withUnsafeBytes { Array($0) }
+        #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: twice, graph: graph) }
+        var shortRecords = withVerdicts
+        shortRecords["GJRD"] = Array(shortRecords["GJRD"]!.dropLast(16))
+        #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: shortRecords, graph: graph) }
+        var unorderedRecords = withVerdicts
+        var starts = unorderedRecords["GJST"]!.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
+        starts[starts.count / 2] = UInt32.max
+        unorderedRecords["GJST"] = starts.withUnsafeBytes { Array($0) }
+        #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: unorderedRecords, graph: graph) }
         var other = sections
         other["GPRM"] = GraphFile.Section("GPRM", [99.0, 16.5]).bytes
         #expect(try GuidanceTables(fileSections: other, graph: graph) == nil)
