@@ -399,7 +399,8 @@ package struct GuidanceTables: Sendable {
             start.append(contentsOf: partEnds[part].lazy.map { $0 + offset })
             roads.append(contentsOf: partRoads[part])
         }
-        return (codes, JunctionRecords(start: Column(start), roads: Column(roads)))
+        let segregated = JunctionRecords.segregatedEdges(graph: graph, classifier: classifier, parts: parts)
+        return (codes, JunctionRecords(start: Column(start), roads: Column(roads), segregated: Column(segregated)))
     }
 
     /// The verdicts of every turn after edge `e` into `codes`, and `e`'s junction record.
@@ -565,7 +566,8 @@ extension GuidanceTables {
     package var fileSections: [GraphFile.Section] {
         [.init("GPRM", GuidanceTables.parameters), .init("GDEP", departBearing), .init("GARR", arrivalBearing),
          .init("GKCR", names.core), .init("GMIN", merged.arriving), .init("GMOU", merged.leaving),
-         .init("GDEC", decisions), .init("GJST", records?.start ?? []), .init("GJRD", records?.roads ?? [])]
+         .init("GDEC", decisions), .init("GJST", records?.start ?? []), .init("GJRD", records?.roads ?? []),
+         .init("GJSG", records?.segregated ?? [])]
     }
 
     /// The tables a graph file stores, checked against the graph; nil where there are none or
@@ -603,12 +605,12 @@ extension GuidanceTables {
         // (the junctions are then worked out on each route).
         var records: JunctionRecords?
         if sections.contains("GJST"), case let start = try array("GJST", UInt32.self), !start.isEmpty {
-            let roads = try array("GJRD", JunctionRecords.Road.self)
-            if !alreadyChecked, let reason = JunctionRecords.check(start: start, roads: roads,
+            let roads = try array("GJRD", JunctionRecords.Road.self), segregated = try array("GJSG", UInt8.self)
+            if !alreadyChecked, let reason = JunctionRecords.check(start: start, roads: roads, segregated: segregated,
                                                                     edgeCount: graph.edgeCount) {
                 throw GuidanceFileError(reason: reason)
             }
-            records = JunctionRecords(start: start, roads: roads)
+            records = JunctionRecords(start: start, roads: roads, segregated: segregated)
         }
         // The bearings, merged roads, verdicts and records used where they lie in the file (no copy).
         self.init(names: NameKeys(core: core.array), departBearing: depart,
@@ -620,7 +622,8 @@ extension GuidanceTables {
 
 extension GuidanceTables: GraphFilePart {
     package static let partName = "guidance tables"
-    package static let sectionTags = ["GPRM", "GDEP", "GARR", "GKCR", "GMIN", "GMOU", "GDEC", "GJST", "GJRD"]
+    package static let sectionTags = ["GPRM", "GDEP", "GARR", "GKCR", "GMIN", "GMOU", "GDEC", "GJST", "GJRD",
+                                      "GJSG"]
     /// Files before version 10 of the tables kept word and ref keys.
     package static let olderTags = ["GKWD", "GKRS", "GKRI"]
 }

@@ -1,5 +1,7 @@
+import Dispatch
 import WaymarkGeo
 import WaymarkGraph
+import WaymarkSupport
 
 /// Every edge's junction at its target, as ``Junction`` sees it when the edge is arrived by,
 /// made with the turn verdicts: a route reads the hundred junctions it passes instead of working
@@ -9,6 +11,10 @@ import WaymarkGraph
 /// arrived by first, then by angle); an empty row (no road out, or too many roads to number) is
 /// worked out at the junction. Valid for the transition table the verdicts were made with: a
 /// router keeping classes off works its junctions out (its turns onto them may not be entered).
+///
+/// Beside them, per edge, whether it is the internal edge of a segregated crossing
+/// (``TurnClassifier/isSegregated(_:from:)`` from its source; the roads' shapes and classes alone
+/// decide it): a byte per edge, 1 where it is.
 package struct JunctionRecords: Sendable {
     /// One road of a junction, 16 bytes.
     package struct Road: BitwiseCopyable, Sendable, Equatable {
@@ -28,14 +34,33 @@ package struct JunctionRecords: Sendable {
 
     let start: Column<UInt32>
     let roads: Column<Road>
+    let segregated: Column<UInt8>
 
-    init(start: Column<UInt32>, roads: Column<Road>) {
+    init(start: Column<UInt32>, roads: Column<Road>, segregated: Column<UInt8>) {
         self.start = start
         self.roads = roads
+        self.segregated = segregated
     }
 
     /// No records: every junction worked out where it is passed.
-    static let none = JunctionRecords(start: [], roads: [])
+    static let none = JunctionRecords(start: [], roads: [], segregated: [])
+
+    /// Every edge's segregated-crossing byte, the vertices shared out among `parts` side by side.
+    static func segregatedEdges(graph: RoadGraph, classifier: TurnClassifier, parts: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: graph.edgeCount)
+        bytes.withUnsafeMutableBufferPointer { bytes in
+            // Shared with the threads below: each part writes only the edges of its vertices.
+            nonisolated(unsafe) let bytes = bytes
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                for v in share(part, of: parts, graph.nodeCount) {
+                    for e in graph.edges(from: UInt32(v)) where classifier.isSegregated(e, from: UInt32(v)) {
+                        bytes[e] = 1
+                    }
+                }
+            }
+        }
+        return bytes
+    }
 
     /// The records of `junction`, arrived at by its first road; nothing where it has more roads
     /// than a listing position holds.
@@ -107,10 +132,13 @@ package struct JunctionRecords: Sendable {
 
     /// Checks records read from a file against a graph of `edgeCount` edges: rows in order, every
     /// value in range and each row's listing a numbering of its roads.
-    static func check(start: Column<UInt32>, roads: Column<Road>, edgeCount: Int) -> String? {
-        guard start.count == edgeCount + 1, start.first == 0, Int(start[edgeCount]) == roads.count else {
+    static func check(start: Column<UInt32>, roads: Column<Road>, segregated: Column<UInt8>,
+                      edgeCount: Int) -> String? {
+        guard start.count == edgeCount + 1, start.first == 0, Int(start[edgeCount]) == roads.count,
+              segregated.count == edgeCount else {
             return "junction records do not fit the graph"
         }
+        guard segregated.allSatisfy({ $0 <= 1 }) else { return "segregated edge flag out of range" }
         var seen = [Bool](repeating: false, count: 256)
         for e in 0..<edgeCount {
             guard start[e] <= start[e + 1], start[e + 1] - start[e] <= UInt32(UInt8.max) else {

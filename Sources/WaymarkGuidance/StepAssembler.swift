@@ -21,12 +21,15 @@ package struct StepAssembler {
     /// The map's junction records, where they hold for this data's turns (not where classes are
     /// kept off: turns onto them may not be entered).
     let records: JunctionRecords
+    /// Per edge, whether it is the internal edge of a segregated crossing (empty: worked out).
+    let segregated: Column<UInt8>
 
     package init(data: RoutingData, guidance: GuidanceTables, kept: Kept = Kept()) {
         self.data = data
         self.guidance = guidance
         self.kept = kept
         records = data.excluded.isEmpty ? guidance.records ?? .none : .none
+        segregated = guidance.records?.segregated ?? []
         graph = data.graph
         classifier = TurnClassifier(graph: data.graph, names: guidance.names)
     }
@@ -66,7 +69,7 @@ package struct StepAssembler {
         /// passes are appended one at a time.
         static func starting(_ first: StepIntersection) -> [StepIntersection] {
             var list: [StepIntersection] = []
-            list.reserveCapacity(4)
+            list.reserveCapacity(8)
             list.append(first)
             return list
         }
@@ -129,22 +132,29 @@ package struct StepAssembler {
                         steps: steps)
     }
 
-    /// Reads what the junctions along `path` will look up (each vertex's roads out and in, each
-    /// turn row, the turns' costs and verdicts, the bearings out) in one loop of loads that do not
-    /// wait on each other: the processor then waits for many cache misses at once, not for each in
-    /// turn inside guidance's branches. The sum only keeps the loads (``Kept`` stores it).
+    /// Reads what the junctions along `path` will look up (each vertex's flags, place and road
+    /// count, each junction's record, turn row, the turns' costs and verdicts) in one loop of loads
+    /// that do not wait on each other: the processor then waits for many cache misses at once, not
+    /// for each in turn inside guidance's branches. The sum only keeps the loads (``Kept`` stores it).
     private func readAhead(_ path: RoutePath) -> UInt32 {
         var sum: UInt32 = 0
         let table = data.transitions
+        let recorded = !records.start.isEmpty
         for e in path.edges {
             let v = Int(graph.edgeTarget[e])
-            let out = Int(graph.firstEdge[v]), into = Int(graph.firstIncoming[v])
             let row = Int(table.start[e])
-            sum &+= UInt32(graph.nodeFlags[v]) &+ graph.edgeSegment[e]
-            if out < graph.edgeCount {
-                sum &+= graph.edgeSegment[out] &+ guidance.departBearing[out].bitPattern
+            sum &+= UInt32(graph.nodeFlags[v]) &+ graph.edgeSegment[e] &+ UInt32(bitPattern: graph.latitudes[v])
+                &+ UInt32(data.turns.roads[v])
+            if recorded {
+                let first = Int(records.start[e])
+                if first < records.roads.count { sum &+= records.roads[first].bearing.bitPattern }
+            } else {
+                let out = Int(graph.firstEdge[v]), into = Int(graph.firstIncoming[v])
+                if out < graph.edgeCount {
+                    sum &+= graph.edgeSegment[out] &+ guidance.departBearing[out].bitPattern
+                }
+                if into < graph.incomingEdge.count { sum &+= graph.incomingEdge[into] }
             }
-            if into < graph.incomingEdge.count { sum &+= graph.incomingEdge[into] }
             if row < table.cost.count { sum &+= table.cost[row].bitPattern }
             if row < guidance.decisions.count { sum &+= UInt32(guidance.decisions[row]) }
         }
@@ -376,6 +386,12 @@ package struct StepAssembler {
         }
         return totals.filter { $0.name == first?.name
             || $0.name == second?.name }.map { strings[Int($0.name)] }.joined(separator: ", ")
+    }
+
+    /// ``TurnClassifier/isSegregated(_:from:)``, for edge `e` from its source `a`: read where the
+    /// map stores it.
+    private func isSegregated(_ e: Int, from a: UInt32) -> Bool {
+        segregated.isEmpty ? classifier.isSegregated(e, from: a) : segregated[e] != 0
     }
 
     /// The junction at the end of edge `e`, `f` taken (-1: none): its record where there is one.
@@ -628,8 +644,8 @@ package struct StepAssembler {
         let k = draft.pieces.lowerBound - 1 // the piece along the edge arrived by
         guard k >= 1, pieces[k].from == 0 else { return false }
         let e = pieces[k].edge
-        guard classifier.isSegregated(e, from: graph.edgeTarget[pieces[k - 1].edge]),
-              !classifier.isSegregated(draft.nameEdge, from: graph.edgeTarget[e]) else { return false }
+        guard isSegregated(e, from: graph.edgeTarget[pieces[k - 1].edge]),
+              !isSegregated(draft.nameEdge, from: graph.edgeTarget[e]) else { return false }
         var current: Draft
         var suppressedStart = false // OSRM's suppressed step where the road went on
         if let last = drafts.last, last.pieces == k..<(k + 1), drafts.count >= 2 {

@@ -672,10 +672,17 @@ import WaymarkSupport
 
     /// The junction records made with the verdicts are the junctions a route would otherwise work
     /// out: for driving from each edge onto each edge after it (and onto none), the same roads in
-    /// the same order, bearings, angles and entries, and the same `intersections` entry.
-    @Test(arguments: [0, 3, 4]) func junctionRecordsAreTheWorkedOutJunctions(seed: Int) throws {
+    /// the same order, bearings, angles and entries, and the same `intersections` entry; and each
+    /// edge's segregated-crossing flag the classifier's answer. (Seed -1: a segregated crossing.)
+    @Test(arguments: [0, 3, 4, -1]) func junctionRecordsAreTheWorkedOutJunctions(seed: Int) throws {
+        let crossing = GridMap(picture: """
+            a    b  c    d
+                 |  |
+                 e  f
+            """, ways: [("abc", [:]), ("cd", [:]), ("eb", ["oneway": "yes"]), ("cf", ["oneway": "yes"]),
+                        ("ef", [:])], spacing: 5)
         let graph = seed == 0 ? try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
-            : randomGraph(seed: UInt64(seed), nodes: 60, ways: 110)
+            : seed < 0 ? try crossing.graph() : randomGraph(seed: UInt64(seed), nodes: 60, ways: 110)
         let table = TransitionTable(graph: graph, turns: TurnGeometry(graph: graph), costs: TurnCosts(for: graph))
         let tables = GuidanceTables(graph: graph, transitions: table)
         let records = try #require(tables.records)
@@ -705,6 +712,17 @@ import WaymarkSupport
         #expect(recorded > graph.edgeCount / 2)
         // Not only junctions whose listing is their rounded bearings in order: some in 15° steps.
         if seed == 0 { #expect(listedApart > 0) }
+        // Each edge's segregated-crossing flag is the classifier's answer from its source.
+        let classifier = TurnClassifier(graph: graph, names: tables.names)
+        var segregated = 0
+        for v in 0..<UInt32(graph.nodeCount) {
+            for e in graph.edges(from: v) {
+                let live = classifier.isSegregated(e, from: v)
+                #expect((records.segregated[e] != 0) == live, "edge \(e)")
+                if live { segregated += 1 }
+            }
+        }
+        if seed < 0 { #expect(segregated > 0) }
     }
 
     /// Graph files keep turn verdicts as codes made of each maneuver's stored number, which must

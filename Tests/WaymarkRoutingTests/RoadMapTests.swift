@@ -364,7 +364,8 @@ func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         let readRecords = try #require(try GuidanceTables(fileSections: withVerdicts, graph: graph)).records
         let madeRecords = try #require(GuidanceTables(graph: graph, transitions: table).records)
         #expect(readRecords?.start.elementsEqual(madeRecords.start) == true
-            && readRecords?.roads.elementsEqual(madeRecords.roads) == true)
+            && readRecords?.roads.elementsEqual(madeRecords.roads) == true
+            && readRecords?.segregated.elementsEqual(madeRecords.segregated) == true)
         var unrecorded = withVerdicts
         unrecorded["GJST"] = nil
         unrecorded["GJRD"] = nil
@@ -384,6 +385,12 @@ func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         twiceRoads[k].position = 0
         twice["GJRD"] = twiceRoads.withUnsafeBytes { Array($0) }
         #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: twice, graph: graph) }
+        var badFlag = withVerdicts
+        badFlag["GJSG"]![0] = 2
+        #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: badFlag, graph: graph) }
+        var shortFlags = withVerdicts
+        shortFlags["GJSG"] = Array(shortFlags["GJSG"]!.dropLast())
+        #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: shortFlags, graph: graph) }
         var shortRecords = withVerdicts
         shortRecords["GJRD"] = Array(shortRecords["GJRD"]!.dropLast(16))
         #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: shortRecords, graph: graph) }
