@@ -37,6 +37,7 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(name: "CPrefetch"),
 
         // MARK: - Engine
         .target(name: "WaymarkSupport"),
@@ -50,7 +51,7 @@ let package = Package(
         .target(name: "WaymarkPreparation",
                 dependencies: ["WaymarkSupport", "WaymarkGraph", "WaymarkProfiles", "WaymarkGeo"]),
         .target(name: "WaymarkQueries",
-                dependencies: ["WaymarkSupport", "WaymarkGraph", "WaymarkProfiles", "WaymarkPreparation",
+                dependencies: ["CPrefetch", "WaymarkSupport", "WaymarkGraph", "WaymarkProfiles", "WaymarkPreparation",
                                "WaymarkGeo"]),
         .target(name: "WaymarkGuidance",
                 dependencies: ["WaymarkSupport", "WaymarkGraph", "WaymarkProfiles", "WaymarkPreparation",

@@ -108,6 +108,9 @@ import Darwin
     /// The smallest key, without removing it.
     @inlinable package var peekKey: Double? { count > 0 ? storage[0].key : nil }
 
+    /// The item with the smallest key, without removing it.
+    @inlinable package var peekItem: Int? { count > 0 ? storage[0].item : nil }
+
     @inlinable @inline(__always)
     package mutating func push(_ key: Double, _ item: Int) {
         if count == capacity { grow() }

@@ -153,6 +153,7 @@ package final class AlternativeSearch {
                              met: inout [(node: Int, weight: Double)]) {
         let (k, x) = search.heap.pop()!
         if search.isStale(k, x) { return }
+        search.prefetchNext(rows, reverse)
         let through = k + other.cost(x)
         if through.isFinite { met.append((x, through)) }
         if search.stalls(x, at: k, over: reverse) { return }

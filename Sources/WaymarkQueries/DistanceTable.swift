@@ -256,6 +256,7 @@ package final class TableSearch {
             }
             while let (k, x) = search.heap.pop(), k <= maxCost {
                 if search.isStale(k, x) { continue }
+                search.prefetchNext(down, up)
                 // Stalled: a higher node reaches x more cheaply, so no best route meets here.
                 if search.stalls(x, at: k, over: up) { continue }
                 if buckets.contains(x) {
@@ -307,6 +308,7 @@ package final class TableSearch {
         }
         while let (k, x) = search.heap.pop(), k <= maxCost {
             if search.isStale(k, x) { continue }
+            search.prefetchNext(up, down)
             let label = search.labels[x]
             if buckets.contains(x) {
                 let range = buckets[x]

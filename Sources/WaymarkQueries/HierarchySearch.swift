@@ -114,6 +114,7 @@ public final class HierarchySearch {
                              best: inout Double, meet: inout Int) -> Bool {
         let (k, x) = search.heap.pop()!
         if search.isStale(k, x) { return false }
+        search.prefetchNext(rows, reverse)
         let through = k + other.cost(x)
         if through < best {
             best = through

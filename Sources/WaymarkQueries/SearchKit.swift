@@ -1,3 +1,4 @@
+import CPrefetch
 import WaymarkGraph
 import WaymarkPreparation
 
@@ -9,7 +10,8 @@ import WaymarkPreparation
 //   backward one into a snapped point's edges (``HierarchyDirection/seed(into:_:_:)``, built on
 //   ``TransitionTable/forEachState(turningOnto:_:_:)``);
 // - one step: a label relaxed (``HierarchyDirection/relax(_:_:)``), a node's arcs relaxed, a node
-//   stalled (``HierarchyDirection/stalls(_:at:over:)``); on the graph without a hierarchy, the
+//   stalled (``HierarchyDirection/stalls(_:at:over:)``), the next node's arcs fetched ahead
+//   (``HierarchyDirection/prefetchNext(_:_:)``); on the graph without a hierarchy, the
 //   turns after a state (``TransitionTable/forEachTurn(after:_:_:)``);
 // - the end: the way along one edge (``RoutingData/alongOneEdge(from:to:)``), a meeting unpacked
 //   into edges (``ContractionHierarchy/unpackPath(meetingAt:forward:backward:into:scratch:)``).
@@ -76,6 +78,16 @@ struct HierarchyDirection<Label: SearchCost> {
             return true
         }
         return false
+    }
+
+    /// Starts loading the arcs of the node queued next, in `rows` and `reverse`, while the node
+    /// just taken off the queue is worked on: they are far apart in memory, and the next step reads
+    /// them first (to stall, then to relax).
+    @inline(__always)
+    func prefetchNext(_ rows: ArcRows.Buffers, _ reverse: ArcRows.Buffers) {
+        guard let next = heap.peekItem else { return }
+        waymark_prefetch(rows.arcs.baseAddress! + rows.row(next).lowerBound)
+        waymark_prefetch(reverse.arcs.baseAddress! + reverse.row(next).lowerBound)
     }
 
     /// Relaxes every arc of node `x` in `rows`; `label` makes the label at the arc's far end.
