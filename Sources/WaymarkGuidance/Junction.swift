@@ -607,7 +607,7 @@ extension GuidanceTables {
         if sections.contains("GJST"), case let start = try array("GJST", UInt32.self), !start.isEmpty {
             let roads = try array("GJRD", JunctionRecords.Road.self), segregated = try array("GJSG", UInt8.self)
             if !alreadyChecked, let reason = JunctionRecords.check(start: start, roads: roads, segregated: segregated,
-                                                                    edgeCount: graph.edgeCount) {
+                                                                    graph: graph) {
                 throw GuidanceFileError(reason: reason)
             }
             records = JunctionRecords(start: start, roads: roads, segregated: segregated)

@@ -130,29 +130,43 @@ package struct JunctionRecords: Sendable {
                                 classes: classes)
     }
 
-    /// Checks records read from a file against a graph of `edgeCount` edges: rows in order, every
-    /// value in range and each row's listing a numbering of its roads.
+    /// Checks records read from a file against `graph`: rows in order, every value in range, each
+    /// row's listing a numbering of its roads and its roads out the edges leaving the junction,
+    /// each once (a route finds the edge it takes there).
     static func check(start: Column<UInt32>, roads: Column<Road>, segregated: Column<UInt8>,
-                      edgeCount: Int) -> String? {
+                      graph: RoadGraph) -> String? {
+        let edgeCount = graph.edgeCount
         guard start.count == edgeCount + 1, start.first == 0, Int(start[edgeCount]) == roads.count,
               segregated.count == edgeCount else {
             return "junction records do not fit the graph"
         }
         guard segregated.allSatisfy({ $0 <= 1 }) else { return "segregated edge flag out of range" }
-        var seen = [Bool](repeating: false, count: 256)
+        var listed = [Bool](repeating: false, count: 256)
+        var leftBy: [Int] = [] // per edge leaving the junction, the last row that named it
         for e in 0..<edgeCount {
             guard start[e] <= start[e + 1], start[e + 1] - start[e] <= UInt32(UInt8.max) else {
                 return "junction records out of order"
             }
             let row = Int(start[e])..<Int(start[e + 1])
-            for k in 0..<row.count { seen[k] = false }
+            guard !row.isEmpty else { continue }
+            let leaving = graph.edges(from: graph.edgeTarget[e])
+            if leftBy.count < leaving.count { leftBy += [Int](repeating: -1, count: leaving.count - leftBy.count) }
+            var named = 0
+            for k in 0..<row.count { listed[k] = false }
             for k in row {
-                let road = roads[k]
-                guard road.out >= -1, Int(road.out) < edgeCount, road.bearing >= 0, road.bearing <= 360,
+                let road = roads[k], out = Int(road.out)
+                guard out >= -1, Int(road.segment) < 2 * graph.segmentCount, road.bearing >= 0, road.bearing <= 360,
                       road.listed < 360, Int(road.position) < row.count, road.entry <= 1,
-                      !seen[Int(road.position)] else { return "junction record out of range" }
-                seen[Int(road.position)] = true
+                      !listed[Int(road.position)] else { return "junction record out of range" }
+                listed[Int(road.position)] = true
+                guard out >= 0 else { continue }
+                guard leaving.contains(out), leftBy[out - leaving.lowerBound] != e else {
+                    return "junction record names a road that does not leave there"
+                }
+                leftBy[out - leaving.lowerBound] = e
+                named += 1
             }
+            guard named == leaving.count else { return "junction record leaves out a road" }
         }
         return nil
     }

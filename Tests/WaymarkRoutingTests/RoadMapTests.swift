@@ -372,12 +372,28 @@ func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         #expect(try GuidanceTables(fileSections: unrecorded, graph: graph)?.records == nil)
         typealias Record = JunctionRecords.Road
         for damage in [{ (r: inout Record) in r.position = 200 }, { $0.out = Int32.max }, { $0.listed = 360 },
-                       { $0.entry = 2 }, { $0.bearing = .nan }] {
+                       { $0.entry = 2 }, { $0.bearing = .nan }, { $0.segment = UInt32.max }] {
             var damaged = withVerdicts
             var roads = damaged["GJRD"]!.withUnsafeBytes { Array($0.bindMemory(to: Record.self)) }
             damage(&roads[roads.count / 2])
             damaged["GJRD"] = roads.withUnsafeBytes { Array($0) }
             #expect(throws: GuidanceFileError.self) { try GuidanceTables(fileSections: damaged, graph: graph) }
+        }
+        // A road out that is not the junction's, or one of its roads out left out: an error (a
+        // route would not find the edge it takes there).
+        var records = withVerdicts["GJRD"]!.withUnsafeBytes { Array($0.bindMemory(to: Record.self)) }
+        let rowStarts = withVerdicts["GJST"]!.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
+        let out = try #require(records.indices.first { records[$0].out >= 0 })
+        let owner = try #require(rowStarts.lastIndex { Int($0) <= out })
+        let leaving = graph.edges(from: graph.edgeTarget[owner])
+        let foreign = try #require((0..<graph.edgeCount).first { !leaving.contains($0) })
+        for wrong in [Int32(-1), Int32(foreign)] {
+            var moved = withVerdicts
+            records[out].out = wrong
+            moved["GJRD"] = records.withUnsafeBytes { Array($0) }
+            #expect(throws: GuidanceFileError.self, "\(wrong)") {
+                try GuidanceTables(fileSections: moved, graph: graph)
+            }
         }
         var twice = withVerdicts
         var twiceRoads = twice["GJRD"]!.withUnsafeBytes { Array($0.bindMemory(to: Record.self)) }
