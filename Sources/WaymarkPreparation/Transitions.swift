@@ -184,6 +184,10 @@ public struct TurnGeometry: Sendable {
 @usableFromInline package struct TransitionTable: Sendable {
     @usableFromInline package let start: Column<UInt32>
     @usableFromInline package let cost: Column<Float>
+    /// Every turn's seconds (``duration(_:_:_:_:_:)``, in the same layout), for a path's sums:
+    /// one read instead of the turn's geometry and costs. Empty in files written before it was
+    /// stored (the path then works each turn out).
+    @usableFromInline package let seconds: Column<Double>
     @usableFromInline package let paths: RestrictedPaths
 
     /// Made on all cores (or in `parts` ranges side by side: the same table however many): each
@@ -209,38 +213,48 @@ public struct TurnGeometry: Sendable {
         }
         let starts = TransitionTable.rowStarts(graph)
         var transitions = [Float](repeating: 0, count: Int(starts[graph.edgeCount]))
+        var durations = [Double](repeating: 0, count: transitions.count)
         transitions.withUnsafeMutableBufferPointer { transitions in
-            // Shared with the threads below: each part writes only its own share of it.
-            nonisolated(unsafe) let transitions = transitions
-            let entries = entries
-            let parts = parts ?? TurnGeometry.parts(graph.edgeCount)
-            DispatchQueue.concurrentPerform(iterations: parts) { part in
-                for e in share(part, of: parts, graph.edgeCount) {
-                    let restricted = graph.isRestricted(e)
-                    let outgoing = graph.edges(from: graph.edgeTarget[e])
-                    let row = Int(starts[e]) - outgoing.lowerBound
-                    let custom = graph.nodeFlags[Int(graph.edgeTarget[e])] & RoadGraph.customTurnFlag != 0
-                    for f in outgoing {
-                        if graph.isUTurn(e, f)
-                            && !TransitionTable.uTurnAllowed(after: e, graph, turns, entries: entries) {
-                            transitions[row + f] = .infinity
-                            continue
-                        }
-                        if custom, let t = graph.customTurn(e, f) {
-                            transitions[row + f] = graph.turnWeight[t]
-                            continue
-                        }
-                        let weight =
-                            !restricted && graph.isRestricted(f)
-                            ? costs.restrictedEntryWeight : TransitionTable.duration(e, f, graph, turns, costs)
-                        transitions[row + f] = Float(weight)
-                    }
-                }
+            durations.withUnsafeMutableBufferPointer { durations in
+                TransitionTable.fill(transitions, durations, graph: graph, turns: turns, costs: costs, entries: entries,
+                                     starts: starts, parts: parts ?? TurnGeometry.parts(graph.edgeCount))
             }
         }
         start = Column(starts)
         cost = Column(transitions)
+        seconds = Column(durations)
         paths = RestrictedPaths(graph: graph)
+    }
+
+    /// Every turn's weight and seconds, the edges shared out among `parts` side by side.
+    private static func fill(_ transitions: UnsafeMutableBufferPointer<Float>,
+                             _ durations: UnsafeMutableBufferPointer<Double>, graph: RoadGraph, turns: TurnGeometry,
+                             costs: TurnCosts, entries: [UInt8], starts: [UInt32], parts: Int) {
+        // Shared with the threads below: each part writes only its own share of them.
+        nonisolated(unsafe) let (transitions, durations) = (transitions, durations)
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            for e in share(part, of: parts, graph.edgeCount) {
+                let restricted = graph.isRestricted(e)
+                let outgoing = graph.edges(from: graph.edgeTarget[e])
+                let row = Int(starts[e]) - outgoing.lowerBound
+                let custom = graph.nodeFlags[Int(graph.edgeTarget[e])] & RoadGraph.customTurnFlag != 0
+                for f in outgoing {
+                    let seconds = TransitionTable.duration(e, f, graph, turns, costs)
+                    durations[row + f] = seconds
+                    if graph.isUTurn(e, f)
+                        && !TransitionTable.uTurnAllowed(after: e, graph, turns, entries: entries) {
+                        transitions[row + f] = .infinity
+                        continue
+                    }
+                    if custom, let t = graph.customTurn(e, f) {
+                        transitions[row + f] = graph.turnWeight[t]
+                        continue
+                    }
+                    let weight = !restricted && graph.isRestricted(f) ? costs.restrictedEntryWeight : seconds
+                    transitions[row + f] = Float(weight)
+                }
+            }
+        }
     }
 
     /// This table with every turn onto an edge of `classes` forbidden (OSRM's `exclude`): no
@@ -253,12 +267,13 @@ public struct TurnGeometry: Sendable {
             let row = Int(start[e]) - outgoing.lowerBound
             for f in outgoing where graph.isOf(classes, edge: f) { masked[row + f] = .infinity }
         }
-        return TransitionTable(start: start, cost: Column(masked), paths: paths)
+        return TransitionTable(start: start, cost: Column(masked), seconds: seconds, paths: paths)
     }
 
-    private init(start: Column<UInt32>, cost: Column<Float>, paths: RestrictedPaths) {
+    private init(start: Column<UInt32>, cost: Column<Float>, seconds: Column<Double>, paths: RestrictedPaths) {
         self.start = start
         self.cost = cost
+        self.seconds = seconds
         self.paths = paths
     }
 
@@ -290,14 +305,23 @@ public struct TurnGeometry: Sendable {
         guard alreadyChecked || cost.allSatisfy({ $0 >= 0 }) else {
             throw HierarchyFileError(reason: "turn cost negative or not a number")
         }
+        // The turns' seconds, where stored: one per turn, finite and not negative.
+        let seconds = sections.contains("TTDU") ? try array("TTDU", Double.self) : []
+        guard seconds.isEmpty || seconds.count == cost.count else {
+            throw HierarchyFileError(reason: "turn seconds do not fit the graph")
+        }
+        guard alreadyChecked || seconds.allSatisfy({ $0.isFinite && $0 >= 0 }) else {
+            throw HierarchyFileError(reason: "turn seconds negative or not finite")
+        }
         start = starts
         self.cost = cost
+        self.seconds = seconds
         paths = RestrictedPaths(graph: graph)
     }
 
     /// As graph-file sections: every turn's weight, and where each edge's turns start (so that a
     /// load need not count them).
-    var fileSections: [GraphFile.Section] { [.init("TTCS", cost), .init("TTST", start)] }
+    var fileSections: [GraphFile.Section] { [.init("TTCS", cost), .init("TTST", start), .init("TTDU", seconds)] }
 
     /// Where each edge's turns start in the table: the turns of the edges before it, each onto
     /// every edge leaving its target.
@@ -545,7 +569,7 @@ extension TurnGeometry: GraphFilePart {
 
 extension TransitionTable: GraphFilePart {
     public static let partName = "turn weights"
-    public static let sectionTags = ["TTCS", "TTST"]
+    public static let sectionTags = ["TTCS", "TTST", "TTDU"]
 }
 
 /// The turn costs that turn tables stored without a hierarchy were made under; the tables

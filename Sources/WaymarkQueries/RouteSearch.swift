@@ -37,8 +37,13 @@ extension RoutePath {
         } else {
             (_, duration, distance) = graph.part(edges[0], from: startOffset, to: Double(graph.edgeLength[edges[0]]))
             turns.reserveCapacity(edges.count)
+            let table = data.transitions, stored = !table.seconds.isEmpty
             for i in 1..<edges.count {
-                let turn = TransitionTable.duration(edges[i - 1], edges[i], graph, data.turns, data.costs)
+                let e = edges[i - 1], f = edges[i]
+                // The turn's stored seconds where the table has them: the same value, one read.
+                let turn = stored
+                    ? table.seconds[Int(table.start[e]) + f - Int(graph.firstEdge[Int(graph.edgeTarget[e])])]
+                    : TransitionTable.duration(e, f, graph, data.turns, data.costs)
                 turns.append(turn)
                 duration += turn
                 if i < edges.count - 1 {

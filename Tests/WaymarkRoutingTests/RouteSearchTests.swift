@@ -537,6 +537,30 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
             damaged["TTCS"] = costs.withUnsafeBytes { Array($0) }
             #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: damaged, graph: g) }
         }
+        // Every turn's seconds likewise, as the path's sums work each turn out: stored and read
+        // back; a file from before has none, and its paths (the turns worked out) are the same;
+        // a wrong count, a NaN or a negative value is an error.
+        #expect(table.seconds.count == table.cost.count && stored.transitions.seconds.elementsEqual(table.seconds))
+        for e in 0..<g.edgeCount {
+            let leaving = g.edges(from: g.edgeTarget[e])
+            for f in leaving {
+                #expect(table.seconds[Int(table.start[e]) + f - leaving.lowerBound]
+                    == TransitionTable.duration(e, f, g, measured, TurnCosts(for: g)), "\(e) → \(f)")
+            }
+        }
+        var noSeconds = extra
+        noSeconds["TTDU"] = nil
+        let worked = try #require(try ContractionHierarchy(fileSections: noSeconds, graph: g))
+        #expect(worked.transitions.seconds.isEmpty)
+        expectSameRoutes(g, stored, worked, seed: 5)
+        for damage in [{ (c: inout [Double]) in c.removeLast() }, { (c: inout [Double]) in c[0] = .nan },
+                       { (c: inout [Double]) in c[0] = -1 }] {
+            var damaged = extra
+            var seconds = damaged["TTDU"]!.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
+            damage(&seconds)
+            damaged["TTDU"] = seconds.withUnsafeBytes { Array($0) }
+            #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: damaged, graph: g) }
+        }
     }
 
     /// Query nodes are numbered from the top of the hierarchy down (every arc goes to a lower
