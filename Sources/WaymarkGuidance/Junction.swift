@@ -34,15 +34,9 @@ package struct Junction {
     /// The index in `roads` of the edge driven out, if one was.
     var taken: Int?
 
-    /// The junction at the end of edge `arrival`, with `next` the edge taken (or -1).
-    init(graph: borrowing RoadGraph, tables: borrowing GuidanceTables, arrival e: Int, next f: Int,
-         table: borrowing TransitionTable) {
-        var storage: [JunctionRoad] = []
-        self.init(graph: graph, tables: tables, arrival: e, next: f, table: table, reusing: &storage)
-    }
-
-    /// The same, its roads written into `storage`'s buffer: a caller that lets each junction go
-    /// before making the next (a route passes a hundred) allocates one buffer for all of them.
+    /// The junction at the end of edge `arrival`, with `next` the edge taken (or -1), its roads
+    /// written into `found`'s buffer: a caller that lets each junction go before making the next
+    /// (a route passes a hundred) allocates one buffer for all of them.
     init(graph: borrowing RoadGraph, tables: borrowing GuidanceTables, arrival e: Int, next f: Int,
          table: borrowing TransitionTable,
          reusing found: inout [JunctionRoad]) {
@@ -217,12 +211,12 @@ package struct GuidanceTables: Sendable {
     /// edge's onto the edges leaving its target); ``TurnVerdict/unknown`` for a turn no route
     /// takes. Empty when not made (the verdicts are then found on each route).
     let decisions: Column<UInt8>
-    /// Each edge's junction at its target, made with the verdicts (nil without them, or in a
+    /// Each edge's junction at its target, made with the verdicts (none without them, or in a
     /// file written before they were stored).
-    let records: JunctionRecords?
+    let records: JunctionRecords
 
     init(names: NameKeys, departBearing: Column<Float>, arrivalBearing: Column<Float>, merged: MergedRoads,
-         decisions: Column<UInt8>, records: JunctionRecords? = nil) {
+         decisions: Column<UInt8>, records: JunctionRecords = .none) {
         self.names = names
         self.departBearing = departBearing
         self.arrivalBearing = arrivalBearing
@@ -238,7 +232,7 @@ package struct GuidanceTables: Sendable {
     @inline(__always)
     func decision(arrival e: Int, next f: Int, graph: borrowing RoadGraph, table: borrowing TransitionTable) -> UInt8 {
         guard !decisions.isEmpty else { return TurnVerdict.unknown }
-        return decisions[Int(table.start[e]) + f - Int(graph.firstEdge[Int(graph.edgeTarget[e])])]
+        return decisions[table.turn(e, f, graph: graph)]
     }
 
     /// The turns of a transition table over `graph` (each edge's onto the edges leaving its target).
@@ -369,35 +363,31 @@ package struct GuidanceTables: Sendable {
         var codes = [UInt8](repeating: TurnVerdict.unknown, count: Int(table.start[graph.edgeCount]))
         let classifier = TurnClassifier(graph: graph, names: tables.names)
         // Each part's junction records and the ends of its edges' rows, joined in order after.
-        var partRoads = [[JunctionRecords.Road]](repeating: [], count: parts)
-        var partEnds = [[UInt32]](repeating: [], count: parts)
+        var made = [(roads: [JunctionRecords.Road], ends: [UInt32])](repeating: ([], []), count: parts)
         codes.withUnsafeMutableBufferPointer { codes in
-            partRoads.withUnsafeMutableBufferPointer { partRoads in
-                partEnds.withUnsafeMutableBufferPointer { partEnds in
-                    // Shared with the threads below: each part writes only its own share of them.
-                    nonisolated(unsafe) let (codes, partRoads, partEnds) = (codes, partRoads, partEnds)
-                    DispatchQueue.concurrentPerform(iterations: parts) { part in
-                        let edges = share(part, of: parts, graph.edgeCount)
-                        var storage: [JunctionRoad] = []
-                        var records: [JunctionRecords.Road] = [], ends: [UInt32] = []
-                        ends.reserveCapacity(edges.count)
-                        for e in edges {
-                            verdicts(arrival: e, graph: graph, tables: tables, table: table, classifier: classifier,
-                                     codes: codes, records: &records, storage: &storage)
-                            ends.append(UInt32(records.count))
-                        }
-                        (partRoads[part], partEnds[part]) = (records, ends)
+            made.withUnsafeMutableBufferPointer { made in
+                // Shared with the threads below: each part writes only its own share of them.
+                nonisolated(unsafe) let (codes, made) = (codes, made)
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    let edges = share(part, of: parts, graph.edgeCount)
+                    var storage: [JunctionRoad] = [], records: [JunctionRecords.Road] = [], ends: [UInt32] = []
+                    ends.reserveCapacity(edges.count)
+                    for e in edges {
+                        verdicts(arrival: e, graph: graph, tables: tables, table: table, classifier: classifier,
+                                 codes: codes, records: &records, storage: &storage)
+                        ends.append(UInt32(records.count))
                     }
+                    made[part] = (records, ends)
                 }
             }
         }
         var start: [UInt32] = [0], roads: [JunctionRecords.Road] = []
         start.reserveCapacity(graph.edgeCount + 1)
-        roads.reserveCapacity(partRoads.reduce(0) { $0 + $1.count })
-        for part in 0..<parts {
+        roads.reserveCapacity(made.reduce(0) { $0 + $1.roads.count })
+        for part in made {
             let offset = UInt32(roads.count)
-            start.append(contentsOf: partEnds[part].lazy.map { $0 + offset })
-            roads.append(contentsOf: partRoads[part])
+            start.append(contentsOf: part.ends.lazy.map { $0 + offset })
+            roads.append(contentsOf: part.roads)
         }
         let segregated = JunctionRecords.segregatedEdges(graph: graph, classifier: classifier, parts: parts)
         return (codes, JunctionRecords(start: Column(start), roads: Column(roads), segregated: Column(segregated)))
@@ -566,8 +556,8 @@ extension GuidanceTables {
     package var fileSections: [GraphFile.Section] {
         [.init("GPRM", GuidanceTables.parameters), .init("GDEP", departBearing), .init("GARR", arrivalBearing),
          .init("GKCR", names.core), .init("GMIN", merged.arriving), .init("GMOU", merged.leaving),
-         .init("GDEC", decisions), .init("GJST", records?.start ?? []), .init("GJRD", records?.roads ?? []),
-         .init("GJSG", records?.segregated ?? [])]
+         .init("GDEC", decisions), .init("GJST", records.start), .init("GJRD", records.roads),
+         .init("GJSG", records.segregated)]
     }
 
     /// The tables a graph file stores, checked against the graph; nil where there are none or
@@ -603,7 +593,7 @@ extension GuidanceTables {
         }
         // Junction records: none without verdicts or in files written before they were stored
         // (the junctions are then worked out on each route).
-        var records: JunctionRecords?
+        var records = JunctionRecords.none
         if sections.contains("GJST"), case let start = try array("GJST", UInt32.self), !start.isEmpty {
             let roads = try array("GJRD", JunctionRecords.Road.self), segregated = try array("GJSG", UInt8.self)
             if !alreadyChecked, let reason = JunctionRecords.check(start: start, roads: roads, segregated: segregated,

@@ -28,8 +28,8 @@ package struct StepAssembler {
         self.data = data
         self.guidance = guidance
         self.kept = kept
-        records = data.excluded.isEmpty ? guidance.records ?? .none : .none
-        segregated = guidance.records?.segregated ?? []
+        records = data.excluded.isEmpty ? guidance.records : .none
+        segregated = guidance.records.segregated
         graph = data.graph
         classifier = TurnClassifier(graph: data.graph, names: guidance.names)
     }

@@ -257,6 +257,14 @@ public struct TurnGeometry: Sendable {
         }
     }
 
+    /// Where the turn e → f lies in the table's per-turn columns (`cost`, `seconds`, and
+    /// guidance's verdicts, laid out alike): e's row, at f's place among the edges leaving e's
+    /// target. `f` must leave e's target.
+    @inlinable @inline(__always)
+    package func turn(_ e: Int, _ f: Int, graph: borrowing RoadGraph) -> Int {
+        Int(start[e]) + f - Int(graph.firstEdge[Int(graph.edgeTarget[e])])
+    }
+
     /// This table with every turn onto an edge of `classes` forbidden (OSRM's `exclude`): no
     /// search then enters such an edge, and a hierarchy contracted on it never holds one.
     package func excluding(_ classes: ExcludedClasses, graph: RoadGraph) -> TransitionTable {
@@ -432,7 +440,7 @@ extension RoadGraph {
             && !turnAllowed(via: v, from: segment(of: e), to: segment(of: f)) {
             return nil
         }
-        let weight = table.cost[Int(table.start[e]) + f - Int(firstEdge[Int(v)])]
+        let weight = table.cost[table.turn(e, f, graph: self)]
         return weight == .infinity ? nil : Double(weight)
     }
 

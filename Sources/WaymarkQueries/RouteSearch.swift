@@ -41,8 +41,7 @@ extension RoutePath {
             for i in 1..<edges.count {
                 let e = edges[i - 1], f = edges[i]
                 // The turn's stored seconds where the table has them: the same value, one read.
-                let turn = stored
-                    ? table.seconds[Int(table.start[e]) + f - Int(graph.firstEdge[Int(graph.edgeTarget[e])])]
+                let turn = stored ? table.seconds[table.turn(e, f, graph: graph)]
                     : TransitionTable.duration(e, f, graph, data.turns, data.costs)
                 turns.append(turn)
                 duration += turn
