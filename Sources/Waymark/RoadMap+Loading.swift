@@ -15,11 +15,14 @@ extension RoadMap {
     ///   - maxSnapDistance: how far a waypoint may be from its road, in metres.
     ///   - basemap: for an OSM file, also read what the map shows besides roads (``RoadMap/basemap()``;
     ///     a graph file has one when it was built with `--basemap`).
+    ///   - memory: a graph file mapped or read whole (``RoadMap/memory(for:)``).
     public convenience init(contentsOf url: URL, drivingSide: DrivingSide? = nil, method: SearchMethod = .automatic,
-                            maxSnapDistance: Double = 1000, basemap: Bool = false) throws(RoadMapError) {
+                            maxSnapDistance: Double = 1000, basemap: Bool = false,
+                            memory: FileMemory = .mapped) throws(RoadMapError) {
         let path = url.path
         if path.hasSuffix(".wmg") {
-            try self.init(graphFile: path, drivingSide: drivingSide, method: method, maxSnapDistance: maxSnapDistance)
+            try self.init(graphFile: path, drivingSide: drivingSide, method: method, maxSnapDistance: maxSnapDistance,
+                          memory: memory)
             return
         }
         var graph: RoadGraph, map: Basemap?

@@ -332,11 +332,12 @@ let outputOption = OptionSpec(name: "output", value: "FILE",
 /// The map at `path` (a graph file, or OSM XML built in memory), with the `--driving-side`
 /// option applied; says on standard error when that sets the file's hierarchy aside.
 func openMap(_ path: String, _ args: ParsedArguments, method: RoadMap.SearchMethod = .automatic,
-             maxSnapDistance: Double = 1000, basemap: Bool = false) throws(CLIError) -> RoadMap {
+             maxSnapDistance: Double = 1000, basemap: Bool = false,
+             memory: FileMemory = .mapped) throws(CLIError) -> RoadMap {
     let map: RoadMap
     do {
         map = try RoadMap(contentsOf: URL(fileURLWithPath: path), drivingSide: try drivingSide(args), method: method,
-                          maxSnapDistance: maxSnapDistance, basemap: basemap)
+                          maxSnapDistance: maxSnapDistance, basemap: basemap, memory: memory)
     } catch {
         throw .failure("\(error)")
     }

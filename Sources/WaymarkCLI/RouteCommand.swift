@@ -117,7 +117,8 @@ enum RouteCommand {
 
         let threads = Int(try args.number("threads", default: 1, in: 1...64))
         if threads > 1 && batch == nil { throw .usage("--threads is for --batch") }
-        var method = RoadMap.searchMethod(for: batch == nil ? .fewRoutes : .manyQueries)
+        let workload: RoadMap.Workload = batch == nil ? .fewRoutes : .manyQueries
+        var method = RoadMap.searchMethod(for: workload)
         if args.value("search") != nil {
             let searches: [String: RoadMap.SearchMethod] = ["ch": .hierarchy, "alt": .landmarks, "astar": .aStar]
             method = searches[try args.choice("search", ["ch", "alt", "astar"], default: "ch")]!
@@ -127,7 +128,8 @@ enum RouteCommand {
         options.language = language
         // Alternatives are found on a contraction hierarchy.
         if options.alternatives > 0 && args.value("search") == nil { method = .hierarchy }
-        let map = try openMap(path, args, method: method, maxSnapDistance: maxSnap)
+        let map = try openMap(path, args, method: method, maxSnapDistance: maxSnap,
+                              memory: RoadMap.memory(for: workload))
         if let batch {
             return try runBatch(map, batch, options: options, output: args.value("output"), threads: threads,
                                 geometries: geometries, overview: overview)

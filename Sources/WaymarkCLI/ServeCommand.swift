@@ -104,7 +104,8 @@ enum ServeCommand {
         for (i, path) in paths.enumerated() {
             // (The viewer draws the first map: only it needs its basemap.)
             let map = try openMap(path, args, method: RoadMap.searchMethod(for: .manyQueries), maxSnapDistance: maxSnap,
-                                  basemap: i == 0 && args.value("pois") != nil)
+                                  basemap: i == 0 && args.value("pois") != nil,
+                                  memory: RoadMap.memory(for: .manyQueries))
             // A file without a stored hierarchy is contracted before serving: said, with progress.
             var meter: ProgressMeter?
             if map.hierarchy == nil && map.method == .hierarchy {
@@ -158,7 +159,7 @@ enum ServeCommand {
             MapReloader(service: service, path: path, slot: slot, load: { path in
                 let map = try RoadMap(contentsOf: URL(fileURLWithPath: path), drivingSide: side,
                                       method: RoadMap.searchMethod(for: .manyQueries), maxSnapDistance: maxSnap,
-                                      basemap: slot == 0 && withBasemap)
+                                      basemap: slot == 0 && withBasemap, memory: RoadMap.memory(for: .manyQueries))
                 map.prepare().notes.forEach(Output.error)
                 return map
             }, log: { Output.error($0) })

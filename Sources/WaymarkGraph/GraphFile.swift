@@ -421,8 +421,8 @@ public enum GraphFile {
         }
     }
 
-    public static func open(path: String) throws(GraphFileError) -> Opened {
-        let file = try MappedFile(path: path)
+    public static func open(path: String, memory: FileMemory = .mapped) throws(GraphFileError) -> Opened {
+        let file = try MappedFile(path: path, memory: memory)
         let (graph, extra) = try decode(file.bytes, owner: file, path: path, trusted: file.alreadyChecked)
         return Opened(graph: graph, extra: extra, alreadyChecked: file.alreadyChecked, identity: file.identity)
     }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import WaymarkSupport
 
 // Per-query scratch of the searches, kept by each searcher between queries (OSRM keeps the same
 // apart from the map's shared data, as its search-engine heaps beside its data facade). A
@@ -30,14 +31,37 @@ import Darwin
     /// Storage for `count` labels, none set.
     @usableFromInline package init(count: Int) {
         self.count = count
-        guard let raw = calloc(max(1, count), MemoryLayout<UInt32>.stride) else {
+        let n = max(1, count)
+        if StampedArray.inLargePages(count) {
+            guard let stampMemory = LargePages.allocate(n * MemoryLayout<UInt32>.stride),
+                  let labelMemory = LargePages.allocate(n * MemoryLayout<Label>.stride) else {
+                fatalError("out of memory for \(count) search labels")
+            }
+            stamps = stampMemory.bindMemory(to: UInt32.self, capacity: n)
+            labels = labelMemory.bindMemory(to: Label.self, capacity: n)
+            return
+        }
+        guard let raw = calloc(n, MemoryLayout<UInt32>.stride) else {
             fatalError("out of memory for \(count) search labels")
         }
-        stamps = raw.bindMemory(to: UInt32.self, capacity: max(1, count))
-        labels = .allocate(capacity: max(1, count))
+        stamps = raw.bindMemory(to: UInt32.self, capacity: n)
+        labels = .allocate(capacity: n)
+    }
+
+    /// Whether `count` labels are many enough to be read at random across megabytes: then
+    /// stamps and labels are each kept in ``LargePages`` (both zeroed and mapped lazily, as
+    /// `calloc`'s are), fewer address-cache misses for each query.
+    @usableFromInline static func inLargePages(_ count: Int) -> Bool {
+        count * (MemoryLayout<UInt32>.stride + MemoryLayout<Label>.stride) >= LargePages.pageSize / 2
     }
 
     @usableFromInline package func deallocate() {
+        let n = max(1, count)
+        if StampedArray.inLargePages(count) {
+            LargePages.release(stamps, byteCount: n * MemoryLayout<UInt32>.stride)
+            LargePages.release(labels, byteCount: n * MemoryLayout<Label>.stride)
+            return
+        }
         free(stamps)
         labels.deallocate()
     }

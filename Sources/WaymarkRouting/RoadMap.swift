@@ -152,11 +152,12 @@ public final class RoadMap: @unchecked Sendable {
 
     /// A map from a graph file (`waymark build`), with the contraction hierarchy it stores, if
     /// any. A `drivingSide` other than the file's replaces it; a stored hierarchy (contracted for
-    /// the other side) is then set aside, and ``setAsideHierarchy`` says so.
+    /// the other side) is then set aside, and ``setAsideHierarchy`` says so. `memory`: the file
+    /// mapped or read whole (``memory(for:)`` chooses by the work to come).
     public init(graphFile path: String, drivingSide: DrivingSide? = nil, method: SearchMethod = .automatic,
-                maxSnapDistance: Double = 1000) throws(RoadMapError) {
+                maxSnapDistance: Double = 1000, memory: FileMemory = .mapped) throws(RoadMapError) {
         let file: GraphFile.Opened
-        do { file = try GraphFile.open(path: path) } catch { throw RoadMapError("\(error)") }
+        do { file = try GraphFile.open(path: path, memory: memory) } catch { throw RoadMapError("\(error)") }
         var graph = file.graph
         let sections = file.extra, checked = file.alreadyChecked
         var setAside: String?

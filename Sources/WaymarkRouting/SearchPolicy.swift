@@ -1,3 +1,4 @@
+import WaymarkGraph
 import WaymarkPreparation
 import WaymarkGuidance
 import WaymarkQueries
@@ -30,6 +31,13 @@ extension RoadMap {
         case .manyQueries: .hierarchy
         case let .table(pairs): pairs <= pairsWithoutHierarchy ? .automatic : .hierarchy
         }
+    }
+
+    /// How a graph file is held for a workload: read whole into large pages for many queries,
+    /// whose searches and guidance jump across the whole map (faster answers, for tens of
+    /// milliseconds more at the start); mapped for a route or a table, which touch little of it.
+    public static func memory(for workload: Workload) -> FileMemory {
+        workload == .manyQueries ? .resident : .mapped
     }
 }
 

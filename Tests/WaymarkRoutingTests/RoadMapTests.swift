@@ -215,6 +215,37 @@ func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         }
     }
 
+    /// A graph file read whole into memory of its own (``FileMemory/resident``, as a server and a
+    /// batch load it) gives the graph and answers of the file mapped; a damaged file is refused
+    /// the same way.
+    @Test func residentFileAnswersAsMapped() throws {
+        let g = try OSMGraphLoader.build(path: packageRoot() + "/Data/sample-town.osm")
+        let path = NSTemporaryDirectory() + "resident-\(UUID().uuidString).wmg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let built = RoadMap(graph: g, method: .hierarchy)
+        built.prepare()
+        try built.write(to: path)
+        let mapped = try RoadMap(graphFile: path), resident = try RoadMap(graphFile: path, memory: .resident)
+        #expect(resident.graph == mapped.graph)
+        #expect(!resident.prepare().contracted && resident.hierarchy != nil) // the stored one, read
+        let points = [Coordinate(latitude: 52.3050, longitude: -2.6050),
+                      Coordinate(latitude: 52.3120, longitude: -2.5920),
+                      Coordinate(latitude: 52.309427, longitude: -2.598781),
+                      Coordinate(latitude: 52.311680, longitude: -2.572561)]
+        for (a, b) in zip(points, points.dropFirst()) {
+            #expect(try resident.route(from: a, to: b) == mapped.route(from: a, to: b))
+        }
+        #expect(try resident.table(sources: points, destinations: points).durations
+                == mapped.table(sources: points, destinations: points).durations)
+        #expect(RoadMap.memory(for: .manyQueries) == .resident && RoadMap.memory(for: .fewRoutes) == .mapped)
+        // A byte of the file changed: refused when read whole as when mapped.
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        bytes[bytes.count / 2] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(throws: RoadMapError.self) { try RoadMap(graphFile: path, memory: .resident) }
+        #expect(throws: RoadMapError.self) { try RoadMap(graphFile: path) }
+    }
+
     /// A large graph file checked in full once is not checked again (``CheckedFiles``): the
     /// second load skips the checks and routes the same; a write to the file (same size) is
     /// seen and the file checked — and refused — again.
@@ -565,6 +596,25 @@ func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         #expect(!labels.contains(3))
         labels[4] = SearchLabel(cost: 1, parent: -1)
         #expect(labels.contains(4) && !labels.contains(3))
+    }
+
+    /// Labels enough to be kept in large pages: the same behaviour, at both ends of the range,
+    /// and wiped whole at the wrap-around.
+    @Test func largeLabelsLastOneQuery() {
+        let count = LargePages.pageSize / 8 + 3
+        #expect(StampedArray<SearchLabel>.inLargePages(count) && !StampedArray<SearchLabel>.inLargePages(10))
+        var labels = StampedArray<SearchLabel>(count: count)
+        defer { labels.deallocate() }
+        #expect(!labels.contains(0) && !labels.contains(count - 1))
+        labels[count - 1] = SearchLabel(cost: 4, parent: 2)
+        labels[0] = SearchLabel(cost: 1, parent: -1)
+        #expect(labels.contains(count - 1) && labels[count - 1].cost == 4 && labels[0].parent == -1)
+        labels.clear()
+        #expect(!labels.contains(count - 1) && !labels.contains(0))
+        labels[5] = SearchLabel(cost: 2, parent: 1)
+        labels.generation = UInt32.max
+        labels.clear()
+        #expect(labels.generation == 1 && !labels.contains(5))
     }
 
     /// After 2³² queries the stamps start again from 1 and old ones are wiped, so a label from
