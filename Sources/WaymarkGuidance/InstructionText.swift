@@ -340,24 +340,24 @@ public struct InstructionTemplates: Sendable {
     /// The filled bytes as a sentence: one space at most between words, none at either end (an
     /// empty token leaves one), the first letter capitalised.
     private static func sentence(_ out: inout [UInt8]) -> String {
-        let kept = out.withUnsafeMutableBufferPointer { b in
+        // (Made from the buffer in place: trimming the array first copied it through the
+        // standard library's generic range replacement.)
+        out.withUnsafeMutableBufferPointer { b in
             var kept = 0
             for i in b.indices where !(b[i] == 32 && (kept == 0 || b[kept - 1] == 32)) {
                 b[kept] = b[i]
                 kept += 1
             }
-            return kept > 0 && b[kept - 1] == 32 ? kept - 1 : kept
+            if kept > 0 && b[kept - 1] == 32 { kept -= 1 }
+            guard kept > 0 else { return "" }
+            let first = b[0]
+            if first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z") { b[0] = first - 32 }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: b[..<kept]), as: UTF8.self)
+            if first >= 0x80, let letter = text.first, letter.isLowercase {
+                return letter.uppercased() + text.dropFirst()
+            }
+            return text
         }
-        out.removeSubrange(kept...)
-        if let first = out.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z") {
-            out[0] = first - 32
-            return String(decoding: out, as: UTF8.self)
-        }
-        let text = String(decoding: out, as: UTF8.self)
-        if let first = out.first, first >= 0x80, let first = text.first, first.isLowercase {
-            return first.uppercased() + text.dropFirst()
-        }
-        return text
     }
 }
 
