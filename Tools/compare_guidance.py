@@ -103,6 +103,7 @@ def main():
     ap.add_argument("--osrm", required=True, help="the .osrm dataset (CH)")
     ap.add_argument("--pairs", required=True)
     ap.add_argument("--waymark", required=True, help="waymark route --batch output (NDJSON)")
+    ap.add_argument("--exclude", default=None, help="classes both engines keep off (OSRM's exclude, e.g. motorway)")
     ap.add_argument("--show", type=int, default=0, help="print this many differing pairs")
     ap.add_argument("--top", type=int, default=8, help="list this many of the most frequent other maneuvers")
     ap.add_argument("--limit", type=int, default=12, help="print at most this many places for --missing, --unlike, --examples")
@@ -131,7 +132,8 @@ def main():
     for i, (pair, mine) in enumerate(zip(pairs, ours)):
         a, b = pair["from"], pair["to"]
         params = osrm.RouteParameters(coordinates=[(a["lon"], a["lat"]), (b["lon"], b["lat"])], steps=True,
-                                      overview="full", geometries="geojson")
+                                      overview="full", geometries="geojson",
+                                      exclude=args.exclude.split(",") if args.exclude else [])
         try:
             theirs = engine.Route(params)
         except RuntimeError:

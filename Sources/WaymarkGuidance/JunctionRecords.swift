@@ -9,8 +9,8 @@ import WaymarkSupport
 ///
 /// Layout: edge e's roads are `roads[start[e]..<start[e + 1]]`, in the junction's order (the road
 /// arrived by first, then by angle); an empty row (no road out, or too many roads to number) is
-/// worked out at the junction. Valid for the transition table the verdicts were made with: a
-/// router keeping classes off works its junctions out (its turns onto them may not be entered).
+/// worked out at the junction. Made with the map's own transition table, and read by routers
+/// keeping classes off too: OSRM lists a junction as the map has it, whatever a request excludes.
 ///
 /// Beside them, per edge, whether it is the internal edge of a segregated crossing
 /// (``TurnClassifier/isSegregated(_:from:)`` from its source; the roads' shapes and classes alone

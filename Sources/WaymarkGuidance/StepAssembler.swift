@@ -18,8 +18,9 @@ package struct StepAssembler {
     let classifier: TurnClassifier
     /// What is kept between routes (the caller's, one thread's).
     let kept: Kept
-    /// The map's junction records, where they hold for this data's turns (not where classes are
-    /// kept off: turns onto them may not be entered).
+    /// The map's junction records. A router keeping classes off reads them too: OSRM lists a
+    /// junction as its map has it (a road of a class kept off still enterable), as it decides
+    /// every turn's instruction when the map is made.
     let records: JunctionRecords
     /// Per edge, whether it is the internal edge of a segregated crossing (empty: worked out).
     let segregated: Column<UInt8>
@@ -28,7 +29,7 @@ package struct StepAssembler {
         self.data = data
         self.guidance = guidance
         self.kept = kept
-        records = data.excluded.isEmpty ? guidance.records : .none
+        records = guidance.records
         segregated = guidance.records.segregated
         graph = data.graph
         classifier = TurnClassifier(graph: data.graph, names: guidance.names)

@@ -215,6 +215,43 @@ func randomCoordinates(_ count: Int, seed: UInt64) -> [Coordinate] {
         }
     }
 
+    /// Keeping classes off changes the way taken, not how a junction is told: where a route
+    /// keeping motorways off passes a junction the plain route passes too (arriving and leaving
+    /// by the same roads), both list it alike, a motorway there still enterable — OSRM lists a
+    /// junction as its map has it, whatever a request excludes.
+    @Test func exclusionsListJunctionsAsTheMap() throws {
+        let g = randomGraph(seed: 36, nodes: 60, ways: 120, classed: .kept)
+        let map = RoadMap(graph: g, method: .hierarchy, maxSnapDistance: 5000)
+        map.prepare()
+        var keptOff = RouteOptions()
+        keptOff.exclude = .motorway
+        struct Passage: Hashable { let place: Coordinate, arrival: Int?, leaving: Int? }
+        func passages(_ route: Route) -> [Passage: [Bool]] {
+            var found: [Passage: [Bool]] = [:]
+            for step in route.legs.flatMap(\.steps) {
+                for i in step.intersections {
+                    let place = Passage(place: i.location, arrival: i.inIndex.map { i.bearings[$0] },
+                                        leaving: i.outIndex.map { i.bearings[$0] })
+                    found[place] = i.entry
+                }
+            }
+            return found
+        }
+        let points = randomCoordinates(40, seed: 37)
+        var compared = 0, avoided = 0
+        for (a, b) in zip(points, points.dropFirst()) {
+            guard let plain = try? map.routes([a, b], options: RouteOptions())[0],
+                  let kept = try? map.routes([a, b], options: keptOff)[0] else { continue }
+            if plain.weight != kept.weight { avoided += 1 }
+            let told = passages(plain)
+            for (passage, entry) in passages(kept) where told[passage] != nil {
+                #expect(told[passage] == entry, "\(passage)")
+                compared += 1
+            }
+        }
+        #expect(compared > 50 && avoided > 0, "\(compared) junctions, \(avoided) routes kept off motorways")
+    }
+
     /// A graph file read whole into memory of its own (``FileMemory/resident``, as a server and a
     /// batch load it) gives the graph and answers of the file mapped; a damaged file is refused
     /// the same way.
