@@ -122,6 +122,8 @@ def main():
     assert len(ours) == len(pairs), "one Waymark line per pair"
 
     steps_osrm, steps_ours = [], []
+    # Intersections both list at one place with the same bearings, and those whose entry flags agree.
+    entries = collections.Counter()
     identical = with_exit = same_types = compared = same_roads = same_road_and_sequence = 0
     duration_ratios = []
     differences = collections.Counter()
@@ -141,6 +143,19 @@ def main():
         if theirs["code"] != "Ok" or mine.get("code") != "Ok":
             continue
         x, y = maneuvers(theirs["routes"][0]), maneuvers(mine["routes"][0])
+        listed = {}
+        for leg in theirs["routes"][0]["legs"]:
+            for step in leg["steps"]:
+                for junction in step["intersections"]:
+                    place = (round(float(junction["location"][0]), 5), round(float(junction["location"][1]), 5))
+                    listed[place] = ([int(b) for b in junction["bearings"]], [bool(e) for e in junction["entry"]])
+        for leg in mine["routes"][0]["legs"]:
+            for step in leg["steps"]:
+                for junction in step["intersections"]:
+                    place = (round(junction["location"][0], 5), round(junction["location"][1], 5))
+                    if place in listed and listed[place][0] == junction["bearings"]:
+                        entries["compared"] += 1
+                        entries["same"] += listed[place][1] == junction["entry"]
         shared = cells_of_osrm(theirs["routes"][0]) & cells_of_waymark(mine["routes"][0])
         at_osrm, at_ours = step_places(theirs["routes"][0]), step_places(mine["routes"][0])
         for place, maneuver in at_osrm.items():
@@ -210,6 +225,8 @@ def main():
             print("  Waymark:", ", ".join(f"{t} {m}".strip() for t, m in y))
 
     print(f"pairs compared: {compared}")
+    print(f"intersections both list alike (place, bearings): {entries['compared']}; "
+          f"the same entry flags: {entries['same']} ({100 * entries['same'] / max(1, entries['compared']):.2f} %)")
     print(f"steps per route, OSRM: median {statistics.median(steps_osrm)}, mean {statistics.mean(steps_osrm):.1f}")
     print(f"steps per route, Waymark: median {statistics.median(steps_ours)}, mean {statistics.mean(steps_ours):.1f}")
     print(f"identical maneuver sequences (type and modifier): {identical} ({100 * identical / compared:.1f} %)")
