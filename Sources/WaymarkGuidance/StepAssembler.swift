@@ -22,15 +22,12 @@ package struct StepAssembler {
     /// junction as its map has it (a road of a class kept off still enterable), as it decides
     /// every turn's instruction when the map is made.
     let records: JunctionRecords
-    /// Per edge, whether it is the internal edge of a segregated crossing (empty: worked out).
-    let segregated: Column<UInt8>
 
     package init(data: RoutingData, guidance: GuidanceTables, kept: Kept = Kept()) {
         self.data = data
         self.guidance = guidance
         self.kept = kept
         records = guidance.records
-        segregated = guidance.records.segregated
         graph = data.graph
         classifier = TurnClassifier(graph: data.graph, names: guidance.names)
     }
@@ -390,9 +387,9 @@ package struct StepAssembler {
     }
 
     /// ``TurnClassifier/isSegregated(_:from:)``, for edge `e` from its source `a`: read where the
-    /// map stores it.
+    /// map's records store it.
     private func isSegregated(_ e: Int, from a: UInt32) -> Bool {
-        segregated.isEmpty ? classifier.isSegregated(e, from: a) : segregated[e] != 0
+        records.segregated.isEmpty ? classifier.isSegregated(e, from: a) : records.segregated[e] != 0
     }
 
     /// The junction at the end of edge `e`, `f` taken (-1: none): its record where there is one.

@@ -529,14 +529,19 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         starts[1] += 1
         wrongStarts["TTST"] = starts.withUnsafeBytes { Array($0) }
         #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: wrongStarts, graph: g) }
-        for damage in [{ (c: inout [Float]) in c.removeLast() }, { (c: inout [Float]) in c[0] = .nan },
-                       { (c: inout [Float]) in c[0] = -1 }] {
-            var damaged = extra
-            var costs = damaged["TTCS"]!.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-            damage(&costs)
-            damaged["TTCS"] = costs.withUnsafeBytes { Array($0) }
-            #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: damaged, graph: g) }
+        /// Section `tag`'s values one short, with a NaN, with a negative one: each refused at load.
+        func expectDamageRefused<T: BinaryFloatingPoint & BitwiseCopyable>(_ tag: String, _: T.Type) {
+            for damage in [{ (c: inout [T]) in c.removeLast() }, { c in c[0] = .nan }, { c in c[0] = -1 }] {
+                var damaged = extra
+                var values = damaged[tag]!.withUnsafeBytes { Array($0.bindMemory(to: T.self)) }
+                damage(&values)
+                damaged[tag] = values.withUnsafeBytes { Array($0) }
+                #expect(throws: HierarchyFileError.self, "\(tag)") {
+                    try ContractionHierarchy(fileSections: damaged, graph: g)
+                }
+            }
         }
+        expectDamageRefused("TTCS", Float.self)
         // Every turn's seconds likewise, as the path's sums work each turn out: stored and read
         // back; a file from before has none, and its paths (the turns worked out) are the same;
         // a wrong count, a NaN or a negative value is an error.
@@ -553,14 +558,7 @@ func oracle(_ g: RoadGraph, _ index: SnapIndex, _ from: Snap, _ to: Snap, _ cost
         let worked = try #require(try ContractionHierarchy(fileSections: noSeconds, graph: g))
         #expect(worked.transitions.seconds.isEmpty)
         expectSameRoutes(g, stored, worked, seed: 5)
-        for damage in [{ (c: inout [Double]) in c.removeLast() }, { (c: inout [Double]) in c[0] = .nan },
-                       { (c: inout [Double]) in c[0] = -1 }] {
-            var damaged = extra
-            var seconds = damaged["TTDU"]!.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
-            damage(&seconds)
-            damaged["TTDU"] = seconds.withUnsafeBytes { Array($0) }
-            #expect(throws: HierarchyFileError.self) { try ContractionHierarchy(fileSections: damaged, graph: g) }
-        }
+        expectDamageRefused("TTDU", Double.self)
     }
 
     /// Query nodes are numbered from the top of the hierarchy down (every arc goes to a lower
