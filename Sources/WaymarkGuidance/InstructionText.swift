@@ -190,33 +190,42 @@ public struct InstructionTemplates: Sendable {
 
     /// The sentence for a step (``InstructionLanguage/instruction(for:legIndex:legCount:waypointName:)``).
     public func instruction(for step: RouteStep, legIndex: Int, legCount: Int, waypointName: String? = nil) -> String {
-        let type = step.maneuver.type, t = InstructionTemplates.slot(type)
-        let m = InstructionTemplates.slot(step.maneuver.modifier)
+        withUnsafePointer(to: step) { instruction(at: $0, legIndex: legIndex, legCount: legCount,
+                                                  waypointName: waypointName) }
+    }
+
+    /// ``instruction(for:legIndex:legCount:waypointName:)`` of the step at `at`, read field by field
+    /// where it lies: a step handed over by value from an array is copied whole first.
+    package func instruction(at step: UnsafePointer<RouteStep>, legIndex: Int, legCount: Int,
+                             waypointName: String? = nil) -> String {
+        let type = step.pointee.maneuver.type, t = InstructionTemplates.slot(type)
+        let m = InstructionTemplates.slot(step.pointee.maneuver.modifier)
         let variants: Variants
-        if step.mode == .ferry && type != .arrive {
+        if step.pointee.mode == .ferry && type != .arrive {
             variants = ferry
         } else if type == .arrive {
             variants = arrive[m]
         } else if let table = roundabouts[t] {
-            let exit = step.maneuver.exit != nil
-            variants = table[step.rotaryName != nil ? (exit ? 3 : 2) : (exit ? 1 : 0)]
-        } else if type == .offRamp, let side = step.maneuver.modifier?.side,
-            side == (step.drivingSide == .left ? "left" : "right") {
+            let exit = step.pointee.maneuver.exit != nil
+            variants = table[step.pointee.rotaryName != nil ? (exit ? 3 : 2) : (exit ? 1 : 0)]
+        } else if type == .offRamp, let side = step.pointee.maneuver.modifier?.side,
+            side == (step.pointee.drivingSide == .left ? "left" : "right") {
             variants = turnDefaults[t]
         } else {
             variants = turns[t * modifierSlots + m]
         }
-        let wayName = self.wayName(step)
-        let lanes = step.intersections.first?.lanes ?? []
+        let wayName = wayName(at: step)
+        let lanes = step.pointee.intersections.first?.lanes ?? []
         let keep = type == .useLane ? TurnLanes.keep(lanes).flatMap { lanePhrases[$0] } : nil
         let template: Template
         if keep != nil, let v = variants.lanes {
             template = v
-        } else if !step.destinations.isEmpty && !step.exits.isEmpty, let v = variants.exitDestination {
+        } else if !step.pointee.destinations.isEmpty && !step.pointee.exits.isEmpty,
+                  let v = variants.exitDestination {
             template = v
-        } else if !step.destinations.isEmpty, let v = variants.destination {
+        } else if !step.pointee.destinations.isEmpty, let v = variants.destination {
             template = v
-        } else if !step.exits.isEmpty, let v = variants.exit {
+        } else if !step.pointee.exits.isEmpty, let v = variants.exit {
             template = v
         } else if !wayName.isEmpty, let v = variants.name {
             template = v
@@ -233,12 +242,12 @@ public struct InstructionTemplates: Sendable {
             case let .token(token):
                 switch token {
                 case .wayName: out.append(contentsOf: wayName.utf8)
-                case .destination: InstructionTemplates.appendFirstDestination(step.destinations, to: &out)
-                case .exit: out.append(contentsOf: (step.exits.split(separator: ";").first ?? "").utf8)
-                case .exitNumber: out.append(contentsOf: ordinal(step.maneuver.exit ?? 1).utf8)
-                case .rotaryName: out.append(contentsOf: (step.rotaryName ?? "").utf8)
+                case .destination: InstructionTemplates.appendFirstDestination(step.pointee.destinations, to: &out)
+                case .exit: out.append(contentsOf: (step.pointee.exits.split(separator: ";").first ?? "").utf8)
+                case .exitNumber: out.append(contentsOf: ordinal(step.pointee.maneuver.exit ?? 1).utf8)
+                case .rotaryName: out.append(contentsOf: (step.pointee.rotaryName ?? "").utf8)
                 case .modifier: out.append(contentsOf: modifierWords[m].utf8)
-                case .direction: out.append(contentsOf: direction(step.maneuver.bearingAfter).utf8)
+                case .direction: out.append(contentsOf: direction(step.pointee.maneuver.bearingAfter).utf8)
                 case .nth: if legIndex >= 0
                     && legIndex != legCount - 1 { out.append(contentsOf: ordinal(legIndex + 1).utf8) }
                 case .waypointName: out.append(contentsOf: (waypointName ?? "").utf8)
@@ -285,20 +294,22 @@ public struct InstructionTemplates: Sendable {
     }
 
     /// The road as a driver reads it (``InstructionLanguage/wayName(_:)``).
-    public func wayName(_ step: RouteStep) -> String {
-        if step.ref.isEmpty { return step.name }
+    public func wayName(_ step: RouteStep) -> String { withUnsafePointer(to: step) { wayName(at: $0) } }
+
+    private func wayName(at step: UnsafePointer<RouteStep>) -> String {
+        if step.pointee.ref.isEmpty { return step.pointee.name }
         // The first ref of the list without leading spaces, found in bytes (`;` and spaces are ASCII).
-        let bytes = step.ref.utf8
+        let bytes = step.pointee.ref.utf8
         let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
         var start = bytes.startIndex
         while start < end && bytes[start] == UInt8(ascii: " ") { start = bytes.index(after: start) }
-        let ref = String(step.ref[start..<end])
-        var name = step.name
-        if name == step.ref { name = "" }
-        if name.utf8.last == UInt8(ascii: ")"), name.hasSuffix(" (\(step.ref))") {
-            name = String(name.dropLast(step.ref.count + 3))
+        let ref = String(step.pointee.ref[start..<end])
+        var name = step.pointee.name
+        if name == step.pointee.ref { name = "" }
+        if name.utf8.last == UInt8(ascii: ")"), name.hasSuffix(" (\(step.pointee.ref))") {
+            name = String(name.dropLast(step.pointee.ref.count + 3))
         }
-        let motorway = step.highway == .motorway
+        let motorway = step.pointee.highway == .motorway
         if !name.isEmpty && !ref.isEmpty && name != ref && !motorway {
             var out: [UInt8] = []
             out.reserveCapacity(name.utf8.count + ref.utf8.count + 8)

@@ -106,13 +106,18 @@ package struct StepAssembler {
             steps[0].maneuver.modifier = RelativeLocation.departure(from: input.0, snapped: start, next: next)
         }
         steps.append(arrival(after: steps, at: destination, input: input, drivingSide: drivingSide))
-        for k in steps.indices {
-            // Two statements: reading a step while assigning into it would copy the step.
-            let sentence = language.instruction(for: steps[k], legIndex: legIndex, legCount: legCount)
-            steps[k].instruction = sentence
+        steps.withUnsafeMutableBufferPointer { steps in
+            // Each step worded where it lies: handed over by value, each would be copied whole.
+            for k in steps.indices {
+                let sentence = language.instruction(at: steps.baseAddress! + k, legIndex: legIndex, legCount: legCount)
+                steps[k].instruction = sentence
+            }
         }
 
-        return RouteLeg(distance: steps.reduce(0) { $0 + $1.distance }, duration: path.duration, weight: path.weight,
+        // (By index: iterating the steps would copy each one.)
+        var distance = 0.0
+        for k in steps.indices { distance += steps[k].distance }
+        return RouteLeg(distance: distance, duration: path.duration, weight: path.weight,
                         summary: summary(drafts, steps), steps: steps)
     }
 
@@ -360,8 +365,8 @@ package struct StepAssembler {
     private func summary(_ drafts: [Draft], _ steps: [RouteStep]) -> String {
         // (By name id, in order of first appearance: a step's name is its name edge's.)
         var totals: [(name: UInt32, length: Double)] = []
-        for (k, draft) in drafts.enumerated() where !steps[k].name.isEmpty {
-            let name = graph.segmentName[graph.segment(of: draft.nameEdge)]
+        for k in drafts.indices where !steps[k].name.isEmpty {
+            let name = graph.segmentName[graph.segment(of: drafts[k].nameEdge)]
             if let i = totals.firstIndex(where: { $0.name == name }) {
                 totals[i].length += steps[k].distance
             } else {
@@ -408,12 +413,18 @@ package struct StepAssembler {
         var classes: TravelClasses = []
         if let t = junction.taken { classes = graph.travelClasses(of: junction.roads[t].out) }
         let location = graph.coordinate(of: junction.vertex)
-        var intersection = records.has(e)
-            ? records.intersection(arrival: e, taken: junction.taken, location: location, classes: classes)
-            : junction.intersection(location: location, classes: classes)
         let lanes = graph.turnLanes(of: e)
-        if !lanes.isEmpty { intersection.lanes = TurnLanes.lanes(lanes, at: junction) }
-        return intersection
+        guard lanes.isEmpty else {
+            var intersection = records.has(e)
+                ? records.intersection(arrival: e, taken: junction.taken, location: location, classes: classes)
+                : junction.intersection(location: location, classes: classes)
+            intersection.lanes = TurnLanes.lanes(lanes, at: junction)
+            return intersection
+        }
+        if records.has(e) {
+            return records.intersection(arrival: e, taken: junction.taken, location: location, classes: classes)
+        }
+        return junction.intersection(location: location, classes: classes)
     }
 
     /// Whether OSRM's graph has vertex `v`, where the road arrived by (`e`) and the road taken
