@@ -300,12 +300,13 @@ package struct StepAssembler {
     /// intersections.
     private func step(_ g: Int, of drafts: [Draft], _ pieces: [Piece], origin: Snap,
                       drivingSide: DrivingSide) -> RouteStep {
-        let draft = drafts[g]
+        // (Read field by field: the draft taken whole would be copied, its arrays retained.)
+        let range = drafts[g].pieces
         // A step after the first starts where the one before it ends.
-        let start = g == 0 ? nil : graph.edgeTarget[pieces[draft.pieces.lowerBound - 1].edge]
-        let geometry = StepAssembler.cut(pieces[draft.pieces], start: start, graph: graph)
+        let start = g == 0 ? nil : graph.edgeTarget[pieces[range.lowerBound - 1].edge]
+        let geometry = StepAssembler.cut(pieces[range], start: start, graph: graph)
         var duration = 0.0, weight = 0.0
-        for k in draft.pieces {
+        for k in range {
             let p = pieces[k]
             let part = graph.part(p.edge, from: p.from, to: p.to)
             duration += part.duration
@@ -319,24 +320,24 @@ package struct StepAssembler {
         }
         let location: Coordinate
         if let start { location = graph.coordinate(of: start) } else { location = geometry.first ?? origin.coordinate }
-        var intersections = draft.intersections
-        let bearingAfter = g == 0 ? Double(bearing(startOfGeometry: geometry)) : draft.bearingAfter
+        var intersections = drafts[g].intersections
+        let bearingAfter = g == 0 ? Double(bearing(startOfGeometry: geometry)) : drafts[g].bearingAfter
         if g == 0 {
             let road = StepIntersection.Road(bearing: Int(bearingAfter.rounded()) % 360, entry: true)
             intersections.insert(StepIntersection(location: location, roads: [road],
                                                   inIndex: nil, outIndex: 0,
                                                   classes: graph.travelClasses(of: pieces[0].edge)), at: 0)
         }
-        let maneuver = Maneuver(type: draft.type, modifier: draft.modifier, location: location,
-                                bearingBefore: g == 0 ? 0 : Int(draft.bearingBefore.rounded()) % 360,
-                                bearingAfter: Int(bearingAfter.rounded()) % 360, exit: draft.exit)
-        let edge = draft.nameEdge
+        let maneuver = Maneuver(type: drafts[g].type, modifier: drafts[g].modifier, location: location,
+                                bearingBefore: g == 0 ? 0 : Int(drafts[g].bearingBefore.rounded()) % 360,
+                                bearingAfter: Int(bearingAfter.rounded()) % 360, exit: drafts[g].exit)
+        let edge = drafts[g].nameEdge
         return RouteStep(name: graph.name(of: edge), ref: graph.ref(of: edge),
-                         distance: draft.distance(pieces),
+                         distance: pieces[range].reduce(0) { $0 + $1.length },
                          duration: duration, weight: weight, geometry: geometry,
                          maneuver: maneuver, instruction: "",
-                         mode: TravelMode(graph.mode(of: pieces[draft.pieces.lowerBound].edge), travel: graph.travel),
-                         intersections: intersections, rotaryName: draft.rotaryName, drivingSide: drivingSide,
+                         mode: TravelMode(graph.mode(of: pieces[range.lowerBound].edge), travel: graph.travel),
+                         intersections: intersections, rotaryName: drafts[g].rotaryName, drivingSide: drivingSide,
                          highway: graph.highway(of: edge), destinations: graph.destinations(of: edge),
                          exits: graph.exits(of: edge))
     }

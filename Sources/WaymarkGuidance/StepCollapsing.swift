@@ -52,9 +52,12 @@ extension StepAssembler {
     /// sign, after a step on such a road too. OSRM's name ids match there (both empty), so the
     /// name change is nothing to say, however far apart the three are.
     private func oscillatesIntoSilence(_ drafts: [Draft], at i: Int, _ pieces: [Piece]) -> Bool {
+        // (The type first, read in place: most steps are no name change, and a copy retains arrays.)
+        guard i >= 1, drafts[i].type == .newName || drafts[i].type == .turn && drafts[i].modifier == .straight
+        else { return false }
         let s = drafts[i]
-        guard i >= 1, s.type == .newName || s.type == .turn && s.modifier == .straight,
-              !Self.endsOnRing(drafts[i - 1]), let after = edgeAfterFirstSilentJunction(s, pieces)
+        guard !Self.endsOnRing(drafts[i - 1].type, passingJunctions: drafts[i - 1].passesJunctions),
+              let after = edgeAfterFirstSilentJunction(s, pieces)
         else { return false }
         func unnamed(_ e: Int) -> Bool {
             let segment = graph.segment(of: e)
@@ -97,27 +100,31 @@ extension StepAssembler {
 
     /// Joins the step at `i` with the one after it where OSRM would; whether anything changed.
     private func collapsePair(_ drafts: inout [Draft], at i: Int, _ pieces: [Piece]) -> Bool {
-        let s = drafts[i], next = drafts[i + 1]
+        // (Fields read in place until a pair may join: copies of the two would retain their arrays.)
         let before = pieces[drafts[i - 1].pieces.upperBound - 1].edge
-        let after = next.nameEdge
+        let after = drafts[i + 1].nameEdge
         let sameRoad = !classifier.announces(before, after)
         // OSRM's scenarios that read the step before (a U-turn, a name coming and going, a name
         // change before a maneuver) never follow a roundabout's step.
-        let afterRing = Self.endsOnRing(drafts[i - 1])
+        let afterRing = Self.endsOnRing(drafts[i - 1].type, passingJunctions: drafts[i - 1].passesJunctions)
+        func newNameOrStraight(_ k: Int) -> Bool {
+            drafts[k].type == .newName || drafts[k].type == .turn && drafts[k].modifier == .straight
+        }
         // OSRM's `isNameOszillation`, at any distance: a name that comes and goes, both steps
         // name changes (a new name, or a turn straight on), is nothing to say. (Not past a
         // junction between them: OSRM has a silent step there, and the two are not next.)
-        if sameRoad && !afterRing && s.intersections.count <= 1
-            && (s.type == .newName || s.type == .turn && s.modifier == .straight)
-            && (next.type == .newName || next.type == .turn && next.modifier == .straight) {
+        if sameRoad && !afterRing && drafts[i].intersections.count <= 1 && newNameOrStraight(i)
+            && newNameOrStraight(i + 1) {
+            let s = drafts[i], next = drafts[i + 1]
             drafts[i - 1].absorb(s)
             drafts[i - 1].absorb(next)
             drafts.removeSubrange(i...(i + 1))
             return true
         }
-        let length = s.distance(pieces)
-        guard length <= 2 * TurnClassifier.maxCollapseDistance,
-              let scenario = collapseScenario(s, next, before: before, after: after, sameRoad: sameRoad,
+        let length = pieces[drafts[i].pieces].reduce(0) { $0 + $1.length }
+        guard length <= 2 * TurnClassifier.maxCollapseDistance else { return false }
+        let s = drafts[i], next = drafts[i + 1]
+        guard let scenario = collapseScenario(s, next, before: before, after: after, sameRoad: sameRoad,
                                               afterRing: afterRing, length: length) else { return false }
         if scenario.preceded && !scenario.staggered && !scenario.uTurn {
             // The name change joins the road before; the maneuver stays where it is.
@@ -134,7 +141,7 @@ extension StepAssembler {
             merged.angle = 0
         } else if scenario.staggered {
             // Across and on: a new name, or nothing where the road is the one before.
-            if continuesPrior(next, before: before) {
+            if continuesPrior(next.nameEdge, before: before) {
                 drafts[i - 1].absorb(s)
                 drafts[i - 1].absorb(next)
                 drafts.removeSubrange(i...(i + 1))
@@ -206,8 +213,8 @@ extension StepAssembler {
     /// Whether OSRM's step before the next one has a roundabout type: a step onto, along or off
     /// a ring, unless it passes a junction after leaving the ring (OSRM's step before the next is
     /// then the suppressed one there).
-    private static func endsOnRing(_ d: Draft) -> Bool {
-        isRoundabout(d.type) && !((d.type == .exitRoundabout || d.type == .exitRotary) && d.passesJunctions)
+    private static func endsOnRing(_ type: ManeuverType, passingJunctions: Bool) -> Bool {
+        isRoundabout(type) && !((type == .exitRoundabout || type == .exitRotary) && passingJunctions)
     }
 
     /// OSRM's `hasRoundaboutType`: a step onto, along or off a roundabout or rotary.
@@ -220,8 +227,8 @@ extension StepAssembler {
 
     /// The prior road's name against another step's road (OSRM's `haveSameName`: unnamed roads
     /// are never the same).
-    private func continuesPrior(_ d: Draft, before: Int) -> Bool {
-        let a = graph.segment(of: before), b = graph.segment(of: d.nameEdge)
+    private func continuesPrior(_ nameEdge: Int, before: Int) -> Bool {
+        let a = graph.segment(of: before), b = graph.segment(of: nameEdge)
         return !classifier.hasNoName(a) && !classifier.hasNoName(b) && !classifier.announcesSegments(a, b)
     }
 
@@ -230,13 +237,13 @@ extension StepAssembler {
         var step = at
         let modifier = at.type == .fork || at.type == .merge ? at.modifier : ManeuverModifier(angle: angle)
         if Self.nameChange(from) || Self.nameChange(at) {
-            if at.type == .continue && !continuesPrior(from, before: before) { step.type = .turn }
-            else if at.type == .turn && continuesPrior(from, before: before) { step.type = .continue }
+            if at.type == .continue && !continuesPrior(from.nameEdge, before: before) { step.type = .turn }
+            else if at.type == .turn && continuesPrior(from.nameEdge, before: before) { step.type = .continue }
         } else if from.type == .onRamp {
             step.type = .onRamp
-        } else if at.type == .turn && from.type == .turn && continuesPrior(from, before: before) {
+        } else if at.type == .turn && from.type == .turn && continuesPrior(from.nameEdge, before: before) {
             step.type = .continue
-        } else if at.type == .continue && from.type == .turn && !continuesPrior(from, before: before) {
+        } else if at.type == .continue && from.type == .turn && !continuesPrior(from.nameEdge, before: before) {
             step.type = .turn
         }
         step.modifier = modifier
@@ -262,9 +269,10 @@ extension StepAssembler {
     private func suppressShortNameSegments(_ drafts: inout [Draft], _ pieces: [Piece]) {
         var k = 1
         while k < drafts.count {
-            let step = drafts[k]
-            if step.type == .newName, step.intersections.first?.lanes.isEmpty ?? true,
-               continuesPrior(step, before: drafts[k - 1].nameEdge) || step.distance(pieces) < 105 {
+            // (Fields read in place: most steps are no new name, and a copy of each would retain its arrays.)
+            if drafts[k].type == .newName, drafts[k].intersections.first?.lanes.isEmpty ?? true,
+               continuesPrior(drafts[k].nameEdge, before: drafts[k - 1].nameEdge)
+                || pieces[drafts[k].pieces].reduce(0, { $0 + $1.length }) < 105 {
                 drafts[k - 1].absorb(drafts[k])
                 drafts.remove(at: k)
                 continue
