@@ -29,8 +29,9 @@ public final class Router {
     /// A* beside the hierarchy, for the short legs between a matched trace's fixes (made at the
     /// first trace matched): it settles a handful of states where the hierarchy climbs hundreds.
     private var shortLegSearch: RouteSearch?
-    /// What guidance keeps between routes.
-    private let guidanceKept = StepAssembler.Kept()
+    /// Guidance's assembler, with what it keeps between routes (made once: it holds copies of
+    /// the graph's columns, each retained when one is made).
+    private let assembler: StepAssembler
     /// Legs shorter than this, in a straight line, go to ``shortLegSearch`` while a trace's route
     /// is searched (an exact search too: the same weights).
     static let shortLeg = 250.0
@@ -52,6 +53,7 @@ public final class Router {
         maxSnapDistance = map.maxSnapDistance
         engine = data.hierarchy != nil ? .hierarchy(HierarchySearch(data: data)) : .search(RouteSearch(data: data))
         mapChecksum = Router.checksum(of: data.graph)
+        assembler = StepAssembler(data: data, guidance: prepared.guidance, kept: StepAssembler.Kept())
     }
 
     /// States the last search took off its heaps (a measure of search effort).
@@ -220,7 +222,6 @@ public final class Router {
                       options: RouteOptions) -> Route {
         var legs: [RouteLeg] = []
         var geometry: [Coordinate] = []
-        let assembler = StepAssembler(data: data, guidance: guidance, kept: guidanceKept)
         for (i, path) in paths.enumerated() {
             let a = ends[i], b = ends[i + 1]
             var leg = options.steps
@@ -233,7 +234,8 @@ public final class Router {
             // Each step's line without its last point (the next step starts there), then the end;
             // the closing arrive step is only that end point, so it adds nothing of its own.
             // (Grown by doubling: reserving just this leg's more, leg after leg, copies the line each time.)
-            let needed = geometry.count + leg.steps.reduce(1) { $0 + $1.geometry.count }
+            var needed = geometry.count + 1
+            for k in leg.steps.indices { needed += leg.steps[k].geometry.count }
             if needed > geometry.capacity { geometry.reserveCapacity(max(needed, 2 * geometry.capacity)) }
             let legStart = geometry.count
             for k in leg.steps.indices.dropLast() { // (by index: a step's copy would retain each of its arrays)
