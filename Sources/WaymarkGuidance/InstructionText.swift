@@ -190,14 +190,17 @@ public struct InstructionTemplates: Sendable {
 
     /// The sentence for a step (``InstructionLanguage/instruction(for:legIndex:legCount:waypointName:)``).
     public func instruction(for step: RouteStep, legIndex: Int, legCount: Int, waypointName: String? = nil) -> String {
-        withUnsafePointer(to: step) { instruction(at: $0, legIndex: legIndex, legCount: legCount,
-                                                  waypointName: waypointName) }
+        var buffer: [UInt8] = []
+        return withUnsafePointer(to: step) {
+            instruction(at: $0, legIndex: legIndex, legCount: legCount, waypointName: waypointName, buffer: &buffer)
+        }
     }
 
     /// ``instruction(for:legIndex:legCount:waypointName:)`` of the step at `at`, read field by field
-    /// where it lies: a step handed over by value from an array is copied whole first.
+    /// where it lies (a step handed over by value from an array is copied whole first), the
+    /// sentence put together in `buffer` (kept for the next: one allocation for a route's steps).
     package func instruction(at step: UnsafePointer<RouteStep>, legIndex: Int, legCount: Int,
-                             waypointName: String? = nil) -> String {
+                             waypointName: String? = nil, buffer out: inout [UInt8]) -> String {
         let type = step.pointee.maneuver.type, t = InstructionTemplates.slot(type)
         let m = InstructionTemplates.slot(step.pointee.maneuver.modifier)
         let variants: Variants
@@ -234,7 +237,7 @@ public struct InstructionTemplates: Sendable {
         } else {
             template = variants.plain ?? []
         }
-        var out: [UInt8] = []
+        out.removeAll(keepingCapacity: true)
         out.reserveCapacity(64)
         for part in template {
             switch part {

@@ -106,10 +106,12 @@ package struct StepAssembler {
             steps[0].maneuver.modifier = RelativeLocation.departure(from: input.0, snapped: start, next: next)
         }
         steps.append(arrival(after: steps, at: destination, input: input, drivingSide: drivingSide))
+        var text: [UInt8] = []
         steps.withUnsafeMutableBufferPointer { steps in
             // Each step worded where it lies: handed over by value, each would be copied whole.
             for k in steps.indices {
-                let sentence = language.instruction(at: steps.baseAddress! + k, legIndex: legIndex, legCount: legCount)
+                let sentence = language.instruction(at: steps.baseAddress! + k, legIndex: legIndex, legCount: legCount,
+                                                    buffer: &text)
                 steps[k].instruction = sentence
             }
         }
@@ -187,6 +189,7 @@ package struct StepAssembler {
     private func drafts(_ pieces: [Piece]) -> [Draft] {
         var drafts = [Draft(pieces: 0..<1, type: .depart, modifier: nil, nameEdge: pieces[0].edge)]
         var roadStorage: [JunctionRoad] = [] // (each junction's roads, one at a time)
+        roadStorage.reserveCapacity(16) // (grown from empty, a route's first junctions reallocated it)
         // The last junction passed without a step where OSRM has a suppressed one (three roads or more).
         var passed: PassedJunction? = nil
         // A route that starts on a roundabout: the exits passed on it before leaving (OSRM tells
