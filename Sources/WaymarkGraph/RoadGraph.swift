@@ -196,8 +196,7 @@ public struct RoadGraph: Sendable, Equatable {
     @inlinable
     public func ref(of edge: Int) -> String { strings[Int(segmentRef[segment(of: edge)])] }
     @inlinable
-    public func highway(of edge: Int) -> HighwayClass { HighwayClass(rawValue: segmentHighway[segment(of: edge)])
-        ?? .service }
+    public func highway(of edge: Int) -> HighwayClass { HighwayClass(stored: segmentHighway[segment(of: edge)]) }
     /// The destinations signed for driving along `edge` (OSRM's `destinations`; empty when none).
     @inlinable public func destinations(of edge: Int) -> String { signString(edge, isReversed(edge) ? 1 : 0) }
     /// The exit numbers signed on `edge`'s way (`junction:ref`; empty when none).

@@ -17,6 +17,15 @@ public enum HighwayClass: UInt8, Sendable, CaseIterable, CustomStringConvertible
     /// `pedestrian`, `steps`): after `other` so that files written before keep their numbers.
     case track, path, footway, pedestrian, steps
 
+    /// The class a graph stores as `raw` (`.service` for a number no class has), read without a
+    /// call: the cases are numbered from 0 in order, as their raw values are.
+    @inlinable package init(stored raw: UInt8) {
+        self = raw < HighwayClass.storedCount ? unsafeBitCast(raw, to: HighwayClass.self) : .service
+    }
+
+    /// How many classes there are (`allCases.count`, as a constant; a test checks it).
+    @inlinable package static var storedCount: UInt8 { 23 }
+
     /// The OSM `highway` value (or `ferry` for `route=ferry`).
     public var tag: String {
         switch self {
@@ -59,24 +68,26 @@ public enum HighwayClass: UInt8, Sendable, CaseIterable, CustomStringConvertible
 /// Per-edge flags (one byte).
 public struct EdgeFlags: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
+    // (Constants computed in place: stored ones are reached through a call and a once-check each,
+    // from every other module, at every junction a route passes.)
     /// The way can be driven in one direction only.
-    public static let oneway = EdgeFlags(rawValue: 1 << 0)
-    public static let roundabout = EdgeFlags(rawValue: 1 << 1)
-    public static let ferry = EdgeFlags(rawValue: 1 << 2)
-    public static let toll = EdgeFlags(rawValue: 1 << 3)
+    @inlinable public static var oneway: EdgeFlags { EdgeFlags(rawValue: 1 << 0) }
+    @inlinable public static var roundabout: EdgeFlags { EdgeFlags(rawValue: 1 << 1) }
+    @inlinable public static var ferry: EdgeFlags { EdgeFlags(rawValue: 1 << 2) }
+    @inlinable public static var toll: EdgeFlags { EdgeFlags(rawValue: 1 << 3) }
     /// Access along the way's node order is restricted (`private`, `destination`, `delivery`, …):
     /// a route may start or end there, but entering it from an unrestricted road costs OSRM's
     /// `max_turn_weight`, so no route passes through.
-    public static let restrictedForward = EdgeFlags(rawValue: 1 << 4)
+    @inlinable public static var restrictedForward: EdgeFlags { EdgeFlags(rawValue: 1 << 4) }
     /// The same against the way's node order.
-    public static let restrictedBackward = EdgeFlags(rawValue: 1 << 5)
+    @inlinable public static var restrictedBackward: EdgeFlags { EdgeFlags(rawValue: 1 << 5) }
     /// Waypoints do not snap here (ferries, private service roads), as OSRM's `is_startpoint`.
-    public static let notStartpoint = EdgeFlags(rawValue: 1 << 6)
+    @inlinable public static var notStartpoint: EdgeFlags { EdgeFlags(rawValue: 1 << 6) }
     /// In a tunnel (`tunnel` other than `no`; OSRM's `tunnel` class).
-    public static let tunnel = EdgeFlags(rawValue: 1 << 7)
+    @inlinable public static var tunnel: EdgeFlags { EdgeFlags(rawValue: 1 << 7) }
     /// Both directions restricted.
-    public static let restrictedAccess: EdgeFlags = [.restrictedForward, .restrictedBackward]
+    @inlinable public static var restrictedAccess: EdgeFlags { [.restrictedForward, .restrictedBackward] }
 }
 
 /// How one direction of a way is travelled (OSRM's travel `mode`): by the profile's own means

@@ -133,7 +133,7 @@ package final class TurnClassifier: Sendable {
     func data(key: Int) -> RoadData {
         let s = key >> 1
         let flags = EdgeFlags(rawValue: graph.segmentFlags[s])
-        return RoadData(segment: s, highway: HighwayClass(rawValue: graph.segmentHighway[s]) ?? .service,
+        return RoadData(segment: s, highway: HighwayClass(stored: graph.segmentHighway[s]),
                         roundabout: flags.contains(.roundabout),
                         restricted: flags.contains(key & 1 == 1 ? .restrictedBackward : .restrictedForward))
     }
@@ -215,7 +215,7 @@ package final class TurnClassifier: Sendable {
         // Most junctions have three major roads: counted first, reading only each road's class.
         var major = 0, road: Int? = nil
         for (i, r) in j.roads.enumerated()
-        where !(HighwayClass(rawValue: graph.segmentHighway[r.segment >> 1]) ?? .service).mayBeIgnored {
+        where !HighwayClass(stored: graph.segmentHighway[r.segment >> 1]).mayBeIgnored {
             major += 1
             if major > 2 { return nil }
             if i > 0 { road = i }

@@ -33,3 +33,12 @@ import WaymarkSupport
     let literal: GraphBuilder.Ways = [model[0], model[1]]
     #expect(literal.nodes == model[0].nodes + model[1].nodes && literal.ids == [model[0].id, model[1].id])
 }
+
+/// A stored class read without a call (``HighwayClass/init(stored:)``) is the class its raw value
+/// names, and a number no class has reads as `.service`, as `HighwayClass(rawValue:) ?? .service` does.
+@Test func storedHighwayClassesReadAsTheirRawValues() {
+    #expect(Int(HighwayClass.storedCount) == HighwayClass.allCases.count)
+    for raw in UInt8.min...UInt8.max {
+        #expect(HighwayClass(stored: raw) == HighwayClass(rawValue: raw) ?? .service)
+    }
+}
