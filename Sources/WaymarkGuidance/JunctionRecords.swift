@@ -115,6 +115,18 @@ package struct JunctionRecords: Sendable {
         let row = Int(start[e])..<Int(start[e + 1])
         let n = row.count
         var inIndex: Int?, outIndex: Int?
+        if n <= 8 {
+            // Each road written at its place (no listing order to work out first).
+            var listed = IntersectionRoads(inlineCount: n)
+            for k in row {
+                let record = roads[k], place = Int(record.position), i = k - row.lowerBound
+                listed.setInline(place, bearing: record.listed, entry: record.entry != 0)
+                if i == 0 { inIndex = place }
+                if i == taken { outIndex = place }
+            }
+            return StepIntersection(location: location, roads: listed, inIndex: inIndex, outIndex: outIndex,
+                                    classes: classes)
+        }
         var listed = IntersectionRoads()
         withUnsafeTemporaryAllocation(of: Int.self, capacity: n) { road in
             for k in row { road[Int(roads[k].position)] = k - row.lowerBound }

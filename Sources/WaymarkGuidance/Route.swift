@@ -268,6 +268,20 @@ public struct IntersectionRoads: RandomAccessCollection, MutableCollection, Expr
         }
     }
 
+    /// `count` roads (at most eight), each then set by ``setInline(_:bearing:entry:)`` in any order:
+    /// an intersection listed from records that give each road's place.
+    package init(inlineCount count: Int) {
+        precondition(count <= Self.inlineCapacity, "more roads than fit inline")
+        inlineCount = UInt8(count)
+    }
+
+    /// Sets road `i` of those ``init(inlineCount:)`` made room for.
+    @inline(__always)
+    package mutating func setInline(_ i: Int, bearing: UInt16, entry: Bool) {
+        bearings[i] = bearing
+        if entry { entries |= 1 << UInt8(i) }
+    }
+
     /// The roads moved to the array (kept there from then on).
     private mutating func spill() {
         if spilled == nil { spilled = (0..<Int(inlineCount)).map { self[$0] } }
