@@ -115,17 +115,31 @@ public struct ContractionHierarchy: Sendable {
     }
 
     /// Appends the nodes an arc stands for after its tail (its head last), unpacking shortcuts;
-    /// `stack` is the caller's scratch (left empty).
+    /// `stack` is the caller's scratch (what it holds is not kept; it grows to the deepest nesting
+    /// met, doubling from a size that real maps' routes outgrow, so the growth is exercised).
     @usableFromInline package func unpack(_ arc: Int, into nodes: inout [Int], stack: inout [Int]) {
-        stack.removeAll(keepingCapacity: true)
-        stack.append(arc)
-        while let a = stack.popLast() {
-            if arcFirst[a] < 0 {
-                nodes.append(Int(arcHead[a]))
-            } else {
-                stack.append(Int(arcSecond[a]))
-                stack.append(Int(arcFirst[a]))
+        // The stack kept in the scratch's storage, its depth counted here (pushed and popped through
+        // the array, each step checked the array's room and owner); the storage doubled when full.
+        if stack.count < 16 { stack = [Int](repeating: 0, count: 16) }
+        var depth = 1
+        stack[0] = arc
+        while depth > 0 {
+            let full = stack.withUnsafeMutableBufferPointer { s in
+                while depth > 0 {
+                    let a = s[depth - 1]
+                    if arcFirst[a] < 0 {
+                        nodes.append(Int(arcHead[a]))
+                        depth -= 1
+                    } else if depth == s.count {
+                        return true
+                    } else {
+                        (s[depth - 1], s[depth]) = (Int(arcSecond[a]), Int(arcFirst[a]))
+                        depth += 1
+                    }
+                }
+                return false
             }
+            if full { stack += [Int](repeating: 0, count: stack.count) }
         }
     }
 }
