@@ -353,16 +353,38 @@ public struct InstructionTemplates: Sendable {
 
     /// The filled bytes as a sentence: one space at most between words, none at either end (an
     /// empty token leaves one), the first letter capitalised.
+    /// Whether two spaces follow each other in `b`.
+    private static func hasDoubleSpace(_ b: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+        guard let base = UnsafeRawPointer(b.baseAddress) else { return false }
+        let space = SIMD16<UInt8>(repeating: 32)
+        var i = 0
+        while i + 17 <= b.count {
+            let here = base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+            let next = base.loadUnaligned(fromByteOffset: i + 1, as: SIMD16<UInt8>.self)
+            if any((here .== space) .& (next .== space)) { return true }
+            i += 16
+        }
+        while i + 1 < b.count {
+            if b[i] == 32 && b[i + 1] == 32 { return true }
+            i += 1
+        }
+        return false
+    }
+
     private static func sentence(_ out: inout [UInt8]) -> String {
         // (Made from the buffer in place: trimming the array first copied it through the
         // standard library's generic range replacement.)
         out.withUnsafeMutableBufferPointer { b in
-            var kept = 0
-            for i in b.indices where !(b[i] == 32 && (kept == 0 || b[kept - 1] == 32)) {
-                b[kept] = b[i]
-                kept += 1
+            var kept = b.count
+            // Most sentences have no space to drop: found sixteen bytes at a time.
+            if b.count > 0 && (b[0] == 32 || b[b.count - 1] == 32 || hasDoubleSpace(b)) {
+                kept = 0
+                for i in b.indices where !(b[i] == 32 && (kept == 0 || b[kept - 1] == 32)) {
+                    b[kept] = b[i]
+                    kept += 1
+                }
+                if kept > 0 && b[kept - 1] == 32 { kept -= 1 }
             }
-            if kept > 0 && b[kept - 1] == 32 { kept -= 1 }
             guard kept > 0 else { return "" }
             let first = b[0]
             if first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z") { b[0] = first - 32 }
