@@ -587,11 +587,12 @@ import WaymarkSupport
         // Runs of spaces fold to one wherever they fall: before, inside and past the first sixteen
         // bytes a sentence is searched in at a time, and at its ends.
         for gap in [0, 3, 14, 15, 16, 17, 30, 31, 40] {
-            let name = String(repeating: "x", count: gap) + "  " + "Rua  do   Ouro "
+            let name = String(repeating: "x", count: gap) + "  " + "Rua  do   Ouro"
             #expect(say(step(.newName, .straight, name: name))
                         == "Continue onto " + (gap > 0 ? String(repeating: "x", count: gap) + " " : "") + "Rua do Ouro")
         }
         #expect(say(step(.turn, .left, name: " ")) == "Turn left onto") // (a name of one space, trimmed)
+        #expect(say(step(.turn, .left, name: "Rua ")) == "Turn left onto Rua")
         // The language's own entry point words the same.
         let s = step(.fork, .slightLeft, name: "Rua da Alegria")
         #expect(InstructionLanguage.english.instruction(for: s, legIndex: 0, legCount: 1) == say(s))
