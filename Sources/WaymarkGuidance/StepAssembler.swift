@@ -59,7 +59,7 @@ package struct StepAssembler {
         /// the ends of a segregated crossing (``joinSegregated``), else one. Those after them were
         /// passed unsaid (OSRM's suppressed steps, apart until it collapses its steps).
         var ownIntersections = 1
-        func distance(_ all: [Piece]) -> Double { all[pieces].reduce(0) { $0 + $1.length } }
+        func distance(_ all: [Piece]) -> Double { StepAssembler.length(of: pieces, in: all) }
         /// Whether a junction was passed unsaid since the maneuver.
         var passesJunctions: Bool { intersections.count > ownIntersections }
 
@@ -81,6 +81,9 @@ package struct StepAssembler {
             intersections += other.intersections
         }
     }
+
+    /// Metres along pieces `range` of `all` (a draft's distance, read without the draft).
+    static func length(of range: Range<Int>, in all: [Piece]) -> Double { all[range].reduce(0) { $0 + $1.length } }
 
     /// A junction the road went on through where OSRM keeps a (suppressed) step: the piece after
     /// it and its bearings (its intersection is the last of its step's).
@@ -336,7 +339,7 @@ package struct StepAssembler {
                                 bearingAfter: Int(bearingAfter.rounded()) % 360, exit: drafts[g].exit)
         let edge = drafts[g].nameEdge
         return RouteStep(name: graph.name(of: edge), ref: graph.ref(of: edge),
-                         distance: pieces[range].reduce(0) { $0 + $1.length },
+                         distance: StepAssembler.length(of: range, in: pieces),
                          duration: duration, weight: weight, geometry: geometry,
                          maneuver: maneuver, instruction: "",
                          mode: TravelMode(graph.mode(of: pieces[range.lowerBound].edge), travel: graph.travel),

@@ -121,7 +121,7 @@ extension StepAssembler {
             drafts.removeSubrange(i...(i + 1))
             return true
         }
-        let length = pieces[drafts[i].pieces].reduce(0) { $0 + $1.length }
+        let length = StepAssembler.length(of: drafts[i].pieces, in: pieces)
         guard length <= 2 * TurnClassifier.maxCollapseDistance else { return false }
         let s = drafts[i], next = drafts[i + 1]
         guard let scenario = collapseScenario(s, next, before: before, after: after, sameRoad: sameRoad,
@@ -272,7 +272,7 @@ extension StepAssembler {
             // (Fields read in place: most steps are no new name, and a copy of each would retain its arrays.)
             if drafts[k].type == .newName, drafts[k].intersections.first?.lanes.isEmpty ?? true,
                continuesPrior(drafts[k].nameEdge, before: drafts[k - 1].nameEdge)
-                || pieces[drafts[k].pieces].reduce(0, { $0 + $1.length }) < 105 {
+                || StepAssembler.length(of: drafts[k].pieces, in: pieces) < 105 {
                 drafts[k - 1].absorb(drafts[k])
                 drafts.remove(at: k)
                 continue
