@@ -196,7 +196,7 @@ public struct InstructionTemplates: Sendable {
         }
     }
 
-    /// ``instruction(for:legIndex:legCount:waypointName:)`` of the step at `at`, read field by field
+    /// ``instruction(for:legIndex:legCount:waypointName:)`` of the step at `step`, read field by field
     /// where it lies (a step handed over by value from an array is copied whole first), the
     /// sentence put together in `buffer` (kept for the next: one allocation for a route's steps).
     package func instruction(at step: UnsafePointer<RouteStep>, legIndex: Int, legCount: Int,
@@ -351,8 +351,6 @@ public struct InstructionTemplates: Sendable {
         return directions[sector]
     }
 
-    /// The filled bytes as a sentence: one space at most between words, none at either end (an
-    /// empty token leaves one), the first letter capitalised.
     /// Whether two spaces follow each other in `b`.
     private static func hasDoubleSpace(_ b: UnsafeMutableBufferPointer<UInt8>) -> Bool {
         guard let base = UnsafeRawPointer(b.baseAddress) else { return false }
@@ -371,6 +369,8 @@ public struct InstructionTemplates: Sendable {
         return false
     }
 
+    /// The filled bytes as a sentence: one space at most between words, none at either end (an
+    /// empty token leaves one), the first letter capitalised.
     private static func sentence(_ out: inout [UInt8]) -> String {
         // (Made from the buffer in place: trimming the array first copied it through the
         // standard library's generic range replacement.)

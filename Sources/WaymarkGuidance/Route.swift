@@ -278,6 +278,7 @@ public struct IntersectionRoads: RandomAccessCollection, MutableCollection, Expr
     /// Sets road `i` of those ``init(inlineCount:)`` made room for.
     @inline(__always)
     package mutating func setInline(_ i: Int, bearing: UInt16, entry: Bool) {
+        assert(spilled == nil && i < Int(inlineCount), "road \(i) outside the room made")
         bearings[i] = bearing
         if entry { entries |= 1 << UInt8(i) }
     }
