@@ -301,12 +301,15 @@ public struct InstructionTemplates: Sendable {
 
     private func wayName(at step: UnsafePointer<RouteStep>) -> String {
         if step.pointee.ref.isEmpty { return step.pointee.name }
-        // The first ref of the list without leading spaces, found in bytes (`;` and spaces are ASCII).
-        let bytes = step.pointee.ref.utf8
-        let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
-        var start = bytes.startIndex
-        while start < end && bytes[start] == UInt8(ascii: " ") { start = bytes.index(after: start) }
-        let ref = String(step.pointee.ref[start..<end])
+        // The first ref of the list without leading spaces, found in bytes (`;` and spaces are ASCII;
+        // read from the string's own storage, not through its index type).
+        var whole = step.pointee.ref
+        let ref = whole.withUTF8 { bytes in
+            let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+            var start = 0
+            while start < end && bytes[start] == UInt8(ascii: " ") { start += 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
         var name = step.pointee.name
         if name == step.pointee.ref { name = "" }
         if name.utf8.last == UInt8(ascii: ")"), name.hasSuffix(" (\(step.pointee.ref))") {
@@ -325,9 +328,20 @@ public struct InstructionTemplates: Sendable {
             }
             return InstructionTemplates.sentence(&out)
         }
-        if !name.isEmpty && !ref.isEmpty && motorway && ref.contains(where: \.isNumber) { return ref }
+        if !name.isEmpty && !ref.isEmpty && motorway && InstructionTemplates.hasNumber(ref) { return ref }
         if name.isEmpty && !ref.isEmpty { return ref }
         return name
+    }
+
+    /// Whether `text` holds a number (`Character.isNumber`): an ASCII digit answers at once, and
+    /// text of ASCII only has no other (reading characters costs far more than reading bytes).
+    static func hasNumber(_ text: String) -> Bool {
+        var ascii = true
+        for byte in text.utf8 {
+            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") { return true }
+            if byte >= 0x80 { ascii = false }
+        }
+        return !ascii && text.contains(where: \.isNumber)
     }
 
     func ordinal(_ n: Int) -> String {
