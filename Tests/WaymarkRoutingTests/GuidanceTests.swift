@@ -593,6 +593,12 @@ import WaymarkSupport
         }
         #expect(say(step(.turn, .left, name: " ")) == "Turn left onto") // (a name of one space, trimmed)
         #expect(say(step(.turn, .left, name: "Rua ")) == "Turn left onto Rua")
+        // A motorway's ref read alone where it holds a number, as `Character.isNumber` finds one.
+        for ref in ["A 28", "VCI", "N", "Ⅻ", "٣", "é9", "é"] {
+            #expect(InstructionTemplates.hasNumber(ref) == ref.contains(where: \.isNumber))
+        }
+        #expect(say(step(.turn, .right, name: "Via de Cintura", ref: "VCI", highway: .motorway))
+                    == "Turn right onto Via de Cintura")
         // The language's own entry point words the same.
         let s = step(.fork, .slightLeft, name: "Rua da Alegria")
         #expect(InstructionLanguage.english.instruction(for: s, legIndex: 0, legCount: 1) == say(s))
