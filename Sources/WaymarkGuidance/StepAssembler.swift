@@ -496,6 +496,7 @@ package struct StepAssembler {
             return k
         }
         var exitStorage: [JunctionRoad] = []
+        exitStorage.reserveCapacity(8) // (grown from empty a road at a time, it was made three times)
         let exitJunction = self.junction(arrival: pieces[k - 1].edge, next: pieces[k].edge, reusing: &exitStorage)
         let exitBearing = exitJunction.roads[exitJunction.taken!].bearing
         let overall = Junction.turnAngle(arriving: junction.arrivalBearing, leaving: exitBearing)
