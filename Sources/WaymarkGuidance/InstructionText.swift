@@ -244,17 +244,17 @@ public struct InstructionTemplates: Sendable {
             case let .text(bytes): out.append(contentsOf: bytes)
             case let .token(token):
                 switch token {
-                case .wayName: out.append(contentsOf: wayName.utf8)
+                case .wayName: InstructionTemplates.append(wayName, to: &out)
                 case .destination: InstructionTemplates.appendFirstDestination(step.pointee.destinations, to: &out)
                 case .exit: out.append(contentsOf: (step.pointee.exits.split(separator: ";").first ?? "").utf8)
-                case .exitNumber: out.append(contentsOf: ordinal(step.pointee.maneuver.exit ?? 1).utf8)
-                case .rotaryName: out.append(contentsOf: (step.pointee.rotaryName ?? "").utf8)
-                case .modifier: out.append(contentsOf: modifierWords[m].utf8)
-                case .direction: out.append(contentsOf: direction(step.pointee.maneuver.bearingAfter).utf8)
+                case .exitNumber: InstructionTemplates.append(ordinal(step.pointee.maneuver.exit ?? 1), to: &out)
+                case .rotaryName: InstructionTemplates.append(step.pointee.rotaryName ?? "", to: &out)
+                case .modifier: InstructionTemplates.append(modifierWords[m], to: &out)
+                case .direction: InstructionTemplates.append(direction(step.pointee.maneuver.bearingAfter), to: &out)
                 case .nth: if legIndex >= 0
-                    && legIndex != legCount - 1 { out.append(contentsOf: ordinal(legIndex + 1).utf8) }
-                case .waypointName: out.append(contentsOf: (waypointName ?? "").utf8)
-                case .laneInstruction: out.append(contentsOf: (keep ?? "").utf8)
+                    && legIndex != legCount - 1 { InstructionTemplates.append(ordinal(legIndex + 1), to: &out) }
+                case .waypointName: InstructionTemplates.append(waypointName ?? "", to: &out)
+                case .laneInstruction: InstructionTemplates.append(keep ?? "", to: &out)
                 }
             }
         }
@@ -322,8 +322,8 @@ public struct InstructionTemplates: Sendable {
             for part in nameAndRef {
                 switch part {
                 case let .text(bytes): out.append(contentsOf: bytes)
-                case .name: out.append(contentsOf: name.utf8)
-                case .ref: out.append(contentsOf: ref.utf8)
+                case .name: InstructionTemplates.append(name, to: &out)
+                case .ref: InstructionTemplates.append(ref, to: &out)
                 }
             }
             return InstructionTemplates.sentence(&out)
@@ -363,6 +363,14 @@ public struct InstructionTemplates: Sendable {
         default: sector = 7
         }
         return directions[sector]
+    }
+
+    /// Appends `text`'s bytes, copied from its storage at once (through its UTF-8 view's generic
+    /// sequence, byte by byte, each cost a couple of hundred instructions).
+    @inline(__always)
+    static func append(_ text: String, to out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { out.append(contentsOf: $0) }
     }
 
     /// Whether two spaces follow each other in `b`.
