@@ -140,12 +140,13 @@ public struct RoadGraph: Sendable, Equatable {
         value.isFinite && value >= 0 && value < valueLimit
     }
 
-    public static let trafficSignalsFlag: UInt8 = 1 << 0
-    public static let restrictionViaFlag: UInt8 = 1 << 1
-    public static let gateFlag: UInt8 = 1 << 2
-    public static let turningPlaceFlag: UInt8 = 1 << 3
+    // (The flags computed in place: stored constants are reached from other modules through a call.)
+    @inlinable public static var trafficSignalsFlag: UInt8 { 1 << 0 }
+    @inlinable public static var restrictionViaFlag: UInt8 { 1 << 1 }
+    @inlinable public static var gateFlag: UInt8 { 1 << 2 }
+    @inlinable public static var turningPlaceFlag: UInt8 { 1 << 3 }
     /// A turn here has its duration and weight from a turn penalty file.
-    public static let customTurnFlag: UInt8 = 1 << 4
+    @inlinable public static var customTurnFlag: UInt8 { 1 << 4 }
 
     // MARK: - Reading
 
