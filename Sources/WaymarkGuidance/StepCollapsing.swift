@@ -100,10 +100,10 @@ extension StepAssembler {
 
     /// Joins the step at `i` with the one after it where OSRM would; whether anything changed.
     private func collapsePair(_ drafts: inout [Draft], at i: Int, _ pieces: [Piece]) -> Bool {
-        // (Fields read in place until a pair may join: copies of the two would retain their arrays.)
+        // (Fields read in place until a pair may join: copies of the two would retain their arrays.
+        // The names are compared last: most pairs are neither a name that comes and goes nor short.)
         let before = pieces[drafts[i - 1].pieces.upperBound - 1].edge
         let after = drafts[i + 1].nameEdge
-        let sameRoad = !classifier.announces(before, after)
         // OSRM's scenarios that read the step before (a U-turn, a name coming and going, a name
         // change before a maneuver) never follow a roundabout's step.
         let afterRing = Self.endsOnRing(drafts[i - 1].type, passingJunctions: drafts[i - 1].passesJunctions)
@@ -113,16 +113,20 @@ extension StepAssembler {
         // OSRM's `isNameOszillation`, at any distance: a name that comes and goes, both steps
         // name changes (a new name, or a turn straight on), is nothing to say. (Not past a
         // junction between them: OSRM has a silent step there, and the two are not next.)
-        if sameRoad && !afterRing && drafts[i].intersections.count <= 1 && newNameOrStraight(i)
-            && newNameOrStraight(i + 1) {
+        let comesAndGoes = !afterRing && drafts[i].intersections.count <= 1 && newNameOrStraight(i)
+            && newNameOrStraight(i + 1)
+        let length = StepAssembler.length(of: drafts[i].pieces, in: pieces)
+        let short = length <= 2 * TurnClassifier.maxCollapseDistance
+        guard comesAndGoes || short else { return false }
+        let sameRoad = !classifier.announces(before, after)
+        if comesAndGoes && sameRoad {
             let s = drafts[i], next = drafts[i + 1]
             drafts[i - 1].absorb(s)
             drafts[i - 1].absorb(next)
             drafts.removeSubrange(i...(i + 1))
             return true
         }
-        let length = StepAssembler.length(of: drafts[i].pieces, in: pieces)
-        guard length <= 2 * TurnClassifier.maxCollapseDistance else { return false }
+        guard short else { return false }
         let s = drafts[i], next = drafts[i + 1]
         guard let scenario = collapseScenario(s, next, before: before, after: after, sameRoad: sameRoad,
                                               afterRing: afterRing, length: length) else { return false }
