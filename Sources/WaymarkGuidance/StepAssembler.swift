@@ -191,6 +191,7 @@ package struct StepAssembler {
     /// roundabouts told as a whole, then OSRM's collapsing.
     private func drafts(_ pieces: [Piece]) -> [Draft] {
         var drafts = [Draft(pieces: 0..<1, type: .depart, modifier: nil, nameEdge: pieces[0].edge)]
+        drafts.reserveCapacity(pieces.count / 4 + 8) // (about a step per four pieces; grown, it was copied often)
         var roadStorage: [JunctionRoad] = [] // (each junction's roads, one at a time)
         roadStorage.reserveCapacity(16) // (grown from empty, a route's first junctions reallocated it)
         // The last junction passed without a step where OSRM has a suppressed one (three roads or more).
@@ -372,6 +373,7 @@ package struct StepAssembler {
     private func summary(_ drafts: [Draft], _ steps: [RouteStep]) -> String {
         // (By name id, in order of first appearance: a step's name is its name edge's.)
         var totals: [(name: UInt32, length: Double)] = []
+        totals.reserveCapacity(drafts.count)
         for k in drafts.indices where !steps[k].name.isEmpty {
             let name = graph.segmentName[graph.segment(of: drafts[k].nameEdge)]
             if let i = totals.firstIndex(where: { $0.name == name }) {
