@@ -476,6 +476,7 @@ extension SnapIndex {
     /// ``Snap/backward`` allow), with its offset from each edge's source.
     @usableFromInline package func edgePoints(_ snap: Snap, graph: RoadGraph) -> [EdgePoint] {
         var points: [EdgePoint] = []
+        points.reserveCapacity(2) // (one allocation, not one for each direction)
         let fraction = snap.length > 0 ? snap.offset / snap.length : 0
         let forward = Int(forwardEdge[snap.segment]), backward = Int(backwardEdge[snap.segment])
         let length = Double(graph.edgeLength[forward >= 0 ? forward : max(0, backward)])
