@@ -29,7 +29,16 @@ extension RoutePath {
     /// `endOffset`; one edge: between the two) and its weight; length and travel time are summed
     /// here, edge by edge and turn by turn.
     init(data: RoutingData, edges: [Int], startOffset: Double, endOffset: Double, weight: Double) {
-        let graph = data.graph
+        // (The graph lent, not copied: a copy retains each of its columns, once per path — per leg of
+        // a matched trace.)
+        let (distance, duration, turns) = RoutePath.sums(data.graph, data, edges, startOffset, endOffset)
+        self.init(weight: weight, duration: duration, distance: distance, edges: edges,
+                  startOffset: startOffset, endOffset: endOffset, turnDurations: turns)
+    }
+
+    /// The path's length and travel time, edge by edge and turn by turn, and each turn's seconds.
+    private static func sums(_ graph: borrowing RoadGraph, _ data: RoutingData, _ edges: [Int], _ startOffset: Double,
+                             _ endOffset: Double) -> (distance: Double, duration: Double, turns: [Double]) {
         var distance = 0.0, duration = 0.0
         var turns: [Double] = [0]
         if edges.count == 1 {
@@ -54,8 +63,7 @@ extension RoutePath {
             distance += last.distance
             duration += last.duration
         }
-        self.init(weight: weight, duration: duration, distance: distance, edges: edges,
-                  startOffset: startOffset, endOffset: endOffset, turnDurations: turns)
+        return (distance, duration, turns)
     }
 }
 
