@@ -116,7 +116,7 @@ public struct ContractionHierarchy: Sendable {
 
     /// Appends the nodes an arc stands for after its tail (its head last), unpacking shortcuts;
     /// `stack` is the caller's scratch (what it holds is not kept; it grows to the deepest nesting
-    /// met, doubling from a size that real maps' routes outgrow, so the growth is exercised).
+    /// met, doubling when full).
     @usableFromInline package func unpack(_ arc: Int, into nodes: inout [Int], stack: inout [Int]) {
         // The stack kept in the scratch's storage, its depth counted here (pushed and popped through
         // the array, each step checked the array's room and owner); the storage doubled when full.
