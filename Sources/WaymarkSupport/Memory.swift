@@ -37,7 +37,7 @@ package enum LargePages {
               base != MAP_FAILED else { return nil }
         let head = (pageSize - Int(bitPattern: base) % pageSize) % pageSize
         if head > 0 { munmap(base, head) }
-        if pageSize - head > 0 { munmap(base + head + span, pageSize - head) }
+        munmap(base + head + span, pageSize - head) // (head < pageSize: something is always left over)
         let start = base + head
         #if os(Linux)
         _ = madvise(start, span, MADV_HUGEPAGE)
