@@ -760,21 +760,33 @@ package struct StepAssembler {
                 graph.appendGeometry(of: p.edge, to: &points, skippingSource: !points.isEmpty)
                 continue
             }
-            let part = slice(graph.geometry(of: p.edge), from: p.from, to: p.to)
-            points.append(contentsOf: points.isEmpty ? part[...] : part.dropFirst())
+            appendSlice(of: p.edge, from: p.from, to: p.to, to: &points, graph: graph)
         }
         return points.count >= 2 ? points : points + points
     }
 
-    /// The part of a polyline between two distances along it.
-    private static func slice(_ line: [Coordinate], from a: Double, to b: Double) -> [Coordinate] {
-        var result: [Coordinate] = []
+    /// The part of an edge's line between two distances along it, appended to `points` (without
+    /// its first point when `points` already ends there); read from the graph in place.
+    private static func appendSlice(of edge: Int, from a: Double, to b: Double, to points: inout [Coordinate],
+                                    graph: borrowing RoadGraph) {
+        let count = graph.interiorPointCount(of: edge) + 2
+        func point(_ k: Int) -> Coordinate {
+            k == 0 ? graph.coordinate(of: graph.source(of: edge))
+                : k == count - 1 ? graph.coordinate(of: graph.edgeTarget[edge]) : graph.interiorPoint(of: edge, k - 1)
+        }
+        let skipsFirst = !points.isEmpty
+        var taken = 0, last = Coordinate(latitude: 0, longitude: 0)
+        func take(_ c: Coordinate) {
+            if taken > 0 || !skipsFirst { points.append(c) }
+            last = c
+            taken += 1
+        }
         var travelled = 0.0
-        var cosine = line.first?.cosLatitude ?? 1
-        for (p, q) in zip(line, line.dropFirst()) {
+        var p = point(0), cosine = p.cosLatitude
+        for k in 1..<count {
             // (Past b nothing more is taken; each point's cosine is worked out once.)
             if travelled > b { break }
-            let next = q.cosLatitude
+            let q = point(k), next = q.cosLatitude
             let d = p.distance(to: q, cosines: (cosine, next))
             cosine = next
             let s = travelled, e = travelled + d
@@ -782,17 +794,18 @@ package struct StepAssembler {
                 return p.interpolated(to: q, fraction: d > 0 ? max(0, min(1, (x - s) / d)) : 0)
             }
             if e >= a && s <= b {
-                if result.isEmpty { result.append(at(max(a, s))) }
+                if taken == 0 { take(at(max(a, s))) }
                 // A cut beside a shape point (a waypoint snapped onto it, its offset measured a few
                 // centimetres differently) would give two points closer than the output's 6
-                // decimals tell apart: keep the first.
-                let point = at(min(b, e))
-                if result.last.map({ $0.distance(to: point) >= 0.1 }) ?? true { result.append(point) }
+                // decimals tell apart: keep the first. (Points more than 10⁻⁶° of latitude apart
+                // are farther than 0.11 m: not measured.)
+                let cut = at(min(b, e))
+                if abs(cut.latitude - last.latitude) > 1e-6 || last.distance(to: cut) >= 0.1 { take(cut) }
             }
             travelled = e
+            p = q
         }
-        if result.isEmpty, let last = line.last { result = [last] }
-        return result
+        if taken == 0 { take(point(count - 1)) }
     }
 
     /// The bearing leaving a step's first point, measured as OSRM measures it (on its 10⁻⁶° grid,

@@ -277,9 +277,10 @@ public final class Router {
     /// search on a hierarchy, else one route search per pair.
     func cells(from sources: [Snap], to destinations: [Snap],
                maxWeight: Double = .infinity) -> (durations: [Double?], distances: [Double?]) {
-        if let metrics = data.arcMetrics {
-            if tableSearch == nil { tableSearch = TableSearch(data: data, metrics: metrics) }
-            return tableSearch!.table(sources: sources, destinations: destinations, maxCost: maxWeight)
+        // (The metrics looked up once: a trace asks for a table per fix.)
+        if tableSearch == nil, let metrics = data.arcMetrics { tableSearch = TableSearch(data: data, metrics: metrics) }
+        if let tableSearch {
+            return tableSearch.table(sources: sources, destinations: destinations, maxCost: maxWeight)
         }
         var durations: [Double?] = [], distances: [Double?] = []
         for a in sources {

@@ -1,5 +1,6 @@
 import Testing
 @testable import WaymarkServer
+import WaymarkSupport
 
 /// The request parser: whole requests, requests in pieces, pipelining, and every refusal.
 @Suite struct HTTPParserTests {
@@ -123,5 +124,23 @@ import Testing
             }
         }
         #expect(parsed > 100) // the mutations leave many requests whole
+    }
+
+    /// A text's pieces between a separator byte, against the standard library's split, on texts
+    /// of separators, empty pieces and characters of several bytes (fixed seed).
+    @Test func piecesAgainstSplit() {
+        var generator = SplitMix64(seed: 7)
+        let alphabet: [Character] = [";", ";", "/", "a", "1", "é", "€", "😀", "%"]
+        for _ in 0..<500 {
+            let count = Int(generator.next() % 24)
+            let text = String((0..<count).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+            // (A substring not at the string's start, as the parser hands over.)
+            let whole = "x" + text, part = whole.dropFirst()
+            for separator in [UInt8(ascii: ";"), UInt8(ascii: "/")] {
+                let expected = part.utf8.split(separator: separator, omittingEmptySubsequences: false)
+                    .map { String(Substring($0)) }
+                #expect(HTTPRequestParser.pieces(of: part, at: separator).map(String.init) == expected, "\(text)")
+            }
+        }
     }
 }
