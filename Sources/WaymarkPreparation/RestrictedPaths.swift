@@ -109,10 +109,12 @@ import WaymarkGraph
         return t == RestrictedPaths.forbidden ? nil : Int(t)
     }
 
-    /// The states of edge `e`: itself and its duplicates.
-    @inlinable
-    package func states(of e: Int) -> [Int] {
-        guard let more = copies[UInt32(e)] else { return [e] }
-        return [e] + more.map(Int.init)
+    /// Each state of edge `e`: itself, then its duplicates (without an array made per edge: a
+    /// search's seeds ask for every edge into a goal).
+    @inlinable @inline(__always)
+    package func forEachState(of e: Int, _ body: (Int) -> Void) {
+        body(e)
+        guard !copies.isEmpty, let more = copies[UInt32(e)] else { return }
+        for s in more { body(Int(s)) }
     }
 }

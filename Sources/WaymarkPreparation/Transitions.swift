@@ -477,12 +477,18 @@ extension SnapIndex {
     @usableFromInline package func edgePoints(_ snap: Snap, graph: RoadGraph) -> [EdgePoint] {
         var points: [EdgePoint] = []
         points.reserveCapacity(2) // (one allocation, not one for each direction)
+        appendEdgePoints(snap, graph: graph, to: &points)
+        return points
+    }
+
+    /// ``edgePoints(_:graph:)`` appended to `points` (a table's searches keep one list for all).
+    @usableFromInline package func appendEdgePoints(_ snap: Snap, graph: borrowing RoadGraph,
+                                                    to points: inout [EdgePoint]) {
         let fraction = snap.length > 0 ? snap.offset / snap.length : 0
         let forward = Int(forwardEdge[snap.segment]), backward = Int(backwardEdge[snap.segment])
         let length = Double(graph.edgeLength[forward >= 0 ? forward : max(0, backward)])
         if forward >= 0 && snap.forward { points.append(EdgePoint(edge: forward, offset: fraction * length)) }
         if backward >= 0 && snap.backward { points.append(EdgePoint(edge: backward, offset: (1 - fraction) * length)) }
-        return points
     }
 }
 
@@ -543,9 +549,10 @@ extension TransitionTable {
         for slot in graph.incoming(to: v) {
             let e = Int(graph.incomingEdge[slot])
             guard let turn = graph.turnWeight(e, f, table: self) else { continue }
-            for s in paths.states(of: e) where paths.state(after: s, onto: f,
-                                                           firstOut: outgoing.lowerBound, flagged: flagged) != nil {
-                body(s, e, turn)
+            paths.forEachState(of: e) { s in
+                if paths.state(after: s, onto: f, firstOut: outgoing.lowerBound, flagged: flagged) != nil {
+                    body(s, e, turn)
+                }
             }
         }
     }

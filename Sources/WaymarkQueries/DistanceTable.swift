@@ -116,6 +116,13 @@ package final class TableSearch {
         var entries: [Entry] = []
         var sorted: [Entry] = []
         var touched: [Int32] = []
+        /// The destinations' edge points, one run each (destination j's end at `goalEnds[j]`),
+        /// and one source's.
+        var goalPoints: [EdgePoint] = []
+        var goalEnds: [Int] = []
+        var starts: [EdgePoint] = []
+        var goalsOnEdge = GoalsOnEdge()
+        var cells = Cells()
     }
     private var scratch = Scratch()
 
@@ -151,16 +158,22 @@ package final class TableSearch {
         buckets.deallocate()
     }
 
-    /// Each pair's best so far: routing weight, and the travel time and length of that way.
+    /// Each pair's best so far: routing weight, and the travel time and length of that way (the
+    /// first `count` of each, kept between tables: a trace asks for a small one per fix).
     private struct Cells {
-        var cost: [Double]
-        var durations: [Double?]
-        var distances: [Double?]
+        var cost: [Double] = []
+        var durations: [Double] = []
+        var distances: [Double] = []
 
-        init(count: Int) {
-            cost = [Double](repeating: .infinity, count: count)
-            durations = [Double?](repeating: nil, count: count)
-            distances = [Double?](repeating: nil, count: count)
+        /// Every pair of the next table without a way (`count` of them).
+        mutating func reset(count: Int) {
+            if cost.count < count {
+                cost = [Double](repeating: .infinity, count: count)
+                durations = [Double](repeating: 0, count: count)
+                distances = [Double](repeating: 0, count: count)
+            } else {
+                for j in 0..<count { cost[j] = .infinity }
+            }
         }
 
         /// Takes a way for pair `j` where it is cheaper than the best so far.
@@ -179,32 +192,45 @@ package final class TableSearch {
     /// points close together small (map matching's moves).
     package func table(sources: [Snap], destinations: [Snap],
                        maxCost: Double = .infinity) -> (durations: [Double?], distances: [Double?]) {
-        let columns = destinations.count
-        var cells = Cells(count: sources.count * columns)
-        let goalPoints = destinations.map { data.snapIndex.edgePoints($0, graph: data.graph) }
-        let goalsOnEdge = GoalsOnEdge(goalPoints)
-        buckets.clear()
-        var search = self.search
-        defer { self.search = search }
+        var durations = [Double?](repeating: nil, count: sources.count * destinations.count)
+        var distances = durations
+        forEachCell(sources: sources, destinations: destinations, maxCost: maxCost) { j, duration, distance in
+            (durations[j], distances[j]) = (duration, distance)
+        }
+        return (durations, distances)
+    }
+
+    /// ``table(sources:destinations:maxCost:)``'s cells handed to `cell` (row-major index, travel
+    /// time, length; only those with a way), without arrays made for them.
+    package func forEachCell(sources: [Snap], destinations: [Snap], maxCost: Double = .infinity,
+                             _ cell: (_ index: Int, _ duration: Double, _ distance: Double) -> Void) {
+        let columns = destinations.count, count = sources.count * columns
         // (Taken out while in use, so that filling it copies nothing.)
         var scratch = self.scratch
         self.scratch = Scratch()
         defer { self.scratch = scratch }
+        scratch.cells.reset(count: count)
+        scratch.goalPoints.removeAll(keepingCapacity: true)
+        scratch.goalEnds.removeAll(keepingCapacity: true)
+        for destination in destinations {
+            data.snapIndex.appendEdgePoints(destination, graph: data.graph, to: &scratch.goalPoints)
+            scratch.goalEnds.append(scratch.goalPoints.count)
+        }
+        scratch.goalsOnEdge.set(scratch.goalPoints, ends: scratch.goalEnds)
+        buckets.clear()
+        var search = self.search
+        defer { self.search = search }
         hierarchy.up.withBuffers { up in
             hierarchy.down.withBuffers { down in
-                fillBuckets(goalPoints, &search, &scratch, maxCost: maxCost, up: up, down: down)
+                fillBuckets(&search, &scratch, maxCost: maxCost, up: up, down: down)
                 for (i, source) in sources.enumerated() {
-                    scanBuckets(from: source, row: i * columns, scratch.sorted, goalsOnEdge, &search, &cells,
-                                maxCost: maxCost, up: up, down: down)
+                    scanBuckets(from: source, row: i * columns, &search, &scratch, maxCost: maxCost, up: up, down: down)
                 }
             }
         }
-        if maxCost < .infinity {
-            for j in cells.cost.indices where cells.cost[j] > maxCost {
-                (cells.durations[j], cells.distances[j]) = (nil, nil)
-            }
+        for j in 0..<count where scratch.cells.cost[j] < .infinity && scratch.cells.cost[j] <= maxCost {
+            cell(j, scratch.cells.durations[j], scratch.cells.distances[j])
         }
-        return (cells.durations, cells.distances)
     }
 
     /// The label at the far end of `arc` from a node labelled `label` at `k`.
@@ -220,11 +246,24 @@ package final class TableSearch {
     private struct GoalsOnEdge {
         var list: [(edge: Int, destination: Int, offset: Double)] = []
 
-        init(_ goalPoints: [[EdgePoint]]) {
-            for (j, goals) in goalPoints.enumerated() {
-                for g in goals { list.append((g.edge, j, g.offset)) }
+        /// The list for destinations whose points are `points`, destination j's ending at `ends[j]`.
+        mutating func set(_ points: [EdgePoint], ends: [Int]) {
+            list.removeAll(keepingCapacity: true)
+            var start = 0
+            for (j, end) in ends.enumerated() {
+                for g in points[start..<end] { list.append((g.edge, j, g.offset)) }
+                start = end
             }
-            list.sort { ($0.edge, $0.destination) < ($1.edge, $1.destination) }
+            // (By insertion: a few points, and no pair of them alike in both.)
+            for i in list.indices.dropFirst() {
+                let item = list[i]
+                var k = i
+                while k > 0 && (list[k - 1].edge, list[k - 1].destination) > (item.edge, item.destination) {
+                    list[k] = list[k - 1]
+                    k -= 1
+                }
+                list[k] = item
+            }
         }
 
         func range(of edge: Int) -> Range<Int> {
@@ -242,15 +281,19 @@ package final class TableSearch {
     /// Backward: from the edges that may turn into each destination's edge, down the hierarchy,
     /// an entry in the bucket of every node settled and not stalled; the entries sorted by node
     /// into `scratch.sorted` (each bucket one run, where ``buckets`` says).
-    private func fillBuckets(_ goalPoints: [[EdgePoint]], _ search: inout HierarchyDirection<TableLabel>,
-                             _ scratch: inout Scratch, maxCost: Double, up: ArcRows.Buffers, down: ArcRows.Buffers) {
+    private func fillBuckets(_ search: inout HierarchyDirection<TableLabel>, _ scratch: inout Scratch,
+                             maxCost: Double, up: ArcRows.Buffers, down: ArcRows.Buffers) {
         let buckets = self.buckets
         scratch.entries.removeAll(keepingCapacity: true)
         scratch.touched.removeAll(keepingCapacity: true)
-        for (j, goals) in goalPoints.enumerated() {
+        var start = 0
+        for (j, end) in scratch.goalEnds.enumerated() {
+            let goals = scratch.goalPoints[start..<end]
+            start = end
             search.clear()
             search.seed(into: goals, data) { g, e, turn, part in
-                let turnSeconds = TransitionTable.duration(e, goals[g].edge, data.graph, data.turns, data.costs)
+                let goal = goals[goals.startIndex + g].edge
+                let turnSeconds = TransitionTable.duration(e, goal, data.graph, data.turns, data.costs)
                 return TableLabel(cost: turn + part.weight, duration: turnSeconds + part.duration,
                                   distance: part.distance)
             }
@@ -289,21 +332,21 @@ package final class TableSearch {
 
     /// Forward: from one source's edges up the hierarchy, scanning the buckets of the nodes it
     /// settles into the source's row of `cells` (and along one edge, to a destination ahead on it).
-    private func scanBuckets(from source: Snap, row: Int, _ entries: [Entry],
-                             _ goalsOnEdge: GoalsOnEdge,
-                             _ search: inout HierarchyDirection<TableLabel>, _ cells: inout Cells,
-                             maxCost: Double, up: ArcRows.Buffers, down: ArcRows.Buffers) {
+    private func scanBuckets(from source: Snap, row: Int, _ search: inout HierarchyDirection<TableLabel>,
+                             _ scratch: inout Scratch, maxCost: Double, up: ArcRows.Buffers, down: ArcRows.Buffers) {
         let buckets = self.buckets
         search.clear()
-        let starts = data.snapIndex.edgePoints(source, graph: data.graph)
-        search.seed(from: starts, data) { rest in
+        scratch.starts.removeAll(keepingCapacity: true)
+        data.snapIndex.appendEdgePoints(source, graph: data.graph, to: &scratch.starts)
+        search.seed(from: scratch.starts, data) { rest in
             TableLabel(cost: rest.weight, duration: rest.duration, distance: rest.distance)
         }
-        for s in starts {
+        for s in scratch.starts {
+            let goalsOnEdge = scratch.goalsOnEdge
             for g in goalsOnEdge.range(of: s.edge) where goalsOnEdge.list[g].offset >= s.offset {
                 let (j, offset) = (goalsOnEdge.list[g].destination, goalsOnEdge.list[g].offset)
                 let direct = data.graph.part(s.edge, from: s.offset, to: offset)
-                cells.offer(row + j, cost: direct.weight, duration: direct.duration, distance: direct.distance)
+                scratch.cells.offer(row + j, cost: direct.weight, duration: direct.duration, distance: direct.distance)
             }
         }
         while let (k, x) = search.heap.pop(), k <= maxCost {
@@ -313,9 +356,10 @@ package final class TableSearch {
             if buckets.contains(x) {
                 let range = buckets[x]
                 for slot in Int(range.start)..<Int(range.start + range.count) {
-                    let entry = entries[slot]
-                    cells.offer(row + Int(entry.destination), cost: k + entry.cost,
-                                duration: label.duration + entry.duration, distance: label.distance + entry.distance)
+                    let entry = scratch.sorted[slot]
+                    scratch.cells.offer(row + Int(entry.destination), cost: k + entry.cost,
+                                        duration: label.duration + entry.duration,
+                                        distance: label.distance + entry.distance)
                 }
             }
             if search.stalls(x, at: k, over: down) { continue }

@@ -116,7 +116,7 @@ struct HierarchyDirection<Label: SearchCost> {
     /// based): every state that may turn onto one of `goals`' edges, labelled by `label` from the
     /// goal's index, the edge turned from, the turn's weight and the goal edge up to the point.
     @inline(__always)
-    mutating func seed(into goals: [EdgePoint], _ data: RoutingData,
+    mutating func seed(into goals: ArraySlice<EdgePoint>, _ data: RoutingData,
                        _ label: (_ goal: Int, _ from: Int, _ turn: Double, _ part: EdgePart) -> Label) {
         let rank = data.hierarchy!.rank
         for (i, g) in goals.enumerated() {
@@ -137,7 +137,7 @@ extension HierarchyDirection where Label == SearchLabel {
         forward.clear()
         backward.clear()
         forward.seed(from: starts, data) { rest in SearchLabel(cost: rest.weight, parent: -1) }
-        backward.seed(into: goals, data) { i, _, turn, part in
+        backward.seed(into: goals[...], data) { i, _, turn, part in
             SearchLabel(cost: turn + part.weight, parent: Int32(-1 - i))
         }
     }

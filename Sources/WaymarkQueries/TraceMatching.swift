@@ -51,6 +51,11 @@ package enum TraceMatching {
     /// by row, each nil where its way weighs more than the last argument (seconds for a car).
     package typealias Moves = (_ from: [Snap], _ to: [Snap], _ maxWeight: Double) -> [Move]
 
+    /// ``Moves`` handed over one by one, those found only (row-major index and road metres):
+    /// a search writes them where the model keeps them, with no array made per step.
+    package typealias MovesFound = (_ from: [Snap], _ to: [Snap], _ maxWeight: Double,
+                                    _ found: (_ index: Int, _ metres: Double) -> Void) -> Void
+
     /// One unbroken piece of the trace: the fixes it matched (indices into the trace), the
     /// candidate chosen at each, how many other candidates there could still have led to the
     /// end (OSRM's `alternatives_count`), and OSRM's confidence in the whole.
@@ -66,6 +71,16 @@ package enum TraceMatching {
     /// `movesKept` bounds the moves kept for steps taken again (``Model/movesFound``).
     package static func match(_ trace: Trace, candidates: [[Snap]], movesKept: Int = 1 << 20,
                               moves: Moves) -> [Matching] {
+        match(trace, candidates: candidates, movesKept: movesKept) { from, to, maxWeight, found in
+            for (k, move) in moves(from, to, maxWeight).enumerated() {
+                if let move { found(k, move) }
+            }
+        }
+    }
+
+    /// ``match(_:candidates:movesKept:moves:)`` with the moves handed over one by one.
+    package static func match(_ trace: Trace, candidates: [[Snap]], movesKept: Int = 1 << 20,
+                              movesFound moves: MovesFound) -> [Matching] {
         precondition(candidates.count == trace.coordinates.count && candidates.count > 1)
         var model = Model(trace, candidates: candidates)
         model.movesKept = movesKept
@@ -235,7 +250,7 @@ extension TraceMatching.Model {
     /// The forward pass: each fix's candidates scored from the last unbroken fix before it, the
     /// trace cut where OSRM cuts it. Returns where each matching ends (exclusive), nil when no
     /// fix has a candidate to start from.
-    mutating func run(moves: TraceMatching.Moves) -> [Int]? {
+    mutating func run(moves: TraceMatching.MovesFound) -> [Int]? {
         guard let first = start(at: 0) else { return nil }
         // (Saturating: timestamps a caller gives may be as far apart as an Int allows.)
         let (product, overflow) = medianInterval.multipliedReportingOverflow(by: TraceMatching.maxBrokenStates)
@@ -275,7 +290,7 @@ extension TraceMatching.Model {
     }
 
     /// Scores fix `t`'s candidates from fix `last`'s live ones.
-    mutating func step(from last: Int, to t: Int, seconds: Int, moves: TraceMatching.Moves) {
+    mutating func step(from last: Int, to t: Int, seconds: Int, moves: TraceMatching.MovesFound) {
         let live = candidates[last].indices.filter { !pruned[last, $0] }
         guard !live.isEmpty && !candidates[t].isEmpty else { return }
         let straight = TraceMatching.distance(trace.coordinates[last], trace.coordinates[t])
@@ -303,7 +318,7 @@ extension TraceMatching.Model {
     /// The block of the moves from fix `last` to fix `t`, its rows for the `live` candidates
     /// found (those not found before, now: one table for them all).
     mutating func movesBlock(from last: Int, _ live: [Int], to t: Int, maxWeight: Double,
-                             moves: TraceMatching.Moves) -> MoveBlock {
+                             moves: TraceMatching.MovesFound) -> MoveBlock {
         let columns = candidates[t].count
         if movesFound.count > movesKept { forgetMoves() }
         var b = Int(latestBlockInto[t])
@@ -319,11 +334,11 @@ extension TraceMatching.Model {
         let block = blocks[b]
         let missing = live.filter { !rowFound[Int(block.firstRow) + $0] }
         guard !missing.isEmpty else { return block }
-        let found = moves(missing.map { candidates[last][$0] }, candidates[t], maxWeight)
-        for (m, s) in missing.enumerated() {
-            rowFound[Int(block.firstRow) + s] = true
-            let row = Int(block.firstMove) + s * columns
-            for next in 0..<columns { movesFound[row + next] = found[m * columns + next] }
+        for s in missing { rowFound[Int(block.firstRow) + s] = true }
+        // (The rows' moves are nil already: those found are written in.)
+        moves(missing.map { candidates[last][$0] }, candidates[t], maxWeight) { k, metres in
+            let (m, next) = k.quotientAndRemainder(dividingBy: columns)
+            movesFound[Int(block.firstMove) + missing[m] * columns + next] = metres
         }
         return block
     }

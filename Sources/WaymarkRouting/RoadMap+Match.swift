@@ -76,8 +76,8 @@ extension Router {
         let model = TraceMatching.Trace(coordinates: points, timestamps: pick(options.timestamps),
                                         precisions: radiuses, splitsAtGaps: options.splitsAtGaps,
                                         maxSpeed: graph.travel.maxSpeedForMatching)
-        let found = TraceMatching.match(model, candidates: lists) { from, to, maxWeight in
-            cells(from: from, to: to, maxWeight: maxWeight).distances
+        let found = TraceMatching.match(model, candidates: lists) { from, to, maxWeight, found in
+            forEachCell(from: from, to: to, maxWeight: maxWeight) { k, _, metres in found(k, metres) }
         }
         guard !found.isEmpty else { throw .noMatch("Could not match the trace.") }
         let legEnds = try options.route.legEnds.map { (ends) throws(RouteError) in

@@ -275,6 +275,20 @@ public final class Router {
     /// Travel time and length of the fastest way from each of `sources` to each of `destinations`
     /// (row-major; nil where there is none, or where it weighs more than `maxWeight`): the bucket
     /// search on a hierarchy, else one route search per pair.
+    /// ``cells(from:to:maxWeight:)`` handed to `cell` one by one (row-major index, travel time,
+    /// length; those with a way only).
+    func forEachCell(from sources: [Snap], to destinations: [Snap], maxWeight: Double,
+                     _ cell: (_ index: Int, _ duration: Double, _ distance: Double) -> Void) {
+        if tableSearch == nil, let metrics = data.arcMetrics { tableSearch = TableSearch(data: data, metrics: metrics) }
+        if let tableSearch {
+            return tableSearch.forEachCell(sources: sources, destinations: destinations, maxCost: maxWeight, cell)
+        }
+        let (durations, distances) = cells(from: sources, to: destinations, maxWeight: maxWeight)
+        for k in durations.indices {
+            if let duration = durations[k], let distance = distances[k] { cell(k, duration, distance) }
+        }
+    }
+
     func cells(from sources: [Snap], to destinations: [Snap],
                maxWeight: Double = .infinity) -> (durations: [Double?], distances: [Double?]) {
         // (The metrics looked up once: a trace asks for a table per fix.)
