@@ -205,10 +205,11 @@ package final class TableSearch {
     package func forEachCell(sources: [Snap], destinations: [Snap], maxCost: Double = .infinity,
                              _ cell: (_ index: Int, _ duration: Double, _ distance: Double) -> Void) {
         let columns = destinations.count, count = sources.count * columns
-        // (Taken out while in use, so that filling it copies nothing.)
-        var scratch = self.scratch
-        self.scratch = Scratch()
-        defer { self.scratch = scratch }
+        // (Taken out while in use, so that filling it copies nothing; swapped, not copied, which
+        // would retain each of its arrays.)
+        var scratch = Scratch()
+        swap(&scratch, &self.scratch)
+        defer { swap(&scratch, &self.scratch) }
         scratch.cells.reset(count: count)
         scratch.goalPoints.removeAll(keepingCapacity: true)
         scratch.goalEnds.removeAll(keepingCapacity: true)
@@ -342,9 +343,8 @@ package final class TableSearch {
             TableLabel(cost: rest.weight, duration: rest.duration, distance: rest.distance)
         }
         for s in scratch.starts {
-            let goalsOnEdge = scratch.goalsOnEdge
-            for g in goalsOnEdge.range(of: s.edge) where goalsOnEdge.list[g].offset >= s.offset {
-                let (j, offset) = (goalsOnEdge.list[g].destination, goalsOnEdge.list[g].offset)
+            for g in scratch.goalsOnEdge.range(of: s.edge) where scratch.goalsOnEdge.list[g].offset >= s.offset {
+                let (j, offset) = (scratch.goalsOnEdge.list[g].destination, scratch.goalsOnEdge.list[g].offset)
                 let direct = data.graph.part(s.edge, from: s.offset, to: offset)
                 scratch.cells.offer(row + j, cost: direct.weight, duration: direct.duration, distance: direct.distance)
             }
