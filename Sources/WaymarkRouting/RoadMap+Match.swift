@@ -117,6 +117,7 @@ extension Router {
         let found = data.snapIndex.nearest(to: points[i], maxDistance: 3 * sigma, count: .max, filter: filter)
         guard !TraceMatching.turnsBack(points, at: i) else { return found }
         var split: [Snap] = [], later: [Snap] = []
+        split.reserveCapacity(2 * found.count)
         for snap in found {
             guard snap.forward && snap.backward else {
                 split.append(snap)
@@ -128,11 +129,19 @@ extension Router {
             split.append(along)
             later.append(against)
         }
-        // (As OSRM: each road's other direction after all the first ones, then nearest first.)
-        let ordered = (split + later).enumerated().sorted {
-            ($0.element.distance, $0.offset) < ($1.element.distance, $1.offset)
+        // (As OSRM: each road's other direction after all the first ones, then nearest first; by
+        // insertion, which keeps the order of points as near: a handful of them.)
+        split.append(contentsOf: later)
+        for i in split.indices.dropFirst() {
+            let snap = split[i]
+            var k = i
+            while k > 0 && split[k - 1].distance > snap.distance {
+                split[k] = split[k - 1]
+                k -= 1
+            }
+            split[k] = snap
         }
-        return ordered.map(\.element)
+        return split
     }
 
     /// Why the trace or its options cannot be matched (OSRM's checks), or nothing.

@@ -572,7 +572,7 @@ public final class OSRMService: Sendable {
                 throw APIError("InvalidOptions", "radiuses: \(pieces.count) given for \(count) coordinates")
             }
             for (i, piece) in pieces.enumerated() where !piece.isEmpty && piece != "unlimited" {
-                guard let r = Double(piece), r.isFinite else { throw APIError("InvalidQuery",
+                guard let r = HTTPRequestParser.number(piece), r.isFinite else { throw APIError("InvalidQuery",
                     "radiuses: '\(piece.prefix(40))' is not a distance in metres") }
                 // (A negative radius reaches no road, as in OSRM: NoSegment.)
                 radiuses[i] = min(r, map.maxSnapDistance)
@@ -635,7 +635,8 @@ public final class OSRMService: Sendable {
         var result: [Coordinate] = []
         for (n, piece) in HTTPRequestParser.pieces(of: text[...], at: UInt8(ascii: ";")).enumerated() {
             let parts = HTTPRequestParser.pieces(of: piece, at: UInt8(ascii: ","))
-            guard parts.count == 2, let lon = Double(parts[0]), let lat = Double(parts[1]) else {
+            guard parts.count == 2, let lon = HTTPRequestParser.number(parts[0]),
+                  let lat = HTTPRequestParser.number(parts[1]) else {
                 throw APIError("InvalidQuery", "coordinate \(n + 1) ('\(piece.prefix(40))') is not longitude,latitude")
             }
             do {

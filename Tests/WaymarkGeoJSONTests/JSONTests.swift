@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 import WaymarkGeo
 @testable import WaymarkGeoJSON
 
@@ -86,6 +87,23 @@ extension JSONTests {
         c.writeByte(UInt8(ascii: "}"))
         #expect(try JSONValue(parsing: c.bytes) == ["name": "a \"quoted\" \\ name"])
         #expect(c.text.contains("\n  \"name\": "))
+    }
+
+    /// Every character that needs an escape, at every offset of strings longer than the sixteen
+    /// bytes looked at together, read back by the parser (and by Foundation's) as written.
+    @Test func stringsEscapedAtEveryOffset() throws {
+        for special in ["\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{1F}", "é"] {
+            for length in [15, 16, 17, 33, 40] {
+                for at in 0..<length {
+                    let text = String(repeating: "a", count: at) + special + String(repeating: "b", count: length - at)
+                    var w = JSONWriter()
+                    w.writeString(text)
+                    #expect(try JSONValue(parsing: w.bytes) == .string(text), "\(special.unicodeScalars.first!) at \(at)")
+                    let foundation = try JSONSerialization.jsonObject(with: Data(w.bytes), options: .fragmentsAllowed)
+                    #expect(foundation as? String == text)
+                }
+            }
+        }
     }
 
     @Test func polylinesAreStreamedWithTheirBackslashesEscaped() throws {

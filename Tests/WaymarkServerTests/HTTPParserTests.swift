@@ -143,4 +143,27 @@ import WaymarkSupport
             }
         }
     }
+
+    /// Numbers read by the short decimals' own way, bit for bit as `Double(_:)` reads them, on
+    /// texts of digits, points, signs and exponents of every length up to 20 (fixed seed).
+    @Test func numbersAsDoubleReadsThem() {
+        var generator = SplitMix64(seed: 11)
+        let alphabet: [Character] = ["0", "1", "5", "7", "9", "9", ".", "-", "e", "+", " "]
+        var direct = 0
+        for _ in 0..<20_000 {
+            let count = Int(generator.next() % 21)
+            var text = String((0..<count).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+            if generator.next() % 2 == 0 { text = text.filter { $0.isNumber || $0 == "." } }
+            let part = ("x" + text).dropFirst()
+            let expected = Double(part), found = HTTPRequestParser.number(part)
+            #expect(expected?.bitPattern == found?.bitPattern, "\(text)")
+            if expected != nil && !text.contains("e") { direct += 1 }
+        }
+        for text in ["0.1", "-0", "-0.0", "123456789012345", "1234567890123456", "0.000000000000001", "41.1496105",
+                     "-8.6109876", "5.", ".5", "-", "", "1.2.3"] {
+            #expect(Double(text[...])?.bitPattern == HTTPRequestParser.number(text[...])?.bitPattern, "\(text)")
+        }
+        #expect(direct > 2_000)
+    }
 }
+

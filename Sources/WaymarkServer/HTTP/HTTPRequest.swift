@@ -292,6 +292,41 @@ public enum HTTPRequestParser {
         return result
     }
 
+    /// The number `text` spells, as `Double(text)` reads it; short plain decimals (a sign, at
+    /// most 15 digits and a point) worked out directly: their digits and power of ten are exact
+    /// doubles, so one correctly rounded division gives what `strtod` gives. (A trace's radiuses
+    /// and coordinates hold one or two per fix.)
+    static func number(_ text: Substring) -> Double? {
+        let direct: Double?? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            var i = 0, negative = false
+            if i < bytes.count && bytes[i] == UInt8(ascii: "-") {
+                negative = true
+                i += 1
+            }
+            var mantissa: UInt64 = 0, digits = 0, decimals = 0, point = false
+            while i < bytes.count {
+                let b = bytes[i]
+                if b == UInt8(ascii: "."), !point, digits > 0 {
+                    point = true
+                } else if b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") {
+                    mantissa = mantissa * 10 + UInt64(b - UInt8(ascii: "0"))
+                    digits += 1
+                    if point { decimals += 1 }
+                } else {
+                    return nil
+                }
+                i += 1
+            }
+            guard digits > 0, digits <= 15, !point || decimals > 0 else { return nil }
+            let value = Double(mantissa) / powersOfTen[decimals]
+            return negative ? -value : value
+        }
+        if let direct, let value = direct { return value }
+        return Double(text)
+    }
+
+    private static let powersOfTen: [Double] = (0...15).map { k in (0..<k).reduce(1.0) { a, _ in a * 10 } }
+
     /// Percent-decodes text that must be UTF-8 once decoded; nil for a bad escape or bad UTF-8.
     public static func percentDecoded(_ text: Substring, plusIsSpace: Bool) -> String? {
         if !text.utf8.contains(UInt8(ascii: "%"))
