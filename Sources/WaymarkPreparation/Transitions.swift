@@ -374,7 +374,7 @@ public struct TurnGeometry: Sendable {
     /// oncoming traffic where three or more roads meet (not on or off a roundabout, where traffic
     /// runs one way). Signals between two roads OSRM joins cost as along a road where the costs
     /// charge bends.
-    @inlinable package static func duration(_ e: Int, _ f: Int, _ graph: RoadGraph,
+    @inlinable package static func duration(_ e: Int, _ f: Int, _ graph: borrowing RoadGraph,
                                                    _ turns: TurnGeometry, _ costs: TurnCosts) -> Double {
         let v = graph.edgeTarget[e]
         let flags = graph.nodeFlags[Int(v)]
@@ -434,7 +434,7 @@ extension RoadGraph {
     /// nil when the turn is not allowed: a restriction at the vertex, a U-turn at an ordinary
     /// junction (restricted paths are the caller's: ``RestrictedPaths``). `f` must leave e's target.
     @inlinable @inline(__always)
-    package func turnWeight(_ e: Int, _ f: Int, table: TransitionTable) -> Double? {
+    package borrowing func turnWeight(_ e: Int, _ f: Int, table: TransitionTable) -> Double? {
         let v = edgeTarget[e]
         if nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
             && !turnAllowed(via: v, from: segment(of: e), to: segment(of: f)) {
@@ -499,7 +499,7 @@ extension RoadGraph {
     /// Routing weight, travel time and length of edge `edge` between `a` and `b` metres from its
     /// source.
     @inlinable
-    package func part(_ edge: Int, from a: Double, to b: Double) -> EdgePart {
+    package borrowing func part(_ edge: Int, from a: Double, to b: Double) -> EdgePart {
         let length = Double(edgeLength[edge])
         guard length > 0 else { return (0, 0, 0) }
         if !customEdges.isEmpty, let row = customRow(of: edge) { return customPart(edge, row: row, from: a, to: b) }
@@ -542,7 +542,7 @@ extension TransitionTable {
     /// edges into f's source whose turn onto f the restrictions and this table allow and whose
     /// restricted path lets them; `body` hears the state, the edge it drove and the turn's weight.
     @inlinable @inline(__always)
-    package func forEachState(turningOnto f: Int, _ graph: RoadGraph,
+    package func forEachState(turningOnto f: Int, _ graph: borrowing RoadGraph,
                               _ body: (_ state: Int, _ from: Int, _ turn: Double) -> Void) {
         let v = graph.source(of: f), outgoing = graph.edges(from: v)
         let flagged = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0

@@ -292,7 +292,9 @@ package final class TableSearch {
             let goals = scratch.goalPoints[start..<end]
             start = end
             search.clear()
-            search.seed(into: goals, data) { g, e, turn, part in
+            // (The graph lent to the seeding as it is: each use of `data.graph` as a value copies
+            // the struct, a few dozen columns; a copy kept would retain each of them.)
+            search.seed(into: goals, data, data.graph) { g, e, turn, part in
                 let goal = goals[goals.startIndex + g].edge
                 let turnSeconds = TransitionTable.duration(e, goal, data.graph, data.turns, data.costs)
                 return TableLabel(cost: turn + part.weight, duration: turnSeconds + part.duration,
@@ -339,7 +341,7 @@ package final class TableSearch {
         search.clear()
         scratch.starts.removeAll(keepingCapacity: true)
         data.snapIndex.appendEdgePoints(source, graph: data.graph, to: &scratch.starts)
-        search.seed(from: scratch.starts, data) { rest in
+        search.seed(from: scratch.starts, data, data.graph) { rest in
             TableLabel(cost: rest.weight, duration: rest.duration, distance: rest.distance)
         }
         for s in scratch.starts {

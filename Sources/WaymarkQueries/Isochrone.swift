@@ -228,7 +228,7 @@ package final class IsochroneSearch {
         var search = self.upward ?? HierarchyDirection(count: n, heapCapacity: 4096)
         search.clear()
         defer { self.upward = search } // (the heap may have grown)
-        search.seed(from: starts, data) { rest in TimedLabel(weight: rest.weight, seconds: rest.duration) }
+        search.seed(from: starts, data, data.graph) { rest in TimedLabel(weight: rest.weight, seconds: rest.duration) }
         metrics.duration.withUnsafeBufferPointer { duration in
             ch.up.withBuffers { up in
                 while let (k, q) = search.heap.pop() {

@@ -102,11 +102,11 @@ struct HierarchyDirection<Label: SearchCost> {
     /// Seeds a forward search from a snapped point's edges (OSRM's source phantom): each edge's
     /// query node, labelled by `label` from what is left of the edge past the point.
     @inline(__always)
-    mutating func seed(from starts: [EdgePoint], _ data: RoutingData, _ label: (EdgePart) -> Label) {
-        // (The graph read in place: a local copy of the struct would retain each of its arrays.)
+    mutating func seed(from starts: [EdgePoint], _ data: RoutingData, _ graph: borrowing RoadGraph,
+                       _ label: (EdgePart) -> Label) {
         let rank = data.hierarchy!.rank
         for s in starts {
-            var rest = data.graph.part(s.edge, from: s.offset, to: Double(data.graph.edgeLength[s.edge]))
+            var rest = graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge]))
             rest.weight += s.spent
             relax(Int(rank[s.edge]), label(rest))
         }
@@ -116,12 +116,12 @@ struct HierarchyDirection<Label: SearchCost> {
     /// based): every state that may turn onto one of `goals`' edges, labelled by `label` from the
     /// goal's index, the edge turned from, the turn's weight and the goal edge up to the point.
     @inline(__always)
-    mutating func seed(into goals: ArraySlice<EdgePoint>, _ data: RoutingData,
+    mutating func seed(into goals: ArraySlice<EdgePoint>, _ data: RoutingData, _ graph: borrowing RoadGraph,
                        _ label: (_ goal: Int, _ from: Int, _ turn: Double, _ part: EdgePart) -> Label) {
         let rank = data.hierarchy!.rank
         for (i, g) in goals.enumerated() {
-            let part = data.graph.part(g.edge, from: 0, to: g.offset)
-            data.transitions.forEachState(turningOnto: g.edge, data.graph) { s, e, turn in
+            let part = graph.part(g.edge, from: 0, to: g.offset)
+            data.transitions.forEachState(turningOnto: g.edge, graph) { s, e, turn in
                 relax(Int(rank[s]), label(i, e, turn, part))
             }
         }
@@ -136,8 +136,8 @@ extension HierarchyDirection where Label == SearchLabel {
                           to goals: [EdgePoint], _ data: RoutingData) {
         forward.clear()
         backward.clear()
-        forward.seed(from: starts, data) { rest in SearchLabel(cost: rest.weight, parent: -1) }
-        backward.seed(into: goals[...], data) { i, _, turn, part in
+        forward.seed(from: starts, data, data.graph) { rest in SearchLabel(cost: rest.weight, parent: -1) }
+        backward.seed(into: goals[...], data, data.graph) { i, _, turn, part in
             SearchLabel(cost: turn + part.weight, parent: Int32(-1 - i))
         }
     }
