@@ -314,7 +314,9 @@ package final class TableSearch {
                 let label = search.labels[x]
                 scratch.entries.append(Entry(destination: Int32(j), node: Int32(x), cost: k,
                                              duration: label.duration, distance: label.distance))
-                search.relaxArcs(of: x, in: down) { arc in self.label(along: arc, from: label, at: k) }
+                search.relaxArcs(of: x, at: k, in: down, upTo: maxCost) { arc in
+                    self.label(along: arc, from: label, at: k)
+                }
             }
         }
         // The entries by node (a counting sort): each bucket one run.
@@ -365,7 +367,7 @@ package final class TableSearch {
                 }
             }
             if search.stalls(x, at: k, over: down) { continue }
-            search.relaxArcs(of: x, in: up) { arc in self.label(along: arc, from: label, at: k) }
+            search.relaxArcs(of: x, at: k, in: up, upTo: maxCost) { arc in self.label(along: arc, from: label, at: k) }
         }
     }
 }

@@ -99,6 +99,19 @@ struct HierarchyDirection<Label: SearchCost> {
         }
     }
 
+    /// ``relaxArcs(of:in:_:)`` for a search that stops past `bound`, from node `x` settled at
+    /// `cost`: arcs leading past the bound are passed over (their labels would never be settled,
+    /// nor stall a node that is, so the search finds the same).
+    @inline(__always)
+    mutating func relaxArcs(of x: Int, at cost: Double, in rows: ArcRows.Buffers, upTo bound: Double,
+                            _ label: (ArcRows.Arc) -> Label) {
+        for i in rows.row(x) {
+            let arc = rows.arcs[i]
+            if cost + arc.weight > bound { continue }
+            relax(Int(arc.end), label(arc))
+        }
+    }
+
     /// Seeds a forward search from a snapped point's edges (OSRM's source phantom): each edge's
     /// query node, labelled by `label` from what is left of the edge past the point.
     @inline(__always)
