@@ -134,7 +134,9 @@ package struct StepAssembler {
                               input: (Coordinate, Coordinate), drivingSide: DrivingSide) -> RouteLeg {
         let pieces = pieces(of: path)
         let whole = [Draft(pieces: 0..<pieces.count, type: .depart, modifier: nil, nameEdge: pieces[0].edge)]
-        var steps = [step(0, of: whole, pieces, origin: origin, drivingSide: drivingSide)]
+        var steps: [RouteStep] = []
+        steps.reserveCapacity(2)
+        steps.append(step(0, of: whole, pieces, origin: origin, drivingSide: drivingSide))
         steps.append(arrival(after: steps, at: destination, input: input, drivingSide: drivingSide))
         return RouteLeg(distance: steps[0].distance, duration: path.duration, weight: path.weight, summary: "",
                         steps: steps)
@@ -352,21 +354,22 @@ package struct StepAssembler {
     /// The arrive step: where the destination lies beside the road, if it is not on it.
     private func arrival(after steps: [RouteStep], at destination: Snap, input: (Coordinate, Coordinate),
                          drivingSide: DrivingSide) -> RouteStep {
-        let end = steps.last?.geometry.last ?? destination.coordinate
-        let before = steps.last.map { bearing(endOfGeometry: $0.geometry) } ?? 0
+        // (The last step read field by field where it lies: taken whole, it would be copied.)
+        let k = steps.count - 1
+        let end = k >= 0 ? steps[k].geometry.last ?? destination.coordinate : destination.coordinate
+        let before = k >= 0 ? bearing(endOfGeometry: steps[k].geometry) : 0
         var side: ManeuverModifier? = nil
-        if let previous = steps.last?.geometry.last(where: { $0 != end }) {
+        if k >= 0, let previous = steps[k].geometry.last(where: { $0 != end }) {
             side = RelativeLocation.arrival(at: input.1, snapped: end, previous: previous)
         }
-        let last = steps.last
         let behind = StepIntersection.Road(bearing: (before + 180) % 360, entry: true)
-        return RouteStep(name: last?.name ?? "", ref: last?.ref ?? "", distance: 0, duration: 0,
+        return RouteStep(name: k >= 0 ? steps[k].name : "", ref: k >= 0 ? steps[k].ref : "", distance: 0, duration: 0,
                          weight: 0, geometry: [end],
                          maneuver: Maneuver(type: .arrive, modifier: side, location: end, bearingBefore: before,
                                             bearingAfter: 0, exit: nil),
-                         instruction: "", mode: last?.mode ?? TravelMode(.travel, travel: graph.travel),
+                         instruction: "", mode: k >= 0 ? steps[k].mode : TravelMode(.travel, travel: graph.travel),
                          intersections: [StepIntersection(location: end, roads: [behind], inIndex: 0, outIndex: nil)],
-                         rotaryName: nil, drivingSide: drivingSide, highway: last?.highway ?? .service)
+                         rotaryName: nil, drivingSide: drivingSide, highway: k >= 0 ? steps[k].highway : .service)
     }
 
     /// The leg's summary: its two longest named roads, in route order.
