@@ -294,11 +294,8 @@ package final class TableSearch {
             search.clear()
             // (The graph lent to the seeding as it is: each use of `data.graph` as a value copies
             // the struct, a few dozen columns; a copy kept would retain each of them.)
-            search.seed(into: goals, data, data.graph) { g, e, turn, part in
-                let goal = goals[goals.startIndex + g].edge
-                let turnSeconds = TransitionTable.duration(e, goal, data.graph, data.turns, data.costs)
-                return TableLabel(cost: turn + part.weight, duration: turnSeconds + part.duration,
-                                  distance: part.distance)
+            search.seed(into: goals, data, data.graph, turnSeconds: true) { _, _, turn, part, turnSeconds in
+                TableLabel(cost: turn + part.weight, duration: turnSeconds + part.duration, distance: part.distance)
             }
             while let (k, x) = search.heap.pop(), k <= maxCost {
                 if search.isStale(k, x) { continue }

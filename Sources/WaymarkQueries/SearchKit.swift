@@ -6,8 +6,8 @@ import WaymarkPreparation
 // `routing_base_ch.hpp` holds `stallAtNode` and `insertTargetInHeap` for all of its services.
 // Route, table and isochrone searches are written in terms of these, and so is a new service:
 //
-// - seeding: a forward search from a snapped point (``HierarchyDirection/seed(from:_:_:)``), a
-//   backward one into a snapped point's edges (``HierarchyDirection/seed(into:_:_:)``, built on
+// - seeding: a forward search from a snapped point (``HierarchyDirection/seed(from:_:_:_:)``), a
+//   backward one into a snapped point's edges (``HierarchyDirection/seed(into:_:_:turnSeconds:_:)``, built on
 //   ``TransitionTable/forEachState(turningOnto:_:_:)``);
 // - one step: a label relaxed (``HierarchyDirection/relax(_:_:)``), a node's arcs relaxed, a node
 //   stalled (``HierarchyDirection/stalls(_:at:over:)``), the next node's arcs fetched ahead
@@ -127,15 +127,19 @@ struct HierarchyDirection<Label: SearchCost> {
 
     /// Seeds a backward search into a snapped point's edges (OSRM's `insertTargetInHeap`, edge
     /// based): every state that may turn onto one of `goals`' edges, labelled by `label` from the
-    /// goal's index, the edge turned from, the turn's weight and the goal edge up to the point.
+    /// goal's index, the edge turned from, the turn's weight and the goal edge up to the point;
+    /// with `turnSeconds`, the last argument is the turn's travel time (else 0).
     @inline(__always)
     mutating func seed(into goals: ArraySlice<EdgePoint>, _ data: RoutingData, _ graph: borrowing RoadGraph,
-                       _ label: (_ goal: Int, _ from: Int, _ turn: Double, _ part: EdgePart) -> Label) {
+                       turnSeconds: Bool = false,
+                       _ label: (_ goal: Int, _ from: Int, _ turn: Double, _ part: EdgePart,
+                                 _ seconds: Double) -> Label) {
         let rank = data.hierarchy!.rank
         for (i, g) in goals.enumerated() {
             let part = graph.part(g.edge, from: 0, to: g.offset)
             data.transitions.forEachState(turningOnto: g.edge, graph) { s, e, turn in
-                relax(Int(rank[s]), label(i, e, turn, part))
+                let seconds = turnSeconds ? TransitionTable.duration(e, g.edge, graph, data.turns, data.costs) : 0
+                relax(Int(rank[s]), label(i, e, turn, part, seconds))
             }
         }
     }
@@ -150,7 +154,7 @@ extension HierarchyDirection where Label == SearchLabel {
         forward.clear()
         backward.clear()
         forward.seed(from: starts, data, data.graph) { rest in SearchLabel(cost: rest.weight, parent: -1) }
-        backward.seed(into: goals[...], data, data.graph) { i, _, turn, part in
+        backward.seed(into: goals[...], data, data.graph) { i, _, turn, part, _ in
             SearchLabel(cost: turn + part.weight, parent: Int32(-1 - i))
         }
     }

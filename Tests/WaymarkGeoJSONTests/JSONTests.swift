@@ -98,7 +98,8 @@ extension JSONTests {
                     let text = String(repeating: "a", count: at) + special + String(repeating: "b", count: length - at)
                     var w = JSONWriter()
                     w.writeString(text)
-                    #expect(try JSONValue(parsing: w.bytes) == .string(text), "\(special.unicodeScalars.first!) at \(at)")
+                    let label = "\(special.unicodeScalars.first!.value) at \(at)"
+                    #expect(try JSONValue(parsing: w.bytes) == .string(text), "\(label)")
                     let foundation = try JSONSerialization.jsonObject(with: Data(w.bytes), options: .fragmentsAllowed)
                     #expect(foundation as? String == text)
                 }
