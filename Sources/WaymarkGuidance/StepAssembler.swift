@@ -333,9 +333,10 @@ package struct StepAssembler {
         let bearingAfter = g == 0 ? Double(bearing(startOfGeometry: geometry)) : drafts[g].bearingAfter
         if g == 0 {
             let road = StepIntersection.Road(bearing: Int(bearingAfter.rounded()) % 360, entry: true)
-            intersections.insert(StepIntersection(location: location, roads: [road],
-                                                  inIndex: nil, outIndex: 0,
-                                                  classes: graph.travelClasses(of: pieces[0].edge)), at: 0)
+            let departure = StepIntersection(location: location, roads: [road], inIndex: nil, outIndex: 0,
+                                             classes: graph.travelClasses(of: pieces[0].edge))
+            // (Made whole where the draft has none: an insertion goes through a generic path.)
+            if intersections.isEmpty { intersections = [departure] } else { intersections.insert(departure, at: 0) }
         }
         let maneuver = Maneuver(type: drafts[g].type, modifier: drafts[g].modifier, location: location,
                                 bearingBefore: g == 0 ? 0 : Int(drafts[g].bearingBefore.rounded()) % 360,
