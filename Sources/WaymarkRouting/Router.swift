@@ -169,6 +169,9 @@ public final class Router {
     /// and the cheapest chain wins.
     private func legPaths(_ snaps: [Snap], _ input: [Coordinate], turningAt turning: Set<Int>,
                           shortLegsByAStar: Bool) throws(RouteError) -> [RoutePath] {
+        if (1..<(snaps.count - 1)).allSatisfy(turning.contains) {
+            return try independentLegPaths(snaps, input, shortLegsByAStar: shortLegsByAStar)
+        }
         // Per leg, the ways found to its goal: the path, the weight up to its end, and the way
         // of the leg before it that it carries on from.
         typealias Arrival = (path: RoutePath, total: Double, previous: Int)
@@ -215,6 +218,31 @@ public final class Router {
             j = arrivals[k][j].previous
         }
         return result.reversed()
+    }
+
+    /// ``legPaths(_:_:turningAt:shortLegsByAStar:)`` where every waypoint may be turned at (a
+    /// matched trace's): each leg's best path on its own, found as that function finds it (each
+    /// start after the weight spent so far), without its lists of ways per leg.
+    private func independentLegPaths(_ snaps: [Snap], _ input: [Coordinate],
+                                     shortLegsByAStar: Bool) throws(RouteError) -> [RoutePath] {
+        var result: [RoutePath] = []
+        result.reserveCapacity(snaps.count - 1)
+        var total = 0.0
+        for k in 0..<(snaps.count - 1) {
+            var starts = data.snapIndex.edgePoints(snaps[k], graph: graph)
+            if k > 0 { for i in starts.indices { starts[i].spent = total } }
+            let goals = data.snapIndex.edgePoints(snaps[k + 1], graph: graph)
+            let short = shortLegsByAStar && !starts.isEmpty
+                && snaps[k].coordinate.distance(to: snaps[k + 1].coordinate) < Router.shortLeg
+            guard let path = short ? shortPath(from: starts, to: goals, at: snaps[k + 1].coordinate)
+                : path(from: starts, to: goals, at: snaps[k + 1].coordinate) else {
+                throw .noRoute(from: input[k], to: input[k + 1])
+            }
+            let start = path.edges[0]
+            total = starts.first { $0.edge == start }!.spent + path.weight
+            result.append(path)
+        }
+        return result
     }
 
     /// The route told from one path per leg between the waypoints at `ends`.
