@@ -30,6 +30,8 @@ import WaymarkGraph
     @usableFromInline let entries: [UInt64: UInt32]
     /// The duplicates of each edge that has some.
     @usableFromInline let copies: [UInt32: [UInt32]]
+    /// A bit per edge, set where it has duplicates (most have none: no lookup in ``copies``).
+    @usableFromInline let copied: [UInt64]
 
     /// Edges plus duplicates: the node count of the edge-based graph.
     @usableFromInline package var stateCount: Int { edgeCount + duplicateEdge.count }
@@ -61,6 +63,9 @@ import WaymarkGraph
         }
         self.entries = entries
         self.copies = copies
+        var copied = [UInt64](repeating: 0, count: (graph.edgeCount + 63) / 64)
+        for e in copies.keys { copied[Int(e) >> 6] |= 1 << (UInt64(e) & 63) }
+        self.copied = copied
 
         var nextStart: [UInt32] = [], next: [UInt32] = []
         for sequence in sequences {
@@ -114,7 +119,7 @@ import WaymarkGraph
     @inlinable @inline(__always)
     package func forEachState(of e: Int, _ body: (Int) -> Void) {
         body(e)
-        guard !copies.isEmpty, let more = copies[UInt32(e)] else { return }
+        guard copied[e >> 6] & (1 << (UInt64(e) & 63)) != 0, let more = copies[UInt32(e)] else { return }
         for s in more { body(Int(s)) }
     }
 }
