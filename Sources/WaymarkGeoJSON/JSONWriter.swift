@@ -21,11 +21,13 @@ public struct JSONWriter: @unchecked Sendable {
     @usableFromInline var capacity: Int
     @usableFromInline var owner: Owner
 
-    public init(indent: Int = 0) {
+    /// A writer whose buffer first holds `capacity` bytes (it grows as needed; an answer whose
+    /// size is known roughly is not copied as it doubles).
+    public init(indent: Int = 0, capacity: Int = 1024) {
         self.indent = indent
-        owner = Owner(capacity: 1024)
+        self.capacity = max(16, capacity)
+        owner = Owner(capacity: self.capacity)
         base = owner.base
-        capacity = 1024
     }
 
     /// Frees the buffer with the last writer that holds it.

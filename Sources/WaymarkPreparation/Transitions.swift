@@ -477,16 +477,17 @@ extension SnapIndex {
     @usableFromInline package func edgePoints(_ snap: Snap, graph: RoadGraph) -> [EdgePoint] {
         var points: [EdgePoint] = []
         points.reserveCapacity(2) // (one allocation, not one for each direction)
-        appendEdgePoints(snap, graph: graph, to: &points)
+        appendEdgePoints(snap, lengths: graph.edgeLength, to: &points)
         return points
     }
 
-    /// ``edgePoints(_:graph:)`` appended to `points` (a table's searches keep one list for all).
-    @usableFromInline package func appendEdgePoints(_ snap: Snap, graph: borrowing RoadGraph,
+    /// ``edgePoints(_:graph:)`` appended to `points` (a table's searches keep one list for all),
+    /// given the graph's edge lengths (the graph itself, passed from where it is stored, is copied).
+    @usableFromInline package func appendEdgePoints(_ snap: Snap, lengths: Column<Float>,
                                                     to points: inout [EdgePoint]) {
         let fraction = snap.length > 0 ? snap.offset / snap.length : 0
         let forward = Int(forwardEdge[snap.segment]), backward = Int(backwardEdge[snap.segment])
-        let length = Double(graph.edgeLength[forward >= 0 ? forward : max(0, backward)])
+        let length = Double(lengths[forward >= 0 ? forward : max(0, backward)])
         if forward >= 0 && snap.forward { points.append(EdgePoint(edge: forward, offset: fraction * length)) }
         if backward >= 0 && snap.backward { points.append(EdgePoint(edge: backward, offset: (1 - fraction) * length)) }
     }

@@ -214,7 +214,7 @@ package final class TableSearch {
         scratch.goalPoints.removeAll(keepingCapacity: true)
         scratch.goalEnds.removeAll(keepingCapacity: true)
         for destination in destinations {
-            data.snapIndex.appendEdgePoints(destination, graph: data.graph, to: &scratch.goalPoints)
+            data.snapIndex.appendEdgePoints(destination, lengths: data.graph.edgeLength, to: &scratch.goalPoints)
             scratch.goalEnds.append(scratch.goalPoints.count)
         }
         scratch.goalsOnEdge.set(scratch.goalPoints, ends: scratch.goalEnds)
@@ -339,7 +339,7 @@ package final class TableSearch {
         let buckets = self.buckets
         search.clear()
         scratch.starts.removeAll(keepingCapacity: true)
-        data.snapIndex.appendEdgePoints(source, graph: data.graph, to: &scratch.starts)
+        data.snapIndex.appendEdgePoints(source, lengths: data.graph.edgeLength, to: &scratch.starts)
         search.seed(from: scratch.starts, data, data.graph) { rest in
             TableLabel(cost: rest.weight, duration: rest.duration, distance: rest.distance)
         }

@@ -312,7 +312,8 @@ public final class OSRMService: Sendable {
             let hints = general.generateHints ? zip(matched.tracepoints, coordinates).map { point, c in
                 point.map { router.hint(for: $0.snap, input: c) }
             } : nil
-            var writer = JSONWriter()
+            // (About 400 bytes a fix: a tracepoint with its hint, a leg, a few points of line.)
+            var writer = JSONWriter(capacity: 400 * coordinates.count)
             matched.writeOSRMJSON(into: &writer, geometries: shape.geometries, overview: shape.overview,
                                   steps: shape.steps, annotations: shape.annotations, waypoints: !skipWaypoints,
                                   hints: hints)

@@ -126,8 +126,8 @@ import WaymarkSupport
         #expect(parsed > 100) // the mutations leave many requests whole
     }
 
-    /// A text's pieces between a separator byte, against the standard library's split, on texts
-    /// of separators, empty pieces and characters of several bytes (fixed seed).
+    /// A text's pieces between a separator byte (and whether it holds one), against the standard
+    /// library's, on texts of separators, empty pieces and characters of several bytes (fixed seed).
     @Test func piecesAgainstSplit() {
         var generator = SplitMix64(seed: 7)
         let alphabet: [Character] = [";", ";", "/", "a", "1", "é", "€", "😀", "%"]
@@ -140,6 +140,7 @@ import WaymarkSupport
                 let expected = part.utf8.split(separator: separator, omittingEmptySubsequences: false)
                     .map { String(Substring($0)) }
                 #expect(HTTPRequestParser.pieces(of: part, at: separator).map(String.init) == expected, "\(text)")
+                #expect(HTTPRequestParser.contains(separator, in: part) == part.utf8.contains(separator), "\(text)")
             }
         }
     }

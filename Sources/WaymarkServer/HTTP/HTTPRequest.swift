@@ -237,7 +237,7 @@ public enum HTTPRequestParser {
             pathText = target[...]
             queryText = nil
         }
-        if pathText.utf8.contains(UInt8(ascii: "#")) {
+        if contains(UInt8(ascii: "#"), in: pathText) {
             throw .failure(.badRequest, "a fragment ('#') is not sent to a server")
         }
         var segments: [String] = []
@@ -327,10 +327,20 @@ public enum HTTPRequestParser {
 
     private static let powersOfTen: [Double] = (0...15).map { k in (0..<k).reduce(1.0) { a, _ in a * 10 } }
 
+    /// Whether `text` holds the byte `byte`, looked for in its bytes as they lie (the view's own
+    /// `contains` steps its indices one by one: a trace's options are kilobytes long).
+    static func contains(_ byte: UInt8, in text: Substring) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            var found = false
+            for b in bytes { found = found || b == byte }
+            return found
+        } ?? text.utf8.contains(byte)
+    }
+
     /// Percent-decodes text that must be UTF-8 once decoded; nil for a bad escape or bad UTF-8.
     public static func percentDecoded(_ text: Substring, plusIsSpace: Bool) -> String? {
-        if !text.utf8.contains(UInt8(ascii: "%"))
-            && !(plusIsSpace && text.utf8.contains(UInt8(ascii: "+"))) { return String(text) }
+        if !contains(UInt8(ascii: "%"), in: text)
+            && !(plusIsSpace && contains(UInt8(ascii: "+"), in: text)) { return String(text) }
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
         var it = text.utf8.makeIterator()
