@@ -28,8 +28,8 @@ def percentile(values, p):
     return ordered[min(len(ordered) - 1, int(len(ordered) * p))]
 
 
-def waymark_batch(binary, map_path, pairs_csv):
-    done = subprocess.run([binary, "route", map_path, "--batch", pairs_csv, "-o", "/dev/null"],
+def waymark_batch(binary, map_path, pairs_csv, extra=()):
+    done = subprocess.run([binary, "route", map_path, "--batch", pairs_csv, "-o", "/dev/null", *extra],
                           capture_output=True, text=True)
     m = re.search(r"p50 ([\d.]+) ms, p95 ([\d.]+) ms", done.stderr)
     if not m:
