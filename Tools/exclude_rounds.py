@@ -13,28 +13,10 @@ the rounds' own ratios (set ÷ plain) at p50 and p95: how much longer a route ke
 takes than the plain one, in each engine. Needs a Python with `osrm-bindings` for `--osrm`.
 """
 import argparse
-import json
 import statistics
-import subprocess
-import tempfile
 import time
 
-from route_rounds import percentile, waymark_batch
-
-
-def osrm_batch(engine, osrm, pairs, exclude):
-    times = []
-    for a, b in pairs:
-        extra = {"exclude": exclude.split(",")} if exclude else {}
-        params = osrm.RouteParameters(coordinates=[(a[1], a[0]), (b[1], b[0])], steps=True, overview="full",
-                                      geometries="geojson", **extra)
-        start = time.perf_counter()
-        try:
-            engine.Route(params)
-        except RuntimeError:
-            continue
-        times.append((time.perf_counter() - start) * 1000)
-    return percentile(times, 0.5), percentile(times, 0.95)
+from route_rounds import load_pairs, osrm_batch, waymark_batch
 
 
 def report(name, results):
@@ -59,12 +41,7 @@ def main():
     parser.add_argument("--osrm-sets", default="toll;motorway")
     parser.add_argument("--rounds", type=int, default=9)
     args = parser.parse_args()
-    pairs = [((p["from"]["lat"], p["from"]["lon"]), (p["to"]["lat"], p["to"]["lon"]))
-             for p in json.load(open(args.pairs))["pairs"]]
-    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
-        for a, b in pairs:
-            f.write(f"{a[0]},{a[1]},{b[0]},{b[1]}\n")
-        pairs_csv = f.name
+    pairs, pairs_csv = load_pairs(args.pairs)
     print(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), f"{len(pairs)} pairs, {args.rounds} rounds")
     sets = [None] + args.sets.split(";")
     ours = {s: [] for s in sets}
@@ -76,12 +53,12 @@ def main():
     if args.osrm:
         import osrm
         engine = osrm.OSRM(storage_config=args.osrm, algorithm="CH", use_shared_memory=False)
-        osrm_batch(engine, osrm, pairs, None)  # warm-up, untimed
+        osrm_batch(engine, osrm, pairs)  # warm-up, untimed
         osrm_sets = [None] + args.osrm_sets.split(";")
         theirs = {s: [] for s in osrm_sets}
         for _ in range(args.rounds):
             for s in osrm_sets:
-                theirs[s].append(osrm_batch(engine, osrm, pairs, s))
+                theirs[s].append(osrm_batch(engine, osrm, pairs, exclude=s))
         report("osrm", theirs)
 
 

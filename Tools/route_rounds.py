@@ -37,16 +37,18 @@ def waymark_batch(binary, map_path, pairs_csv, extra=()):
     return float(m.group(1)), float(m.group(2))
 
 
-def osrm_batch(engine, osrm, pairs, bare=False):
+def osrm_batch(engine, osrm, pairs, bare=False, exclude=None):
     """OSRM's in-process Route() per pair: with steps, the full overview as GeoJSON, or `bare`
-    (steps=false, overview=false: the search and little else)."""
+    (steps=false, overview=false: the search and little else); `exclude` a comma-separated set."""
     times = []
+    extra = {"exclude": exclude.split(",")} if exclude else {}
     for a, b in pairs:
         if bare:
-            params = osrm.RouteParameters(coordinates=[(a[1], a[0]), (b[1], b[0])], steps=False, overview="false")
+            params = osrm.RouteParameters(coordinates=[(a[1], a[0]), (b[1], b[0])], steps=False, overview="false",
+                                          **extra)
         else:
             params = osrm.RouteParameters(coordinates=[(a[1], a[0]), (b[1], b[0])], steps=True, overview="full",
-                                          geometries="geojson")
+                                          geometries="geojson", **extra)
         start = time.perf_counter()
         try:
             engine.Route(params)
@@ -54,6 +56,16 @@ def osrm_batch(engine, osrm, pairs, bare=False):
             continue
         times.append((time.perf_counter() - start) * 1000)
     return percentile(times, 0.5), percentile(times, 0.95)
+
+
+def load_pairs(path):
+    """The shared pairs ((lat, lon), (lat, lon)) and a CSV of them for `waymark route --batch`."""
+    pairs = [((p["from"]["lat"], p["from"]["lon"]), (p["to"]["lat"], p["to"]["lon"]))
+             for p in json.load(open(path))["pairs"]]
+    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+        for a, b in pairs:
+            f.write(f"{a[0]},{a[1]},{b[0]},{b[1]}\n")
+    return pairs, f.name
 
 
 def main():
@@ -68,12 +80,7 @@ def main():
     parser.add_argument("--osrm-bare", action="store_true",
                         help="with --osrm, also time OSRM's bare query (steps=false, overview=false) each round")
     args = parser.parse_args()
-    pairs = [((p["from"]["lat"], p["from"]["lon"]), (p["to"]["lat"], p["to"]["lon"]))
-             for p in json.load(open(args.pairs))["pairs"]]
-    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
-        for a, b in pairs:
-            f.write(f"{a[0]},{a[1]},{b[0]},{b[1]}\n")
-        pairs_csv = f.name
+    pairs, pairs_csv = load_pairs(args.pairs)
     builds = [tuple(b.split("=", 1)) for b in args.build]
     def split_map(path):
         return tuple(path.split(":", 1)) if ":" in path else (path, args.map)

@@ -78,18 +78,8 @@ package struct Junction {
                                                                      leaving: roads[i].bearing)
             }
             roads.swapAt(0, first)
-            // By angle after the road arrived by: an insertion sort (a handful of roads), stable.
-            if roads.count > 2 {
-                for i in 2..<roads.count {
-                    let road = roads[i]
-                    var k = i
-                    while k > 1 && roads[k - 1].angle > road.angle {
-                        roads[k] = roads[k - 1]
-                        k -= 1
-                    }
-                    roads[k] = road
-                }
-            }
+            // By angle after the road arrived by (a handful of roads; stable).
+            if roads.count > 2 { roads[1...].insertionSort { $0.angle < $1.angle } }
         }
         roads = found
         taken = f >= 0 ? roads.firstIndex { $0.out == f } : nil

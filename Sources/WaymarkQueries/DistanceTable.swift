@@ -255,16 +255,7 @@ package final class TableSearch {
                 for g in points[start..<end] { list.append((g.edge, j, g.offset)) }
                 start = end
             }
-            // (By insertion: a few points, and no pair of them alike in both.)
-            for i in list.indices.dropFirst() {
-                let item = list[i]
-                var k = i
-                while k > 0 && (list[k - 1].edge, list[k - 1].destination) > (item.edge, item.destination) {
-                    list[k] = list[k - 1]
-                    k -= 1
-                }
-                list[k] = item
-            }
+            list.insertionSort { ($0.edge, $0.destination) < ($1.edge, $1.destination) } // (a few points)
         }
 
         func range(of edge: Int) -> Range<Int> {

@@ -2,6 +2,7 @@ import WaymarkGeo
 import WaymarkGuidance
 import WaymarkPreparation
 import WaymarkQueries
+import WaymarkSupport
 
 /// OSRM's match options: what the trace says besides its points, and how it may be cut.
 public struct MatchOptions: Sendable {
@@ -129,18 +130,10 @@ extension Router {
             split.append(along)
             later.append(against)
         }
-        // (As OSRM: each road's other direction after all the first ones, then nearest first; by
-        // insertion, which keeps the order of points as near: a handful of them.)
+        // (As OSRM: each road's other direction after all the first ones, then nearest first, points
+        // as near kept in that order.)
         split.append(contentsOf: later)
-        for i in split.indices.dropFirst() {
-            let snap = split[i]
-            var k = i
-            while k > 0 && split[k - 1].distance > snap.distance {
-                split[k] = split[k - 1]
-                k -= 1
-            }
-            split[k] = snap
-        }
+        split.insertionSort { $0.distance < $1.distance }
         return split
     }
 
