@@ -115,7 +115,7 @@ package struct JunctionRecords: Sendable {
         let row = Int(start[e])..<Int(start[e + 1])
         let n = row.count
         var inIndex: Int?, outIndex: Int?
-        if n <= 8 {
+        if n <= IntersectionRoads.inlineCapacity {
             // Each road written at its place (no listing order to work out first).
             var listed = IntersectionRoads(inlineCount: n)
             for k in row {

@@ -221,7 +221,7 @@ public struct StepIntersection: Sendable, Equatable {
 public struct IntersectionRoads: RandomAccessCollection, MutableCollection, ExpressibleByArrayLiteral,
                                  Sendable, Equatable {
     public typealias Road = StepIntersection.Road
-    private static let inlineCapacity = 8
+    package static let inlineCapacity = 8
     private var bearings = SIMD8<UInt16>()
     private var entries: UInt8 = 0
     private var inlineCount: UInt8 = 0

@@ -352,25 +352,26 @@ package struct StepAssembler {
                          exits: graph.exits(of: edge))
     }
 
-    /// The arrive step: where the destination lies beside the road, if it is not on it.
+    /// The arrive step after `steps` (a leg's, the departure first): where the destination lies
+    /// beside the road, if it is not on it.
     private func arrival(after steps: [RouteStep], at destination: Snap, input: (Coordinate, Coordinate),
                          drivingSide: DrivingSide) -> RouteStep {
         // (The last step read field by field where it lies: taken whole, it would be copied.)
         let k = steps.count - 1
-        let end = k >= 0 ? steps[k].geometry.last ?? destination.coordinate : destination.coordinate
-        let before = k >= 0 ? bearing(endOfGeometry: steps[k].geometry) : 0
+        precondition(k >= 0, "an arrival follows the departure")
+        let end = steps[k].geometry.last ?? destination.coordinate
+        let before = bearing(endOfGeometry: steps[k].geometry)
         var side: ManeuverModifier? = nil
-        if k >= 0, let previous = steps[k].geometry.last(where: { $0 != end }) {
+        if let previous = steps[k].geometry.last(where: { $0 != end }) {
             side = RelativeLocation.arrival(at: input.1, snapped: end, previous: previous)
         }
         let behind = StepIntersection.Road(bearing: (before + 180) % 360, entry: true)
-        return RouteStep(name: k >= 0 ? steps[k].name : "", ref: k >= 0 ? steps[k].ref : "", distance: 0, duration: 0,
-                         weight: 0, geometry: [end],
+        return RouteStep(name: steps[k].name, ref: steps[k].ref, distance: 0, duration: 0, weight: 0, geometry: [end],
                          maneuver: Maneuver(type: .arrive, modifier: side, location: end, bearingBefore: before,
                                             bearingAfter: 0, exit: nil),
-                         instruction: "", mode: k >= 0 ? steps[k].mode : TravelMode(.travel, travel: graph.travel),
+                         instruction: "", mode: steps[k].mode,
                          intersections: [StepIntersection(location: end, roads: [behind], inIndex: 0, outIndex: nil)],
-                         rotaryName: nil, drivingSide: drivingSide, highway: k >= 0 ? steps[k].highway : .service)
+                         rotaryName: nil, drivingSide: drivingSide, highway: steps[k].highway)
     }
 
     /// The leg's summary: its two longest named roads, in route order.

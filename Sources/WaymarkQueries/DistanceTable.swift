@@ -187,21 +187,10 @@ package final class TableSearch {
     }
 
     /// The table between snapped points (their edge points on the graph): the buckets filled
-    /// from the destinations, then scanned from each source. Pairs whose way weighs more than
-    /// `maxCost` are left out (nil): both directions stop there, which keeps searches between
-    /// points close together small (map matching's moves).
-    package func table(sources: [Snap], destinations: [Snap],
-                       maxCost: Double = .infinity) -> (durations: [Double?], distances: [Double?]) {
-        var durations = [Double?](repeating: nil, count: sources.count * destinations.count)
-        var distances = durations
-        forEachCell(sources: sources, destinations: destinations, maxCost: maxCost) { j, duration, distance in
-            (durations[j], distances[j]) = (duration, distance)
-        }
-        return (durations, distances)
-    }
-
-    /// ``table(sources:destinations:maxCost:)``'s cells handed to `cell` (row-major index, travel
-    /// time, length; only those with a way), without arrays made for them.
+    /// from the destinations, then scanned from each source. Each pair with a way is handed to
+    /// `cell` (row-major index, travel time, length), with no array made for them: a trace asks
+    /// for a small table per fix. Pairs whose way weighs more than `maxCost` are left out: both
+    /// directions stop there, which keeps searches between points close together small.
     package func forEachCell(sources: [Snap], destinations: [Snap], maxCost: Double = .infinity,
                              _ cell: (_ index: Int, _ duration: Double, _ distance: Double) -> Void) {
         let columns = destinations.count, count = sources.count * columns

@@ -295,44 +295,27 @@ public final class Router {
         }
         let snaps = try snap(sources + destinations, radiuses: radiuses, filters: filters)
         let from = Array(snaps[..<sources.count]), to = Array(snaps[sources.count...])
-        var table = DistanceTable(sources: from, destinations: to, durations: [], distances: [])
-        (table.durations, table.distances) = cells(from: from, to: to)
-        return table
+        var durations = [Double?](repeating: nil, count: from.count * to.count), distances = durations
+        forEachCell(from: from, to: to) { k, duration, distance in (durations[k], distances[k]) = (duration, distance) }
+        return DistanceTable(sources: from, destinations: to, durations: durations, distances: distances)
     }
 
-    /// Travel time and length of the fastest way from each of `sources` to each of `destinations`
-    /// (row-major; nil where there is none, or where it weighs more than `maxWeight`): the bucket
-    /// search on a hierarchy, else one route search per pair.
-    /// ``cells(from:to:maxWeight:)`` handed to `cell` one by one (row-major index, travel time,
-    /// length; those with a way only).
-    func forEachCell(from sources: [Snap], to destinations: [Snap], maxWeight: Double,
+    /// Travel time and length of the fastest way from each of `sources` to each of `destinations`,
+    /// handed to `cell` one by one (row-major index; only pairs with a way weighing at most
+    /// `maxWeight`): the bucket search on a hierarchy (made at the first table: a trace asks for
+    /// one per fix), else one route search per pair.
+    func forEachCell(from sources: [Snap], to destinations: [Snap], maxWeight: Double = .infinity,
                      _ cell: (_ index: Int, _ duration: Double, _ distance: Double) -> Void) {
         if tableSearch == nil, let metrics = data.arcMetrics { tableSearch = TableSearch(data: data, metrics: metrics) }
         if let tableSearch {
             return tableSearch.forEachCell(sources: sources, destinations: destinations, maxCost: maxWeight, cell)
         }
-        let (durations, distances) = cells(from: sources, to: destinations, maxWeight: maxWeight)
-        for k in durations.indices {
-            if let duration = durations[k], let distance = distances[k] { cell(k, duration, distance) }
-        }
-    }
-
-    func cells(from sources: [Snap], to destinations: [Snap],
-               maxWeight: Double = .infinity) -> (durations: [Double?], distances: [Double?]) {
-        // (The metrics looked up once: a trace asks for a table per fix.)
-        if tableSearch == nil, let metrics = data.arcMetrics { tableSearch = TableSearch(data: data, metrics: metrics) }
-        if let tableSearch {
-            return tableSearch.table(sources: sources, destinations: destinations, maxCost: maxWeight)
-        }
-        var durations: [Double?] = [], distances: [Double?] = []
-        for a in sources {
-            for b in destinations {
-                let found = path(from: a, to: b).flatMap { $0.weight <= maxWeight ? $0 : nil }
-                durations.append(found?.duration)
-                distances.append(found?.distance)
+        for (i, a) in sources.enumerated() {
+            for (j, b) in destinations.enumerated() {
+                guard let found = path(from: a, to: b), found.weight <= maxWeight else { continue }
+                cell(i * destinations.count + j, found.duration, found.distance)
             }
         }
-        return (durations, distances)
     }
 
     /// The areas a car reaches within each of `minutes` from `origin` (see ``Isochrone``);
