@@ -146,13 +146,13 @@ import WaymarkSupport
     }
 
     /// Numbers read by the short decimals' own way, bit for bit as `Double(_:)` reads them, on
-    /// texts of digits, points, signs and exponents of every length up to 20 (fixed seed).
+    /// texts of digits, points, signs and exponents of every length up to 40 (fixed seed).
     @Test func numbersAsDoubleReadsThem() {
         var generator = SplitMix64(seed: 11)
         let alphabet: [Character] = ["0", "1", "5", "7", "9", "9", ".", "-", "e", "+", " "]
         var direct = 0
         for _ in 0..<20_000 {
-            let count = Int(generator.next() % 21)
+            let count = Int(generator.next() % 41)
             var text = String((0..<count).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
             if generator.next() % 2 == 0 { text = text.filter { $0.isNumber || $0 == "." } }
             let part = ("x" + text).dropFirst()
@@ -160,8 +160,10 @@ import WaymarkSupport
             #expect(expected?.bitPattern == found?.bitPattern, "\(text)")
             if expected != nil && !text.contains("e") { direct += 1 }
         }
+        // (Up to 40 digits: more than fit in 64 bits, as a request may send.)
         for text in ["0.1", "-0", "-0.0", "123456789012345", "1234567890123456", "0.000000000000001", "41.1496105",
-                     "-8.6109876", "5.", ".5", "-", "", "1.2.3"] {
+                     "-8.6109876", "5.", ".5", "-", "", "1.2.3", "99999999999999999999", "-18446744073709551616.5",
+                     String(repeating: "9", count: 40), "0." + String(repeating: "7", count: 30)] {
             #expect(Double(text[...])?.bitPattern == HTTPRequestParser.number(text[...])?.bitPattern, "\(text)")
         }
         #expect(direct > 2_000)

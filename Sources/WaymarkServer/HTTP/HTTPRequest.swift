@@ -309,6 +309,9 @@ public enum HTTPRequestParser {
                 if b == UInt8(ascii: "."), !point, digits > 0 {
                     point = true
                 } else if b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") {
+                    // (Past 15 digits the text is read by `Double(_:)`: the digits would not stay
+                    // exact, and 20 of them would not fit.)
+                    guard digits < 15 else { return nil }
                     mantissa = mantissa * 10 + UInt64(b - UInt8(ascii: "0"))
                     digits += 1
                     if point { decimals += 1 }
@@ -317,7 +320,7 @@ public enum HTTPRequestParser {
                 }
                 i += 1
             }
-            guard digits > 0, digits <= 15, !point || decimals > 0 else { return nil }
+            guard digits > 0, !point || decimals > 0 else { return nil }
             let value = Double(mantissa) / powersOfTen[decimals]
             return negative ? -value : value
         }
