@@ -330,6 +330,7 @@ public struct RouteLeg: Sendable, Equatable {
     public var weight: Double
     /// The names of the two longest roads of the leg.
     public var summary: String
+    /// The maneuvers, the arrival last; none where steps were not asked for (OSRM's `steps=false`).
     public var steps: [RouteStep]
     /// Values along the leg's line, when asked for (``LegAnnotation``).
     public var annotation: LegAnnotation?

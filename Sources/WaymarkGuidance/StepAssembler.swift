@@ -126,20 +126,15 @@ package struct StepAssembler {
                         summary: summary(drafts, steps), steps: steps)
     }
 
-    /// The leg without its guidance, for an answer that shows no steps (OSRM's `steps=false`):
-    /// one step along the whole path, then the arrival. Its line, length, time and weight are
+    /// The leg without its guidance, for an answer that shows no steps (OSRM's `steps=false`): no
+    /// steps, and the leg's line beside it. Its line, length, time and weight are
     /// ``assemble(_:from:to:input:legIndex:legCount:drivingSide:language:)``'s; no junction is
     /// looked at and nothing is worded.
-    package func assembleLine(_ path: RoutePath, from origin: Snap, to destination: Snap,
-                              input: (Coordinate, Coordinate), drivingSide: DrivingSide) -> RouteLeg {
+    package func assembleLine(_ path: RoutePath) -> (leg: RouteLeg, line: [Coordinate]) {
         let pieces = pieces(of: path)
-        let whole = [Draft(pieces: 0..<pieces.count, type: .depart, modifier: nil, nameEdge: pieces[0].edge)]
-        var steps: [RouteStep] = []
-        steps.reserveCapacity(2)
-        steps.append(step(0, of: whole, pieces, origin: origin, drivingSide: drivingSide))
-        steps.append(arrival(after: steps, at: destination, input: input, drivingSide: drivingSide))
-        return RouteLeg(distance: steps[0].distance, duration: path.duration, weight: path.weight, summary: "",
-                        steps: steps)
+        let leg = RouteLeg(distance: StepAssembler.length(of: pieces.indices, in: pieces), duration: path.duration,
+                           weight: path.weight, summary: "", steps: [])
+        return (leg, StepAssembler.cut(pieces[...], graph: graph))
     }
 
     /// Reads what the junctions along `path` will look up (each vertex's flags, place and road

@@ -31,9 +31,9 @@ public struct RouteOptions: Sendable {
     /// `alternatives`). Each differs enough from the best and from the others, is not much slower,
     /// and has no detour a driver would see (``Router/alternativeRules``).
     public var alternatives = 0
-    /// Whether legs are told as steps (OSRM's `steps`). Without, the guidance is not worked out:
-    /// each leg has one step along its whole line and the arrival (its line, length and time the
-    /// same), for an answer that shows no steps.
+    /// Whether legs are told as steps (OSRM's `steps`). Without, the guidance is not worked out and
+    /// legs have no steps (as OSRM's answer shows none); the route's line, lengths and times are
+    /// the same.
     public var steps = true
     /// Whether each leg carries its ``LegAnnotation`` (OSRM's `annotations`).
     public var annotations = false

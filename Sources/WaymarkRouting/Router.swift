@@ -252,17 +252,20 @@ public final class Router {
         var geometry: [Coordinate] = []
         for (i, path) in paths.enumerated() {
             let a = ends[i], b = ends[i + 1]
-            var leg = options.steps
-                ? assembler.assemble(path, from: snaps[a], to: snaps[b], input: (input[a], input[b]), legIndex: i,
-                                     legCount: paths.count, drivingSide: graph.drivingSide, language: options.language)
-                : assembler.assembleLine(path, from: snaps[a], to: snaps[b], input: (input[a], input[b]),
-                                         drivingSide: graph.drivingSide)
+            // Without steps, the leg's line comes beside it, as one step's would before the arrival.
+            var leg: RouteLeg, line: [Coordinate] = []
+            if options.steps {
+                leg = assembler.assemble(path, from: snaps[a], to: snaps[b], input: (input[a], input[b]), legIndex: i,
+                                         legCount: paths.count, drivingSide: graph.drivingSide,
+                                         language: options.language)
+            } else {
+                (leg, line) = assembler.assembleLine(path)
+            }
             if options.annotations { leg.annotation = annotation(of: path, from: snaps[a], to: snaps[b]) }
-            legs.append(leg)
             // Each step's line without its last point (the next step starts there), then the end;
             // the closing arrive step is only that end point, so it adds nothing of its own.
             // (Grown by doubling: reserving just this leg's more, leg after leg, copies the line each time.)
-            var needed = geometry.count + 1
+            var needed = geometry.count + 1 + line.count
             for k in leg.steps.indices { needed += leg.steps[k].geometry.count }
             if needed > geometry.capacity { geometry.reserveCapacity(max(needed, 2 * geometry.capacity)) }
             let legStart = geometry.count
@@ -270,7 +273,9 @@ public final class Router {
                 let count = leg.steps[k].geometry.count
                 geometry.append(contentsOf: leg.steps[k].geometry[..<(count > 1 ? count - 1 : count)])
             }
-            geometry.append(leg.steps.last?.geometry.last ?? snaps[b].coordinate)
+            geometry.append(contentsOf: line[..<(line.count > 1 ? line.count - 1 : line.count)])
+            geometry.append(leg.steps.last?.geometry.last ?? line.last ?? snaps[b].coordinate)
+            legs.append(leg)
             // A later leg starts where the one before it ended.
             if legStart > 0 { geometry.remove(at: legStart) }
         }
