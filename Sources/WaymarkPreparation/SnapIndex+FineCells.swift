@@ -8,8 +8,9 @@ import WaymarkGraph
 /// stored: a map that matches no trace never pays for it.
 ///
 /// Layout: sorted cell keys (``SnapIndex/key(_:_:)``); the entries of cell k at
-/// `start[k]..<start[k + 1]` of `segment` and `index`, in piece order.
-struct FineCells: Sendable {
+/// `start[k]..<start[k + 1]` of `segment` and `index`, in piece order. (A class: each query
+/// takes it from where the index holds it, and a struct would be copied, its arrays retained.)
+final class FineCells: Sendable {
     static let cellSize = 50.0
     let keys: [Int64]
     let start: [UInt32]

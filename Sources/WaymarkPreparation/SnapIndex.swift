@@ -527,25 +527,7 @@ public final class SnapIndex: Sendable {
             }
         }
         if maxDistance <= 2 * FineCells.cellSize {
-            // Map matching's circle at every fix: the smaller cells its box overlaps (pieces are
-            // listed as in the index's own cells, so the same margin holds).
-            let fine = self.fine.value {
-                FineCells(self, graph: graph, lonScale: metresPerDegreeLon, latScale: metresPerDegreeLat)
-            }
-            let margin = maxDistance + FineCells.cellSize / 8
-            func cells(_ v: Double) -> ClosedRange<Int64> {
-                Int64(((v - margin) / FineCells.cellSize).rounded(.down))...Int64(
-                    ((v + margin) / FineCells.cellSize).rounded(.down))
-            }
-            for x in cells(cx) {
-                for y in cells(cy) {
-                    guard let entries = fine.entries(x, y) else { continue }
-                    for j in entries {
-                        let s = Int(fine.segment[j]), i = Int(fine.index[j])
-                        consider(s, i, SnapIndex.firstPiece(of: s, graph) + i)
-                    }
-                }
-            }
+            return nearestInFineCells(to: c, maxDistance: maxDistance, count: count, filter: filter)
         } else if maxDistance <= SnapIndex.cellSize / 2 {
             // A small circle (a few tens of metres): only the cells its box overlaps, not
             // the ring of nine around it. (A long piece is listed in the cells of points an eighth
@@ -564,8 +546,53 @@ public final class SnapIndex: Sendable {
             }
             if !settled && reach > searched { forEachPiece(consider) }
         }
-        let chosen = best.found.sorted { ($0.distance, $0.segment) < ($1.distance, $1.segment) }.prefix(count)
-        return chosen.map { snap(c, piece: $0.piece, t: $0.t, directions: $0.directions) }
+        return snaps(c, &best, count: count)
+    }
+
+    /// ``nearest(to:maxDistance:count:filter:)`` for map matching's circle at every fix: the
+    /// smaller cells its box overlaps (pieces are listed as in the index's own cells, so the same
+    /// margin holds). Written out as loops: per fix, closures' captures and a growing list cost
+    /// more than the pieces measured.
+    private func nearestInFineCells(to c: Coordinate, maxDistance: Double, count: Int,
+                                    filter: SnapFilter) -> [Snap] {
+        let fine = self.fine.value {
+            FineCells(self, graph: graph, lonScale: metresPerDegreeLon, latScale: metresPerDegreeLat)
+        }
+        let cx = c.longitude * metresPerDegreeLon, cy = c.latitude * metresPerDegreeLat
+        let margin = maxDistance + FineCells.cellSize / 8
+        func cells(_ v: Double) -> ClosedRange<Int64> {
+            Int64(((v - margin) / FineCells.cellSize).rounded(.down))...Int64(
+                ((v + margin) / FineCells.cellSize).rounded(.down))
+        }
+        var best = NearestPerSegment(capacity: 16)
+        for x in cells(cx) {
+            for y in cells(cy) {
+                guard let entries = fine.entries(x, y) else { continue }
+                for j in entries {
+                    let s = Int(fine.segment[j]), i = Int(fine.index[j])
+                    let (d, t) = measure(s, i, c, cx, cy)
+                    guard d <= maxDistance, best.distance(of: s).map({ d < $0 }) ?? true else { continue }
+                    let directions = self.directions(s, i, c, filter)
+                    if directions.0 || directions.1 {
+                        best.set((s, d, SnapIndex.firstPiece(of: s, graph) + i, t, directions))
+                    }
+                }
+            }
+        }
+        return snaps(c, &best, count: count)
+    }
+
+    /// The snaps of the `count` nearest segments found, nearest first (equally near: by segment).
+    private func snaps(_ c: Coordinate, _ best: inout NearestPerSegment, count: Int) -> [Snap] {
+        let found = best.takeNearestFirst()
+        let n = min(count, found.count), cosine = c.cosLatitude
+        var result: [Snap] = []
+        result.reserveCapacity(n)
+        for k in 0..<n {
+            let f = found[k]
+            result.append(snap(c, piece: f.piece, t: f.t, directions: f.directions, cosine: cosine))
+        }
+        return result
     }
 
     /// Visits the cells in square rings outwards from (`x0`, `y0`), ring 0 the cell itself, up
@@ -602,17 +629,18 @@ public final class SnapIndex: Sendable {
         return ((ex * ex + ey * ey).squareRoot(), t)
     }
 
-    /// The snap at fraction `t` along `piece`.
-    private func snap(_ c: Coordinate, piece: Int, t: Double, directions: (Bool, Bool)) -> Snap {
+    /// The snap at fraction `t` along `piece`; `cosine`: `c`'s ``Coordinate/cosLatitude``, where
+    /// known already.
+    private func snap(_ c: Coordinate, piece: Int, t: Double, directions: (Bool, Bool), cosine: Double? = nil) -> Snap {
         let (s, i) = self.piece(piece)
         // The offset: the pieces before this one, summed in order; the length: all of them.
         var offset = i > 0 ? pieceEnd[piece - 1] : 0
         let length = pieceEnd[SnapIndex.firstPiece(of: s + 1, graph) - 1]
         let (a, b) = endpoints(s, i)
-        let point = a.interpolated(to: b, fraction: t)
-        offset += a.distance(to: point)
+        let point = a.interpolated(to: b, fraction: t), pointCosine = point.cosLatitude
+        offset += a.distance(to: point, cosines: (a.cosLatitude, pointCosine))
         return Snap(segment: s, offset: min(offset, length), length: length, coordinate: point,
-                    distance: c.distance(to: point),
+                    distance: c.distance(to: point, cosines: (cosine ?? c.cosLatitude, pointCosine)),
                     component: segmentComponent[s], isInTinyComponent: segmentInTinyComponent[s] != 0,
                     forward: directions.0, backward: directions.1)
     }
@@ -775,6 +803,18 @@ private struct NearestPerSegment {
     private(set) var found: [Found] = []
     private var index: [Int: Int] = [:]
     private static let listed = 16
+
+    init(capacity: Int = 0) { found.reserveCapacity(capacity) }
+
+    /// What was found, nearest first, equally near by segment (one entry per segment), taken
+    /// out: the list is left empty (handed over, not copied).
+    mutating func takeNearestFirst() -> [Found] {
+        var all: [Found] = []
+        swap(&all, &found)
+        index = [:]
+        all.sort { ($0.distance, $0.segment) < ($1.distance, $1.segment) }
+        return all
+    }
 
     func distance(of s: Int) -> Double? { slot(of: s).map { found[$0].distance } }
 
