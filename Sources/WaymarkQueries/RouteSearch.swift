@@ -93,6 +93,8 @@ public final class RouteSearch {
     public private(set) var settled = 0
 
     private let data: RoutingData
+    /// The map's turn table, held here: taken from `data` at each query, it was copied with its columns.
+    private let transitions: TransitionTable
     private let landmarks: Landmarks?
     /// Per state: the best cost of having driven its edge, and the state before it.
     private var labels: StampedArray<SearchLabel>
@@ -103,6 +105,7 @@ public final class RouteSearch {
     package init(data: RoutingData, landmarks: Bool = true) {
         self.data = data
         graph = data.graph
+        transitions = data.transitions
         self.landmarks = landmarks ? data.landmarks : nil
         labels = StampedArray(count: data.transitions.paths.stateCount)
         bounds = StampedArray(count: data.graph.nodeCount)
@@ -136,14 +139,18 @@ public final class RouteSearch {
         defer { self.heap = heap }
         var settledCount = 0
         defer { settled = settledCount }
-        // Reaching the goal point means reaching the source of one of its edges first.
-        let goalSources = goals.map { graph.source(of: $0.edge) }
         let landmarks = heuristic ? self.landmarks : nil
+        // Reaching the goal point means reaching the source of one of its edges first (two at most;
+        // the landmarks' bounds lead there).
+        func goalSource(_ k: Int) -> UInt32? {
+            landmarks != nil && k < goals.count ? graph.source(of: goals[k].edge) : nil
+        }
+        let goalSources = (goalSource(0), goalSource(1))
         // All landmarks: choosing only the best few per query (usual for ALT) weakened the bound
         // more than it saved here (measured on the shared Porto pairs).
         let active = landmarks.map { Array(0..<$0.count) } ?? []
         let maximumSpeed = data.maximumSpeed
-        let paths = data.transitions.paths
+        let paths = transitions.paths
         /// The bound from the end of edge `e`.
         func h(_ e: Int) -> Double {
             guard heuristic else { return 0 }
@@ -152,7 +159,12 @@ public final class RouteSearch {
             var bound: Double
             if let landmarks {
                 bound = .infinity
-                for t in goalSources { bound = min(bound, landmarks.lowerBound(from: UInt32(v), to: t, using: active)) }
+                if let t = goalSources.0 {
+                    bound = min(bound, landmarks.lowerBound(from: UInt32(v), to: t, using: active))
+                }
+                if let t = goalSources.1 {
+                    bound = min(bound, landmarks.lowerBound(from: UInt32(v), to: t, using: active))
+                }
             } else {
                 bound = graph.coordinate(of: UInt32(v)).distance(to: goalCoordinate) / maximumSpeed
             }
@@ -179,7 +191,7 @@ public final class RouteSearch {
         // At most two goal edges (the two directions of the goal's segment).
         let goalEdge0 = goals.count > 0 ? goals[0].edge : -1, goalOffset0 = goals.count > 0 ? goals[0].offset : 0
         let goalEdge1 = goals.count > 1 ? goals[1].edge : -1, goalOffset1 = goals.count > 1 ? goals[1].offset : 0
-        let transitions = data.transitions, transitionCost = transitions.cost
+        let transitionCost = transitions.cost
 
         while let (key, s) = heap.pop() {
             let cost = labels[s].cost
