@@ -130,6 +130,16 @@ public final class RouteSearch {
     /// out what its start had spent.
     package func route(from starts: [EdgePoint], to goals: [EdgePoint], at goalCoordinate: Coordinate,
                        heuristic: Bool = true) -> RoutePath? {
+        // Along a single edge from start to goal, without reaching a vertex. Where no start can
+        // leave its edge for less than that weighs, the search below stops at its first step (its
+        // keys are at least that): it is not set up (most legs of a matched trace).
+        let direct = data.alongOneEdge(from: starts, to: goals)
+        if let direct, starts.allSatisfy({ s in
+            s.spent + graph.part(s.edge, from: s.offset, to: Double(graph.edgeLength[s.edge])).weight >= direct.weight
+        }) {
+            settled = 0
+            return path(along: direct, from: starts)
+        }
         labels.clear()
         bounds.clear()
         // Local copies for the loop (the storage is shared); the heap's may grow, so it goes back.
@@ -178,8 +188,7 @@ public final class RouteSearch {
             heap.push(c + h, e)
         }
 
-        // Along a single edge from start to goal, without reaching a vertex.
-        var bestDirect = data.alongOneEdge(from: starts, to: goals)
+        var bestDirect = direct
         var best = bestDirect?.weight ?? .infinity
         var bestState = -1, bestGoalOffset = bestDirect?.to ?? 0 // bestState: the one before the goal edge
         var goalLastEdge = -1
@@ -217,11 +226,7 @@ public final class RouteSearch {
         }
         guard best.isFinite else { return nil }
 
-        if let direct = bestDirect {
-            let spent = starts.first { $0.edge == direct.edge && $0.offset == direct.from }!.spent
-            return RoutePath(data: data, edges: [direct.edge], startOffset: direct.from,
-                             endOffset: direct.to, weight: best - spent)
-        }
+        if let bestDirect { return path(along: bestDirect, from: starts) }
         var edges = [goalLastEdge]
         var s = bestState
         while s >= 0 {
@@ -232,5 +237,14 @@ public final class RouteSearch {
         let start = starts.first { $0.edge == edges[0] }!
         return RoutePath(data: data, edges: edges, startOffset: start.offset, endOffset: bestGoalOffset,
                          weight: best - start.spent)
+    }
+
+    /// The path along one edge ``RoutingData/alongOneEdge(from:to:)`` found, its weight without
+    /// what its start had spent.
+    private func path(along direct: (edge: Int, from: Double, to: Double, weight: Double),
+                      from starts: [EdgePoint]) -> RoutePath {
+        let spent = starts.first { $0.edge == direct.edge && $0.offset == direct.from }!.spent
+        return RoutePath(data: data, edges: [direct.edge], startOffset: direct.from, endOffset: direct.to,
+                         weight: direct.weight - spent)
     }
 }
