@@ -176,6 +176,10 @@ extension TraceMatching {
         /// The most moves ``movesFound`` keeps before it starts again (16 bytes each): a trace of
         /// many thousand fixes keeps no more.
         var movesKept = 1 << 20
+        /// A step's live candidates and those of them without moves found, kept between steps (a
+        /// list made per step cost more than the step's own arithmetic).
+        private var live: [Int] = []
+        private var missing: [Int] = []
 
         struct MoveBlock {
             var fix: Int32
@@ -291,7 +295,11 @@ extension TraceMatching.Model {
 
     /// Scores fix `t`'s candidates from fix `last`'s live ones.
     mutating func step(from last: Int, to t: Int, seconds: Int, moves: TraceMatching.MovesFound) {
-        let live = candidates[last].indices.filter { !pruned[last, $0] }
+        var live: [Int] = []
+        swap(&live, &self.live)
+        defer { swap(&live, &self.live) }
+        live.removeAll(keepingCapacity: true)
+        for s in candidates[last].indices where !pruned[last, s] { live.append(s) }
         guard !live.isEmpty && !candidates[t].isEmpty else { return }
         let straight = TraceMatching.distance(trace.coordinates[last], trace.coordinates[t])
         let maxDelta = trace.timestamps.isEmpty ? TraceMatching.maxDistanceDelta : Double(seconds) * trace.maxSpeed
@@ -328,15 +336,22 @@ extension TraceMatching.Model {
             blocks.append(MoveBlock(fix: Int32(last), before: latestBlockInto[t], firstRow: Int32(rowFound.count),
                                     firstMove: Int32(movesFound.count)))
             latestBlockInto[t] = Int32(b)
-            rowFound.append(contentsOf: repeatElement(false, count: candidates[last].count))
-            movesFound.append(contentsOf: repeatElement(nil, count: candidates[last].count * columns))
+            // (Element by element: a few, where appending a repeated one went the generic way.)
+            for _ in 0..<candidates[last].count { rowFound.append(false) }
+            for _ in 0..<(candidates[last].count * columns) { movesFound.append(nil) }
         }
         let block = blocks[b]
-        let missing = live.filter { !rowFound[Int(block.firstRow) + $0] }
+        var missing: [Int] = []
+        swap(&missing, &self.missing)
+        defer { swap(&missing, &self.missing) }
+        missing.removeAll(keepingCapacity: true)
+        for s in live where !rowFound[Int(block.firstRow) + s] { missing.append(s) }
         guard !missing.isEmpty else { return block }
         for s in missing { rowFound[Int(block.firstRow) + s] = true }
-        // (The rows' moves are nil already: those found are written in.)
-        moves(missing.map { candidates[last][$0] }, candidates[t], maxWeight) { k, metres in
+        // (The rows' moves are nil already: those found are written in. All the fix's candidates,
+        // in order, are its list as it is.)
+        let from = missing.count == candidates[last].count ? candidates[last] : missing.map { candidates[last][$0] }
+        moves(from, candidates[t], maxWeight) { k, metres in
             let (m, next) = k.quotientAndRemainder(dividingBy: columns)
             movesFound[Int(block.firstMove) + missing[m] * columns + next] = metres
         }
