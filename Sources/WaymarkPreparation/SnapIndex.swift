@@ -567,10 +567,11 @@ public final class SnapIndex: Sendable {
         var best = NearestPerSegment(capacity: 16)
         for x in cells(cx) {
             for y in cells(cy) {
-                guard let entries = fine.entries(x, y) else { continue }
+                guard let entries = fine.cell(x, y) else { continue }
                 for j in entries {
-                    let s = Int(fine.segment[j]), i = Int(fine.index[j])
-                    let (d, t) = measure(s, i, c, cx, cy)
+                    let entry = fine.entries[j]
+                    let s = Int(entry.segment), i = Int(entry.index)
+                    let (d, t) = measure(entry.a.coordinate, entry.b.coordinate, c, cx, cy)
                     guard d <= maxDistance, best.distance(of: s).map({ d < $0 }) ?? true else { continue }
                     let directions = self.directions(s, i, c, filter)
                     if directions.0 || directions.1 {
@@ -617,6 +618,14 @@ public final class SnapIndex: Sendable {
     /// and where along it.
     private func measure(_ s: Int, _ i: Int, _ c: Coordinate, _ cx: Double, _ cy: Double) -> (Double, Double) {
         let (a, b) = endpoints(s, i)
+        return measure(a, b, c, cx, cy)
+    }
+
+    /// Metres from `c` (at `cx`, `cy` in the index's metric plane) to the piece from `a` to `b`,
+    /// and where along it.
+    @inline(__always)
+    private func measure(_ a: Coordinate, _ b: Coordinate, _ c: Coordinate, _ cx: Double,
+                         _ cy: Double) -> (Double, Double) {
         func near(_ longitude: Double) -> Double {
             let d = longitude - c.longitude
             return d > 180 ? longitude - 360 : d < -180 ? longitude + 360 : longitude
@@ -646,13 +655,18 @@ public final class SnapIndex: Sendable {
     }
 
     private func endpoints(_ s: Int, _ i: Int) -> (Coordinate, Coordinate) {
+        let (a, b) = fixedEndpoints(s, i)
+        return (a.coordinate, b.coordinate)
+    }
+
+    /// The two points of piece `i` of segment `s` as the graph stores them.
+    func fixedEndpoints(_ s: Int, _ i: Int) -> (FixedPoint.Pair, FixedPoint.Pair) {
         let interior = Int(graph.shapeStart[s + 1]) - Int(graph.shapeStart[s])
-        func point(_ j: Int) -> Coordinate {
-            if j == 0 { return graph.coordinate(of: segmentStart[s]) }
-            if j == interior + 1 { return graph.coordinate(of: segmentEnd[s]) }
+        func point(_ j: Int) -> FixedPoint.Pair {
+            if j == 0 { return FixedPoint.Pair(vertex: segmentStart[s], of: graph) }
+            if j == interior + 1 { return FixedPoint.Pair(vertex: segmentEnd[s], of: graph) }
             let k = Int(graph.shapeStart[s]) + j - 1
-            return Coordinate(latitude: FixedPoint.decode(graph.shapeLatitudes[k]),
-                              longitude: FixedPoint.decode(graph.shapeLongitudes[k]))
+            return FixedPoint.Pair(latitude: graph.shapeLatitudes[k], longitude: graph.shapeLongitudes[k])
         }
         return (point(i), point(i + 1))
     }
