@@ -157,7 +157,7 @@ package final class AlternativeSearch {
         let through = k + other.cost(x)
         if through.isFinite { met.append((x, through)) }
         if search.stalls(x, at: k, over: reverse) { return }
-        search.relaxArcs(of: x, in: rows) { arc in SearchLabel(cost: k + arc.weight, parent: Int32(arc.id)) }
+        search.relaxArcs(of: x, in: rows) { arc, _ in SearchLabel(cost: k + arc.weight, parent: Int32(arc.id)) }
     }
 
     /// The edges of the route through via node `node`, and the goal it ends at.

@@ -54,12 +54,13 @@ public struct DistanceTable: Sendable, Equatable {
 /// Travel time and length of every arc of a contraction hierarchy (a shortcut: the sum of the two
 /// arcs it replaces), for searches that report more than the weight they minimise. Built once
 /// per map, on the first table or isochrone.
+///
+/// Layout: `up[i]` and `down[i]` are (seconds, metres) of the arc at place `i` of the
+/// hierarchy's upward and downward rows: a search reads them beside the arcs it relaxes, where
+/// a column by arc number cost a cache miss per arc.
 package struct ArcMetrics: Sendable {
-    let duration: [Float]
-    let distance: [Float]
-    /// Travel time of the hierarchy's downward rows' arcs, in the rows' order (the isochrone's
-    /// sweep reads them front to back).
-    let downDuration: [Float]
+    let up: [SIMD2<Float>]
+    let down: [SIMD2<Float>]
 
     init(hierarchy ch: ContractionHierarchy, data: RoutingData) {
         let graph = data.graph, paths = ch.transitions.paths
@@ -89,10 +90,11 @@ package struct ArcMetrics: Sendable {
                 metric[a] = metric[first] + metric[second]
             }
         }
-        let seconds = metric.map { Float($0.x) }
-        self.duration = seconds
-        self.distance = metric.map { Float($0.y) }
-        downDuration = ch.down.withBuffers { down in down.arcs.map { seconds[Int($0.id)] } }
+        func inRows(_ arcs: UnsafeBufferPointer<ArcRows.Arc>) -> [SIMD2<Float>] {
+            arcs.map { SIMD2(Float(metric[Int($0.id)].x), Float(metric[Int($0.id)].y)) }
+        }
+        up = ch.up.withBuffers { inRows($0.arcs) }
+        down = ch.down.withBuffers { inRows($0.arcs) }
     }
 }
 
@@ -212,9 +214,14 @@ package final class TableSearch {
         defer { self.search = search }
         hierarchy.up.withBuffers { up in
             hierarchy.down.withBuffers { down in
-                fillBuckets(&search, &scratch, maxCost: maxCost, up: up, down: down)
-                for (i, source) in sources.enumerated() {
-                    scanBuckets(from: source, row: i * columns, &search, &scratch, maxCost: maxCost, up: up, down: down)
+                metrics.up.withUnsafeBufferPointer { upMetric in
+                    metrics.down.withUnsafeBufferPointer { downMetric in
+                        fillBuckets(&search, &scratch, maxCost: maxCost, up: up, down: (down, downMetric))
+                        for (i, source) in sources.enumerated() {
+                            scanBuckets(from: source, row: i * columns, &search, &scratch, maxCost: maxCost,
+                                        up: (up, upMetric), down: down)
+                        }
+                    }
                 }
             }
         }
@@ -223,12 +230,13 @@ package final class TableSearch {
         }
     }
 
-    /// The label at the far end of `arc` from a node labelled `label` at `k`.
+    /// The label at the far end of `arc` (at `place` of rows whose metrics are `metrics`) from a
+    /// node labelled `label` at `k`.
     @inline(__always)
-    private func label(along arc: ArcRows.Arc, from label: TableLabel, at k: Double) -> TableLabel {
-        let a = Int(arc.id)
-        return TableLabel(cost: k + arc.weight, duration: label.duration + Double(metrics.duration[a]),
-                          distance: label.distance + Double(metrics.distance[a]))
+    private func label(along arc: ArcRows.Arc, _ metric: SIMD2<Float>, from label: TableLabel,
+                       at k: Double) -> TableLabel {
+        TableLabel(cost: k + arc.weight, duration: label.duration + Double(metric.x),
+                   distance: label.distance + Double(metric.y))
     }
 
     /// The destinations' points by edge, for the ways along one edge: sorted by edge, then by
@@ -263,7 +271,8 @@ package final class TableSearch {
     /// an entry in the bucket of every node settled and not stalled; the entries sorted by node
     /// into `scratch.sorted` (each bucket one run, where ``buckets`` says).
     private func fillBuckets(_ search: inout HierarchyDirection<TableLabel>, _ scratch: inout Scratch,
-                             maxCost: Double, up: ArcRows.Buffers, down: ArcRows.Buffers) {
+                             maxCost: Double, up: ArcRows.Buffers,
+                             down: (rows: ArcRows.Buffers, metric: UnsafeBufferPointer<SIMD2<Float>>)) {
         let buckets = self.buckets
         scratch.entries.removeAll(keepingCapacity: true)
         scratch.touched.removeAll(keepingCapacity: true)
@@ -279,7 +288,7 @@ package final class TableSearch {
             }
             while let (k, x) = search.heap.pop(), k <= maxCost {
                 if search.isStale(k, x) { continue }
-                search.prefetchNext(down, up)
+                search.prefetchNext(down.rows, up)
                 // Stalled: a higher node reaches x more cheaply, so no best route meets here.
                 if search.stalls(x, at: k, over: up) { continue }
                 if buckets.contains(x) {
@@ -291,8 +300,8 @@ package final class TableSearch {
                 let label = search.labels[x]
                 scratch.entries.append(Entry(destination: Int32(j), node: Int32(x), cost: k,
                                              duration: label.duration, distance: label.distance))
-                search.relaxArcs(of: x, at: k, in: down, upTo: maxCost) { arc in
-                    self.label(along: arc, from: label, at: k)
+                search.relaxArcs(of: x, at: k, in: down.rows, upTo: maxCost) { arc, i in
+                    self.label(along: arc, down.metric[i], from: label, at: k)
                 }
             }
         }
@@ -315,7 +324,9 @@ package final class TableSearch {
     /// Forward: from one source's edges up the hierarchy, scanning the buckets of the nodes it
     /// settles into the source's row of `cells` (and along one edge, to a destination ahead on it).
     private func scanBuckets(from source: Snap, row: Int, _ search: inout HierarchyDirection<TableLabel>,
-                             _ scratch: inout Scratch, maxCost: Double, up: ArcRows.Buffers, down: ArcRows.Buffers) {
+                             _ scratch: inout Scratch, maxCost: Double,
+                             up: (rows: ArcRows.Buffers, metric: UnsafeBufferPointer<SIMD2<Float>>),
+                             down: ArcRows.Buffers) {
         let buckets = self.buckets
         search.clear()
         scratch.starts.removeAll(keepingCapacity: true)
@@ -332,7 +343,7 @@ package final class TableSearch {
         }
         while let (k, x) = search.heap.pop(), k <= maxCost {
             if search.isStale(k, x) { continue }
-            search.prefetchNext(up, down)
+            search.prefetchNext(up.rows, down)
             let label = search.labels[x]
             if buckets.contains(x) {
                 let range = buckets[x]
@@ -344,7 +355,9 @@ package final class TableSearch {
                 }
             }
             if search.stalls(x, at: k, over: down) { continue }
-            search.relaxArcs(of: x, at: k, in: up, upTo: maxCost) { arc in self.label(along: arc, from: label, at: k) }
+            search.relaxArcs(of: x, at: k, in: up.rows, upTo: maxCost) { arc, i in
+                self.label(along: arc, up.metric[i], from: label, at: k)
+            }
         }
     }
 }

@@ -121,7 +121,7 @@ public final class HierarchySearch {
             meet = x
         }
         if search.stalls(x, at: k, over: reverse) { return true }
-        search.relaxArcs(of: x, in: rows) { arc in SearchLabel(cost: k + arc.weight, parent: Int32(arc.id)) }
+        search.relaxArcs(of: x, in: rows) { arc, _ in SearchLabel(cost: k + arc.weight, parent: Int32(arc.id)) }
         return true
     }
 }

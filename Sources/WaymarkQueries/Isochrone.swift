@@ -229,13 +229,13 @@ package final class IsochroneSearch {
         search.clear()
         defer { self.upward = search } // (the heap may have grown)
         search.seed(from: starts, data, data.graph) { rest in TimedLabel(weight: rest.weight, seconds: rest.duration) }
-        metrics.duration.withUnsafeBufferPointer { duration in
+        metrics.up.withUnsafeBufferPointer { metric in
             ch.up.withBuffers { up in
                 while let (k, q) = search.heap.pop() {
                     if search.isStale(k, q) { continue }
                     let seconds = search.labels[q].seconds
-                    search.relaxArcs(of: q, in: up) { arc in
-                        TimedLabel(weight: k + arc.weight, seconds: seconds + Double(duration[Int(arc.id)]))
+                    search.relaxArcs(of: q, in: up) { arc, i in
+                        TimedLabel(weight: k + arc.weight, seconds: seconds + Double(metric[i].x))
                     }
                 }
             }
@@ -267,7 +267,7 @@ package final class IsochroneSearch {
 
         // Each node final once the nodes above it are; the edges entered noted on the way.
         var entries = beginEntries(limit: limit, starts: starts, listed: targets != nil)
-        metrics.downDuration.withUnsafeBufferPointer { duration in
+        metrics.down.withUnsafeBufferPointer { metric in
             ch.down.withBuffers { down in
                 ch.order.withUnsafeBufferPointer { order in
                     @inline(__always) func label(_ q: Int) {
@@ -276,7 +276,7 @@ package final class IsochroneSearch {
                             let arc = down.arcs[i], from = labels[Int(arc.end)]
                             let w = from.weight + arc.weight
                             if w < best.weight {
-                                best = TimedLabel(weight: w, seconds: from.seconds + Double(duration[i]))
+                                best = TimedLabel(weight: w, seconds: from.seconds + Double(metric[i].x))
                             }
                         }
                         labels[q] = best

@@ -90,12 +90,13 @@ struct HierarchyDirection<Label: SearchCost> {
         waymark_prefetch(reverse.arcs.baseAddress! + reverse.row(next).lowerBound)
     }
 
-    /// Relaxes every arc of node `x` in `rows`; `label` makes the label at the arc's far end.
+    /// Relaxes every arc of node `x` in `rows`; `label` makes the label at the arc's far end from
+    /// the arc and its place in the rows (where values kept in the rows' order are read).
     @inline(__always)
-    mutating func relaxArcs(of x: Int, in rows: ArcRows.Buffers, _ label: (ArcRows.Arc) -> Label) {
+    mutating func relaxArcs(of x: Int, in rows: ArcRows.Buffers, _ label: (ArcRows.Arc, _ place: Int) -> Label) {
         for i in rows.row(x) {
             let arc = rows.arcs[i]
-            relax(Int(arc.end), label(arc))
+            relax(Int(arc.end), label(arc, i))
         }
     }
 
@@ -104,11 +105,11 @@ struct HierarchyDirection<Label: SearchCost> {
     /// nor stall a node that is, so the search finds the same).
     @inline(__always)
     mutating func relaxArcs(of x: Int, at cost: Double, in rows: ArcRows.Buffers, upTo bound: Double,
-                            _ label: (ArcRows.Arc) -> Label) {
+                            _ label: (ArcRows.Arc, _ place: Int) -> Label) {
         for i in rows.row(x) {
             let arc = rows.arcs[i]
             if cost + arc.weight > bound { continue }
-            relax(Int(arc.end), label(arc))
+            relax(Int(arc.end), label(arc, i))
         }
     }
 
