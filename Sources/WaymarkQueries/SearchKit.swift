@@ -136,10 +136,13 @@ struct HierarchyDirection<Label: SearchCost> {
                        _ label: (_ goal: Int, _ from: Int, _ turn: Double, _ part: EdgePart,
                                  _ seconds: Double) -> Label) {
         let rank = data.hierarchy!.rank
+        let table = data.transitions, stored = !table.seconds.isEmpty
         for (i, g) in goals.enumerated() {
             let part = graph.part(g.edge, from: 0, to: g.offset)
-            data.transitions.forEachState(turningOnto: g.edge, graph) { s, e, turn in
-                let seconds = turnSeconds ? TransitionTable.duration(e, g.edge, graph, data.turns, data.costs) : 0
+            table.forEachState(turningOnto: g.edge, graph) { s, e, turn in
+                // (The turn's stored seconds where the table has them: the same value, one read.)
+                let seconds = !turnSeconds ? 0 : stored ? table.seconds[table.turn(e, g.edge, graph: graph)]
+                    : TransitionTable.duration(e, g.edge, graph, data.turns, data.costs)
                 relax(Int(rank[s]), label(i, e, turn, part, seconds))
             }
         }
