@@ -582,18 +582,20 @@ public final class OSRMService: Sendable {
         // Each per coordinate (OSRM: malformed InvalidQuery, out of range or miscounted InvalidOptions).
         let bearings = try options.perCoordinate("bearings", count: count) {
             piece throws(APIError) -> (value: Int, range: Int)? in
-            guard let bearing = SnapFilter.bearing(parsing: Substring(piece)) else { return nil }
+            guard let bearing = SnapFilter.bearing(parsing: piece) else { return nil }
             guard SnapFilter.isValid(bearing: bearing) else {
                 throw APIError("InvalidOptions", "bearings: '\(piece.prefix(40))' is not value 0–360, range 0–180")
             }
             return bearing
         }
-        let approaches = try options.perCoordinate("approaches", count: count) { SnapFilter.Approach(rawValue: $0) }
+        let approaches = try options.perCoordinate("approaches", count: count) {
+            SnapFilter.Approach(rawValue: String($0))
+        }
         // A hint of OSRM's shape (112 characters of URL-safe base64 per snapped segment) not made
         // here for this coordinate on this map is ignored, as OSRM ignores a stale one; anything
         // else is malformed.
         let hints = try options.perCoordinate("hints", count: count) { piece -> String? in
-            piece.utf8.count % 112 == 0 && piece.allSatisfy(Self.base64URL.contains) ? piece : nil
+            piece.utf8.count % 112 == 0 && piece.allSatisfy(Self.base64URL.contains) ? String(piece) : nil
         }
         let generateHints = try options.bool("generate_hints", default: true)
         let snapping = try options.choice("snapping", ["default", "any"], default: "default")
@@ -689,10 +691,12 @@ public final class OSRMService: Sendable {
         /// each other read by `read`, which returns nil for a malformed one (InvalidQuery, OSRM's
         /// "malformed"); a miscount is InvalidOptions.
         mutating func perCoordinate<T>(_ name: String, count: Int,
-                                       _ read: (String) throws(APIError) -> T?) throws(APIError) -> [T?]? {
+                                       _ read: (Substring) throws(APIError) -> T?) throws(APIError) -> [T?]? {
             guard let text = take(name) else { return nil }
-            let pieces = HTTPRequestParser.pieces(of: text[...], at: UInt8(ascii: ";")).map(String.init)
+            // (Read where they lie: a string made of each piece cost more than reading it.)
+            let pieces = HTTPRequestParser.pieces(of: text[...], at: UInt8(ascii: ";"))
             var values: [T?] = []
+            values.reserveCapacity(pieces.count)
             for piece in pieces {
                 if piece.isEmpty {
                     values.append(nil)
