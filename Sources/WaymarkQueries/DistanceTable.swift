@@ -288,7 +288,7 @@ package final class TableSearch {
             }
             while let (k, x) = search.heap.pop(), k <= maxCost {
                 if search.isStale(k, x) { continue }
-                search.prefetchNext(down.rows, up)
+                search.prefetchNext(down.rows, up, with: down.metric)
                 // Stalled: a higher node reaches x more cheaply, so no best route meets here.
                 if search.stalls(x, at: k, over: up) { continue }
                 if buckets.contains(x) {
@@ -343,7 +343,7 @@ package final class TableSearch {
         }
         while let (k, x) = search.heap.pop(), k <= maxCost {
             if search.isStale(k, x) { continue }
-            search.prefetchNext(up.rows, down)
+            search.prefetchNext(up.rows, down, with: up.metric)
             let label = search.labels[x]
             if buckets.contains(x) {
                 let range = buckets[x]

@@ -90,6 +90,16 @@ struct HierarchyDirection<Label: SearchCost> {
         waymark_prefetch(reverse.arcs.baseAddress! + reverse.row(next).lowerBound)
     }
 
+    /// ``prefetchNext(_:_:)``, and the next node's `values` kept in `rows`' order beside its arcs.
+    @inline(__always)
+    func prefetchNext<T>(_ rows: ArcRows.Buffers, _ reverse: ArcRows.Buffers, with values: UnsafeBufferPointer<T>) {
+        guard let next = heap.peekItem else { return }
+        let first = rows.row(next).lowerBound
+        waymark_prefetch(rows.arcs.baseAddress! + first)
+        waymark_prefetch(values.baseAddress! + first)
+        waymark_prefetch(reverse.arcs.baseAddress! + reverse.row(next).lowerBound)
+    }
+
     /// Relaxes every arc of node `x` in `rows`; `label` makes the label at the arc's far end from
     /// the arc and its place in the rows (where values kept in the rows' order are read).
     @inline(__always)
