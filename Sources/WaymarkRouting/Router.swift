@@ -228,10 +228,17 @@ public final class Router {
         var result: [RoutePath] = []
         result.reserveCapacity(snaps.count - 1)
         var total = 0.0
+        // (Two lists kept for all the legs: a matched trace has a leg per fix.)
+        var starts: [EdgePoint] = [], goals: [EdgePoint] = []
+        starts.reserveCapacity(2)
+        goals.reserveCapacity(2)
+        let lengths = graph.edgeLength
         for k in 0..<(snaps.count - 1) {
-            var starts = data.snapIndex.edgePoints(snaps[k], graph: graph)
+            starts.removeAll(keepingCapacity: true)
+            data.snapIndex.appendEdgePoints(snaps[k], lengths: lengths, to: &starts)
             if k > 0 { for i in starts.indices { starts[i].spent = total } }
-            let goals = data.snapIndex.edgePoints(snaps[k + 1], graph: graph)
+            goals.removeAll(keepingCapacity: true)
+            data.snapIndex.appendEdgePoints(snaps[k + 1], lengths: lengths, to: &goals)
             let short = shortLegsByAStar && !starts.isEmpty
                 && snaps[k].coordinate.distance(to: snaps[k + 1].coordinate) < Router.shortLeg
             guard let path = short ? shortPath(from: starts, to: goals, at: snaps[k + 1].coordinate)
