@@ -204,9 +204,13 @@ public struct JSONWriter: @unchecked Sendable {
     public mutating func writeNumber(_ value: Double, decimals: Int) {
         guard value.isFinite else { return writeRaw("null") }
         let factor = JSONWriter.powersOfTen[min(max(decimals, 0), 15)]
-        let scaledDouble = (value * factor).rounded()
-        guard scaledDouble.magnitude < 9_007_199_254_740_992 else { return writeNumber(value) }
-        let scaled = Int64(scaledDouble)
+        let product = value * factor
+        guard product.magnitude < 9_007_199_254_740_992 else { return writeNumber(value) }
+        // Rounded half away from zero as `rounded()` rounds (a call into the C library, once per
+        // number): below 2^53 the part truncation leaves is exact.
+        var scaled = Int64(product)
+        let rest = product - Double(scaled)
+        if rest >= 0.5 { scaled += 1 } else if rest <= -0.5 { scaled -= 1 }
         if scaled == 0 { return writeByte(UInt8(ascii: "0")) }
         // Written in place: sign, whole part, then the fraction without its trailing zeros (this
         // runs for every coordinate of a route).

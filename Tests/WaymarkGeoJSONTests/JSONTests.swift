@@ -60,6 +60,43 @@ import WaymarkGeo
         #expect(text(-12.0000504, 5) == "-12.00005")
         #expect(text(1.23456789, 2) == "1.23")
     }
+
+    /// Fixed decimals against the library's rounding (`rounded()`, half away from zero) and plain
+    /// integer printing: random values of every size, and values lying exactly on a half (fixed seed).
+    @Test func fixedDecimalsRoundAsTheLibraryRounds() {
+        var state: UInt64 = 0x5EED_0071
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 11
+        }
+        func expected(_ v: Double, _ d: Int) -> String {
+            let factor = (0..<d).reduce(1.0) { p, _ in p * 10 }
+            let r = (v * factor).rounded()
+            let magnitude = Int64(r).magnitude
+            if magnitude == 0 { return "0" }
+            let whole = magnitude / UInt64(factor), fraction = magnitude % UInt64(factor)
+            var text = (r < 0 ? "-" : "") + String(whole)
+            if fraction != 0 {
+                var digits = String(fraction)
+                digits = String(repeating: "0", count: d - digits.count) + digits
+                while digits.hasSuffix("0") { digits.removeLast() }
+                text += "." + digits
+            }
+            return text
+        }
+        for k in 0..<40_000 {
+            let d = k % 9
+            let factor = (0..<d).reduce(1.0) { p, _ in p * 10 }
+            let unit = Double(next()) / Double(1 << 53)
+            let sign: Double = next() & 1 == 0 ? 1 : -1
+            let v = k % 3 == 0 ? sign * (Double(next() % 2_000_000_000) + 0.5) / factor
+                : sign * unit * pow(10, Double(Int(next() % 20)) - 8)
+            guard (v * factor).magnitude < 9e15 else { continue } // (beyond: the plain writer's)
+            var w = JSONWriter()
+            w.writeNumber(v, decimals: d)
+            #expect(w.text == expected(v, d), "\(v) at \(d)")
+        }
+    }
 }
 
 extension JSONTests {
