@@ -518,7 +518,8 @@ extension MapMatch {
 
 extension MapMatch {
     /// Per matching: the fixes it covers, its length and time, OSRM's confidence, and the roads
-    /// it follows in order; then the fixes left unmatched.
+    /// it follows in order (read from its steps: matched with `steps` off, none are named); then
+    /// the fixes left unmatched.
     public var text: String {
         let matched = tracepoints.compactMap { $0 }.count
         var lines = ["Matched \(matched) of \(tracepoints.count) fixes in \(matchings.count) "
