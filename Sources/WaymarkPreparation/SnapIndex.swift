@@ -659,6 +659,14 @@ public final class SnapIndex: Sendable {
         return (a.coordinate, b.coordinate)
     }
 
+    /// The vertex edge `e` leaves, read off its segment's ends (``RoadGraph/source(of:)`` finds it
+    /// by a binary search over the vertices, a cache miss a step: a table's seeds ask at every search).
+    package func source(ofEdge e: Int) -> UInt32 {
+        let s = graph.segment(of: e)
+        let v = graph.isReversed(e) ? segmentEnd[s] : segmentStart[s]
+        return v != RoadGraph.invalid ? v : graph.source(of: e)
+    }
+
     /// The two points of piece `i` of segment `s` as the graph stores them.
     func fixedEndpoints(_ s: Int, _ i: Int) -> (FixedPoint.Pair, FixedPoint.Pair) {
         let interior = Int(graph.shapeStart[s + 1]) - Int(graph.shapeStart[s])

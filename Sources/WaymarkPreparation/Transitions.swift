@@ -545,7 +545,15 @@ extension TransitionTable {
     @inlinable @inline(__always)
     package func forEachState(turningOnto f: Int, _ graph: borrowing RoadGraph,
                               _ body: (_ state: Int, _ from: Int, _ turn: Double) -> Void) {
-        let v = graph.source(of: f), outgoing = graph.edges(from: v)
+        forEachState(turningOnto: f, from: graph.source(of: f), graph, body)
+    }
+
+    /// ``forEachState(turningOnto:_:_:)`` where f's source `v` is known (the graph finds it by a
+    /// binary search; ``SnapIndex/source(ofEdge:)`` at once).
+    @inlinable @inline(__always)
+    package func forEachState(turningOnto f: Int, from v: UInt32, _ graph: borrowing RoadGraph,
+                              _ body: (_ state: Int, _ from: Int, _ turn: Double) -> Void) {
+        let outgoing = graph.edges(from: v)
         let flagged = graph.nodeFlags[Int(v)] & RoadGraph.restrictionViaFlag != 0
         for slot in graph.incoming(to: v) {
             let e = Int(graph.incomingEdge[slot])

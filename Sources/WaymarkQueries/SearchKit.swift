@@ -149,7 +149,7 @@ struct HierarchyDirection<Label: SearchCost> {
         let table = data.transitions, stored = !table.seconds.isEmpty
         for (i, g) in goals.enumerated() {
             let part = graph.part(g.edge, from: 0, to: g.offset)
-            table.forEachState(turningOnto: g.edge, graph) { s, e, turn in
+            table.forEachState(turningOnto: g.edge, from: data.snapIndex.source(ofEdge: g.edge), graph) { s, e, turn in
                 // (The turn's stored seconds where the table has them: the same value, one read.)
                 let seconds = !turnSeconds ? 0 : stored ? table.seconds[table.turn(e, g.edge, graph: graph)]
                     : TransitionTable.duration(e, g.edge, graph, data.turns, data.costs)
