@@ -134,7 +134,8 @@ package struct StepAssembler {
         let pieces = pieces(of: path)
         let leg = RouteLeg(distance: StepAssembler.length(of: pieces.indices, in: pieces), duration: path.duration,
                            weight: path.weight, summary: "", steps: [])
-        return (leg, StepAssembler.cut(pieces[...], graph: graph))
+        let line = StepAssembler.cut(pieces[...], start: data.snapIndex.source(ofEdge: pieces[0].edge), graph: graph)
+        return (leg, line)
     }
 
     /// Reads what the junctions along `path` will look up (each vertex's flags, place and road
@@ -308,7 +309,8 @@ package struct StepAssembler {
         let range = drafts[g].pieces
         // A step after the first starts where the one before it ends.
         let start = g == 0 ? nil : graph.edgeTarget[pieces[range.lowerBound - 1].edge]
-        let geometry = StepAssembler.cut(pieces[range], start: start, graph: graph)
+        let geometry = StepAssembler.cut(pieces[range], start: start ?? data.snapIndex.source(ofEdge: pieces[0].edge),
+                                         graph: graph)
         var duration = 0.0, weight = 0.0
         for k in range {
             let p = pieces[k]
@@ -748,11 +750,15 @@ package struct StepAssembler {
     // MARK: - Geometry
 
     /// The pieces' geometry joined, each cut to its driven part.
-    /// `start` is the vertex the first piece leaves from, when known (else it is looked up).
+    /// `start` is the vertex the first piece leaves from, when known (else the graph looks it up, a
+    /// binary search: ``SnapIndex/source(ofEdge:)`` finds it at once).
     static func cut(_ pieces: ArraySlice<Piece>, start: UInt32? = nil, graph: borrowing RoadGraph) -> [Coordinate] {
         var points: [Coordinate] = []
         points.reserveCapacity(pieces.reduce(1) { $0 + graph.interiorPointCount(of: $1.edge) + 1 })
+        // The vertex the next piece leaves from: the one before it ends there.
+        var source = start
         for p in pieces {
+            defer { source = graph.edgeTarget[p.edge] }
             // Whole edges (all but the first and last of a route) need no measuring: their points
             // go straight from the graph into the line.
             if p.from <= 0 && p.to >= Double(graph.edgeLength[p.edge]) {
@@ -760,18 +766,20 @@ package struct StepAssembler {
                 graph.appendGeometry(of: p.edge, to: &points, skippingSource: !points.isEmpty)
                 continue
             }
-            appendSlice(of: p.edge, from: p.from, to: p.to, to: &points, graph: graph)
+            appendSlice(of: p.edge, leaving: source ?? graph.source(of: p.edge), from: p.from, to: p.to,
+                        to: &points, graph: graph)
         }
         return points.count >= 2 ? points : points + points
     }
 
     /// The part of an edge's line between two distances along it, appended to `points` (without
-    /// its first point when `points` already ends there); read from the graph in place.
-    private static func appendSlice(of edge: Int, from a: Double, to b: Double, to points: inout [Coordinate],
-                                    graph: borrowing RoadGraph) {
+    /// its first point when `points` already ends there); read from the graph in place. `source`:
+    /// the vertex the edge leaves.
+    private static func appendSlice(of edge: Int, leaving source: UInt32, from a: Double, to b: Double,
+                                    to points: inout [Coordinate], graph: borrowing RoadGraph) {
         let count = graph.interiorPointCount(of: edge) + 2
         func point(_ k: Int) -> Coordinate {
-            k == 0 ? graph.coordinate(of: graph.source(of: edge))
+            k == 0 ? graph.coordinate(of: source)
                 : k == count - 1 ? graph.coordinate(of: graph.edgeTarget[edge]) : graph.interiorPoint(of: edge, k - 1)
         }
         let skipsFirst = !points.isEmpty
