@@ -516,7 +516,7 @@ public final class SnapIndex: Sendable {
             let (d, t) = measure(s, i, c, cx, cy)
             guard d <= maxDistance, best.distance(of: s).map({ d < $0 }) ?? true else { return }
             let directions = self.directions(s, i, c, filter)
-            if directions.0 || directions.1 { best.set((s, d, piece, t, directions)) }
+            if directions.0 || directions.1 { best.set((s, d, piece, t, directions, -1)) }
         }
         func visit(_ x: Int64, _ y: Int64) {
             guard let k = binarySearch(SnapIndex.key(x, y)) else { return }
@@ -565,33 +565,42 @@ public final class SnapIndex: Sendable {
                 ((v + margin) / FineCells.cellSize).rounded(.down))
         }
         var best = NearestPerSegment(capacity: 16)
+        // (Pieces surely beyond the circle are left before their square root: past this square the
+        // root exceeds the radius whatever the rounding.)
+        let beyond = maxDistance * maxDistance * (1 + 1e-9)
         for x in cells(cx) {
             for y in cells(cy) {
                 guard let entries = fine.cell(x, y) else { continue }
                 for j in entries {
                     let entry = fine.entries[j]
-                    let s = Int(entry.segment), i = Int(entry.index)
-                    let (d, t) = measure(entry.a.coordinate, entry.b.coordinate, c, cx, cy)
+                    let (square, t) = measureSquared(entry.a.coordinate, entry.b.coordinate, c, cx, cy)
+                    guard square <= beyond else { continue }
+                    let s = Int(entry.segment), i = Int(entry.index), d = square.squareRoot()
                     guard d <= maxDistance, best.distance(of: s).map({ d < $0 }) ?? true else { continue }
                     let directions = self.directions(s, i, c, filter)
                     if directions.0 || directions.1 {
-                        best.set((s, d, SnapIndex.firstPiece(of: s, graph) + i, t, directions))
+                        best.set((s, d, SnapIndex.firstPiece(of: s, graph) + i, t, directions, j))
                     }
                 }
             }
         }
-        return snaps(c, &best, count: count)
+        return snaps(c, &best, count: count, fine: fine)
     }
 
     /// The snaps of the `count` nearest segments found, nearest first (equally near: by segment).
-    private func snaps(_ c: Coordinate, _ best: inout NearestPerSegment, count: Int) -> [Snap] {
+    /// (`fine`: the cells the entries found were read from.)
+    private func snaps(_ c: Coordinate, _ best: inout NearestPerSegment, count: Int,
+                       fine: FineCells? = nil) -> [Snap] {
         let found = best.takeNearestFirst()
         let n = min(count, found.count), cosine = c.cosLatitude
         var result: [Snap] = []
         result.reserveCapacity(n)
         for k in 0..<n {
             let f = found[k]
-            result.append(snap(c, piece: f.piece, t: f.t, directions: f.directions, cosine: cosine))
+            // (The piece's points where it was read, not from the graph's columns again.)
+            let ends = f.entry >= 0 ? fine.map { ($0.entries[f.entry].a.coordinate, $0.entries[f.entry].b.coordinate) }
+                : nil
+            result.append(snap(c, piece: f.piece, t: f.t, directions: f.directions, cosine: cosine, ends: ends))
         }
         return result
     }
@@ -626,6 +635,14 @@ public final class SnapIndex: Sendable {
     @inline(__always)
     private func measure(_ a: Coordinate, _ b: Coordinate, _ c: Coordinate, _ cx: Double,
                          _ cy: Double) -> (Double, Double) {
+        let (square, t) = measureSquared(a, b, c, cx, cy)
+        return (square.squareRoot(), t)
+    }
+
+    /// ``measure(_:_:_:_:_:)``'s distance squared, and where along the piece.
+    @inline(__always)
+    private func measureSquared(_ a: Coordinate, _ b: Coordinate, _ c: Coordinate, _ cx: Double,
+                                _ cy: Double) -> (Double, Double) {
         func near(_ longitude: Double) -> Double {
             let d = longitude - c.longitude
             return d > 180 ? longitude - 360 : d < -180 ? longitude + 360 : longitude
@@ -635,17 +652,18 @@ public final class SnapIndex: Sendable {
         let dx = bx - ax, dy = by - ay
         let t = dx == 0 && dy == 0 ? 0 : max(0, min(1, -(ax * dx + ay * dy) / (dx * dx + dy * dy)))
         let ex = ax + t * dx, ey = ay + t * dy
-        return ((ex * ex + ey * ey).squareRoot(), t)
+        return (ex * ex + ey * ey, t)
     }
 
-    /// The snap at fraction `t` along `piece`; `cosine`: `c`'s ``Coordinate/cosLatitude``, where
-    /// known already.
-    private func snap(_ c: Coordinate, piece: Int, t: Double, directions: (Bool, Bool), cosine: Double? = nil) -> Snap {
+    /// The snap at fraction `t` along `piece`; `cosine`: `c`'s ``Coordinate/cosLatitude``, and
+    /// `ends`, the piece's points, where known already.
+    private func snap(_ c: Coordinate, piece: Int, t: Double, directions: (Bool, Bool), cosine: Double? = nil,
+                      ends: (Coordinate, Coordinate)? = nil) -> Snap {
         let (s, i) = self.piece(piece)
         // The offset: the pieces before this one, summed in order; the length: all of them.
         var offset = i > 0 ? pieceEnd[piece - 1] : 0
         let length = pieceEnd[SnapIndex.firstPiece(of: s + 1, graph) - 1]
-        let (a, b) = endpoints(s, i)
+        let (a, b) = ends ?? endpoints(s, i)
         let point = a.interpolated(to: b, fraction: t), pointCosine = point.cosLatitude
         offset += a.distance(to: point, cosines: (a.cosLatitude, pointCosine))
         return Snap(segment: s, offset: min(offset, length), length: length, coordinate: point,
@@ -821,7 +839,8 @@ extension SnapIndex: GraphFilePart {
 /// gathers them: a short list searched in turn (a fix's circle meets a handful of segments),
 /// indexed by segment once it grows longer.
 private struct NearestPerSegment {
-    typealias Found = (segment: Int, distance: Double, piece: Int, t: Double, directions: (Bool, Bool))
+    /// `entry`: the fine cells' entry the piece was read from (its points there), or -1.
+    typealias Found = (segment: Int, distance: Double, piece: Int, t: Double, directions: (Bool, Bool), entry: Int)
     private(set) var found: [Found] = []
     private var index: [Int: Int] = [:]
     private static let listed = 16
