@@ -105,6 +105,8 @@ package struct ArcMetrics: Sendable {
 /// queries. Costs are the weight the searches minimise; travel time and length ride along.
 package final class TableSearch {
     private let data: RoutingData
+    /// The map's graph, held here: taken from `data` at each search, it was copied whole.
+    private let graph: RoadGraph
     private let hierarchy: ContractionHierarchy
     private let metrics: ArcMetrics
     private var search: HierarchyDirection<TableLabel>
@@ -149,6 +151,7 @@ package final class TableSearch {
 
     package init(data: RoutingData, metrics: ArcMetrics) {
         self.data = data
+        graph = data.graph
         hierarchy = data.hierarchy!
         self.metrics = metrics
         search = HierarchyDirection(count: hierarchy.nodeCount)
@@ -205,7 +208,7 @@ package final class TableSearch {
         scratch.goalPoints.removeAll(keepingCapacity: true)
         scratch.goalEnds.removeAll(keepingCapacity: true)
         for destination in destinations {
-            data.snapIndex.appendEdgePoints(destination, lengths: data.graph.edgeLength, to: &scratch.goalPoints)
+            data.snapIndex.appendEdgePoints(destination, lengths: graph.edgeLength, to: &scratch.goalPoints)
             scratch.goalEnds.append(scratch.goalPoints.count)
         }
         scratch.goalsOnEdge.set(scratch.goalPoints, ends: scratch.goalEnds)
@@ -281,9 +284,7 @@ package final class TableSearch {
             let goals = scratch.goalPoints[start..<end]
             start = end
             search.clear()
-            // (The graph lent to the seeding as it is: each use of `data.graph` as a value copies
-            // the struct, a few dozen columns; a copy kept would retain each of them.)
-            search.seed(into: goals, data, data.graph, turnSeconds: true) { _, _, turn, part, turnSeconds in
+            search.seed(into: goals, data, graph, turnSeconds: true) { _, _, turn, part, turnSeconds in
                 TableLabel(cost: turn + part.weight, duration: turnSeconds + part.duration, distance: part.distance)
             }
             while let (k, x) = search.heap.pop(), k <= maxCost {
@@ -330,14 +331,14 @@ package final class TableSearch {
         let buckets = self.buckets
         search.clear()
         scratch.starts.removeAll(keepingCapacity: true)
-        data.snapIndex.appendEdgePoints(source, lengths: data.graph.edgeLength, to: &scratch.starts)
-        search.seed(from: scratch.starts, data, data.graph) { rest in
+        data.snapIndex.appendEdgePoints(source, lengths: graph.edgeLength, to: &scratch.starts)
+        search.seed(from: scratch.starts, data, graph) { rest in
             TableLabel(cost: rest.weight, duration: rest.duration, distance: rest.distance)
         }
         for s in scratch.starts {
             for g in scratch.goalsOnEdge.range(of: s.edge) where scratch.goalsOnEdge.list[g].offset >= s.offset {
                 let (j, offset) = (scratch.goalsOnEdge.list[g].destination, scratch.goalsOnEdge.list[g].offset)
-                let direct = data.graph.part(s.edge, from: s.offset, to: offset)
+                let direct = graph.part(s.edge, from: s.offset, to: offset)
                 scratch.cells.offer(row + j, cost: direct.weight, duration: direct.duration, distance: direct.distance)
             }
         }
