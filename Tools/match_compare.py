@@ -8,12 +8,15 @@ same fixes (polyline6), `timestamps` and `radiuses` (σ). Accuracy is the share 
 route's length within 5 m of the matched lines (recall), and of the matched lines' length within
 5 m of the true route (precision), summed over all traces. Speed is milliseconds per fix, the
 requests sent one after another, each timed from sending it to the answer's last byte (reading
-the answer as JSON is the client's, not timed). Prints JSON per noise level. Needs numpy.
+the answer as JSON is the client's, not timed). `--keep-alive` sends each engine's requests on
+one connection kept open (the same client library for both) rather than a new connection per
+request (urllib's): the client's own fixed cost per request, the same for both engines, then
+weighs less in each one's time. Prints JSON per noise level. Needs numpy.
 
     python3 Tools/match_compare.py --map porto.wmg --osrm porto.osrm \\
         --pairs ../shared/bench/od_pairs/od_pairs_porto.json --routes 200 --noise 5,10,20
 """
-import argparse, json, math, os, random, subprocess, time, urllib.error, urllib.parse, urllib.request
+import argparse, http.client, json, math, os, random, subprocess, time, urllib.error, urllib.parse, urllib.request
 
 import numpy as np
 
@@ -48,6 +51,27 @@ def fetch(url):
         return urllib.request.urlopen(url, timeout=600).read()
     except urllib.error.HTTPError as error:
         return error.read()
+
+
+class KeptConnections:
+    """One connection per port, kept open between requests (opened again if the server closed it)."""
+
+    def __init__(self):
+        self.connections = {}
+
+    def fetch(self, port, path):
+        for attempt in (0, 1):
+            connection = self.connections.get(port)
+            if connection is None:
+                connection = self.connections[port] = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+            try:
+                connection.request("GET", path)
+                return connection.getresponse().read()
+            except (http.client.HTTPException, OSError):
+                connection.close()
+                del self.connections[port]
+                if attempt:
+                    raise
 
 
 def get(url):
@@ -126,7 +150,9 @@ def main():
     ap.add_argument("--routes", type=int, default=200)
     ap.add_argument("--noise", default="5,10,20")
     ap.add_argument("--seed", type=int, default=44)
+    ap.add_argument("--keep-alive", action="store_true", help="one connection per engine, kept open")
     args = ap.parse_args()
+    kept = KeptConnections() if args.keep_alive else None
     pairs = json.load(open(args.pairs))["pairs"]
     ours_port, osrm_port = free_port(), free_port()
     ours = subprocess.Popen([args.waymark, "serve", args.map, "--port", str(ours_port), "--threads", "1",
@@ -165,7 +191,8 @@ def main():
                 for name, port in (("waymark", ours_port), ("osrm", osrm_port)):
                     # (Timed to the last byte of the answer; reading it as JSON is the client's work.)
                     start = time.perf_counter()
-                    body = fetch(f"http://127.0.0.1:{port}/match/v1/driving/{query}")
+                    path = f"/match/v1/driving/{query}"
+                    body = kept.fetch(port, path) if kept else fetch(f"http://127.0.0.1:{port}{path}")
                     elapsed = time.perf_counter() - start
                     answer = json.loads(body)
                     s = sums[name]
