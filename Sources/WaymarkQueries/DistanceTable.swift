@@ -233,8 +233,8 @@ package final class TableSearch {
         }
     }
 
-    /// The label at the far end of `arc` (at `place` of rows whose metrics are `metrics`) from a
-    /// node labelled `label` at `k`.
+    /// The label at the far end of `arc` (its seconds and metres: `metric`) from a node labelled
+    /// `label` at `k`.
     @inline(__always)
     private func label(along arc: ArcRows.Arc, _ metric: SIMD2<Float>, from label: TableLabel,
                        at k: Double) -> TableLabel {
