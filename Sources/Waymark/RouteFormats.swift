@@ -491,6 +491,32 @@ extension MapMatch {
                               overview: OverviewFormat = .simplified, steps withSteps: Bool = false,
                               annotations: Set<LegAnnotation.Kind> = [], waypoints withWaypoints: Bool = true,
                               hints: [String?]? = nil) {
+        writeOSRMJSON(into: &w, geometries: geometries, overview: overview, steps: withSteps,
+                      annotations: annotations, waypoints: withWaypoints) { i, out, w in
+            if let hint = hints?[i] { out.key("hint", &w); w.writeString(hint); out.comma(&w) }
+        }
+    }
+
+    /// ``writeOSRMJSON(into:geometries:overview:steps:annotations:waypoints:hints:)`` with each
+    /// matched fix's hint made by `router` for its input among `inputs` and written as it is made
+    /// (no string made of each: a trace has one per fix).
+    package func writeOSRMJSON(into w: inout JSONWriter, geometries: GeometryFormat, overview: OverviewFormat,
+                               steps withSteps: Bool, annotations: Set<LegAnnotation.Kind>,
+                               waypoints withWaypoints: Bool, hintsBy router: Router, inputs: [Coordinate]) {
+        writeOSRMJSON(into: &w, geometries: geometries, overview: overview, steps: withSteps,
+                      annotations: annotations, waypoints: withWaypoints) { i, out, w in
+            guard let point = tracepoints[i] else { return }
+            out.key("hint", &w)
+            router.withHint(for: point.snap, input: inputs[i]) { w.writeString(utf8: $0) }
+            out.comma(&w)
+        }
+    }
+
+    /// The response, `hint` writing fix i's `"hint":…,` where it has one.
+    private func writeOSRMJSON(into w: inout JSONWriter, geometries: GeometryFormat, overview: OverviewFormat,
+                               steps withSteps: Bool, annotations: Set<LegAnnotation.Kind>,
+                               waypoints withWaypoints: Bool,
+                               hint: (_ fix: Int, OSRMRouteWriter, inout JSONWriter) -> Void) {
         let out = OSRMRouteWriter(geometries: geometries, decimals: 6)
         w.writeByte(UInt8(ascii: "{"))
         out.key("code", &w); w.writeString("Ok"); out.comma(&w)
@@ -503,12 +529,14 @@ extension MapMatch {
             out.comma(&w); out.key("tracepoints", &w)
             out.list(Array(tracepoints.indices), &w) { i, w in
                 guard let point = tracepoints[i] else { return w.writeRaw("null" as StaticString) }
-                out.waypoint(point.snap, name: point.name, hint: hints?[i], &w) { w in
+                out.waypoint(point.snap, name: point.name, hint: nil, &w) { w in
                     out.key("matchings_index", &w); out.integer(point.matchingIndex, &w); out.comma(&w)
                     out.key("waypoint_index", &w)
                     if let k = point.waypointIndex { out.integer(k, &w) } else { w.writeRaw("null" as StaticString) }
                     out.comma(&w)
                     out.key("alternatives_count", &w); out.integer(point.alternativesCount, &w); out.comma(&w)
+                    // (The hint last of these: where ``OSRMRouteWriter/waypoint`` puts one.)
+                    hint(i, out, &w)
                 }
             }
         }

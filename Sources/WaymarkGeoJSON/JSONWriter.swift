@@ -127,40 +127,43 @@ public struct JSONWriter: @unchecked Sendable {
 
     /// Writes a string with JSON escapes.
     public mutating func writeString(_ string: String) {
-        writeByte(UInt8(ascii: "\""))
         var string = string
-        string.withUTF8 { utf8 in
-            // Runs that need no escape are copied whole (most strings are one run), looked for
-            // eight bytes at a time (a hint per tracepoint is 112 bytes).
-            var run = 0, i = 0
-            while i < utf8.count {
-                if utf8.count - i >= 8, let base = utf8.baseAddress,
-                   !JSONWriter.mayNeedEscape(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
-                    i += 8
-                    continue
-                }
-                let byte = utf8[i]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
-                    i += 1
-                    continue
-                }
-                if run < i { append(UnsafeBufferPointer(rebasing: utf8[run..<i])) }
-                i += 1
-                run = i
-                switch byte {
-                case UInt8(ascii: "\""): writeRaw("\\\"")
-                case UInt8(ascii: "\\"): writeRaw("\\\\")
-                case 0x0A: writeRaw("\\n")
-                case 0x0D: writeRaw("\\r")
-                case 0x09: writeRaw("\\t")
-                default:
-                    writeRaw("\\u00")
-                    writeByte(hexDigit(byte >> 4))
-                    writeByte(hexDigit(byte & 0xF))
-                }
+        string.withUTF8 { writeString(utf8: $0) }
+    }
+
+    /// ``writeString(_:)`` for a string's UTF-8 bytes where they are (none made of them).
+    public mutating func writeString(utf8: UnsafeBufferPointer<UInt8>) {
+        writeByte(UInt8(ascii: "\""))
+        // Runs that need no escape are copied whole (most strings are one run), looked for
+        // eight bytes at a time (a hint per tracepoint is 112 bytes).
+        var run = 0, i = 0
+        while i < utf8.count {
+            if utf8.count - i >= 8, let base = utf8.baseAddress,
+               !JSONWriter.mayNeedEscape(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
+                i += 8
+                continue
             }
-            if run < utf8.count { append(UnsafeBufferPointer(rebasing: utf8[run...])) }
+            let byte = utf8[i]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                i += 1
+                continue
+            }
+            if run < i { append(UnsafeBufferPointer(rebasing: utf8[run..<i])) }
+            i += 1
+            run = i
+            switch byte {
+            case UInt8(ascii: "\""): writeRaw("\\\"")
+            case UInt8(ascii: "\\"): writeRaw("\\\\")
+            case 0x0A: writeRaw("\\n")
+            case 0x0D: writeRaw("\\r")
+            case 0x09: writeRaw("\\t")
+            default:
+                writeRaw("\\u00")
+                writeByte(hexDigit(byte >> 4))
+                writeByte(hexDigit(byte & 0xF))
+            }
         }
+        if run < utf8.count { append(UnsafeBufferPointer(rebasing: utf8[run...])) }
         writeByte(UInt8(ascii: "\""))
     }
 

@@ -17,6 +17,23 @@ extension Router {
     /// The hint for a waypoint snapped at `snap` from the coordinate `input`. (Its bytes are
     /// written in place on the stack: a trace asks for a hint per fix.)
     public func hint(for snap: Snap, input: Coordinate) -> String {
+        String(unsafeUninitializedCapacity: Router.hintLength) { out in
+            encodeHint(for: snap, input: input, into: out.baseAddress!)
+            return Router.hintLength
+        }
+    }
+
+    /// ``hint(for:input:)``'s characters (URL-safe base64) handed to `body` where they are made,
+    /// without a string made of them (an answer writes them as they are).
+    package func withHint<R>(for snap: Snap, input: Coordinate, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Router.hintLength) { out in
+            encodeHint(for: snap, input: input, into: out.baseAddress!)
+            return body(UnsafeBufferPointer(out))
+        }
+    }
+
+    /// Writes the hint's ``hintLength`` characters at `out`.
+    private func encodeHint(for snap: Snap, input: Coordinate, into out: UnsafeMutablePointer<UInt8>) {
         withUnsafeTemporaryAllocation(byteCount: Router.hintSize, alignment: 8) { raw in
             var at = 0
             func put<T: FixedWidthInteger>(_ x: T) {
@@ -37,46 +54,52 @@ extension Router {
             put(input.longitude)
             put(UInt64(0))
             put(mapChecksum)
-            return Router.base64URL(UnsafeRawBufferPointer(raw))
+            _ = Router.base64URL(UnsafeRawBufferPointer(raw), into: out)
         }
     }
 
     private static let hintSize = 84
+    /// Characters of a hint: its bytes in base64.
+    private static let hintLength = (hintSize + 2) / 3 * 4
 
     private static let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// URL-safe base64 (RFC 4648 §5, padded), written group by group (a hint per waypoint, per
     /// fix of a trace: Foundation's encoder and two replacements cost more than the search).
     package static func base64URL(_ bytes: [UInt8]) -> String {
-        bytes.withUnsafeBytes { base64URL($0) }
+        bytes.withUnsafeBytes { bytes in
+            String(unsafeUninitializedCapacity: (bytes.count + 2) / 3 * 4) { out in
+                out.baseAddress.map { base64URL(bytes, into: $0) } ?? 0
+            }
+        }
     }
 
-    private static func base64URL(_ bytes: UnsafeRawBufferPointer) -> String {
+    /// Writes `bytes` in URL-safe base64 (padded) at `out`, which has room for
+    /// `(bytes.count + 2) / 3 * 4`; the count written.
+    private static func base64URL(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutablePointer<UInt8>) -> Int {
         base64Alphabet.withUnsafeBufferPointer { alphabet in
-            String(unsafeUninitializedCapacity: (bytes.count + 2) / 3 * 4) { out in
-                var i = 0, o = 0
-                // Whole groups of three bytes without a test per character, then the padded rest.
-                while bytes.count - i >= 3 {
-                    let word = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-                    out[o] = alphabet[Int(word >> 18)]
-                    out[o + 1] = alphabet[Int((word >> 12) & 63)]
-                    out[o + 2] = alphabet[Int((word >> 6) & 63)]
-                    out[o + 3] = alphabet[Int(word & 63)]
-                    i += 3
-                    o += 4
-                }
-                while i < bytes.count {
-                    let n = min(3, bytes.count - i)
-                    let word = UInt32(bytes[i]) << 16 | (n > 1 ? UInt32(bytes[i + 1]) << 8 : 0)
-                        | (n > 2 ? UInt32(bytes[i + 2]) : 0)
-                    for k in 0..<4 {
-                        out[o] = k <= n ? alphabet[Int((word >> (18 - 6 * k)) & 63)] : UInt8(ascii: "=")
-                        o += 1
-                    }
-                    i += 3
-                }
-                return o
+            var i = 0, o = 0
+            // Whole groups of three bytes without a test per character, then the padded rest.
+            while bytes.count - i >= 3 {
+                let word = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+                out[o] = alphabet[Int(word >> 18)]
+                out[o + 1] = alphabet[Int((word >> 12) & 63)]
+                out[o + 2] = alphabet[Int((word >> 6) & 63)]
+                out[o + 3] = alphabet[Int(word & 63)]
+                i += 3
+                o += 4
             }
+            while i < bytes.count {
+                let n = min(3, bytes.count - i)
+                let word = UInt32(bytes[i]) << 16 | (n > 1 ? UInt32(bytes[i + 1]) << 8 : 0)
+                    | (n > 2 ? UInt32(bytes[i + 2]) : 0)
+                for k in 0..<4 {
+                    out[o] = k <= n ? alphabet[Int((word >> (18 - 6 * k)) & 63)] : UInt8(ascii: "=")
+                    o += 1
+                }
+                i += 3
+            }
+            return o
         }
     }
 

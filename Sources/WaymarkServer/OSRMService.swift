@@ -309,14 +309,16 @@ public final class OSRMService: Sendable {
         do {
             let router = routers.router(excluding: general.exclude)
             let matched = try router.match(coordinates, options: asked)
-            let hints = general.generateHints ? zip(matched.tracepoints, coordinates).map { point, c in
-                point.map { router.hint(for: $0.snap, input: c) }
-            } : nil
             // (About 400 bytes a fix: a tracepoint with its hint, a leg, a few points of line.)
             var writer = JSONWriter(capacity: 400 * coordinates.count)
-            matched.writeOSRMJSON(into: &writer, geometries: shape.geometries, overview: shape.overview,
-                                  steps: shape.steps, annotations: shape.annotations, waypoints: !skipWaypoints,
-                                  hints: hints)
+            if general.generateHints {
+                matched.writeOSRMJSON(into: &writer, geometries: shape.geometries, overview: shape.overview,
+                                      steps: shape.steps, annotations: shape.annotations, waypoints: !skipWaypoints,
+                                      hintsBy: router, inputs: coordinates)
+            } else {
+                matched.writeOSRMJSON(into: &writer, geometries: shape.geometries, overview: shape.overview,
+                                      steps: shape.steps, annotations: shape.annotations, waypoints: !skipWaypoints)
+            }
             return writer.bytes
         } catch {
             throw APIError(error)

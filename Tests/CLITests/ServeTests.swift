@@ -379,6 +379,43 @@ struct RawClient {
         #expect(result.stdout.contains("11 calls, all answered"))
     }
 
+    /// A matched trace's tracepoints carry hints as a route's waypoints do (written as they are
+    /// made): each of OSRM's length, a route from them the same as from the coordinates, none with
+    /// `generate_hints=false`.
+    @Test func matchedFixesCarryHints() throws {
+        let server = try ServerProcess([map])
+        defer { _ = server.stop() }
+        let fixes = (0...8).map { k in
+            Point(a.lat + (b.lat - a.lat) * Double(k) / 8, a.lon + (b.lon - a.lon) * Double(k) / 8)
+        }
+        let path = "/match/v1/driving/" + fixes.map(lonLat).joined(separator: ";") + "?radiuses="
+            + Array(repeating: "60", count: fixes.count).joined(separator: ";")
+        let matched = try RawClient.get(path, port: server.port)
+        let points = matched.json?["tracepoints"]?.arrayValue ?? []
+        #expect(matched.status == 200 && points.count == fixes.count, "\(matched.body)")
+        let hints = points.compactMap { $0["hint"]?.stringValue }
+        #expect(hints.count == points.filter { $0 != .null }.count && hints.count >= 2)
+        #expect(hints.allSatisfy { $0.utf8.count == 112 })
+        // Each made for its own fix: the input coordinate a hint holds (bytes 56–71, see WaypointHint.swift).
+        for (k, point) in points.enumerated() where point != .null {
+            let text = point["hint"]?.stringValue ?? ""
+            let bytes = [UInt8](Data(base64Encoded: text.replacingOccurrences(of: "-", with: "+")
+                .replacingOccurrences(of: "_", with: "/")) ?? Data())
+            func double(_ at: Int) -> Double {
+                Double(bitPattern: (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) })
+            }
+            #expect(bytes.count == 84 && double(56) == fixes[k].lat && double(64) == fixes[k].lon, "fix \(k)")
+        }
+        let (first, last) = (fixes.indices.first { points[$0] != .null }!, fixes.indices.last { points[$0] != .null }!)
+        let ends = lonLat(fixes[first]) + ";" + lonLat(fixes[last])
+        let hinted = try RawClient.get("/route/v1/driving/\(ends)?hints=\(hints.first!);\(hints.last!)",
+                                       port: server.port)
+        let plain = try RawClient.get("/route/v1/driving/\(ends)", port: server.port)
+        #expect(hinted.status == 200 && hinted.json?["routes"] == plain.json?["routes"], "\(hinted.body)")
+        let bare = try RawClient.get(path + "&generate_hints=false", port: server.port)
+        #expect(bare.status == 200 && !bare.body.contains("\"hint\""))
+    }
+
     /// Bad requests answered with osrm-routed's status and code: each case's code is what
     /// osrm-routed 26.10 answered to the same request (on Andorra, 2026-11-28), but for
     /// Waymark's own services and limits (isochrone, `--max-*`) and what is not served
