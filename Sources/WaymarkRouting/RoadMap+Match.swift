@@ -117,22 +117,20 @@ extension Router {
         let filter = SnapFilter(bearing: bearings.isEmpty ? nil : bearings[i], anyRoad: true, excluded: data.excluded)
         let found = data.snapIndex.nearest(to: points[i], maxDistance: 3 * sigma, count: .max, filter: filter)
         guard !TraceMatching.turnsBack(points, at: i) else { return found }
-        var split: [Snap] = [], later: [Snap] = []
+        var split: [Snap] = []
         split.reserveCapacity(2 * found.count)
         for snap in found {
-            guard snap.forward && snap.backward else {
-                split.append(snap)
-                continue
-            }
-            var along = snap, against = snap
-            along.backward = false
-            against.forward = false
+            var along = snap
+            if snap.forward && snap.backward { along.backward = false }
             split.append(along)
-            later.append(against)
         }
         // (As OSRM: each road's other direction after all the first ones, then nearest first, points
         // as near kept in that order.)
-        split.append(contentsOf: later)
+        for snap in found where snap.forward && snap.backward {
+            var against = snap
+            against.forward = false
+            split.append(against)
+        }
         split.insertionSort { $0.distance < $1.distance }
         return split
     }
