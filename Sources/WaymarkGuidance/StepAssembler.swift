@@ -134,7 +134,8 @@ package struct StepAssembler {
         let pieces = pieces(of: path)
         let leg = RouteLeg(distance: StepAssembler.length(of: pieces.indices, in: pieces), duration: path.duration,
                            weight: path.weight, summary: "", steps: [])
-        let line = StepAssembler.cut(pieces[...], start: data.snapIndex.source(ofEdge: pieces[0].edge), graph: graph)
+        let line = StepAssembler.cut(pieces[...], start: data.snapIndex.source(ofEdge: pieces[0].edge), graph: graph,
+                                     kept: kept)
         return (leg, line)
     }
 
@@ -310,7 +311,7 @@ package struct StepAssembler {
         // A step after the first starts where the one before it ends.
         let start = g == 0 ? nil : graph.edgeTarget[pieces[range.lowerBound - 1].edge]
         let geometry = StepAssembler.cut(pieces[range], start: start ?? data.snapIndex.source(ofEdge: pieces[0].edge),
-                                         graph: graph)
+                                         graph: graph, kept: kept)
         var duration = 0.0, weight = 0.0
         for k in range {
             let p = pieces[k]
@@ -752,7 +753,8 @@ package struct StepAssembler {
     /// The pieces' geometry joined, each cut to its driven part.
     /// `start` is the vertex the first piece leaves from, when known (else the graph looks it up, a
     /// binary search: ``SnapIndex/source(ofEdge:)`` finds it at once).
-    static func cut(_ pieces: ArraySlice<Piece>, start: UInt32? = nil, graph: borrowing RoadGraph) -> [Coordinate] {
+    static func cut(_ pieces: ArraySlice<Piece>, start: UInt32? = nil, graph: borrowing RoadGraph,
+                    kept: Kept) -> [Coordinate] {
         var points: [Coordinate] = []
         points.reserveCapacity(pieces.reduce(1) { $0 + graph.interiorPointCount(of: $1.edge) + 1 })
         // The vertex the next piece leaves from: the one before it ends there.
@@ -767,16 +769,16 @@ package struct StepAssembler {
                 continue
             }
             appendSlice(of: p.edge, leaving: source ?? graph.source(of: p.edge), from: p.from, to: p.to,
-                        to: &points, graph: graph)
+                        to: &points, graph: graph, kept: kept)
         }
         return points.count >= 2 ? points : points + points
     }
 
     /// The part of an edge's line between two distances along it, appended to `points` (without
     /// its first point when `points` already ends there); read from the graph in place. `source`:
-    /// the vertex the edge leaves.
+    /// the vertex the edge leaves; `kept`, the stretches of the edge last measured.
     private static func appendSlice(of edge: Int, leaving source: UInt32, from a: Double, to b: Double,
-                                    to points: inout [Coordinate], graph: borrowing RoadGraph) {
+                                    to points: inout [Coordinate], graph: borrowing RoadGraph, kept: Kept) {
         let count = graph.interiorPointCount(of: edge) + 2
         func point(_ k: Int) -> Coordinate {
             k == 0 ? graph.coordinate(of: source)
@@ -789,14 +791,36 @@ package struct StepAssembler {
             last = c
             taken += 1
         }
+        // (Taken out of `kept` while in use: each access to it would be checked.)
+        var cosines: [Double] = [], stretches: [Double] = []
+        swap(&cosines, &kept.cosines)
+        swap(&stretches, &kept.stretches)
+        defer {
+            swap(&cosines, &kept.cosines)
+            swap(&stretches, &kept.stretches)
+        }
+        if kept.measuredEdge != edge {
+            kept.measuredEdge = edge
+            cosines.removeAll(keepingCapacity: true)
+            stretches.removeAll(keepingCapacity: true)
+        }
         var travelled = 0.0
-        var p = point(0), cosine = p.cosLatitude
+        var p = point(0)
+        if cosines.isEmpty {
+            cosines.append(p.cosLatitude)
+            stretches.append(0)
+        }
         for k in 1..<count {
-            // (Past b nothing more is taken; each point's cosine is worked out once.)
+            // (Past b nothing more is taken; each point's cosine is worked out once, each stretch
+            // measured once while the edge is cut again and again.)
             if travelled > b { break }
-            let q = point(k), next = q.cosLatitude
-            let d = p.distance(to: q, cosines: (cosine, next))
-            cosine = next
+            let q = point(k)
+            if k == stretches.count {
+                let next = q.cosLatitude
+                stretches.append(p.distance(to: q, cosines: (cosines[k - 1], next)))
+                cosines.append(next)
+            }
+            let d = stretches[k]
             let s = travelled, e = travelled + d
             func at(_ x: Double) -> Coordinate {
                 return p.interpolated(to: q, fraction: d > 0 ? max(0, min(1, (x - s) / d)) : 0)
@@ -861,6 +885,13 @@ extension StepAssembler {
         var rings: [Int: RoundaboutKind] = [:]
         /// What ``readAhead(_:)`` read, stored so that its loads are made.
         var readAheadSum: UInt32 = 0
+        /// The edge last cut point by point (``appendSlice(of:leaving:from:to:to:graph:kept:)``):
+        /// its points' cosines of latitude and its stretches' lengths, as far as they were measured
+        /// (stretch k ends at point k; the first is 0). A matched trace's next leg often starts on
+        /// the edge the last one ended on, and is measured from the edge's start again.
+        var measuredEdge = -1
+        var cosines: [Double] = []
+        var stretches: [Double] = []
 
         package init() {}
     }
