@@ -750,10 +750,10 @@ package struct StepAssembler {
 
     // MARK: - Geometry
 
-    /// The pieces' geometry joined, each cut to its driven part.
-    /// `start` is the vertex the first piece leaves from, when known (else the graph looks it up, a
-    /// binary search: ``SnapIndex/source(ofEdge:)`` finds it at once).
-    static func cut(_ pieces: ArraySlice<Piece>, start: UInt32? = nil, graph: borrowing RoadGraph,
+    /// The pieces' geometry joined, each cut to its driven part. `start` is the vertex the first
+    /// piece leaves from (``SnapIndex/source(ofEdge:)``, or the piece before it: the graph would
+    /// look it up by a binary search).
+    static func cut(_ pieces: ArraySlice<Piece>, start: UInt32, graph: borrowing RoadGraph,
                     kept: Kept) -> [Coordinate] {
         var points: [Coordinate] = []
         points.reserveCapacity(pieces.reduce(1) { $0 + graph.interiorPointCount(of: $1.edge) + 1 })
@@ -764,12 +764,11 @@ package struct StepAssembler {
             // Whole edges (all but the first and last of a route) need no measuring: their points
             // go straight from the graph into the line.
             if p.from <= 0 && p.to >= Double(graph.edgeLength[p.edge]) {
-                if points.isEmpty, let start { points.append(graph.coordinate(of: start)) }
-                graph.appendGeometry(of: p.edge, to: &points, skippingSource: !points.isEmpty)
+                if points.isEmpty { points.append(graph.coordinate(of: source)) }
+                graph.appendGeometry(of: p.edge, to: &points, skippingSource: true)
                 continue
             }
-            appendSlice(of: p.edge, leaving: source ?? graph.source(of: p.edge), from: p.from, to: p.to,
-                        to: &points, graph: graph, kept: kept)
+            appendSlice(of: p.edge, leaving: source, from: p.from, to: p.to, to: &points, graph: graph, kept: kept)
         }
         return points.count >= 2 ? points : points + points
     }

@@ -265,6 +265,14 @@ public struct TurnGeometry: Sendable {
         Int(start[e]) + f - Int(graph.firstEdge[Int(graph.edgeTarget[e])])
     }
 
+    /// The seconds of the turn e → f: stored where the table keeps them (the same value, one
+    /// read), else worked out from the turn's geometry and `costs` (``duration(_:_:_:_:_:)``).
+    @inlinable @inline(__always)
+    package func turnSeconds(_ e: Int, _ f: Int, graph: borrowing RoadGraph, turns: TurnGeometry,
+                             costs: TurnCosts) -> Double {
+        seconds.isEmpty ? TransitionTable.duration(e, f, graph, turns, costs) : seconds[turn(e, f, graph: graph)]
+    }
+
     /// This table with every turn onto an edge of `classes` forbidden (OSRM's `exclude`): no
     /// search then enters such an edge, and a hierarchy contracted on it never holds one.
     package func excluding(_ classes: ExcludedClasses, graph: RoadGraph) -> TransitionTable {

@@ -46,12 +46,10 @@ extension RoutePath {
         } else {
             (_, duration, distance) = graph.part(edges[0], from: startOffset, to: Double(graph.edgeLength[edges[0]]))
             turns.reserveCapacity(edges.count)
-            let table = data.transitions, stored = !table.seconds.isEmpty
+            let table = data.transitions
             for i in 1..<edges.count {
                 let e = edges[i - 1], f = edges[i]
-                // The turn's stored seconds where the table has them: the same value, one read.
-                let turn = stored ? table.seconds[table.turn(e, f, graph: graph)]
-                    : TransitionTable.duration(e, f, graph, data.turns, data.costs)
+                let turn = table.turnSeconds(e, f, graph: graph, turns: data.turns, costs: data.costs)
                 turns.append(turn)
                 duration += turn
                 if i < edges.count - 1 {

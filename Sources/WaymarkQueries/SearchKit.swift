@@ -93,11 +93,9 @@ struct HierarchyDirection<Label: SearchCost> {
     /// ``prefetchNext(_:_:)``, and the next node's `values` kept in `rows`' order beside its arcs.
     @inline(__always)
     func prefetchNext<T>(_ rows: ArcRows.Buffers, _ reverse: ArcRows.Buffers, with values: UnsafeBufferPointer<T>) {
+        prefetchNext(rows, reverse)
         guard let next = heap.peekItem else { return }
-        let first = rows.row(next).lowerBound
-        waymark_prefetch(rows.arcs.baseAddress! + first)
-        waymark_prefetch(values.baseAddress! + first)
-        waymark_prefetch(reverse.arcs.baseAddress! + reverse.row(next).lowerBound)
+        waymark_prefetch(values.baseAddress! + rows.row(next).lowerBound)
     }
 
     /// Relaxes every arc of node `x` in `rows`; `label` makes the label at the arc's far end from
@@ -146,13 +144,12 @@ struct HierarchyDirection<Label: SearchCost> {
                        _ label: (_ goal: Int, _ from: Int, _ turn: Double, _ part: EdgePart,
                                  _ seconds: Double) -> Label) {
         let rank = data.hierarchy!.rank
-        let table = data.transitions, stored = !table.seconds.isEmpty
+        let table = data.transitions
         for (i, g) in goals.enumerated() {
             let part = graph.part(g.edge, from: 0, to: g.offset)
             table.forEachState(turningOnto: g.edge, from: data.snapIndex.source(ofEdge: g.edge), graph) { s, e, turn in
-                // (The turn's stored seconds where the table has them: the same value, one read.)
-                let seconds = !turnSeconds ? 0 : stored ? table.seconds[table.turn(e, g.edge, graph: graph)]
-                    : TransitionTable.duration(e, g.edge, graph, data.turns, data.costs)
+                let seconds = !turnSeconds ? 0
+                    : table.turnSeconds(e, g.edge, graph: graph, turns: data.turns, costs: data.costs)
                 relax(Int(rank[s]), label(i, e, turn, part, seconds))
             }
         }

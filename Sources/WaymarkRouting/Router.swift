@@ -79,6 +79,13 @@ public final class Router {
         }
     }
 
+    /// Whether leg k (from snap k, whose points are `starts`, to snap k + 1) goes to
+    /// ``shortPath(from:to:at:)``: a leg shorter than ``shortLeg`` where `shortLegsByAStar` asks.
+    private func isShortLeg(_ k: Int, _ snaps: [Snap], starts: [EdgePoint], shortLegsByAStar: Bool) -> Bool {
+        shortLegsByAStar && !starts.isEmpty
+            && snaps[k].coordinate.distance(to: snaps[k + 1].coordinate) < Router.shortLeg
+    }
+
     /// ``path(from:to:at:)`` by A* (on a map routing on a hierarchy, its searcher made now).
     private func shortPath(from starts: [EdgePoint], to goals: [EdgePoint], at goal: Coordinate) -> RoutePath? {
         guard case .hierarchy = engine else { return path(from: starts, to: goals, at: goal) }
@@ -198,8 +205,7 @@ public final class Router {
             // The last leg, or one whose end may be turned round at: one search to either direction.
             let split = k + 1 < snaps.count - 1 && !turning.contains(k + 1)
             var found: [Arrival] = []
-            let short = shortLegsByAStar && !starts.isEmpty
-                && snaps[k].coordinate.distance(to: snaps[k + 1].coordinate) < Router.shortLeg
+            let short = isShortLeg(k, snaps, starts: starts, shortLegsByAStar: shortLegsByAStar)
             for target in split ? goals.map({ [$0] }) : [goals] {
                 guard let path = short ? shortPath(from: starts, to: target, at: snaps[k + 1].coordinate)
                     : path(from: starts, to: target, at: snaps[k + 1].coordinate) else { continue }
@@ -239,8 +245,7 @@ public final class Router {
             if k > 0 { for i in starts.indices { starts[i].spent = total } }
             goals.removeAll(keepingCapacity: true)
             data.snapIndex.appendEdgePoints(snaps[k + 1], lengths: lengths, to: &goals)
-            let short = shortLegsByAStar && !starts.isEmpty
-                && snaps[k].coordinate.distance(to: snaps[k + 1].coordinate) < Router.shortLeg
+            let short = isShortLeg(k, snaps, starts: starts, shortLegsByAStar: shortLegsByAStar)
             guard let path = short ? shortPath(from: starts, to: goals, at: snaps[k + 1].coordinate)
                 : path(from: starts, to: goals, at: snaps[k + 1].coordinate) else {
                 throw .noRoute(from: input[k], to: input[k + 1])
